@@ -1,0 +1,116 @@
+/**
+ * `spillway` — the plain-Node entry points: serve (the headless hub), token, and what later issues add.
+ * Returns an exit code instead of calling process.exit, so tests can drive it.
+ */
+import { homedir } from 'node:os';
+import { parseArgs } from 'node:util';
+import { ConfigError } from '../../shared/config.js';
+import { loadOrCreateToken } from '../core/access-token.js';
+import { resolvePaths, type AppPaths } from '../core/app-paths.js';
+import { startHeadless } from '../core/headless.js';
+
+const USAGE = `Usage:
+  spillway serve [--config FILE] [--data-dir DIR] [--port N] [--stdio]
+      Runs the hub headless. Prints "Spillway listening on http://127.0.0.1:PORT/mcp" when ready.
+      --port 0 picks a free port. --stdio also serves one MCP session on stdin/stdout.
+  spillway token [--data-dir DIR]
+      Prints the bearer token for the endpoint.
+
+Environment: SPILLWAY_CONFIG (config file), SPILLWAY_DATA_DIR (data folder).`;
+
+function osFacts() {
+  return { home: homedir(), platform: process.platform, env: process.env };
+}
+
+function paths(values: { config?: string; 'data-dir'?: string }): AppPaths {
+  return resolvePaths({ dataDir: values['data-dir'], configFile: values.config, os: osFacts() });
+}
+
+async function serve(args: string[]): Promise<number> {
+  const { values } = parseArgs({
+    args,
+    options: {
+      config: { type: 'string' },
+      'data-dir': { type: 'string' },
+      port: { type: 'string' },
+      stdio: { type: 'boolean', default: false },
+    },
+    strict: true,
+  });
+  let port: number | undefined;
+  if (values.port !== undefined) {
+    port = Number(values.port);
+    if (!Number.isInteger(port) || port < 0 || port > 65535) {
+      console.error(`spillway: --port must be a whole number from 0 to 65535 (got "${values.port}")`);
+      return 2;
+    }
+  }
+  const stdio = values.stdio ?? false;
+  // With --stdio, stdout carries MCP messages only; everything human goes to stderr.
+  const say = (line: string) => (stdio ? process.stderr : process.stdout).write(`${line}\n`);
+  let running;
+  try {
+    running = await startHeadless({ paths: paths(values), port, stdio, platform: process.platform, env: process.env });
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      console.error(`spillway: ${err.message}`);
+      console.error('The file was not changed. Fix it (or move it away) and try again.');
+      return 2;
+    }
+    const e = err as NodeJS.ErrnoException;
+    if (e.code === 'EADDRINUSE') {
+      console.error(`spillway: port ${port ?? 'from the config'} is already in use (is Spillway already running?). Use --port 0 for a free one.`);
+      return 2;
+    }
+    console.error(`spillway: ${e.message ?? err}`);
+    return 1;
+  }
+  say(`Spillway listening on ${running.hub.url}`);
+  process.stderr.write(`Open the Spillway window: ${running.uiUrl}\n`);
+  return new Promise<number>((resolve) => {
+    let stopping = false;
+    const stop = async () => {
+      if (stopping) return;
+      stopping = true;
+      await running.stop();
+      resolve(0);
+    };
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+    if (stdio) process.stdin.once('end', stop);
+    running.onStopped(() => resolve(0));
+  });
+}
+
+async function token(args: string[]): Promise<number> {
+  const { values } = parseArgs({ args, options: { 'data-dir': { type: 'string' }, config: { type: 'string' } }, strict: true });
+  process.stdout.write(`${await loadOrCreateToken(paths(values).tokenFile)}\n`);
+  return 0;
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const [command, ...rest] = argv;
+  try {
+    switch (command) {
+      case 'serve':
+        return await serve(rest);
+      case 'token':
+        return await token(rest);
+      case undefined:
+      case 'help':
+      case '--help':
+      case '-h':
+        console.log(USAGE);
+        return command === undefined ? 2 : 0;
+      default:
+        console.error(`spillway: unknown command "${command}"\n\n${USAGE}`);
+        return 2;
+    }
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code?.startsWith('ERR_PARSE_ARGS')) {
+      console.error(`spillway: ${(err as Error).message}\n\n${USAGE}`);
+      return 2;
+    }
+    throw err;
+  }
+}

@@ -1,0 +1,74 @@
+/**
+ * The control contract's handlers: each method of `shared/api.ts` bound to the hub. Requests are parsed
+ * with the contract's schema; every outcome is an ApiResult, never a throw (the IPC and HTTP transports
+ * both call `dispatch`).
+ */
+import { ZodError } from 'zod';
+import { api, isMethodName, type ApiResult, type MethodName, type Req, type Res } from '../../../shared/api.js';
+import { ConfigError, describeZodError } from '../../../shared/config.js';
+import { ControlError, type Hub } from '../hub.js';
+
+export type Handler<M extends MethodName> = (req: ReturnType<(typeof api)[M]['req']['parse']>) => Promise<Res<M>> | Res<M>;
+export type HandlerMap = { [M in MethodName]?: Handler<M> };
+
+/** The hub's own methods; other features register theirs through `extraHandlers`. */
+export function hubHandlers(hub: Hub): HandlerMap {
+  return {
+    status: () => hub.status(),
+    'upstreams.list': () => hub.listUpstreams(),
+    'upstreams.add': (req) => hub.addUpstream(req),
+    'upstreams.update': (req) => hub.updateUpstream(req),
+    'upstreams.remove': (req) => hub.removeUpstream(req.id),
+    'upstreams.restart': (req) => hub.restartUpstream(req.id),
+    'upstreams.test': (req) => hub.testUpstream(req.config),
+    'upstreams.tools': (req) => hub.toolSummaries(req.id),
+    'settings.get': () => hub.settings,
+    'settings.set': (req) => hub.setSettings(req),
+    'events.query': (req) => hub.events.query(req),
+    'sessions.list': () => hub.sessionInfos(),
+  };
+}
+
+export class ControlDispatcher {
+  constructor(private readonly handlers: HandlerMap) {}
+
+  has(method: string): boolean {
+    return isMethodName(method) && this.handlers[method] !== undefined;
+  }
+
+  /** Parses the request, runs the handler, validates the response; always resolves to an ApiResult. */
+  async dispatch(method: string, body: unknown): Promise<ApiResult<unknown>> {
+    if (!isMethodName(method) || !this.handlers[method]) {
+      return { ok: false, code: 'not_found', message: `Unknown method: ${method}` };
+    }
+    const spec = api[method];
+    const parsed = spec.req.safeParse(body ?? {});
+    if (!parsed.success) {
+      const { field, message } = describeZodError(parsed.error);
+      return { ok: false, code: 'invalid', message, field };
+    }
+    try {
+      const handler = this.handlers[method] as (req: unknown) => Promise<unknown> | unknown;
+      const value = await handler(parsed.data);
+      return { ok: true, value: spec.res.parse(value) };
+    } catch (err) {
+      return toApiError(err);
+    }
+  }
+}
+
+export function toApiError(err: unknown): ApiResult<never> {
+  if (err instanceof ControlError) return { ok: false, code: err.code, message: err.message, ...(err.field ? { field: err.field } : {}) };
+  if (err instanceof ConfigError) return { ok: false, code: 'invalid', message: err.message, ...(err.field ? { field: err.field } : {}) };
+  if (err instanceof ZodError) {
+    const { field, message } = describeZodError(err);
+    return { ok: false, code: 'internal', message: `Response failed its schema: ${message}`, field };
+  }
+  const e = err as NodeJS.ErrnoException;
+  if (e?.code === 'EACCES' || e?.code === 'EPERM' || e?.code === 'EROFS') {
+    return { ok: false, code: 'unavailable', message: `Cannot write: ${e.message}` };
+  }
+  return { ok: false, code: 'internal', message: e instanceof Error ? e.message : String(err) };
+}
+
+export type { Req };

@@ -1,0 +1,158 @@
+/**
+ * The control contract over HTTP + SSE for the browser/headless mode and the CLI: `POST /api/<method>`
+ * with a JSON body answers an ApiResult; `GET /api/events` streams HubEvents as SSE. The UI is served at
+ * `/`. Auth: the bearer token, or the session cookie set when the user opens the URL with `?token=` (as
+ * Jupyter does). The endpoint has already checked Host and Origin.
+ */
+import { createReadStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { extname, join, normalize, sep } from 'node:path';
+import { matchesFilter, type EventFilter, type HubEvent } from '../../../shared/events.js';
+import { bearerToken, readBody, sendJson, tokensEqual } from '../downstream/http-endpoint.js';
+import type { ControlDispatcher } from './control-handlers.js';
+
+export const SESSION_COOKIE = 'spillway_session';
+
+const MIME: Record<string, string> = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.ico': 'image/x-icon',
+  '.json': 'application/json',
+  '.woff2': 'font/woff2',
+};
+
+/** Headers every UI response carries: a strict CSP and no framing. */
+export const UI_SECURITY_HEADERS = {
+  'content-security-policy':
+    "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'",
+  'x-frame-options': 'DENY',
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'no-referrer',
+};
+
+function cookieToken(req: IncomingMessage): string | undefined {
+  const header = req.headers.cookie;
+  if (!header) return undefined;
+  for (const part of header.split(';')) {
+    const [k, ...v] = part.trim().split('=');
+    if (k === SESSION_COOKIE) return decodeURIComponent(v.join('='));
+  }
+  return undefined;
+}
+
+export interface HttpControlOptions {
+  dispatcher: ControlDispatcher;
+  token: () => string;
+  subscribe: (fn: (e: HubEvent) => void) => () => void;
+  /** Folder of the built renderer (index.html); undefined = no UI. */
+  uiDir?: string;
+}
+
+export function createHttpControl(options: HttpControlOptions) {
+  const authorized = (req: IncomingMessage): boolean => {
+    const token = bearerToken(req) ?? cookieToken(req);
+    return Boolean(token && options.token() && tokensEqual(token, options.token()));
+  };
+
+  async function serveEvents(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
+    const filter: EventFilter = {};
+    const types = url.searchParams.get('types');
+    if (types) filter.types = types.split(',');
+    for (const key of ['server', 'tool', 'client', 'text'] as const) {
+      const v = url.searchParams.get(key);
+      if (v) filter[key] = v;
+    }
+    res.writeHead(200, {
+      'content-type': 'text/event-stream',
+      'cache-control': 'no-cache, no-transform',
+      connection: 'keep-alive',
+    });
+    res.write(': connected\n\n');
+    const unsubscribe = options.subscribe((event) => {
+      if (!matchesFilter(event, filter)) return;
+      res.write(`id: ${event.seq}\ndata: ${JSON.stringify(event)}\n\n`);
+    });
+    const keepAlive = setInterval(() => res.write(': keep-alive\n\n'), 15_000);
+    keepAlive.unref();
+    req.on('close', () => {
+      clearInterval(keepAlive);
+      unsubscribe();
+    });
+  }
+
+  async function serveUi(req: IncomingMessage, res: ServerResponse, url: URL): Promise<boolean> {
+    if (!options.uiDir || (req.method !== 'GET' && req.method !== 'HEAD')) return false;
+    const queryToken = url.searchParams.get('token');
+    if (queryToken !== null) {
+      if (!options.token() || !tokensEqual(queryToken, options.token())) {
+        sendJson(res, 401, { ok: false, code: 'unauthorized', message: 'Wrong token in the URL: run `spillway token` for the right one' });
+        return true;
+      }
+      // Trade the token in the URL for an HttpOnly cookie, then drop it from the address bar.
+      res.writeHead(302, {
+        'set-cookie': `${SESSION_COOKIE}=${encodeURIComponent(queryToken)}; HttpOnly; SameSite=Strict; Path=/`,
+        location: url.pathname,
+      });
+      res.end();
+      return true;
+    }
+    const rel = url.pathname === '/' ? 'index.html' : decodeURIComponent(url.pathname.slice(1));
+    const file = normalize(join(options.uiDir, rel));
+    if (!file.startsWith(normalize(options.uiDir) + sep)) return false;
+    const info = await stat(file).catch(() => undefined);
+    if (!info?.isFile()) return false;
+    if (rel === 'index.html' && !authorized(req)) {
+      res.writeHead(401, { 'content-type': 'text/plain; charset=utf-8', ...UI_SECURITY_HEADERS });
+      res.end('Spillway: open the link printed by `spillway serve` (it carries the token), or run `spillway token`.\n');
+      return true;
+    }
+    res.writeHead(200, {
+      'content-type': MIME[extname(file)] ?? 'application/octet-stream',
+      'content-length': info.size,
+      'cache-control': rel === 'index.html' ? 'no-store' : 'max-age=3600',
+      ...UI_SECURITY_HEADERS,
+    });
+    if (req.method === 'HEAD') {
+      res.end();
+      return true;
+    }
+    createReadStream(file).pipe(res);
+    return true;
+  }
+
+  return async function handle(req: IncomingMessage, res: ServerResponse, url: URL): Promise<boolean> {
+    if (url.pathname.startsWith('/api/')) {
+      if (!authorized(req)) {
+        sendJson(res, 401, { ok: false, code: 'unauthorized', message: 'A valid token is required' });
+        return true;
+      }
+      const method = url.pathname.slice('/api/'.length);
+      if (method === 'events' && req.method === 'GET') {
+        await serveEvents(req, res, url);
+        return true;
+      }
+      if (req.method !== 'POST') {
+        sendJson(res, 405, { ok: false, code: 'invalid', message: 'Use POST with a JSON body' }, { allow: 'POST' });
+        return true;
+      }
+      let body: unknown = {};
+      const text = await readBody(req, 8 * 1024 * 1024);
+      if (text.trim()) {
+        try {
+          body = JSON.parse(text);
+        } catch {
+          sendJson(res, 400, { ok: false, code: 'invalid', message: 'The body is not JSON' });
+          return true;
+        }
+      }
+      const result = await options.dispatcher.dispatch(method, body);
+      sendJson(res, result.ok ? 200 : result.code === 'not_found' && !options.dispatcher.has(method) ? 404 : 200, result);
+      return true;
+    }
+    return serveUi(req, res, url);
+  };
+}

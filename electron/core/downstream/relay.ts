@@ -1,0 +1,421 @@
+/**
+ * The request path between downstream sessions and upstream servers: tools/call with progress,
+ * cancellation and timeouts, resources, prompts, completion, logging, and the requests upstreams send
+ * back to a client (sampling, elicitation, roots).
+ */
+import { randomUUID } from 'node:crypto';
+import { McpError, ErrorCode } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CallToolResultSchema,
+  CompleteResultSchema,
+  CreateMessageResultSchema,
+  ElicitResultSchema,
+  GetPromptResultSchema,
+  ListRootsResultSchema,
+  ReadResourceResultSchema,
+  type CallToolRequest,
+  type CallToolResult,
+  type CompleteRequest,
+  type CompleteResult,
+  type GetPromptRequest,
+  type LoggingLevel,
+  type ReadResourceRequest,
+  type ReadResourceResult,
+  type Tool,
+} from '@modelcontextprotocol/sdk/types.js';
+import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import type { Settings } from '../../../shared/config.js';
+import type { HubEventInput, ResultAction } from '../../../shared/events.js';
+import type { Catalog } from '../catalog/catalog.js';
+import type { Upstream, UpstreamRequestKind } from '../upstream/upstream.js';
+import { LOG_LEVELS, type DownstreamExtra, type DownstreamSession, type SessionRouter } from './session.js';
+
+/** Spillway's own tools (read_result, later dispatch). */
+export interface OwnTool {
+  tool: Tool;
+  call(args: Record<string, unknown>, ctx: { session: DownstreamSession; extra: DownstreamExtra }): Promise<CallToolResult>;
+}
+
+/** What happens to a finished upstream result (spill/truncate/pass); the spill issue plugs in here. */
+export interface ResultShaper {
+  shape(
+    result: CallToolResult,
+    ctx: { serverId: string; tool: string; client?: string; callId: string },
+  ): Promise<{ delivered: CallToolResult; action: ResultAction; bytesUpstream: number; bytesDelivered: number; tokensUpstream?: number; tokensDelivered?: number; handle?: string }>;
+}
+
+/** Own resources (spillway://...) served by Spillway itself. */
+export interface OwnResources {
+  matches(uri: string): boolean;
+  read(uri: string): Promise<ReadResourceResult>;
+}
+
+export interface RelayDeps {
+  upstreams: () => Map<string, Upstream>;
+  catalog: Catalog;
+  sessions: () => Iterable<DownstreamSession>;
+  settings: () => Settings;
+  emit: (event: HubEventInput) => void;
+  ownTools: () => OwnTool[];
+  ownResources?: OwnResources;
+  shaper: ResultShaper;
+  onSessionReady: (session: DownstreamSession) => void;
+  onSessionClosed: (session: DownstreamSession) => void;
+}
+
+interface ProgressRoute {
+  session: DownstreamSession;
+  extra: DownstreamExtra;
+  downstreamToken: string | number;
+  /** Serializes relayed notifications so the result never overtakes the last progress. */
+  chain: Promise<void>;
+  onProgress: () => void;
+}
+
+const RELAYED_REQUEST_TIMEOUT_MS = 10 * 60_000;
+/** Longest the SDK itself may wait; our own timer (reset by progress) is what actually times out. */
+const SDK_TIMEOUT_CEILING_MS = 24 * 3600_000;
+
+/** Strips the SDK's `MCP error <code>: ` prefix so relayed errors do not double it. */
+export function bareMessage(err: unknown): string {
+  const msg = err instanceof Error ? err.message : String(err);
+  return msg.replace(/^(MCP error -?\d+: )+/, '');
+}
+
+/**
+ * A JSON-RPC error to throw from a handler. Not an McpError: its message already carries the
+ * `MCP error <code>:` prefix, which the receiving SDK adds again.
+ */
+export function rpcError(code: number, message: string, data?: unknown): Error {
+  return Object.assign(new Error(message), { code, data });
+}
+
+export function errorResult(text: string): CallToolResult {
+  return { content: [{ type: 'text', text }], isError: true };
+}
+
+function byteLength(value: unknown): number {
+  return Buffer.byteLength(JSON.stringify(value) ?? '', 'utf8');
+}
+
+function preview(value: unknown, max = 300): string | undefined {
+  if (value === undefined) return undefined;
+  const text = JSON.stringify(value);
+  return text.length > max ? `${text.slice(0, max)}…` : text;
+}
+
+export class Relay implements SessionRouter {
+  #progress = new Map<string, ProgressRoute>();
+  #progressSeq = 0;
+  #subscriptions = new Map<string, number>();
+
+  constructor(private readonly deps: RelayDeps) {}
+
+  // ── lists ────────────────────────────────────────────────────────────────────────────────────
+  listTools(): Tool[] {
+    return this.deps.catalog.listTools();
+  }
+  listResources() {
+    return this.deps.catalog.listResources();
+  }
+  listResourceTemplates() {
+    return this.deps.catalog.listResourceTemplates();
+  }
+  listPrompts() {
+    return this.deps.catalog.listPrompts();
+  }
+
+  #upstream(serverId: string): Upstream | undefined {
+    return this.deps.upstreams().get(serverId);
+  }
+
+  #unavailable(serverId: string): string {
+    const up = this.#upstream(serverId);
+    if (!up) return `Server "${serverId}" is not configured in Spillway.`;
+    const why = up.status === 'error' && up.error ? `: ${up.error}` : '';
+    return `Server "${serverId}" is not available right now (status: ${up.status}${why}).`;
+  }
+
+  // ── tools/call ──────────────────────────────────────────────────────────────────────────────
+  async callTool(session: DownstreamSession, params: CallToolRequest['params'], extra: DownstreamExtra): Promise<CallToolResult> {
+    const own = this.deps.ownTools().find((t) => t.tool.name === params.name);
+    if (own) return own.call(params.arguments ?? {}, { session, extra });
+    const entry = this.deps.catalog.tool(params.name);
+    if (!entry) throw rpcError(ErrorCode.InvalidParams, `Unknown tool: ${params.name}`);
+    const callId = randomUUID();
+    const started = performance.now();
+    const base = {
+      callId,
+      session: session.id,
+      client: session.clientName,
+      server: entry.serverId,
+      tool: entry.original,
+      exposedName: entry.name,
+    };
+    this.deps.emit({ type: 'call.started', level: 'info', ...base, argumentsPreview: preview(params.arguments) });
+    const finish = (
+      result: CallToolResult,
+      outcome: { action: ResultAction; bytesUpstream: number; bytesDelivered: number; tokensUpstream?: number; tokensDelivered?: number; handle?: string },
+      error?: string,
+    ) => {
+      this.deps.emit({
+        type: 'call.finished',
+        level: result.isError ? 'warn' : 'info',
+        ...base,
+        durationMs: Math.round((performance.now() - started) * 100) / 100,
+        isError: Boolean(result.isError),
+        ...outcome,
+        ...(error ? { error } : {}),
+      });
+      return result;
+    };
+
+    const upstream = this.#upstream(entry.serverId);
+    const client = upstream?.client;
+    if (!upstream || !client) {
+      const result = errorResult(this.#unavailable(entry.serverId));
+      return finish(result, { action: 'error', bytesUpstream: 0, bytesDelivered: byteLength(result) }, this.#unavailable(entry.serverId));
+    }
+    const tracked = session.inflight.get(extra.requestId);
+    if (tracked) tracked.upstream = entry.serverId;
+
+    const timeoutMs = upstream.config.timeoutMs ?? this.deps.settings().requestTimeoutMs;
+    const abort = new AbortController();
+    const onDownstreamAbort = () => abort.abort(extra.signal.reason ?? new Error('cancelled by the client'));
+    extra.signal.addEventListener('abort', onDownstreamAbort, { once: true });
+    let timedOut = false;
+    let timer: NodeJS.Timeout | undefined;
+    const arm = () => {
+      clearTimeout(timer);
+      timer = setTimeout(() => {
+        timedOut = true;
+        abort.abort(new Error('timeout'));
+      }, timeoutMs);
+    };
+    arm();
+
+    const downstreamToken = params._meta?.progressToken;
+    let route: ProgressRoute | undefined;
+    let upstreamToken: string | undefined;
+    if (downstreamToken !== undefined) {
+      upstreamToken = `spillway-${++this.#progressSeq}`;
+      route = { session, extra, downstreamToken, chain: Promise.resolve(), onProgress: arm };
+      this.#progress.set(upstreamToken, route);
+    } else {
+      // Progress still resets the timeout even when the client did not ask for it.
+      upstreamToken = `spillway-${++this.#progressSeq}`;
+      this.#progress.set(upstreamToken, { session, extra, downstreamToken: '', chain: Promise.resolve(), onProgress: arm });
+    }
+
+    try {
+      const upstreamParams = {
+        ...params,
+        name: entry.original,
+        _meta: { ...(params._meta ?? {}), progressToken: upstreamToken },
+      };
+      const raw = await client.request({ method: 'tools/call', params: upstreamParams }, CallToolResultSchema, {
+        signal: abort.signal,
+        timeout: SDK_TIMEOUT_CEILING_MS,
+      });
+      await route?.chain;
+      const result = raw as CallToolResult;
+      if (this.deps.settings().paused || result.isError) {
+        const bytes = byteLength(result);
+        return finish(result, { action: 'pass', bytesUpstream: bytes, bytesDelivered: bytes });
+      }
+      const shaped = await this.deps.shaper.shape(result, {
+        serverId: entry.serverId,
+        tool: entry.original,
+        client: session.clientName,
+        callId,
+      });
+      return finish(shaped.delivered, shaped);
+    } catch (err) {
+      await route?.chain;
+      if (extra.signal.aborted) throw err; // the client cancelled: the SDK drops the response anyway
+      let message: string;
+      if (timedOut) {
+        message = `Server "${entry.serverId}" did not answer "${entry.original}" within ${Math.round(timeoutMs / 1000)} s (timeout); the call was cancelled.`;
+      } else if (err instanceof McpError && err.code === ErrorCode.ConnectionClosed) {
+        message = `Server "${entry.serverId}" closed the connection during "${entry.original}" (it may have crashed); Spillway is reconnecting.`;
+      } else if (err instanceof McpError && err.code !== ErrorCode.InternalError && err.code !== ErrorCode.RequestTimeout) {
+        // A protocol error from the upstream (e.g. invalid params) goes back as the same error, once-prefixed.
+        finish(errorResult(bareMessage(err)), { action: 'error', bytesUpstream: 0, bytesDelivered: 0 }, bareMessage(err));
+        throw rpcError(err.code, bareMessage(err), err.data);
+      } else {
+        message = `Server "${entry.serverId}" failed on "${entry.original}": ${bareMessage(err)}`;
+      }
+      const result = errorResult(message);
+      return finish(result, { action: 'error', bytesUpstream: 0, bytesDelivered: byteLength(result) }, message);
+    } finally {
+      clearTimeout(timer);
+      extra.signal.removeEventListener('abort', onDownstreamAbort);
+      if (upstreamToken) this.#progress.delete(upstreamToken);
+    }
+  }
+
+  /** Progress from an upstream, relayed at once on the downstream request's own stream. */
+  onUpstreamProgress(_serverId: string, params: { progressToken: string | number; progress: number; total?: number; message?: string }): void {
+    const route = this.#progress.get(String(params.progressToken));
+    if (!route) return;
+    route.onProgress();
+    if (route.downstreamToken === '') return;
+    const notification = {
+      method: 'notifications/progress' as const,
+      params: { ...params, progressToken: route.downstreamToken },
+    };
+    route.chain = route.chain.then(() => route.extra.sendNotification(notification).catch(() => undefined));
+  }
+
+  // ── resources ───────────────────────────────────────────────────────────────────────────────
+  #resourceServer(uri: string): Upstream {
+    const serverId = this.deps.catalog.serverForUri(uri);
+    if (!serverId) throw rpcError(ErrorCode.InvalidParams, `Resource not found: ${uri} (no connected server offers it)`);
+    const up = this.#upstream(serverId);
+    if (!up?.client) throw rpcError(ErrorCode.InternalError, this.#unavailable(serverId));
+    return up;
+  }
+
+  async readResource(_session: DownstreamSession, params: ReadResourceRequest['params'], extra: DownstreamExtra): Promise<ReadResourceResult> {
+    const own = this.deps.ownResources;
+    if (own?.matches(params.uri)) return own.read(params.uri);
+    const up = this.#resourceServer(params.uri);
+    return this.#forward(up, { method: 'resources/read', params }, ReadResourceResultSchema, extra) as Promise<ReadResourceResult>;
+  }
+
+  async subscribe(_session: DownstreamSession, uri: string): Promise<void> {
+    const n = this.#subscriptions.get(uri) ?? 0;
+    this.#subscriptions.set(uri, n + 1);
+    if (n > 0) return;
+    const up = this.#resourceServer(uri);
+    if (up.capabilities?.resources?.subscribe) await up.client!.subscribeResource({ uri });
+  }
+
+  async unsubscribe(_session: DownstreamSession, uri: string): Promise<void> {
+    const n = (this.#subscriptions.get(uri) ?? 0) - 1;
+    if (n > 0) {
+      this.#subscriptions.set(uri, n);
+      return;
+    }
+    this.#subscriptions.delete(uri);
+    const serverId = this.deps.catalog.serverForUri(uri);
+    const up = serverId ? this.#upstream(serverId) : undefined;
+    if (up?.client && up.capabilities?.resources?.subscribe) await up.client.unsubscribeResource({ uri }).catch(() => undefined);
+  }
+
+  onResourceUpdated(_serverId: string, uri: string): void {
+    for (const s of this.deps.sessions()) {
+      if (s.subscriptions.has(uri) && !s.closed) void s.server.sendResourceUpdated({ uri }).catch(() => undefined);
+    }
+  }
+
+  // ── prompts and completion ──────────────────────────────────────────────────────────────────
+  async getPrompt(_session: DownstreamSession, params: GetPromptRequest['params'], extra: DownstreamExtra) {
+    const entry = this.deps.catalog.prompt(params.name);
+    if (!entry) throw rpcError(ErrorCode.InvalidParams, `Unknown prompt: ${params.name}`);
+    const up = this.#upstream(entry.serverId);
+    if (!up?.client) throw rpcError(ErrorCode.InternalError, this.#unavailable(entry.serverId));
+    return this.#forward(up, { method: 'prompts/get', params: { ...params, name: entry.original } }, GetPromptResultSchema, extra);
+  }
+
+  async complete(_session: DownstreamSession, params: CompleteRequest['params'], extra: DownstreamExtra): Promise<CompleteResult> {
+    const empty: CompleteResult = { completion: { values: [], hasMore: false } };
+    let up: Upstream | undefined;
+    let ref = params.ref;
+    if (ref.type === 'ref/prompt') {
+      const entry = this.deps.catalog.prompt(ref.name);
+      if (!entry) throw rpcError(ErrorCode.InvalidParams, `Unknown prompt: ${ref.name}`);
+      up = this.#upstream(entry.serverId);
+      ref = { ...ref, name: entry.original };
+    } else {
+      const serverId = this.deps.catalog.serverForTemplate(ref.uri) ?? this.deps.catalog.serverForUri(ref.uri);
+      up = serverId ? this.#upstream(serverId) : undefined;
+    }
+    if (!up?.client || !up.capabilities?.completions) return empty;
+    return this.#forward(up, { method: 'completion/complete', params: { ...params, ref } }, CompleteResultSchema, extra) as Promise<CompleteResult>;
+  }
+
+  async #forward(up: Upstream, request: { method: string; params?: Record<string, unknown> }, schema: Parameters<NonNullable<Upstream['client']>['request']>[1], extra: DownstreamExtra) {
+    try {
+      return await up.client!.request(request as never, schema, {
+        signal: extra.signal,
+        timeout: up.config.timeoutMs ?? this.deps.settings().requestTimeoutMs,
+      });
+    } catch (err) {
+      if (err instanceof McpError) throw rpcError(err.code, bareMessage(err), err.data);
+      throw rpcError(ErrorCode.InternalError, `Server "${up.id}": ${bareMessage(err)}`);
+    }
+  }
+
+  // ── logging ─────────────────────────────────────────────────────────────────────────────────
+  async setLevel(_session: DownstreamSession, _level: LoggingLevel): Promise<void> {
+    // Upstreams send at the most verbose level any session asked for; each session filters its own.
+    const levels = [...this.deps.sessions()].map((s) => s.logLevel).filter((l): l is LoggingLevel => Boolean(l));
+    const level = levels.sort((a, b) => LOG_LEVELS.indexOf(a) - LOG_LEVELS.indexOf(b))[0];
+    if (!level) return;
+    await Promise.all(
+      [...this.deps.upstreams().values()]
+        .filter((u) => u.client && u.capabilities?.logging)
+        .map((u) => u.client!.setLoggingLevel(level).catch(() => undefined)),
+    );
+  }
+
+  onUpstreamLog(serverId: string, params: { level: string; logger?: string; data?: unknown }): void {
+    const level = (LOG_LEVELS as string[]).includes(params.level) ? (params.level as LoggingLevel) : 'info';
+    const logger = params.logger ? `${serverId}/${params.logger}` : serverId;
+    for (const s of this.deps.sessions()) void s.log({ ...params, level, logger });
+  }
+
+  // ── requests from upstreams to a client ─────────────────────────────────────────────────────
+  /** The session whose call to this upstream is in flight (newest), else the newest session that can answer. */
+  pickSession(serverId: string, kind: UpstreamRequestKind): { session: DownstreamSession; relatedRequestId?: string | number } | undefined {
+    const sessions = [...this.deps.sessions()].filter((s) => !s.closed && s.can(kind));
+    for (const s of [...sessions].reverse()) {
+      const calls = [...s.inflight.entries()].filter(([, v]) => v.upstream === serverId);
+      if (calls.length > 0) return { session: s, relatedRequestId: calls[calls.length - 1][0] };
+    }
+    const newest = sessions.sort((a, b) => a.lastActivity.localeCompare(b.lastActivity)).pop();
+    return newest ? { session: newest } : undefined;
+  }
+
+  async routeRequest(
+    serverId: string,
+    kind: UpstreamRequestKind,
+    request: { method: string; params?: Record<string, unknown> },
+    extra: RequestHandlerExtra<never, never>,
+  ): Promise<Record<string, unknown>> {
+    const target = this.pickSession(serverId, kind);
+    if (!target) {
+      throw rpcError(
+        ErrorCode.InvalidRequest,
+        `No connected client can answer ${request.method} (none declared the "${kind}" capability).`,
+      );
+    }
+    const schema = kind === 'sampling' ? CreateMessageResultSchema : kind === 'elicitation' ? ElicitResultSchema : ListRootsResultSchema;
+    this.deps.emit({ type: 'log', level: 'info', server: serverId, message: `${serverId} asked the client: ${request.method}` });
+    try {
+      return (await target.session.server.request(request as never, schema, {
+        signal: extra.signal,
+        relatedRequestId: target.relatedRequestId,
+        timeout: RELAYED_REQUEST_TIMEOUT_MS,
+        resetTimeoutOnProgress: true,
+      })) as Record<string, unknown>;
+    } catch (err) {
+      if (err instanceof McpError) throw rpcError(err.code, bareMessage(err), err.data);
+      throw err;
+    }
+  }
+
+  rootsChanged(): void {
+    for (const up of this.deps.upstreams().values()) void up.client?.sendRootsListChanged().catch(() => undefined);
+  }
+
+  sessionReady(session: DownstreamSession): void {
+    this.deps.onSessionReady(session);
+  }
+
+  sessionClosed(session: DownstreamSession): void {
+    for (const uri of session.subscriptions) void this.unsubscribe(session, uri).catch(() => undefined);
+    this.deps.onSessionClosed(session);
+  }
+}

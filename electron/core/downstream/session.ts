@@ -1,0 +1,179 @@
+/**
+ * One downstream MCP session: a low-level SDK `Server` (a Server serves exactly one transport) wired to
+ * the hub's router. Records the client's name, version and last activity.
+ */
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import {
+  CallToolRequestSchema,
+  CompleteRequestSchema,
+  GetPromptRequestSchema,
+  ListPromptsRequestSchema,
+  ListResourcesRequestSchema,
+  ListResourceTemplatesRequestSchema,
+  ListToolsRequestSchema,
+  ReadResourceRequestSchema,
+  RootsListChangedNotificationSchema,
+  SetLevelRequestSchema,
+  SubscribeRequestSchema,
+  UnsubscribeRequestSchema,
+  type CallToolRequest,
+  type CallToolResult,
+  type CompleteRequest,
+  type CompleteResult,
+  type GetPromptRequest,
+  type GetPromptResult,
+  type LoggingLevel,
+  type Prompt,
+  type ReadResourceRequest,
+  type ReadResourceResult,
+  type Resource,
+  type ResourceTemplate,
+  type ServerNotification,
+  type ServerRequest,
+  type Tool,
+} from '@modelcontextprotocol/sdk/types.js';
+
+export type SessionTransportKind = 'http' | 'stdio' | 'bridge';
+export type DownstreamExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+
+/** What a session asks of the hub. */
+export interface SessionRouter {
+  listTools(session: DownstreamSession): Tool[];
+  callTool(session: DownstreamSession, params: CallToolRequest['params'], extra: DownstreamExtra): Promise<CallToolResult>;
+  listResources(session: DownstreamSession): Resource[];
+  listResourceTemplates(session: DownstreamSession): ResourceTemplate[];
+  readResource(session: DownstreamSession, params: ReadResourceRequest['params'], extra: DownstreamExtra): Promise<ReadResourceResult>;
+  subscribe(session: DownstreamSession, uri: string): Promise<void>;
+  unsubscribe(session: DownstreamSession, uri: string): Promise<void>;
+  listPrompts(session: DownstreamSession): Prompt[];
+  getPrompt(session: DownstreamSession, params: GetPromptRequest['params'], extra: DownstreamExtra): Promise<GetPromptResult>;
+  complete(session: DownstreamSession, params: CompleteRequest['params'], extra: DownstreamExtra): Promise<CompleteResult>;
+  setLevel(session: DownstreamSession, level: LoggingLevel): Promise<void>;
+  rootsChanged(session: DownstreamSession): void;
+  sessionReady(session: DownstreamSession): void;
+  sessionClosed(session: DownstreamSession): void;
+}
+
+export const LOG_LEVELS: LoggingLevel[] = ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'];
+
+export const SPILLWAY_INSTRUCTIONS =
+  'Spillway aggregates several MCP servers; tool names are prefixed with their server. Large tool results are ' +
+  'kept by Spillway and replaced by a preview with a handle: read more with spillway__read_result ' +
+  '(ops: stat, head, tail, slice, grep, query, read) instead of calling the tool again.';
+
+export class DownstreamSession {
+  readonly server: Server;
+  readonly openedAt = new Date().toISOString();
+  lastActivity = this.openedAt;
+  readonly subscriptions = new Set<string>();
+  logLevel: LoggingLevel | undefined;
+  /** Downstream requests in flight (tools/call etc.), newest last — routes upstream requests back. */
+  readonly inflight = new Map<string | number, { upstream?: string }>();
+  closed = false;
+
+  constructor(
+    readonly id: string,
+    readonly kind: SessionTransportKind,
+    private readonly router: SessionRouter,
+    version: string,
+  ) {
+    this.server = new Server(
+      { name: 'spillway', title: 'Spillway', version },
+      {
+        capabilities: {
+          tools: { listChanged: true },
+          resources: { subscribe: true, listChanged: true },
+          prompts: { listChanged: true },
+          logging: {},
+          completions: {},
+        },
+        instructions: SPILLWAY_INSTRUCTIONS,
+      },
+    );
+    this.#register();
+    this.server.oninitialized = () => router.sessionReady(this);
+    this.server.onclose = () => {
+      if (this.closed) return;
+      this.closed = true;
+      router.sessionClosed(this);
+    };
+  }
+
+  get clientName(): string | undefined {
+    return this.server.getClientVersion()?.name;
+  }
+
+  get clientVersion(): string | undefined {
+    return this.server.getClientVersion()?.version;
+  }
+
+  can(capability: 'sampling' | 'elicitation' | 'roots'): boolean {
+    return Boolean(this.server.getClientCapabilities()?.[capability]);
+  }
+
+  async connect(transport: Transport): Promise<void> {
+    await this.server.connect(transport);
+  }
+
+  async close(): Promise<void> {
+    await this.server.close().catch(() => undefined);
+  }
+
+  #touch(): void {
+    this.lastActivity = new Date().toISOString();
+  }
+
+  /** Tracks a request for the duration of its handler. */
+  async #track<T>(extra: DownstreamExtra, run: () => Promise<T>): Promise<T> {
+    this.#touch();
+    this.inflight.set(extra.requestId, {});
+    try {
+      return await run();
+    } finally {
+      this.inflight.delete(extra.requestId);
+    }
+  }
+
+  #register(): void {
+    const r = this.router;
+    const s = this.server;
+    s.setRequestHandler(ListToolsRequestSchema, async () => (this.#touch(), { tools: r.listTools(this) }));
+    s.setRequestHandler(CallToolRequestSchema, (req, extra) => this.#track(extra, () => r.callTool(this, req.params, extra)));
+    s.setRequestHandler(ListResourcesRequestSchema, async () => (this.#touch(), { resources: r.listResources(this) }));
+    s.setRequestHandler(ListResourceTemplatesRequestSchema, async () => (
+      this.#touch(), { resourceTemplates: r.listResourceTemplates(this) }
+    ));
+    s.setRequestHandler(ReadResourceRequestSchema, (req, extra) => this.#track(extra, () => r.readResource(this, req.params, extra)));
+    s.setRequestHandler(SubscribeRequestSchema, async (req) => {
+      this.#touch();
+      this.subscriptions.add(req.params.uri);
+      await r.subscribe(this, req.params.uri);
+      return {};
+    });
+    s.setRequestHandler(UnsubscribeRequestSchema, async (req) => {
+      this.#touch();
+      this.subscriptions.delete(req.params.uri);
+      await r.unsubscribe(this, req.params.uri);
+      return {};
+    });
+    s.setRequestHandler(ListPromptsRequestSchema, async () => (this.#touch(), { prompts: r.listPrompts(this) }));
+    s.setRequestHandler(GetPromptRequestSchema, (req, extra) => this.#track(extra, () => r.getPrompt(this, req.params, extra)));
+    s.setRequestHandler(CompleteRequestSchema, (req, extra) => this.#track(extra, () => r.complete(this, req.params, extra)));
+    s.setRequestHandler(SetLevelRequestSchema, async (req) => {
+      this.#touch();
+      this.logLevel = req.params.level;
+      await r.setLevel(this, req.params.level);
+      return {};
+    });
+    s.setNotificationHandler(RootsListChangedNotificationSchema, async () => r.rootsChanged(this));
+  }
+
+  /** Sends a log message if the client asked for this level (or set none). */
+  async log(params: { level: LoggingLevel; logger?: string; data?: unknown }): Promise<void> {
+    if (this.closed) return;
+    if (this.logLevel && LOG_LEVELS.indexOf(params.level) < LOG_LEVELS.indexOf(this.logLevel)) return;
+    await this.server.notification({ method: 'notifications/message', params }).catch(() => undefined);
+  }
+}

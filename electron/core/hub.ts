@@ -1,0 +1,441 @@
+/**
+ * The hub: composition root of the core. Owns the upstream pool, the catalog, the downstream endpoint,
+ * the event log and the config file. Runs the same inside Electron's main process and in plain Node.
+ */
+import { randomUUID } from 'node:crypto';
+import { mkdir } from 'node:fs/promises';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
+import { ConfigError, ServerConfigSchema, SettingsSchema, describeZodError, uniqueServerId, SERVER_ID_PATTERN, type Config, type ServerConfig, type Settings } from '../../shared/config.js';
+import type { HubEvent, HubEventInput, UpstreamStatus } from '../../shared/events.js';
+import type { SessionInfo, Status, ToolSummary, UpstreamInfo } from '../../shared/api.js';
+import { loadOrCreateToken } from './access-token.js';
+import type { AppPaths } from './app-paths.js';
+import { Catalog } from './catalog/catalog.js';
+import { ConfigFile } from './config-file.js';
+import { HttpEndpoint, tokensEqual, type EndpointHooks } from './downstream/http-endpoint.js';
+import { Relay, type OwnResources, type OwnTool, type ResultShaper } from './downstream/relay.js';
+import { DownstreamSession, type SessionTransportKind } from './downstream/session.js';
+import { EventLog } from './log/event-log.js';
+import { redactSecrets } from './log/redact.js';
+import { ChildReaper } from './upstream/child-reaper.js';
+import { readLoginShellPath } from './upstream/child-env.js';
+import { createTransportFactory } from './upstream/transport-factory.js';
+import { Upstream, type UpstreamHooks, type UpstreamOptions } from './upstream/upstream.js';
+
+export class ControlError extends Error {
+  constructor(
+    readonly code: 'invalid' | 'not_found' | 'conflict' | 'unavailable' | 'internal',
+    message: string,
+    readonly field?: string,
+  ) {
+    super(message);
+    this.name = 'ControlError';
+  }
+}
+
+export interface HubOptions {
+  paths: AppPaths;
+  version: string;
+  platform: NodeJS.Platform;
+  env: Readonly<Record<string, string | undefined>>;
+  /** Overrides the configured port (the CLI's --port). */
+  port?: number;
+  /** Use the login shell's PATH for stdio servers (true when launched from a GUI). */
+  useLoginShellPath?: boolean;
+  /** Tuning for upstream reconnects (tests shorten these). */
+  upstream?: Partial<UpstreamOptions>;
+  /** Plugs for later features. */
+  shaper?: ResultShaper;
+  ownTools?: OwnTool[];
+  ownResources?: OwnResources;
+  /** Extra HTTP routes (control API, UI). */
+  handleOther?: EndpointHooks['handleOther'];
+}
+
+const passThrough: ResultShaper = {
+  async shape(result: CallToolResult) {
+    const bytes = Buffer.byteLength(JSON.stringify(result), 'utf8');
+    return { delivered: result, action: 'pass', bytesUpstream: bytes, bytesDelivered: bytes };
+  },
+};
+
+export class Hub {
+  readonly catalog = new Catalog();
+  readonly upstreams = new Map<string, Upstream>();
+  readonly sessions = new Map<string, DownstreamSession>();
+  readonly reaper: ChildReaper;
+  readonly endpoint: HttpEndpoint;
+  readonly relay: Relay;
+  readonly events: EventLog;
+  config: Config;
+  token = '';
+  shaper: ResultShaper;
+  ownTools: OwnTool[];
+  ownResources: OwnResources | undefined;
+  handleOther: EndpointHooks['handleOther'];
+  #configFile: ConfigFile;
+  #createTransport: UpstreamHooks['createTransport'];
+  #upstreamHooks: UpstreamHooks;
+  #rebuildQueued = false;
+  #started = false;
+
+  private constructor(readonly options: HubOptions, config: Config, configFile: ConfigFile, events: EventLog) {
+    this.config = config;
+    this.#configFile = configFile;
+    this.events = events;
+    this.shaper = options.shaper ?? passThrough;
+    this.ownTools = options.ownTools ?? [];
+    this.ownResources = options.ownResources;
+    this.handleOther = options.handleOther;
+    this.reaper = new ChildReaper({ platform: options.platform });
+    let loginPath: Promise<string | undefined> | undefined;
+    this.#createTransport = createTransportFactory({
+      baseEnv: options.env,
+      platform: options.platform,
+      reaper: this.reaper,
+      maxMessageBytes: () => this.config.settings.maxMessageBytes,
+      loginShellPath: options.useLoginShellPath
+        ? () => (loginPath ??= readLoginShellPath({ platform: options.platform, env: options.env, timeoutMs: 5000 }))
+        : undefined,
+    });
+    this.relay = new Relay({
+      upstreams: () => this.upstreams,
+      catalog: this.catalog,
+      sessions: () => this.sessions.values(),
+      settings: () => this.config.settings,
+      emit: (e) => this.emit(e),
+      ownTools: () => this.ownTools,
+      ownResources: this.ownResources,
+      shaper: { shape: (r, c) => this.shaper.shape(r, c) },
+      onSessionReady: (s) => {
+        this.emit({
+          type: 'session.opened',
+          level: 'info',
+          session: s.id,
+          client: s.clientName,
+          clientVersion: s.clientVersion,
+          transport: s.kind,
+        });
+      },
+      onSessionClosed: (s) => {
+        this.sessions.delete(s.id);
+        this.emit({ type: 'session.closed', level: 'info', session: s.id, client: s.clientName });
+      },
+    });
+    this.#upstreamHooks = {
+      createTransport: (id, cfg, onStderr) => this.#createTransport(id, cfg, onStderr),
+      onStatus: (id, status, error) => this.#onUpstreamStatus(id, status, error),
+      onStderr: (id, line) => this.emit({ type: 'upstream.stderr', level: 'debug', server: id, line }),
+      onListsChanged: () => this.#queueRebuild(),
+      onProgress: (id, params) => this.relay.onUpstreamProgress(id, params),
+      onLog: (id, params) => this.relay.onUpstreamLog(id, params),
+      onResourceUpdated: (id, uri) => this.relay.onResourceUpdated(id, uri),
+      routeRequest: (id, kind, req, extra) => this.relay.routeRequest(id, kind, req, extra),
+    };
+    this.endpoint = new HttpEndpoint({
+      authenticate: (token) => (this.token && tokensEqual(token, this.token) ? {} : undefined),
+      createSession: (id) => this.#newSession(id, 'http'),
+      handleOther: (req, res, url) => this.handleOther?.(req, res, url) ?? Promise.resolve(false),
+    });
+  }
+
+  /** Loads the config (throws ConfigError naming the field and file) and builds the hub; nothing starts yet. */
+  static async create(options: HubOptions): Promise<Hub> {
+    const configFile = new ConfigFile(options.paths.configFile);
+    const config = await configFile.load();
+    await mkdir(options.paths.dataDir, { recursive: true, mode: 0o700 });
+    const events = new EventLog({ dir: options.paths.logDir, retentionDays: config.settings.logRetentionDays });
+    return new Hub(options, config, configFile, events);
+  }
+
+  emit(event: HubEventInput): HubEvent {
+    return this.events.emit(redactSecrets(event) as HubEventInput);
+  }
+
+  get url(): string {
+    return this.endpoint.url;
+  }
+
+  get settings(): Settings {
+    return this.config.settings;
+  }
+
+  /** Opens the endpoint (answers initialize at once) and starts every upstream in the background. */
+  async start(): Promise<void> {
+    this.token = await loadOrCreateToken(this.options.paths.tokenFile);
+    this.reaper.installExitHooks?.(process);
+    await this.endpoint.listen(this.options.port ?? this.config.settings.port);
+    this.#started = true;
+    this.emit({ type: 'log', level: 'info', message: `Spillway listening on ${this.url}` });
+    for (const [id, cfg] of Object.entries(this.config.servers)) this.#startUpstream(id, cfg);
+    this.#rebuild();
+  }
+
+  async stop(): Promise<void> {
+    this.#started = false;
+    await this.endpoint.close();
+    for (const s of this.sessions.values()) await s.close();
+    this.sessions.clear();
+    await Promise.all([...this.upstreams.values()].map((u) => u.stop()));
+    this.upstreams.clear();
+    await this.reaper.killAll();
+    await this.events.close();
+  }
+
+  /** Serves one downstream session over an already-open transport (stdio, bridge). */
+  async connectSession(transport: Transport, kind: SessionTransportKind): Promise<DownstreamSession> {
+    const session = this.#newSession(randomUUID(), kind);
+    await session.connect(transport);
+    return session;
+  }
+
+  #newSession(id: string, kind: SessionTransportKind): DownstreamSession {
+    const session = new DownstreamSession(id, kind, this.relay, this.options.version);
+    this.sessions.set(id, session);
+    return session;
+  }
+
+  #startUpstream(id: string, cfg: ServerConfig): Upstream {
+    const up = new Upstream(id, cfg, this.#upstreamHooks, {
+      clientInfo: { name: 'spillway', version: this.options.version },
+      ...this.options.upstream,
+    });
+    this.upstreams.set(id, up);
+    up.start();
+    return up;
+  }
+
+  #onUpstreamStatus(id: string, status: UpstreamStatus, error?: string): void {
+    const up = this.upstreams.get(id);
+    this.emit({
+      type: 'upstream.status',
+      level: status === 'error' ? 'error' : 'info',
+      server: id,
+      status,
+      ...(error ? { error } : {}),
+      ...(status === 'ready' && up ? { tools: up.tools.length } : {}),
+    });
+  }
+
+  #queueRebuild(): void {
+    if (this.#rebuildQueued) return;
+    this.#rebuildQueued = true;
+    queueMicrotask(() => {
+      this.#rebuildQueued = false;
+      this.#rebuild();
+    });
+  }
+
+  /** Whether results of this tool may be replaced by a preview (then its outputSchema is not exposed). */
+  mayRewriteResult(_serverId: string, _tool: Tool): boolean {
+    const s = this.config.settings.spill;
+    return s.action !== 'pass' && s.thresholdTokens !== null && this.shaper !== passThrough;
+  }
+
+  #rebuild(): void {
+    const sources = [...this.upstreams.values()]
+      .filter((u) => u.status === 'ready')
+      .map((u) => ({
+        id: u.id,
+        prefix: u.config.prefix,
+        tools: u.tools,
+        resources: u.resources,
+        resourceTemplates: u.resourceTemplates,
+        prompts: u.prompts,
+      }));
+    const changed = this.catalog.rebuild(sources, {
+      maxLength: this.config.settings.toolNameMaxLength,
+      ownTools: this.ownTools.map((t) => t.tool),
+      mayRewriteResult: (id, tool) => this.mayRewriteResult(id, tool),
+    });
+    for (const clash of this.catalog.clashes) {
+      this.emit({ type: 'log', level: 'error', server: clash.serverId, message: `Tool withheld: ${clash.reason}` });
+    }
+    if (!changed.tools && !changed.resources && !changed.prompts) return;
+    this.emit({
+      type: 'catalog.changed',
+      level: 'info',
+      tools: this.catalog.toolCount(),
+      resources: this.catalog.listResources().length,
+      prompts: this.catalog.listPrompts().length,
+    });
+    for (const s of this.sessions.values()) {
+      if (s.closed || !s.server.transport) continue;
+      if (changed.tools) void s.server.sendToolListChanged().catch(() => undefined);
+      if (changed.resources) void s.server.sendResourceListChanged().catch(() => undefined);
+      if (changed.prompts) void s.server.sendPromptListChanged().catch(() => undefined);
+    }
+  }
+
+  /** Rebuilds the catalog now (after a policy or settings change). */
+  refreshCatalog(): void {
+    this.#rebuild();
+  }
+
+  // ── control ─────────────────────────────────────────────────────────────────────────────────
+  upstreamInfo(id: string): UpstreamInfo {
+    const up = this.upstreams.get(id);
+    const cfg = this.config.servers[id];
+    if (!cfg) throw new ControlError('not_found', `No server with id "${id}"`, 'id');
+    return {
+      id,
+      config: redactSecrets(cfg) as ServerConfig,
+      status: up?.status ?? (cfg.enabled ? 'stopped' : 'disabled'),
+      ...(up?.error ? { error: up.error } : {}),
+      tools: up?.tools.length ?? 0,
+      resources: up?.resources.length ?? 0,
+      prompts: up?.prompts.length ?? 0,
+      stderrTail: (up?.stderrTail() ?? []).slice(-50).map((l) => redactSecrets(l) as string),
+      ...(up?.serverInfo ? { serverInfo: { name: up.serverInfo.name, version: up.serverInfo.version } } : {}),
+      restarts: up?.restarts ?? 0,
+    };
+  }
+
+  listUpstreams(): UpstreamInfo[] {
+    return Object.keys(this.config.servers).map((id) => this.upstreamInfo(id));
+  }
+
+  sessionInfos(): SessionInfo[] {
+    return [...this.sessions.values()].map((s) => ({
+      id: s.id,
+      transport: s.kind,
+      ...(s.clientName ? { client: s.clientName } : {}),
+      ...(s.clientVersion ? { clientVersion: s.clientVersion } : {}),
+      openedAt: s.openedAt,
+      lastActivity: s.lastActivity,
+    }));
+  }
+
+  status(): Status {
+    return {
+      version: this.options.version,
+      endpoint: this.url,
+      dataDir: this.options.paths.dataDir,
+      configFile: this.options.paths.configFile,
+      paused: this.config.settings.paused,
+      upstreams: this.listUpstreams(),
+      sessions: this.sessionInfos(),
+      tools: this.catalog.toolCount(),
+    };
+  }
+
+  toolSummaries(id: string): ToolSummary[] {
+    if (!this.config.servers[id]) throw new ControlError('not_found', `No server with id "${id}"`, 'id');
+    return this.catalog
+      .toolEntries()
+      .filter((t) => t.serverId === id)
+      .map((t) => ({ name: t.name, original: t.original, ...(t.exposed.description ? { description: t.exposed.description } : {}) }));
+  }
+
+  #validateServer(input: unknown): ServerConfig {
+    const parsed = ServerConfigSchema.safeParse(input);
+    if (!parsed.success) {
+      const { field, message } = describeZodError(parsed.error, 'config');
+      throw new ControlError('invalid', message, field);
+    }
+    return parsed.data;
+  }
+
+  async #persist(next: Config, what: string): Promise<void> {
+    await this.#configFile.save(next);
+    this.config = next;
+    this.emit({ type: 'config.changed', level: 'info', what });
+  }
+
+  async addUpstream(req: { id?: string; name?: string; config: unknown }): Promise<{ id: string }> {
+    const cfg = this.#validateServer(req.config);
+    let id: string;
+    if (req.id !== undefined) {
+      if (!SERVER_ID_PATTERN.test(req.id)) throw new ControlError('invalid', 'id: use 1-40 letters, digits, "_" or "-"', 'id');
+      if (this.config.servers[req.id]) throw new ControlError('conflict', `A server with id "${req.id}" already exists`, 'id');
+      id = req.id;
+    } else {
+      id = uniqueServerId(req.name ?? (cfg.type === 'stdio' ? cfg.command : new URL(cfg.url).hostname), Object.keys(this.config.servers));
+    }
+    await this.#persist({ ...this.config, servers: { ...this.config.servers, [id]: cfg } }, `server ${id} added`);
+    if (this.#started) this.#startUpstream(id, cfg);
+    return { id };
+  }
+
+  async updateUpstream(req: { id: string; config: unknown }): Promise<{ id: string }> {
+    if (!this.config.servers[req.id]) throw new ControlError('not_found', `No server with id "${req.id}"`, 'id');
+    const cfg = this.#validateServer(req.config);
+    // A masked secret sent back unchanged from a list keeps the stored value.
+    const before = this.config.servers[req.id];
+    const merged = restoreMaskedSecrets(cfg, before);
+    await this.#persist({ ...this.config, servers: { ...this.config.servers, [req.id]: merged } }, `server ${req.id} updated`);
+    const old = this.upstreams.get(req.id);
+    if (JSON.stringify(before) === JSON.stringify(merged) && old) return { id: req.id };
+    if (old) await old.stop();
+    this.upstreams.delete(req.id);
+    this.#rebuild();
+    if (this.#started) this.#startUpstream(req.id, merged);
+    return { id: req.id };
+  }
+
+  async removeUpstream(id: string): Promise<{ removed: boolean }> {
+    if (!this.config.servers[id]) throw new ControlError('not_found', `No server with id "${id}"`, 'id');
+    const { [id]: _removed, ...rest } = this.config.servers;
+    await this.#persist({ ...this.config, servers: rest }, `server ${id} removed`);
+    const up = this.upstreams.get(id);
+    this.upstreams.delete(id);
+    await up?.stop();
+    this.#rebuild();
+    return { removed: true };
+  }
+
+  async restartUpstream(id: string): Promise<{ status: UpstreamStatus }> {
+    const cfg = this.config.servers[id];
+    if (!cfg) throw new ControlError('not_found', `No server with id "${id}"`, 'id');
+    const up = this.upstreams.get(id) ?? this.#startUpstream(id, cfg);
+    await up.restart();
+    return { status: up.status };
+  }
+
+  /** Connects to a server config without saving it and lists its tools. */
+  async testUpstream(config: unknown) {
+    const cfg = { ...this.#validateServer(config), enabled: true };
+    const started = performance.now();
+    const up = new Upstream('test', cfg, { ...this.#upstreamHooks, onStatus: () => {}, onListsChanged: () => {}, onStderr: () => {} }, {
+      clientInfo: { name: 'spillway', version: this.options.version },
+      ...this.options.upstream,
+    });
+    try {
+      await up.connectOnce();
+      return {
+        ok: up.status === 'ready',
+        ...(up.error ? { error: up.error } : {}),
+        ...(up.serverInfo ? { serverInfo: { name: up.serverInfo.name, version: up.serverInfo.version } } : {}),
+        tools: up.tools.map((t) => ({ name: t.name, original: t.name, ...(t.description ? { description: t.description } : {}) })),
+        stderrTail: up.stderrTail().slice(-50),
+        durationMs: Math.round(performance.now() - started),
+      };
+    } finally {
+      await up.stop();
+    }
+  }
+
+  async setSettings(patch: Partial<Settings>): Promise<Settings> {
+    const parsed = SettingsSchema.safeParse({ ...this.config.settings, ...patch });
+    if (!parsed.success) {
+      const { field, message } = describeZodError(parsed.error, 'settings');
+      throw new ControlError('invalid', message, field);
+    }
+    await this.#persist({ ...this.config, settings: parsed.data }, 'settings');
+    this.#rebuild();
+    return parsed.data;
+  }
+}
+
+/** Values the list showed masked ("••••") and the user sent back unchanged keep what was stored. */
+export function restoreMaskedSecrets(next: ServerConfig, before: ServerConfig | undefined): ServerConfig {
+  if (!before) return next;
+  const keep = (a: Record<string, string>, b: Record<string, string>) =>
+    Object.fromEntries(Object.entries(a).map(([k, v]) => [k, /^•+$|^\*{3,}$|\[redacted\]/i.test(v) && b[k] !== undefined ? b[k] : v]));
+  if (next.type === 'stdio' && before.type === 'stdio') return { ...next, env: keep(next.env, before.env) };
+  if (next.type !== 'stdio' && before.type !== 'stdio') return { ...next, headers: keep(next.headers, before.headers) };
+  return next;
+}
+
+export { ConfigError };

@@ -1,0 +1,55 @@
+/**
+ * Builds the client transport for one upstream config: our linear-framing stdio transport, Streamable
+ * HTTP, or legacy SSE. Headers are the configured ones only — a downstream client's credentials are never
+ * forwarded upstream.
+ */
+import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { ServerConfig } from '../../../shared/config.js';
+import type { ChildReaper } from './child-reaper.js';
+import type { EnvLike } from './child-env.js';
+import { StdioUpstreamTransport } from './stdio-transport.js';
+import type { UpstreamTransportHandle } from './upstream.js';
+
+export interface TransportFactoryOptions {
+  baseEnv: EnvLike;
+  platform: NodeJS.Platform;
+  reaper?: ChildReaper;
+  /** Resolved lazily once (GUI launches only). */
+  loginShellPath?: () => Promise<string | undefined>;
+  maxMessageBytes: () => number;
+}
+
+export function createTransportFactory(options: TransportFactoryOptions) {
+  return async (id: string, config: ServerConfig, onStderr: (line: string) => void): Promise<UpstreamTransportHandle> => {
+    if (config.type === 'stdio') {
+      const transport = new StdioUpstreamTransport({
+        command: config.command,
+        args: config.args,
+        env: config.env,
+        cwd: config.cwd,
+        baseEnv: options.baseEnv,
+        platform: options.platform,
+        reaper: options.reaper,
+        maxMessageBytes: options.maxMessageBytes(),
+        loginShellPath: await options.loginShellPath?.(),
+      });
+      transport.onStderr = onStderr;
+      transport.onNoise = (line) => onStderr(`[stdout noise] ${line}`);
+      return { transport, stderrTail: () => transport.stderrTail() };
+    }
+    const url = new URL(config.url);
+    const requestInit: RequestInit = { headers: { ...config.headers } };
+    if (config.type === 'sse') {
+      return {
+        transport: new SSEClientTransport(url, {
+          requestInit,
+          eventSourceInit: {
+            fetch: (input, init) => fetch(input, { ...init, headers: { ...(init?.headers as Record<string, string>), ...config.headers } }),
+          },
+        }),
+      };
+    }
+    return { transport: new StreamableHTTPClientTransport(url, { requestInit }) };
+  };
+}

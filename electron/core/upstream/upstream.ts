@@ -1,0 +1,328 @@
+/**
+ * One long-lived connection to one upstream MCP server: connects on its own, keeps its lists, reconnects
+ * with backoff after a crash or a drop, and stops retrying after a crash loop until the user retries.
+ */
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import {
+  CreateMessageRequestSchema,
+  ElicitRequestSchema,
+  ListRootsRequestSchema,
+  LoggingMessageNotificationSchema,
+  ProgressNotificationSchema,
+  PromptListChangedNotificationSchema,
+  ResourceListChangedNotificationSchema,
+  ResourceUpdatedNotificationSchema,
+  ToolListChangedNotificationSchema,
+  type Implementation,
+  type Prompt,
+  type Resource,
+  type ResourceTemplate,
+  type ServerCapabilities,
+  type Tool,
+} from '@modelcontextprotocol/sdk/types.js';
+import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import type { ServerConfig } from '../../../shared/config.js';
+import type { UpstreamStatus } from '../../../shared/events.js';
+
+export interface UpstreamTransportHandle {
+  transport: Transport;
+  /** Bounded tail of the child's stderr (stdio only). */
+  stderrTail?: () => string[];
+}
+
+export type UpstreamRequestKind = 'sampling' | 'elicitation' | 'roots';
+
+/** What an upstream needs from the hub: events out, and a way to route its own requests to a client. */
+export interface UpstreamHooks {
+  createTransport(id: string, config: ServerConfig, onStderr: (line: string) => void): Promise<UpstreamTransportHandle>;
+  onStatus(id: string, status: UpstreamStatus, error?: string): void;
+  onStderr(id: string, line: string): void;
+  /** A list changed (or was first loaded): the catalog rebuilds. */
+  onListsChanged(id: string): void;
+  onProgress(id: string, params: { progressToken: string | number; progress: number; total?: number; message?: string }): void;
+  onLog(id: string, params: { level: string; logger?: string; data?: unknown }): void;
+  onResourceUpdated(id: string, uri: string): void;
+  /** The upstream asks the client something (sampling, elicitation, roots). */
+  routeRequest(
+    id: string,
+    kind: UpstreamRequestKind,
+    request: { method: string; params?: Record<string, unknown> },
+    extra: RequestHandlerExtra<never, never>,
+  ): Promise<Record<string, unknown>>;
+}
+
+export interface UpstreamOptions {
+  clientInfo: Implementation;
+  /** Connect/initialize timeout for a normal start. */
+  connectTimeoutMs?: number;
+  /** Longer grace for a first start that downloads (npx -y, uvx). */
+  downloadGraceMs?: number;
+  /** Failures within `crashWindowMs` that count as a crash loop. */
+  crashLoopFailures?: number;
+  crashWindowMs?: number;
+  backoffBaseMs?: number;
+  backoffMaxMs?: number;
+  now?: () => number;
+}
+
+/** True for commands that may download the server on first start. */
+export function downloadsOnFirstStart(config: ServerConfig): boolean {
+  if (config.type !== 'stdio') return false;
+  const base = config.command.split(/[\\/]/).pop()!.toLowerCase().replace(/\.(cmd|exe|bat)$/, '');
+  return ['npx', 'uvx', 'bunx', 'pnpx', 'pipx', 'dlx'].includes(base) || (base === 'pnpm' && config.args[0] === 'dlx');
+}
+
+async function drain<T>(fetchPage: (cursor?: string) => Promise<{ items: T[]; nextCursor?: string }>): Promise<T[]> {
+  const all: T[] = [];
+  let cursor: string | undefined;
+  for (let page = 0; page < 1000; page++) {
+    const { items, nextCursor } = await fetchPage(cursor);
+    all.push(...items);
+    if (!nextCursor || nextCursor === cursor) break;
+    cursor = nextCursor;
+  }
+  return all;
+}
+
+export class Upstream {
+  status: UpstreamStatus = 'stopped';
+  error: string | undefined;
+  tools: Tool[] = [];
+  resources: Resource[] = [];
+  resourceTemplates: ResourceTemplate[] = [];
+  prompts: Prompt[] = [];
+  capabilities: ServerCapabilities | undefined;
+  serverInfo: Implementation | undefined;
+  restarts = 0;
+
+  #client: Client | undefined;
+  #handle: UpstreamTransportHandle | undefined;
+  #stopping = false;
+  #generation = 0;
+  #failures: number[] = [];
+  #retryTimer: NodeJS.Timeout | undefined;
+  #stderr: string[] = [];
+  #started = false;
+  readonly #opts: Required<UpstreamOptions>;
+
+  constructor(
+    readonly id: string,
+    public config: ServerConfig,
+    private readonly hooks: UpstreamHooks,
+    options: UpstreamOptions,
+  ) {
+    this.#opts = {
+      connectTimeoutMs: 30_000,
+      downloadGraceMs: 180_000,
+      crashLoopFailures: 5,
+      crashWindowMs: 120_000,
+      backoffBaseMs: 500,
+      backoffMaxMs: 30_000,
+      now: Date.now,
+      ...options,
+    };
+  }
+
+  get client(): Client | undefined {
+    return this.status === 'ready' ? this.#client : undefined;
+  }
+
+  stderrTail(): string[] {
+    return this.#handle?.stderrTail?.() ?? [...this.#stderr];
+  }
+
+  /** Starts connecting in the background; never throws. */
+  start(): void {
+    if (!this.config.enabled) {
+      this.#setStatus('disabled');
+      return;
+    }
+    this.#stopping = false;
+    this.#failures = [];
+    void this.#connect();
+  }
+
+  /** Connects once and resolves when ready or failed (used by `upstreams.test`). */
+  async connectOnce(): Promise<void> {
+    this.#stopping = false;
+    await this.#connect(false);
+  }
+
+  async stop(): Promise<void> {
+    this.#stopping = true;
+    this.#generation++;
+    clearTimeout(this.#retryTimer);
+    this.#retryTimer = undefined;
+    const client = this.#client;
+    this.#client = undefined;
+    this.#handle = undefined;
+    this.#clearLists();
+    if (client) await client.close().catch(() => undefined);
+    this.#setStatus(this.config.enabled ? 'stopped' : 'disabled');
+  }
+
+  async restart(): Promise<void> {
+    await this.stop();
+    this.restarts++;
+    this.start();
+  }
+
+  #clearLists(): void {
+    const had = this.tools.length + this.resources.length + this.resourceTemplates.length + this.prompts.length > 0;
+    this.tools = [];
+    this.resources = [];
+    this.resourceTemplates = [];
+    this.prompts = [];
+    if (had) this.hooks.onListsChanged(this.id);
+  }
+
+  #setStatus(status: UpstreamStatus, error?: string): void {
+    this.status = status;
+    this.error = error;
+    this.hooks.onStatus(this.id, status, error);
+  }
+
+  async #connect(retry = true): Promise<void> {
+    const generation = ++this.#generation;
+    this.#setStatus('connecting');
+    const firstStart = !this.#started && downloadsOnFirstStart(this.config);
+    const timeout = firstStart ? this.#opts.downloadGraceMs : this.#opts.connectTimeoutMs;
+    let client: Client | undefined;
+    try {
+      const handle = await this.hooks.createTransport(this.id, this.config, (line) => {
+        this.#stderr.push(line);
+        if (this.#stderr.length > 200) this.#stderr.shift();
+        this.hooks.onStderr(this.id, line);
+      });
+      if (generation !== this.#generation) {
+        await handle.transport.close().catch(() => undefined);
+        return;
+      }
+      this.#handle = handle;
+      client = this.#makeClient();
+      this.#client = client;
+      client.onclose = () => {
+        if (generation !== this.#generation || this.#stopping) return;
+        this.#onDropped(generation, this.#exitMessage('the server closed the connection'), retry);
+      };
+      await client.connect(handle.transport, { timeout });
+      if (generation !== this.#generation) return;
+      this.capabilities = client.getServerCapabilities();
+      this.serverInfo = client.getServerVersion();
+      await this.#loadLists(client);
+      if (generation !== this.#generation) return;
+      this.#started = true;
+      this.#setStatus('ready');
+      this.hooks.onListsChanged(this.id);
+    } catch (err) {
+      if (generation !== this.#generation || this.#stopping) return;
+      const message = this.#exitMessage(describeConnectError(err, this.config));
+      await client?.close().catch(() => undefined);
+      this.#onDropped(generation, message, retry);
+    }
+  }
+
+  #exitMessage(base: string): string {
+    const tail = this.stderrTail().filter((l) => l.trim()).slice(-3);
+    return tail.length > 0 && !base.includes(tail[tail.length - 1]) ? `${base} — stderr: ${tail.join(' | ')}` : base;
+  }
+
+  #onDropped(generation: number, message: string, retry: boolean): void {
+    this.#client = undefined;
+    this.#handle = undefined;
+    this.#clearLists();
+    this.#setStatus('error', message);
+    if (!retry || this.#stopping || generation !== this.#generation) return;
+    const now = this.#opts.now();
+    this.#failures = [...this.#failures.filter((t) => now - t < this.#opts.crashWindowMs), now];
+    if (this.#failures.length >= this.#opts.crashLoopFailures) {
+      this.#setStatus(
+        'error',
+        `${message} (stopped after ${this.#failures.length} failures in a row; fix the server and press Retry)`,
+      );
+      return;
+    }
+    const delay = Math.min(this.#opts.backoffMaxMs, this.#opts.backoffBaseMs * 2 ** (this.#failures.length - 1));
+    this.#retryTimer = setTimeout(() => {
+      this.#retryTimer = undefined;
+      if (!this.#stopping && generation === this.#generation) {
+        this.restarts++;
+        void this.#connect();
+      }
+    }, delay);
+    this.#retryTimer.unref?.();
+  }
+
+  #makeClient(): Client {
+    const client = new Client(
+      { name: 'spillway', version: this.#opts.clientInfo.version },
+      { capabilities: { sampling: {}, elicitation: { form: {}, url: {} }, roots: { listChanged: true } } },
+    );
+    const id = this.id;
+    // Our own progress handler: the SDK's per-request `onprogress` loses the last notification when it
+    // arrives together with the result (TOOLCHAIN.md), so progress is relayed by token, immediately.
+    client.setNotificationHandler(ProgressNotificationSchema, (n) => this.hooks.onProgress(id, n.params));
+    client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => this.hooks.onLog(id, n.params));
+    client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => this.hooks.onResourceUpdated(id, n.params.uri));
+    const refresh = () => void this.#refreshLists(client);
+    client.setNotificationHandler(ToolListChangedNotificationSchema, refresh);
+    client.setNotificationHandler(ResourceListChangedNotificationSchema, refresh);
+    client.setNotificationHandler(PromptListChangedNotificationSchema, refresh);
+    client.setRequestHandler(CreateMessageRequestSchema, (req, extra) =>
+      this.hooks.routeRequest(id, 'sampling', req, extra as never) as never,
+    );
+    client.setRequestHandler(ElicitRequestSchema, (req, extra) =>
+      this.hooks.routeRequest(id, 'elicitation', req, extra as never) as never,
+    );
+    client.setRequestHandler(ListRootsRequestSchema, (req, extra) =>
+      this.hooks.routeRequest(id, 'roots', req, extra as never) as never,
+    );
+    return client;
+  }
+
+  async #refreshLists(client: Client): Promise<void> {
+    if (client !== this.#client || this.status !== 'ready') return;
+    try {
+      await this.#loadLists(client);
+      this.hooks.onListsChanged(this.id);
+    } catch (err) {
+      this.hooks.onLog(this.id, { level: 'warning', data: `refreshing lists failed: ${(err as Error).message}` });
+    }
+  }
+
+  async #loadLists(client: Client): Promise<void> {
+    const caps = client.getServerCapabilities() ?? {};
+    const [tools, resources, resourceTemplates, prompts] = await Promise.all([
+      caps.tools ? drain((cursor) => client.listTools({ cursor }).then((r) => ({ items: r.tools, nextCursor: r.nextCursor }))) : [],
+      caps.resources
+        ? drain((cursor) => client.listResources({ cursor }).then((r) => ({ items: r.resources, nextCursor: r.nextCursor })))
+        : [],
+      caps.resources
+        ? drain((cursor) =>
+            client.listResourceTemplates({ cursor }).then((r) => ({ items: r.resourceTemplates, nextCursor: r.nextCursor })),
+          ).catch(() => [] as ResourceTemplate[])
+        : [],
+      caps.prompts ? drain((cursor) => client.listPrompts({ cursor }).then((r) => ({ items: r.prompts, nextCursor: r.nextCursor }))) : [],
+    ]);
+    this.tools = tools;
+    this.resources = resources;
+    this.resourceTemplates = resourceTemplates;
+    this.prompts = prompts;
+  }
+}
+
+/** One readable sentence for a failed connect. */
+export function describeConnectError(err: unknown, config: ServerConfig): string {
+  const e = err as NodeJS.ErrnoException & { cause?: NodeJS.ErrnoException };
+  const code = e?.code ?? e?.cause?.code;
+  const msg = e instanceof Error ? e.message : String(err);
+  if (code === 'ENOENT' && config.type === 'stdio') {
+    return `command not found: "${config.command}" (is it installed and on PATH?)`;
+  }
+  if (code === 'ECONNREFUSED' || /ECONNREFUSED|fetch failed/.test(msg)) {
+    return config.type === 'stdio' ? msg : `cannot reach ${config.url} (connection refused)`;
+  }
+  if (/Request timed out|timed out/i.test(msg)) return `no answer to initialize within the time limit (${msg})`;
+  return msg.replace(/^MCP error -?\d+: /, '');
+}

@@ -1,0 +1,114 @@
+/**
+ * The control contract between the hub and its UIs (Electron IPC and HTTP+SSE are both generated from it).
+ * Every method has a zod request and response schema; both ends parse. Errors cross as results, not throws.
+ */
+import { z } from 'zod';
+import { ServerConfigSchema, SettingsSchema } from './config.js';
+import { EventFilterSchema, HubEventSchema, UpstreamStatusSchema } from './events.js';
+
+export const ToolSummarySchema = z.object({
+  /** The name exposed to clients (namespaced). */
+  name: z.string(),
+  /** The upstream's own name. */
+  original: z.string(),
+  description: z.string().optional(),
+  /** Tokens the tool's schema costs in tools/list. */
+  schemaTokens: z.number().int().optional(),
+});
+export type ToolSummary = z.infer<typeof ToolSummarySchema>;
+
+export const UpstreamInfoSchema = z.object({
+  id: z.string(),
+  config: ServerConfigSchema,
+  status: UpstreamStatusSchema,
+  error: z.string().optional(),
+  tools: z.number().int(),
+  resources: z.number().int(),
+  prompts: z.number().int(),
+  stderrTail: z.array(z.string()),
+  /** Upstream serverInfo, once connected. */
+  serverInfo: z.object({ name: z.string(), version: z.string() }).optional(),
+  restarts: z.number().int(),
+});
+export type UpstreamInfo = z.infer<typeof UpstreamInfoSchema>;
+
+export const SessionInfoSchema = z.object({
+  id: z.string(),
+  transport: z.enum(['http', 'stdio', 'bridge']),
+  client: z.string().optional(),
+  clientVersion: z.string().optional(),
+  openedAt: z.string(),
+  lastActivity: z.string(),
+});
+export type SessionInfo = z.infer<typeof SessionInfoSchema>;
+
+export const StatusSchema = z.object({
+  version: z.string(),
+  endpoint: z.string(),
+  dataDir: z.string(),
+  configFile: z.string(),
+  paused: z.boolean(),
+  upstreams: z.array(UpstreamInfoSchema),
+  sessions: z.array(SessionInfoSchema),
+  tools: z.number().int(),
+});
+export type Status = z.infer<typeof StatusSchema>;
+
+const empty = z.object({}).strict();
+const serverIdReq = z.object({ id: z.string().min(1) });
+
+function method<Req extends z.ZodType, Res extends z.ZodType>(req: Req, res: Res) {
+  return { req, res };
+}
+
+/** Every control method. Names are `area.verb`; the HTTP transport serves POST /api/<name>. */
+export const api = {
+  status: method(empty, StatusSchema),
+  'upstreams.list': method(empty, z.array(UpstreamInfoSchema)),
+  'upstreams.add': method(
+    z.object({ id: z.string().optional(), name: z.string().optional(), config: ServerConfigSchema }),
+    z.object({ id: z.string() }),
+  ),
+  'upstreams.update': method(z.object({ id: z.string(), config: ServerConfigSchema }), z.object({ id: z.string() })),
+  'upstreams.remove': method(serverIdReq, z.object({ removed: z.boolean() })),
+  'upstreams.restart': method(serverIdReq, z.object({ status: UpstreamStatusSchema })),
+  'upstreams.test': method(
+    z.object({ config: ServerConfigSchema }),
+    z.object({
+      ok: z.boolean(),
+      error: z.string().optional(),
+      serverInfo: z.object({ name: z.string(), version: z.string() }).optional(),
+      tools: z.array(ToolSummarySchema),
+      stderrTail: z.array(z.string()),
+      durationMs: z.number(),
+    }),
+  ),
+  'upstreams.tools': method(serverIdReq, z.array(ToolSummarySchema)),
+  'settings.get': method(empty, SettingsSchema),
+  'settings.set': method(SettingsSchema.partial(), SettingsSchema),
+  'events.query': method(EventFilterSchema, z.array(HubEventSchema)),
+  'sessions.list': method(empty, z.array(SessionInfoSchema)),
+} as const;
+
+export type Api = typeof api;
+export type MethodName = keyof Api;
+export type Req<M extends MethodName> = z.input<Api[M]['req']>;
+export type Res<M extends MethodName> = z.infer<Api[M]['res']>;
+
+/** What crosses a boundary: a value, or an error with a stable code and (when it is about input) the field. */
+export type ApiResult<T> = { ok: true; value: T } | { ok: false; code: ApiErrorCode; message: string; field?: string };
+export type ApiErrorCode = 'invalid' | 'not_found' | 'conflict' | 'unavailable' | 'internal' | 'unauthorized';
+
+export const ApiErrorSchema = z.object({
+  ok: z.literal(false),
+  code: z.enum(['invalid', 'not_found', 'conflict', 'unavailable', 'internal', 'unauthorized']),
+  message: z.string(),
+  field: z.string().optional(),
+});
+
+/** Pushed to subscribers (SSE in the browser, IPC in Electron). */
+export const PushedEventSchema = HubEventSchema;
+
+export function isMethodName(name: string): name is MethodName {
+  return Object.prototype.hasOwnProperty.call(api, name);
+}

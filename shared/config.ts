@@ -1,0 +1,266 @@
+/**
+ * The whole Spillway config: zod schema, defaults, migrations, and the `mcpServers` import form.
+ * Runtime-neutral: no node:*, no electron, no DOM.
+ */
+import { z } from 'zod';
+
+export const CONFIG_VERSION = 1;
+
+/** Server ids become tool-name prefixes, so they are limited to what every client accepts. */
+export const SERVER_ID_PATTERN = /^[A-Za-z0-9_-]{1,40}$/;
+
+const serverId = z.string().regex(SERVER_ID_PATTERN, 'use 1-40 letters, digits, "_" or "-"');
+const stringMap = z.record(z.string(), z.string());
+
+const serverCommon = {
+  /** Disabled servers are kept in the config but not started. */
+  enabled: z.boolean().default(true),
+  /** Prefix tool and prompt names with `<id>__`. Off only for one-server setups. */
+  prefix: z.boolean().default(true),
+  /** Per-upstream request timeout (ms), reset by progress. Falls back to settings.requestTimeoutMs. */
+  timeoutMs: z.number().int().positive().max(3_600_000).optional(),
+  /** Optional human label shown in the UI. */
+  label: z.string().max(200).optional(),
+};
+
+export const StdioServerSchema = z.object({
+  type: z.literal('stdio'),
+  command: z.string().min(1, 'command is required'),
+  args: z.array(z.string()).default([]),
+  env: stringMap.default({}),
+  cwd: z.string().optional(),
+  ...serverCommon,
+});
+
+const httpUrl = z
+  .string()
+  .url('must be a URL')
+  .refine((u) => /^https?:\/\//i.test(u), 'must be an http:// or https:// URL');
+
+export const HttpServerSchema = z.object({
+  type: z.literal('http'),
+  url: httpUrl,
+  headers: stringMap.default({}),
+  ...serverCommon,
+});
+
+export const SseServerSchema = z.object({
+  type: z.literal('sse'),
+  url: httpUrl,
+  headers: stringMap.default({}),
+  ...serverCommon,
+});
+
+export const ServerConfigSchema = z.discriminatedUnion('type', [StdioServerSchema, HttpServerSchema, SseServerSchema]);
+export type ServerConfig = z.infer<typeof ServerConfigSchema>;
+export type ServerConfigInput = z.input<typeof ServerConfigSchema>;
+
+export const SpillSettingsSchema = z.object({
+  /** What happens to a result over its threshold. */
+  action: z.enum(['spill', 'truncate', 'pass']).default('spill'),
+  /** Tokens above which a result is spilled; null turns spilling off. */
+  thresholdTokens: z.number().int().min(1).max(10_000_000).nullable().default(10_000),
+  previewTokens: z.number().int().min(50).max(100_000).default(1_000),
+  ttlHours: z.number().positive().max(24 * 365).default(24),
+  quotaBytes: z.number().int().min(1024 * 1024).default(1024 * 1024 * 1024),
+});
+
+export const SettingsSchema = z.object({
+  /** Port of the local endpoint; 0 picks a free one at every start. */
+  port: z.number().int().min(0).max(65535).default(47821),
+  /** Longest exposed tool name (Claude Code shows mcp__spillway__<name>, the API allows 64). */
+  toolNameMaxLength: z.number().int().min(16).max(64).default(48),
+  requestTimeoutMs: z.number().int().positive().max(3_600_000).default(60_000),
+  /** Largest single upstream stdio message accepted (bytes). The SDK's own reader stops at 10 MiB. */
+  maxMessageBytes: z.number().int().min(1024 * 1024).default(256 * 1024 * 1024),
+  /** Days of rotated event-log files kept on disk. */
+  logRetentionDays: z.number().int().min(1).max(365).default(14),
+  tokenizer: z.enum(['o200k_base', 'cl100k_base']).default('o200k_base'),
+  /** While paused, every result passes through untouched. */
+  paused: z.boolean().default(false),
+  spill: SpillSettingsSchema.default(() => SpillSettingsSchema.parse({})),
+});
+export type Settings = z.infer<typeof SettingsSchema>;
+
+export const ConfigSchema = z
+  .object({
+    version: z.literal(CONFIG_VERSION),
+    servers: z.record(serverId, ServerConfigSchema).default({}),
+    settings: SettingsSchema.default(() => SettingsSchema.parse({})),
+  })
+  // Unknown top-level keys (e.g. the desktop shell's own electron-store entries) are kept, not dropped.
+  .passthrough();
+export type Config = z.infer<typeof ConfigSchema>;
+
+export function defaultConfig(): Config {
+  return ConfigSchema.parse({ version: CONFIG_VERSION });
+}
+
+/** A config problem, with the field path and (when known) the file. */
+export class ConfigError extends Error {
+  constructor(
+    message: string,
+    readonly field?: string,
+    readonly file?: string,
+  ) {
+    super(message);
+    this.name = 'ConfigError';
+  }
+}
+
+/** Turns a zod error into one readable line naming the field. */
+export function describeZodError(error: z.ZodError, prefix = ''): { field: string; message: string } {
+  const issue = error.issues[0];
+  const path = [prefix, ...issue.path.map(String)].filter(Boolean).join('.');
+  return { field: path || '(root)', message: `${path || '(root)'}: ${issue.message}` };
+}
+
+/** Makes a server id from any name: lower-case slug of [a-z0-9_-]. */
+export function slugServerId(name: string): string {
+  const slug = name
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase()
+    .replace(/[^a-z0-9_-]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 40);
+  return slug || 'server';
+}
+
+/** Picks an id not yet in `taken`, adding -2, -3... */
+export function uniqueServerId(name: string, taken: Iterable<string>): string {
+  const used = new Set(taken);
+  const base = slugServerId(name);
+  if (!used.has(base)) return base;
+  for (let i = 2; ; i++) {
+    const candidate = `${base.slice(0, 36)}-${i}`;
+    if (!used.has(candidate)) return candidate;
+  }
+}
+
+const McpServerEntrySchema = z
+  .object({
+    command: z.string().optional(),
+    args: z.array(z.string()).optional(),
+    env: stringMap.optional(),
+    cwd: z.string().optional(),
+    url: z.string().optional(),
+    serverUrl: z.string().optional(),
+    httpUrl: z.string().optional(),
+    headers: stringMap.optional(),
+    type: z.string().optional(),
+    transport: z.string().optional(),
+    prefix: z.boolean().optional(),
+    disabled: z.boolean().optional(),
+    enabled: z.boolean().optional(),
+  })
+  .passthrough();
+
+/** Converts one `mcpServers` entry (Claude Desktop / Cursor / Windsurf / Gemini style) to a ServerConfig input. */
+export function fromMcpServerEntry(raw: unknown, path: string): ServerConfigInput {
+  const parsed = McpServerEntrySchema.safeParse(raw);
+  if (!parsed.success) {
+    const { field, message } = describeZodError(parsed.error, path);
+    throw new ConfigError(message, field);
+  }
+  const e = parsed.data;
+  const common = {
+    ...(e.prefix !== undefined ? { prefix: e.prefix } : {}),
+    ...(e.disabled === true || e.enabled === false ? { enabled: false } : {}),
+  };
+  const url = e.url ?? e.serverUrl ?? e.httpUrl;
+  if (e.command) {
+    return { type: 'stdio', command: e.command, args: e.args ?? [], env: e.env ?? {}, cwd: e.cwd, ...common };
+  }
+  if (url) {
+    const kind = (e.type ?? e.transport ?? '').toLowerCase();
+    const sse = kind === 'sse' || (kind === '' && !e.httpUrl && /\/sse\/?$/.test(url));
+    return { type: sse ? 'sse' : 'http', url, headers: e.headers ?? {}, ...common };
+  }
+  throw new ConfigError(`${path}: needs either "command" (stdio) or "url" (HTTP)`, path);
+}
+
+type Migration = (raw: Record<string, unknown>) => Record<string, unknown>;
+/** MIGRATIONS[n] upgrades a version-n config to n+1. */
+const MIGRATIONS: Record<number, Migration> = {
+  // Version 0 was the bare `mcpServers` form; it is handled by importMcpServers.
+};
+
+export interface ParsedConfig {
+  config: Config;
+  /** The file was not in Spillway's own form (an `mcpServers` file, or an older version): back it up before the first write. */
+  foreign: boolean;
+}
+
+/** Imports `{mcpServers: {...}}` into Spillway's form, slugging names into ids. */
+export function importMcpServers(raw: Record<string, unknown>): Record<string, unknown> {
+  const servers: Record<string, ServerConfigInput> = {};
+  const entries = raw.mcpServers;
+  if (entries === null || typeof entries !== 'object' || Array.isArray(entries)) {
+    throw new ConfigError('mcpServers: must be an object of servers', 'mcpServers');
+  }
+  for (const [name, entry] of Object.entries(entries as Record<string, unknown>)) {
+    const id = SERVER_ID_PATTERN.test(name) ? name : uniqueServerId(name, Object.keys(servers));
+    servers[id] = fromMcpServerEntry(entry, `mcpServers.${name}`);
+  }
+  const { mcpServers: _dropped, ...rest } = raw;
+  return { ...rest, version: CONFIG_VERSION, servers };
+}
+
+/**
+ * Parses config text of any accepted form. Throws ConfigError naming the field (and `file`, when given).
+ * Never mutates anything: the caller decides whether to write.
+ */
+export function parseConfig(text: string, file?: string): ParsedConfig {
+  const where = file ? ` in ${file}` : '';
+  let raw: unknown;
+  if (text.trim() === '') return { config: defaultConfig(), foreign: false };
+  try {
+    raw = JSON.parse(text.replace(/^\uFEFF/, ''));
+  } catch (err) {
+    throw new ConfigError(`The config is not valid JSON${where}: ${(err as Error).message}`, undefined, file);
+  }
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
+    throw new ConfigError(`The config must be a JSON object${where}`, '(root)', file);
+  }
+  let obj = raw as Record<string, unknown>;
+  let foreign = false;
+  try {
+    if (obj.version === undefined && 'mcpServers' in obj) {
+      obj = importMcpServers(obj);
+      foreign = true;
+    } else if (obj.version === undefined) {
+      obj = { ...obj, version: CONFIG_VERSION };
+    }
+  } catch (err) {
+    if (err instanceof ConfigError) throw new ConfigError(`${err.message}${where}`, err.field, file);
+    throw err;
+  }
+  if (typeof obj.version !== 'number' || !Number.isInteger(obj.version)) {
+    throw new ConfigError(`version: must be a whole number${where}`, 'version', file);
+  }
+  if (obj.version > CONFIG_VERSION) {
+    throw new ConfigError(
+      `version: this config was written by a newer Spillway (version ${obj.version}; this one reads up to ${CONFIG_VERSION})${where}`,
+      'version',
+      file,
+    );
+  }
+  while ((obj.version as number) < CONFIG_VERSION) {
+    const migrate = MIGRATIONS[obj.version as number];
+    if (!migrate) throw new ConfigError(`version: no migration from version ${obj.version}${where}`, 'version', file);
+    obj = migrate(obj);
+    foreign = true;
+  }
+  const result = ConfigSchema.safeParse(obj);
+  if (!result.success) {
+    const { field, message } = describeZodError(result.error);
+    throw new ConfigError(`Invalid config${where}: ${message}`, field, file);
+  }
+  return { config: result.data, foreign };
+}
+
+/** Serializes the config the way conf/electron-store do (tab-indented JSON), so both read the same file. */
+export function serializeConfig(config: Config): string {
+  return `${JSON.stringify(config, undefined, '\t')}\n`;
+}

@@ -1,0 +1,142 @@
+/**
+ * The hub's one typed event stream: what the live log, the ledger and the UI consume.
+ * Every event has a sequence number, an ISO time and a level; the rest depends on `type`.
+ */
+import { z } from 'zod';
+
+export const UpstreamStatusSchema = z.enum(['connecting', 'ready', 'error', 'stopped', 'disabled']);
+export type UpstreamStatus = z.infer<typeof UpstreamStatusSchema>;
+
+export const LevelSchema = z.enum(['debug', 'info', 'warn', 'error']);
+export type Level = z.infer<typeof LevelSchema>;
+
+const base = {
+  seq: z.number().int(),
+  time: z.string(),
+  level: LevelSchema,
+};
+
+export const ResultActionSchema = z.enum(['pass', 'spill', 'truncate', 'cache', 'compress', 'error']);
+export type ResultAction = z.infer<typeof ResultActionSchema>;
+
+export const HubEventSchema = z.discriminatedUnion('type', [
+  z.object({
+    ...base,
+    type: z.literal('upstream.status'),
+    server: z.string(),
+    status: UpstreamStatusSchema,
+    error: z.string().optional(),
+    tools: z.number().int().optional(),
+  }),
+  z.object({
+    ...base,
+    type: z.literal('upstream.stderr'),
+    server: z.string(),
+    line: z.string(),
+  }),
+  z.object({
+    ...base,
+    type: z.literal('call.started'),
+    callId: z.string(),
+    session: z.string().optional(),
+    client: z.string().optional(),
+    server: z.string(),
+    tool: z.string(),
+    /** The name the client called (namespaced). */
+    exposedName: z.string(),
+    argumentsPreview: z.string().optional(),
+  }),
+  z.object({
+    ...base,
+    type: z.literal('call.finished'),
+    callId: z.string(),
+    session: z.string().optional(),
+    client: z.string().optional(),
+    server: z.string(),
+    tool: z.string(),
+    exposedName: z.string(),
+    durationMs: z.number(),
+    isError: z.boolean(),
+    action: ResultActionSchema,
+    bytesUpstream: z.number().int(),
+    bytesDelivered: z.number().int(),
+    tokensUpstream: z.number().int().optional(),
+    tokensDelivered: z.number().int().optional(),
+    handle: z.string().optional(),
+    error: z.string().optional(),
+  }),
+  z.object({
+    ...base,
+    type: z.literal('session.opened'),
+    session: z.string(),
+    client: z.string().optional(),
+    clientVersion: z.string().optional(),
+    transport: z.enum(['http', 'stdio', 'bridge']),
+  }),
+  z.object({
+    ...base,
+    type: z.literal('session.closed'),
+    session: z.string(),
+    client: z.string().optional(),
+  }),
+  z.object({
+    ...base,
+    type: z.literal('catalog.changed'),
+    tools: z.number().int(),
+    resources: z.number().int(),
+    prompts: z.number().int(),
+  }),
+  z.object({
+    ...base,
+    type: z.literal('config.changed'),
+    what: z.string(),
+  }),
+  z.object({
+    ...base,
+    type: z.literal('log'),
+    message: z.string(),
+    server: z.string().optional(),
+  }),
+]);
+export type HubEvent = z.infer<typeof HubEventSchema>;
+export type HubEventType = HubEvent['type'];
+
+/** An event before the log stamps it with seq and time. */
+export type HubEventInput = HubEvent extends infer E
+  ? E extends HubEvent
+    ? Omit<E, 'seq' | 'time'> & { time?: string }
+    : never
+  : never;
+
+export const EventFilterSchema = z.object({
+  types: z.array(z.string()).optional(),
+  server: z.string().optional(),
+  tool: z.string().optional(),
+  client: z.string().optional(),
+  /** Minimum level. */
+  level: LevelSchema.optional(),
+  /** Case-insensitive text contained in the event's JSON. */
+  text: z.string().max(500).optional(),
+  /** Only events with seq greater than this. */
+  afterSeq: z.number().int().optional(),
+  /** Only events at or after this ISO time (also reads rotated files on disk). */
+  since: z.string().optional(),
+  limit: z.number().int().min(1).max(10_000).default(500),
+});
+export type EventFilter = z.input<typeof EventFilterSchema>;
+
+const LEVEL_RANK: Record<Level, number> = { debug: 0, info: 1, warn: 2, error: 3 };
+
+/** Pure filter used by the ring, the on-disk query and the renderer alike. */
+export function matchesFilter(event: HubEvent, filter: EventFilter): boolean {
+  if (filter.types && filter.types.length > 0 && !filter.types.includes(event.type)) return false;
+  if (filter.afterSeq !== undefined && event.seq <= filter.afterSeq) return false;
+  if (filter.since !== undefined && event.time < filter.since) return false;
+  if (filter.level && LEVEL_RANK[event.level] < LEVEL_RANK[filter.level]) return false;
+  const rec = event as Record<string, unknown>;
+  if (filter.server && rec.server !== filter.server) return false;
+  if (filter.tool && rec.tool !== filter.tool && rec.exposedName !== filter.tool) return false;
+  if (filter.client && rec.client !== filter.client) return false;
+  if (filter.text && !JSON.stringify(event).toLowerCase().includes(filter.text.toLowerCase())) return false;
+  return true;
+}

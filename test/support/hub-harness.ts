@@ -1,0 +1,104 @@
+/**
+ * Starts a real hub in-process on 127.0.0.1:0 with temp data/config folders, and connects SDK clients to
+ * its HTTP endpoint. Waits on the hub's own events, never on sleeps.
+ */
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { homedir, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Client, type ClientOptions } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { HubEvent } from '../../shared/events.js';
+import { resolvePaths } from '../../electron/core/app-paths.js';
+import { createAppHub, type AppHub } from '../../electron/core/app-hub.js';
+
+export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+export const NODE = process.execPath;
+export const fixture = (name: string) => join(ROOT, 'test', 'fixtures', name);
+export const EVERYTHING = join(ROOT, 'node_modules/@modelcontextprotocol/server-everything/dist/index.js');
+export const FILESYSTEM = join(ROOT, 'node_modules/@modelcontextprotocol/server-filesystem/dist/index.js');
+export const MEMORY = join(ROOT, 'node_modules/@modelcontextprotocol/server-memory/dist/index.js');
+
+export interface TestHub extends AppHub {
+  dir: string;
+  url: string;
+  token: string;
+  connect(options?: ClientOptions, name?: string): Promise<Client>;
+  waitFor(predicate: (e: HubEvent) => boolean, what?: string): Promise<HubEvent>;
+  waitForStatus(server: string, status: string): Promise<void>;
+  api<T = unknown>(method: string, body?: unknown): Promise<{ ok: boolean; value?: T; code?: string; message?: string; field?: string }>;
+  stop(): Promise<void>;
+}
+
+export async function startTestHub(config: unknown, options: { uiDir?: string } = {}): Promise<TestHub> {
+  const dir = await mkdtemp(join(tmpdir(), 'spillway-test-'));
+  const paths = resolvePaths({ dataDir: dir, os: { home: homedir(), platform: process.platform, env: {} } });
+  await writeFile(paths.configFile, JSON.stringify(config, null, 2));
+  const app = await createAppHub({
+    paths,
+    platform: process.platform,
+    env: process.env,
+    port: 0,
+    upstream: { backoffBaseMs: 50, backoffMaxMs: 500, connectTimeoutMs: 20_000 },
+    uiDir: options.uiDir,
+  });
+  await app.hub.start();
+  const clients: Client[] = [];
+  const hub = app.hub;
+
+  const waitFor: TestHub['waitFor'] = (predicate, what = 'event') =>
+    new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        off();
+        reject(new Error(`timed out waiting for ${what}`));
+      }, 25_000);
+      const off = hub.events.subscribe((e) => {
+        if (predicate(e)) {
+          clearTimeout(timer);
+          off();
+          resolve(e);
+        }
+      });
+    });
+
+  return {
+    ...app,
+    dir,
+    url: hub.url,
+    token: hub.token,
+    async connect(clientOptions, name = 'test-client') {
+      const client = new Client({ name, version: '1.0.0' }, clientOptions);
+      const transport = new StreamableHTTPClientTransport(new URL(hub.url), {
+        requestInit: { headers: { authorization: `Bearer ${hub.token}` } },
+      });
+      await client.connect(transport);
+      clients.push(client);
+      return client;
+    },
+    waitFor,
+    async waitForStatus(server, status) {
+      if (hub.upstreams.get(server)?.status === status) return;
+      await waitFor((e) => e.type === 'upstream.status' && e.server === server && e.status === status, `${server} ${status}`);
+    },
+    async api(method, body = {}) {
+      const res = await fetch(`${hub.endpoint.origin}/api/${method}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${hub.token}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+      return res.json();
+    },
+    async stop() {
+      await Promise.all(clients.map((c) => c.close().catch(() => undefined)));
+      await hub.stop();
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** A stdio server entry running a node script. */
+export const nodeServer = (script: string, args: string[] = [], extra: Record<string, unknown> = {}) => ({
+  command: NODE,
+  args: [script, ...args],
+  ...extra,
+});
