@@ -172,7 +172,14 @@ export class Hub {
     this.#rebuild();
   }
 
-  async stop(): Promise<void> {
+  #stopping: Promise<void> | undefined;
+
+  /** Stops everything; safe to call more than once. */
+  stop(): Promise<void> {
+    return (this.#stopping ??= this.#stop());
+  }
+
+  async #stop(): Promise<void> {
     this.#started = false;
     await this.endpoint.close();
     for (const s of this.sessions.values()) await s.close();

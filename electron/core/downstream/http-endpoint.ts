@@ -108,6 +108,11 @@ export class HttpEndpoint {
     this.port = (server.address() as AddressInfo).port;
   }
 
+  /** The listening socket's address (tests check it is loopback). */
+  address(): AddressInfo {
+    return this.#server!.address() as AddressInfo;
+  }
+
   sessionCount(): number {
     return this.#sessions.size;
   }

@@ -90,6 +90,16 @@ export function rpcError(code: number, message: string, data?: unknown): Error {
   return Object.assign(new Error(message), { code, data });
 }
 
+/** A network-level failure (the HTTP server is gone), as opposed to an answer from the server. */
+export function isUnreachable(err: unknown): boolean {
+  const e = err as Error & { cause?: { code?: string }; code?: string };
+  const code = e?.cause?.code ?? e?.code;
+  return (
+    (typeof code === 'string' && ['ECONNREFUSED', 'ECONNRESET', 'EHOSTUNREACH', 'ENOTFOUND', 'UND_ERR_SOCKET'].includes(code)) ||
+    /fetch failed|ECONNREFUSED|socket hang up/i.test(e?.message ?? '')
+  );
+}
+
 export function errorResult(text: string): CallToolResult {
   return { content: [{ type: 'text', text }], isError: true };
 }
@@ -242,6 +252,9 @@ export class Relay implements SessionRouter {
         // A protocol error from the upstream (e.g. invalid params) goes back as the same error, once-prefixed.
         finish(errorResult(bareMessage(err)), { action: 'error', bytesUpstream: 0, bytesDelivered: 0 }, bareMessage(err));
         throw rpcError(err.code, bareMessage(err), err.data);
+      } else if (isUnreachable(err)) {
+        message = `Server "${entry.serverId}" cannot be reached (${bareMessage(err)}); Spillway will reconnect.`;
+        upstream.reportUnreachable(message);
       } else {
         message = `Server "${entry.serverId}" failed on "${entry.original}": ${bareMessage(err)}`;
       }

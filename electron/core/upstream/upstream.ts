@@ -24,6 +24,7 @@ import {
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { ServerConfig } from '../../../shared/config.js';
 import type { UpstreamStatus } from '../../../shared/events.js';
+import { UpstreamStartError } from './stdio-transport.js';
 
 export interface UpstreamTransportHandle {
   transport: Transport;
@@ -128,6 +129,11 @@ export class Upstream {
     return this.status === 'ready' ? this.#client : undefined;
   }
 
+  /** The child's pid for stdio servers while connected. */
+  get pid(): number | undefined {
+    return (this.#handle?.transport as { pid?: number } | undefined)?.pid;
+  }
+
   stderrTail(): string[] {
     return this.#handle?.stderrTail?.() ?? [...this.#stderr];
   }
@@ -141,6 +147,15 @@ export class Upstream {
     this.#stopping = false;
     this.#failures = [];
     void this.#connect();
+  }
+
+  /** A request found the server unreachable (HTTP): mark it down and reconnect with backoff. */
+  reportUnreachable(message: string): void {
+    if (this.status !== 'ready' || this.#stopping) return;
+    const generation = ++this.#generation;
+    const client = this.#client;
+    void client?.close().catch(() => undefined);
+    this.#onDropped(generation, message, true);
   }
 
   /** Connects once and resolves when ready or failed (used by `upstreams.test`). */
@@ -317,6 +332,7 @@ export function describeConnectError(err: unknown, config: ServerConfig): string
   const e = err as NodeJS.ErrnoException & { cause?: NodeJS.ErrnoException };
   const code = e?.code ?? e?.cause?.code;
   const msg = e instanceof Error ? e.message : String(err);
+  if (e instanceof UpstreamStartError) return msg;
   if (code === 'ENOENT' && config.type === 'stdio') {
     return `command not found: "${config.command}" (is it installed and on PATH?)`;
   }

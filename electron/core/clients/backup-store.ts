@@ -1,0 +1,141 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { mkdir, open, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+
+/*
+ * The previous bytes of every file Spillway writes, one record per write, in a folder the caller
+ * owns (e.g. `<dataDir>/backups/<clientId>/`). `<seq>-<time>.json` describes the write and
+ * `<seq>-<time>.bak` holds the exact bytes the file had before it (absent when the file did not exist).
+ */
+
+export interface BackupOptions {
+  /** Folder for this client's backups; created on first use. */
+  dir: string;
+  now?: () => Date;
+  /** How many records to keep (oldest go first). */
+  keep?: number;
+}
+
+export type WriteReason = 'connect' | 'disconnect' | 'replace' | 'restore' | 'edit';
+
+export interface BackupRecord {
+  /** Sequence number: later writes have larger ones. */
+  seq: number;
+  /** When the write happened (ISO 8601). */
+  at: string;
+  /** The file that was written (its real path, symlinks resolved). */
+  file: string;
+  /** Whether the file existed before the write; restoring a record with false deletes it. */
+  existed: boolean;
+  reason: WriteReason;
+  sha256Before: string | null;
+  sha256After: string | null;
+  /** Set once `restore` gave these bytes back, so the next restore goes one write further back. */
+  undone: boolean;
+  /** Base name of the record's files in the backup folder. */
+  name: string;
+}
+
+export function sha256(bytes: Buffer | null): string | null {
+  return bytes === null ? null : createHash('sha256').update(bytes).digest('hex');
+}
+
+/** All records, newest first. */
+export async function listBackups(dir: string): Promise<BackupRecord[]> {
+  let names: string[];
+  try {
+    names = await readdir(dir);
+  } catch {
+    return [];
+  }
+  const records: BackupRecord[] = [];
+  for (const n of names) {
+    if (!/^\d{6,}-.*\.json$/.test(n)) continue;
+    try {
+      records.push(JSON.parse(await readFile(join(dir, n), 'utf8')) as BackupRecord);
+    } catch {
+      // A half-written record (crash mid-write) is skipped; its write never completed either.
+    }
+  }
+  return records.sort((a, b) => b.seq - a.seq);
+}
+
+/** The bytes a record saved (null: the file did not exist). Checks them against the recorded hash. */
+export async function backupBytes(dir: string, record: BackupRecord): Promise<Buffer | null> {
+  if (!record.existed) return null;
+  const bytes = await readFile(join(dir, `${record.name}.bak`));
+  if (sha256(bytes) !== record.sha256Before) {
+    throw new Error(`The backup ${join(dir, record.name)}.bak is damaged (its checksum does not match); not restoring it.`);
+  }
+  return bytes;
+}
+
+async function writeRecord(dir: string, record: BackupRecord): Promise<void> {
+  const tmp = join(dir, `.${record.name}.${randomBytes(4).toString('hex')}.tmp`);
+  await writeFile(tmp, JSON.stringify(record, null, 2) + '\n', { mode: 0o600 });
+  await rename(tmp, join(dir, `${record.name}.json`));
+}
+
+/** Saves the bytes before a write, and the record describing it. Returns the record. */
+export async function saveBackup(
+  options: BackupOptions,
+  file: string,
+  before: Buffer | null,
+  after: Buffer | null,
+  reason: WriteReason,
+): Promise<BackupRecord> {
+  const { dir } = options;
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  const at = (options.now ?? (() => new Date()))();
+  const existing = await listBackups(dir);
+  let seq = (existing[0]?.seq ?? 0) + 1;
+  for (;;) {
+    const name = `${String(seq).padStart(6, '0')}-${at.toISOString().replace(/[:.]/g, '-')}`;
+    try {
+      // 'wx' claims the number: two writers at once get different ones.
+      const fh = await open(join(dir, `${name}.bak`), 'wx', 0o600);
+      try {
+        if (before !== null) await fh.writeFile(before);
+        await fh.sync();
+      } finally {
+        await fh.close();
+      }
+      const record: BackupRecord = {
+        seq,
+        at: at.toISOString(),
+        file,
+        existed: before !== null,
+        reason,
+        sha256Before: sha256(before),
+        sha256After: sha256(after),
+        undone: false,
+        name,
+      };
+      if (before === null) await rm(join(dir, `${name}.bak`), { force: true });
+      await writeRecord(dir, record);
+      return record;
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'EEXIST') {
+        seq++;
+        continue;
+      }
+      throw e;
+    }
+  }
+}
+
+export async function markUndone(dir: string, record: BackupRecord): Promise<void> {
+  await writeRecord(dir, { ...record, undone: true });
+}
+
+export async function deleteBackup(dir: string, record: BackupRecord): Promise<void> {
+  await rm(join(dir, `${record.name}.json`), { force: true });
+  await rm(join(dir, `${record.name}.bak`), { force: true });
+}
+
+/** Drops the oldest records beyond `keep`. */
+export async function pruneBackups(options: BackupOptions): Promise<void> {
+  const keep = options.keep ?? 50;
+  const records = await listBackups(options.dir);
+  for (const r of records.slice(keep)) await deleteBackup(options.dir, r);
+}

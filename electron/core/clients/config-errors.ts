@@ -1,0 +1,79 @@
+/** A client's config file that cannot be parsed: it is never written. Names the file and the position. */
+export class ConfigParseError extends Error {
+  override readonly name = 'ConfigParseError';
+  constructor(
+    readonly file: string,
+    readonly reason: string,
+    readonly line?: number,
+    readonly column?: number,
+  ) {
+    super(
+      line === undefined
+        ? `Cannot read ${file}: ${reason}. The file was left as it is.`
+        : `Cannot read ${file} at line ${line}, column ${column}: ${reason}. The file was left as it is.`,
+    );
+  }
+}
+
+/** The file parses, but a key Spillway must edit holds something else than expected (e.g. a list). */
+export class ConfigShapeError extends Error {
+  override readonly name = 'ConfigShapeError';
+  constructor(
+    readonly file: string,
+    readonly key: string,
+    readonly found: string,
+  ) {
+    super(`Cannot edit ${file}: "${key}" is ${found}, not a table of servers. The file was left as it is.`);
+  }
+}
+
+/** The file (or its folder) cannot be written: read-only, a path through a regular file, no permission. */
+export class ConfigWriteError extends Error {
+  override readonly name = 'ConfigWriteError';
+  constructor(
+    readonly file: string,
+    readonly reason: string,
+    options?: { cause?: unknown },
+  ) {
+    super(`Cannot write ${file}: ${reason}. Nothing was changed.`, options);
+  }
+}
+
+/** The file kept changing under us (another program rewriting it) while we tried to apply our edit. */
+export class ConfigBusyError extends Error {
+  override readonly name = 'ConfigBusyError';
+  constructor(readonly file: string) {
+    super(`${file} kept changing while Spillway tried to edit it; nothing was changed. Try again.`);
+  }
+}
+
+/** A client that cannot take this kind of entry (Claude Desktop's file has no URL servers). */
+export class UnsupportedEntryError extends Error {
+  override readonly name = 'UnsupportedEntryError';
+  constructor(
+    readonly client: string,
+    readonly kind: string,
+  ) {
+    super(`${client} cannot use a ${kind} entry.`);
+  }
+}
+
+/** Nothing to restore for this client. */
+export class NoBackupError extends Error {
+  override readonly name = 'NoBackupError';
+  constructor(readonly client: string) {
+    super(`There is no earlier version of ${client}'s configuration to restore.`);
+  }
+}
+
+/** The file exists but cannot be read (no permission, a folder in its place, not UTF-8 text). */
+export class ConfigReadError extends Error {
+  override readonly name = 'ConfigReadError';
+  constructor(
+    readonly file: string,
+    readonly reason: string,
+    options?: { cause?: unknown },
+  ) {
+    super(`Cannot read ${file}: ${reason}. The file was left as it is.`, options);
+  }
+}

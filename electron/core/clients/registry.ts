@@ -1,0 +1,325 @@
+import { join } from 'node:path';
+import { listBackups, type BackupOptions, type BackupRecord } from './backup-store.js';
+import { claudeCode } from './claude-code.js';
+import { claudeDesktop } from './claude-desktop.js';
+import { cline } from './cline.js';
+import {
+  applyConnect,
+  applyDisconnect,
+  detectClient,
+  entryState,
+  entryTextIn,
+  readClientServers,
+  serversOfText,
+  type ClientDetection,
+} from './client-config.js';
+import type { ClientDefinition } from './client-definition.js';
+import { codex } from './codex.js';
+import { UnsupportedEntryError } from './config-errors.js';
+import { cursor } from './cursor.js';
+import { geminiCli } from './gemini-cli.js';
+import { lmStudio } from './lm-studio.js';
+import { listDirOnDisk, type ListDir } from './os-paths.js';
+import { decodeConfigText, editConfigFile, readSnapshot, restoreLatestBackup, type RestoreOutcome } from './safe-write.js';
+import {
+  CLIENT_IDS,
+  SPILLWAY_ENTRY_NAME,
+  type ClientId,
+  type EntryKind,
+  type EntryState,
+  type ImportCandidate,
+  type OsFacts,
+  type ServerSpec,
+  type SpillwayEntry,
+} from './types.js';
+import { vscode } from './vscode.js';
+import { windsurf } from './windsurf.js';
+import { zed } from './zed.js';
+
+/** Every client module, by id. */
+export const CLIENT_DEFINITIONS: Readonly<Record<ClientId, ClientDefinition>> = {
+  'claude-desktop': claudeDesktop,
+  'claude-code': claudeCode,
+  cursor,
+  vscode,
+  windsurf,
+  cline,
+  zed,
+  'lm-studio': lmStudio,
+  'gemini-cli': geminiCli,
+  codex,
+};
+
+export interface ClientRegistryOptions {
+  os: OsFacts;
+  /** Root folder of the backups; each client's go in `<backupDir>/<clientId>/`. */
+  backupDir: string;
+  now?: () => Date;
+  /** Backups kept per client (default 50). */
+  keepBackups?: number;
+  /** Folder listing used to find a Microsoft Store install of Claude Desktop (injected in tests). */
+  listDir?: ListDir;
+}
+
+export interface ClientStatus extends ClientDetection {
+  id: ClientId;
+  displayName: string;
+  format: 'json' | 'toml';
+  kinds: readonly EntryKind[];
+  /** The kind Spillway should write for this client. */
+  preferredKind: EntryKind;
+  restartRequired: boolean;
+  restartHint: string;
+  /** Spillway's entry as it is in the file, or null. */
+  entry: ServerSpec | null;
+  /** Compared with the desired entry, when one was given. */
+  state?: EntryState;
+  /** Why the file could not be read (malformed, unreadable); the client is still listed. */
+  error?: string;
+}
+
+/** What to show the user before a write, as the MCP spec asks: the exact entry, and where it goes. */
+export interface ConsentPreview {
+  client: ClientId;
+  clientName: string;
+  file: string;
+  action: 'add' | 'update' | 'none';
+  /** Our entry exactly as it will stand in the file (its indentation, its format). */
+  entryText: string;
+  /** The same with bearer tokens and secret-looking env values masked, for logs and screenshots. */
+  redactedEntryText: string;
+  /** Servers that will be removed from the file because they now run behind Spillway. */
+  removes: string[];
+  /** Anything else the user should know: file created, comments lost, restart needed. */
+  notes: string[];
+  restartRequired: boolean;
+}
+
+export interface ChangeOutcome {
+  client: ClientId;
+  file: string;
+  /** False when the file already said this (nothing written, no backup). */
+  changed: boolean;
+  backup?: BackupRecord;
+  /** A TOML file was re-serialized as a whole (comments lost); false for every JSON file. */
+  rewritten: boolean;
+  restartRequired: boolean;
+  restartHint: string;
+}
+
+export type DesiredEntries = (id: ClientId) => SpillwayEntry | undefined;
+
+export interface ClientRegistry {
+  readonly ids: readonly ClientId[];
+  definition(id: ClientId): ClientDefinition;
+  /** All known clients, detected or not, with Spillway's entry and (given desired entries) its state. */
+  list(desired?: DesiredEntries): Promise<ClientStatus[]>;
+  get(id: ClientId, desired?: SpillwayEntry): Promise<ClientStatus>;
+  readServers(id: ClientId): Promise<ServerSpec[]>;
+  state(id: ClientId, desired: SpillwayEntry): Promise<EntryState>;
+  consent(id: ClientId, entry: SpillwayEntry, replace?: readonly string[]): Promise<ConsentPreview>;
+  connect(id: ClientId, entry: SpillwayEntry): Promise<ChangeOutcome>;
+  disconnect(id: ClientId): Promise<ChangeOutcome>;
+  importCandidates(id: ClientId): Promise<ImportCandidate[]>;
+  replaceWithSpillway(id: ClientId, names: readonly string[], entry: SpillwayEntry): Promise<ChangeOutcome>;
+  restore(id: ClientId): Promise<RestoreOutcome>;
+  backups(id: ClientId): Promise<BackupRecord[]>;
+}
+
+/** The key Spillway deduplicates imported servers by: command + args, or URL. */
+export function importKey(candidate: ImportCandidate): string {
+  return candidate.kind === 'stdio' ? ['stdio', candidate.command, ...candidate.args].join('\u0000') : `url\u0000${candidate.url}`;
+}
+
+/** A client's server as something Spillway can run as an upstream; undefined when it is not one. */
+export function toImportCandidate(spec: ServerSpec): ImportCandidate | undefined {
+  if (spec.transport === 'stdio' && spec.command) {
+    return { name: spec.name, kind: 'stdio', command: spec.command, args: spec.args ?? [], env: spec.env ?? {} };
+  }
+  if ((spec.transport === 'http' || spec.transport === 'sse') && spec.url) {
+    return { name: spec.name, kind: spec.transport, url: spec.url, headers: spec.headers ?? {} };
+  }
+  return undefined;
+}
+
+const SECRET_NAME = /token|secret|key|password|passwd|auth|credential/i;
+
+/** Masks the entry's bearer token and secret-looking env values wherever they appear in `text`. */
+export function redactEntryText(text: string, entry: SpillwayEntry): string {
+  const secrets: string[] = [];
+  if (entry.kind === 'http') {
+    for (const v of Object.values(entry.headers)) secrets.push(v.replace(/^(Bearer|Basic|Token)\s+/i, ''));
+  } else {
+    for (const [k, v] of Object.entries(entry.env ?? {})) if (SECRET_NAME.test(k)) secrets.push(v);
+  }
+  let out = text;
+  for (const s of secrets.filter((x) => x.length >= 4).sort((a, b) => b.length - a.length)) {
+    const escaped = JSON.stringify(s).slice(1, -1);
+    out = out.split(escaped).join('<redacted>');
+  }
+  return out;
+}
+
+export function createClientRegistry(options: ClientRegistryOptions): ClientRegistry {
+  const { os } = options;
+  const listDir = options.listDir ?? listDirOnDisk;
+
+  function definition(id: ClientId): ClientDefinition {
+    const def = (CLIENT_DEFINITIONS as Record<string, ClientDefinition | undefined>)[id];
+    if (!def) throw new Error(`Unknown client "${id}". Known clients: ${CLIENT_IDS.join(', ')}.`);
+    return def;
+  }
+
+  function backupsOf(id: ClientId): BackupOptions {
+    return { dir: join(options.backupDir, id), now: options.now, keep: options.keepBackups };
+  }
+
+  async function status(id: ClientId, desired?: SpillwayEntry): Promise<ClientStatus> {
+    const def = definition(id);
+    const detection = await detectClient(def, os, listDir);
+    const base: ClientStatus = {
+      id,
+      displayName: def.displayName,
+      format: def.format,
+      kinds: def.kinds,
+      preferredKind: def.kinds[0],
+      restartRequired: def.restartRequired,
+      restartHint: def.restartHint,
+      ...detection,
+      entry: null,
+    };
+    try {
+      const servers = await readClientServers(def, detection);
+      base.entry = servers.find((s) => s.name === SPILLWAY_ENTRY_NAME) ?? null;
+      if (desired) base.state = entryState(base.entry ?? undefined, desired);
+    } catch (e) {
+      base.error = (e as Error).message;
+    }
+    return base;
+  }
+
+  async function readTarget(def: ClientDefinition): Promise<{ file: string; text: string; existed: boolean }> {
+    const detection = await detectClient(def, os, listDir);
+    const snapshot = await readSnapshot(detection.configPath);
+    return { file: detection.configPath, text: decodeConfigText(snapshot.bytes, detection.configPath).text, existed: snapshot.bytes !== null };
+  }
+
+  function assertKind(def: ClientDefinition, entry: SpillwayEntry): void {
+    if (!def.kinds.includes(entry.kind)) throw new UnsupportedEntryError(def.displayName, entry.kind);
+  }
+
+  async function write(
+    id: ClientId,
+    edit: (text: string, file: string) => { text: string; rewritten: boolean },
+    reason: 'connect' | 'disconnect' | 'replace',
+  ): Promise<ChangeOutcome> {
+    const def = definition(id);
+    const { configPath } = await detectClient(def, os, listDir);
+    let rewritten = false;
+    const outcome = await editConfigFile(
+      configPath,
+      (text) => {
+        const r = edit(text, configPath);
+        rewritten = r.rewritten;
+        return r.text;
+      },
+      { backups: backupsOf(id), reason },
+    );
+    return {
+      client: id,
+      file: outcome.file,
+      changed: outcome.changed,
+      backup: outcome.backup,
+      rewritten: outcome.changed && rewritten,
+      restartRequired: def.restartRequired,
+      restartHint: def.restartHint,
+    };
+  }
+
+  async function readServers(id: ClientId): Promise<ServerSpec[]> {
+    const def = definition(id);
+    return readClientServers(def, await detectClient(def, os, listDir));
+  }
+
+  return {
+    ids: CLIENT_IDS,
+    definition,
+    async list(desired) {
+      return Promise.all(CLIENT_IDS.map((id) => status(id, desired?.(id))));
+    },
+    get: (id, desired) => status(id, desired),
+    readServers,
+    async state(id, desired) {
+      const servers = await readServers(id);
+      return entryState(servers.find((s) => s.name === SPILLWAY_ENTRY_NAME), desired);
+    },
+    async consent(id, entry, replace = []) {
+      const def = definition(id);
+      assertKind(def, entry);
+      const { file, text, existed } = await readTarget(def);
+      const present = serversOfText(def, text, file);
+      const before = present.find((s) => s.name === SPILLWAY_ENTRY_NAME);
+      const removes = replace.filter((n) => n !== SPILLWAY_ENTRY_NAME && present.some((s) => s.name === n));
+      const change = applyConnect(def, text, file, entry, removes);
+      const entryText = entryTextIn(def, change.text, file) ?? '';
+      const notes: string[] = [];
+      if (!existed) notes.push(`${file} does not exist yet; it will be created.`);
+      if (change.rewritten) {
+        notes.push(`This TOML file has a layout Spillway cannot edit in place: it will be rewritten, and comments in it will be lost (a backup is kept).`);
+      }
+      notes.push(def.restartHint);
+      return {
+        client: id,
+        clientName: def.displayName,
+        file,
+        action: !before ? 'add' : change.text === text ? 'none' : 'update',
+        entryText,
+        redactedEntryText: redactEntryText(entryText, entry),
+        removes,
+        notes,
+        restartRequired: def.restartRequired,
+      };
+    },
+    async connect(id, entry) {
+      const def = definition(id);
+      assertKind(def, entry);
+      return write(id, (text, file) => applyConnect(def, text, file, entry), 'connect');
+    },
+    async disconnect(id) {
+      const def = definition(id);
+      return write(id, (text, file) => applyDisconnect(def, text, file), 'disconnect');
+    },
+    async importCandidates(id) {
+      const seen = new Set<string>();
+      const out: ImportCandidate[] = [];
+      for (const spec of await readServers(id)) {
+        if (spec.name === SPILLWAY_ENTRY_NAME) continue;
+        const c = toImportCandidate(spec);
+        if (!c || seen.has(importKey(c))) continue;
+        seen.add(importKey(c));
+        out.push(c);
+      }
+      return out;
+    },
+    async replaceWithSpillway(id, names, entry) {
+      const def = definition(id);
+      assertKind(def, entry);
+      return write(
+        id,
+        (text, file) => {
+          const present = new Set(serversOfText(def, text, file).map((s) => s.name));
+          const missing = names.filter((n) => !present.has(n));
+          if (missing.length > 0) throw new Error(`${file} has no server named ${missing.map((n) => `"${n}"`).join(', ')}; nothing was changed.`);
+          return applyConnect(def, text, file, entry, names);
+        },
+        'replace',
+      );
+    },
+    async restore(id) {
+      return restoreLatestBackup(backupsOf(id), definition(id).displayName);
+    },
+    async backups(id) {
+      return listBackups(backupsOf(id).dir);
+    },
+  };
+}

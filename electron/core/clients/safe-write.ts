@@ -1,0 +1,258 @@
+import { randomBytes } from 'node:crypto';
+import { constants } from 'node:fs';
+import { access, mkdir, open, readFile, realpath, rename, rm, stat } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+import {
+  backupBytes,
+  deleteBackup,
+  listBackups,
+  markUndone,
+  pruneBackups,
+  saveBackup,
+  sha256,
+  type BackupOptions,
+  type BackupRecord,
+  type WriteReason,
+} from './backup-store.js';
+import { ConfigBusyError, ConfigReadError, ConfigWriteError, NoBackupError } from './config-errors.js';
+
+/*
+ * Every write to a client's file goes through here:
+ *  1. read the file (its exact bytes);
+ *  2. compute the new text from it (a parse error throws: a malformed file is never written);
+ *  3. write the new bytes to a temp file in the same folder;
+ *  4. re-read the file: if another program changed it meanwhile (Claude Code rewrites ~/.claude.json
+ *     all the time), drop the temp file and start again from 1 on the fresh content — the user
+ *     consented to our entry, not to a particular version of the rest of the file;
+ *  5. save the previous bytes as a backup, then rename the temp file over the original (atomic).
+ * A window remains between 4 and 5 (no portable file lock exists); it is a few system calls wide.
+ */
+
+export interface FileSnapshot {
+  /** The path as configured. */
+  path: string;
+  /** Where the bytes live (a symlinked dotfile is written through, not replaced by a file). */
+  realPath: string;
+  bytes: Buffer | null;
+  mode: number | null;
+}
+
+const BOM = '\uFEFF';
+
+export interface ConfigText {
+  text: string;
+  bom: boolean;
+}
+
+/** The file's text without a BOM (remembered so the write puts it back). Not UTF-8 → ConfigReadError. */
+export function decodeConfigText(bytes: Buffer | null, file: string): ConfigText {
+  if (bytes === null) return { text: '', bom: false };
+  let text: string;
+  try {
+    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch (e) {
+    throw new ConfigReadError(file, 'it is not UTF-8 text', { cause: e });
+  }
+  // TextDecoder drops a leading BOM by default; look at the bytes to know whether there was one.
+  const bom = bytes.length >= 3 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf;
+  return { text: text.startsWith(BOM) ? text.slice(1) : text, bom };
+}
+
+export function encodeConfigText(text: string, bom: boolean): Buffer {
+  return Buffer.from((bom ? BOM : '') + text, 'utf8');
+}
+
+function code(e: unknown): string | undefined {
+  return (e as NodeJS.ErrnoException | undefined)?.code;
+}
+
+/** The file's current bytes (null when it does not exist). */
+export async function readSnapshot(path: string): Promise<FileSnapshot> {
+  let realPath = path;
+  try {
+    realPath = await realpath(path);
+  } catch {
+    // Missing (or a dangling link): written at the configured path.
+  }
+  try {
+    const bytes = await readFile(realPath);
+    const mode = (await stat(realPath)).mode & 0o7777;
+    return { path, realPath, bytes, mode };
+  } catch (e) {
+    if (code(e) === 'ENOENT' || code(e) === 'ENOTDIR') return { path, realPath, bytes: null, mode: null };
+    if (code(e) === 'EISDIR') throw new ConfigReadError(path, 'it is a folder, not a file', { cause: e });
+    if (code(e) === 'EACCES' || code(e) === 'EPERM') throw new ConfigReadError(path, 'permission denied', { cause: e });
+    throw new ConfigReadError(path, (e as Error).message, { cause: e });
+  }
+}
+
+function sameBytes(a: Buffer | null, b: Buffer | null): boolean {
+  return a === null || b === null ? a === b : a.equals(b);
+}
+
+async function currentBytes(path: string): Promise<Buffer | null> {
+  return (await readSnapshot(path)).bytes;
+}
+
+async function assertWritable(snapshot: FileSnapshot): Promise<void> {
+  if (snapshot.bytes === null) return;
+  // Checked on the mode bits too: as root (or on Windows' read-only attribute) access() says yes,
+  // but a file its owner marked read-only is a "do not touch" we respect.
+  if (snapshot.mode !== null && (snapshot.mode & 0o222) === 0) {
+    throw new ConfigWriteError(snapshot.path, 'the file is read-only');
+  }
+  try {
+    await access(snapshot.realPath, constants.W_OK);
+  } catch (e) {
+    throw new ConfigWriteError(snapshot.path, 'the file is not writable (permission denied)', { cause: e });
+  }
+}
+
+async function writeTemp(snapshot: FileSnapshot, bytes: Buffer): Promise<string> {
+  const dir = dirname(snapshot.realPath);
+  try {
+    await mkdir(dir, { recursive: true });
+  } catch (e) {
+    const reason = code(e) === 'ENOTDIR' || code(e) === 'EEXIST' ? 'a part of its folder path is a file, not a folder' : (e as Error).message;
+    throw new ConfigWriteError(snapshot.path, reason, { cause: e });
+  }
+  const tmp = join(dir, `.${basename(snapshot.realPath)}.spillway-${randomBytes(6).toString('hex')}.tmp`);
+  try {
+    // A new file is owner-only: it holds a bearer token.
+    const fh = await open(tmp, 'wx', snapshot.mode ?? 0o600);
+    try {
+      await fh.writeFile(bytes);
+      if (snapshot.mode !== null) await fh.chmod(snapshot.mode); // umask must not change the user's mode
+      await fh.sync();
+    } finally {
+      await fh.close();
+    }
+  } catch (e) {
+    await rm(tmp, { force: true });
+    const reason = code(e) === 'EACCES' || code(e) === 'EPERM' || code(e) === 'EROFS' ? 'its folder is not writable' : (e as Error).message;
+    throw new ConfigWriteError(snapshot.path, reason, { cause: e });
+  }
+  return tmp;
+}
+
+async function renameOver(tmp: string, target: string): Promise<void> {
+  // Windows refuses a rename while another process (an editor, antivirus) briefly holds the file.
+  for (let attempt = 0; ; attempt++) {
+    try {
+      await rename(tmp, target);
+      return;
+    } catch (e) {
+      if (attempt >= 4 || !['EPERM', 'EBUSY', 'EACCES'].includes(code(e) ?? '')) throw e;
+      await new Promise((r) => setTimeout(r, 25 * (attempt + 1)));
+    }
+  }
+}
+
+/**
+ * Replaces the file's bytes (null: deletes it) with a backup first, unless it changed since
+ * `snapshot` was read: then returns 'changed' and leaves everything as it was.
+ */
+async function commit(
+  snapshot: FileSnapshot,
+  next: Buffer | null,
+  backups: BackupOptions,
+  reason: WriteReason,
+): Promise<BackupRecord | 'changed'> {
+  await assertWritable(snapshot);
+  const tmp = next === null ? null : await writeTemp(snapshot, next);
+  try {
+    if (!sameBytes(await currentBytes(snapshot.realPath), snapshot.bytes)) {
+      if (tmp) await rm(tmp, { force: true });
+      return 'changed';
+    }
+  } catch (e) {
+    if (tmp) await rm(tmp, { force: true });
+    throw e;
+  }
+  const record = await saveBackup(backups, snapshot.realPath, snapshot.bytes, next, reason);
+  try {
+    if (tmp) await renameOver(tmp, snapshot.realPath);
+    else await rm(snapshot.realPath, { force: true });
+  } catch (e) {
+    if (tmp) await rm(tmp, { force: true });
+    await deleteBackup(backups.dir, record);
+    throw new ConfigWriteError(snapshot.path, (e as Error).message, { cause: e });
+  }
+  await pruneBackups(backups);
+  return record;
+}
+
+export interface EditOutcome {
+  file: string;
+  /** False when the edit left the text as it was (nothing written, no backup). */
+  changed: boolean;
+  backup?: BackupRecord;
+  /** The text now in the file (without BOM). */
+  text: string;
+  /** How many times the file changed under us and the edit was re-applied. */
+  retries: number;
+}
+
+export interface EditOptions {
+  backups: BackupOptions;
+  reason: WriteReason;
+  /** Re-applications allowed when the file keeps changing under us. */
+  maxRetries?: number;
+}
+
+/**
+ * Applies `edit` to the file's text and writes the result safely (backup, atomic rename, re-read
+ * and re-apply on concurrent change). `edit` throws on a file it cannot parse: nothing is written.
+ */
+export async function editConfigFile(
+  path: string,
+  edit: (text: string) => string,
+  options: EditOptions,
+): Promise<EditOutcome> {
+  const maxRetries = options.maxRetries ?? 5;
+  for (let retries = 0; retries <= maxRetries; retries++) {
+    const snapshot = await readSnapshot(path);
+    const { text, bom } = decodeConfigText(snapshot.bytes, path);
+    const nextText = edit(text);
+    // Same text: nothing to write (and a missing file is never created empty).
+    if (nextText === text) return { file: snapshot.realPath, changed: false, text, retries };
+    const result = await commit(snapshot, encodeConfigText(nextText, bom), options.backups, options.reason);
+    if (result !== 'changed') return { file: snapshot.realPath, changed: true, backup: result, text: nextText, retries };
+  }
+  throw new ConfigBusyError(path);
+}
+
+export interface RestoreOutcome {
+  file: string;
+  /** The write that was undone. */
+  undone: BackupRecord;
+  /** True when the file was deleted (it did not exist before that write). */
+  deleted: boolean;
+  /** True when someone edited the file after our write: those edits were replaced (and backed up). */
+  changedSinceWrite: boolean;
+}
+
+/**
+ * Undoes the latest write not yet undone: the file gets back its exact previous bytes, or is
+ * deleted when it did not exist. The bytes it had are backed up first, so a restore is never a loss;
+ * successive restores go further back.
+ */
+export async function restoreLatestBackup(backups: BackupOptions, client: string): Promise<RestoreOutcome> {
+  const records = await listBackups(backups.dir);
+  const target = records.find((r) => !r.undone && r.reason !== 'restore');
+  if (!target) throw new NoBackupError(client);
+  const previous = await backupBytes(backups.dir, target);
+  for (let attempt = 0; attempt <= 5; attempt++) {
+    const snapshot = await readSnapshot(target.file);
+    const changedSinceWrite = sha256(snapshot.bytes) !== target.sha256After;
+    if (sameBytes(snapshot.bytes, previous)) {
+      await markUndone(backups.dir, target);
+      return { file: target.file, undone: target, deleted: previous === null, changedSinceWrite };
+    }
+    const result = await commit(snapshot, previous, backups, 'restore');
+    if (result === 'changed') continue;
+    await markUndone(backups.dir, target);
+    return { file: target.file, undone: target, deleted: previous === null, changedSinceWrite };
+  }
+  throw new ConfigBusyError(target.file);
+}

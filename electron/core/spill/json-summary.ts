@@ -1,0 +1,85 @@
+/**
+ * A structural summary of a JSON value for the preview of a spilled result (issue 4): the top-level
+ * keys with their types, array lengths, a string's size and start, then the first items of the main
+ * arrays. It is built up to `maxChars`; the caller cuts it to its token budget.
+ */
+export function summarizeJson(value: unknown, maxChars: number): string {
+  const out: string[] = [];
+  let size = 0;
+  const push = (line: string): boolean => {
+    if (size >= maxChars) return false;
+    out.push(line);
+    size += line.length + 1;
+    return true;
+  };
+
+  if (Array.isArray(value)) {
+    push(`JSON array of ${formatCount(value.length)} ${value.length === 1 ? 'item' : 'items'}${itemShape(value)}.`);
+    firstItems(value, '$', push);
+  } else if (isObject(value)) {
+    const keys = Object.keys(value);
+    push(`JSON object with ${formatCount(keys.length)} top-level ${keys.length === 1 ? 'key' : 'keys'}:`);
+    for (const key of keys.slice(0, 100)) if (!push(`  ${JSON.stringify(key)}: ${shape(value[key])}`)) break;
+    if (keys.length > 100) push(`  … ${formatCount(keys.length - 100)} more keys`);
+    // The largest arrays are what the model most likely wants to see into.
+    const arrays = keys
+      .filter((key) => Array.isArray(value[key]) && (value[key] as unknown[]).length > 0)
+      .sort((a, b) => (value[b] as unknown[]).length - (value[a] as unknown[]).length)
+      .slice(0, 3);
+    for (const key of arrays) firstItems(value[key] as unknown[], `.${jsonKey(key)}`, push);
+  } else {
+    push(`JSON ${shape(value)}`);
+  }
+  return out.join('\n');
+}
+
+/** A one-line description of a value's type and size. */
+export function shape(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return `array of ${formatCount(value.length)}${itemShape(value)}`;
+  if (isObject(value)) {
+    const keys = Object.keys(value);
+    return `object with ${formatCount(keys.length)} ${keys.length === 1 ? 'key' : 'keys'} ${keyList(keys)}`;
+  }
+  if (typeof value === 'string') {
+    return value.length <= 80 ? `string ${JSON.stringify(value)}` : `string (${formatCount(value.length)} chars) ${JSON.stringify(value.slice(0, 60))}…`;
+  }
+  return `${typeof value} ${JSON.stringify(value)}`;
+}
+
+function itemShape(items: unknown[]): string {
+  if (items.length === 0) return '';
+  const first = items[0];
+  if (isObject(first)) return ` (objects like ${keyList(Object.keys(first))})`;
+  if (Array.isArray(first)) return ' (arrays)';
+  return ` (${first === null ? 'null' : typeof first}s)`;
+}
+
+function firstItems(items: unknown[], path: string, push: (line: string) => boolean): void {
+  if (items.length === 0) return;
+  if (!push(`First items of ${path}:`)) return;
+  const shown = Math.min(items.length, 20);
+  for (let i = 0; i < shown; i++) {
+    const json = JSON.stringify(items[i]) ?? 'null';
+    if (!push(`  [${i}] ${json.length > 400 ? `${json.slice(0, 400)}…` : json}`)) return;
+  }
+  if (items.length > shown) push(`  … ${formatCount(items.length - shown)} more`);
+}
+
+function keyList(keys: string[]): string {
+  const shown = keys.slice(0, 12).join(', ');
+  return `{${shown}${keys.length > 12 ? `, … +${keys.length - 12}` : ''}}`;
+}
+
+function jsonKey(key: string): string {
+  return /^[A-Za-z_$][\w$]*$/.test(key) ? key : JSON.stringify(key);
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** 83421 → "83,421". */
+export function formatCount(n: number): string {
+  return Math.round(n).toLocaleString('en-US');
+}

@@ -1,0 +1,129 @@
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { TokenCounter } from '../tokens/token-counter.js';
+import { formatCount, shape } from './json-summary.js';
+import { grepLines, headLines, queryJson, ReadOpError, readFrom, sliceLines, tailLines } from './read-ops.js';
+import { READ_RESULT_TOOL_NAME, ReadResultArgs } from './read-result-tool.js';
+import { formatBytes } from './size-labels.js';
+import type { SpillDocument } from './spill-document.js';
+import type { SpillEntry, SpillStore } from './spill-store.js';
+
+export interface ReadResultOptions {
+  /** Cap on what one call returns, so the read-back is never itself too large. Default 8,000. */
+  maxOutputTokens?: number;
+}
+
+const DEFAULT_OUTPUT_TOKENS = 8_000;
+const DEFAULT_READ_TOKENS = 2_000;
+const DEFAULT_LINES = 50;
+const DEFAULT_SLICE_LINES = 100;
+
+/**
+ * Serves `spillway__read_result`: one op on one spilled result. Its own output is never spilled: it is
+ * capped and says how to narrow the request. Unknown or expired handles, bad arguments, bad regexes and
+ * bad queries are `isError` results with a message the model can act on.
+ */
+export async function readResult(
+  store: SpillStore,
+  counter: TokenCounter,
+  args: unknown,
+  options: ReadResultOptions = {},
+): Promise<CallToolResult> {
+  const cap = options.maxOutputTokens ?? DEFAULT_OUTPUT_TOKENS;
+  const parsed = ReadResultArgs.safeParse(args ?? {});
+  if (!parsed.success) {
+    const issues = parsed.error.issues.map((i) => `${i.path.join('.') || 'arguments'}: ${i.message}`).join('; ');
+    return failure(`Invalid arguments for ${READ_RESULT_TOOL_NAME}: ${issues}.`);
+  }
+  const a = parsed.data;
+  const found = store.lookup(a.handle);
+  if ('error' in found) return failure(found.message);
+  const entry = found.entry;
+
+  try {
+    const doc = await store.readDocument(entry.handle);
+    switch (a.op) {
+      case 'stat':
+        return await capped(counter, stat(entry, doc), cap, 'stat');
+      case 'head':
+        return await capped(counter, headLines(doc, a.lines ?? DEFAULT_LINES), cap, 'lines');
+      case 'tail':
+        return await capped(counter, tailLines(doc, a.lines ?? DEFAULT_LINES), cap, 'lines');
+      case 'slice': {
+        if (a.start === undefined) return failure('slice needs `start` (1-based line number) and optionally `end` (inclusive).');
+        return await capped(counter, sliceLines(doc, a.start, a.end ?? a.start + DEFAULT_SLICE_LINES - 1), cap, 'lines');
+      }
+      case 'grep': {
+        if (a.pattern === undefined || a.pattern === '') return failure('grep needs a non-empty `pattern` (a regular expression).');
+        const text = grepLines(doc, { pattern: a.pattern, caseSensitive: a.caseSensitive, context: a.context, maxMatches: a.maxMatches });
+        return await capped(counter, text, cap, 'grep');
+      }
+      case 'query': {
+        if (a.query === undefined || a.query.trim() === '') return failure('query needs a `query` (a JSON Query expression or a path like $.items[0]).');
+        return await capped(counter, queryJson(doc, a.query), cap, 'query');
+      }
+      case 'read':
+        return await read(counter, doc, a.offset ?? 0, Math.min(a.maxTokens ?? DEFAULT_READ_TOKENS, cap));
+    }
+  } catch (error) {
+    if (error instanceof ReadOpError) return failure(error.message);
+    return failure(`Could not read spilled result "${entry.handle}": ${(error as Error).message}`);
+  }
+}
+
+function stat(entry: SpillEntry, doc: SpillDocument): string {
+  const tokens = entry.tokens === null ? 'not counted' : `${entry.tokensEstimated ? '~' : ''}${formatCount(entry.tokens)}`;
+  const lines = [
+    `Handle: ${entry.handle}`,
+    `From: ${entry.server} / ${entry.tool}${entry.client ? ` (client ${entry.client})` : ''}`,
+    `Content type: ${entry.contentType}${entry.textFromStructured ? ' (from structuredContent)' : ''}`,
+    `Bytes: ${formatCount(entry.bytes)} (${formatBytes(entry.bytes)}); text ${formatCount(entry.textBytes)} bytes, ${formatCount(doc.text.length)} characters`,
+    `Lines: ${formatCount(doc.lines.length)}`,
+    `Tokens: ${tokens}`,
+    `Created: ${new Date(entry.createdAt).toISOString()}; expires: ${new Date(entry.expiresAt).toISOString()}`,
+  ];
+  if (entry.binary.length > 0) lines.push(`Binary blocks: ${entry.binary.map((b) => `#${b.index} ${b.kind} ${b.mimeType}`).join(', ')}`);
+  if (entry.contentType === 'json' || entry.contentType === 'mixed') {
+    const json = doc.json;
+    if (json && Array.isArray(json.value)) lines.push(`JSON: array of ${formatCount(json.value.length)} items`);
+    else if (json && typeof json.value === 'object' && json.value !== null) {
+      const record = json.value as Record<string, unknown>;
+      lines.push('JSON top-level keys:');
+      for (const key of Object.keys(record).slice(0, 200)) lines.push(`  ${JSON.stringify(key)}: ${shape(record[key])}`);
+    }
+  }
+  return lines.join('\n');
+}
+
+async function read(counter: TokenCounter, doc: SpillDocument, offset: number, maxTokens: number): Promise<CallToolResult> {
+  const rest = readFrom(doc, offset);
+  if (rest.length === 0) return ok(`[offset ${formatCount(offset)} is the end of the text (${formatCount(doc.text.length)} characters)]`);
+  let chunk = await counter.truncateToTokens(rest, maxTokens);
+  // A first line longer than the budget: cut mid-line rather than return nothing.
+  if (chunk.length === 0) chunk = rest.slice(0, Math.max(1, maxTokens));
+  const next = offset + chunk.length;
+  const tail = next >= doc.text.length
+    ? `\n[end of text: characters ${formatCount(offset)}-${formatCount(next)} of ${formatCount(doc.text.length)}]`
+    : `\n[characters ${formatCount(offset)}-${formatCount(next)} of ${formatCount(doc.text.length)}; continue with {"op":"read","offset":${next}}]`;
+  return ok(chunk + tail);
+}
+
+const NARROW: Record<string, string> = {
+  stat: 'the key list was cut',
+  lines: 'ask for fewer lines (slice with a smaller range, or head/tail with a smaller `lines`)',
+  grep: 'use a more specific pattern, a lower maxMatches or less context',
+  query: 'select less (filter, pick fields, limit(n)) in the query',
+};
+
+async function capped(counter: TokenCounter, text: string, cap: number, kind: string): Promise<CallToolResult> {
+  if (await counter.isWithin(text, cap)) return ok(text);
+  const cut = await counter.truncateToTokens(text, cap);
+  return ok(`${cut}\n[output capped at ${formatCount(cap)} tokens; ${NARROW[kind] ?? 'narrow the request'}]`);
+}
+
+function ok(text: string): CallToolResult {
+  return { content: [{ type: 'text', text }] };
+}
+
+function failure(message: string): CallToolResult {
+  return { content: [{ type: 'text', text: message }], isError: true };
+}

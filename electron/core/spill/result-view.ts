@@ -1,0 +1,141 @@
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+
+export type SpillContentType = 'json' | 'text' | 'mixed' | 'binary';
+
+/** An image, audio or blob-resource block, whose bytes are kept as a file of their own. */
+export interface BinaryBlock {
+  /** Position in `result.content`. */
+  index: number;
+  kind: 'image' | 'audio' | 'blob';
+  mimeType: string;
+  base64: string;
+}
+
+/** What the model would read of a result, and the parts that are not text. */
+export interface ResultView {
+  /** Text blocks and embedded text resources joined by newlines; structuredContent as pretty JSON when there is no text. */
+  text: string;
+  /** True when `text` is the pretty JSON of structuredContent. */
+  textFromStructured: boolean;
+  textBlocks: number;
+  binary: BinaryBlock[];
+  contentType: SpillContentType;
+}
+
+/** The text view and binary parts of a tool result (see ResultView). */
+export function viewResult(result: CallToolResult): ResultView {
+  const texts: string[] = [];
+  const binary: BinaryBlock[] = [];
+  const content = Array.isArray(result.content) ? result.content : [];
+  content.forEach((block, index) => {
+    if (block.type === 'text') texts.push(block.text);
+    else if (block.type === 'image' || block.type === 'audio') {
+      binary.push({ index, kind: block.type, mimeType: block.mimeType, base64: block.data });
+    } else if (block.type === 'resource') {
+      const resource = block.resource as { text?: unknown; blob?: unknown; mimeType?: unknown };
+      if (typeof resource.text === 'string') texts.push(resource.text);
+      else if (typeof resource.blob === 'string') {
+        const mimeType = typeof resource.mimeType === 'string' ? resource.mimeType : 'application/octet-stream';
+        binary.push({ index, kind: 'blob', mimeType, base64: resource.blob });
+      }
+    }
+  });
+  let text = texts.join('\n');
+  let textFromStructured = false;
+  if (texts.length === 0 && result.structuredContent !== undefined) {
+    text = JSON.stringify(result.structuredContent, null, 2);
+    textFromStructured = true;
+  }
+  const hasText = texts.length > 0 || textFromStructured;
+  let contentType: SpillContentType;
+  if (!hasText && binary.length > 0) contentType = 'binary';
+  else if (hasText && binary.length > 0) contentType = 'mixed';
+  else if (textFromStructured || looksLikeJson(text)) contentType = 'json';
+  else contentType = 'text';
+  return { text, textFromStructured, textBlocks: texts.length, binary, contentType };
+}
+
+/** A cheap test by the first and last characters; `parseJson` decides. */
+export function looksLikeJson(text: string): boolean {
+  let start = 0;
+  while (start < text.length && isSpace(text.charCodeAt(start))) start++;
+  let end = text.length - 1;
+  while (end > start && isSpace(text.charCodeAt(end))) end--;
+  const first = text[start];
+  const last = text[end];
+  return (first === '{' && last === '}') || (first === '[' && last === ']');
+}
+
+/** The parsed value of JSON text, or undefined when it is not JSON. */
+export function parseJson(text: string): { value: unknown } | undefined {
+  if (!looksLikeJson(text)) return undefined;
+  try {
+    return { value: JSON.parse(text) as unknown };
+  } catch {
+    return undefined;
+  }
+}
+
+const EXTENSIONS: Record<string, string> = {
+  'image/png': 'png',
+  'image/jpeg': 'jpg',
+  'image/gif': 'gif',
+  'image/webp': 'webp',
+  'image/svg+xml': 'svg',
+  'audio/wav': 'wav',
+  'audio/x-wav': 'wav',
+  'audio/mpeg': 'mp3',
+  'audio/ogg': 'ogg',
+  'audio/webm': 'webm',
+  'application/pdf': 'pdf',
+};
+
+/** File name for a binary block, e.g. `block-2.png`. */
+export function binaryFileName(block: BinaryBlock): string {
+  return `block-${block.index}.${EXTENSIONS[block.mimeType.toLowerCase()] ?? 'bin'}`;
+}
+
+function isSpace(code: number): boolean {
+  return code === 32 || code === 9 || code === 10 || code === 13;
+}
+
+/** Marks a binary block's data moved to a file of its own; `restoreBinaryFiles` puts it back. */
+const FILE_REF = 'spillway-file:';
+
+/** A copy of the result whose binary blocks point at their files instead of carrying base64. */
+export function withBinaryAsFiles(result: CallToolResult, view: ResultView): CallToolResult {
+  const content = [...(result.content ?? [])] as Array<Record<string, unknown>>;
+  for (const block of view.binary) {
+    const original = content[block.index]!;
+    const ref = FILE_REF + binaryFileName(block);
+    content[block.index] =
+      original.type === 'resource'
+        ? { ...original, resource: { ...(original.resource as object), blob: ref } }
+        : { ...original, data: ref };
+  }
+  return { ...result, content } as CallToolResult;
+}
+
+/** Puts base64 data back into the blocks `withBinaryAsFiles` pointed at files. */
+export async function restoreBinaryFiles(
+  result: CallToolResult,
+  files: Array<{ index: number; file: string }>,
+  readBase64: (file: string) => Promise<string>,
+): Promise<CallToolResult> {
+  for (const { index, file } of files) {
+    const block = result.content?.[index] as Record<string, unknown> | undefined;
+    if (!block) continue;
+    const data = await readBase64(file);
+    if (block.type === 'resource') (block.resource as Record<string, unknown>).blob = data;
+    else block.data = data;
+  }
+  return result;
+}
+
+/** Lines in a text; a trailing newline does not start another line. */
+export function countLines(text: string): number {
+  if (text.length === 0) return 0;
+  let lines = 1;
+  for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) lines++;
+  return text.endsWith('\n') ? lines - 1 : lines;
+}

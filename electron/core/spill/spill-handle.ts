@@ -1,0 +1,45 @@
+import { createHash } from 'node:crypto';
+
+/**
+ * Handles are lowercase base32 (RFC 4648 alphabet) prefixes of the sha256 of the stored content, 12
+ * characters (60 bits) unless that prefix is taken by other content. They are validated by a strict
+ * pattern before any path is built from them, so no handle can name anything outside the spill folder.
+ */
+export const HANDLE_PATTERN = /^[a-z2-7]{12,52}$/;
+export const HANDLE_LENGTH = 12;
+export const SPILL_URI_PREFIX = 'spillway://spill/';
+
+const BASE32 = 'abcdefghijklmnopqrstuvwxyz234567';
+
+/** The full base32 sha256 of `serialized`, the source of every handle of that content. */
+export function contentHash(serialized: string | Buffer): string {
+  const digest = createHash('sha256').update(serialized).digest();
+  let out = '';
+  let bits = 0;
+  let value = 0;
+  for (const byte of digest) {
+    value = (value << 8) | byte;
+    bits += 8;
+    while (bits >= 5) {
+      out += BASE32[(value >>> (bits - 5)) & 31];
+      bits -= 5;
+    }
+  }
+  if (bits > 0) out += BASE32[(value << (5 - bits)) & 31];
+  return out;
+}
+
+export function isValidHandle(handle: unknown): handle is string {
+  return typeof handle === 'string' && HANDLE_PATTERN.test(handle);
+}
+
+export function spillUri(handle: string): string {
+  return `${SPILL_URI_PREFIX}${handle}`;
+}
+
+/** The handle in a `spillway://spill/<handle>` URI, or null when the URI is not one. */
+export function handleFromUri(uri: string): string | null {
+  if (!uri.startsWith(SPILL_URI_PREFIX)) return null;
+  const handle = uri.slice(SPILL_URI_PREFIX.length);
+  return isValidHandle(handle) ? handle : null;
+}

@@ -1,0 +1,140 @@
+import { mkdir, readFile } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import writeFileAtomic from 'write-file-atomic';
+import { isValidHandle } from './spill-handle.js';
+import type { SpillContentType } from './result-view.js';
+
+/** A binary block kept as its own file inside the entry's folder. */
+export interface SpillBinaryFile {
+  index: number;
+  kind: 'image' | 'audio' | 'blob';
+  mimeType: string;
+  file: string;
+}
+
+/** One spilled result as the index records it. Times are epoch milliseconds. */
+export interface SpillEntry {
+  handle: string;
+  /** Full base32 sha256 of the serialized result; the handle is its prefix. */
+  hash: string;
+  server: string;
+  tool: string;
+  client: string | null;
+  createdAt: number;
+  expiresAt: number;
+  lastAccess: number;
+  /** UTF-8 size of the complete serialized CallToolResult. */
+  bytes: number;
+  /** UTF-8 size of the text view. */
+  textBytes: number;
+  /** Size of the entry's files on disk, what the quota counts. */
+  diskBytes: number;
+  lines: number;
+  /** Tokens of the text view plus media, null when not counted. */
+  tokens: number | null;
+  tokensEstimated: boolean;
+  contentType: SpillContentType;
+  textFromStructured: boolean;
+  files: string[];
+  binary: SpillBinaryFile[];
+}
+
+const INDEX_VERSION = 1;
+const FILE_NAME = /^[a-z0-9][a-z0-9.-]{0,63}$/;
+
+export function serializeIndex(entries: SpillEntry[]): string {
+  return JSON.stringify({ version: INDEX_VERSION, entries });
+}
+
+/**
+ * Entries of an index file; null when the file is not an index. Malformed entries are dropped, and so
+ * is any whose handle or file names would not stay inside the spill folder.
+ */
+export function parseIndex(raw: string): SpillEntry[] | null {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw);
+  } catch {
+    return null;
+  }
+  if (!isRecord(parsed) || parsed.version !== INDEX_VERSION || !Array.isArray(parsed.entries)) return null;
+  return parsed.entries.filter(isEntry);
+}
+
+function isEntry(value: unknown): value is SpillEntry {
+  if (!isRecord(value)) return false;
+  const numbers = ['createdAt', 'expiresAt', 'lastAccess', 'bytes', 'textBytes', 'diskBytes', 'lines'] as const;
+  return (
+    isValidHandle(value.handle) &&
+    typeof value.hash === 'string' &&
+    value.hash.startsWith(value.handle) &&
+    typeof value.server === 'string' &&
+    typeof value.tool === 'string' &&
+    (value.client === null || typeof value.client === 'string') &&
+    numbers.every((key) => typeof value[key] === 'number' && Number.isFinite(value[key])) &&
+    (value.tokens === null || typeof value.tokens === 'number') &&
+    typeof value.tokensEstimated === 'boolean' &&
+    ['json', 'text', 'mixed', 'binary'].includes(value.contentType as string) &&
+    typeof value.textFromStructured === 'boolean' &&
+    Array.isArray(value.files) &&
+    value.files.every((f) => typeof f === 'string' && FILE_NAME.test(f)) &&
+    Array.isArray(value.binary) &&
+    value.binary.every(
+      (b) => isRecord(b) && typeof b.index === 'number' && typeof b.mimeType === 'string' && typeof b.file === 'string' && FILE_NAME.test(b.file),
+    )
+  );
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/**
+ * The index file: read once at open, written atomically (write-file-atomic) after changes. Saves are
+ * coalesced: calls made while a write is pending share the next write of the latest snapshot.
+ */
+export class SpillIndexFile {
+  readonly path: string;
+  readonly #snapshot: () => SpillEntry[];
+  #write: Promise<void> = Promise.resolve();
+  #dirty = false;
+  #queued = false;
+
+  constructor(path: string, snapshot: () => SpillEntry[]) {
+    this.path = path;
+    this.#snapshot = snapshot;
+  }
+
+  /** The entries on disk; null when there is no index yet; 'corrupt' when the file is not an index. */
+  async read(): Promise<SpillEntry[] | null | 'corrupt'> {
+    let raw: string;
+    try {
+      raw = await readFile(this.path, 'utf8');
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+      throw error;
+    }
+    return parseIndex(raw) ?? 'corrupt';
+  }
+
+  save(): Promise<void> {
+    this.#dirty = true;
+    if (this.#queued) return this.#write;
+    this.#queued = true;
+    this.#write = this.#write
+      .catch(() => {})
+      .then(async () => {
+        this.#queued = false;
+        if (!this.#dirty) return;
+        this.#dirty = false;
+        await mkdir(dirname(this.path), { recursive: true });
+        await writeFileAtomic(this.path, serializeIndex(this.#snapshot()));
+      });
+    return this.#write;
+  }
+
+  /** Resolves when no write is pending (errors are the savers' to handle). */
+  settled(): Promise<void> {
+    return this.#write.catch(() => {});
+  }
+}

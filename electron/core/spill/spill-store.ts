@@ -1,0 +1,408 @@
+import { access, mkdir, mkdtemp, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { LRUCache } from 'lru-cache';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { TokenCount, TokenCounter } from '../tokens/token-counter.js';
+import { contentHash, HANDLE_LENGTH, HANDLE_PATTERN, isValidHandle } from './spill-handle.js';
+import { binaryFileName, countLines, restoreBinaryFiles, viewResult, withBinaryAsFiles } from './result-view.js';
+import type { ResultView, SpillContentType } from './result-view.js';
+import { SpillDocument } from './spill-document.js';
+import { SpillIndexFile } from './spill-index.js';
+import type { SpillEntry } from './spill-index.js';
+
+export type { SpillEntry, SpillBinaryFile } from './spill-index.js';
+
+export const DEFAULT_SPILL_TTL_MS = 24 * 60 * 60 * 1000;
+export const DEFAULT_SPILL_QUOTA_BYTES = 1024 * 1024 * 1024;
+
+const RESULT_FILE = 'result.json';
+const TEXT_FILE = 'text.txt';
+const INDEX_FILE = 'index.json';
+const TMP_PREFIX = '.tmp-';
+
+export interface SpillStoreOptions {
+  /** The spill folder itself, normally `<dataDir>/spill`. */
+  dir: string;
+  now: () => number;
+  counter: TokenCounter;
+  ttlMs?: number;
+  quotaBytes?: number;
+  /** Memory for recently read texts and their line splits. Default 64 MiB. */
+  cacheBytes?: number;
+  log?: (message: string, error?: unknown) => void;
+}
+
+/** Who produced a result, and how long to keep it. */
+export interface SpillMeta {
+  server: string;
+  tool: string;
+  client?: string | null;
+  ttlMs?: number;
+  tokens?: TokenCount;
+}
+
+/** Work already done by the caller, so a multi-megabyte result is not serialized twice. */
+export interface SpillPrepared {
+  /** The result as JSON; a Buffer (UTF-8) saves converting it again for the hash and the write. */
+  serialized?: string | Buffer;
+  view?: ResultView;
+}
+
+export type SpillLookup = { entry: SpillEntry } | { error: 'invalid' | 'unknown' | 'expired'; message: string };
+
+export interface SpillCleanupReport {
+  expired: number;
+  missing: number;
+  orphans: number;
+  evicted: number;
+}
+
+/** Raised when a result cannot be kept (folder unwritable, disk full, over the quota). */
+export class SpillWriteError extends Error {
+  override readonly name = 'SpillWriteError';
+}
+
+/**
+ * Complete tool results kept on disk, content-addressed, with an index of who made them and when they
+ * expire. Layout: `<dir>/index.json`, and per handle `<dir>/<handle>/result.json` (the whole
+ * CallToolResult, binary data moved out), `text.txt` (the text view) and `block-<i>.<ext>` files.
+ */
+export class SpillStore {
+  readonly dir: string;
+  readonly ttlMs: number;
+  readonly quotaBytes: number;
+  readonly #now: () => number;
+  readonly #counter: TokenCounter;
+  readonly #log: (message: string, error?: unknown) => void;
+  readonly #entries = new Map<string, SpillEntry>();
+  readonly #documents: LRUCache<string, SpillDocument>;
+  /** Temp folders and handles being written, which cleanup must not touch. */
+  readonly #inFlight = new Set<string>();
+  readonly #index: SpillIndexFile;
+
+  private constructor(options: SpillStoreOptions) {
+    this.dir = options.dir;
+    this.#now = options.now;
+    this.#counter = options.counter;
+    this.ttlMs = options.ttlMs ?? DEFAULT_SPILL_TTL_MS;
+    this.quotaBytes = options.quotaBytes ?? DEFAULT_SPILL_QUOTA_BYTES;
+    this.#log = options.log ?? (() => {});
+    this.#index = new SpillIndexFile(join(this.dir, INDEX_FILE), () => [...this.#entries.values()]);
+    this.#documents = new LRUCache<string, SpillDocument>({
+      maxSize: options.cacheBytes ?? 64 * 1024 * 1024,
+      sizeCalculation: (doc) => Math.max(1, doc.text.length * 3),
+    });
+  }
+
+  /**
+   * Opens the store: reads the index, drops expired entries and entries whose files vanished, removes
+   * leftovers. An unwritable folder does not fail here: every `put` then fails with SpillWriteError.
+   */
+  static async open(options: SpillStoreOptions): Promise<SpillStore> {
+    const store = new SpillStore(options);
+    try {
+      const entries = await store.#index.read();
+      if (entries === 'corrupt') store.#log('spill index unreadable, starting empty');
+      else for (const entry of entries ?? []) store.#entries.set(entry.handle, entry);
+    } catch (error) {
+      store.#log('spill index could not be read', error);
+    }
+    try {
+      await store.cleanup();
+    } catch (error) {
+      store.#log('spill cleanup failed', error);
+    }
+    return store;
+  }
+
+  /**
+   * Keeps a complete result and returns its entry. The same content is stored once: a second put
+   * refreshes the entry's owner, expiry and last access. Throws SpillWriteError when it cannot be kept.
+   */
+  async put(result: CallToolResult, meta: SpillMeta, prepared: SpillPrepared = {}): Promise<SpillEntry> {
+    const given = prepared.serialized ?? JSON.stringify(result);
+    const serialized = typeof given === 'string' ? Buffer.from(given, 'utf8') : given;
+    const hash = contentHash(serialized);
+    const handle = this.#handleFor(hash);
+    const now = this.#now();
+    const expiresAt = now + (meta.ttlMs ?? this.ttlMs);
+
+    const existing = this.#entries.get(handle);
+    if (existing && (await this.#filesPresent(existing))) {
+      Object.assign(existing, {
+        server: meta.server,
+        tool: meta.tool,
+        client: meta.client ?? null,
+        expiresAt: Math.max(existing.expiresAt, expiresAt),
+        lastAccess: now,
+      });
+      try {
+        await this.#persistIndex();
+      } catch (error) {
+        throw new SpillWriteError(`the spill index could not be written: ${(error as Error).message}`, { cause: error });
+      }
+      return { ...existing };
+    }
+
+    const view = prepared.view ?? viewResult(result);
+    const stored = view.binary.length > 0 ? Buffer.from(JSON.stringify(withBinaryAsFiles(result, view)), 'utf8') : serialized;
+    const binaryFiles = view.binary.map((block) => ({
+      index: block.index,
+      kind: block.kind,
+      mimeType: block.mimeType,
+      file: binaryFileName(block),
+      data: Buffer.from(block.base64, 'base64'),
+    }));
+    const textBytes = Buffer.byteLength(view.text, 'utf8');
+    const diskBytes = stored.length + textBytes + binaryFiles.reduce((n, f) => n + f.data.length, 0);
+    if (diskBytes > this.quotaBytes) {
+      throw new SpillWriteError(`result of ${diskBytes} bytes exceeds the spill quota of ${this.quotaBytes} bytes`);
+    }
+
+    let tmp: string | null = null;
+    this.#inFlight.add(handle);
+    try {
+      await mkdir(this.dir, { recursive: true });
+      tmp = await mkdtemp(join(this.dir, TMP_PREFIX));
+      this.#inFlight.add(tmp);
+      await writeFile(join(tmp, RESULT_FILE), stored);
+      await writeFile(join(tmp, TEXT_FILE), view.text);
+      for (const file of binaryFiles) await writeFile(join(tmp, file.file), file.data);
+      await this.#moveIntoPlace(tmp, handle, hash);
+      tmp = null;
+      const entry: SpillEntry = {
+        handle,
+        hash,
+        server: meta.server,
+        tool: meta.tool,
+        client: meta.client ?? null,
+        createdAt: now,
+        expiresAt,
+        lastAccess: now,
+        bytes: serialized.length,
+        textBytes,
+        diskBytes,
+        lines: countLines(view.text),
+        tokens: meta.tokens?.tokens ?? null,
+        tokensEstimated: meta.tokens?.estimated ?? true,
+        contentType: view.contentType,
+        textFromStructured: view.textFromStructured,
+        files: [RESULT_FILE, TEXT_FILE, ...binaryFiles.map((f) => f.file)],
+        binary: binaryFiles.map(({ index, kind, mimeType, file }) => ({ index, kind, mimeType, file })),
+      };
+      this.#entries.set(handle, entry);
+      await this.#evictOverQuota(handle);
+      await this.#persistIndex();
+      return { ...entry };
+    } catch (error) {
+      if (error instanceof SpillWriteError) throw error;
+      throw new SpillWriteError(`the spill folder could not be written: ${(error as Error).message}`, { cause: error });
+    } finally {
+      this.#inFlight.delete(handle);
+      if (tmp) {
+        this.#inFlight.delete(tmp);
+        await rm(tmp, { recursive: true, force: true }).catch(() => {});
+      }
+    }
+  }
+
+  /** The entry of a handle, or why there is none (invalid, unknown, expired), with a message for the model. */
+  lookup(handle: unknown): SpillLookup {
+    if (!isValidHandle(handle)) {
+      return { error: 'invalid', message: `"${String(handle).slice(0, 80)}" is not a spill handle (expected 12 characters a-z, 2-7).` };
+    }
+    const entry = this.#entries.get(handle);
+    if (!entry) return { error: 'unknown', message: `No spilled result has the handle "${handle}" (it may have been deleted or evicted).` };
+    if (entry.expiresAt <= this.#now()) {
+      return { error: 'expired', message: `The spilled result "${handle}" expired at ${new Date(entry.expiresAt).toISOString()}.` };
+    }
+    return { entry: { ...entry } };
+  }
+
+  /** The text view of a live entry with its lines, from a small in-memory cache; marks it used. */
+  async readDocument(handle: string): Promise<SpillDocument> {
+    const entry = this.#live(handle);
+    this.#touch(entry);
+    const cached = this.#documents.get(handle);
+    if (cached) return cached;
+    const text = await readFile(join(this.dir, handle, TEXT_FILE), 'utf8');
+    const doc = new SpillDocument(text);
+    this.#documents.set(handle, doc);
+    return doc;
+  }
+
+  /** The complete stored CallToolResult, binary data restored; marks it used. */
+  async readResult(handle: string): Promise<CallToolResult> {
+    const entry = this.#live(handle);
+    this.#touch(entry);
+    const result = JSON.parse(await readFile(join(this.dir, handle, RESULT_FILE), 'utf8')) as CallToolResult;
+    return restoreBinaryFiles(result, entry.binary, async (file) => (await readFile(join(this.dir, handle, file))).toString('base64'));
+  }
+
+  /** Bytes of one binary block's file. */
+  async readBinary(handle: string, index: number): Promise<Buffer> {
+    const entry = this.#live(handle);
+    const file = entry.binary.find((f) => f.index === index);
+    if (!file) throw new Error(`spilled result "${handle}" has no binary block ${index}`);
+    return readFile(join(this.dir, handle, file.file));
+  }
+
+  /** Records an exact (or better) token count once it is known, e.g. from the worker thread. */
+  async setTokens(handle: string, count: TokenCount): Promise<void> {
+    const entry = this.#entries.get(handle);
+    if (!entry) return;
+    entry.tokens = count.tokens;
+    entry.tokensEstimated = count.estimated;
+    await this.#persistIndex();
+  }
+
+  /** Live entries, newest first. */
+  list(): SpillEntry[] {
+    const now = this.#now();
+    return [...this.#entries.values()]
+      .filter((e) => e.expiresAt > now)
+      .sort((a, b) => b.createdAt - a.createdAt)
+      .map((e) => ({ ...e }));
+  }
+
+  /** The first `maxTokens` tokens of a spilled text, cut at a line boundary. */
+  async preview(handle: string, maxTokens: number): Promise<{ entry: SpillEntry; text: string; truncated: boolean }> {
+    const doc = await this.readDocument(handle);
+    const text = await this.#counter.truncateToTokens(doc.text, maxTokens);
+    return { entry: this.#live(handle), text, truncated: text.length < doc.text.length };
+  }
+
+  async delete(handle: string): Promise<boolean> {
+    if (!isValidHandle(handle) || !this.#entries.has(handle)) return false;
+    await this.#remove(handle);
+    await this.#persistIndex();
+    return true;
+  }
+
+  /** Deletes every entry; returns how many there were. */
+  async clear(): Promise<number> {
+    const handles = [...this.#entries.keys()];
+    for (const handle of handles) await this.#remove(handle);
+    await this.#persistIndex();
+    return handles.length;
+  }
+
+  diskUsage(): { entries: number; bytes: number; quotaBytes: number } {
+    let bytes = 0;
+    for (const e of this.#entries.values()) bytes += e.diskBytes;
+    return { entries: this.#entries.size, bytes, quotaBytes: this.quotaBytes };
+  }
+
+  /**
+   * Drops expired entries and entries whose files vanished, removes folders the index does not know
+   * (crashed writes), and evicts least recently used entries over the quota. Run at open; call it
+   * periodically.
+   */
+  async cleanup(): Promise<SpillCleanupReport> {
+    const report: SpillCleanupReport = { expired: 0, missing: 0, orphans: 0, evicted: 0 };
+    const now = this.#now();
+    for (const entry of [...this.#entries.values()]) {
+      if (this.#inFlight.has(entry.handle)) continue;
+      if (entry.expiresAt <= now) {
+        await this.#remove(entry.handle);
+        report.expired++;
+      } else if (!(await this.#filesPresent(entry))) {
+        await this.#remove(entry.handle);
+        report.missing++;
+      }
+    }
+    let names: string[] = [];
+    try {
+      names = await readdir(this.dir);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    }
+    for (const name of names) {
+      if (name.startsWith(INDEX_FILE) || this.#entries.has(name)) continue;
+      const path = join(this.dir, name);
+      if (this.#inFlight.has(name) || this.#inFlight.has(path)) continue;
+      if (!HANDLE_PATTERN.test(name) && !name.startsWith(TMP_PREFIX)) continue; // not ours: leave it alone
+      await rm(path, { recursive: true, force: true });
+      report.orphans++;
+    }
+    report.evicted = await this.#evictOverQuota(null);
+    if (report.expired + report.missing + report.evicted > 0) await this.#persistIndex();
+    return report;
+  }
+
+  /** Waits for pending index writes. */
+  async close(): Promise<void> {
+    await this.#index.settled();
+  }
+
+  #handleFor(hash: string): string {
+    for (let length = HANDLE_LENGTH; length <= hash.length; length += 4) {
+      const candidate = hash.slice(0, length);
+      const taken = this.#entries.get(candidate);
+      if (!taken || taken.hash === hash) return candidate;
+    }
+    return hash;
+  }
+
+  #live(handle: string): SpillEntry {
+    const found = this.lookup(handle);
+    if ('error' in found) throw new Error(found.message);
+    return this.#entries.get(handle)!;
+  }
+
+  #touch(entry: SpillEntry): void {
+    entry.lastAccess = this.#now();
+    this.#persistIndex().catch((error) => this.#log('spill index could not be written', error));
+  }
+
+  async #filesPresent(entry: SpillEntry): Promise<boolean> {
+    try {
+      for (const file of entry.files) await access(join(this.dir, entry.handle, file));
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  async #moveIntoPlace(tmp: string, handle: string, hash: string): Promise<void> {
+    const target = join(this.dir, handle);
+    try {
+      await rename(tmp, target);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code !== 'ENOTEMPTY' && code !== 'EEXIST' && code !== 'EPERM') throw error;
+      // The same content, just written by a concurrent put: keep that copy.
+      if (this.#entries.get(handle)?.hash === hash) return;
+      // A folder left by a crashed write, or one an entry lost: replace it.
+      await rm(target, { recursive: true, force: true });
+      await rename(tmp, target);
+    }
+  }
+
+  async #remove(handle: string): Promise<void> {
+    this.#entries.delete(handle);
+    this.#documents.delete(handle);
+    await rm(join(this.dir, handle), { recursive: true, force: true });
+  }
+
+  async #evictOverQuota(keep: string | null): Promise<number> {
+    let total = this.diskUsage().bytes;
+    if (total <= this.quotaBytes) return 0;
+    let evicted = 0;
+    const byAge = [...this.#entries.values()].sort((a, b) => a.lastAccess - b.lastAccess);
+    for (const entry of byAge) {
+      if (total <= this.quotaBytes) break;
+      if (entry.handle === keep || this.#inFlight.has(entry.handle)) continue;
+      await this.#remove(entry.handle);
+      total -= entry.diskBytes;
+      evicted++;
+    }
+    return evicted;
+  }
+
+  #persistIndex(): Promise<void> {
+    return this.#index.save();
+  }
+}
+
+export type { SpillContentType };

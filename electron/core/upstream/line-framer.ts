@@ -1,0 +1,175 @@
+import { JSONRPCMessageSchema, type JSONRPCMessage, type RequestId } from '@modelcontextprotocol/sdk/types.js';
+
+/** Default cap on one newline-delimited message: far above the SDK's 10 MiB, bounded to protect memory. */
+export const DEFAULT_MAX_MESSAGE_BYTES = 256 * 1024 * 1024;
+
+/** How much of an oversized message's start and end is kept, so its JSON-RPC id can be recovered. */
+const KEPT_EDGE_BYTES = 1024;
+
+const NEWLINE = 0x0a;
+
+/** A line over the size cap: it was skipped, the stream goes on with the next line. */
+export class OversizedMessageError extends Error {
+  override readonly name = 'OversizedMessageError';
+  constructor(
+    /** Bytes the line held (without its newline); a lower bound when the stream ended inside it. */
+    readonly bytes: number,
+    readonly limit: number,
+    /** The first bytes of the line (up to 1 KiB), decoded as UTF-8. */
+    readonly head: string,
+    /** The last bytes of the line (up to 1 KiB), decoded as UTF-8. */
+    readonly tail: string,
+  ) {
+    super(`upstream message of ${bytes} bytes exceeds the limit of ${limit} bytes and was skipped`);
+  }
+}
+
+export interface LineFramerOptions {
+  /** Largest line accepted, in bytes without the newline. Default 256 MiB. */
+  maxMessageBytes?: number;
+  onMessage: (message: JSONRPCMessage) => void;
+  /** A line that is not JSON or not JSON-RPC (a server logging to stdout): reported, never fatal. */
+  onNoise?: (line: string) => void;
+  /** A line over the cap; framing continues after its newline. */
+  onError?: (error: OversizedMessageError) => void;
+}
+
+/**
+ * Newline-delimited JSON-RPC framing in linear time: chunks are kept in a list, only the bytes of each
+ * new chunk are scanned for '\n', and a message is joined and decoded once. (The SDK 1.x ReadBuffer
+ * re-concatenates its whole buffer per chunk and drops anything over 10 MiB — see TOOLCHAIN.md.)
+ */
+export class LineFramer {
+  readonly maxMessageBytes: number;
+  readonly #onMessage: (message: JSONRPCMessage) => void;
+  readonly #onNoise: ((line: string) => void) | undefined;
+  readonly #onError: ((error: OversizedMessageError) => void) | undefined;
+
+  /** Pieces of the current, unfinished line. */
+  #pending: Buffer[] = [];
+  #pendingBytes = 0;
+  /** Set while skipping the rest of an oversized line. */
+  #skipping: { bytes: number; head: Buffer; tail: Buffer } | undefined;
+
+  constructor(options: LineFramerOptions) {
+    const max = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
+    if (!Number.isSafeInteger(max) || max <= 0) throw new RangeError(`maxMessageBytes must be a positive integer, got ${max}`);
+    this.maxMessageBytes = max;
+    this.#onMessage = options.onMessage;
+    this.#onNoise = options.onNoise;
+    this.#onError = options.onError;
+  }
+
+  /** Bytes held for the unfinished line (0 while skipping an oversized one). */
+  get bufferedBytes(): number {
+    return this.#pendingBytes;
+  }
+
+  /** Feeds bytes from the stream; calls the callbacks for every line it completes. */
+  push(chunk: Buffer): void {
+    let start = 0;
+    while (start < chunk.length) {
+      const newline = chunk.indexOf(NEWLINE, start);
+      const end = newline === -1 ? chunk.length : newline;
+      if (end > start) this.#append(chunk.subarray(start, end));
+      if (newline === -1) return;
+      this.#finishLine();
+      start = newline + 1;
+    }
+  }
+
+  /** The stream ended: a last line without a newline is still delivered. */
+  end(): void {
+    if (this.#pendingBytes > 0 || this.#skipping) this.#finishLine();
+  }
+
+  /** Drops any partial line (e.g. when the connection is torn down). */
+  reset(): void {
+    this.#pending = [];
+    this.#pendingBytes = 0;
+    this.#skipping = undefined;
+  }
+
+  #append(piece: Buffer): void {
+    if (this.#skipping) {
+      this.#skipping.bytes += piece.length;
+      this.#skipping.tail = keepTail(this.#skipping.tail, piece);
+      return;
+    }
+    if (this.#pendingBytes + piece.length > this.maxMessageBytes) {
+      const all = [...this.#pending, piece];
+      const head = Buffer.concat(all, Math.min(KEPT_EDGE_BYTES, this.#pendingBytes + piece.length));
+      let tail: Buffer = Buffer.alloc(0);
+      for (const part of all.slice(-2)) tail = keepTail(tail, part);
+      this.#skipping = { bytes: this.#pendingBytes + piece.length, head, tail };
+      this.#pending = [];
+      this.#pendingBytes = 0;
+      return;
+    }
+    // The stream may reuse its chunk memory only if we copied; Node gives each 'data' chunk its own
+    // buffer, so keeping a view is safe and avoids a copy.
+    this.#pending.push(piece);
+    this.#pendingBytes += piece.length;
+  }
+
+  #finishLine(): void {
+    const skipped = this.#skipping;
+    if (skipped) {
+      this.#skipping = undefined;
+      this.#onError?.(
+        new OversizedMessageError(skipped.bytes, this.maxMessageBytes, skipped.head.toString('utf8'), skipped.tail.toString('utf8')),
+      );
+      return;
+    }
+    const pieces = this.#pending;
+    const bytes = this.#pendingBytes;
+    this.#pending = [];
+    this.#pendingBytes = 0;
+    if (bytes === 0) return;
+    const joined = pieces.length === 1 ? pieces[0] : Buffer.concat(pieces, bytes);
+    const end = joined[bytes - 1] === 0x0d ? bytes - 1 : bytes; // CRLF line endings
+    this.#deliver(joined.toString('utf8', 0, end));
+  }
+
+  #deliver(line: string): void {
+    if (line.trim() === '') return;
+    let json: unknown;
+    try {
+      json = JSON.parse(line);
+    } catch {
+      this.#onNoise?.(line);
+      return;
+    }
+    const parsed = JSONRPCMessageSchema.safeParse(json);
+    if (!parsed.success) {
+      this.#onNoise?.(line);
+      return;
+    }
+    this.#onMessage(parsed.data);
+  }
+}
+
+function keepTail(tail: Buffer, piece: Buffer): Buffer {
+  if (piece.length >= KEPT_EDGE_BYTES) return Buffer.from(piece.subarray(piece.length - KEPT_EDGE_BYTES));
+  const combined = Buffer.concat([tail, piece]);
+  return combined.length > KEPT_EDGE_BYTES ? combined.subarray(combined.length - KEPT_EDGE_BYTES) : combined;
+}
+
+const ID = String.raw`(-?\d+|"(?:[^"\\]|\\.)*")`;
+/** `{"jsonrpc":"2.0","id":7,"result":…` — how most non-JS SDKs order a response. */
+const ID_FIRST = new RegExp(String.raw`^\s*\{\s*"jsonrpc"\s*:\s*"2\.0"\s*,\s*"id"\s*:\s*${ID}\s*,\s*"(?:result|error)"\s*:`);
+/** `{"result":…,"jsonrpc":"2.0","id":7}` — how the TypeScript SDK orders a response. */
+const RESULT_FIRST_HEAD = /^\s*\{\s*"(?:result|error)"\s*:/;
+const ID_LAST = new RegExp(String.raw`"jsonrpc"\s*:\s*"2\.0"\s*,\s*"id"\s*:\s*${ID}\s*\}\s*$`);
+
+/**
+ * Best-effort: the id of the response an oversized line carried, so the caller can fail that one
+ * request at once instead of letting it hang until its timeout. Undefined when the line does not
+ * look like a JSON-RPC response.
+ */
+export function oversizedResponseId(error: Pick<OversizedMessageError, 'head' | 'tail'>): RequestId | undefined {
+  const raw = ID_FIRST.exec(error.head)?.[1] ?? (RESULT_FIRST_HEAD.test(error.head) ? ID_LAST.exec(error.tail)?.[1] : undefined);
+  if (raw === undefined) return undefined;
+  const id: unknown = JSON.parse(raw);
+  return typeof id === 'number' || typeof id === 'string' ? id : undefined;
+}

@@ -1,0 +1,161 @@
+import { describe, expect, it } from 'vitest';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import {
+  applyConnect,
+  applyDisconnect,
+  CLIENT_DEFINITIONS as D,
+  ConfigParseError,
+  ConfigShapeError,
+  entryState,
+  type SpillwayEntry,
+} from '../../electron/core/clients/index.js';
+import { removeJsoncProperty, setJsoncProperty } from '../../electron/core/clients/jsonc-edit.js';
+import { setTomlTable } from '../../electron/core/clients/toml-edit.js';
+
+const fixture = (name: string) => readFileSync(fileURLToPath(new URL(`../fixtures/clients/${name}`, import.meta.url)), 'utf8');
+
+const HTTP: SpillwayEntry = { kind: 'http', url: 'http://127.0.0.1:4810/mcp', headers: { Authorization: 'Bearer tok_abc123' } };
+const STDIO: SpillwayEntry = {
+  kind: 'stdio',
+  command: '/opt/Spillway/spillway',
+  args: ['/opt/Spillway/resources/bridge.js'],
+  env: { ELECTRON_RUN_AS_NODE: '1' },
+};
+
+/** `after` must be `before` with one contiguous block inserted, and that block must be our entry only. */
+function insertedBlock(before: string, after: string): string {
+  let p = 0;
+  while (p < before.length && before[p] === after[p]) p++;
+  let s = 0;
+  while (s < before.length - p && before[before.length - 1 - s] === after[after.length - 1 - s]) s++;
+  expect(before.slice(0, p) + before.slice(before.length - s)).toBe(before);
+  return after.slice(p, after.length - s);
+}
+
+describe('JSONC edits keep every byte outside our entry', () => {
+  const cases: Array<[string, string, keyof typeof D, SpillwayEntry]> = [
+    ['VS Code, tabs, comments, trailing commas', 'vscode-mcp.jsonc', 'vscode', HTTP],
+    ['Claude Desktop, CRLF and unicode', 'claude-desktop-crlf.json', 'claude-desktop', STDIO],
+    ['Cursor, mixed one-line and multi-line servers', 'cursor-mcp.json', 'cursor', HTTP],
+    ['Zed, leading comments and legacy server shape', 'zed-settings.jsonc', 'zed', HTTP],
+  ];
+  for (const [title, file, id, entry] of cases) {
+    it(`${title}: connect inserts only the entry; disconnect gives back the exact bytes`, () => {
+      const before = fixture(file);
+      const connected = applyConnect(D[id], before, file, entry).text;
+      const block = insertedBlock(before, connected);
+      expect(block).toMatch(/"spillway": \{/);
+      expect(block).not.toMatch(/(^|\s)\/\/|\/\*/); // no comment moved into our block
+      if (before.includes('\r\n')) expect(connected.replace(/\r\n/g, '')).not.toContain('\n');
+      expect(applyDisconnect(D[id], connected, file).text).toBe(before);
+    });
+  }
+
+  it('updating a stale entry replaces only its value and keeps keys the user added to it', () => {
+    const before = '{\n  "mcpServers": {\n    "a": {"command": "x"},\n    "spillway": {"url": "http://127.0.0.1:1/mcp", "autoApprove": ["t"]}\n  }\n}\n';
+    const out = applyConnect(D.cline, before, 'f', HTTP).text;
+    expect(out.startsWith('{\n  "mcpServers": {\n    "a": {"command": "x"},\n    "spillway": {\n      "type": "streamableHttp",')).toBe(true);
+    expect(JSON.parse(out).mcpServers.spillway).toEqual({
+      type: 'streamableHttp',
+      url: HTTP.kind === 'http' ? HTTP.url : '',
+      headers: { Authorization: 'Bearer tok_abc123' },
+      autoApprove: ['t'],
+    });
+    // Connecting again changes nothing.
+    expect(applyConnect(D.cline, out, 'f', HTTP).text).toBe(out);
+  });
+
+  it('empty file, whitespace, comments only, `{}` and an empty servers table', () => {
+    expect(applyConnect(D.cursor, '', 'f', HTTP).text).toBe(
+      '{\n  "mcpServers": {\n    "spillway": {\n      "url": "http://127.0.0.1:4810/mcp",\n      "headers": {\n        "Authorization": "Bearer tok_abc123"\n      }\n    }\n  }\n}\n',
+    );
+    expect(JSON.parse(applyConnect(D.cursor, '  \n', 'f', HTTP).text).mcpServers.spillway.url).toBe('http://127.0.0.1:4810/mcp');
+    const commented = applyConnect(D.vscode, '// mine\n', 'f', HTTP).text;
+    expect(commented.startsWith('// mine\n{\n  "servers": {')).toBe(true);
+    const emptyTable = '{\n  "mcpServers": {},\n  "x": 1\n}\n';
+    const added = applyConnect(D.cursor, emptyTable, 'f', HTTP).text;
+    expect(added).toContain('"mcpServers": {\n    "spillway": {');
+    expect(applyDisconnect(D.cursor, added, 'f').text).toBe(emptyTable);
+  });
+
+  it('one-line objects stay on one line; a null table becomes an object', () => {
+    expect(setJsoncProperty('{"a": {"x": 1}}', 'f', ['a'], 'y', 2)).toBe('{"a": {"x": 1, "y": 2}}');
+    expect(removeJsoncProperty('{"a": {"x": 1, "y": 2}}', 'f', ['a'], 'y')).toBe('{"a": {"x": 1}}');
+    expect(removeJsoncProperty('{"a": {"y": 2, "x": 1}}', 'f', ['a'], 'y')).toBe('{"a": {"x": 1}}');
+    expect(JSON.parse(applyConnect(D.cursor, '{"mcpServers": null}', 'f', HTTP).text).mcpServers.spillway).toBeTruthy();
+  });
+
+  it('a malformed file throws a ConfigParseError naming the file, line and column', () => {
+    const bad = '{\n  "mcpServers": {\n    "a": {"command": "x"}\n    "b": {}\n  }\n}\n';
+    try {
+      applyConnect(D.cursor, bad, '/home/u/.cursor/mcp.json', HTTP);
+      expect.unreachable();
+    } catch (e) {
+      expect(e).toBeInstanceOf(ConfigParseError);
+      const err = e as ConfigParseError;
+      expect([err.file, err.line, err.column]).toEqual(['/home/u/.cursor/mcp.json', 4, 5]);
+      expect(err.message).toContain('/home/u/.cursor/mcp.json at line 4, column 5');
+    }
+    expect(() => applyConnect(D.cursor, '[1, 2]', 'f', HTTP)).toThrow(/top level is a list/);
+    expect(() => applyConnect(D.cursor, '{"mcpServers": [1]}', 'f', HTTP)).toThrow(ConfigShapeError);
+    expect(() => applyDisconnect(D.cursor, '{"mcpServers": ', 'f')).toThrow(ConfigParseError);
+  });
+});
+
+describe('TOML edits (Codex)', () => {
+  it('appends our table, keeps comments, and removes it back to the exact bytes', () => {
+    const before = fixture('codex-config.toml');
+    for (const entry of [STDIO, HTTP]) {
+      const change = applyConnect(D.codex, before, 'config.toml', entry);
+      expect(change.rewritten).toBe(false);
+      expect(insertedBlock(before, change.text)).toMatch(/^\n\[mcp_servers\.spillway\]\n/);
+      expect(applyDisconnect(D.codex, change.text, 'config.toml').text).toBe(before);
+    }
+  });
+
+  it('replaces our table in place, with its sub-tables, keeping a comment that belongs to the next table', () => {
+    const before = '[mcp_servers.spillway]\ncommand = "old"\n\n[mcp_servers.spillway.env]\nA = "1"\n\n# next one\n[mcp_servers.x]\ncommand = "y"\n';
+    const out = applyConnect(D.codex, before, 'f', STDIO);
+    expect(out.rewritten).toBe(false);
+    expect(out.text).toBe(
+      '[mcp_servers.spillway]\ncommand = "/opt/Spillway/spillway"\nargs = [ "/opt/Spillway/resources/bridge.js" ]\nenv = { ELECTRON_RUN_AS_NODE = "1" }\n\n# next one\n[mcp_servers.x]\ncommand = "y"\n',
+    );
+  });
+
+  it('falls back to a full rewrite for layouts it cannot edit in place, and says so', () => {
+    const inline = '# servers\nmcp_servers = { a = { command = "x" } }\n';
+    const out = setTomlTable(inline, 'f', ['mcp_servers'], 'spillway', { command: 'c', args: [] });
+    expect(out.rewritten).toBe(true);
+    expect(out.text).not.toContain('# servers');
+    expect(applyConnect(D.codex, inline, 'f', STDIO).rewritten).toBe(true);
+  });
+
+  it('a malformed TOML file throws with line and column', () => {
+    try {
+      applyConnect(D.codex, 'model = "x"\n[mcp_servers.a\ncommand = 1\n', '/h/.codex/config.toml', STDIO);
+      expect.unreachable();
+    } catch (e) {
+      expect(e).toBeInstanceOf(ConfigParseError);
+      expect((e as ConfigParseError).line).toBe(2);
+      expect((e as ConfigParseError).message).toContain('/h/.codex/config.toml at line 2');
+    }
+  });
+});
+
+describe('entry state', () => {
+  const spec = (extra: object) => ({ name: 'spillway', file: 'f', ...extra }) as Parameters<typeof entryState>[0];
+  it('absent, current, and stale with the differing fields', () => {
+    expect(entryState(undefined, HTTP)).toEqual({ state: 'absent' });
+    expect(entryState(spec({ transport: 'http', url: 'http://127.0.0.1:4810/mcp', headers: { Authorization: 'Bearer tok_abc123' } }), HTTP)).toEqual({ state: 'current' });
+    expect(entryState(spec({ transport: 'http', url: 'http://127.0.0.1:9999/mcp', headers: { Authorization: 'Bearer old' } }), HTTP)).toEqual({
+      state: 'stale',
+      differs: ['url', 'headers'],
+    });
+    expect(entryState(spec({ transport: 'sse', url: 'http://127.0.0.1:4810/mcp' }), HTTP)).toEqual({ state: 'stale', differs: ['kind'] });
+    expect(entryState(spec({ transport: 'stdio', command: '/old/place/spillway', args: STDIO.kind === 'stdio' ? STDIO.args : [], env: { ELECTRON_RUN_AS_NODE: '1' } }), STDIO)).toEqual({
+      state: 'stale',
+      differs: ['command'],
+    });
+  });
+});

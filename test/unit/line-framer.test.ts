@@ -1,0 +1,179 @@
+import { describe, expect, it } from 'vitest';
+import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import {
+  DEFAULT_MAX_MESSAGE_BYTES,
+  LineFramer,
+  OversizedMessageError,
+  oversizedResponseId,
+} from '../../electron/core/upstream/line-framer.js';
+
+function collect(maxMessageBytes?: number) {
+  const messages: JSONRPCMessage[] = [];
+  const noise: string[] = [];
+  const errors: OversizedMessageError[] = [];
+  const framer = new LineFramer({
+    maxMessageBytes,
+    onMessage: (m) => messages.push(m),
+    onNoise: (l) => noise.push(l),
+    onError: (e) => errors.push(e),
+  });
+  return { framer, messages, noise, errors };
+}
+
+const ping = { jsonrpc: '2.0', id: 1, method: 'ping' } as const;
+const result = { jsonrpc: '2.0', id: 'a', result: { content: [{ type: 'text', text: 'héllo 日本 🚀' }] } } as const;
+const note = { jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 1, progress: 5 } } as const;
+
+describe('LineFramer', () => {
+  it('frames a stream split at every byte position, including inside multi-byte UTF-8', () => {
+    const stream = Buffer.from([ping, result, note].map((m) => `${JSON.stringify(m)}\n`).join(''));
+    for (let cut = 0; cut <= stream.length; cut++) {
+      const { framer, messages, noise } = collect();
+      framer.push(stream.subarray(0, cut));
+      framer.push(stream.subarray(cut));
+      expect(messages, `cut at ${cut}`).toEqual([ping, result, note]);
+      expect(noise).toEqual([]);
+    }
+  });
+
+  it('frames a stream fed one byte at a time', () => {
+    const stream = Buffer.from(`${JSON.stringify(result)}\n${JSON.stringify(ping)}\n`);
+    const { framer, messages } = collect();
+    for (let i = 0; i < stream.length; i++) framer.push(stream.subarray(i, i + 1));
+    expect(messages).toEqual([result, ping]);
+  });
+
+  it('decodes a 4-byte character split across three chunks', () => {
+    const line = Buffer.from(`${JSON.stringify(result)}\n`);
+    const rocket = line.indexOf(Buffer.from('🚀'));
+    const { framer, messages } = collect();
+    framer.push(line.subarray(0, rocket + 1));
+    framer.push(line.subarray(rocket + 1, rocket + 3));
+    framer.push(line.subarray(rocket + 3));
+    expect(messages).toEqual([result]);
+  });
+
+  it.each([
+    ['LF', '\n'],
+    ['CRLF', '\r\n'],
+  ])('accepts %s line endings', (_name, eol) => {
+    const { framer, messages, noise } = collect();
+    framer.push(Buffer.from(`${JSON.stringify(ping)}${eol}${JSON.stringify(note)}${eol}`));
+    expect(messages).toEqual([ping, note]);
+    expect(noise).toEqual([]);
+  });
+
+  it('skips blank lines silently', () => {
+    const { framer, messages, noise } = collect();
+    framer.push(Buffer.from(`\n\r\n   \n${JSON.stringify(ping)}\n\n`));
+    expect(messages).toEqual([ping]);
+    expect(noise).toEqual([]);
+  });
+
+  it.each([
+    ['plain log text', 'Server listening on stdio...'],
+    ['JSON that is not JSON-RPC', '{"level":"info","msg":"hello"}'],
+    ['a JSON array', '[1,2,3]'],
+    ['a JSON number', '42'],
+    ['truncated JSON', '{"jsonrpc":"2.0","id":1,'],
+    ['JSON-RPC with the wrong version', '{"jsonrpc":"1.0","id":1,"method":"ping"}'],
+  ])('reports %s as noise and keeps going', (_name, garbage) => {
+    const { framer, messages, noise } = collect();
+    framer.push(Buffer.from(`${garbage}\n${JSON.stringify(ping)}\n${garbage}\r\n${JSON.stringify(note)}\n`));
+    expect(messages).toEqual([ping, note]);
+    expect(noise).toEqual([garbage, garbage]);
+  });
+
+  it('skips a message over the cap with an error, then frames the next one', () => {
+    const big = { jsonrpc: '2.0', id: 7, result: { text: 'x'.repeat(5000) } };
+    const { framer, messages, errors, noise } = collect(1000);
+    const stream = Buffer.from(`${JSON.stringify(ping)}\n${JSON.stringify(big)}\n${JSON.stringify(note)}\n`);
+    for (let i = 0; i < stream.length; i += 64) framer.push(stream.subarray(i, i + 64));
+    expect(messages).toEqual([ping, note]);
+    expect(noise).toEqual([]);
+    expect(errors).toHaveLength(1);
+    expect(errors[0]).toBeInstanceOf(OversizedMessageError);
+    expect(errors[0].bytes).toBe(JSON.stringify(big).length);
+    expect(errors[0].limit).toBe(1000);
+    expect(errors[0].message).toMatch(/exceeds the limit of 1000 bytes/);
+    expect(framer.bufferedBytes).toBe(0);
+  });
+
+  it('skips an oversized message that arrives in one chunk together with good ones', () => {
+    const { framer, messages, errors } = collect(100);
+    framer.push(Buffer.from(`${'z'.repeat(500)}\n${JSON.stringify(ping)}\n`));
+    expect(messages).toEqual([ping]);
+    expect(errors.map((e) => e.bytes)).toEqual([500]);
+  });
+
+  it('accepts a message of exactly the cap', () => {
+    const line = JSON.stringify(ping);
+    const { framer, messages, errors } = collect(Buffer.byteLength(line));
+    framer.push(Buffer.from(`${line}\n`));
+    expect(messages).toEqual([ping]);
+    expect(errors).toEqual([]);
+  });
+
+  it('delivers a last line without a newline at end of stream', () => {
+    const { framer, messages } = collect();
+    framer.push(Buffer.from(`${JSON.stringify(ping)}\n${JSON.stringify(note)}`));
+    expect(messages).toEqual([ping]);
+    framer.end();
+    expect(messages).toEqual([ping, note]);
+  });
+
+  it('reset drops a partial line', () => {
+    const { framer, messages, noise } = collect();
+    framer.push(Buffer.from('{"jsonrpc":"2.0",'));
+    framer.reset();
+    framer.push(Buffer.from(`${JSON.stringify(ping)}\n`));
+    expect(messages).toEqual([ping]);
+    expect(noise).toEqual([]);
+  });
+
+  it('frames a 20 MB message split into 64 KiB chunks', () => {
+    const unit = 'log line ✓ 日本語 🚀 ';
+    const text = unit.repeat(Math.ceil((20 * 1024 * 1024) / Buffer.byteLength(unit)));
+    const big = { jsonrpc: '2.0', id: 99, result: { content: [{ type: 'text', text }] } };
+    const stream = Buffer.from(`${JSON.stringify(ping)}\n${JSON.stringify(big)}\n${JSON.stringify(note)}\n`);
+    expect(stream.length).toBeGreaterThan(20 * 1024 * 1024);
+    const { framer, messages, errors, noise } = collect();
+    for (let i = 0; i < stream.length; i += 65536) framer.push(stream.subarray(i, i + 65536));
+    expect(errors).toEqual([]);
+    expect(noise).toEqual([]);
+    expect(messages).toHaveLength(3);
+    const got = messages[1] as typeof big;
+    expect(got.id).toBe(99);
+    expect(got.result.content[0].text.length).toBe(text.length);
+    expect(got.result.content[0].text === text).toBe(true);
+    expect(messages[2]).toEqual(note);
+  });
+
+  it('defaults to a 256 MiB cap and rejects nonsense caps', () => {
+    expect(collect().framer.maxMessageBytes).toBe(DEFAULT_MAX_MESSAGE_BYTES);
+    expect(DEFAULT_MAX_MESSAGE_BYTES).toBe(256 * 1024 * 1024);
+    expect(() => collect(0)).toThrow(RangeError);
+    expect(() => collect(1.5)).toThrow(RangeError);
+  });
+});
+
+describe('oversizedResponseId', () => {
+  const cases: Array<[string, string, string | number | undefined]> = [
+    ['TypeScript SDK order (result first, id last)', `{"result":{"content":[{"type":"text","text":"${'x'.repeat(3000)}"}]},"jsonrpc":"2.0","id":12}`, 12],
+    ['id first (Python SDK order)', `{"jsonrpc":"2.0","id":"req-7","result":{"text":"${'x'.repeat(3000)}"}}`, 'req-7'],
+    ['error response, id last', `{"error":{"code":-1,"message":"${'x'.repeat(3000)}"},"jsonrpc":"2.0","id":3}`, 3],
+    ['a request (not a response)', `{"jsonrpc":"2.0","id":4,"method":"sampling/createMessage","params":{"x":"${'x'.repeat(3000)}"}}`, undefined],
+    ['plain garbage', 'x'.repeat(3000), undefined],
+    ['an id inside the content only', `{"result":{"text":"${'x'.repeat(3000)}","jsonrpc":"2.0","id":5}}`, undefined],
+  ];
+  it.each(cases)('%s', (_name, line, expected) => {
+    const errors: OversizedMessageError[] = [];
+    const framer = new LineFramer({ maxMessageBytes: 2000, onMessage: () => {}, onError: (e) => errors.push(e) });
+    const bytes = Buffer.from(`${line}\n`);
+    for (let i = 0; i < bytes.length; i += 700) framer.push(bytes.subarray(i, i + 700));
+    expect(errors).toHaveLength(1);
+    expect(errors[0].head.length).toBeLessThanOrEqual(1024);
+    expect(errors[0].tail.length).toBeLessThanOrEqual(1024);
+    expect(oversizedResponseId(errors[0])).toBe(expected);
+  });
+});
