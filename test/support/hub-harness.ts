@@ -80,13 +80,13 @@ export async function startTestHub(config: unknown, options: { uiDir?: string } 
       if (hub.upstreams.get(server)?.status === status) return;
       await waitFor((e) => e.type === 'upstream.status' && e.server === server && e.status === status, `${server} ${status}`);
     },
-    async api(method, body = {}) {
+    async api<T>(method: string, body: unknown = {}) {
       const res = await fetch(`${hub.endpoint.origin}/api/${method}`, {
         method: 'POST',
         headers: { authorization: `Bearer ${hub.token}`, 'content-type': 'application/json' },
         body: JSON.stringify(body),
       });
-      return res.json();
+      return (await res.json()) as { ok: boolean; value?: T; code?: string; message?: string; field?: string };
     },
     async stop() {
       await Promise.all(clients.map((c) => c.close().catch(() => undefined)));
