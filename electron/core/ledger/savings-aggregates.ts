@@ -1,0 +1,123 @@
+/**
+ * In-memory aggregates of the ledger, kept per day so that any window (today, 7 days, N days, all time)
+ * is a sum over day buckets rather than a re-read of the records.
+ */
+import {
+  addToSavingsTotals,
+  cloneSavingsTotals,
+  emptySavingsTotals,
+  mergeSavingsTotals,
+  type LedgerEntry,
+  type SavingsReport,
+  type SavingsTotals,
+} from '../../../shared/ledger.js';
+import { dayOf, daysBefore } from '../log/journal-files.js';
+
+interface DayBucket {
+  totals: SavingsTotals;
+  byTool: Map<string, { server: string; tool: string; totals: SavingsTotals }>;
+  byServer: Map<string, SavingsTotals>;
+  /** Keyed by client name; '' for records without one (never a valid clientInfo name in practice). */
+  byClient: Map<string, SavingsTotals>;
+}
+
+function newBucket(): DayBucket {
+  return { totals: emptySavingsTotals(), byTool: new Map(), byServer: new Map(), byClient: new Map() };
+}
+
+function totalsIn<K>(map: Map<K, SavingsTotals>, key: K): SavingsTotals {
+  let t = map.get(key);
+  if (!t) {
+    t = emptySavingsTotals();
+    map.set(key, t);
+  }
+  return t;
+}
+
+function bySaved(a: { totals: SavingsTotals }, b: { totals: SavingsTotals }): number {
+  const sa = a.totals.tokensSaved + a.totals.schemaTokensSaved;
+  const sb = b.totals.tokensSaved + b.totals.schemaTokensSaved;
+  return sb - sa;
+}
+
+export class SavingsAggregates {
+  private readonly days = new Map<string, DayBucket>();
+  private readonly all = emptySavingsTotals();
+
+  /** @param dayOffsetMinutes shift applied to record times before taking the date (0 = UTC days). */
+  constructor(private readonly dayOffsetMinutes = 0) {}
+
+  /** The day bucket a moment falls in. */
+  dayOf(ms: number): string {
+    return dayOf(ms, this.dayOffsetMinutes);
+  }
+
+  /** A copy of the all-time totals. */
+  allTime(): SavingsTotals {
+    return cloneSavingsTotals(this.all);
+  }
+
+  add(entry: LedgerEntry): void {
+    const day = this.dayOf(Date.parse(entry.time));
+    let bucket = this.days.get(day);
+    if (!bucket) {
+      bucket = newBucket();
+      this.days.set(day, bucket);
+    }
+    addToSavingsTotals(this.all, entry);
+    addToSavingsTotals(bucket.totals, entry);
+    addToSavingsTotals(totalsIn(bucket.byClient, entry.client ?? ''), entry);
+    if (entry.kind === 'call') {
+      addToSavingsTotals(totalsIn(bucket.byServer, entry.server), entry);
+      // Server ids are slugs without NUL, so this key cannot make two (server, tool) pairs collide.
+      const key = `${entry.server}\u0000${entry.tool}`;
+      let tool = bucket.byTool.get(key);
+      if (!tool) {
+        tool = { server: entry.server, tool: entry.tool, totals: emptySavingsTotals() };
+        bucket.byTool.set(key, tool);
+      }
+      addToSavingsTotals(tool.totals, entry);
+    }
+  }
+
+  /**
+   * The report as of `today` (a day key). `days` limits the per-tool/server/client/day breakdowns to
+   * today and the `days - 1` days before it; without it they cover all time.
+   */
+  report(today: string, days?: number): SavingsReport {
+    const from = days === undefined ? undefined : daysBefore(today, days - 1);
+    const weekFrom = daysBefore(today, 6);
+    const last7Days = emptySavingsTotals();
+    const byTool = new Map<string, { server: string; tool: string; totals: SavingsTotals }>();
+    const byServer = new Map<string, SavingsTotals>();
+    const byClient = new Map<string, SavingsTotals>();
+    const byDay: { day: string; totals: SavingsTotals }[] = [];
+    for (const [day, bucket] of this.days) {
+      if (day >= weekFrom && day <= today) mergeSavingsTotals(last7Days, bucket.totals);
+      if (from !== undefined && day < from) continue;
+      byDay.push({ day, totals: cloneSavingsTotals(bucket.totals) });
+      for (const [key, t] of bucket.byTool) {
+        let acc = byTool.get(key);
+        if (!acc) {
+          acc = { server: t.server, tool: t.tool, totals: emptySavingsTotals() };
+          byTool.set(key, acc);
+        }
+        mergeSavingsTotals(acc.totals, t.totals);
+      }
+      for (const [server, t] of bucket.byServer) mergeSavingsTotals(totalsIn(byServer, server), t);
+      for (const [client, t] of bucket.byClient) mergeSavingsTotals(totalsIn(byClient, client), t);
+    }
+    const todayBucket = this.days.get(today);
+    return {
+      allTime: this.allTime(),
+      today: todayBucket ? cloneSavingsTotals(todayBucket.totals) : emptySavingsTotals(),
+      last7Days,
+      byTool: [...byTool.values()].sort((a, b) => bySaved(a, b) || a.server.localeCompare(b.server) || a.tool.localeCompare(b.tool)),
+      byServer: [...byServer].map(([server, totals]) => ({ server, totals })).sort((a, b) => bySaved(a, b) || a.server.localeCompare(b.server)),
+      byClient: [...byClient]
+        .map(([client, totals]) => (client === '' ? { totals } : { client, totals }))
+        .sort((a, b) => bySaved(a, b) || (a.client ?? '').localeCompare(b.client ?? '')),
+      byDay: byDay.sort((a, b) => (a.day < b.day ? -1 : a.day > b.day ? 1 : 0)),
+    };
+  }
+}

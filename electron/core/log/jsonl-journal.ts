@@ -1,0 +1,234 @@
+/**
+ * One ordered, batched, asynchronous appender of JSON lines, used by the event log and the ledger.
+ * `append` never waits for the disk: lines queue up and a single writer drains them in batches on the
+ * next turn of the event loop, so the per-call path of the hub never blocks on I/O (DESIGN.md).
+ */
+import { mkdir, open, unlink, type FileHandle } from 'node:fs/promises';
+import { join } from 'node:path';
+import {
+  assertJournalName,
+  dayOf,
+  listSegments,
+  segmentFileName,
+  type JournalSegment,
+} from './journal-files.js';
+
+/** Default size at which a journal moves on to its next file. */
+export const DEFAULT_MAX_FILE_BYTES = 20 * 1024 * 1024;
+
+export interface JsonlJournalOptions {
+  dir: string;
+  /** File name stem: `events` gives `events-YYYY-MM-DD.jsonl`, `ledger` gives `ledger.jsonl`. */
+  name: string;
+  /** One file (series) per UTC day, by the time the line is written. */
+  daily: boolean;
+  maxFileBytes?: number;
+  now?: () => number;
+  /** Write failures (disk full, folder removed): the batch is dropped and the next batch retries. */
+  onError?: (err: unknown) => void;
+}
+
+interface ActiveSegment {
+  handle: FileHandle;
+  path: string;
+  day: string | undefined;
+  index: number;
+  size: number;
+}
+
+export class JsonlJournal {
+  readonly dir: string;
+  readonly name: string;
+  readonly daily: boolean;
+  readonly maxFileBytes: number;
+  private readonly now: () => number;
+  private readonly onError: (err: unknown) => void;
+  private queue: string[] = [];
+  private scheduled: NodeJS.Immediate | undefined;
+  private running: Promise<void> | undefined;
+  private active: ActiveSegment | undefined;
+  private dirReady = false;
+  private closed = false;
+
+  constructor(opts: JsonlJournalOptions) {
+    assertJournalName(opts.name);
+    this.dir = opts.dir;
+    this.name = opts.name;
+    this.daily = opts.daily;
+    this.maxFileBytes = opts.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
+    this.now = opts.now ?? Date.now;
+    this.onError = opts.onError ?? (() => {});
+  }
+
+  /** Queues one value as a JSON line. Returns at once; the write happens in the next batch. */
+  append(value: unknown): void {
+    if (this.closed) throw new Error(`journal ${this.name} is closed`);
+    this.queue.push(`${JSON.stringify(value)}\n`);
+    if (!this.running && !this.scheduled) this.scheduled = setImmediate(() => this.kick());
+  }
+
+  /** Resolves once every line appended before the call is on disk (or its write failed). */
+  flush(): Promise<void> {
+    if (this.scheduled) {
+      clearImmediate(this.scheduled);
+      this.scheduled = undefined;
+    }
+    if (!this.running && this.queue.length > 0) this.kick();
+    return this.running ?? Promise.resolve();
+  }
+
+  /** Writes what is queued, closes the open file; further appends throw. */
+  async close(): Promise<void> {
+    await this.flush();
+    this.closed = true;
+    const active = this.active;
+    this.active = undefined;
+    await active?.handle.close().catch(() => {});
+  }
+
+  /** The journal's files, oldest first. */
+  segments(): Promise<JournalSegment[]> {
+    return listSegments(this.dir, this.name, this.daily);
+  }
+
+  /** Deletes daily files whose day is before `cutoffDay` (`YYYY-MM-DD`); returns the deleted paths. */
+  async deleteDaysBefore(cutoffDay: string): Promise<string[]> {
+    const deleted: string[] = [];
+    for (const seg of await this.segments()) {
+      if (seg.day === undefined || seg.day >= cutoffDay || seg.path === this.active?.path) continue;
+      try {
+        await unlink(seg.path);
+        deleted.push(seg.path);
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'ENOENT') this.onError(err);
+      }
+    }
+    return deleted;
+  }
+
+  private kick(): void {
+    this.scheduled = undefined;
+    if (this.running) return;
+    this.running = this.drain().finally(() => {
+      this.running = undefined;
+      // Lines appended while the last batch was being finished.
+      if (this.queue.length > 0 && !this.scheduled) this.scheduled = setImmediate(() => this.kick());
+    });
+  }
+
+  private async drain(): Promise<void> {
+    while (this.queue.length > 0) {
+      const batch = this.queue;
+      this.queue = [];
+      try {
+        await this.writeBatch(batch);
+      } catch (err) {
+        this.onError(err);
+        // Reopen next time: the folder may have been removed or the file replaced.
+        const active = this.active;
+        this.active = undefined;
+        await active?.handle.close().catch(() => {});
+      }
+    }
+  }
+
+  private async writeBatch(lines: string[]): Promise<void> {
+    const day = this.daily ? dayOf(this.now()) : undefined;
+    let seg = await this.segmentFor(day);
+    let chunk = '';
+    let chunkBytes = 0;
+    for (const line of lines) {
+      const bytes = Buffer.byteLength(line);
+      const used = seg.size + chunkBytes;
+      if (used > 0 && used + bytes > this.maxFileBytes) {
+        if (chunk) await this.write(seg, chunk, chunkBytes);
+        chunk = '';
+        chunkBytes = 0;
+        seg = await this.rotate(seg);
+      }
+      chunk += line;
+      chunkBytes += bytes;
+    }
+    if (chunk) await this.write(seg, chunk, chunkBytes);
+  }
+
+  private async write(seg: ActiveSegment, text: string, bytes: number): Promise<void> {
+    await seg.handle.appendFile(text, 'utf8');
+    seg.size += bytes;
+  }
+
+  private async segmentFor(day: string | undefined): Promise<ActiveSegment> {
+    if (this.active && this.active.day === day) return this.active;
+    if (this.active) {
+      await this.active.handle.close().catch(() => {});
+      this.active = undefined;
+    }
+    if (!this.dirReady) {
+      await mkdir(this.dir, { recursive: true });
+      this.dirReady = true;
+    }
+    const existing = (await this.segments()).filter((s) => s.day === day);
+    const last = existing.at(-1);
+    if (last) {
+      const opened = await openForAppend(last.path);
+      const seg: ActiveSegment = { ...opened, day, index: last.index };
+      this.active = seg;
+      if (seg.size >= this.maxFileBytes) return this.rotate(seg);
+      return seg;
+    }
+    return this.openNew(day, 0);
+  }
+
+  private async rotate(seg: ActiveSegment): Promise<ActiveSegment> {
+    await seg.handle.close().catch(() => {});
+    this.active = undefined;
+    return this.openNew(seg.day, seg.index + 1);
+  }
+
+  private async openNew(day: string | undefined, index: number): Promise<ActiveSegment> {
+    const path = join(this.dir, segmentFileName(this.name, day, index));
+    const opened = await openForAppend(path);
+    const seg: ActiveSegment = { ...opened, day, index };
+    this.active = seg;
+    return seg;
+  }
+}
+
+const TAIL_CHUNK = 64 * 1024;
+
+/**
+ * Opens a file for appending. If the previous run crashed mid-write, the file ends in a torn line: it is
+ * cut back to the last complete line first, so the next line is not glued onto the fragment.
+ */
+async function openForAppend(path: string): Promise<{ handle: FileHandle; path: string; size: number }> {
+  const handle = await open(path, 'a+');
+  try {
+    let size = (await handle.stat()).size;
+    if (size > 0) {
+      const last = Buffer.alloc(1);
+      await handle.read(last, 0, 1, size - 1);
+      if (last[0] !== 0x0a) {
+        size = await lastNewlineEnd(handle, size);
+        await handle.truncate(size);
+      }
+    }
+    return { handle, path, size };
+  } catch (err) {
+    await handle.close().catch(() => {});
+    throw err;
+  }
+}
+
+/** Offset just past the last newline before `end` (0 when there is none). */
+async function lastNewlineEnd(handle: FileHandle, end: number): Promise<number> {
+  const buf = Buffer.alloc(TAIL_CHUNK);
+  while (end > 0) {
+    const start = Math.max(0, end - TAIL_CHUNK);
+    const len = end - start;
+    await handle.read(buf, 0, len, start);
+    const at = buf.subarray(0, len).lastIndexOf(0x0a);
+    if (at !== -1) return start + at + 1;
+    end = start;
+  }
+  return 0;
+}

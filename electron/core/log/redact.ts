@@ -1,0 +1,85 @@
+/**
+ * Masks secrets before anything is persisted, listed or exported (DESIGN.md, "Non-negotiables").
+ * Two passes: values under sensitive keys (at any depth), and secret-shaped text inside strings
+ * (`Bearer xxx`, `api_key=xxx`, `"password": "xxx"`, `https://user:pass@host`).
+ */
+
+/** What a masked value becomes. Exported so a UI round-trip can recognise an unchanged masked value. */
+export const REDACTED = '***';
+
+/** Keys (lower-cased, with everything but letters and digits removed) that are secret whatever their prefix. */
+const SENSITIVE_EXACT = new Set(['auth', 'authorization', 'proxyauthorization', 'cookie', 'setcookie', 'pwd']);
+
+/**
+ * Suffixes that make a key secret: `GITHUB_TOKEN`, `x-api-key`, `client_secret`, `DB_PASSWORD`.
+ * `token` is a suffix only, so counters such as `tokensUpstream` or `maxTokens` stay readable.
+ */
+const SENSITIVE_SUFFIXES = ['token', 'apikey', 'secret', 'password', 'passwd', 'passphrase', 'authorization', 'cookie', 'privatekey', 'credentials', 'credential'];
+
+/** Fragments that make a key secret wherever they appear (`AWS_SECRET_ACCESS_KEY`, `passwordHash`). */
+const SENSITIVE_PARTS = ['secret', 'password', 'passwd', 'apikey'];
+
+/** True when a key's value should never be shown (`Authorization`, `OPENAI_API_KEY`, `refresh_token`, ...). */
+export function isSensitiveKey(key: string): boolean {
+  const k = key.toLowerCase().replace(/[^a-z0-9]/g, '');
+  if (k === '') return false;
+  if (SENSITIVE_EXACT.has(k)) return true;
+  if (SENSITIVE_SUFFIXES.some((s) => k.endsWith(s))) return true;
+  return SENSITIVE_PARTS.some((p) => k.includes(p));
+}
+
+// Every quantifier below is bounded and keys must start at a word boundary, so scanning stays linear in
+// the string's length: a 300 KB stderr line of one repeated character must not take minutes.
+// `Bearer abc.def`, `Basic dXNlcjpw`, also after `Authorization:` inside log lines.
+const AUTH_SCHEME = /\b(Bearer|Basic|Token)([ \t]{1,8})[A-Za-z0-9\-._~+/=:]{4,4096}/gi;
+// `key=value`, `key: value`, `"key": "value"`, `'key': 'value'`; the key is judged by isSensitiveKey.
+const KEY_VALUE =
+  /(?<![A-Za-z0-9_.-])(["']?)([A-Za-z_][A-Za-z0-9_.-]{0,63})\1([ \t]{0,8}[:=][ \t]{0,8})("(?:[^"\\\n]|\\.){0,4096}"|'[^'\n]{0,4096}'|[^\s&,;"'}\])]{1,4096})/g;
+// Credentials in a URL's userinfo.
+const URL_USERINFO = /(?<![A-Za-z0-9+.-])([a-z][a-z0-9+.-]{0,31}:\/\/[^\s/:@]{1,256}:)([^\s/@]{1,256})(@)/gi;
+// Strings shorter than this cannot hold `k=v` with a value worth masking; skip the regexes for them.
+const MIN_SCAN_LENGTH = 6;
+
+/** Masks secret-shaped text inside one string. */
+export function redactText(text: string): string {
+  if (text.length < MIN_SCAN_LENGTH) return text;
+  let out = text.replace(AUTH_SCHEME, (_m, scheme: string, space: string) => `${scheme}${space}${REDACTED}`);
+  out = out.replace(KEY_VALUE, (match, quote: string, key: string, sep: string, value: string) => {
+    if (!isSensitiveKey(key)) return match;
+    if (value === REDACTED || value === `"${REDACTED}"` || value === `'${REDACTED}'`) return match;
+    // An auth scheme word (already masked above) keeps its name: `Authorization: Bearer ***`.
+    if (/^(Bearer|Basic|Token)$/i.test(value)) return match;
+    const q = value.startsWith('"') ? '"' : value.startsWith("'") ? "'" : '';
+    return `${quote}${key}${quote}${sep}${q}${REDACTED}${q}`;
+  });
+  out = out.replace(URL_USERINFO, (_m, before: string, _pass: string, at: string) => `${before}${REDACTED}${at}`);
+  return out;
+}
+
+const MAX_DEPTH = 64;
+
+/**
+ * Returns a copy of a JSON-like value with secrets masked: any non-object value under a sensitive key
+ * becomes `***` (empty strings stay empty, so "not set" remains visible), and every string is scanned
+ * for secret-shaped text. Objects that are not plain (Dates, Buffers, class instances) are returned as-is.
+ */
+export function redactSecrets<T>(value: T): T {
+  return redactValue(value, 0) as T;
+}
+
+function redactValue(value: unknown, depth: number): unknown {
+  if (typeof value === 'string') return redactText(value);
+  if (value === null || typeof value !== 'object' || depth > MAX_DEPTH) return value;
+  if (Array.isArray(value)) return value.map((item) => redactValue(item, depth + 1));
+  const proto = Object.getPrototypeOf(value);
+  if (proto !== Object.prototype && proto !== null) return value;
+  const out: Record<string, unknown> = {};
+  for (const [key, item] of Object.entries(value)) {
+    if (isSensitiveKey(key) && item !== undefined && item !== null && item !== '' && (typeof item !== 'object' || Array.isArray(item))) {
+      out[key] = REDACTED;
+    } else {
+      out[key] = redactValue(item, depth + 1);
+    }
+  }
+  return out;
+}
