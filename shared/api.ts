@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { ServerConfigSchema, SettingsSchema } from './config.js';
 import { EventFilterSchema, HubEventSchema, UpstreamStatusSchema } from './events.js';
+import { spillApi } from './api-spill.js';
 
 export const ToolSummarySchema = z.object({
   /** The name exposed to clients (namespaced). */
@@ -88,6 +89,7 @@ export const api = {
   'settings.set': method(SettingsSchema.partial(), SettingsSchema),
   'events.query': method(EventFilterSchema, z.array(HubEventSchema)),
   'sessions.list': method(empty, z.array(SessionInfoSchema)),
+  ...spillApi,
 } as const;
 
 export type Api = typeof api;

@@ -17,6 +17,8 @@ import { HttpEndpoint, tokensEqual, type EndpointHooks } from './downstream/http
 import { Relay, type OwnResources, type OwnTool, type ResultShaper } from './downstream/relay.js';
 import { DownstreamSession, type SessionTransportKind } from './downstream/session.js';
 import { EventLog } from './log/event-log.js';
+import { Ledger } from './ledger/ledger.js';
+import { createSpillFeature, recordCallInLedger, type SpillFeature } from './spill/spill-feature.js';
 import { redactSecrets } from './log/redact.js';
 import { ChildReaper } from './upstream/child-reaper.js';
 import { readLoginShellPath } from './upstream/child-env.js';
@@ -68,6 +70,8 @@ export class Hub {
   readonly endpoint: HttpEndpoint;
   readonly relay: Relay;
   readonly events: EventLog;
+  readonly ledger: Ledger;
+  readonly spill: SpillFeature;
   config: Config;
   token = '';
   shaper: ResultShaper;
@@ -80,13 +84,22 @@ export class Hub {
   #rebuildQueued = false;
   #started = false;
 
-  private constructor(readonly options: HubOptions, config: Config, configFile: ConfigFile, events: EventLog) {
+  #schemaTokens: Promise<{ upstream: number; exposed: number }> | undefined;
+
+  private constructor(
+    readonly options: HubOptions,
+    config: Config,
+    configFile: ConfigFile,
+    parts: { events: EventLog; ledger: Ledger; spill: SpillFeature },
+  ) {
     this.config = config;
     this.#configFile = configFile;
-    this.events = events;
-    this.shaper = options.shaper ?? passThrough;
-    this.ownTools = options.ownTools ?? [];
-    this.ownResources = options.ownResources;
+    this.events = parts.events;
+    this.ledger = parts.ledger;
+    this.spill = parts.spill;
+    this.shaper = options.shaper ?? parts.spill.shaper;
+    this.ownTools = options.ownTools ?? parts.spill.ownTools;
+    this.ownResources = options.ownResources ?? parts.spill.ownResources;
     this.handleOther = options.handleOther;
     this.reaper = new ChildReaper({ platform: options.platform });
     let loginPath: Promise<string | undefined> | undefined;
@@ -108,6 +121,8 @@ export class Hub {
       ownTools: () => this.ownTools,
       ownResources: this.ownResources,
       shaper: { shape: (r, c) => this.shaper.shape(r, c) },
+      onCallFinished: (call) => this.#recordCall(call),
+      onToolsListed: (session) => this.#recordToolsList(session.clientName),
       onSessionReady: (s) => {
         this.emit({
           type: 'session.opened',
@@ -146,7 +161,54 @@ export class Hub {
     const config = await configFile.load();
     await mkdir(options.paths.dataDir, { recursive: true, mode: 0o700 });
     const events = new EventLog({ dir: options.paths.logDir, retentionDays: config.settings.logRetentionDays });
-    return new Hub(options, config, configFile, events);
+    const log = (message: string, error?: unknown) =>
+      events.emit({ type: 'log', level: 'warn', message: error ? `${message}: ${(error as Error).message ?? error}` : message });
+    const ledger = new Ledger({ dir: options.paths.ledgerDir, onError: (err) => log('ledger write failed', err) });
+    await ledger.open();
+    let hub: Hub | undefined;
+    const spill = await createSpillFeature({
+      spillDir: options.paths.spillDir,
+      settings: () => hub?.config.settings ?? config.settings,
+      ledger,
+      log,
+    });
+    hub = new Hub(options, config, configFile, { events, ledger, spill });
+    return hub;
+  }
+
+  #log(message: string, error?: unknown): void {
+    this.emit({ type: 'log', level: 'warn', message: error ? `${message}: ${(error as Error).message ?? error}` : message });
+  }
+
+  #recordCall(call: import('./downstream/relay.js').FinishedCall): void {
+    const r = call.report;
+    const fallback = () => this.spill.counter.countExactOffThread(JSON.stringify(r.delivered.content ?? []));
+    recordCallInLedger(
+      this.ledger,
+      {
+        ...(call.session.clientName ? { client: call.session.clientName } : {}),
+        server: call.server,
+        tool: call.tool,
+        action: r.action,
+        bytesUpstream: r.bytesUpstream,
+        bytesDelivered: r.bytesDelivered,
+        latencyMs: call.durationMs,
+        ...(r.handle ? { handle: r.handle } : {}),
+      },
+      { upstream: r.countUpstreamTokens ?? fallback, delivered: r.countDeliveredTokens ?? fallback },
+      (m, e) => this.#log(m, e),
+    );
+  }
+
+  /** Per tools/list served: tokens of the upstream schemas vs what was exposed (counted once per catalog). */
+  #recordToolsList(client: string | undefined): void {
+    this.#schemaTokens ??= Promise.all([
+      this.spill.countSchemaTokens(this.catalog.toolEntries().map((t) => t.upstream)),
+      this.spill.countSchemaTokens(this.catalog.listTools()),
+    ]).then(([upstream, exposed]) => ({ upstream, exposed }));
+    void this.#schemaTokens
+      .then((t) => this.ledger.recordList({ ...(client ? { client } : {}), tokensUpstreamSchemas: t.upstream, tokensExposed: t.exposed }))
+      .catch((err) => this.#log('ledger list record failed', err));
   }
 
   emit(event: HubEventInput): HubEvent {
@@ -187,6 +249,8 @@ export class Hub {
     await Promise.all([...this.upstreams.values()].map((u) => u.stop()));
     this.upstreams.clear();
     await this.reaper.killAll();
+    await this.spill.close();
+    await this.ledger.close();
     await this.events.close();
   }
 
@@ -237,7 +301,7 @@ export class Hub {
   /** Whether results of this tool may be replaced by a preview (then its outputSchema is not exposed). */
   mayRewriteResult(_serverId: string, _tool: Tool): boolean {
     const s = this.config.settings.spill;
-    return s.action !== 'pass' && s.thresholdTokens !== null && this.shaper !== passThrough;
+    return !this.config.settings.paused && s.action !== 'pass' && s.thresholdTokens !== null && this.shaper !== passThrough;
   }
 
   #rebuild(): void {
@@ -259,6 +323,7 @@ export class Hub {
     for (const clash of this.catalog.clashes) {
       this.emit({ type: 'log', level: 'error', server: clash.serverId, message: `Tool withheld: ${clash.reason}` });
     }
+    if (changed.tools) this.#schemaTokens = undefined;
     if (!changed.tools && !changed.resources && !changed.prompts) return;
     this.emit({
       type: 'catalog.changed',

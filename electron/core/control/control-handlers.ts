@@ -7,6 +7,8 @@ import { ZodError } from 'zod';
 import { api, isMethodName, type ApiResult, type MethodName, type Req, type Res } from '../../../shared/api.js';
 import { ConfigError, describeZodError } from '../../../shared/config.js';
 import { ControlError, type Hub } from '../hub.js';
+import type { SpillEntry } from '../spill/spill-index.js';
+import type { SpillEntryInfo } from '../../../shared/api-spill.js';
 
 export type Handler<M extends MethodName> = (req: ReturnType<(typeof api)[M]['req']['parse']>) => Promise<Res<M>> | Res<M>;
 export type HandlerMap = { [M in MethodName]?: Handler<M> };
@@ -26,6 +28,36 @@ export function hubHandlers(hub: Hub): HandlerMap {
     'settings.set': (req) => hub.setSettings(req),
     'events.query': (req) => hub.events.query(req),
     'sessions.list': () => hub.sessionInfos(),
+    'spill.list': () => hub.spill.store.list().map(spillInfo),
+    'spill.preview': async (req) => {
+      if ('error' in hub.spill.store.lookup(req.handle)) throw new ControlError('not_found', `No spilled result "${req.handle}" (unknown or expired)`, 'handle');
+      const p = await hub.spill.store.preview(req.handle, req.maxTokens);
+      return { entry: spillInfo(p.entry), text: p.text, truncated: p.truncated };
+    },
+    'spill.delete': async (req) => ({ deleted: await hub.spill.store.delete(req.handle) }),
+    'spill.clear': async () => ({ deleted: await hub.spill.store.clear() }),
+    'spill.usage': () => hub.spill.store.diskUsage(),
+    'savings.report': (req) => hub.ledger.report(req),
+  };
+}
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+/** A spill index entry as the contract shows it (times as ISO strings, no file names). */
+export function spillInfo(e: SpillEntry): SpillEntryInfo {
+  return {
+    handle: e.handle,
+    server: e.server,
+    tool: e.tool,
+    client: e.client,
+    createdAt: iso(e.createdAt),
+    expiresAt: iso(e.expiresAt),
+    lastAccess: iso(e.lastAccess),
+    bytes: e.bytes,
+    lines: e.lines,
+    tokens: e.tokens,
+    tokensEstimated: e.tokensEstimated,
+    contentType: e.contentType,
   };
 }
 

@@ -28,7 +28,7 @@ import type { Settings } from '../../../shared/config.js';
 import type { HubEventInput, ResultAction } from '../../../shared/events.js';
 import type { Catalog } from '../catalog/catalog.js';
 import type { Upstream, UpstreamRequestKind } from '../upstream/upstream.js';
-import { LOG_LEVELS, type DownstreamExtra, type DownstreamSession, type SessionRouter } from './session.js';
+import { LOG_LEVELS, type DownstreamExtra, type DownstreamSession, type SessionRouter, type SessionTransportKind } from './session.js';
 
 /** Spillway's own tools (read_result, later dispatch). */
 export interface OwnTool {
@@ -36,12 +36,42 @@ export interface OwnTool {
   call(args: Record<string, unknown>, ctx: { session: DownstreamSession; extra: DownstreamExtra }): Promise<CallToolResult>;
 }
 
-/** What happens to a finished upstream result (spill/truncate/pass); the spill issue plugs in here. */
+export interface TokenCountResult {
+  tokens: number;
+  estimated: boolean;
+}
+
+/** What a shaper did with one result. */
+export interface ShapeReport {
+  delivered: CallToolResult;
+  action: ResultAction;
+  bytesUpstream: number;
+  bytesDelivered: number;
+  tokensUpstream?: number;
+  tokensDelivered?: number;
+  handle?: string;
+  note?: string;
+  /** Exact counts for the ledger, made off the request path. */
+  countUpstreamTokens?: () => Promise<TokenCountResult>;
+  countDeliveredTokens?: () => Promise<TokenCountResult>;
+}
+
+/** What happens to a finished upstream result (spill/truncate/pass). */
 export interface ResultShaper {
   shape(
     result: CallToolResult,
-    ctx: { serverId: string; tool: string; client?: string; callId: string },
-  ): Promise<{ delivered: CallToolResult; action: ResultAction; bytesUpstream: number; bytesDelivered: number; tokensUpstream?: number; tokensDelivered?: number; handle?: string }>;
+    ctx: { serverId: string; tool: string; client?: string; callId: string; transport: SessionTransportKind },
+  ): Promise<ShapeReport>;
+}
+
+/** One finished call, for the ledger. */
+export interface FinishedCall {
+  callId: string;
+  session: DownstreamSession;
+  server: string;
+  tool: string;
+  durationMs: number;
+  report: ShapeReport;
 }
 
 /** Own resources (spillway://...) served by Spillway itself. */
@@ -61,6 +91,8 @@ export interface RelayDeps {
   shaper: ResultShaper;
   onSessionReady: (session: DownstreamSession) => void;
   onSessionClosed: (session: DownstreamSession) => void;
+  onCallFinished?: (call: FinishedCall) => void;
+  onToolsListed?: (session: DownstreamSession) => void;
 }
 
 interface ProgressRoute {
@@ -122,8 +154,10 @@ export class Relay implements SessionRouter {
   constructor(private readonly deps: RelayDeps) {}
 
   // ── lists ────────────────────────────────────────────────────────────────────────────────────
-  listTools(): Tool[] {
-    return this.deps.catalog.listTools();
+  listTools(session: DownstreamSession): Tool[] {
+    const tools = this.deps.catalog.listTools();
+    this.deps.onToolsListed?.(session);
+    return tools;
   }
   listResources() {
     return this.deps.catalog.listResources();
@@ -163,20 +197,19 @@ export class Relay implements SessionRouter {
       exposedName: entry.name,
     };
     this.deps.emit({ type: 'call.started', level: 'info', ...base, argumentsPreview: preview(params.arguments) });
-    const finish = (
-      result: CallToolResult,
-      outcome: { action: ResultAction; bytesUpstream: number; bytesDelivered: number; tokensUpstream?: number; tokensDelivered?: number; handle?: string },
-      error?: string,
-    ) => {
+    const finish = (result: CallToolResult, outcome: Omit<ShapeReport, 'delivered'>, error?: string) => {
+      const durationMs = Math.round((performance.now() - started) * 100) / 100;
+      const { countUpstreamTokens: _u, countDeliveredTokens: _d, note, ...summary } = outcome;
       this.deps.emit({
         type: 'call.finished',
-        level: result.isError ? 'warn' : 'info',
+        level: result.isError || note ? 'warn' : 'info',
         ...base,
-        durationMs: Math.round((performance.now() - started) * 100) / 100,
+        durationMs,
         isError: Boolean(result.isError),
-        ...outcome,
-        ...(error ? { error } : {}),
+        ...summary,
+        ...(error ?? note ? { error: error ?? note } : {}),
       });
+      this.deps.onCallFinished?.({ callId, session, server: entry.serverId, tool: entry.original, durationMs, report: { ...outcome, delivered: result } });
       return result;
     };
 
@@ -238,6 +271,7 @@ export class Relay implements SessionRouter {
         tool: entry.original,
         client: session.clientName,
         callId,
+        transport: session.kind,
       });
       return finish(shaped.delivered, shaped);
     } catch (err) {

@@ -1,0 +1,249 @@
+/**
+ * The bridge's way in: a Unix domain socket in the data folder (owner-only) or, on Windows, a named pipe.
+ * Each connection opens with one JSON line `{"token":"…","client":"…"}` and is answered with one line,
+ * `{"ok":true}` or `{"ok":false,"error":"…"}` (then closed). After that it carries newline-delimited
+ * JSON-RPC both ways, framed like stdio, and is served as one MCP session of kind 'bridge' (issue 6).
+ */
+import { createHash } from 'node:crypto';
+import { chmod, lstat, mkdir, unlink } from 'node:fs/promises';
+import { createConnection, createServer, type Server, type Socket } from 'node:net';
+import { posix, win32 } from 'node:path';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { LineFramer, type LineFramerOptions } from '../upstream/line-framer.js';
+import { tokensEqual } from './http-endpoint.js';
+import type { SessionTransportKind } from './session.js';
+
+export const SOCKET_FILE = 'spillway.sock';
+/** The handshake line must arrive within this long, and be at most this big. */
+const HANDSHAKE_TIMEOUT_MS = 10_000;
+const HANDSHAKE_MAX_BYTES = 64 * 1024;
+/** sun_path holds 108 bytes on Linux and 104 on macOS, the terminating NUL included. */
+const MAX_UNIX_SOCKET_PATH = 103;
+
+/**
+ * Where the hub listens for bridges: `<dataDir>/spillway.sock`, or on Windows
+ * `\\.\pipe\spillway-<hash of dataDir>`. A data folder too deep for a Unix socket path falls back to
+ * `<tmpDir>/spillway-<hash>.sock` (the bridge computes the same path from the same inputs).
+ */
+export function socketPathFor(options: { dataDir: string; platform: NodeJS.Platform; tmpDir?: string }): string {
+  if (options.platform === 'win32') return `\\\\.\\pipe\\spillway-${dataDirHash(win32.resolve(options.dataDir).toLowerCase())}`;
+  const inData = posix.join(options.dataDir, SOCKET_FILE);
+  if (Buffer.byteLength(inData) <= MAX_UNIX_SOCKET_PATH || !options.tmpDir) return inData;
+  return posix.join(options.tmpDir, `spillway-${dataDirHash(options.dataDir)}.sock`);
+}
+
+function dataDirHash(dataDir: string): string {
+  return createHash('sha256').update(dataDir).digest('hex').slice(0, 12);
+}
+
+/** What the endpoint needs of the hub (the Hub class satisfies it). */
+export interface SocketHub {
+  readonly token: string;
+  connectSession(transport: Transport, kind: SessionTransportKind): Promise<unknown>;
+}
+
+export interface SocketEndpointOptions {
+  /** Socket file or pipe name; see socketPathFor. */
+  path: string;
+  platform: NodeJS.Platform;
+  /** Largest message accepted from a bridge (default: LineFramer's 256 MiB). */
+  maxMessageBytes?: number;
+  /** Diagnostics (refused handshakes, garbage lines); never on the hot path. */
+  onWarning?: (message: string) => void;
+}
+
+export interface SocketEndpoint {
+  readonly path: string;
+  /** Stops listening, ends every bridge connection and removes the socket file. */
+  close(): Promise<void>;
+}
+
+/** Another hub answered on the socket: this data folder is already being served. */
+export class SocketInUseError extends Error {
+  override readonly name = 'SocketInUseError';
+  constructor(readonly path: string) {
+    super(`Another Spillway hub is already running for this data folder (it answers on ${path}).`);
+  }
+}
+
+/** Listens for bridges and hands each authenticated connection to `hub.connectSession(…, 'bridge')`. */
+export async function attachSocketEndpoint(hub: SocketHub, options: SocketEndpointOptions): Promise<SocketEndpoint> {
+  const isPipe = options.platform === 'win32';
+  if (!isPipe) await prepareSocketFile(options.path);
+  const sockets = new Set<Socket>();
+  const server = createServer({ allowHalfOpen: false }, (socket) => {
+    sockets.add(socket);
+    socket.once('close', () => sockets.delete(socket));
+    acceptBridge(hub, socket, options);
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.path, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  // The folder is 0700 already, so the moment between listen and chmod exposes nothing.
+  if (!isPipe) await chmod(options.path, 0o600);
+  server.on('error', (err) => options.onWarning?.(`bridge socket: ${err.message}`));
+  let closing: Promise<void> | undefined;
+  return {
+    path: options.path,
+    close: () => (closing ??= closeServer(server, sockets, isPipe ? undefined : options.path)),
+  };
+}
+
+async function closeServer(server: Server, sockets: Set<Socket>, file: string | undefined): Promise<void> {
+  const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+  for (const s of sockets) s.destroy();
+  await closed;
+  // server.close() unlinks a Unix socket it created; this covers a crash-free shutdown either way.
+  if (file) await unlink(file).catch(() => undefined);
+}
+
+/** Owner-only folder; a socket file left by a crashed hub is removed, a live one is refused. */
+async function prepareSocketFile(path: string): Promise<void> {
+  const dir = posix.dirname(path);
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  await chmod(dir, 0o700);
+  const stat = await lstat(path).catch((err: NodeJS.ErrnoException) => {
+    if (err.code === 'ENOENT') return undefined;
+    throw err;
+  });
+  if (!stat) return;
+  if (!stat.isSocket()) throw new Error(`${path} exists and is not a socket; move it away and start Spillway again.`);
+  if (await answers(path)) throw new SocketInUseError(path);
+  await unlink(path);
+}
+
+/** Whether something accepts connections on the socket. */
+export function answers(path: string): Promise<boolean> {
+  return new Promise((resolve) => {
+    const probe = createConnection(path);
+    probe.once('connect', () => {
+      probe.destroy();
+      resolve(true);
+    });
+    probe.once('error', () => resolve(false));
+  });
+}
+
+/** Reads the handshake line, checks the token, then serves the rest of the stream as an MCP session. */
+function acceptBridge(hub: SocketHub, socket: Socket, options: SocketEndpointOptions): void {
+  let head: Buffer[] = [];
+  let headBytes = 0;
+  const refuse = (error: string) => {
+    clearTimeout(timer);
+    socket.off('data', onData);
+    options.onWarning?.(`bridge connection refused: ${error}`);
+    socket.end(`${JSON.stringify({ ok: false, error })}\n`);
+  };
+  const timer = setTimeout(() => refuse('no handshake line within 10 s'), HANDSHAKE_TIMEOUT_MS);
+  socket.once('close', () => clearTimeout(timer));
+  socket.on('error', () => undefined); // a bridge that vanishes mid-write is not the hub's problem
+  const onData = (chunk: Buffer) => {
+    const newline = chunk.indexOf(0x0a);
+    if (newline === -1) {
+      head.push(chunk);
+      headBytes += chunk.length;
+      if (headBytes > HANDSHAKE_MAX_BYTES) refuse('handshake line too long');
+      return;
+    }
+    head.push(chunk.subarray(0, newline));
+    const line = Buffer.concat(head).toString('utf8');
+    head = [];
+    const rest = chunk.subarray(newline + 1);
+    let hello: { token?: unknown; client?: unknown };
+    try {
+      hello = JSON.parse(line) as typeof hello;
+    } catch {
+      return refuse('the first line must be JSON: {"token":"…"}');
+    }
+    if (typeof hello?.token !== 'string' || !hub.token || !tokensEqual(hello.token, hub.token)) {
+      return refuse('wrong token: read it again from the token file in the Spillway data folder');
+    }
+    clearTimeout(timer);
+    socket.off('data', onData);
+    socket.pause();
+    const transport = new SocketTransport(socket, {
+      client: typeof hello.client === 'string' ? hello.client.slice(0, 200) : undefined,
+      maxMessageBytes: options.maxMessageBytes,
+      onWarning: options.onWarning,
+    });
+    socket.write('{"ok":true}\n');
+    hub.connectSession(transport, 'bridge').then(
+      () => transport.feed(rest),
+      (err: Error) => {
+        options.onWarning?.(`bridge session failed to start: ${err.message}`);
+        socket.destroy();
+      },
+    );
+  };
+  socket.on('data', onData);
+}
+
+/** An SDK Transport over an authenticated socket: newline-delimited JSON-RPC, framed in linear time. */
+export class SocketTransport implements Transport {
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: (message: JSONRPCMessage) => void;
+  /** The name the bridge gave in its handshake (before the MCP initialize names the real client). */
+  readonly client: string | undefined;
+  readonly #socket: Socket;
+  readonly #framer: LineFramer;
+  #closed = false;
+
+  constructor(socket: Socket, options: { client?: string; maxMessageBytes?: number; onWarning?: (message: string) => void }) {
+    this.#socket = socket;
+    this.client = options.client;
+    const framing: LineFramerOptions = {
+      maxMessageBytes: options.maxMessageBytes,
+      onMessage: (message) => this.onmessage?.(message),
+      onNoise: (line) => options.onWarning?.(`bridge sent a line that is not JSON-RPC: ${line.slice(0, 200)}`),
+      onError: (error) => this.onerror?.(error),
+    };
+    this.#framer = new LineFramer(framing);
+  }
+
+  async start(): Promise<void> {
+    this.#socket.on('data', (chunk: Buffer) => this.#framer.push(chunk));
+    this.#socket.on('end', () => this.#framer.end());
+    this.#socket.on('close', () => this.#finish());
+    this.#socket.on('error', (err) => this.onerror?.(err));
+  }
+
+  /** Bytes that arrived with the handshake; delivered once the session is connected, then reading resumes. */
+  feed(rest: Buffer): void {
+    if (rest.length > 0) this.#framer.push(rest);
+    this.#socket.resume();
+  }
+
+  send(message: JSONRPCMessage): Promise<void> {
+    if (this.#closed) return Promise.reject(new Error('bridge connection closed'));
+    return new Promise((resolve) => {
+      if (this.#socket.write(`${JSON.stringify(message)}\n`)) return resolve();
+      // Backpressure: wait for the bridge to read, but never past the connection's end.
+      const done = () => {
+        this.#socket.off('drain', done);
+        this.#socket.off('close', done);
+        resolve();
+      };
+      this.#socket.once('drain', done);
+      this.#socket.once('close', done);
+    });
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#socket.end();
+    this.#finish();
+  }
+
+  #finish(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#framer.reset();
+    this.onclose?.();
+  }
+}

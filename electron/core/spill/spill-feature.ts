@@ -1,0 +1,134 @@
+/**
+ * Plugs the spill store, the token counter and the savings ledger into the hub: the result shaper on the
+ * call path, Spillway's own read-back tool and `spillway://spill/<handle>` resources, and the ledger
+ * records (exact token counts made off the request path, then recorded).
+ */
+import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { Settings } from '../../../shared/config.js';
+import type { CallRecordInput, Ledger } from '../ledger/ledger.js';
+import type { OwnResources, OwnTool, ResultShaper } from '../downstream/relay.js';
+import { TokenCounter } from '../tokens/token-counter.js';
+import { READ_RESULT_TOOL } from './read-result-tool.js';
+import { readResult } from './read-result.js';
+import { isSpillUri, readSpillResource, SpillResourceError } from './spill-resource.js';
+import { SpillStore } from './spill-store.js';
+import { shapeResult } from './shape-result.js';
+
+/** Stdio clients built on the SDK drop messages over 10 MiB: anything bigger than this is spilled for them. */
+export const STDIO_CLIENT_MAX_BYTES = 4 * 1024 * 1024;
+const CLEANUP_INTERVAL_MS = 15 * 60_000;
+
+export interface SpillFeatureOptions {
+  spillDir: string;
+  settings: () => Settings;
+  ledger: Ledger;
+  now?: () => number;
+  log: (message: string, error?: unknown) => void;
+}
+
+export interface SpillFeature {
+  counter: TokenCounter;
+  store: SpillStore;
+  shaper: ResultShaper;
+  ownTools: OwnTool[];
+  ownResources: OwnResources;
+  /** Tokens of a tools/list payload (for the schema side of the ledger). */
+  countSchemaTokens(tools: Tool[]): Promise<number>;
+  close(): Promise<void>;
+}
+
+export async function createSpillFeature(options: SpillFeatureOptions): Promise<SpillFeature> {
+  const now = options.now ?? Date.now;
+  const settings = options.settings;
+  const counter = new TokenCounter({ encoding: settings().tokenizer });
+  const store = await SpillStore.open({
+    dir: options.spillDir,
+    now,
+    counter,
+    ttlMs: settings().spill.ttlHours * 3600_000,
+    quotaBytes: settings().spill.quotaBytes,
+    log: options.log,
+  });
+  const timer = setInterval(() => {
+    void store.cleanup().catch((err) => options.log('spill cleanup failed', err));
+  }, CLEANUP_INTERVAL_MS);
+  timer.unref();
+
+  const shaper: ResultShaper = {
+    async shape(result, ctx) {
+      const s = settings().spill;
+      const policy = { action: s.action, thresholdTokens: s.thresholdTokens, previewTokens: s.previewTokens, ttlMs: s.ttlHours * 3600_000 };
+      let shaped = await shapeResult(result, policy, { server: ctx.serverId, tool: ctx.tool, client: ctx.client ?? null }, { store, counter, now });
+      // A stdio client must never get one message of more than a few MiB, whatever the policy says.
+      if (ctx.transport !== 'http' && shaped.outcome.bytesDelivered > STDIO_CLIENT_MAX_BYTES) {
+        shaped = await shapeResult(result, { ...policy, action: 'spill', thresholdTokens: Math.min(policy.thresholdTokens ?? 1_000_000, 1_000_000) }, { server: ctx.serverId, tool: ctx.tool, client: ctx.client ?? null }, { store, counter, now });
+      }
+      const o = shaped.outcome;
+      return {
+        delivered: shaped.delivered,
+        action: o.action,
+        bytesUpstream: o.bytesUpstream,
+        bytesDelivered: o.bytesDelivered,
+        ...(o.tokensUpstream ? { tokensUpstream: o.tokensUpstream.tokens } : {}),
+        ...(o.tokensDelivered !== null ? { tokensDelivered: o.tokensDelivered } : {}),
+        ...(o.handle ? { handle: o.handle } : {}),
+        ...(o.note ? { note: o.note } : {}),
+        countUpstreamTokens: o.countUpstreamTokens,
+        countDeliveredTokens: o.action === 'pass' ? o.countUpstreamTokens : async () => ({ tokens: o.tokensDelivered ?? 0, estimated: false }),
+      };
+    },
+  };
+
+  const readTool: OwnTool = {
+    tool: READ_RESULT_TOOL as Tool,
+    call: (args) => readResult(store, counter, args),
+  };
+
+  const ownResources: OwnResources = {
+    matches: isSpillUri,
+    async read(uri) {
+      try {
+        return await readSpillResource(store, uri);
+      } catch (err) {
+        if (err instanceof SpillResourceError) throw Object.assign(new Error(err.message), { code: -32002 });
+        throw err;
+      }
+    },
+  };
+
+  return {
+    counter,
+    store,
+    shaper,
+    ownTools: [readTool],
+    ownResources,
+    countSchemaTokens: async (tools) => (await counter.countExactOffThread(JSON.stringify({ tools }))).tokens,
+    async close() {
+      clearInterval(timer);
+      await store.close?.();
+      await counter.close();
+    },
+  };
+}
+
+/** Records one finished call in the ledger once its exact token counts are known (off the request path). */
+export function recordCallInLedger(
+  ledger: Ledger,
+  base: Omit<CallRecordInput, 'tokensUpstream' | 'tokensDelivered' | 'tokensEstimated'>,
+  counts: { upstream: () => Promise<{ tokens: number; estimated: boolean }>; delivered: () => Promise<{ tokens: number; estimated: boolean }> },
+  log: (message: string, error?: unknown) => void,
+): void {
+  void Promise.all([counts.upstream(), counts.delivered()])
+    .then(([up, down]) => {
+      ledger.recordCall({
+        ...base,
+        tokensUpstream: up.tokens,
+        // A passed result is delivered as it came: the same count, exact or estimated.
+        tokensDelivered: base.action === 'pass' || base.action === 'error' ? up.tokens : down.tokens,
+        tokensEstimated: up.estimated || down.estimated,
+      });
+    })
+    .catch((err) => log('ledger record failed', err));
+}
+
+export type { CallToolResult };

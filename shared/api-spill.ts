@@ -1,0 +1,36 @@
+/** Control contract: the spill store and the savings ledger. */
+import { z } from 'zod';
+import { SavingsQuerySchema, SavingsReportSchema } from './ledger.js';
+
+export const SpillEntryInfoSchema = z.object({
+  handle: z.string(),
+  server: z.string(),
+  tool: z.string(),
+  client: z.string().nullable(),
+  createdAt: z.string(),
+  expiresAt: z.string(),
+  lastAccess: z.string(),
+  bytes: z.number().int(),
+  lines: z.number().int(),
+  tokens: z.number().int().nullable(),
+  tokensEstimated: z.boolean(),
+  contentType: z.string(),
+});
+export type SpillEntryInfo = z.infer<typeof SpillEntryInfoSchema>;
+
+export const SpillUsageSchema = z.object({ entries: z.number().int(), bytes: z.number().int(), quotaBytes: z.number().int() });
+export type SpillUsage = z.infer<typeof SpillUsageSchema>;
+
+const handleReq = z.object({ handle: z.string().min(1) });
+
+export const spillApi = {
+  'spill.list': { req: z.object({}).strict(), res: z.array(SpillEntryInfoSchema) },
+  'spill.preview': {
+    req: z.object({ handle: z.string().min(1), maxTokens: z.number().int().min(10).max(20_000).default(1_000) }),
+    res: z.object({ entry: SpillEntryInfoSchema, text: z.string(), truncated: z.boolean() }),
+  },
+  'spill.delete': { req: handleReq, res: z.object({ deleted: z.boolean() }) },
+  'spill.clear': { req: z.object({}).strict(), res: z.object({ deleted: z.number().int() }) },
+  'spill.usage': { req: z.object({}).strict(), res: SpillUsageSchema },
+  'savings.report': { req: SavingsQuerySchema, res: SavingsReportSchema },
+} as const;
