@@ -1,10 +1,13 @@
 /**
- * Runs the hub without Electron: the endpoint, the control API and the UI over HTTP, and optionally one
- * MCP session on this process's stdin/stdout (`spillway serve --stdio`).
+ * Runs the hub without Electron: the endpoint, the control API and the UI over HTTP, the bridge socket
+ * (`spillway bridge` connects there), and optionally one MCP session on this process's stdin/stdout
+ * (`spillway serve --stdio`).
  */
+import { tmpdir } from 'node:os';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { AppPaths } from './app-paths.js';
 import { createAppHub, type AppHubOptions } from './app-hub.js';
+import { attachSocketEndpoint, socketPathFor, type SocketEndpoint } from './downstream/socket-endpoint.js';
 import type { Hub } from './hub.js';
 
 export interface HeadlessOptions {
@@ -14,12 +17,16 @@ export interface HeadlessOptions {
   platform: NodeJS.Platform;
   env: Readonly<Record<string, string | undefined>>;
   upstream?: AppHubOptions['upstream'];
+  /** The bridge socket: its path (default socketPathFor the data dir), or false for none. */
+  socket?: string | false;
 }
 
 export interface RunningHub {
   hub: Hub;
   /** The UI link with the token, to open in a browser. */
   uiUrl: string;
+  /** Where bridges connect (undefined when the socket is off). */
+  socketPath: string | undefined;
   stop(): Promise<void>;
   onStopped(fn: () => void): void;
 }
@@ -27,12 +34,30 @@ export interface RunningHub {
 export async function startHeadless(options: HeadlessOptions): Promise<RunningHub> {
   const { hub } = await createAppHub(options);
   await hub.start();
+  let socket: SocketEndpoint | undefined;
+  if (options.socket !== false) {
+    const path = options.socket ?? socketPathFor({ dataDir: options.paths.dataDir, platform: options.platform, tmpDir: tmpdir() });
+    try {
+      socket = await attachSocketEndpoint(hub, {
+        path,
+        platform: options.platform,
+        onWarning: (message) => hub.emit({ type: 'log', level: 'warn', message }),
+      });
+    } catch (err) {
+      // Two hubs on one data folder would share its token, spill store and ledger: refuse the second.
+      await hub.stop();
+      throw err;
+    }
+    hub.emit({ type: 'log', level: 'info', message: `Bridge socket at ${socket.path}` });
+  }
   const stopped: (() => void)[] = [];
   let stopping: Promise<void> | undefined;
   const stop = () =>
-    (stopping ??= hub.stop().then(() => {
+    (stopping ??= (async () => {
+      await socket?.close();
+      await hub.stop();
       for (const fn of stopped) fn();
-    }));
+    })());
   if (options.stdio) {
     const transport = new StdioServerTransport();
     const session = await hub.connectSession(transport, 'stdio');
@@ -45,6 +70,7 @@ export async function startHeadless(options: HeadlessOptions): Promise<RunningHu
   return {
     hub,
     uiUrl: `${hub.endpoint.origin}/?token=${encodeURIComponent(hub.token)}`,
+    socketPath: socket?.path,
     stop,
     onStopped: (fn) => stopped.push(fn),
   };
