@@ -1,5 +1,7 @@
 import { defineConfig } from 'vitest/config';
 import { fileURLToPath } from 'node:url';
+import { svelte } from '@sveltejs/vite-plugin-svelte';
+import { svelteTesting } from '@testing-library/svelte/vite';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 
@@ -27,6 +29,16 @@ export default defineConfig({
           testTimeout: 120_000,
           hookTimeout: 120_000,
           fileParallelism: false,
+        },
+      },
+      {
+        extends: true,
+        plugins: [svelte({ configFile: false }), svelteTesting()],
+        test: {
+          name: 'renderer',
+          include: ['test/renderer/**/*.test.ts'],
+          environment: 'jsdom',
+          setupFiles: ['test/renderer/setup.ts'],
         },
       },
     ],

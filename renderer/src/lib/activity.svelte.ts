@@ -1,0 +1,197 @@
+/**
+ * The live log: a bounded ring of hub events (initial `events.query` merged with the live stream),
+ * filtered with the same `matchesFilter` the hub uses, and the call a user opened.
+ * Pushes are batched per frame and the ring is `$state.raw`, so a burst of events is one update.
+ */
+import type { ApiFailure, Backend } from './api.js';
+import { matchesFilter, type EventFilter, type HubEvent, type Level } from '../../../shared/events.js';
+
+export interface ActivityFilter {
+  server: string;
+  tool: string;
+  client: string;
+  /** Minimum level; '' shows all. */
+  level: Level | '';
+  text: string;
+}
+
+export type CallStarted = Extract<HubEvent, { type: 'call.started' }>;
+export type CallFinished = Extract<HubEvent, { type: 'call.finished' }>;
+
+/** What the details pane shows for a selected row. */
+export interface ActivityDetail {
+  event: HubEvent;
+  started?: CallStarted;
+  finished?: CallFinished;
+}
+
+export interface ActivityOptions {
+  /** Events kept in memory; older ones stay queryable on disk through events.query. */
+  capacity?: number;
+  /** Events loaded when the view opens. */
+  initial?: number;
+  /** Runs a batch of pushed events; defaults to the next animation frame. */
+  schedule?: (flush: () => void) => void;
+}
+
+export const EMPTY_FILTER: ActivityFilter = { server: '', tool: '', client: '', level: '', text: '' };
+
+function nextFrame(flush: () => void): void {
+  if (typeof requestAnimationFrame === 'function') requestAnimationFrame(() => flush());
+  else setTimeout(flush, 16);
+}
+
+function toQuery(f: ActivityFilter): EventFilter {
+  const q: EventFilter = {};
+  if (f.server) q.server = f.server;
+  if (f.tool) q.tool = f.tool;
+  if (f.client) q.client = f.client;
+  if (f.level) q.level = f.level;
+  if (f.text.trim()) q.text = f.text.trim();
+  return q;
+}
+
+function distinct(events: readonly HubEvent[], pick: (e: Record<string, unknown>) => unknown): string[] {
+  const seen = new Set<string>();
+  for (const e of events) {
+    const v = pick(e as Record<string, unknown>);
+    if (typeof v === 'string' && v !== '') seen.add(v);
+  }
+  return [...seen].sort((a, b) => a.localeCompare(b));
+}
+
+export class ActivityLog {
+  #events = $state.raw<HubEvent[]>([]);
+  #loading = $state(false);
+  #error = $state<ApiFailure | undefined>();
+  #selectedSeq = $state<number | undefined>();
+  /** Bound to the filter controls. */
+  filter = $state<ActivityFilter>({ ...EMPTY_FILTER });
+
+  #pending: HubEvent[] = [];
+  #flushScheduled = false;
+  readonly #backend: Backend;
+  readonly #capacity: number;
+  readonly #initial: number;
+  readonly #schedule: (flush: () => void) => void;
+
+  #visible = $derived.by(() => {
+    const query = toQuery(this.filter);
+    // A finished call carries everything its start did; show one row per call once it ends.
+    const finished = new Set<string>();
+    for (const e of this.#events) if (e.type === 'call.finished') finished.add(e.callId);
+    return this.#events.filter(
+      (e) => !(e.type === 'call.started' && finished.has(e.callId)) && matchesFilter(e, query),
+    );
+  });
+  #servers = $derived.by(() => distinct(this.#events, (e) => e.server));
+  #tools = $derived.by(() => distinct(this.#events, (e) => e.exposedName));
+  #clients = $derived.by(() => distinct(this.#events, (e) => e.client));
+  #detail = $derived.by((): ActivityDetail | undefined => {
+    const seq = this.#selectedSeq;
+    if (seq === undefined) return undefined;
+    const event = this.#events.find((e) => e.seq === seq);
+    if (!event) return undefined;
+    if (event.type !== 'call.started' && event.type !== 'call.finished') return { event };
+    const id = event.callId;
+    let started: CallStarted | undefined;
+    let finished: CallFinished | undefined;
+    for (const e of this.#events) {
+      if (e.type === 'call.started' && e.callId === id) started = e;
+      else if (e.type === 'call.finished' && e.callId === id) finished = e;
+    }
+    return { event, started, finished };
+  });
+
+  constructor(backend: Backend, options: ActivityOptions = {}) {
+    this.#backend = backend;
+    this.#capacity = options.capacity ?? 5000;
+    this.#initial = Math.min(options.initial ?? 1000, this.#capacity);
+    this.#schedule = options.schedule ?? nextFrame;
+  }
+
+  /** Every kept event, oldest first. */
+  get events(): readonly HubEvent[] {
+    return this.#events;
+  }
+  /** The rows the log shows, oldest first. */
+  get visible(): readonly HubEvent[] {
+    return this.#visible;
+  }
+  get loading(): boolean {
+    return this.#loading;
+  }
+  get error(): ApiFailure | undefined {
+    return this.#error;
+  }
+  get servers(): string[] {
+    return this.#servers;
+  }
+  get tools(): string[] {
+    return this.#tools;
+  }
+  get clients(): string[] {
+    return this.#clients;
+  }
+  get detail(): ActivityDetail | undefined {
+    return this.#detail;
+  }
+  get selectedSeq(): number | undefined {
+    return this.#selectedSeq;
+  }
+  get filtered(): boolean {
+    const f = this.filter;
+    return Boolean(f.server || f.tool || f.client || f.level || f.text.trim());
+  }
+
+  select(seq: number | undefined): void {
+    this.#selectedSeq = seq;
+  }
+
+  clearFilter(): void {
+    this.filter = { ...EMPTY_FILTER };
+  }
+
+  /**
+   * Subscribes first and then loads the recent history, so nothing falls between the two; returns the stop.
+   */
+  start(): () => void {
+    let loaded = false;
+    const early: HubEvent[] = [];
+    const stop = this.#backend.subscribe((e) => {
+      if (loaded) this.push(e);
+      else early.push(e);
+    });
+    this.#loading = true;
+    void this.#backend.call('events.query', { limit: this.#initial }).then((result) => {
+      this.#loading = false;
+      const history = result.ok ? result.value : [];
+      this.#error = result.ok ? undefined : result;
+      const seen = new Set(history.map((e) => e.seq));
+      const merged = [...history, ...early.filter((e) => !seen.has(e.seq))].sort((a, b) => a.seq - b.seq);
+      this.#events = [...this.#events, ...merged].slice(-this.#capacity);
+      loaded = true;
+    });
+    return stop;
+  }
+
+  /** Adds a live event; rendering happens once per batch. */
+  push(event: HubEvent): void {
+    this.#pending.push(event);
+    // While the window is hidden frames do not run; keep the backlog bounded too.
+    if (this.#pending.length > this.#capacity * 2) this.#pending.splice(0, this.#pending.length - this.#capacity);
+    if (this.#flushScheduled) return;
+    this.#flushScheduled = true;
+    this.#schedule(() => this.flush());
+  }
+
+  /** Applies pending events now. */
+  flush(): void {
+    this.#flushScheduled = false;
+    if (this.#pending.length === 0) return;
+    const batch = this.#pending;
+    this.#pending = [];
+    const next = this.#events.concat(batch);
+    this.#events = next.length > this.#capacity ? next.slice(next.length - this.#capacity) : next;
+  }
+}

@@ -1,0 +1,43 @@
+/** One line of plain text per hub event, for log rows and their accessible names. */
+import type { HubEvent, ResultAction } from '../../../shared/events.js';
+import { formatCompact, formatDuration } from './format.js';
+
+const OUTCOME: Record<ResultAction, string> = {
+  pass: 'passed',
+  spill: 'spilled',
+  truncate: 'truncated',
+  cache: 'answered from cache',
+  compress: 'compressed',
+  error: 'failed',
+};
+
+export function summarize(e: HubEvent): string {
+  switch (e.type) {
+    case 'call.started':
+      return `${e.exposedName} called${e.client ? ` by ${e.client}` : ''}…`;
+    case 'call.finished': {
+      const tokens =
+        e.tokensUpstream !== undefined && e.tokensDelivered !== undefined
+          ? e.tokensUpstream === e.tokensDelivered
+            ? `, ${formatCompact(e.tokensDelivered)} tokens`
+            : `, ${formatCompact(e.tokensUpstream)} → ${formatCompact(e.tokensDelivered)} tokens`
+          : '';
+      const outcome = e.isError ? `failed${e.error ? `: ${e.error}` : ''}` : OUTCOME[e.action];
+      return `${e.exposedName} ${outcome} in ${formatDuration(e.durationMs)}${tokens}`;
+    }
+    case 'upstream.status':
+      return `${e.server} is ${e.status}${e.error ? `: ${e.error}` : ''}`;
+    case 'upstream.stderr':
+      return `${e.server}: ${e.line}`;
+    case 'session.opened':
+      return `${e.client ?? 'A client'}${e.clientVersion ? ` ${e.clientVersion}` : ''} connected (${e.transport})`;
+    case 'session.closed':
+      return `${e.client ?? 'A client'} disconnected`;
+    case 'catalog.changed':
+      return `Tools changed: ${e.tools} tools, ${e.resources} resources, ${e.prompts} prompts`;
+    case 'config.changed':
+      return `Settings changed: ${e.what}`;
+    case 'log':
+      return e.server ? `${e.server}: ${e.message}` : e.message;
+  }
+}

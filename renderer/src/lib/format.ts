@@ -1,0 +1,42 @@
+/** Number, size and time formatting for the views, in the user's locale. */
+
+const whole = new Intl.NumberFormat(undefined, { maximumFractionDigits: 0 });
+const compact = new Intl.NumberFormat(undefined, { notation: 'compact', maximumFractionDigits: 1 });
+
+export function formatCount(n: number): string {
+  return whole.format(n);
+}
+
+/** 12.3K-style, for totals where the exact figure is noise. */
+export function formatCompact(n: number): string {
+  return compact.format(n);
+}
+
+export function formatBytes(n: number): string {
+  if (n < 1024) return `${n} B`;
+  const units = ['KB', 'MB', 'GB', 'TB'];
+  let v = n / 1024;
+  let i = 0;
+  while (v >= 1024 && i < units.length - 1) {
+    v /= 1024;
+    i++;
+  }
+  return `${v >= 10 ? Math.round(v) : v.toFixed(1)} ${units[i]}`;
+}
+
+export function formatDuration(ms: number): string {
+  if (ms < 1000) return `${Math.round(ms)} ms`;
+  return `${(ms / 1000).toFixed(ms < 10_000 ? 1 : 0)} s`;
+}
+
+/** The local wall-clock time of an ISO timestamp, with seconds. */
+export function formatClock(iso: string): string {
+  const d = new Date(iso);
+  return Number.isNaN(d.getTime()) ? iso : d.toLocaleTimeString(undefined, { hour12: false });
+}
+
+/** Share of produced tokens kept out of the context, as a whole percent. */
+export function savedPercent(produced: number, delivered: number): number {
+  if (produced <= 0) return 0;
+  return Math.max(0, Math.round(((produced - delivered) / produced) * 100));
+}

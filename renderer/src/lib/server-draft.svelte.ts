@@ -1,0 +1,229 @@
+/**
+ * The add/edit server form as a model: fields bound to inputs, validation with the contract's own
+ * ServerConfigSchema (so the form and the hub agree), and parsing of pasted `mcpServers` snippets.
+ * Fields are public $state because the form binds them; everything derived stays private.
+ */
+import {
+  ServerConfigSchema,
+  SERVER_ID_PATTERN,
+  describeZodError,
+  fromMcpServerEntry,
+  uniqueServerId,
+  type ServerConfig,
+  type ServerConfigInput,
+} from '../../../shared/config.js';
+
+export type ServerKind = 'stdio' | 'http' | 'sse';
+
+/** One row of an env or headers editor. */
+export interface PairRow {
+  key: string;
+  value: string;
+  /** Shown as a password field until the user reveals it. */
+  masked: boolean;
+}
+
+export interface DraftProblem {
+  field: string;
+  message: string;
+}
+
+/** A server found in a pasted snippet. */
+export interface SnippetServer {
+  name: string;
+  config: ServerConfigInput;
+}
+
+const SECRET_KEY = /(key|token|secret|passw|pwd|auth|credential|cookie|session|bearer)/i;
+
+/** Whether a variable or header name suggests a secret, so its value starts masked. */
+export function looksSecret(key: string): boolean {
+  return SECRET_KEY.test(key);
+}
+
+function rows(map: Record<string, string> | undefined): PairRow[] {
+  return Object.entries(map ?? {}).map(([key, value]) => ({ key, value, masked: looksSecret(key) }));
+}
+
+function toMap(list: PairRow[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const row of list) if (row.key.trim() !== '') out[row.key.trim()] = row.value;
+  return out;
+}
+
+export class ServerDraft {
+  /** Fixed when editing an existing server. */
+  readonly editingId: string | undefined;
+  name = $state('');
+  kind = $state<ServerKind>('stdio');
+  command = $state('');
+  /** One argument per line: no shell quoting to get wrong. */
+  argsText = $state('');
+  cwd = $state('');
+  env = $state<PairRow[]>([]);
+  url = $state('');
+  headers = $state<PairRow[]>([]);
+  enabled = $state(true);
+  prefix = $state(true);
+  #extra: Pick<ServerConfigInput, 'timeoutMs' | 'label'> = {};
+  #problem = $state<DraftProblem | undefined>();
+
+  constructor(editingId?: string, config?: ServerConfigInput) {
+    this.editingId = editingId;
+    if (editingId) this.name = editingId;
+    if (config) this.load(config);
+  }
+
+  get problem(): DraftProblem | undefined {
+    return this.#problem;
+  }
+
+  /** The field with a problem, in the form's own names (`command`, `url`, `env.KEY`, `name`). */
+  get problemField(): string | undefined {
+    return this.#problem?.field;
+  }
+
+  /** Shows an error (from validation or from the hub) at its field; the hub's `config.` prefix is dropped. */
+  setProblem(problem: DraftProblem | undefined): void {
+    if (!problem) {
+      this.#problem = undefined;
+      return;
+    }
+    this.#problem = { field: problem.field.replace(/^config\./, ''), message: problem.message };
+  }
+
+  /** Fills the fields from a config (edit, or a pasted snippet). */
+  load(config: ServerConfigInput): void {
+    this.kind = config.type;
+    this.enabled = config.enabled ?? true;
+    this.prefix = config.prefix ?? true;
+    this.#extra = { timeoutMs: config.timeoutMs, label: config.label };
+    if (config.type === 'stdio') {
+      this.command = config.command;
+      this.argsText = (config.args ?? []).join('\n');
+      this.cwd = config.cwd ?? '';
+      this.env = rows(config.env);
+    } else {
+      this.url = config.url;
+      this.headers = rows(config.headers);
+    }
+  }
+
+  /** The config as typed so far (not yet validated). */
+  toInput(): ServerConfigInput {
+    const common = { enabled: this.enabled, prefix: this.prefix, ...this.#definedExtra() };
+    if (this.kind === 'stdio') {
+      const args = this.argsText.split('\n').map((a) => a.trim()).filter((a) => a !== '');
+      return {
+        type: 'stdio',
+        command: this.command.trim(),
+        args,
+        env: toMap(this.env),
+        ...(this.cwd.trim() ? { cwd: this.cwd.trim() } : {}),
+        ...common,
+      };
+    }
+    return { type: this.kind, url: this.url.trim(), headers: toMap(this.headers), ...common };
+  }
+
+  #definedExtra(): Pick<ServerConfigInput, 'timeoutMs' | 'label'> {
+    const out: Pick<ServerConfigInput, 'timeoutMs' | 'label'> = {};
+    if (this.#extra.timeoutMs !== undefined) out.timeoutMs = this.#extra.timeoutMs;
+    if (this.#extra.label !== undefined) out.label = this.#extra.label;
+    return out;
+  }
+
+  /**
+   * Validates the config only (enough for Test). Sets and returns the problem, or the parsed config.
+   */
+  validateConfig(): ServerConfig | undefined {
+    for (const row of this.kind === 'stdio' ? this.env : this.headers) {
+      if (row.key.trim() === '' && row.value !== '') {
+        this.setProblem({ field: this.kind === 'stdio' ? 'env' : 'headers', message: 'every value needs a name' });
+        return undefined;
+      }
+    }
+    const parsed = ServerConfigSchema.safeParse(this.toInput());
+    if (!parsed.success) {
+      this.setProblem(describeZodError(parsed.error));
+      return undefined;
+    }
+    this.setProblem(undefined);
+    return parsed.data;
+  }
+
+  /**
+   * Validates everything needed to save; returns the id to save under (new servers get a free one
+   * made from the name) and the config.
+   */
+  validate(takenIds: Iterable<string>): { id: string; label?: string; config: ServerConfig } | undefined {
+    const name = this.name.trim();
+    if (!this.editingId && name === '') {
+      this.setProblem({ field: 'name', message: 'give the server a name' });
+      return undefined;
+    }
+    const config = this.validateConfig();
+    if (!config) return undefined;
+    if (this.editingId) return { id: this.editingId, config };
+    const taken = new Set(takenIds);
+    // A name that is already a free, valid id is used as is; otherwise the id is made from it and the
+    // name stays visible as the label.
+    const id = SERVER_ID_PATTERN.test(name) && !taken.has(name) ? name : uniqueServerId(name, taken);
+    const label = id === name ? undefined : name;
+    return { id, label, config: label && !config.label ? { ...config, label } : config };
+  }
+
+  /** Fills the form from a pasted snippet; returns every server found so the caller can offer "add all". */
+  paste(text: string): SnippetServer[] | undefined {
+    try {
+      const servers = parseSnippet(text);
+      const [first] = servers;
+      if (!this.editingId) this.name = first.name;
+      this.load(first.config);
+      this.setProblem(undefined);
+      return servers;
+    } catch (err) {
+      this.setProblem({ field: 'snippet', message: err instanceof Error ? err.message : String(err) });
+      return undefined;
+    }
+  }
+}
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return v !== null && typeof v === 'object' && !Array.isArray(v);
+}
+
+function looksLikeEntry(v: unknown): boolean {
+  return isRecord(v) && ('command' in v || 'url' in v || 'serverUrl' in v || 'httpUrl' in v);
+}
+
+/**
+ * Reads what READMEs show: `{"mcpServers": {...}}`, VS Code's `{"servers": {...}}`, a bare
+ * `"name": {...}` pair, or one entry `{command, args}`. Throws with a readable message.
+ */
+export function parseSnippet(text: string): SnippetServer[] {
+  const trimmed = text.trim().replace(/,\s*$/, '');
+  if (trimmed === '') throw new Error('paste a JSON snippet first');
+  let raw: unknown;
+  try {
+    raw = JSON.parse(trimmed);
+  } catch (first) {
+    try {
+      // README excerpts often omit the outer braces: `"memory": { "command": "npx", ... }`.
+      raw = JSON.parse(`{${trimmed}}`);
+    } catch {
+      throw new Error(`this is not JSON: ${(first as Error).message}`);
+    }
+  }
+  if (!isRecord(raw)) throw new Error('expected a JSON object with "mcpServers"');
+  if (looksLikeEntry(raw)) return [{ name: '', config: fromMcpServerEntry(raw, 'snippet') }];
+  const group = isRecord(raw.mcpServers) ? raw.mcpServers : isRecord(raw.servers) ? raw.servers : raw;
+  const label = group === raw ? '' : raw.mcpServers ? 'mcpServers.' : 'servers.';
+  const out: SnippetServer[] = [];
+  for (const [name, entry] of Object.entries(group)) {
+    if (!looksLikeEntry(entry)) continue;
+    out.push({ name, config: fromMcpServerEntry(entry, `${label}${name}`) });
+  }
+  if (out.length === 0) throw new Error('no server found: expected entries with "command" or "url"');
+  return out;
+}

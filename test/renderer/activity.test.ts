@@ -1,0 +1,111 @@
+import { describe, expect, it, afterEach } from 'vitest';
+import { fireEvent, render, screen, waitFor, within } from '@testing-library/svelte';
+import ActivityView from '../../renderer/src/views/ActivityView.svelte';
+import { ActivityLog } from '../../renderer/src/lib/activity.svelte.js';
+import { FakeBackend } from './fake-backend.js';
+
+let stop: (() => void) | undefined;
+afterEach(() => stop?.());
+
+function setup() {
+  const fake = new FakeBackend();
+  const log = new ActivityLog(fake, { schedule: (flush) => queueMicrotask(flush) });
+  stop = log.start();
+  render(ActivityView, { log, testHeight: 600 });
+  return { fake, log };
+}
+
+/** The log's rows only (filter options carry the same names). */
+const logRegion = () => within(screen.getByRole('region', { name: 'Live log' }));
+
+function finished(server: string, tool: string, extra: Record<string, unknown> = {}) {
+  return {
+    type: 'call.finished' as const,
+    level: 'info' as const,
+    callId: `${server}-${tool}-${Math.random()}`,
+    client: 'claude-ai',
+    server,
+    tool,
+    exposedName: `${server}__${tool}`,
+    durationMs: 12,
+    isError: false,
+    action: 'spill' as const,
+    bytesUpstream: 400_000,
+    bytesDelivered: 4_000,
+    tokensUpstream: 100_000,
+    tokensDelivered: 1_000,
+    handle: 'h_abc123',
+    ...extra,
+  };
+}
+
+describe('Activity', () => {
+  it('shows the history first, then events as they are pushed', async () => {
+    const fake = new FakeBackend();
+    fake.emit({ type: 'log', level: 'info', message: 'hub started' });
+    const log = new ActivityLog(fake, { schedule: (flush) => queueMicrotask(flush) });
+    stop = log.start();
+    render(ActivityView, { log, testHeight: 600 });
+    expect(await logRegion().findByText('hub started')).toBeTruthy();
+
+    fake.emit(finished('files', 'read_file'));
+    const row = await logRegion().findByText(/files__read_file spilled/);
+    expect(row.textContent).toContain('100K → 1K tokens');
+    expect(screen.getByText('2 events')).toBeTruthy();
+  });
+
+  it('filters by server and by text', async () => {
+    const { fake, log } = setup();
+    await waitFor(() => expect(log.loading).toBe(false));
+    fake.emit(finished('files', 'read_file'));
+    fake.emit(finished('memory', 'search_nodes'));
+    fake.emit({ type: 'upstream.stderr', level: 'warn', server: 'memory', line: 'disk almost full' });
+    await logRegion().findByText(/memory__search_nodes/);
+
+    await fireEvent.change(screen.getByLabelText('Server'), { target: { value: 'files' } });
+    await waitFor(() => expect(logRegion().queryByText(/memory__search_nodes/)).toBeNull());
+    expect(logRegion().getByText(/files__read_file/)).toBeTruthy();
+    expect(screen.getByText('1 of 3 events')).toBeTruthy();
+
+    await fireEvent.click(screen.getByRole('button', { name: 'Clear filters' }));
+    await fireEvent.input(screen.getByLabelText('Text'), { target: { value: 'disk almost' } });
+    await waitFor(() => expect(logRegion().queryByText(/files__read_file/)).toBeNull());
+    expect(logRegion().getByText('memory: disk almost full')).toBeTruthy();
+
+    await fireEvent.input(screen.getByLabelText('Text'), { target: { value: 'nothing like this' } });
+    expect(await screen.findByText('No events match these filters.')).toBeTruthy();
+  });
+
+  it('shows one row per finished call and opens it to its details', async () => {
+    const { fake, log } = setup();
+    await waitFor(() => expect(log.loading).toBe(false));
+    fake.emit({
+      type: 'call.started',
+      level: 'info',
+      callId: 'c1',
+      server: 'files',
+      tool: 'read_file',
+      exposedName: 'files__read_file',
+      argumentsPreview: '{"path":"/var/log/syslog"}',
+    });
+    await logRegion().findByText(/files__read_file called/);
+    fake.emit(finished('files', 'read_file', { callId: 'c1' }));
+    await waitFor(() => expect(logRegion().queryByText(/files__read_file called/)).toBeNull());
+
+    // jsdom has no layout, so virtua keeps re-keyed rows visibility:hidden; click by text instead of role.
+    await fireEvent.click(await logRegion().findByText(/files__read_file spilled/));
+    const details = screen.getByRole('region', { name: 'files__read_file' });
+    expect(within(details).getByText('{"path":"/var/log/syslog"}')).toBeTruthy();
+    expect(within(details).getByText('h_abc123')).toBeTruthy();
+    expect(within(details).getByText(/99% kept out/)).toBeTruthy();
+  });
+
+  it('keeps only the newest events when the ring is full', async () => {
+    const fake = new FakeBackend();
+    const log = new ActivityLog(fake, { capacity: 3, schedule: (flush) => queueMicrotask(flush) });
+    stop = log.start();
+    await waitFor(() => expect(log.loading).toBe(false));
+    for (let i = 0; i < 5; i++) fake.emit({ type: 'log', level: 'info', message: `line ${i}` });
+    await waitFor(() => expect(log.events.map((e) => (e.type === 'log' ? e.message : ''))).toEqual(['line 2', 'line 3', 'line 4']));
+  });
+});

@@ -1,0 +1,171 @@
+/**
+ * The control contract implemented in memory, for component tests. Requests are parsed with the
+ * contract's schemas and answers are parsed back through them, so the fake cannot drift from it.
+ */
+import { api, type ApiResult, type MethodName, type Req, type Res, type UpstreamInfo, type ToolSummary } from '../../shared/api.js';
+import { describeZodError, SettingsSchema, type ServerConfig, type Settings } from '../../shared/config.js';
+import { matchesFilter, type HubEvent, type HubEventInput } from '../../shared/events.js';
+import type { ApiFailure, Backend } from '../../renderer/src/lib/api.js';
+
+type Handler<M extends MethodName> = (req: z_out<M>, raw: Req<M>) => ApiResult<Res<M>>;
+type z_out<M extends MethodName> = ReturnType<Api[M]['req']['parse']>;
+type Api = typeof api;
+
+/** Tools every fake server offers, keyed by what a test configures. */
+export function fakeTools(config: ServerConfig): ToolSummary[] {
+  const base = config.type === 'stdio' ? config.command : new URL(config.url).hostname;
+  return [
+    { name: `${base}__read_file`, original: 'read_file', description: 'Read a file', schemaTokens: 120 },
+    { name: `${base}__list_directory`, original: 'list_directory', description: 'List a folder', schemaTokens: 95 },
+  ];
+}
+
+export class FakeBackend implements Backend {
+  readonly servers = new Map<string, UpstreamInfo>();
+  settings: Settings = SettingsSchema.parse({});
+  readonly log: HubEvent[] = [];
+  readonly calls: Array<{ method: MethodName; req: unknown }> = [];
+  /** Ports another program holds: settings.set answers `conflict` for them. */
+  readonly busyPorts = new Set<number>([8080]);
+  #subscribers = new Set<(e: HubEvent) => void>();
+  #failures = new Map<MethodName, ApiFailure>();
+  #seq = 0;
+
+  /** Makes the next call of `method` fail with `failure`. */
+  failNext(method: MethodName, failure: Omit<ApiFailure, 'ok'>): void {
+    this.#failures.set(method, { ok: false, ...failure });
+  }
+
+  callsOf(method: MethodName): unknown[] {
+    return this.calls.filter((c) => c.method === method).map((c) => c.req);
+  }
+
+  get subscriberCount(): number {
+    return this.#subscribers.size;
+  }
+
+  /** Stamps an event as the hub's log does, keeps it for events.query and pushes it to subscribers. */
+  emit(input: HubEventInput): HubEvent {
+    const event = { ...input, seq: ++this.#seq, time: input.time ?? new Date().toISOString() } as HubEvent;
+    this.log.push(event);
+    for (const fn of [...this.#subscribers]) fn(event);
+    return event;
+  }
+
+  /** Adds a server directly (test setup), ready with its tools. */
+  seedServer(id: string, config: ServerConfig): UpstreamInfo {
+    const info: UpstreamInfo = {
+      id,
+      config,
+      status: config.enabled === false ? 'disabled' : 'ready',
+      tools: fakeTools(config).length,
+      resources: 0,
+      prompts: 0,
+      stderrTail: [],
+      restarts: 0,
+    };
+    this.servers.set(id, info);
+    return info;
+  }
+
+  subscribe(fn: (e: HubEvent) => void): () => void {
+    this.#subscribers.add(fn);
+    return () => this.#subscribers.delete(fn);
+  }
+
+  async call<M extends MethodName>(method: M, req: Req<M>): Promise<ApiResult<Res<M>>> {
+    this.calls.push({ method, req });
+    const failure = this.#failures.get(method);
+    if (failure) {
+      this.#failures.delete(method);
+      return failure;
+    }
+    const parsed = api[method].req.safeParse(req);
+    if (!parsed.success) {
+      const { field, message } = describeZodError(parsed.error);
+      return { ok: false, code: 'invalid', field, message };
+    }
+    const handler = this.#handlers[method] as unknown as Handler<M>;
+    const result = handler(parsed.data as z_out<M>, req);
+    if (result.ok) api[method].res.parse(result.value);
+    return result;
+  }
+
+  #status(): Res<'status'> {
+    const upstreams = [...this.servers.values()];
+    return {
+      version: '0.1.0-test',
+      endpoint: `http://127.0.0.1:${this.settings.port}/mcp`,
+      dataDir: '/tmp/spillway-test',
+      configFile: '/tmp/spillway-test/config.json',
+      paused: this.settings.paused,
+      upstreams,
+      sessions: [],
+      tools: upstreams.reduce((n, u) => n + u.tools, 0),
+    };
+  }
+
+  #handlers: { [M in MethodName]: Handler<M> } = {
+    status: () => ({ ok: true, value: this.#status() }),
+    'upstreams.list': () => ({ ok: true, value: [...this.servers.values()] }),
+    'upstreams.add': (req) => {
+      const id = req.id ?? req.name ?? 'server';
+      if (this.servers.has(id)) return { ok: false, code: 'conflict', field: 'id', message: `a server named ${id} exists` };
+      this.seedServer(id, req.config);
+      this.emit({ type: 'config.changed', level: 'info', what: `servers.${id}` });
+      return { ok: true, value: { id } };
+    },
+    'upstreams.update': (req) => {
+      const known = this.servers.get(req.id);
+      if (!known) return { ok: false, code: 'not_found', field: 'id', message: `no server ${req.id}` };
+      this.seedServer(req.id, req.config);
+      return { ok: true, value: { id: req.id } };
+    },
+    'upstreams.remove': (req) => ({ ok: true, value: { removed: this.servers.delete(req.id) } }),
+    'upstreams.restart': (req) => {
+      const known = this.servers.get(req.id);
+      if (!known) return { ok: false, code: 'not_found', message: `no server ${req.id}` };
+      known.restarts += 1;
+      return { ok: true, value: { status: known.status } };
+    },
+    'upstreams.test': (req) => {
+      if (req.config.type === 'stdio' && req.config.command === 'missing-program') {
+        return {
+          ok: true,
+          value: { ok: false, error: 'spawn missing-program ENOENT', tools: [], stderrTail: [], durationMs: 3 },
+        };
+      }
+      return {
+        ok: true,
+        value: {
+          ok: true,
+          serverInfo: { name: 'fake-server', version: '1.2.3' },
+          tools: fakeTools(req.config),
+          stderrTail: ['fake server running on stdio'],
+          durationMs: 42,
+        },
+      };
+    },
+    'upstreams.tools': (req) => {
+      const known = this.servers.get(req.id);
+      if (!known) return { ok: false, code: 'not_found', message: `no server ${req.id}` };
+      return { ok: true, value: fakeTools(known.config) };
+    },
+    'settings.get': () => ({ ok: true, value: this.settings }),
+    'settings.set': (parsed, raw) => {
+      if (parsed.port !== undefined && this.busyPorts.has(parsed.port)) {
+        return { ok: false, code: 'conflict', field: 'port', message: `port ${parsed.port} is in use by another program` };
+      }
+      // Only the keys the caller sent: parsing a partial schema fills in defaults for the rest.
+      const next: Record<string, unknown> = { ...this.settings };
+      for (const key of Object.keys(raw as object)) next[key] = (parsed as Record<string, unknown>)[key];
+      this.settings = SettingsSchema.parse(next);
+      return { ok: true, value: this.settings };
+    },
+    'events.query': (filter) => {
+      const matching = this.log.filter((e) => matchesFilter(e, filter));
+      return { ok: true, value: matching.slice(-filter.limit) };
+    },
+    'sessions.list': () => ({ ok: true, value: [] }),
+  };
+}

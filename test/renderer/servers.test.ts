@@ -1,0 +1,158 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { fireEvent, render, screen, waitFor, within } from '@testing-library/svelte';
+import ServersView from '../../renderer/src/views/ServersView.svelte';
+import { ServersState } from '../../renderer/src/lib/servers.svelte.js';
+import { parseSnippet } from '../../renderer/src/lib/server-draft.svelte.js';
+import { FakeBackend } from './fake-backend.js';
+
+let stop: (() => void) | undefined;
+afterEach(() => stop?.());
+
+async function setup(seed?: (fake: FakeBackend) => void) {
+  const fake = new FakeBackend();
+  seed?.(fake);
+  const servers = new ServersState(fake);
+  stop = servers.start();
+  render(ServersView, { servers });
+  await waitFor(() => expect(servers.loaded).toBe(true));
+  return { fake, servers };
+}
+
+const form = () => within(screen.getByRole('form', { name: 'Add a server' }));
+
+describe('Servers: add form', () => {
+  it('refuses an incomplete server, names the field, and sends nothing', async () => {
+    const { fake } = await setup();
+    await fireEvent.click(screen.getByRole('button', { name: 'Add server' }));
+
+    await fireEvent.click(form().getByRole('button', { name: 'Add server' }));
+    expect(form().getByRole('alert').textContent).toContain('give the server a name');
+    expect(form().getByLabelText('Name').getAttribute('aria-invalid')).toBe('true');
+
+    await fireEvent.input(form().getByLabelText('Name'), { target: { value: 'files' } });
+    await fireEvent.click(form().getByRole('button', { name: 'Add server' }));
+    expect(form().getByRole('alert').textContent).toContain('command is required');
+    expect(form().getByLabelText('Command').getAttribute('aria-invalid')).toBe('true');
+    expect(form().getByLabelText('Name').getAttribute('aria-invalid')).toBe('false');
+
+    await fireEvent.click(form().getByLabelText('URL (Streamable HTTP)'));
+    await fireEvent.input(form().getByLabelText('URL'), { target: { value: 'ftp://example.com/mcp' } });
+    await fireEvent.click(form().getByRole('button', { name: 'Test' }));
+    expect(form().getByRole('alert').textContent).toContain('http:// or https://');
+    expect(form().getByLabelText('URL').getAttribute('aria-invalid')).toBe('true');
+
+    expect(fake.callsOf('upstreams.add')).toEqual([]);
+    expect(fake.callsOf('upstreams.test')).toEqual([]);
+  });
+
+  it('tests the server and lists its tools before saving, then adds it', async () => {
+    const { fake } = await setup();
+    await fireEvent.click(screen.getByRole('button', { name: 'Add server' }));
+    await fireEvent.input(form().getByLabelText('Name'), { target: { value: 'My files' } });
+    await fireEvent.input(form().getByLabelText('Command'), { target: { value: 'node' } });
+    await fireEvent.input(form().getByLabelText('Arguments, one per line'), {
+      target: { value: 'server-filesystem.js\n/home/me/docs\n' },
+    });
+    await fireEvent.click(form().getByRole('button', { name: 'Add variable' }));
+    await fireEvent.input(form().getByLabelText('Variable 1'), { target: { value: 'API_TOKEN' } });
+    await fireEvent.change(form().getByLabelText('Variable 1'), { target: { value: 'API_TOKEN' } });
+    const secret = form().getByLabelText('Value of API_TOKEN') as HTMLInputElement;
+    await fireEvent.input(secret, { target: { value: 's3cret' } });
+    expect(secret.type).toBe('password');
+
+    await fireEvent.click(form().getByRole('button', { name: 'Test' }));
+    const result = within(screen.getByRole('region', { name: 'Test result' }));
+    expect(await result.findByText(/Connected to fake-server 1.2.3/)).toBeTruthy();
+    expect(result.getByText('read_file')).toBeTruthy();
+    expect(result.getByText('list_directory')).toBeTruthy();
+    expect(fake.callsOf('upstreams.add')).toEqual([]);
+    expect(fake.callsOf('upstreams.test')[0]).toMatchObject({
+      config: { type: 'stdio', command: 'node', args: ['server-filesystem.js', '/home/me/docs'], env: { API_TOKEN: 's3cret' } },
+    });
+
+    await fireEvent.click(form().getByRole('button', { name: 'Add server' }));
+    await waitFor(() => expect(screen.queryByRole('form')).toBeNull());
+    expect(fake.servers.get('my-files')?.config).toMatchObject({ command: 'node', label: 'My files' });
+    const card = screen.getByRole('article', { name: 'My files' });
+    expect(within(card).getByText('Ready')).toBeTruthy();
+    expect(within(card).getByText('2 tools')).toBeTruthy();
+  });
+
+  it('shows a failed test where it happened', async () => {
+    await setup();
+    await fireEvent.click(screen.getByRole('button', { name: 'Add server' }));
+    await fireEvent.input(form().getByLabelText('Command'), { target: { value: 'missing-program' } });
+    await fireEvent.click(form().getByRole('button', { name: 'Test' }));
+    expect((await form().findByRole('alert')).textContent).toContain('spawn missing-program ENOENT');
+  });
+
+  it('shows the hub’s refusal at the named field', async () => {
+    const { fake } = await setup((f) => f.seedServer('files', { type: 'stdio', command: 'node', args: [], env: {}, enabled: true, prefix: true }));
+    fake.failNext('upstreams.add', { code: 'invalid', field: 'config.command', message: 'command: not found on PATH' });
+    await fireEvent.click(screen.getByRole('button', { name: 'Add server' }));
+    await fireEvent.input(form().getByLabelText('Name'), { target: { value: 'other' } });
+    await fireEvent.input(form().getByLabelText('Command'), { target: { value: 'nope' } });
+    await fireEvent.click(form().getByRole('button', { name: 'Add server' }));
+    expect((await form().findByRole('alert')).textContent).toContain('not found on PATH');
+    expect(form().getByLabelText('Command').getAttribute('aria-invalid')).toBe('true');
+  });
+
+  it('fills the form from a pasted mcpServers snippet', async () => {
+    await setup();
+    await fireEvent.click(screen.getByRole('button', { name: 'Add server' }));
+    const snippet = `{
+      "mcpServers": {
+        "memory": { "command": "npx", "args": ["-y", "@modelcontextprotocol/server-memory"], "env": { "MEMORY_FILE_PATH": "/tmp/m.json" } }
+      }
+    }`;
+    await fireEvent.input(form().getByLabelText(/JSON with/), { target: { value: snippet } });
+    await fireEvent.click(form().getByRole('button', { name: 'Fill the form' }));
+    expect((form().getByLabelText('Name') as HTMLInputElement).value).toBe('memory');
+    expect((form().getByLabelText('Command') as HTMLInputElement).value).toBe('npx');
+    expect((form().getByLabelText('Arguments, one per line') as HTMLTextAreaElement).value).toBe(
+      '-y\n@modelcontextprotocol/server-memory',
+    );
+    expect((form().getByLabelText('Value of MEMORY_FILE_PATH') as HTMLInputElement).value).toBe('/tmp/m.json');
+  });
+
+  it('restarts, disables and removes a server from its card', async () => {
+    const { fake } = await setup((f) => f.seedServer('files', { type: 'stdio', command: 'node', args: [], env: {}, enabled: true, prefix: true }));
+    const card = within(screen.getByRole('article', { name: 'files' }));
+    await fireEvent.click(card.getByRole('button', { name: 'Restart' }));
+    await waitFor(() => expect(fake.servers.get('files')?.restarts).toBe(1));
+    await fireEvent.click(card.getByRole('button', { name: 'Disable' }));
+    expect(await card.findByText('Disabled')).toBeTruthy();
+    expect(fake.servers.get('files')?.config.enabled).toBe(false);
+    await fireEvent.click(card.getByRole('button', { name: 'Remove…' }));
+    await fireEvent.click(card.getByRole('button', { name: 'Remove files' }));
+    await waitFor(() => expect(screen.queryByRole('article')).toBeNull());
+    expect(fake.servers.size).toBe(0);
+  });
+
+  it('follows live status and stderr events', async () => {
+    const { fake } = await setup((f) => f.seedServer('files', { type: 'stdio', command: 'node', args: [], env: {}, enabled: true, prefix: true }));
+    fake.emit({ type: 'upstream.status', level: 'error', server: 'files', status: 'error', error: 'exited with code 1' });
+    fake.emit({ type: 'upstream.stderr', level: 'warn', server: 'files', line: 'Error: EACCES /root' });
+    const card = within(screen.getByRole('article', { name: 'files' }));
+    expect(await card.findByText('exited with code 1')).toBeTruthy();
+    expect(card.getByText('Error')).toBeTruthy();
+    expect(card.getByText('Error: EACCES /root')).toBeTruthy();
+  });
+});
+
+describe('mcpServers snippets', () => {
+  it('reads the forms READMEs show', () => {
+    expect(parseSnippet('{"command":"uvx","args":["mcp-server-git"]}')).toEqual([
+      { name: '', config: { type: 'stdio', command: 'uvx', args: ['mcp-server-git'], env: {}, cwd: undefined } },
+    ]);
+    expect(parseSnippet('"git": {"command":"uvx"},').map((s) => s.name)).toEqual(['git']);
+    expect(parseSnippet('{"servers":{"remote":{"url":"https://x.dev/sse"}}}')[0].config).toMatchObject({ type: 'sse' });
+    expect(parseSnippet('{"mcpServers":{"a":{"command":"a"},"b":{"url":"https://b.dev/mcp"}}}')).toHaveLength(2);
+  });
+
+  it('says what is wrong', () => {
+    expect(() => parseSnippet('')).toThrow('paste a JSON snippet first');
+    expect(() => parseSnippet('{oops')).toThrow(/not JSON/);
+    expect(() => parseSnippet('{"mcpServers":{}}')).toThrow(/no server found/);
+  });
+});
