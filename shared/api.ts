@@ -3,7 +3,7 @@
  * Every method has a zod request and response schema; both ends parse. Errors cross as results, not throws.
  */
 import { z } from 'zod';
-import { ServerConfigSchema, SettingsSchema } from './config.js';
+import { ServerConfigSchema, SettingsPatchSchema, SettingsSchema } from './config.js';
 import { EventFilterSchema, HubEventSchema, UpstreamStatusSchema } from './events.js';
 import { spillApi } from './api-spill.js';
 
@@ -86,7 +86,7 @@ export const api = {
   ),
   'upstreams.tools': method(serverIdReq, z.array(ToolSummarySchema)),
   'settings.get': method(empty, SettingsSchema),
-  'settings.set': method(SettingsSchema.partial(), SettingsSchema),
+  'settings.set': method(SettingsPatchSchema, SettingsSchema),
   'events.query': method(EventFilterSchema, z.array(HubEventSchema)),
   'sessions.list': method(empty, z.array(SessionInfoSchema)),
   ...spillApi,

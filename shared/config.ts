@@ -82,6 +82,38 @@ export const SettingsSchema = z.object({
 });
 export type Settings = z.infer<typeof SettingsSchema>;
 
+/**
+ * A partial update of the settings: fields without their defaults (zod's `.partial()` would still fill
+ * every default in, and saving that would reset what the user did not touch). `spill` may be partial too.
+ */
+export const SettingsPatchSchema = z
+  .object({
+    port: SettingsSchema.shape.port.unwrap().optional(),
+    toolNameMaxLength: SettingsSchema.shape.toolNameMaxLength.unwrap().optional(),
+    requestTimeoutMs: SettingsSchema.shape.requestTimeoutMs.unwrap().optional(),
+    maxMessageBytes: SettingsSchema.shape.maxMessageBytes.unwrap().optional(),
+    logRetentionDays: SettingsSchema.shape.logRetentionDays.unwrap().optional(),
+    tokenizer: SettingsSchema.shape.tokenizer.unwrap().optional(),
+    paused: SettingsSchema.shape.paused.unwrap().optional(),
+    spill: z
+      .object({
+        action: SpillSettingsSchema.shape.action.unwrap().optional(),
+        thresholdTokens: SpillSettingsSchema.shape.thresholdTokens.unwrap().optional(),
+        previewTokens: SpillSettingsSchema.shape.previewTokens.unwrap().optional(),
+        ttlHours: SpillSettingsSchema.shape.ttlHours.unwrap().optional(),
+        quotaBytes: SpillSettingsSchema.shape.quotaBytes.unwrap().optional(),
+      })
+      .strict()
+      .optional(),
+  })
+  .strict();
+export type SettingsPatch = z.infer<typeof SettingsPatchSchema>;
+
+/** Applies a patch; `spill` is merged field by field. */
+export function applySettingsPatch(settings: Settings, patch: SettingsPatch): unknown {
+  return { ...settings, ...patch, spill: { ...settings.spill, ...(patch.spill ?? {}) } };
+}
+
 export const ConfigSchema = z
   .object({
     version: z.literal(CONFIG_VERSION),

@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
-import { ConfigError, ServerConfigSchema, SettingsSchema, describeZodError, uniqueServerId, SERVER_ID_PATTERN, type Config, type ServerConfig, type Settings } from '../../shared/config.js';
+import { ConfigError, ServerConfigSchema, SettingsSchema, applySettingsPatch, type SettingsPatch, describeZodError, uniqueServerId, SERVER_ID_PATTERN, type Config, type ServerConfig, type Settings } from '../../shared/config.js';
 import type { HubEvent, HubEventInput, UpstreamStatus } from '../../shared/events.js';
 import type { SessionInfo, Status, ToolSummary, UpstreamInfo } from '../../shared/api.js';
 import { loadOrCreateToken } from './access-token.js';
@@ -488,8 +488,8 @@ export class Hub {
     }
   }
 
-  async setSettings(patch: Partial<Settings>): Promise<Settings> {
-    const parsed = SettingsSchema.safeParse({ ...this.config.settings, ...patch });
+  async setSettings(patch: SettingsPatch): Promise<Settings> {
+    const parsed = SettingsSchema.safeParse(applySettingsPatch(this.config.settings, patch));
     if (!parsed.success) {
       const { field, message } = describeZodError(parsed.error, 'settings');
       throw new ControlError('invalid', message, field);

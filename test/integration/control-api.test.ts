@@ -96,7 +96,10 @@ describe('control API', () => {
   it('reads and writes settings, refusing a bad value with the field named', async () => {
     const r = await hub.api<{ spill: { thresholdTokens: number } }>('settings.set', { spill: { action: 'spill', thresholdTokens: 5000, previewTokens: 500, ttlHours: 24, quotaBytes: 1 << 30 } });
     expect(r.value!.spill.thresholdTokens).toBe(5000);
-    const bad = await hub.api('settings.set', { spill: { action: 'spill', thresholdTokens: -1, previewTokens: 500, ttlHours: 24, quotaBytes: 1 << 30 } });
+    // A partial patch changes only what it names.
+    const partial = await hub.api<{ port: number; spill: { thresholdTokens: number; previewTokens: number } }>('settings.set', { spill: { previewTokens: 700 } });
+    expect(partial.value!.spill).toMatchObject({ thresholdTokens: 5000, previewTokens: 700 });
+    const bad = await hub.api('settings.set', { spill: { thresholdTokens: -1 } });
     expect(bad).toMatchObject({ ok: false, code: 'invalid', field: 'spill.thresholdTokens' });
     expect((await hub.api<{ spill: { thresholdTokens: number } }>('settings.get')).value!.spill.thresholdTokens).toBe(5000);
   });
