@@ -85,7 +85,8 @@ export class FakeBackend implements Backend {
       const { field, message } = describeZodError(parsed.error);
       return { ok: false, code: 'invalid', field, message };
     }
-    const handler = this.#handlers[method] as unknown as Handler<M>;
+    const handler = this.#handlers[method] as unknown as Handler<M> | undefined;
+    if (!handler) return { ok: false, code: 'not_found', message: `Unknown method: ${method}` };
     const result = handler(parsed.data as z_out<M>, req);
     if (result.ok) api[method].res.parse(result.value);
     return result;
@@ -105,7 +106,7 @@ export class FakeBackend implements Backend {
     };
   }
 
-  #handlers: { [M in MethodName]: Handler<M> } = {
+  #handlers: { [M in MethodName]?: Handler<M> } = {
     status: () => ({ ok: true, value: this.#status() }),
     'upstreams.list': () => ({ ok: true, value: [...this.servers.values()] }),
     'upstreams.add': (req) => {
