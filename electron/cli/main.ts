@@ -8,6 +8,7 @@ import { ConfigError } from '../../shared/config.js';
 import { loadOrCreateToken } from '../core/access-token.js';
 import { resolvePaths, type AppPaths } from '../core/app-paths.js';
 import { startHeadless } from '../core/headless.js';
+import { bridgeCommand } from './bridge.js';
 
 const USAGE = `Usage:
   spillway serve [--config FILE] [--data-dir DIR] [--port N] [--stdio]
@@ -15,6 +16,9 @@ const USAGE = `Usage:
       --port 0 picks a free port. --stdio also serves one MCP session on stdin/stdout.
   spillway token [--data-dir DIR]
       Prints the bearer token for the endpoint.
+  spillway bridge [--data-dir DIR] [--socket PATH] [--url URL] [--no-start]
+      Relays MCP on stdin/stdout to the hub (for stdio-only clients such as Claude Desktop); starts the hub
+      if it is not running, unless --no-start.
 
 Environment: SPILLWAY_CONFIG (config file), SPILLWAY_DATA_DIR (data folder).`;
 
@@ -96,6 +100,8 @@ export async function main(argv: string[]): Promise<number> {
         return await serve(rest);
       case 'token':
         return await token(rest);
+      case 'bridge':
+        return await bridgeCommand(rest);
       case undefined:
       case 'help':
       case '--help':

@@ -78,9 +78,10 @@ export async function attachSocketEndpoint(hub: SocketHub, options: SocketEndpoi
     acceptBridge(hub, socket, options);
   });
   await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
+    // A named pipe someone still serves answers EADDRINUSE (Unix sockets were checked above).
+    server.once('error', (err: NodeJS.ErrnoException) => reject(err.code === 'EADDRINUSE' ? new SocketInUseError(options.path) : err));
     server.listen(options.path, () => {
-      server.off('error', reject);
+      server.removeAllListeners('error');
       resolve();
     });
   });

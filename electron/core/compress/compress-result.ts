@@ -1,0 +1,172 @@
+import type { PiiMasker } from '../pii/pii-masker.js';
+import { restoreText } from '../pii/pii-vault.js';
+import { formatCount } from '../spill/json-summary.js';
+import { READ_RESULT_TOOL_NAME } from '../spill/read-result-tool.js';
+import type { TokenCounter } from '../tokens/token-counter.js';
+import type { ChatClient, ChatErrorKind } from './chat-client.js';
+import { CompressionCache } from './compression-cache.js';
+import { buildCompressionMessages } from './compression-prompts.js';
+import { detectContentType } from './content-type.js';
+import type { CompressContentType } from './content-type.js';
+
+export interface CompressInput {
+  /** The result's text view (see viewResult in spill/result-view.ts). */
+  text: string;
+  /** Chooses the strategy; detected from the text when left out. */
+  contentType?: CompressContentType;
+  /** Namespaced tool name, shown to the compression model. */
+  tool: string;
+  /** What the calling model said it needs (`_spillway_goal`). */
+  goal?: string;
+  /** The tool policy's own instructions for the compression model. */
+  customInstructions?: string;
+  maxOutputTokens: number;
+  originalTokens: number;
+  originalTokensEstimated?: boolean;
+  /** Spill handle of the full original, which the header points to. */
+  handle: string;
+}
+
+export interface CompressDeps {
+  client: ChatClient;
+  counter: TokenCounter;
+  cache?: CompressionCache;
+  /**
+   * When set, the text is masked before it leaves for the model and the answer restored, so the
+   * endpoint never sees the originals while the caller reads the same values it would have read.
+   */
+  masker?: PiiMasker;
+  /** Characters of the result sent at most; the model is told when it sees only the start. Default 400,000 (~100k tokens). */
+  maxInputChars?: number;
+  signal?: AbortSignal;
+}
+
+export type CompressErrorKind = ChatErrorKind | 'empty' | 'not_smaller';
+
+export interface CompressError {
+  kind: CompressErrorKind;
+  message: string;
+  status?: number;
+}
+
+export type CompressOutcome =
+  | {
+      ok: true;
+      /** Header line, read-back hint, then the condensed result. */
+      text: string;
+      /** Tokens of `text` as delivered (header included). */
+      tokens: number;
+      /** Tokens of the condensed body alone, the number in the header. */
+      bodyTokens: number;
+      strategy: CompressContentType;
+      maxOutputTokens: number;
+      cached: boolean;
+      /** Round trip to the model; null on a cache hit. */
+      latencyMs: number | null;
+      /** Placeholders used per label when a masker was given, e.g. `{EMAIL: 2}`. */
+      masked: Record<string, number>;
+    }
+  | { ok: false; error: CompressError };
+
+const DEFAULT_MAX_INPUT_CHARS = 400_000;
+
+/**
+ * Condenses one tool result with the chat model and heads it with
+ * `[Compressed: 14,246 → 283 tokens, strategy: json, original: spill <handle>]`. Never throws: a failed,
+ * timed-out, empty or not-smaller answer comes back as `{ok: false, error}`, and the caller delivers the
+ * spilled result instead.
+ */
+export async function compressResult(input: CompressInput, deps: CompressDeps): Promise<CompressOutcome> {
+  try {
+    return await compress(input, deps);
+  } catch (error) {
+    return { ok: false, error: { kind: 'bad_response', message: `compression failed: ${(error as Error).message}` } };
+  }
+}
+
+async function compress(input: CompressInput, deps: CompressDeps): Promise<CompressOutcome> {
+  const { client, counter, cache, masker } = deps;
+  const strategy = input.contentType ?? detectContentType(input.text);
+  const maxOutputTokens = Math.max(1, Math.round(input.maxOutputTokens));
+  const key = cache
+    ? CompressionCache.key({
+        text: input.text,
+        strategy,
+        goal: input.goal,
+        customInstructions: input.customInstructions,
+        model: client.model,
+        maxOutputTokens,
+        masked: masker !== undefined,
+      })
+    : null;
+
+  const hit = key ? cache!.get(key) : undefined;
+  if (hit) {
+    const text = withHeader(input, strategy, hit.bodyTokens, hit.body);
+    return { ok: true, text, tokens: await counter.count(text), bodyTokens: hit.bodyTokens, strategy, maxOutputTokens, cached: true, latencyMs: null, masked: {} };
+  }
+
+  const maxInputChars = deps.maxInputChars ?? DEFAULT_MAX_INPUT_CHARS;
+  const shown = input.text.length > maxInputChars ? cutAtChar(input.text, maxInputChars) : input.text;
+  const masking = masker?.maskText(shown);
+  const messages = buildCompressionMessages({
+    text: masking?.text ?? shown,
+    strategy,
+    tool: input.tool,
+    goal: input.goal,
+    customInstructions: input.customInstructions,
+    maxOutputTokens,
+    originalTokens: input.originalTokens,
+    cutFromChars: shown.length < input.text.length ? input.text.length : undefined,
+  });
+  const answer = await client.complete({ messages, maxTokens: maxOutputTokens, signal: deps.signal });
+  if (!answer.ok) return { ok: false, error: answer.error };
+
+  let body = stripFence(answer.text.trim());
+  if (masking) body = restoreText(body, masking.vault);
+  if (body.length === 0) return { ok: false, error: { kind: 'empty', message: 'the model answered with no text' } };
+  let bodyTokens = await counter.count(body);
+  // Models mostly honour max_tokens; one that does not must not blow the budget the policy set.
+  if (bodyTokens > maxOutputTokens) {
+    body = `${await counter.truncateToTokens(body, maxOutputTokens)}\n… (cut at ${formatCount(maxOutputTokens)} tokens)`;
+    bodyTokens = await counter.count(body);
+  }
+  if (bodyTokens >= input.originalTokens) {
+    return { ok: false, error: { kind: 'not_smaller', message: `the condensed result (${formatCount(bodyTokens)} tokens) is not smaller than the original (${formatCount(input.originalTokens)})` } };
+  }
+  if (key) cache!.set(key, { body, bodyTokens });
+  const text = withHeader(input, strategy, bodyTokens, body);
+  return {
+    ok: true,
+    text,
+    tokens: await counter.count(text),
+    bodyTokens,
+    strategy,
+    maxOutputTokens,
+    cached: false,
+    latencyMs: answer.latencyMs,
+    masked: masking?.vault.counts() ?? {},
+  };
+}
+
+/** `[Compressed: 14,246 → 283 tokens, strategy: json, original: spill abcd2345efgh]` */
+export function compressionHeader(originalTokens: number, bodyTokens: number, strategy: CompressContentType, handle: string, estimated = false): string {
+  return `[Compressed: ${estimated ? '~' : ''}${formatCount(originalTokens)} → ${formatCount(bodyTokens)} tokens, strategy: ${strategy}, original: spill ${handle}]`;
+}
+
+function withHeader(input: CompressInput, strategy: CompressContentType, bodyTokens: number, body: string): string {
+  const header = compressionHeader(input.originalTokens, bodyTokens, strategy, input.handle, input.originalTokensEstimated);
+  const hint = `Summary by a model; the full original is kept. Read it with ${READ_RESULT_TOOL_NAME}, e.g. {"handle":"${input.handle}","op":"grep","pattern":"<regex>"}.`;
+  return `${header}\n${hint}\n---\n${body}`;
+}
+
+/** Some models wrap the whole answer in a ``` fence despite being asked not to. */
+function stripFence(text: string): string {
+  const m = /^```[\w-]*\n([\s\S]*?)\n```$/.exec(text);
+  return m ? m[1]! : text;
+}
+
+function cutAtChar(text: string, chars: number): string {
+  const code = text.charCodeAt(chars - 1);
+  return text.slice(0, code >= 0xd800 && code <= 0xdbff ? chars - 1 : chars);
+}

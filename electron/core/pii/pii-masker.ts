@@ -1,0 +1,148 @@
+import { customDetector } from './custom-patterns.js';
+import type { CustomPiiPattern } from './custom-patterns.js';
+import { DETECTORS, PII_LABELS, PII_TYPES } from './pii-detectors.js';
+import type { DetectContext, Detector, PiiMatch, PiiType } from './pii-detectors.js';
+import { PiiVault, forEachString, mapStrings } from './pii-vault.js';
+
+export interface PiiMaskerOptions {
+  /** Built-in types to mask; all of them when left out. */
+  types?: readonly PiiType[];
+  /** The user's own patterns; they win over built-ins where both match. */
+  custom?: readonly CustomPiiPattern[];
+}
+
+export interface PiiMasker {
+  /** Placeholder labels this masker can issue, in priority order. */
+  readonly labels: readonly string[];
+  /**
+   * A masked deep copy of a tool call's arguments: every string value, at any depth, with its personal
+   * data replaced by placeholders, and the vault that restores them. Pass a vault to continue its
+   * numbering (the same value keeps its placeholder).
+   */
+  maskArguments<T>(args: T, vault?: PiiVault): { masked: T; vault: PiiVault };
+  /** One text masked, e.g. a result's text view before it reaches a compression model. */
+  maskText(text: string, vault?: PiiVault): { text: string; vault: PiiVault };
+  /**
+   * A masked copy of a tool result (before the spill store): text blocks, embedded text resources and
+   * structuredContent. Binary data (image/audio `data`, resource `blob`) and `_meta` are left as they
+   * are: base64 can look like a phone number.
+   */
+  maskResult<T>(result: T, vault?: PiiVault): { masked: T; vault: PiiVault };
+  /** The spans that would be masked, non-overlapping and in order. */
+  detect(text: string, context?: DetectContext): PiiMatch[];
+}
+
+interface RankedDetector {
+  label: string;
+  detect: Detector;
+}
+
+/** Built-ins in the order they win overlaps: a card number is not also read as a phone number. */
+const PRIORITY: readonly PiiType[] = ['email', 'credit_card', 'ssn', 'dob', 'phone', 'ipv6', 'ipv4'];
+
+/**
+ * A masker for the given types and custom patterns. Throws PiiPatternError (naming the pattern and the
+ * reason) when a custom pattern is refused; `checkCustomPattern` answers the same without throwing.
+ */
+export function createMasker(options: PiiMaskerOptions = {}): PiiMasker {
+  const enabled = new Set<PiiType>(options.types ?? PII_TYPES);
+  for (const type of enabled) if (!PII_TYPES.includes(type)) throw new Error(`Unknown PII type "${String(type)}"`);
+  const detectors: RankedDetector[] = [];
+  const customLabels = new Set<string>();
+  for (const pattern of options.custom ?? []) {
+    const detector = customDetector(pattern);
+    if (customLabels.has(detector.label)) throw new Error(`Custom PII pattern "${pattern.name}": the name ${detector.label} is used twice`);
+    customLabels.add(detector.label);
+    detectors.push(detector);
+  }
+  for (const type of PRIORITY) if (enabled.has(type)) detectors.push({ label: PII_LABELS[type], detect: DETECTORS[type] });
+
+  const detect = (text: string, context: DetectContext = {}): PiiMatch[] => {
+    if (detectors.length === 0 || text.length === 0) return [];
+    const candidates: Array<PiiMatch & { rank: number }> = [];
+    detectors.forEach((d, rank) => {
+      for (const m of d.detect(text, context)) candidates.push({ ...m, rank });
+    });
+    return resolveOverlaps(candidates);
+  };
+
+  const maskString = (text: string, vault: PiiVault, context: DetectContext): string => {
+    const found = detect(text, context);
+    if (found.length === 0) return text;
+    let out = '';
+    let at = 0;
+    for (const m of found) {
+      out += text.slice(at, m.start) + vault.placeholderFor(m.label, text.slice(m.start, m.end));
+      at = m.end;
+    }
+    return out + text.slice(at);
+  };
+
+  return {
+    labels: detectors.map((d) => d.label),
+    detect,
+    maskArguments<T>(args: T, vault = new PiiVault()) {
+      forEachString(args, (text) => vault.reserveFrom(text));
+      const masked = mapStrings(args, (text, key) => maskString(text, vault, { key }));
+      return { masked, vault };
+    },
+    maskText(text: string, vault = new PiiVault()) {
+      vault.reserveFrom(text);
+      return { text: maskString(text, vault, {}), vault };
+    },
+    maskResult<T>(result: T, vault = new PiiVault()) {
+      if (typeof result !== 'object' || result === null) return { masked: result, vault };
+      const { content, structuredContent, ...rest } = result as { content?: unknown; structuredContent?: unknown };
+      const blocks = Array.isArray(content) ? content : [];
+      const texts = blocks.map(blockTextField);
+      texts.forEach((field, i) => field && vault.reserveFrom(field.read(blocks[i])));
+      forEachString(structuredContent, (text) => vault.reserveFrom(text));
+      const masked: Record<string, unknown> = { ...rest };
+      if (content !== undefined) {
+        masked.content = Array.isArray(content)
+          ? blocks.map((block, i) => {
+              const field = texts[i];
+              return field ? field.write(block, maskString(field.read(block), vault, {})) : block;
+            })
+          : content;
+      }
+      if (structuredContent !== undefined) masked.structuredContent = mapStrings(structuredContent, (text, key) => maskString(text, vault, { key }));
+      return { masked: masked as T, vault };
+    },
+  };
+}
+
+interface TextField {
+  read(block: unknown): string;
+  write(block: unknown, text: string): unknown;
+}
+
+/** Where a content block keeps its text: `text` of a text block, `resource.text` of an embedded resource. */
+function blockTextField(block: unknown): TextField | null {
+  const b = block as { type?: unknown; text?: unknown; resource?: { text?: unknown } } | null;
+  if (b?.type === 'text' && typeof b.text === 'string') {
+    return { read: (x) => (x as { text: string }).text, write: (x, text) => ({ ...(x as object), text }) };
+  }
+  if (b?.type === 'resource' && typeof b.resource?.text === 'string') {
+    return {
+      read: (x) => (x as { resource: { text: string } }).resource.text,
+      write: (x, text) => ({ ...(x as object), resource: { ...(x as { resource: object }).resource, text } }),
+    };
+  }
+  return null;
+}
+
+/**
+ * Non-overlapping matches in text order. Where two overlap, the higher-ranked detector wins, then the
+ * longer match; a sweep over matches sorted by start, so the cost stays n log n on large results.
+ */
+function resolveOverlaps(candidates: Array<PiiMatch & { rank: number }>): PiiMatch[] {
+  candidates.sort((a, b) => a.start - b.start || a.rank - b.rank || b.end - a.end);
+  const kept: Array<PiiMatch & { rank: number }> = [];
+  for (const c of candidates) {
+    const last = kept[kept.length - 1];
+    if (!last || c.start >= last.end) kept.push(c);
+    else if (c.rank < last.rank || (c.rank === last.rank && c.end - c.start > last.end - last.start)) kept[kept.length - 1] = c;
+  }
+  return kept.map(({ start, end, label }) => ({ start, end, label }));
+}

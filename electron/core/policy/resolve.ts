@@ -1,0 +1,104 @@
+/**
+ * Policy resolution: defaults ← server ← tool, with where each value came from (issue 5). Pure.
+ */
+import type { Settings } from '../../../shared/config.js';
+import type {
+  EffectivePolicy,
+  EffectiveValues,
+  GlobalPolicyDefaults,
+  PolicyAction,
+  PolicyField,
+  PolicySource,
+  ServerPolicy,
+  ToolPolicy,
+} from '../../../shared/policy.js';
+
+/** The app-wide values a policy falls back to: settings.spill, the request timeout and the global switches. */
+export interface PolicyDefaults {
+  action: PolicyAction;
+  thresholdTokens: number | null;
+  previewTokens: number;
+  timeoutMs: number;
+  /** The TTL when nothing else sets one: 0 (the cache is off by default). */
+  cacheTtlSeconds: number;
+  cacheErrors: boolean;
+  dispatchOnly: boolean;
+  cacheReadOnlyTools: boolean;
+  readOnlyCacheTtlSeconds: number;
+}
+
+/** Builds the defaults from the settings and the global policy switches. */
+export function policyDefaults(
+  settings: Pick<Settings, 'spill' | 'requestTimeoutMs'>,
+  global: Pick<GlobalPolicyDefaults, 'dispatchOnly' | 'cacheReadOnlyTools' | 'readOnlyCacheTtlSeconds'>,
+): PolicyDefaults {
+  return {
+    action: settings.spill.action,
+    thresholdTokens: settings.spill.thresholdTokens,
+    previewTokens: settings.spill.previewTokens,
+    timeoutMs: settings.requestTimeoutMs,
+    cacheTtlSeconds: 0,
+    cacheErrors: false,
+    dispatchOnly: global.dispatchOnly,
+    cacheReadOnlyTools: global.cacheReadOnlyTools,
+    readOnlyCacheTtlSeconds: global.readOnlyCacheTtlSeconds,
+  };
+}
+
+export interface ResolveInput {
+  defaults: PolicyDefaults;
+  server?: ServerPolicy;
+  tool?: ToolPolicy;
+  /** The upstream tool's `annotations.readOnlyHint` (for the "cache read-only tools" setting). */
+  readOnlyHint?: boolean;
+}
+
+type Layered = 'action' | 'thresholdTokens' | 'previewTokens' | 'cacheTtlSeconds' | 'cacheErrors' | 'timeoutMs';
+
+/**
+ * The effective value of every field and its source. A field set at tool level wins over the server's,
+ * which wins over the default; `undefined` means "not set here" (null is a value: threshold off).
+ * With `dispatchOnly`, exposure is 'dispatch' whatever the server says (source 'default').
+ */
+export function resolvePolicy({ defaults, server = {}, tool = {}, readOnlyHint = false }: ResolveInput): EffectivePolicy {
+  const sources = {} as Record<PolicyField, PolicySource>;
+  const values = {} as EffectiveValues;
+
+  const pick = <K extends Layered>(field: K, fallback: EffectiveValues[K]) => {
+    const fromTool = tool[field];
+    const fromServer = server[field];
+    if (fromTool !== undefined) {
+      values[field] = fromTool as EffectiveValues[K];
+      sources[field] = 'tool';
+    } else if (fromServer !== undefined) {
+      values[field] = fromServer as EffectiveValues[K];
+      sources[field] = 'server';
+    } else {
+      values[field] = fallback;
+      sources[field] = 'default';
+    }
+  };
+  const set = <K extends PolicyField>(field: K, value: EffectiveValues[K], source: PolicySource) => {
+    values[field] = value;
+    sources[field] = source;
+  };
+
+  set('enabled', server.enabled ?? true, server.enabled === undefined ? 'default' : 'server');
+  set('prefix', server.prefix ?? true, server.prefix === undefined ? 'default' : 'server');
+  if (defaults.dispatchOnly) set('exposure', 'dispatch', 'default');
+  else set('exposure', server.exposure ?? 'direct', server.exposure === undefined ? 'default' : 'server');
+
+  set('hidden', tool.hidden ?? false, tool.hidden === undefined ? 'default' : 'tool');
+  set('description', tool.description ?? null, tool.description === undefined ? 'default' : 'tool');
+  set('hiddenParams', { ...(tool.hiddenParams ?? {}) }, tool.hiddenParams === undefined ? 'default' : 'tool');
+  set('paramOverrides', { ...(tool.paramOverrides ?? {}) }, tool.paramOverrides === undefined ? 'default' : 'tool');
+
+  pick('action', defaults.action);
+  pick('thresholdTokens', defaults.thresholdTokens);
+  pick('previewTokens', defaults.previewTokens);
+  pick('cacheTtlSeconds', defaults.cacheReadOnlyTools && readOnlyHint ? defaults.readOnlyCacheTtlSeconds : defaults.cacheTtlSeconds);
+  pick('cacheErrors', defaults.cacheErrors);
+  pick('timeoutMs', defaults.timeoutMs);
+
+  return { values, sources };
+}

@@ -1,0 +1,69 @@
+/**
+ * "Start at login", per OS. macOS and Windows go through `app.setLoginItemSettings`; Linux has no
+ * Electron API for it, so the XDG autostart entry (`~/.config/autostart/spillway.desktop`) is written or
+ * removed. Pure: returns what to do; main.ts does it. A login launch passes `--hidden` so the app starts in
+ * the tray without opening its window (macOS reports `wasOpenedAtLogin` instead).
+ */
+import { posix } from 'node:path';
+
+export const HIDDEN_ARG = '--hidden';
+
+export interface LoginItemFacts {
+  platform: NodeJS.Platform;
+  home: string;
+  env: Readonly<Record<string, string | undefined>>;
+  /** The command that starts this app: [executable] when packaged (the AppImage path for an AppImage),
+   *  [electron, appPath] in development. */
+  command: readonly string[];
+}
+
+export type LoginItemPlan =
+  | { kind: 'electron'; settings: { openAtLogin: boolean; path?: string; args?: string[] } }
+  | { kind: 'autostart-file'; path: string; content: string | null };
+
+/** The command to register: the AppImage's own path when running from one (its execPath is a temp mount). */
+export function launchCommand(facts: { execPath: string; isPackaged: boolean; appPath: string; env: Readonly<Record<string, string | undefined>> }): string[] {
+  if (facts.isPackaged) return [facts.env.APPIMAGE || facts.execPath];
+  return [facts.execPath, facts.appPath];
+}
+
+/** Quotes one argument for a desktop entry's Exec key (Desktop Entry Specification, "The Exec key"). */
+export function quoteExecArg(arg: string): string {
+  if (arg !== '' && /^[A-Za-z0-9_\-./:=@+,]+$/.test(arg)) return arg;
+  return `"${arg.replace(/(["`$\\])/g, '\\$1')}"`;
+}
+
+export function autostartEntry(command: readonly string[]): string {
+  // Quoting first, then the string escape of every desktop entry value (a backslash becomes two), then
+  // '%' doubled so it is not read as a field code.
+  const exec = [...command, HIDDEN_ARG].map(quoteExecArg).join(' ').replace(/\\/g, '\\\\').replace(/%/g, '%%');
+  return [
+    '[Desktop Entry]',
+    'Type=Application',
+    'Name=Spillway',
+    'Comment=Local MCP proxy that keeps oversized tool results out of the model context',
+    `Exec=${exec}`,
+    'Terminal=false',
+    'X-GNOME-Autostart-enabled=true',
+    '',
+  ].join('\n');
+}
+
+export function loginItemPlan(enabled: boolean, facts: LoginItemFacts): LoginItemPlan {
+  if (facts.platform === 'darwin') return { kind: 'electron', settings: { openAtLogin: enabled } };
+  if (facts.platform === 'win32') {
+    const [path, ...args] = facts.command;
+    return { kind: 'electron', settings: { openAtLogin: enabled, path, args: [...args, HIDDEN_ARG] } };
+  }
+  const config = facts.env.XDG_CONFIG_HOME || posix.join(facts.home, '.config');
+  return {
+    kind: 'autostart-file',
+    path: posix.join(config, 'autostart', 'spillway.desktop'),
+    content: enabled ? autostartEntry(facts.command) : null,
+  };
+}
+
+/** Whether this launch came from the login item (start in the tray, window closed). */
+export function launchedHidden(argv: readonly string[], wasOpenedAtLogin: boolean): boolean {
+  return wasOpenedAtLogin || argv.includes(HIDDEN_ARG);
+}

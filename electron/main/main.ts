@@ -1,0 +1,193 @@
+/**
+ * The desktop app's entry (package.json "main": dist/electron/main/main.js). A thin composition root:
+ * single instance, the hub on the user's data folder, the IPC binding, the tray and the window. Every
+ * decision it relies on lives in a pure module beside it and is tested in Node; this file only connects
+ * them to Electron.
+ */
+import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { app, BrowserWindow, clipboard, dialog, ipcMain, shell } from 'electron';
+import Store from 'electron-store';
+import type { ApiResult } from '../../shared/api.js';
+import { createAppHub, type AppHub } from '../core/app-hub.js';
+import { resolvePaths, APP_NAME, type AppPaths } from '../core/app-paths.js';
+import { AppStateStore, APP_STATE_FILE_NAME } from './app-state.js';
+import { bindControlIpc, bridgeArgument } from './ipc-binding.js';
+import { launchCommand, launchedHidden, loginItemPlan, type LoginItemPlan } from './login-item.js';
+import { hardenWebContents, MainWindow, restrictPermissions } from './main-window.js';
+import { createQuitGate } from './quit-gate.js';
+import { APP_ID, desktopDataDir, rendererLocation, shellFiles } from './shell-paths.js';
+import { SystemTray } from './system-tray.js';
+import type { TrayState } from './tray-menu.js';
+
+const log = (message: string) => console.log(`[spillway] ${message}`);
+const platform = process.platform;
+const env = process.env;
+
+/** Applies "start at login" for this OS; Linux writes or removes the XDG autostart entry. */
+async function applyLoginItem(plan: LoginItemPlan): Promise<void> {
+  if (plan.kind === 'electron') {
+    app.setLoginItemSettings(plan.settings);
+    return;
+  }
+  if (plan.content === null) {
+    await rm(plan.path, { force: true });
+    return;
+  }
+  await mkdir(dirname(plan.path), { recursive: true });
+  await writeFile(plan.path, plan.content, { mode: 0o644 });
+}
+
+function describeStartError(err: unknown, paths: AppPaths): string {
+  const e = err as NodeJS.ErrnoException & { file?: string };
+  if (e?.code === 'EADDRINUSE') return 'the endpoint port is already in use (is `spillway serve` running?)';
+  if (e?.name === 'ConfigError') return `${e.message}${e.file ? '' : ` (${paths.configFile})`}`;
+  return e instanceof Error ? e.message : String(err);
+}
+
+async function run(dataDir: string): Promise<void> {
+  if (platform === 'win32') app.setAppUserModelId(APP_ID);
+
+  const mainWindowRef: { current?: MainWindow } = {};
+  app.on('second-instance', () => mainWindowRef.current?.show());
+  // The app lives in the tray: closing the last window must not quit it.
+  app.on('window-all-closed', () => {});
+
+  await app.whenReady();
+  if (platform === 'darwin') app.dock?.hide();
+
+  const files = shellFiles(import.meta.url);
+  const location = rendererLocation({ rendererIndex: files.rendererIndex, isPackaged: app.isPackaged, platform, env });
+  restrictPermissions(location);
+  app.on('web-contents-created', (_event, contents) => hardenWebContents(contents, location, log));
+
+  // electron-store, in its own file: see app-state.ts for why not config.json.
+  const appState = new AppStateStore(
+    new Store({ name: APP_STATE_FILE_NAME, cwd: dataDir, accessPropertiesByDotNotation: false, clearInvalidConfig: true }),
+  );
+
+  const paths = resolvePaths({ dataDir, os: { home: app.getPath('home'), platform, env } });
+  let appHub: AppHub | undefined;
+  let startError: string | undefined;
+  try {
+    appHub = await createAppHub({ paths, platform, env, useLoginShellPath: true });
+    await appHub.hub.start();
+  } catch (err) {
+    startError = describeStartError(err, paths);
+    log(`Spillway could not start: ${startError}`);
+  }
+
+  const quitGate = createQuitGate({
+    stop: async () => {
+      await appHub?.hub.stop();
+    },
+    quit: () => app.quit(),
+    onStopError: (err) => log(`Stopping the hub failed: ${(err as Error).message}`),
+  });
+  app.on('before-quit', (event) => quitGate.beforeQuit(event));
+
+  const dispatch = async (method: string, body: unknown): Promise<ApiResult<unknown>> =>
+    appHub && !startError
+      ? appHub.dispatcher.dispatch(method, body)
+      : { ok: false, code: 'unavailable', message: `Spillway is not running: ${startError ?? 'starting'}` };
+
+  const mainWindow = new MainWindow({
+    files,
+    location,
+    appState,
+    bridgeArgument: bridgeArgument(),
+    platform,
+    devTools: !app.isPackaged,
+    iconPath: platform === 'linux' ? join(files.assetsDir, 'icon.png') : undefined,
+    log,
+  });
+  mainWindowRef.current = mainWindow;
+  app.on('activate', () => mainWindow.show());
+
+  bindControlIpc({
+    ipcMain,
+    dispatch,
+    trustedSenderId: () => mainWindow.webContentsId,
+    location,
+    subscribe: (listener) => appHub?.hub.events.subscribe(listener) ?? (() => {}),
+    eventTarget: () => mainWindow.webContents,
+    onRefused: (reason) => log(`Refused a control call: ${reason}`),
+  });
+
+  const loginFacts = {
+    platform,
+    home: app.getPath('home'),
+    env,
+    command: launchCommand({ execPath: process.execPath, isPackaged: app.isPackaged, appPath: app.getAppPath(), env }),
+  };
+  const startAtLoginSupported = platform === 'darwin' || platform === 'win32' || platform === 'linux';
+  const trayState = (): TrayState => ({
+    status: appHub && !startError ? appHub.hub.status() : undefined,
+    startAtLogin: appState.read().startAtLogin,
+    startAtLoginSupported,
+    ...(startError ? { startError } : {}),
+  });
+  const tray = new SystemTray({
+    assetsDir: files.assetsDir,
+    platform,
+    state: trayState,
+    log,
+    effects: {
+      dispatch: (method, body) => dispatch(method, body),
+      openWindow: () => mainWindow.show(),
+      copyText: (text) => clipboard.writeText(text),
+      setStartAtLogin: async (on) => {
+        appState.setStartAtLogin(on);
+        await applyLoginItem(loginItemPlan(on, loginFacts));
+      },
+      quit: () => app.quit(),
+    },
+  });
+  appHub?.hub.events.subscribe((event) => {
+    if (event.type === 'upstream.status' || event.type === 'config.changed' || event.type === 'catalog.changed') tray.scheduleRefresh();
+  });
+  app.on('will-quit', () => tray.destroy());
+
+  // Keep the OS login item in step with the stored setting (the app may have moved since it was set).
+  if (appState.read().startAtLogin) {
+    applyLoginItem(loginItemPlan(true, loginFacts)).catch((err: Error) => log(`Start at login: ${err.message}`));
+  }
+
+  if (startError) {
+    const { response } = await dialog.showMessageBox({
+      type: 'error',
+      title: 'Spillway',
+      message: 'Spillway could not start',
+      detail: `${startError}\n\nNothing was changed. Fix the problem and start Spillway again.`,
+      buttons: ['Show the config file', 'Quit'],
+      defaultId: 0,
+      cancelId: 1,
+    });
+    if (response === 1) {
+      app.quit();
+      return;
+    }
+    shell.showItemInFolder(paths.configFile);
+  }
+
+  const loginSettings = platform === 'darwin' ? app.getLoginItemSettings() : undefined;
+  if (!launchedHidden(process.argv, loginSettings?.wasOpenedAtLogin ?? false)) mainWindow.show();
+}
+
+// One data folder for the app and the headless hub (see shell-paths.ts). Set before anything uses it:
+// the single-instance lock lives in userData too.
+app.setName(APP_NAME);
+const dataDir = desktopDataDir(app.getPath('appData'), platform, env);
+app.setPath('userData', dataDir);
+
+if (!app.requestSingleInstanceLock()) {
+  // Another Spillway is running; it receives 'second-instance' and shows its window.
+  app.quit();
+} else {
+  run(dataDir).catch((err: unknown) => {
+    log(`Fatal: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+    dialog.showErrorBox('Spillway', `Spillway stopped because of an unexpected error:\n${(err as Error)?.message ?? String(err)}`);
+    for (const win of BrowserWindow.getAllWindows()) win.destroy();
+    app.exit(1);
+  });
+}

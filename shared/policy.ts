@@ -1,0 +1,282 @@
+/**
+ * Per-tool and per-server policies (issue 5): what each tool shows and what its results cost.
+ * Keyed by server id and the tool's original (upstream) name; resolved as defaults ← server ← tool.
+ * Runtime-neutral: no node:*, no electron, no DOM.
+ */
+import { z } from 'zod';
+
+/** What happens to a result over its threshold. 'compress' is accepted; the shaper spills until it is built. */
+export const PolicyActionSchema = z.enum(['spill', 'truncate', 'compress', 'pass']);
+export type PolicyAction = z.infer<typeof PolicyActionSchema>;
+
+/** 'dispatch' servers are reachable only through `spillway__dispatch`. */
+export const ExposureSchema = z.enum(['direct', 'dispatch']);
+export type Exposure = z.infer<typeof ExposureSchema>;
+
+export const PolicySourceSchema = z.enum(['default', 'server', 'tool']);
+export type PolicySource = z.infer<typeof PolicySourceSchema>;
+
+const paramName = z.string().min(1, 'a parameter name cannot be empty');
+
+/** True for what survives a JSON round trip unchanged (finite numbers, no functions, no undefined). */
+export function isJsonValue(value: unknown): boolean {
+  if (value === null || typeof value === 'string' || typeof value === 'boolean') return true;
+  if (typeof value === 'number') return Number.isFinite(value);
+  if (Array.isArray(value)) return value.every(isJsonValue);
+  if (typeof value === 'object') {
+    const proto = Object.getPrototypeOf(value);
+    return (proto === Object.prototype || proto === null) && Object.values(value as object).every(isJsonValue);
+  }
+  return false;
+}
+
+const jsonValue = z.unknown().refine(isJsonValue, 'must be a JSON value (string, number, boolean, null, array or object)');
+
+/**
+ * A hidden parameter is removed from what clients see, so Spillway must supply it: null or a missing
+ * value is refused (a GUI's empty value field would otherwise silently inject nothing).
+ */
+const hiddenValue = z
+  .unknown()
+  .refine((v) => v !== undefined && v !== null, 'a hidden parameter needs a value to inject (clients can no longer send it)')
+  .refine(isJsonValue, 'must be a JSON value (string, number, boolean, array or object)');
+
+/** Result and cache fields shared by server and tool level (bounds match settings.spill). */
+const resultFields = {
+  action: PolicyActionSchema.optional(),
+  /** Tokens above which the action applies; null turns the check off for this scope. */
+  thresholdTokens: z
+    .number()
+    .int('must be a whole number of tokens')
+    .min(1, 'must be at least 1 token (null turns the threshold off)')
+    .max(10_000_000)
+    .nullable()
+    .optional(),
+  previewTokens: z.number().int().min(50, 'must be at least 50 tokens').max(100_000).optional(),
+  /** Seconds a result is served from the cache; 0 turns caching off. */
+  cacheTtlSeconds: z.number().int().min(0, 'must not be negative (0 turns the cache off)').max(7 * 24 * 3600).optional(),
+  /** Cache isError results too (off: a failed call is always retried). */
+  cacheErrors: z.boolean().optional(),
+  /** Per-call timeout (ms), reset by progress. */
+  timeoutMs: z.number().int().positive('must be more than 0 ms').max(3_600_000).optional(),
+};
+
+export const ToolPolicySchema = z
+  .strictObject({
+    /** Absent from tools/list and refused if called. */
+    hidden: z.boolean().optional(),
+    /** Replaces the upstream description in tools/list. */
+    description: z.string().max(10_000).optional(),
+    /** Removed from the exposed inputSchema and injected with these values before forwarding. */
+    hiddenParams: z.record(paramName, hiddenValue).optional(),
+    /** Still visible to clients, but these values win over what the client sent. */
+    paramOverrides: z.record(paramName, jsonValue).optional(),
+    ...resultFields,
+  })
+  .superRefine((policy, ctx) => {
+    for (const name of Object.keys(policy.paramOverrides ?? {})) {
+      if (policy.hiddenParams && Object.hasOwn(policy.hiddenParams, name)) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['paramOverrides', name],
+          message: 'is also a hidden parameter; set its value in hiddenParams only',
+        });
+      }
+    }
+  });
+export type ToolPolicy = z.infer<typeof ToolPolicySchema>;
+
+export const ServerPolicySchema = z.strictObject({
+  enabled: z.boolean().optional(),
+  /** Prefix tool names with `<server>__`. */
+  prefix: z.boolean().optional(),
+  exposure: ExposureSchema.optional(),
+  ...resultFields,
+});
+export type ServerPolicy = z.infer<typeof ServerPolicySchema>;
+
+export const PoliciesSchema = z.strictObject({
+  servers: z.record(z.string(), ServerPolicySchema).default({}),
+  /** tools[serverId][originalToolName] */
+  tools: z.record(z.string(), z.record(z.string(), ToolPolicySchema)).default({}),
+});
+export type Policies = z.infer<typeof PoliciesSchema>;
+export type PoliciesInput = z.input<typeof PoliciesSchema>;
+
+export function emptyPolicies(): Policies {
+  return { servers: {}, tools: {} };
+}
+
+/** App-wide switches that sit above every server (they live next to settings.spill). */
+export const GlobalPolicyDefaultsSchema = z.strictObject({
+  /** Expose only Spillway's own tools; everything else is reached through spillway__dispatch. */
+  dispatchOnly: z.boolean().default(false),
+  /** Most upstream tools listed directly; past it the least-used go behind dispatch. null = no cap. */
+  maxDirectTools: z.number().int().min(0, 'must not be negative (null turns the cap off)').max(10_000).nullable().default(null),
+  /** Cache tools annotated readOnlyHint even without a per-tool TTL. */
+  cacheReadOnlyTools: z.boolean().default(false),
+  /** TTL used for readOnlyHint tools when cacheReadOnlyTools is on (and no TTL is set for them). */
+  readOnlyCacheTtlSeconds: z.number().int().min(1).max(7 * 24 * 3600).default(300),
+  /** Withhold tools whose name, description or schema changed until the user approves. */
+  pinning: z.boolean().default(true),
+});
+export type GlobalPolicyDefaults = z.infer<typeof GlobalPolicyDefaultsSchema>;
+
+export function defaultGlobalPolicy(): GlobalPolicyDefaults {
+  return GlobalPolicyDefaultsSchema.parse({});
+}
+
+// ── effective policy ───────────────────────────────────────────────────────────────────────────
+
+/** Every field after defaults ← server ← tool. */
+export const EffectiveValuesSchema = z.object({
+  enabled: z.boolean(),
+  prefix: z.boolean(),
+  exposure: ExposureSchema,
+  hidden: z.boolean(),
+  /** null: the upstream's own description. */
+  description: z.string().nullable(),
+  hiddenParams: z.record(z.string(), z.unknown()),
+  paramOverrides: z.record(z.string(), z.unknown()),
+  action: PolicyActionSchema,
+  thresholdTokens: z.number().int().nullable(),
+  previewTokens: z.number().int(),
+  cacheTtlSeconds: z.number().int(),
+  cacheErrors: z.boolean(),
+  timeoutMs: z.number().int(),
+});
+export type EffectiveValues = z.infer<typeof EffectiveValuesSchema>;
+
+export const PolicyFieldSchema = EffectiveValuesSchema.keyof();
+export type PolicyField = z.infer<typeof PolicyFieldSchema>;
+
+/** The effective value of each field and where it came from. */
+export const EffectivePolicySchema = z.object({
+  values: EffectiveValuesSchema,
+  sources: z.record(PolicyFieldSchema, PolicySourceSchema),
+});
+export type EffectivePolicy = z.infer<typeof EffectivePolicySchema>;
+
+// ── tool pinning ───────────────────────────────────────────────────────────────────────────────
+
+/** A tool withheld because its definition changed since it was pinned. */
+export const PendingPinSchema = z.object({
+  server: z.string(),
+  /** The upstream's own name. */
+  tool: z.string(),
+  oldDescription: z.string().nullable(),
+  newDescription: z.string().nullable(),
+  /** `+ path` added, `- path` removed, `~ path` changed (paths into inputSchema; `name` when it changed). */
+  schemaDiff: z.array(z.string()),
+  detectedAt: z.string(),
+});
+export type PendingPin = z.infer<typeof PendingPinSchema>;
+
+// ── validation against what is connected ───────────────────────────────────────────────────────
+
+/** The part of a tool's inputSchema used to check parameter names. */
+export interface KnownInputSchema {
+  properties?: Record<string, unknown>;
+  additionalProperties?: unknown;
+}
+
+export interface KnownServer {
+  /**
+   * The tools the server lists now; undefined while it has not connected (then any tool name is accepted:
+   * a policy written while a server is down or still starting must not be lost).
+   */
+  tools: string[] | undefined;
+  /** Input schemas by original tool name, to refuse parameters the tool does not have. */
+  inputSchemas?: Record<string, KnownInputSchema | undefined>;
+}
+
+export interface KnownServers {
+  servers: Record<string, KnownServer>;
+}
+
+export type PolicyValidation = { ok: true; value: Policies } | { ok: false; field: string; message: string };
+
+function fail(field: string, message: string): PolicyValidation {
+  return { ok: false, field, message: `${field}: ${message}` };
+}
+
+function listSome(names: string[], max = 8): string {
+  const shown = names.slice(0, max).join(', ');
+  return names.length > max ? `${shown}, … (${names.length} in all)` : shown || '(none)';
+}
+
+function checkParams(field: string, names: string[], schema: KnownInputSchema | undefined): PolicyValidation | undefined {
+  if (!schema?.properties) return undefined;
+  const open = schema.additionalProperties === true || (typeof schema.additionalProperties === 'object' && schema.additionalProperties !== null);
+  if (open) return undefined;
+  for (const name of names) {
+    if (!Object.hasOwn(schema.properties, name)) {
+      return fail(`${field}.${name}`, `the tool has no parameter "${name}" (it has: ${listSome(Object.keys(schema.properties))})`);
+    }
+  }
+  return undefined;
+}
+
+/**
+ * Checks policies against their schema and against the servers and tools Spillway knows. Refuses an
+ * unknown server or tool, a hidden parameter without a value, a parameter the tool does not have, a
+ * negative threshold — naming the field (e.g. `tools.fs.read_fil`). Meant for writes: policies already
+ * stored for a tool that has since gone away are kept and simply match nothing.
+ */
+export function validatePolicies(policies: unknown, known: KnownServers): PolicyValidation {
+  const parsed = PoliciesSchema.safeParse(policies);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const field = issue.path.map(String).join('.') || '(root)';
+    return fail(field, issue.message);
+  }
+  const value = parsed.data;
+  const knownIds = Object.keys(known.servers);
+  for (const serverId of Object.keys(value.servers)) {
+    if (!Object.hasOwn(known.servers, serverId)) {
+      return fail(`servers.${serverId}`, `no server "${serverId}" is configured (configured: ${listSome(knownIds)})`);
+    }
+  }
+  for (const [serverId, tools] of Object.entries(value.tools)) {
+    const server = Object.hasOwn(known.servers, serverId) ? known.servers[serverId] : undefined;
+    if (!server) return fail(`tools.${serverId}`, `no server "${serverId}" is configured (configured: ${listSome(knownIds)})`);
+    for (const [toolName, policy] of Object.entries(tools)) {
+      const field = `tools.${serverId}.${toolName}`;
+      if (server.tools && !server.tools.includes(toolName)) {
+        return fail(field, `server "${serverId}" has no tool "${toolName}" (it has: ${listSome(server.tools)})`);
+      }
+      const schema = server.inputSchemas?.[toolName];
+      const bad =
+        checkParams(`${field}.hiddenParams`, Object.keys(policy.hiddenParams ?? {}), schema) ??
+        checkParams(`${field}.paramOverrides`, Object.keys(policy.paramOverrides ?? {}), schema);
+      if (bad) return bad;
+    }
+  }
+  return { ok: true, value };
+}
+
+/** The policies with one tool's policy replaced (undefined or `{}` removes it). Pure. */
+export function withToolPolicy(policies: Policies, serverId: string, toolName: string, policy: ToolPolicy | undefined): Policies {
+  const serverTools = { ...(policies.tools[serverId] ?? {}) };
+  if (policy === undefined || Object.keys(policy).length === 0) delete serverTools[toolName];
+  else serverTools[toolName] = policy;
+  const tools = { ...policies.tools };
+  if (Object.keys(serverTools).length === 0) delete tools[serverId];
+  else tools[serverId] = serverTools;
+  return { ...policies, tools };
+}
+
+/** The policies with one server's policy replaced (undefined or `{}` removes it). Pure. */
+export function withServerPolicy(policies: Policies, serverId: string, policy: ServerPolicy | undefined): Policies {
+  const servers = { ...policies.servers };
+  if (policy === undefined || Object.keys(policy).length === 0) delete servers[serverId];
+  else servers[serverId] = policy;
+  return { ...policies, servers };
+}
+
+/** Drops everything kept for a server (when the server itself is removed). Pure. */
+export function withoutServer(policies: Policies, serverId: string): Policies {
+  const { [serverId]: _s, ...servers } = policies.servers;
+  const { [serverId]: _t, ...tools } = policies.tools;
+  return { servers, tools };
+}

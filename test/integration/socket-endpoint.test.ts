@@ -1,0 +1,141 @@
+/**
+ * The bridge socket against a real hub (server-everything behind it) with a raw socket client: the
+ * handshake, an MCP session over newline-delimited JSON-RPC, owner-only permissions, stale-file recovery.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { once } from 'node:events';
+import { stat, writeFile } from 'node:fs/promises';
+import { createConnection, type Socket } from 'node:net';
+import { join } from 'node:path';
+import { attachSocketEndpoint, socketPathFor, SocketInUseError, type SocketEndpoint } from '../../electron/core/downstream/socket-endpoint.js';
+import { EVERYTHING, NODE, nodeServer, startTestHub, type TestHub } from '../support/hub-harness.js';
+import { spawnUntil } from '../support/processes.js';
+
+const unix = process.platform !== 'win32';
+let hub: TestHub;
+let endpoint: SocketEndpoint;
+
+beforeAll(async () => {
+  hub = await startTestHub({ mcpServers: { everything: nodeServer(EVERYTHING, ['stdio']) } });
+  endpoint = await attachSocketEndpoint(hub.hub, { path: socketPathFor({ dataDir: hub.dir, platform: process.platform }), platform: process.platform });
+  await hub.waitForStatus('everything', 'ready');
+});
+
+afterAll(async () => {
+  await endpoint?.close();
+  await hub?.stop();
+});
+
+/** A raw client: collects lines, answers `next()` with the next one. */
+function rawClient(path: string) {
+  const socket = createConnection(path);
+  const lines: string[] = [];
+  const waiters: ((line: string) => void)[] = [];
+  let buffer = '';
+  socket.setEncoding('utf8');
+  socket.on('data', (chunk: string) => {
+    buffer += chunk;
+    let nl: number;
+    while ((nl = buffer.indexOf('\n')) !== -1) {
+      const line = buffer.slice(0, nl);
+      buffer = buffer.slice(nl + 1);
+      const waiter = waiters.shift();
+      if (waiter) waiter(line);
+      else lines.push(line);
+    }
+  });
+  return {
+    socket,
+    send: (value: unknown) => socket.write(`${typeof value === 'string' ? value : JSON.stringify(value)}\n`),
+    next: () => new Promise<string>((resolve) => (lines.length > 0 ? resolve(lines.shift()!) : waiters.push(resolve))),
+    json: async function (this: { next(): Promise<string> }) {
+      return JSON.parse(await this.next()) as Record<string, any>;
+    },
+  };
+}
+
+const closed = (socket: Socket) => (socket.closed ? Promise.resolve() : once(socket, 'close').then(() => undefined));
+
+describe('bridge socket endpoint', () => {
+  it('refuses a wrong token with one JSON line and closes', async () => {
+    const c = rawClient(endpoint.path);
+    c.send({ token: 'not-the-token', client: 'intruder' });
+    const answer = await c.json();
+    expect(answer.ok).toBe(false);
+    expect(answer.error).toMatch(/wrong token/);
+    await closed(c.socket);
+  });
+
+  it('refuses a first line that is not JSON', async () => {
+    const c = rawClient(endpoint.path);
+    c.send('{"jsonrpc":"2.0","id":1,"method":"initialize"'); // broken JSON, no token
+    expect((await c.json()).ok).toBe(false);
+    await closed(c.socket);
+  });
+
+  it('serves an MCP session after the right token, with messages sent in the same write as the handshake', async () => {
+    const c = rawClient(endpoint.path);
+    const init = {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw-socket', version: '1' } },
+    };
+    // Handshake and initialize in one write: the endpoint must not lose the bytes after the first line.
+    c.socket.write(`${JSON.stringify({ token: hub.token, client: 'raw' })}\n${JSON.stringify(init)}\n`);
+    expect(await c.json()).toEqual({ ok: true });
+    const initialized = await c.json();
+    expect(initialized.id).toBe(1);
+    expect(initialized.result.serverInfo.name).toBe('spillway');
+    c.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    c.send({ jsonrpc: '2.0', id: 2, method: 'tools/list' });
+    const list = await c.json();
+    expect(list.id).toBe(2);
+    expect(list.result.tools.map((t: { name: string }) => t.name)).toContain('everything__echo');
+    c.send({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'everything__echo', arguments: { message: 'über the socket' } } });
+    const echo = await c.json();
+    expect(echo.id).toBe(3);
+    expect(JSON.stringify(echo.result.content)).toContain('über the socket');
+    expect(hub.hub.sessionInfos().some((s) => s.transport === 'bridge' && s.client === 'raw-socket')).toBe(true);
+    const sessionClosed = hub.waitFor((e) => e.type === 'session.closed' && e.client === 'raw-socket', 'session closed');
+    c.socket.end();
+    await sessionClosed;
+  });
+
+  it.runIf(unix)('is owner-only: socket 0600 in a 0700 folder', async () => {
+    expect((await stat(endpoint.path)).mode & 0o777).toBe(0o600);
+    expect((await stat(hub.dir)).mode & 0o777).toBe(0o700);
+  });
+
+  it.runIf(unix)('refuses to take over a socket another hub answers on', async () => {
+    await expect(attachSocketEndpoint(hub.hub, { path: endpoint.path, platform: process.platform })).rejects.toBeInstanceOf(SocketInUseError);
+  });
+
+  it.runIf(unix)('replaces a stale socket file left by a crash, and refuses a path that is not a socket', async () => {
+    const path = join(hub.dir, 'stale.sock');
+    // A real crash: a process listening on the path is killed, and its socket file stays behind.
+    const crashed = await spawnUntil(NODE, ['-e', `require('node:net').createServer().listen(${JSON.stringify(path)}, () => console.log('listening'))`], /listening/);
+    crashed.child.kill('SIGKILL');
+    await once(crashed.child, 'exit');
+    expect((await stat(path)).isSocket()).toBe(true);
+    const second = await attachSocketEndpoint(hub.hub, { path, platform: process.platform });
+    const c = rawClient(path);
+    c.send({ token: hub.token });
+    expect(await c.json()).toEqual({ ok: true });
+    c.socket.destroy();
+    await second.close();
+
+    const notSocket = join(hub.dir, 'plain-file.sock');
+    await writeFile(notSocket, 'x');
+    await expect(attachSocketEndpoint(hub.hub, { path: notSocket, platform: process.platform })).rejects.toThrow(/not a socket/);
+  });
+
+  it('names a Windows pipe from the data folder and keeps Unix paths short', () => {
+    const pipe = socketPathFor({ dataDir: 'C:\\Users\\Ana\\AppData\\Roaming\\Spillway', platform: 'win32' });
+    expect(pipe).toMatch(/^\\\\\.\\pipe\\spillway-[0-9a-f]{12}$/);
+    expect(socketPathFor({ dataDir: 'c:\\users\\ana\\appdata\\roaming\\spillway', platform: 'win32' })).toBe(pipe);
+    expect(socketPathFor({ dataDir: '/home/ana/.config/Spillway', platform: 'linux' })).toBe('/home/ana/.config/Spillway/spillway.sock');
+    const deep = `/home/ana/${'very-long-folder-name/'.repeat(6)}Spillway`;
+    expect(socketPathFor({ dataDir: deep, platform: 'darwin', tmpDir: '/tmp' })).toMatch(/^\/tmp\/spillway-[0-9a-f]{12}\.sock$/);
+  });
+});
