@@ -6,6 +6,8 @@ import { z } from 'zod';
 import { ServerConfigSchema, SettingsPatchSchema, SettingsSchema } from './config.js';
 import { EventFilterSchema, HubEventSchema, UpstreamStatusSchema } from './events.js';
 import { spillApi } from './api-spill.js';
+import { policyApi } from './api-policy.js';
+import { clientsApi } from './api-clients.js';
 
 export const ToolSummarySchema = z.object({
   /** The name exposed to clients (namespaced). */
@@ -90,6 +92,8 @@ export const api = {
   'events.query': method(EventFilterSchema, z.array(HubEventSchema)),
   'sessions.list': method(empty, z.array(SessionInfoSchema)),
   ...spillApi,
+  ...policyApi,
+  ...clientsApi,
 } as const;
 
 export type Api = typeof api;

@@ -78,6 +78,8 @@ export class Hub {
   ownTools: OwnTool[];
   ownResources: OwnResources | undefined;
   handleOther: EndpointHooks['handleOther'];
+  /** Per-client tokens (one-click client configuration): who holds this token, if anyone. */
+  authenticateClient: ((token: string) => { clientId: string } | undefined) | undefined;
   #configFile: ConfigFile;
   #createTransport: UpstreamHooks['createTransport'];
   #upstreamHooks: UpstreamHooks;
@@ -149,7 +151,7 @@ export class Hub {
       routeRequest: (id, kind, req, extra) => this.relay.routeRequest(id, kind, req, extra),
     };
     this.endpoint = new HttpEndpoint({
-      authenticate: (token) => (this.token && tokensEqual(token, this.token) ? {} : undefined),
+      authenticate: (token) => (this.token && tokensEqual(token, this.token) ? {} : this.authenticateClient?.(token)),
       createSession: (id) => this.#newSession(id, 'http'),
       handleOther: (req, res, url) => this.handleOther?.(req, res, url) ?? Promise.resolve(false),
     });

@@ -1,0 +1,69 @@
+/** Control contract: one-click client configuration (issue 6). */
+import { z } from 'zod';
+
+export const CLIENT_IDS = ['claude-desktop', 'claude-code', 'cursor', 'vscode', 'windsurf', 'cline', 'zed', 'lm-studio', 'gemini-cli', 'codex'] as const;
+export const ClientIdSchema = z.enum(CLIENT_IDS);
+export type ClientIdName = z.infer<typeof ClientIdSchema>;
+
+export const ClientInfoSchema = z.object({
+  id: ClientIdSchema,
+  displayName: z.string(),
+  /** Its config folder exists (the app is installed or was used). */
+  installed: z.boolean(),
+  configPresent: z.boolean(),
+  configPath: z.string(),
+  /** Spillway's entry: absent, current, stale (wrong port/token/path), or the file could not be read. */
+  state: z.enum(['absent', 'current', 'stale', 'error']),
+  differs: z.array(z.string()).optional(),
+  error: z.string().optional(),
+  restartRequired: z.boolean(),
+  restartHint: z.string().optional(),
+  /** How Spillway's entry reaches the hub: the stdio bridge or the HTTP URL. */
+  kind: z.enum(['stdio', 'http']),
+  /** Last time a session of this client talked to the hub (from this run's sessions or the ledger). */
+  lastSeen: z.string().optional(),
+  /** Servers in its file other than Spillway. */
+  servers: z.number().int(),
+});
+export type ClientInfo = z.infer<typeof ClientInfoSchema>;
+
+const idReq = z.object({ id: ClientIdSchema });
+
+export const ChangeResultSchema = z.object({
+  file: z.string(),
+  changed: z.boolean(),
+  backup: z.string().optional(),
+  restartRequired: z.boolean(),
+  restartHint: z.string().optional(),
+});
+
+export const ImportCandidateSchema = z.object({
+  name: z.string(),
+  kind: z.enum(['stdio', 'http', 'sse']),
+  command: z.string().optional(),
+  args: z.array(z.string()).optional(),
+  url: z.string().optional(),
+  /** The same command + args (or URL) is already a Spillway upstream. */
+  alreadyImported: z.boolean(),
+});
+
+export const clientsApi = {
+  'clients.list': { req: z.object({}).strict(), res: z.array(ClientInfoSchema) },
+  /** The exact entry that would be written (secrets masked), for the user's consent. Writes nothing. */
+  'clients.preview': {
+    req: z.object({ id: ClientIdSchema, replace: z.array(z.string()).optional() }),
+    res: z.object({ file: z.string(), action: z.enum(['add', 'update', 'none']), entryText: z.string(), removes: z.array(z.string()), notes: z.array(z.string()), restartRequired: z.boolean() }),
+  },
+  'clients.connect': { req: idReq, res: ChangeResultSchema },
+  'clients.disconnect': { req: idReq, res: ChangeResultSchema },
+  'clients.importCandidates': { req: idReq, res: z.array(ImportCandidateSchema) },
+  /** Adds the chosen servers as upstreams; with `replace`, also swaps them for the one Spillway entry in the client's file. */
+  'clients.import': {
+    req: z.object({ id: ClientIdSchema, names: z.array(z.string()).min(1), replace: z.boolean().default(false) }),
+    res: z.object({ imported: z.array(z.string()), skipped: z.array(z.string()), change: ChangeResultSchema.optional() }),
+  },
+  /** Undoes Spillway's last write to that client's file, byte for byte. */
+  'clients.restore': { req: idReq, res: z.object({ file: z.string(), deleted: z.boolean() }) },
+  /** Checks every connected client's entry and repairs stale ones (with a backup). */
+  'clients.repair': { req: z.object({}).strict(), res: z.array(z.object({ id: ClientIdSchema, repaired: z.boolean(), restartHint: z.string().optional(), error: z.string().optional() })) },
+} as const;
