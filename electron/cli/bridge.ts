@@ -51,6 +51,8 @@ export interface BridgeOptions {
   httpUrl?: () => Promise<string | undefined>;
   /** Undefined with --no-start. */
   startHub?: HubLauncher;
+  /** The client this bridge serves (e.g. claude-desktop), sent in the handshake. */
+  client?: string;
   /** How long to wait for a hub at start, and after losing one before failing queued calls. */
   timeoutMs?: number;
   /** After losing the hub, how long to wait for it to come back before starting one. */
@@ -338,7 +340,7 @@ export class Bridge {
   async #open(): Promise<HubLink | undefined> {
     const token = await this.#o.token();
     if (!token) return undefined; // no token file yet: the hub has never run here
-    const socket = await openSocket(this.#o.socketPath, token);
+    const socket = await openSocket(this.#o.socketPath, token, this.#o.client);
     if (socket) return this.#socketLink(socket.socket, socket.rest);
     const url = await this.#o.httpUrl?.();
     return url ? this.#httpLink(url, token) : undefined;
@@ -527,6 +529,7 @@ export async function bridgeCommand(args: string[], deps: { startHub?: HubLaunch
       socket: { type: 'string' },
       url: { type: 'string' },
       'no-start': { type: 'boolean', default: false },
+      client: { type: 'string' },
     },
     strict: true,
   });
@@ -539,6 +542,7 @@ export async function bridgeCommand(args: string[], deps: { startHub?: HubLaunch
     input: process.stdin,
     output: process.stdout,
     log: (l) => process.stderr.write(`${l}\n`),
+    client: values.client,
     socketPath: values.socket ?? socketPathFor({ dataDir: paths.dataDir, platform: process.platform, tmpDir: tmpdir() }),
     token: async () => env.SPILLWAY_TOKEN || (await readFile(paths.tokenFile, 'utf8').then((t) => t.trim(), () => undefined)),
     httpUrl: async () => {

@@ -4,11 +4,8 @@
  */
 import { homedir } from 'node:os';
 import { parseArgs } from 'node:util';
-import { ConfigError } from '../../shared/config.js';
 import { loadOrCreateToken } from '../core/access-token.js';
 import { resolvePaths, type AppPaths } from '../core/app-paths.js';
-import { startHeadless } from '../core/headless.js';
-import { bridgeCommand } from './bridge.js';
 
 const USAGE = `Usage:
   spillway serve [--config FILE] [--data-dir DIR] [--port N] [--stdio]
@@ -19,6 +16,9 @@ const USAGE = `Usage:
   spillway bridge [--data-dir DIR] [--socket PATH] [--url URL] [--no-start]
       Relays MCP on stdin/stdout to the hub (for stdio-only clients such as Claude Desktop); starts the hub
       if it is not running, unless --no-start.
+  spillway clients list | connect <id> | disconnect <id> | import <id> [server…] [--replace] | restore <id> [--yes]
+      Connects AI apps (claude-desktop, claude-code, cursor, vscode, windsurf, cline, zed, lm-studio,
+      gemini-cli, codex) through Spillway, with a backup before every write; --yes skips the confirmation.
 
 Environment: SPILLWAY_CONFIG (config file), SPILLWAY_DATA_DIR (data folder).`;
 
@@ -52,6 +52,8 @@ async function serve(args: string[]): Promise<number> {
   const stdio = values.stdio ?? false;
   // With --stdio, stdout carries MCP messages only; everything human goes to stderr.
   const say = (line: string) => (stdio ? process.stderr : process.stdout).write(`${line}\n`);
+  // Loaded per command: the bridge starts on every client launch and must not pay for the hub's imports.
+  const [{ startHeadless }, { ConfigError }] = await Promise.all([import('../core/headless.js'), import('../../shared/config.js')]);
   let running;
   try {
     running = await startHeadless({ paths: paths(values), port, stdio, platform: process.platform, env: process.env });
@@ -101,7 +103,9 @@ export async function main(argv: string[]): Promise<number> {
       case 'token':
         return await token(rest);
       case 'bridge':
-        return await bridgeCommand(rest);
+        return await (await import('./bridge.js')).bridgeCommand(rest);
+      case 'clients':
+        return await (await import('./clients-command.js')).clientsCommand(rest);
       case undefined:
       case 'help':
       case '--help':

@@ -3,7 +3,12 @@
  * (HTTP + SSE, and the dispatcher the IPC binding uses), and the UI served over HTTP.
  */
 import { existsSync } from 'node:fs';
+import { homedir } from 'node:os';
 import { join } from 'node:path';
+import { ClientTokens } from './client-tokens.js';
+import { createClientRegistry, type OsFacts as ClientOsFacts } from './clients/index.js';
+import { ClientsService, type BridgeLaunch } from './clients-service.js';
+import { clientsHandlers } from './control/clients-handlers.js';
 import type { AppPaths } from './app-paths.js';
 import { ControlDispatcher, hubHandlers, type HandlerMap } from './control/control-handlers.js';
 import { createHttpControl } from './control/http-control.js';
@@ -19,11 +24,25 @@ export interface AppHubOptions {
   upstream?: HubOptions['upstream'];
   /** Folder of the built renderer; defaults to dist/renderer beside the app. */
   uiDir?: string;
+  /** Where clients' config files are looked for (tests point HOME at a temp folder). */
+  clientOs?: ClientOsFacts;
+  /** How stdio clients start the bridge; the Electron shell passes the packaged app's own executable. */
+  bridge?: BridgeLaunch;
 }
 
 export interface AppHub {
   hub: Hub;
   dispatcher: ControlDispatcher;
+  clients: ClientsService;
+  /** Records that a client talked to the hub (HTTP token, or a bridge handshake). */
+  noteClientSeen(clientId: string): void;
+  /** Drift check after start: repairs connected clients whose entry went stale, and logs what it did. */
+  repairClients(): Promise<void>;
+}
+
+/** The bridge as development and the headless hub run it: this Node and the CLI script. */
+export function defaultBridgeLaunch(dataDir: string): BridgeLaunch {
+  return { command: process.execPath, args: [join(appRoot(), 'electron', 'cli', 'spillway.js'), 'bridge', '--data-dir', dataDir] };
 }
 
 export async function createAppHub(options: AppHubOptions): Promise<AppHub> {
@@ -36,7 +55,30 @@ export async function createAppHub(options: AppHubOptions): Promise<AppHub> {
     useLoginShellPath: options.useLoginShellPath,
     upstream: options.upstream,
   });
-  const handlers: HandlerMap = { ...hubHandlers(hub) };
+  const tokens = await ClientTokens.open(join(options.paths.dataDir, 'client-tokens.json'));
+  hub.authenticateClient = (token) => {
+    const clientId = tokens.lookup(token);
+    return clientId ? { clientId } : undefined;
+  };
+  const seen = new Map<string, string>();
+  const noteClientSeen = (clientId: string) => seen.set(clientId, new Date().toISOString());
+  hub.endpoint.onClientSeen = noteClientSeen;
+  const platform = options.platform === 'darwin' || options.platform === 'win32' ? options.platform : 'linux';
+  const clients = new ClientsService({
+    registry: createClientRegistry({
+      os: options.clientOs ?? { home: homedir(), platform, env: { ...options.env } },
+      backupDir: options.paths.backupDir,
+    }),
+    tokens,
+    bridge: options.bridge ?? defaultBridgeLaunch(options.paths.dataDir),
+    host: {
+      endpointUrl: () => `http://127.0.0.1:${hub.endpoint.port || hub.config.settings.port}/mcp`,
+      upstreamConfigs: () => hub.config.servers,
+      addUpstream: (req) => hub.addUpstream(req),
+      lastSeen: (id) => seen.get(id),
+    },
+  });
+  const handlers: HandlerMap = { ...hubHandlers(hub), ...clientsHandlers(clients) };
   const dispatcher = new ControlDispatcher(handlers);
   const uiDir = options.uiDir ?? join(appRoot(), 'dist', 'renderer');
   hub.handleOther = createHttpControl({
@@ -45,5 +87,20 @@ export async function createAppHub(options: AppHubOptions): Promise<AppHub> {
     subscribe: (fn) => hub.events.subscribe(fn),
     uiDir: existsSync(join(uiDir, 'index.html')) ? uiDir : undefined,
   });
-  return { hub, dispatcher };
+  const repairClients = async () => {
+    try {
+      for (const r of await clients.repair()) {
+        hub.emit({
+          type: 'log',
+          level: r.error ? 'warn' : 'info',
+          message: r.error
+            ? `Could not repair Spillway's entry for ${r.id}: ${r.error}`
+            : `Repaired Spillway's entry for ${r.id} (a backup was kept).${r.restartHint ? ` ${r.restartHint}` : ''}`,
+        });
+      }
+    } catch (err) {
+      hub.emit({ type: 'log', level: 'warn', message: `Client drift check failed: ${(err as Error).message}` });
+    }
+  };
+  return { hub, dispatcher, clients, noteClientSeen, repairClients };
 }

@@ -32,8 +32,10 @@ export interface RunningHub {
 }
 
 export async function startHeadless(options: HeadlessOptions): Promise<RunningHub> {
-  const { hub } = await createAppHub(options);
+  const app = await createAppHub(options);
+  const { hub } = app;
   await hub.start();
+  void app.repairClients();
   let socket: SocketEndpoint | undefined;
   if (options.socket !== false) {
     const path = options.socket ?? socketPathFor({ dataDir: options.paths.dataDir, platform: options.platform, tmpDir: tmpdir() });
@@ -42,6 +44,7 @@ export async function startHeadless(options: HeadlessOptions): Promise<RunningHu
         path,
         platform: options.platform,
         onWarning: (message) => hub.emit({ type: 'log', level: 'warn', message }),
+        onClient: app.noteClientSeen,
       });
     } catch (err) {
       // Two hubs on one data folder would share its token, spill store and ledger: refuse the second.

@@ -10,7 +10,7 @@ import { Client, type ClientOptions } from '@modelcontextprotocol/sdk/client/ind
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { HubEvent } from '../../shared/events.js';
 import { resolvePaths } from '../../electron/core/app-paths.js';
-import { createAppHub, type AppHub } from '../../electron/core/app-hub.js';
+import { createAppHub, type AppHub, type AppHubOptions } from '../../electron/core/app-hub.js';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 export const NODE = process.execPath;
@@ -30,7 +30,7 @@ export interface TestHub extends AppHub {
   stop(): Promise<void>;
 }
 
-export async function startTestHub(config: unknown, options: { uiDir?: string } = {}): Promise<TestHub> {
+export async function startTestHub(config: unknown, options: { uiDir?: string; clientOs?: AppHubOptions['clientOs'] } = {}): Promise<TestHub> {
   const dir = await mkdtemp(join(tmpdir(), 'spillway-test-'));
   const paths = resolvePaths({ dataDir: dir, os: { home: homedir(), platform: process.platform, env: {} } });
   await writeFile(paths.configFile, JSON.stringify(config, null, 2));
@@ -41,6 +41,7 @@ export async function startTestHub(config: unknown, options: { uiDir?: string } 
     port: 0,
     upstream: { backoffBaseMs: 50, backoffMaxMs: 500, connectTimeoutMs: 20_000 },
     uiDir: options.uiDir,
+    clientOs: options.clientOs,
   });
   await app.hub.start();
   const clients: Client[] = [];

@@ -97,6 +97,12 @@ export function toApiError(err: unknown): ApiResult<never> {
     return { ok: false, code: 'internal', message: `Response failed its schema: ${message}`, field };
   }
   const e = err as NodeJS.ErrnoException;
+  // Errors of the clients library: about a client's own config file.
+  const name = (err as Error)?.name;
+  if (name === 'ConfigParseError' || name === 'ConfigShapeError' || name === 'ConfigBusyError') return { ok: false, code: 'conflict', message: e.message };
+  if (name === 'NoBackupError') return { ok: false, code: 'not_found', message: e.message };
+  if (name === 'ConfigWriteError' || name === 'ConfigReadError') return { ok: false, code: 'unavailable', message: e.message };
+  if (name === 'UnsupportedEntryError') return { ok: false, code: 'invalid', message: e.message };
   if (e?.code === 'EACCES' || e?.code === 'EPERM' || e?.code === 'EROFS') {
     return { ok: false, code: 'unavailable', message: `Cannot write: ${e.message}` };
   }

@@ -78,6 +78,8 @@ export class HttpEndpoint {
   #server: HttpServer | undefined;
   #sessions = new Map<string, HttpSession>();
   port = 0;
+  /** Told whenever a request arrives with a client's own token (for "last seen"). */
+  onClientSeen: ((clientId: string) => void) | undefined;
 
   constructor(private readonly hooks: EndpointHooks) {}
 
@@ -153,6 +155,7 @@ export class HttpEndpoint {
         'www-authenticate': 'Bearer realm="spillway"',
       });
     }
+    if (who.clientId) this.onClientSeen?.(who.clientId);
     const sessionId = req.headers['mcp-session-id'];
     const sid = Array.isArray(sessionId) ? sessionId[0] : sessionId;
     let body: unknown;

@@ -44,6 +44,8 @@ export interface SocketHub {
 }
 
 export interface SocketEndpointOptions {
+  /** Called with the name a bridge gave in its handshake (e.g. `claude-desktop`), for "last seen". */
+  onClient?: (client: string) => void;
   /** Socket file or pipe name; see socketPathFor. */
   path: string;
   platform: NodeJS.Platform;
@@ -173,6 +175,7 @@ function acceptBridge(hub: SocketHub, socket: Socket, options: SocketEndpointOpt
       onWarning: options.onWarning,
     });
     socket.write('{"ok":true}\n');
+    if (transport.client) options.onClient?.(transport.client);
     hub.connectSession(transport, 'bridge').then(
       () => transport.feed(rest),
       (err: Error) => {

@@ -1,0 +1,170 @@
+/**
+ * `spillway clients list | connect <id> | disconnect <id> | import <id> [names…] | restore <id>`.
+ * Talks to the running hub's control API when one answers (so nothing the hub holds in memory is lost);
+ * otherwise works on the files directly. Every write is shown first and needs a yes (or --yes).
+ */
+import { homedir } from 'node:os';
+import { createInterface } from 'node:readline/promises';
+import { parseArgs } from 'node:util';
+import { CLIENT_IDS, type ClientIdName } from '../../shared/api-clients.js';
+import { uniqueServerId, type Config } from '../../shared/config.js';
+import type { ApiResult } from '../../shared/api.js';
+import { loadOrCreateToken } from '../core/access-token.js';
+import { defaultBridgeLaunch } from '../core/app-hub.js';
+import { resolvePaths, type AppPaths } from '../core/app-paths.js';
+import { ClientTokens } from '../core/client-tokens.js';
+import { createClientRegistry } from '../core/clients/index.js';
+import { ClientsService } from '../core/clients-service.js';
+import { ConfigFile } from '../core/config-file.js';
+import { clientsHandlers } from '../core/control/clients-handlers.js';
+import { ControlDispatcher } from '../core/control/control-handlers.js';
+import { join } from 'node:path';
+
+type Call = (method: string, req: unknown) => Promise<ApiResult<unknown>>;
+
+const USAGE = `Usage: spillway clients list | connect <id> | disconnect <id> | import <id> [server…] [--replace] | restore <id>
+  [--yes] skips the confirmation   [--data-dir DIR] [--config FILE]
+Client ids: ${CLIENT_IDS.join(', ')}`;
+
+/** The running hub's API, if one answers on the configured port with our token. */
+async function hubApi(paths: AppPaths, config: Config): Promise<Call | undefined> {
+  if (!config.settings.port) return undefined;
+  const token = await loadOrCreateToken(paths.tokenFile);
+  const base = `http://127.0.0.1:${config.settings.port}/api/`;
+  const call: Call = async (method, req) => {
+    const res = await fetch(base + method, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(req) });
+    return (await res.json()) as ApiResult<unknown>;
+  };
+  try {
+    const status = await call('status', {});
+    return status.ok ? call : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** No hub running: the same service over the files. */
+async function directApi(paths: AppPaths, configFile: ConfigFile, config: Config): Promise<Call> {
+  let current = config;
+  const platform = process.platform === 'darwin' || process.platform === 'win32' ? process.platform : 'linux';
+  const service = new ClientsService({
+    registry: createClientRegistry({ os: { home: homedir(), platform, env: { ...process.env } }, backupDir: paths.backupDir }),
+    tokens: await ClientTokens.open(join(paths.dataDir, 'client-tokens.json')),
+    bridge: defaultBridgeLaunch(paths.dataDir),
+    host: {
+      endpointUrl: () => {
+        if (!current.settings.port) throw new Error('The hub port is set to 0 (a new one at every start): set a fixed port in Settings first.');
+        return `http://127.0.0.1:${current.settings.port}/mcp`;
+      },
+      upstreamConfigs: () => current.servers,
+      addUpstream: async ({ name, config: cfg }) => {
+        current = await configFile.load();
+        const id = uniqueServerId(name, Object.keys(current.servers));
+        const { ServerConfigSchema } = await import('../../shared/config.js');
+        current = { ...current, servers: { ...current.servers, [id]: ServerConfigSchema.parse(cfg) } };
+        await configFile.save(current);
+        return { id };
+      },
+      lastSeen: () => undefined,
+    },
+  });
+  const dispatcher = new ControlDispatcher(clientsHandlers(service));
+  return (method, req) => dispatcher.dispatch(method, req);
+}
+
+async function confirm(question: string, yes: boolean): Promise<boolean> {
+  if (yes) return true;
+  if (!process.stdin.isTTY) {
+    console.error('spillway: not a terminal, so nothing was changed: add --yes to confirm.');
+    return false;
+  }
+  const rl = createInterface({ input: process.stdin, output: process.stderr });
+  const answer = await rl.question(`${question} [y/N] `);
+  rl.close();
+  return /^y(es)?$/i.test(answer.trim());
+}
+
+function unwrap<T>(r: ApiResult<unknown>): T {
+  if (!r.ok) throw new Error(r.message);
+  return r.value as T;
+}
+
+export async function clientsCommand(args: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args,
+    allowPositionals: true,
+    options: { yes: { type: 'boolean', default: false }, replace: { type: 'boolean', default: false }, 'data-dir': { type: 'string' }, config: { type: 'string' } },
+    strict: true,
+  });
+  const [verb, id, ...names] = positionals;
+  if (!verb) {
+    console.error(USAGE);
+    return 2;
+  }
+  if (verb !== 'list' && !CLIENT_IDS.includes(id as ClientIdName)) {
+    console.error(`spillway: ${id ? `unknown client "${id}"` : 'a client id is needed'}\n${USAGE}`);
+    return 2;
+  }
+  const paths = resolvePaths({ dataDir: values['data-dir'], configFile: values.config, os: { home: homedir(), platform: process.platform, env: process.env } });
+  const configFile = new ConfigFile(paths.configFile);
+  const config = await configFile.load();
+  const call = (await hubApi(paths, config)) ?? (await directApi(paths, configFile, config));
+  const yes = values.yes ?? false;
+  try {
+    switch (verb) {
+      case 'list': {
+        const list = unwrap<{ id: string; displayName: string; state: string; installed: boolean; kind: string; configPath: string; servers: number; error?: string }[]>(await call('clients.list', {}));
+        for (const c of list) {
+          const state = c.error ? `error: ${c.error}` : !c.installed && c.state === 'absent' ? 'not installed' : c.state === 'absent' ? 'not connected' : c.state === 'current' ? 'connected' : c.state;
+          console.log(`${c.id.padEnd(15)} ${c.displayName.padEnd(16)} ${state.padEnd(14)} ${String(c.servers).padStart(2)} other servers  ${c.configPath}`);
+        }
+        return 0;
+      }
+      case 'connect':
+      case 'disconnect': {
+        if (verb === 'connect') {
+          const p = unwrap<{ file: string; action: string; entryText: string; notes: string[] }>(await call('clients.preview', { id }));
+          if (p.action === 'none') {
+            console.log(`${id} is already connected (${p.file}).`);
+            return 0;
+          }
+          console.log(`Spillway will ${p.action} this entry in ${p.file}:\n\n${p.entryText}\n`);
+          for (const n of p.notes) console.log(`- ${n}`);
+          if (!(await confirm('Write it?', yes))) return 1;
+        } else if (!(await confirm(`Remove Spillway's entry from ${id}'s config?`, yes))) return 1;
+        const r = unwrap<{ file: string; changed: boolean; backup?: string; restartHint?: string }>(await call(`clients.${verb}`, { id }));
+        console.log(r.changed ? `${verb === 'connect' ? 'Connected' : 'Disconnected'}: ${r.file}${r.backup ? ` (backup ${r.backup})` : ''}` : `Nothing to change in ${r.file}.`);
+        if (r.restartHint) console.log(r.restartHint);
+        return 0;
+      }
+      case 'import': {
+        const candidates = unwrap<{ name: string; alreadyImported: boolean }[]>(await call('clients.importCandidates', { id }));
+        const chosen = names.length > 0 ? names : candidates.filter((c) => !c.alreadyImported).map((c) => c.name);
+        if (chosen.length === 0) {
+          console.log(`${id} has no servers to import.`);
+          return 0;
+        }
+        const what = `Import ${chosen.join(', ')} from ${id} into Spillway${values.replace ? ` and replace them in ${id}'s file by the one Spillway entry` : ''}?`;
+        if (!(await confirm(what, yes))) return 1;
+        const r = unwrap<{ imported: string[]; skipped: string[]; change?: { file: string; restartHint?: string } }>(
+          await call('clients.import', { id, names: chosen, replace: values.replace }),
+        );
+        console.log(`Imported: ${r.imported.join(', ') || 'none'}${r.skipped.length ? `; already there: ${r.skipped.join(', ')}` : ''}`);
+        if (r.change) console.log(`Updated ${r.change.file}.${r.change.restartHint ? ` ${r.change.restartHint}` : ''}`);
+        return 0;
+      }
+      case 'restore': {
+        if (!(await confirm(`Undo Spillway's last change to ${id}'s config?`, yes))) return 1;
+        const r = unwrap<{ file: string; deleted: boolean }>(await call('clients.restore', { id }));
+        console.log(r.deleted ? `Removed ${r.file} (it did not exist before).` : `Restored ${r.file}.`);
+        return 0;
+      }
+      default:
+        console.error(`spillway: unknown clients command "${verb}"\n${USAGE}`);
+        return 2;
+    }
+  } catch (err) {
+    console.error(`spillway: ${(err as Error).message}`);
+    return 1;
+  }
+}

@@ -1,0 +1,164 @@
+/**
+ * One-click client configuration on top of the clients library: the desired Spillway entry for each
+ * client (the stdio bridge for Claude Desktop and Codex, the HTTP URL with a token of its own for the
+ * rest), list with states and "last seen", connect/disconnect with consent previews, import, restore and
+ * drift repair. The same service runs inside the hub and, for the CLI when no hub runs, over the files.
+ */
+import type { ServerConfig, ServerConfigInput } from '../../shared/config.js';
+import type { ClientIdName, ClientInfo } from '../../shared/api-clients.js';
+import type { ClientTokens } from './client-tokens.js';
+import { importKey, type ClientRegistry, type ImportCandidate, type SpillwayEntry } from './clients/index.js';
+import { ControlError } from './hub.js';
+
+export interface BridgeLaunch {
+  command: string;
+  args: string[];
+  env?: Record<string, string>;
+}
+
+/** What the service needs from wherever it runs (the hub, or the config file when no hub runs). */
+export interface ClientsHost {
+  /** The URL HTTP clients are given. */
+  endpointUrl(): string;
+  upstreamConfigs(): Record<string, ServerConfig>;
+  addUpstream(req: { name: string; config: ServerConfigInput }): Promise<{ id: string }>;
+  /** When a client was last seen talking to the hub. */
+  lastSeen(clientId: string): string | undefined;
+}
+
+export interface ClientsServiceOptions {
+  registry: ClientRegistry;
+  tokens: ClientTokens;
+  host: ClientsHost;
+  /** How a stdio client starts the bridge (the app's own executable when packaged). */
+  bridge: BridgeLaunch;
+}
+
+function configKey(cfg: ServerConfig): string {
+  return cfg.type === 'stdio' ? ['stdio', cfg.command, ...cfg.args].join('\u0000') : `url\u0000${cfg.url}`;
+}
+
+function candidateConfig(c: ImportCandidate): ServerConfigInput {
+  return c.kind === 'stdio'
+    ? { type: 'stdio', command: c.command, args: c.args, env: c.env }
+    : { type: c.kind, url: c.url, headers: c.headers };
+}
+
+export class ClientsService {
+  constructor(private readonly o: ClientsServiceOptions) {}
+
+  /** The entry Spillway wants in this client's file; creates the client's token when asked to. */
+  async desired(id: ClientIdName, create = true): Promise<SpillwayEntry> {
+    const def = this.o.registry.definition(id);
+    const kind = def.kinds.includes('http') && id !== 'codex' ? 'http' : 'stdio';
+    if (kind === 'stdio') {
+      return { kind: 'stdio', command: this.o.bridge.command, args: [...this.o.bridge.args, '--client', id], ...(this.o.bridge.env ? { env: this.o.bridge.env } : {}) };
+    }
+    const token = create ? await this.o.tokens.ensure(id) : (this.o.tokens.get(id) ?? '');
+    return { kind: 'http', url: this.o.host.endpointUrl(), headers: { Authorization: `Bearer ${token}` } };
+  }
+
+  async list(): Promise<ClientInfo[]> {
+    const desired = new Map<string, SpillwayEntry>();
+    for (const id of this.o.registry.ids) desired.set(id, await this.desired(id as ClientIdName, false));
+    const statuses = await this.o.registry.list((id) => desired.get(id));
+    const infos: ClientInfo[] = [];
+    for (const s of statuses) {
+      const servers = s.error ? 0 : (await this.o.registry.readServers(s.id).catch(() => [])).filter((x) => x.name !== 'spillway').length;
+      const state = s.error ? 'error' : (s.state?.state ?? 'absent');
+      const seen = this.o.host.lastSeen(s.id);
+      infos.push({
+        id: s.id,
+        displayName: s.displayName,
+        installed: s.installed,
+        configPresent: s.configPresent,
+        configPath: s.configPath,
+        state,
+        ...(s.state?.state === 'stale' ? { differs: [...s.state.differs] } : {}),
+        ...(s.error ? { error: s.error } : {}),
+        restartRequired: s.restartRequired,
+        restartHint: s.restartHint,
+        kind: desired.get(s.id)!.kind,
+        ...(seen ? { lastSeen: seen } : {}),
+        servers,
+      });
+    }
+    return infos;
+  }
+
+  async preview(id: ClientIdName, replace?: string[]) {
+    const p = await this.o.registry.consent(id, await this.desired(id, false), replace);
+    return { file: p.file, action: p.action, entryText: p.redactedEntryText, removes: p.removes, notes: p.notes, restartRequired: p.restartRequired };
+  }
+
+  async connect(id: ClientIdName) {
+    return this.#change(await this.o.registry.connect(id, await this.desired(id)));
+  }
+
+  async disconnect(id: ClientIdName) {
+    const outcome = await this.o.registry.disconnect(id);
+    await this.o.tokens.revoke(id);
+    return this.#change(outcome);
+  }
+
+  #change(o: { file: string; changed: boolean; backup?: { name: string }; restartRequired: boolean; restartHint: string }) {
+    return {
+      file: o.file,
+      changed: o.changed,
+      ...(o.backup ? { backup: o.backup.name } : {}),
+      restartRequired: o.restartRequired,
+      ...(o.changed && o.restartRequired ? { restartHint: o.restartHint } : {}),
+    };
+  }
+
+  async importCandidates(id: ClientIdName) {
+    const have = new Set(Object.values(this.o.host.upstreamConfigs()).map(configKey));
+    return (await this.o.registry.importCandidates(id)).map((c) => ({
+      name: c.name,
+      kind: c.kind,
+      ...(c.kind === 'stdio' ? { command: c.command, args: c.args } : { url: c.url }),
+      alreadyImported: have.has(importKey(c)),
+    }));
+  }
+
+  /** Adds the chosen servers as upstreams (deduplicated, env kept); with `replace`, the client's file then runs them through Spillway. */
+  async import(id: ClientIdName, names: string[], replace: boolean) {
+    const candidates = await this.o.registry.importCandidates(id);
+    const unknown = names.filter((n) => !candidates.some((c) => c.name === n));
+    if (unknown.length > 0) throw new ControlError('invalid', `Not a server of ${id}: ${unknown.join(', ')}`, 'names');
+    const have = new Set(Object.values(this.o.host.upstreamConfigs()).map(configKey));
+    const imported: string[] = [];
+    const skipped: string[] = [];
+    for (const c of candidates.filter((x) => names.includes(x.name))) {
+      if (have.has(importKey(c))) {
+        skipped.push(c.name);
+        continue;
+      }
+      const { id: serverId } = await this.o.host.addUpstream({ name: c.name, config: candidateConfig(c) });
+      have.add(importKey(c));
+      imported.push(serverId);
+    }
+    const change = replace ? this.#change(await this.o.registry.replaceWithSpillway(id, names, await this.desired(id))) : undefined;
+    return { imported, skipped, ...(change ? { change } : {}) };
+  }
+
+  async restore(id: ClientIdName) {
+    const r = await this.o.registry.restore(id);
+    return { file: r.file, deleted: r.deleted };
+  }
+
+  /** Drift: repairs every stale Spillway entry (port, token or executable path changed), with a backup. */
+  async repair() {
+    const out: { id: ClientIdName; repaired: boolean; restartHint?: string; error?: string }[] = [];
+    for (const info of await this.list()) {
+      if (info.state !== 'stale') continue;
+      try {
+        const r = await this.connect(info.id);
+        out.push({ id: info.id, repaired: r.changed, ...(r.restartHint ? { restartHint: r.restartHint } : {}) });
+      } catch (err) {
+        out.push({ id: info.id, repaired: false, error: (err as Error).message });
+      }
+    }
+    return out;
+  }
+}
