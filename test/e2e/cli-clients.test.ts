@@ -1,0 +1,90 @@
+/**
+ * `spillway clients …` as a power user runs it, with no hub running (it works on the files), on a temp
+ * HOME: list, connect with --yes (the consent text is printed first), refusal without --yes off a
+ * terminal, import, restore to the exact bytes.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseConfig } from '../../shared/config.js';
+import { NODE, ROOT } from '../support/hub-harness.js';
+
+const BIN = join(ROOT, 'electron/cli/spillway.js');
+let home: string;
+let dataDir: string;
+const cursorFile = () => join(home, '.cursor', 'mcp.json');
+const ORIGINAL = '// my servers\n{\n  "mcpServers": {\n    "files": { "command": "npx", "args": ["-y", "@modelcontextprotocol/server-filesystem", "/tmp"] }\n  }\n}\n';
+
+function run(args: string[]) {
+  // Port 9 (discard) has no hub: the command works on the files directly.
+  const env = { ...process.env, HOME: home, XDG_CONFIG_HOME: join(home, '.config'), SPILLWAY_DATA_DIR: dataDir };
+  const child = spawn(NODE, [BIN, 'clients', ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  let err = '';
+  child.stdout.on('data', (c) => (out += c));
+  child.stderr.on('data', (c) => (err += c));
+  return once(child, 'exit').then(([code]) => ({ code: code as number, out, err }));
+}
+
+beforeAll(async () => {
+  home = await mkdtemp(join(tmpdir(), 'spillway-cli-home-'));
+  dataDir = join(home, 'data');
+  await mkdir(dataDir, { recursive: true });
+  await writeFile(join(dataDir, 'config.json'), JSON.stringify({ version: 1, settings: { port: 9 } }));
+  await mkdir(join(home, '.cursor'), { recursive: true });
+  await writeFile(cursorFile(), ORIGINAL);
+});
+afterAll(() => rm(home, { recursive: true, force: true }));
+
+describe('spillway clients', () => {
+  it('lists the clients with their state', async () => {
+    const r = await run(['list']);
+    expect(r.code).toBe(0);
+    expect(r.out).toMatch(/cursor\s+Cursor\s+not connected/);
+    expect(r.out).toMatch(/zed\s+Zed\s+not installed/);
+  });
+
+  it('refuses to write without a yes when not on a terminal', async () => {
+    const r = await run(['connect', 'cursor']);
+    expect(r.code).toBe(1);
+    expect(r.err).toMatch(/add --yes/);
+    expect(await readFile(cursorFile(), 'utf8')).toBe(ORIGINAL);
+  });
+
+  it('shows the entry, then connects with --yes, keeping the comment and the other server', async () => {
+    const r = await run(['connect', 'cursor', '--yes']);
+    expect(r.code).toBe(0);
+    expect(r.out).toContain('http://127.0.0.1:9/mcp');
+    expect(r.out).toMatch(/Connected: .*mcp\.json \(backup/);
+    const text = await readFile(cursorFile(), 'utf8');
+    expect(text.startsWith('// my servers\n')).toBe(true);
+    expect(text).toContain('"files"');
+    expect(text).toContain('"spillway"');
+  });
+
+  it('imports the client servers into the Spillway config, deduplicated', async () => {
+    const r = await run(['import', 'cursor', '--yes']);
+    expect(r.code).toBe(0);
+    expect(r.out).toContain('Imported: files');
+    const config = parseConfig(await readFile(join(dataDir, 'config.json'), 'utf8')).config;
+    expect(config.servers.files).toMatchObject({ type: 'stdio', command: 'npx' });
+    expect(config.settings.port).toBe(9);
+    const again = await run(['import', 'cursor', '--yes']);
+    expect(again.out).toContain('has no servers to import');
+  });
+
+  it('restores the file to the exact bytes it had', async () => {
+    const r = await run(['restore', 'cursor', '--yes']);
+    expect(r.code).toBe(0);
+    expect(await readFile(cursorFile(), 'utf8')).toBe(ORIGINAL);
+  });
+
+  it('explains an unknown client', async () => {
+    const r = await run(['connect', 'notepad', '--yes']);
+    expect(r.code).toBe(2);
+    expect(r.err).toMatch(/unknown client "notepad"/);
+  });
+});
