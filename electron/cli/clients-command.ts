@@ -68,7 +68,7 @@ async function directApi(paths: AppPaths, configFile: ConfigFile, config: Config
       lastSeen: () => undefined,
     },
   });
-  const dispatcher = new ControlDispatcher(clientsHandlers(service));
+  const dispatcher = new ControlDispatcher(clientsHandlers(async () => service));
   return (method, req) => dispatcher.dispatch(method, req);
 }
 

@@ -5,9 +5,8 @@
 import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { ClientTokens } from './client-tokens.js';
-import { createClientRegistry, type OsFacts as ClientOsFacts } from './clients/index.js';
-import { ClientsService, type BridgeLaunch } from './clients-service.js';
+import type { OsFacts as ClientOsFacts } from './clients/index.js';
+import type { BridgeLaunch, ClientsService } from './clients-service.js';
 import { clientsHandlers } from './control/clients-handlers.js';
 import type { AppPaths } from './app-paths.js';
 import { ControlDispatcher, hubHandlers, type HandlerMap } from './control/control-handlers.js';
@@ -33,7 +32,8 @@ export interface AppHubOptions {
 export interface AppHub {
   hub: Hub;
   dispatcher: ControlDispatcher;
-  clients: ClientsService;
+  /** The clients service, loaded on first use (it is not needed to start serving). */
+  clients(): Promise<ClientsService>;
   /** Records that a client talked to the hub (HTTP token, or a bridge handshake). */
   noteClientSeen(clientId: string): void;
   /** Drift check after start: repairs connected clients whose entry went stale, and logs what it did. */
@@ -55,6 +55,7 @@ export async function createAppHub(options: AppHubOptions): Promise<AppHub> {
     useLoginShellPath: options.useLoginShellPath,
     upstream: options.upstream,
   });
+  const { ClientTokens } = await import('./client-tokens.js');
   const tokens = await ClientTokens.open(join(options.paths.dataDir, 'client-tokens.json'));
   hub.authenticateClient = (token) => {
     const clientId = tokens.lookup(token);
@@ -64,20 +65,25 @@ export async function createAppHub(options: AppHubOptions): Promise<AppHub> {
   const noteClientSeen = (clientId: string) => seen.set(clientId, new Date().toISOString());
   hub.endpoint.onClientSeen = noteClientSeen;
   const platform = options.platform === 'darwin' || options.platform === 'win32' ? options.platform : 'linux';
-  const clients = new ClientsService({
-    registry: createClientRegistry({
-      os: options.clientOs ?? { home: homedir(), platform, env: { ...options.env } },
-      backupDir: options.paths.backupDir,
-    }),
-    tokens,
-    bridge: options.bridge ?? defaultBridgeLaunch(options.paths.dataDir),
-    host: {
-      endpointUrl: () => `http://127.0.0.1:${hub.endpoint.port || hub.config.settings.port}/mcp`,
-      upstreamConfigs: () => hub.config.servers,
-      addUpstream: (req) => hub.addUpstream(req),
-      lastSeen: (id) => seen.get(id),
-    },
-  });
+  let service: Promise<ClientsService> | undefined;
+  const makeClients = async () => {
+    const [{ ClientsService }, { createClientRegistry }] = await Promise.all([import('./clients-service.js'), import('./clients/index.js')]);
+    return new ClientsService({
+      registry: createClientRegistry({
+        os: options.clientOs ?? { home: homedir(), platform, env: { ...options.env } },
+        backupDir: options.paths.backupDir,
+      }),
+      tokens,
+      bridge: options.bridge ?? defaultBridgeLaunch(options.paths.dataDir),
+      host: {
+        endpointUrl: () => `http://127.0.0.1:${hub.endpoint.port || hub.config.settings.port}/mcp`,
+        upstreamConfigs: () => hub.config.servers,
+        addUpstream: (req) => hub.addUpstream(req),
+        lastSeen: (id) => seen.get(id),
+      },
+    });
+  };
+  const clients = () => (service ??= makeClients());
   const handlers: HandlerMap = { ...hubHandlers(hub), ...clientsHandlers(clients) };
   const dispatcher = new ControlDispatcher(handlers);
   const uiDir = options.uiDir ?? join(appRoot(), 'dist', 'renderer');
@@ -89,7 +95,7 @@ export async function createAppHub(options: AppHubOptions): Promise<AppHub> {
   });
   const repairClients = async () => {
     try {
-      for (const r of await clients.repair()) {
+      for (const r of await (await clients()).repair()) {
         hub.emit({
           type: 'log',
           level: r.error ? 'warn' : 'info',

@@ -2,15 +2,15 @@
 import type { ClientsService } from '../clients-service.js';
 import type { HandlerMap } from './control-handlers.js';
 
-export function clientsHandlers(service: ClientsService): HandlerMap {
+export function clientsHandlers(service: () => Promise<ClientsService>): HandlerMap {
   return {
-    'clients.list': () => service.list(),
-    'clients.preview': (req) => service.preview(req.id, req.replace),
-    'clients.connect': (req) => service.connect(req.id),
-    'clients.disconnect': (req) => service.disconnect(req.id),
-    'clients.importCandidates': (req) => service.importCandidates(req.id),
-    'clients.import': (req) => service.import(req.id, req.names, req.replace),
-    'clients.restore': (req) => service.restore(req.id),
-    'clients.repair': () => service.repair(),
+    'clients.list': async () => (await service()).list(),
+    'clients.preview': async (req) => (await service()).preview(req.id, req.replace),
+    'clients.connect': async (req) => (await service()).connect(req.id),
+    'clients.disconnect': async (req) => (await service()).disconnect(req.id),
+    'clients.importCandidates': async (req) => (await service()).importCandidates(req.id),
+    'clients.import': async (req) => (await service()).import(req.id, req.names, req.replace),
+    'clients.restore': async (req) => (await service()).restore(req.id),
+    'clients.repair': async () => (await service()).repair(),
   };
 }

@@ -3,8 +3,6 @@
  * HTTP, or legacy SSE. Headers are the configured ones only — a downstream client's credentials are never
  * forwarded upstream.
  */
-import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { ServerConfig } from '../../../shared/config.js';
 import type { ChildReaper } from './child-reaper.js';
 import type { EnvLike } from './child-env.js';
@@ -40,7 +38,9 @@ export function createTransportFactory(options: TransportFactoryOptions) {
     }
     const url = new URL(config.url);
     const requestInit: RequestInit = { headers: { ...config.headers } };
+    // Loaded on first use: most setups are stdio-only, and startup time counts.
     if (config.type === 'sse') {
+      const { SSEClientTransport } = await import('@modelcontextprotocol/sdk/client/sse.js');
       return {
         transport: new SSEClientTransport(url, {
           requestInit,
@@ -50,6 +50,7 @@ export function createTransportFactory(options: TransportFactoryOptions) {
         }),
       };
     }
+    const { StreamableHTTPClientTransport } = await import('@modelcontextprotocol/sdk/client/streamableHttp.js');
     return { transport: new StreamableHTTPClientTransport(url, { requestInit }) };
   };
 }
