@@ -10,13 +10,14 @@ import { app, BrowserWindow, clipboard, dialog, ipcMain, shell } from 'electron'
 import Store from 'electron-store';
 import type { ApiResult } from '../../shared/api.js';
 import { createAppHub, type AppHub } from '../core/app-hub.js';
+import { attachSocketEndpoint, socketPathFor, type SocketEndpoint } from '../core/downstream/socket-endpoint.js';
 import { resolvePaths, APP_NAME, type AppPaths } from '../core/app-paths.js';
 import { AppStateStore, APP_STATE_FILE_NAME } from './app-state.js';
 import { bindControlIpc, bridgeArgument } from './ipc-binding.js';
 import { launchCommand, launchedHidden, loginItemPlan, type LoginItemPlan } from './login-item.js';
 import { hardenWebContents, MainWindow, restrictPermissions } from './main-window.js';
 import { createQuitGate } from './quit-gate.js';
-import { APP_ID, desktopDataDir, rendererLocation, shellFiles } from './shell-paths.js';
+import { APP_ID, bridgeLaunch, desktopDataDir, rendererLocation, shellFiles } from './shell-paths.js';
 import { SystemTray } from './system-tray.js';
 import type { TrayState } from './tray-menu.js';
 
@@ -68,10 +69,24 @@ async function run(dataDir: string): Promise<void> {
 
   const paths = resolvePaths({ dataDir, os: { home: app.getPath('home'), platform, env } });
   let appHub: AppHub | undefined;
+  let socket: SocketEndpoint | undefined;
   let startError: string | undefined;
   try {
-    appHub = await createAppHub({ paths, platform, env, useLoginShellPath: true });
+    const bridge = bridgeLaunch({ execPath: process.execPath, isPackaged: app.isPackaged, resourcesPath: process.resourcesPath, appRoot: app.getAppPath(), platform });
+    appHub = await createAppHub({ paths, platform, env, useLoginShellPath: true, bridge: { ...bridge, args: [...bridge.args, '--data-dir', dataDir] } });
     await appHub.hub.start();
+    const hub = appHub.hub;
+    // The bridge's local socket (Claude Desktop and other stdio clients reach the hub through it).
+    socket = await attachSocketEndpoint(hub, {
+      path: socketPathFor({ dataDir, platform, tmpDir: app.getPath('temp') }),
+      platform,
+      onWarning: (message) => hub.emit({ type: 'log', level: 'warn', message }),
+      onClient: appHub.noteClientSeen,
+    }).catch((err: Error) => {
+      hub.emit({ type: 'log', level: 'warn', message: `Bridge socket unavailable (${err.message}); stdio clients use the HTTP endpoint.` });
+      return undefined;
+    });
+    void appHub.repairClients();
   } catch (err) {
     startError = describeStartError(err, paths);
     log(`Spillway could not start: ${startError}`);
@@ -79,6 +94,7 @@ async function run(dataDir: string): Promise<void> {
 
   const quitGate = createQuitGate({
     stop: async () => {
+      await socket?.close();
       await appHub?.hub.stop();
     },
     quit: () => app.quit(),
