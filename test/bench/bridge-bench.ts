@@ -202,4 +202,6 @@ function print(rows: Row[]): void {
   for (const l of lines) console.log(fmt(l));
 }
 
-await main();
+export { main as bridgeBench };
+
+if (import.meta.url === `file://${process.argv[1]}`) await main();
