@@ -3,6 +3,7 @@ import { z } from 'zod';
 import {
   EffectivePolicySchema,
   GlobalPolicyDefaultsSchema,
+  GlobalPolicyPatchSchema,
   PendingPinSchema,
   PoliciesSchema,
   ServerPolicySchema,
@@ -47,7 +48,7 @@ export const policyApi = {
   },
   /** Changes some of the global switches (dispatch only, direct-tool cap, read-only cache, pinning). */
   'policies.setDefaults': {
-    req: GlobalPolicyDefaultsSchema.partial(),
+    req: GlobalPolicyPatchSchema,
     res: GlobalPolicyDefaultsSchema,
   },
   /** Each field's effective value and where it comes from (default, server, tool). */

@@ -3,6 +3,7 @@
  * Runtime-neutral: no node:*, no electron, no DOM.
  */
 import { z } from 'zod';
+import { GlobalPolicyDefaultsSchema, GlobalPolicyPatchSchema, PoliciesSchema, defaultGlobalPolicy, emptyPolicies } from './policy.js';
 
 export const CONFIG_VERSION = 1;
 
@@ -79,6 +80,8 @@ export const SettingsSchema = z.object({
   /** While paused, every result passes through untouched. */
   paused: z.boolean().default(false),
   spill: SpillSettingsSchema.default(() => SpillSettingsSchema.parse({})),
+  /** App-wide policy switches: dispatch only, the direct-tool cap, the read-only cache, pinning (issue 5). */
+  policy: GlobalPolicyDefaultsSchema.default(defaultGlobalPolicy),
 });
 export type Settings = z.infer<typeof SettingsSchema>;
 
@@ -105,13 +108,19 @@ export const SettingsPatchSchema = z
       })
       .strict()
       .optional(),
+    policy: GlobalPolicyPatchSchema.optional(),
   })
   .strict();
 export type SettingsPatch = z.infer<typeof SettingsPatchSchema>;
 
-/** Applies a patch; `spill` is merged field by field. */
+/** Applies a patch; `spill` and `policy` are merged field by field. */
 export function applySettingsPatch(settings: Settings, patch: SettingsPatch): unknown {
-  return { ...settings, ...patch, spill: { ...settings.spill, ...(patch.spill ?? {}) } };
+  return {
+    ...settings,
+    ...patch,
+    spill: { ...settings.spill, ...(patch.spill ?? {}) },
+    policy: { ...settings.policy, ...(patch.policy ?? {}) },
+  };
 }
 
 export const ConfigSchema = z
@@ -119,6 +128,11 @@ export const ConfigSchema = z
     version: z.literal(CONFIG_VERSION),
     servers: z.record(serverId, ServerConfigSchema).default({}),
     settings: SettingsSchema.default(() => SettingsSchema.parse({})),
+    /**
+     * Per-server and per-tool policies (issue 5). A server's enabled, prefix and timeoutMs live in its
+     * ServerConfig only (one source of truth); policies.servers holds exposure and the result fields.
+     */
+    policies: PoliciesSchema.default(emptyPolicies),
   })
   // Unknown top-level keys (e.g. the desktop shell's own electron-store entries) are kept, not dropped.
   .passthrough();

@@ -64,6 +64,25 @@ export const HubEventSchema = z.discriminatedUnion('type', [
     tokensDelivered: z.number().int().optional(),
     handle: z.string().optional(),
     error: z.string().optional(),
+    /** A cache hit: ms the original upstream call took (the time this hit saved). */
+    savedMs: z.number().optional(),
+  }),
+  z.object({
+    ...base,
+    type: z.literal('tool.withheld'),
+    server: z.string(),
+    /** The upstream's own name. */
+    tool: z.string(),
+    oldDescription: z.string().nullable(),
+    newDescription: z.string().nullable(),
+    /** `+ path` added, `- path` removed, `~ path` changed (paths into inputSchema). */
+    schemaDiff: z.array(z.string()),
+  }),
+  z.object({
+    ...base,
+    type: z.literal('tool.approved'),
+    server: z.string(),
+    tool: z.string(),
   }),
   z.object({
     ...base,

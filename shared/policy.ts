@@ -122,6 +122,21 @@ export const GlobalPolicyDefaultsSchema = z.strictObject({
 });
 export type GlobalPolicyDefaults = z.infer<typeof GlobalPolicyDefaultsSchema>;
 
+/**
+ * A partial update of the global switches. Not `.partial()`: in zod 4 that still fills every default in,
+ * and saving that would reset what the user did not touch.
+ */
+export const GlobalPolicyPatchSchema = z
+  .object({
+    dispatchOnly: GlobalPolicyDefaultsSchema.shape.dispatchOnly.unwrap().optional(),
+    maxDirectTools: GlobalPolicyDefaultsSchema.shape.maxDirectTools.unwrap().optional(),
+    cacheReadOnlyTools: GlobalPolicyDefaultsSchema.shape.cacheReadOnlyTools.unwrap().optional(),
+    readOnlyCacheTtlSeconds: GlobalPolicyDefaultsSchema.shape.readOnlyCacheTtlSeconds.unwrap().optional(),
+    pinning: GlobalPolicyDefaultsSchema.shape.pinning.unwrap().optional(),
+  })
+  .strict();
+export type GlobalPolicyPatch = z.infer<typeof GlobalPolicyPatchSchema>;
+
 export function defaultGlobalPolicy(): GlobalPolicyDefaults {
   return GlobalPolicyDefaultsSchema.parse({});
 }

@@ -4,17 +4,23 @@
  */
 import { randomUUID } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { ConfigError, ServerConfigSchema, SettingsSchema, applySettingsPatch, type SettingsPatch, describeZodError, uniqueServerId, SERVER_ID_PATTERN, type Config, type ServerConfig, type Settings } from '../../shared/config.js';
 import type { HubEvent, HubEventInput, UpstreamStatus } from '../../shared/events.js';
 import type { SessionInfo, Status, ToolSummary, UpstreamInfo } from '../../shared/api.js';
+import type { Policies } from '../../shared/policy.js';
 import { loadOrCreateToken } from './access-token.js';
 import type { AppPaths } from './app-paths.js';
 import { Catalog } from './catalog/catalog.js';
 import { ConfigFile } from './config-file.js';
 import { HttpEndpoint, tokensEqual, type EndpointHooks } from './downstream/http-endpoint.js';
 import { Relay, type OwnResources, type OwnTool, type ResultShaper } from './downstream/relay.js';
+import { catalogDispatch, type DispatchContext } from './policy/catalog-dispatch.js';
+import { DISPATCH_TOOL_NAME, type Dispatch } from './policy/dispatch-tool.js';
+import { PolicyRuntime } from './policy/policy-runtime.js';
+import { ToolPins } from './policy/tool-pins.js';
 import { DownstreamSession, type SessionTransportKind } from './downstream/session.js';
 import { EventLog } from './log/event-log.js';
 import { Ledger } from './ledger/ledger.js';
@@ -53,7 +59,12 @@ export interface HubOptions {
   ownResources?: OwnResources;
   /** Extra HTTP routes (control API, UI). */
   handleOther?: EndpointHooks['handleOther'];
+  /** The call cache's clock (tests expire entries without waiting). */
+  cacheClock?: () => number;
 }
+
+/** The tool pins file: first-seen definitions and approvals, kept across restarts. */
+export const TOOL_PINS_FILE = 'tool-pins.json';
 
 const passThrough: ResultShaper = {
   async shape(result: CallToolResult) {
@@ -72,8 +83,13 @@ export class Hub {
   readonly events: EventLog;
   readonly ledger: Ledger;
   readonly spill: SpillFeature;
+  readonly policy: PolicyRuntime;
+  /** spillway__dispatch: reaches the tools behind dispatch (listed only when some are). */
+  readonly dispatch: Dispatch<DispatchContext>;
   config: Config;
   token = '';
+  /** spillway__dispatch as an own tool (its description follows what is behind it). */
+  readonly #dispatchTool: OwnTool;
   shaper: ResultShaper;
   ownTools: OwnTool[];
   ownResources: OwnResources | undefined;
@@ -92,7 +108,7 @@ export class Hub {
     readonly options: HubOptions,
     config: Config,
     configFile: ConfigFile,
-    parts: { events: EventLog; ledger: Ledger; spill: SpillFeature },
+    parts: { events: EventLog; ledger: Ledger; spill: SpillFeature; pins: ToolPins },
   ) {
     this.config = config;
     this.#configFile = configFile;
@@ -103,6 +119,20 @@ export class Hub {
     this.ownTools = options.ownTools ?? parts.spill.ownTools;
     this.ownResources = options.ownResources ?? parts.spill.ownResources;
     this.handleOther = options.handleOther;
+    this.policy = new PolicyRuntime({
+      config: () => this.config,
+      pins: parts.pins,
+      emit: (e) => this.emit(e),
+      ...(options.cacheClock ? { now: options.cacheClock } : {}),
+    });
+    const { dispatch, ownTool } = catalogDispatch({
+      catalog: this.catalog,
+      relay: () => this.relay,
+      store: parts.spill.store,
+      counter: parts.spill.counter,
+    });
+    this.dispatch = dispatch;
+    this.#dispatchTool = ownTool;
     this.reaper = new ChildReaper({ platform: options.platform });
     let loginPath: Promise<string | undefined> | undefined;
     this.#createTransport = createTransportFactory({
@@ -120,10 +150,15 @@ export class Hub {
       sessions: () => this.sessions.values(),
       settings: () => this.config.settings,
       emit: (e) => this.emit(e),
-      ownTools: () => this.ownTools,
+      ownTools: () => [...this.ownTools, this.#dispatchTool],
       ownResources: this.ownResources,
       shaper: { shape: (r, c) => this.shaper.shape(r, c) },
-      onCallFinished: (call) => this.#recordCall(call),
+      policy: (entry) => this.policy.values(entry),
+      cache: this.policy.cache,
+      onCallFinished: (call) => {
+        this.policy.countUse(call.exposedName);
+        this.#recordCall(call);
+      },
       onToolsListed: (session) => this.#recordToolsList(session.clientName),
       onSessionReady: (s) => {
         this.emit({
@@ -174,7 +209,8 @@ export class Hub {
       ledger,
       log,
     });
-    hub = new Hub(options, config, configFile, { events, ledger, spill });
+    const pins = await ToolPins.open({ file: join(options.paths.dataDir, TOOL_PINS_FILE), log });
+    hub = new Hub(options, config, configFile, { events, ledger, spill, pins });
     return hub;
   }
 
@@ -202,7 +238,10 @@ export class Hub {
     );
   }
 
-  /** Per tools/list served: tokens of the upstream schemas vs what was exposed (counted once per catalog). */
+  /**
+   * Per tools/list served: tokens of every upstream schema (hidden, withheld and dispatch-only tools
+   * included) vs what was exposed (counted once per catalog), so hiding and dispatch show as savings.
+   */
   #recordToolsList(client: string | undefined): void {
     this.#schemaTokens ??= Promise.all([
       this.spill.countSchemaTokens(this.catalog.toolEntries().map((t) => t.upstream)),
@@ -281,6 +320,8 @@ export class Hub {
 
   #onUpstreamStatus(id: string, status: UpstreamStatus, error?: string): void {
     const up = this.upstreams.get(id);
+    // A restarted or reconnected server may answer differently: nothing cached before counts.
+    if (status === 'ready' || status === 'stopped') this.policy.cache.clear(id);
     this.emit({
       type: 'upstream.status',
       level: status === 'error' ? 'error' : 'info',
@@ -301,26 +342,41 @@ export class Hub {
   }
 
   /** Whether results of this tool may be replaced by a preview (then its outputSchema is not exposed). */
-  mayRewriteResult(_serverId: string, _tool: Tool): boolean {
-    const s = this.config.settings.spill;
-    return !this.config.settings.paused && s.action !== 'pass' && s.thresholdTokens !== null && this.shaper !== passThrough;
+  mayRewriteResult(serverId: string, tool: Tool): boolean {
+    const v = this.policy.effective(serverId, tool.name, tool).values;
+    return !this.config.settings.paused && v.action !== 'pass' && v.thresholdTokens !== null && this.shaper !== passThrough;
+  }
+
+  /** Own tools as listed: read_result (and the like), plus dispatch when some tool is behind it. */
+  #listedOwnTools(): Tool[] {
+    const own = this.ownTools.map((t) => t.tool);
+    return this.catalog.toolEntries('dispatch').length > 0 ? [...own, this.dispatch.tool] : own;
   }
 
   #rebuild(): void {
+    const withheld = new Map<string, Set<string>>();
     const sources = [...this.upstreams.values()]
       .filter((u) => u.status === 'ready')
-      .map((u) => ({
-        id: u.id,
-        prefix: u.config.prefix,
-        tools: u.tools,
-        resources: u.resources,
-        resourceTemplates: u.resourceTemplates,
-        prompts: u.prompts,
-      }));
+      .map((u) => {
+        withheld.set(u.id, this.policy.withheld(u.id, u.tools));
+        return {
+          id: u.id,
+          // The config is the source of truth: a prefix changed by a policy applies without a restart.
+          prefix: this.config.servers[u.id]?.prefix ?? u.config.prefix,
+          tools: u.tools,
+          resources: u.resources,
+          resourceTemplates: u.resourceTemplates,
+          prompts: u.prompts,
+        };
+      });
     const changed = this.catalog.rebuild(sources, {
       maxLength: this.config.settings.toolNameMaxLength,
-      ownTools: this.ownTools.map((t) => t.tool),
+      ownTools: () => this.#listedOwnTools(),
+      reservedNames: [DISPATCH_TOOL_NAME],
       mayRewriteResult: (id, tool) => this.mayRewriteResult(id, tool),
+      toolShape: (id, tool) => this.policy.shape(id, tool, withheld.get(id)?.has(tool.name) ?? false),
+      // Dispatch joins the listed own tools once anything is capped, so it counts against the cap too.
+      capDirect: (direct) => this.policy.overCap(direct, this.ownTools.length + 1),
     });
     for (const clash of this.catalog.clashes) {
       this.emit({ type: 'log', level: 'error', server: clash.serverId, message: `Tool withheld: ${clash.reason}` });
@@ -443,6 +499,7 @@ export class Hub {
     if (JSON.stringify(before) === JSON.stringify(merged) && old) return { id: req.id };
     if (old) await old.stop();
     this.upstreams.delete(req.id);
+    this.policy.cache.clear(req.id);
     this.#rebuild();
     if (this.#started) this.#startUpstream(req.id, merged);
     return { id: req.id };
@@ -455,6 +512,8 @@ export class Hub {
     const up = this.upstreams.get(id);
     this.upstreams.delete(id);
     await up?.stop();
+    this.policy.cache.clear(id);
+    await this.policy.pins.forgetServer(id).catch((err) => this.#log(`Could not forget the tool pins of ${id}`, err));
     this.#rebuild();
     return { removed: true };
   }
@@ -462,6 +521,7 @@ export class Hub {
   async restartUpstream(id: string): Promise<{ status: UpstreamStatus }> {
     const cfg = this.config.servers[id];
     if (!cfg) throw new ControlError('not_found', `No server with id "${id}"`, 'id');
+    this.policy.cache.clear(id);
     const up = this.upstreams.get(id) ?? this.#startUpstream(id, cfg);
     await up.restart();
     return { status: up.status };
@@ -490,6 +550,41 @@ export class Hub {
     }
   }
 
+  /** Saves policies (validated by the caller) and applies them at once; upstreams keep running. */
+  async setPolicies(policies: Policies, what: string, server?: string): Promise<void> {
+    await this.#persist({ ...this.config, policies }, what);
+    this.policy.cache.clear(server);
+    this.#rebuild();
+  }
+
+  /**
+   * Changes a server's prefix or timeout (saved in its ServerConfig, applied without a restart) or its
+   * enabled switch (which starts or stops it).
+   */
+  async setServerFields(id: string, fields: { enabled?: boolean; prefix?: boolean; timeoutMs?: number }): Promise<void> {
+    const cfg = this.config.servers[id];
+    if (!cfg) throw new ControlError('not_found', `No server with id "${id}"`, 'server');
+    const next = { ...cfg, ...fields };
+    if (JSON.stringify(next) === JSON.stringify(cfg)) return;
+    if (fields.enabled !== undefined && fields.enabled !== cfg.enabled) {
+      await this.updateUpstream({ id, config: next });
+      return;
+    }
+    await this.#persist({ ...this.config, servers: { ...this.config.servers, [id]: next } }, `server ${id} updated`);
+    this.policy.cache.clear(id);
+    this.#rebuild();
+  }
+
+  /** Approves a withheld tool's new definition; it is listed again at once. */
+  async approvePin(server: string, tool: string): Promise<boolean> {
+    const approved = await this.policy.pins.approve(server, tool);
+    if (approved) {
+      this.emit({ type: 'tool.approved', level: 'info', server, tool });
+      this.#rebuild();
+    }
+    return approved;
+  }
+
   async setSettings(patch: SettingsPatch): Promise<Settings> {
     const parsed = SettingsSchema.safeParse(applySettingsPatch(this.config.settings, patch));
     if (!parsed.success) {
@@ -497,6 +592,7 @@ export class Hub {
       throw new ControlError('invalid', message, field);
     }
     await this.#persist({ ...this.config, settings: parsed.data }, 'settings');
+    if (!parsed.data.policy.pinning) this.policy.pins.clearPending();
     this.#rebuild();
     return parsed.data;
   }

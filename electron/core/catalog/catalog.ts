@@ -4,7 +4,19 @@
  */
 import type { Prompt, Resource, ResourceTemplate, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { UriTemplate } from '@modelcontextprotocol/sdk/shared/uriTemplate.js';
+import type { ToolExposure } from '../../../shared/api-policy.js';
+import { exposeTool, type ExposurePolicy } from '../policy/schema-rewrite.js';
 import { assignNames } from './tool-names.js';
+
+/** Where a tool is reachable: listed, behind spillway__dispatch, or not at all (hidden, withheld by a pin). */
+export type ToolState = ToolExposure['exposure'];
+export type ToolStateReason = NonNullable<ToolExposure['reason']>;
+
+/** What the policies make of one upstream tool. */
+export interface ToolShape extends ExposurePolicy {
+  state: ToolState;
+  reason?: ToolStateReason;
+}
 
 export interface CatalogSource {
   id: string;
@@ -21,8 +33,10 @@ export interface ToolEntry {
   original: string;
   /** The upstream's definition, untouched. */
   upstream: Tool;
-  /** What clients see. */
+  /** What clients see (description override, hidden parameters removed). */
   exposed: Tool;
+  state: ToolState;
+  reason?: ToolStateReason;
 }
 
 export interface PromptEntry {
@@ -34,11 +48,22 @@ export interface PromptEntry {
 
 export interface CatalogOptions {
   maxLength: number;
-  /** Spillway's own tools, listed first; their names are reserved. */
-  ownTools: Tool[];
+  /**
+   * Spillway's own tools, listed first; their names are reserved. Read once before names are assigned
+   * and again after the tools are in place (spillway__dispatch describes what is behind it).
+   */
+  ownTools: () => Tool[];
   /** Whether a tool's results may be replaced (spilled/truncated): such tools lose their outputSchema. */
   mayRewriteResult: (serverId: string, tool: Tool) => boolean;
+  /** More names no upstream tool may take (own tools not listed right now, e.g. spillway__dispatch). */
+  reservedNames?: string[];
+  /** What the policies make of a tool (default: listed as the upstream has it). */
+  toolShape?: (serverId: string, tool: Tool) => ToolShape;
+  /** The cap on listed tools: of the tools in state 'direct', the names to move behind dispatch. */
+  capDirect?: (direct: ToolEntry[]) => ReadonlySet<string>;
 }
+
+const AS_IS: ToolShape = { state: 'direct', description: null, hiddenParams: {} };
 
 export interface CatalogClash {
   serverId: string;
@@ -63,17 +88,32 @@ export class Catalog {
 
   /** Rebuilds from the sources; returns which lists changed (for list_changed notifications). */
   rebuild(sources: CatalogSource[], options: CatalogOptions): { tools: boolean; resources: boolean; prompts: boolean } {
-    this.#ownTools = options.ownTools;
-    const reserved = options.ownTools.map((t) => t.name);
+    const reserved = [...new Set([...options.ownTools().map((t) => t.name), ...(options.reservedNames ?? [])])];
     const toolItems = sources.flatMap((s) =>
       s.tools.map((tool) => ({ serverId: s.id, original: tool.name, prefix: s.prefix, tool })),
     );
     const assigned = assignNames(toolItems, options.maxLength, reserved);
     const tools = new Map<string, ToolEntry>();
     for (const [name, item] of [...assigned.names].sort(([a], [b]) => a.localeCompare(b))) {
-      const exposed: Tool = { ...item.tool, name };
+      const shape = options.toolShape?.(item.serverId, item.tool) ?? AS_IS;
+      const exposed = exposeTool({ ...item.tool, name }, shape);
       if (exposed.outputSchema && options.mayRewriteResult(item.serverId, item.tool)) delete exposed.outputSchema;
-      tools.set(name, { name, serverId: item.serverId, original: item.original, upstream: item.tool, exposed });
+      tools.set(name, {
+        name,
+        serverId: item.serverId,
+        original: item.original,
+        upstream: item.tool,
+        exposed,
+        state: shape.state,
+        ...(shape.reason ? { reason: shape.reason } : {}),
+      });
+    }
+    if (options.capDirect) {
+      const moved = options.capDirect([...tools.values()].filter((e) => e.state === 'direct'));
+      for (const name of moved) {
+        const entry = tools.get(name);
+        if (entry?.state === 'direct') tools.set(name, { ...entry, state: 'dispatch', reason: 'cap' });
+      }
     }
     const promptItems = sources.flatMap((s) =>
       s.prompts.map((prompt) => ({ serverId: s.id, original: prompt.name, prefix: s.prefix, prompt })),
@@ -111,6 +151,7 @@ export class Catalog {
     );
     this.#tools = tools;
     this.#prompts = prompts;
+    this.#ownTools = options.ownTools();
 
     const next = {
       tools: fingerprint(this.listTools()),
@@ -126,20 +167,25 @@ export class Catalog {
     return changed;
   }
 
+  /** What tools/list shows: Spillway's own tools, then every tool in state 'direct'. */
   listTools(): Tool[] {
-    return [...this.#ownTools, ...[...this.#tools.values()].map((e) => e.exposed)];
+    return [...this.#ownTools, ...this.toolEntries('direct').map((e) => e.exposed)];
   }
 
+  /** Any known tool by its exposed name, whatever its state (callers refuse hidden and withheld ones). */
   tool(name: string): ToolEntry | undefined {
     return this.#tools.get(name);
   }
 
-  toolEntries(): ToolEntry[] {
-    return [...this.#tools.values()];
+  /** Every upstream tool (all states), or those in one state. */
+  toolEntries(state?: ToolState): ToolEntry[] {
+    const all = [...this.#tools.values()];
+    return state === undefined ? all : all.filter((e) => e.state === state);
   }
 
+  /** Tools listed in tools/list (own tools included). */
   toolCount(): number {
-    return this.#tools.size + this.#ownTools.length;
+    return this.#ownTools.length + this.toolEntries('direct').length;
   }
 
   listPrompts(): Prompt[] {

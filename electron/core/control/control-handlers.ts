@@ -9,6 +9,7 @@ import { ConfigError, describeZodError } from '../../../shared/config.js';
 import { ControlError, type Hub } from '../hub.js';
 import type { SpillEntry } from '../spill/spill-index.js';
 import type { SpillEntryInfo } from '../../../shared/api-spill.js';
+import { policyHandlers } from './policy-handlers.js';
 
 export type Handler<M extends MethodName> = (req: ReturnType<(typeof api)[M]['req']['parse']>) => Promise<Res<M>> | Res<M>;
 export type HandlerMap = { [M in MethodName]?: Handler<M> };
@@ -38,6 +39,7 @@ export function hubHandlers(hub: Hub): HandlerMap {
     'spill.clear': async () => ({ deleted: await hub.spill.store.clear() }),
     'spill.usage': () => hub.spill.store.diskUsage(),
     'savings.report': (req) => hub.ledger.report(req),
+    ...policyHandlers(hub),
   };
 }
 

@@ -26,7 +26,10 @@ import {
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { Settings } from '../../../shared/config.js';
 import type { HubEventInput, ResultAction } from '../../../shared/events.js';
-import type { Catalog } from '../catalog/catalog.js';
+import type { EffectiveValues } from '../../../shared/policy.js';
+import type { Catalog, ToolEntry } from '../catalog/catalog.js';
+import type { CallCache } from '../policy/call-cache.js';
+import { prepareArguments } from '../policy/schema-rewrite.js';
 import type { Upstream, UpstreamRequestKind } from '../upstream/upstream.js';
 import { LOG_LEVELS, type DownstreamExtra, type DownstreamSession, type SessionRouter, type SessionTransportKind } from './session.js';
 
@@ -56,12 +59,20 @@ export interface ShapeReport {
   countDeliveredTokens?: () => Promise<TokenCountResult>;
 }
 
+/** The tool's effective result policy; when given it replaces settings.spill for this call. */
+export type ResultPolicy = Pick<EffectiveValues, 'action' | 'thresholdTokens' | 'previewTokens'>;
+
 /** What happens to a finished upstream result (spill/truncate/pass). */
 export interface ResultShaper {
   shape(
     result: CallToolResult,
-    ctx: { serverId: string; tool: string; client?: string; callId: string; transport: SessionTransportKind },
+    ctx: { serverId: string; tool: string; client?: string; callId: string; transport: SessionTransportKind; policy?: ResultPolicy },
   ): Promise<ShapeReport>;
+}
+
+/** How one call is made beyond its arguments (dispatch's `resultToSpill`). */
+export interface CallOptions {
+  resultToSpill?: boolean;
 }
 
 /** One finished call, for the ledger. */
@@ -70,6 +81,8 @@ export interface FinishedCall {
   session: DownstreamSession;
   server: string;
   tool: string;
+  /** The name the client called (namespaced). */
+  exposedName: string;
   durationMs: number;
   report: ShapeReport;
 }
@@ -93,6 +106,10 @@ export interface RelayDeps {
   onSessionClosed: (session: DownstreamSession) => void;
   onCallFinished?: (call: FinishedCall) => void;
   onToolsListed?: (session: DownstreamSession) => void;
+  /** The effective policy of a tool (defaults ← server ← tool); without it, settings alone apply. */
+  policy?: (entry: ToolEntry) => EffectiveValues;
+  /** The tool-call cache (used when a tool's effective cacheTtlSeconds is above 0). */
+  cache?: CallCache;
 }
 
 interface ProgressRoute {
@@ -140,6 +157,25 @@ function byteLength(value: unknown): number {
   return Buffer.byteLength(JSON.stringify(value) ?? '', 'utf8');
 }
 
+function passReport(result: CallToolResult): ShapeReport {
+  const bytes = byteLength(result);
+  return { delivered: result, action: 'pass', bytesUpstream: bytes, bytesDelivered: bytes };
+}
+
+/** Why a catalog entry may not be called (hidden by policy, withheld by a pin), or undefined. */
+function refusalFor(entry: ToolEntry): string | undefined {
+  if (entry.state === 'hidden') {
+    return `Tool "${entry.name}" is turned off in Spillway (hidden by a policy for server "${entry.serverId}").`;
+  }
+  if (entry.state === 'withheld') {
+    return (
+      `Tool "${entry.name}" is withheld: server "${entry.serverId}" changed its definition (name, description or ` +
+      'input schema) since Spillway first saw it. Ask the user to review and approve the change in Spillway before using it.'
+    );
+  }
+  return undefined;
+}
+
 function preview(value: unknown, max = 300): string | undefined {
   if (value === undefined) return undefined;
   const text = JSON.stringify(value);
@@ -184,8 +220,28 @@ export class Relay implements SessionRouter {
   async callTool(session: DownstreamSession, params: CallToolRequest['params'], extra: DownstreamExtra): Promise<CallToolResult> {
     const own = this.deps.ownTools().find((t) => t.tool.name === params.name);
     if (own) return own.call(params.arguments ?? {}, { session, extra });
+    return this.callUpstreamTool(session, params, extra);
+  }
+
+  /**
+   * Calls an upstream tool by its exposed name through the whole pipeline (policies, cache, timeout,
+   * shaper, ledger). Direct calls and spillway__dispatch's `call` both come here.
+   */
+  async callUpstreamTool(
+    session: DownstreamSession,
+    params: CallToolRequest['params'],
+    extra: DownstreamExtra,
+    options: CallOptions = {},
+  ): Promise<CallToolResult> {
     const entry = this.deps.catalog.tool(params.name);
     if (!entry) throw rpcError(ErrorCode.InvalidParams, `Unknown tool: ${params.name}`);
+    const refusal = refusalFor(entry);
+    if (refusal) {
+      this.deps.emit({ type: 'log', level: 'warn', server: entry.serverId, message: `Refused a call to ${entry.name}: ${refusal}` });
+      return errorResult(refusal);
+    }
+    const values = this.deps.policy?.(entry);
+    const args = values ? prepareArguments(params.arguments, values) : params.arguments;
     const callId = randomUUID();
     const started = performance.now();
     const base = {
@@ -197,7 +253,7 @@ export class Relay implements SessionRouter {
       exposedName: entry.name,
     };
     this.deps.emit({ type: 'call.started', level: 'info', ...base, argumentsPreview: preview(params.arguments) });
-    const finish = (result: CallToolResult, outcome: Omit<ShapeReport, 'delivered'>, error?: string) => {
+    const finish = (result: CallToolResult, outcome: Omit<ShapeReport, 'delivered'> & { savedMs?: number }, error?: string) => {
       const durationMs = Math.round((performance.now() - started) * 100) / 100;
       const { countUpstreamTokens: _u, countDeliveredTokens: _d, note, ...summary } = outcome;
       this.deps.emit({
@@ -209,9 +265,30 @@ export class Relay implements SessionRouter {
         ...summary,
         ...(error ?? note ? { error: error ?? note } : {}),
       });
-      this.deps.onCallFinished?.({ callId, session, server: entry.serverId, tool: entry.original, durationMs, report: { ...outcome, delivered: result } });
+      this.deps.onCallFinished?.({ callId, session, server: entry.serverId, tool: entry.original, exposedName: entry.name, durationMs, report: { ...outcome, delivered: result } });
       return result;
     };
+
+    const paused = this.deps.settings().paused;
+    const resultPolicy: ResultPolicy | undefined = options.resultToSpill
+      ? { action: 'spill', thresholdTokens: 1, previewTokens: values?.previewTokens ?? this.deps.settings().spill.previewTokens }
+      : values;
+    const shape = (result: CallToolResult) =>
+      this.deps.shaper.shape(result, {
+        serverId: entry.serverId,
+        tool: entry.original,
+        client: session.clientName,
+        callId,
+        transport: session.kind,
+        ...(resultPolicy ? { policy: { action: resultPolicy.action, thresholdTokens: resultPolicy.thresholdTokens, previewTokens: resultPolicy.previewTokens } } : {}),
+      });
+    const cache = values && values.cacheTtlSeconds > 0 && !paused ? this.deps.cache : undefined;
+    const hit = cache?.get(entry.serverId, entry.original, args);
+    if (hit) {
+      // The raw upstream result is cached; it is shaped again so today's policy (and a fresh handle) applies.
+      const shaped = hit.result.isError ? passReport(hit.result) : await shape(hit.result);
+      return finish(shaped.delivered, { ...shaped, action: 'cache', ...(hit.durationMs !== undefined ? { savedMs: hit.durationMs } : {}) });
+    }
 
     const upstream = this.#upstream(entry.serverId);
     const client = upstream?.client;
@@ -222,7 +299,7 @@ export class Relay implements SessionRouter {
     const tracked = session.inflight.get(extra.requestId);
     if (tracked) tracked.upstream = entry.serverId;
 
-    const timeoutMs = upstream.config.timeoutMs ?? this.deps.settings().requestTimeoutMs;
+    const timeoutMs = values?.timeoutMs ?? upstream.config.timeoutMs ?? this.deps.settings().requestTimeoutMs;
     const abort = new AbortController();
     const onDownstreamAbort = () => abort.abort(extra.signal.reason ?? new Error('cancelled by the client'));
     extra.signal.addEventListener('abort', onDownstreamAbort, { once: true });
@@ -254,6 +331,7 @@ export class Relay implements SessionRouter {
       const upstreamParams = {
         ...params,
         name: entry.original,
+        ...(args !== undefined ? { arguments: args } : {}),
         _meta: { ...(params._meta ?? {}), progressToken: upstreamToken },
       };
       const raw = await client.request({ method: 'tools/call', params: upstreamParams }, CallToolResultSchema, {
@@ -262,17 +340,15 @@ export class Relay implements SessionRouter {
       });
       await route?.chain;
       const result = raw as CallToolResult;
-      if (this.deps.settings().paused || result.isError) {
-        const bytes = byteLength(result);
-        return finish(result, { action: 'pass', bytesUpstream: bytes, bytesDelivered: bytes });
+      if (cache && values) {
+        cache.set(entry.serverId, entry.original, args, result, {
+          ttlSeconds: values.cacheTtlSeconds,
+          cacheErrors: values.cacheErrors,
+          durationMs: Math.round((performance.now() - started) * 100) / 100,
+        });
       }
-      const shaped = await this.deps.shaper.shape(result, {
-        serverId: entry.serverId,
-        tool: entry.original,
-        client: session.clientName,
-        callId,
-        transport: session.kind,
-      });
+      if (paused || result.isError) return finish(result, passReport(result));
+      const shaped = await shape(result);
       return finish(shaped.delivered, shaped);
     } catch (err) {
       await route?.chain;

@@ -25,21 +25,22 @@ export interface DispatchEntry {
   inputSchema: Tool['inputSchema'];
 }
 
-export interface DispatchDeps {
+/** `Ctx` is whatever the caller passes to handle() (e.g. the downstream session); it reaches `call` untouched. */
+export interface DispatchDeps<Ctx = undefined> {
   /** The tools dispatch can reach now (after policies: hidden and withheld tools left out). */
   tools: () => DispatchEntry[];
   /** Runs a tool by its exposed name through the normal call path. */
-  call: (name: string, args: Record<string, unknown>, opts: { resultToSpill?: boolean }) => Promise<CallToolResult>;
+  call: (name: string, args: Record<string, unknown>, opts: { resultToSpill?: boolean }, ctx: Ctx) => Promise<CallToolResult>;
   /** spillway__read_result with the same arguments. */
   read: (args: Record<string, unknown>) => Promise<CallToolResult>;
   /** The parsed JSON content of a spilled result; throws (with a readable message) when there is none. */
   loadSpilledJson: (handle: string) => Promise<unknown>;
 }
 
-export interface Dispatch {
+export interface Dispatch<Ctx = undefined> {
   /** The tools/list entry (its description names the servers behind it, so it changes with them). */
   readonly tool: Tool;
-  handle(args: Record<string, unknown> | undefined): Promise<CallToolResult>;
+  handle(args: Record<string, unknown> | undefined, ctx?: Ctx): Promise<CallToolResult>;
 }
 
 const LIST_DESCRIPTION_CHARS = 160;
@@ -132,7 +133,7 @@ function byServer(entries: DispatchEntry[]): Map<string, DispatchEntry[]> {
 }
 
 /** Builds the dispatch tool over the caller's tools, call path and spill store. */
-export function createDispatch(deps: DispatchDeps): Dispatch {
+export function createDispatch<Ctx = undefined>(deps: DispatchDeps<Ctx>): Dispatch<Ctx> {
   const search = new ToolSearch();
 
   function find(entries: DispatchEntry[], name: string): DispatchEntry | undefined {
@@ -196,7 +197,7 @@ export function createDispatch(deps: DispatchDeps): Dispatch {
     return text(JSON.stringify({ name, server, ...(title ? { title } : {}), description: description ?? '', inputSchema }, undefined, 2));
   }
 
-  async function call(args: Record<string, unknown>): Promise<CallToolResult> {
+  async function call(args: Record<string, unknown>, ctx: Ctx): Promise<CallToolResult> {
     const stray = Object.keys(args).filter((k) => !CALL_KEYS.has(k));
     if (stray.length > 0) {
       return fail(`call: unexpected ${stray.map((k) => `"${k}"`).join(', ')}; put the tool's own arguments under "arguments".`);
@@ -238,7 +239,7 @@ export function createDispatch(deps: DispatchDeps): Dispatch {
     }
 
     try {
-      return await deps.call(entry.name, { ...loaded, ...inline }, resultToSpill ? { resultToSpill: true } : {});
+      return await deps.call(entry.name, { ...loaded, ...inline }, resultToSpill ? { resultToSpill: true } : {}, ctx);
     } catch (err) {
       return fail(`Calling "${entry.name}" failed: ${err instanceof Error ? err.message : String(err)}`);
     }
@@ -273,7 +274,7 @@ export function createDispatch(deps: DispatchDeps): Dispatch {
       };
     },
 
-    async handle(raw) {
+    async handle(raw, ctx) {
       const args = raw ?? {};
       const action = ActionArgs.safeParse(args);
       if (!action.success) {
@@ -287,7 +288,7 @@ export function createDispatch(deps: DispatchDeps): Dispatch {
         case 'describe':
           return describe(args);
         case 'call':
-          return call(args);
+          return call(args, ctx as Ctx);
         case 'read':
           return read(args);
       }

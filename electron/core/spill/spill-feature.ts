@@ -57,7 +57,9 @@ export async function createSpillFeature(options: SpillFeatureOptions): Promise<
   const shaper: ResultShaper = {
     async shape(result, ctx) {
       const s = settings().spill;
-      const policy = { action: s.action, thresholdTokens: s.thresholdTokens, previewTokens: s.previewTokens, ttlMs: s.ttlHours * 3600_000 };
+      // A tool's effective policy (issue 5) replaces the global spill settings for its results.
+      const p = ctx.policy ?? s;
+      const policy = { action: p.action, thresholdTokens: p.thresholdTokens, previewTokens: p.previewTokens, ttlMs: s.ttlHours * 3600_000 };
       let shaped = await shapeResult(result, policy, { server: ctx.serverId, tool: ctx.tool, client: ctx.client ?? null }, { store, counter, now });
       // A stdio client must never get one message of more than a few MiB, whatever the policy says.
       if (ctx.transport !== 'http' && shaped.outcome.bytesDelivered > STDIO_CLIENT_MAX_BYTES) {

@@ -1,0 +1,135 @@
+/**
+ * The hub's live policy state (issue 5): effective policies per tool from the config, what each upstream
+ * tool becomes in the catalog (direct, dispatch, hidden, withheld), the direct-tool cap, the call cache,
+ * usage counts and tool pins. The hub composes it; the config stays the one source of truth.
+ */
+import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { Config, ServerConfig } from '../../../shared/config.js';
+import type { HubEventInput } from '../../../shared/events.js';
+import type { EffectivePolicy, EffectiveValues, KnownServers, ServerPolicy } from '../../../shared/policy.js';
+import type { ToolEntry, ToolShape } from '../catalog/catalog.js';
+import { CallCache } from './call-cache.js';
+import { selectDirectTools } from './direct-tools.js';
+import { policyDefaults, resolvePolicy } from './resolve.js';
+import type { ToolPins } from './tool-pins.js';
+
+/** The fields of a server policy that belong to its ServerConfig (their one source of truth). */
+export const SERVER_CONFIG_FIELDS = ['enabled', 'prefix', 'timeoutMs'] as const;
+
+export interface PolicyRuntimeOptions {
+  config: () => Config;
+  pins: ToolPins;
+  emit: (event: HubEventInput) => void;
+  /** The cache's clock (ms); tests inject one to expire entries without waiting. */
+  now?: () => number;
+}
+
+/** A server's policy as resolution sees it: exposure and result fields from policies, the rest from its config. */
+export function serverLayer(policy: ServerPolicy | undefined, cfg: ServerConfig | undefined): ServerPolicy {
+  const { enabled: _e, prefix: _p, timeoutMs: _t, ...rest } = policy ?? {};
+  if (!cfg) return rest;
+  return {
+    ...rest,
+    // Only what differs from the default is reported as coming from the server.
+    ...(cfg.enabled === false ? { enabled: false } : {}),
+    ...(cfg.prefix === false ? { prefix: false } : {}),
+    ...(cfg.timeoutMs !== undefined ? { timeoutMs: cfg.timeoutMs } : {}),
+  };
+}
+
+export class PolicyRuntime {
+  readonly cache: CallCache;
+  readonly pins: ToolPins;
+  /** Calls per exposed name since start: the cap keeps the most-used tools direct. */
+  readonly usage = new Map<string, number>();
+  readonly #config: () => Config;
+  readonly #emit: (event: HubEventInput) => void;
+  /** Withheld changes already announced (key → fingerprint), so each change is announced once. */
+  readonly #announced = new Map<string, string>();
+
+  constructor(options: PolicyRuntimeOptions) {
+    this.#config = options.config;
+    this.pins = options.pins;
+    this.#emit = options.emit;
+    this.cache = new CallCache(options.now ? { now: options.now } : {});
+  }
+
+  /** Each field's effective value and source for one tool (the upstream tool, when known, for readOnlyHint). */
+  effective(serverId: string, toolName: string | undefined, upstream?: Tool): EffectivePolicy {
+    const config = this.#config();
+    return resolvePolicy({
+      defaults: policyDefaults(config.settings, config.settings.policy),
+      server: serverLayer(config.policies.servers[serverId], config.servers[serverId]),
+      ...(toolName !== undefined ? { tool: config.policies.tools[serverId]?.[toolName] } : {}),
+      readOnlyHint: upstream?.annotations?.readOnlyHint === true,
+    });
+  }
+
+  /** The effective values for a catalog entry (per call). */
+  values(entry: Pick<ToolEntry, 'serverId' | 'original' | 'upstream'>): EffectiveValues {
+    return this.effective(entry.serverId, entry.original, entry.upstream).values;
+  }
+
+  /**
+   * The names of a server's tools withheld by their pins (none when pinning is off). A change seen for
+   * the first time is announced with a `tool.withheld` event.
+   */
+  withheld(serverId: string, tools: Tool[]): Set<string> {
+    if (!this.#config().settings.policy.pinning) return new Set();
+    const { withheld } = this.pins.checkAll(serverId, tools);
+    const names = new Set<string>();
+    for (const { tool, change } of withheld) {
+      names.add(tool.name);
+      const key = `${serverId}\u0000${tool.name}`;
+      const print = JSON.stringify(change);
+      if (this.#announced.get(key) === print) continue;
+      this.#announced.set(key, print);
+      this.#emit({ type: 'tool.withheld', level: 'warn', server: serverId, tool: tool.name, ...change });
+    }
+    for (const key of [...this.#announced.keys()]) {
+      if (key.startsWith(`${serverId}\u0000`) && !names.has(key.slice(serverId.length + 1))) this.#announced.delete(key);
+    }
+    return names;
+  }
+
+  /** What one upstream tool becomes in the catalog. */
+  shape(serverId: string, tool: Tool, withheld: boolean): ToolShape {
+    const { values, sources } = this.effective(serverId, tool.name, tool);
+    const exposure = { description: values.description, hiddenParams: values.hiddenParams };
+    if (withheld) return { state: 'withheld', reason: 'pin', ...exposure };
+    if (values.hidden) return { state: 'hidden', reason: 'policy', ...exposure };
+    if (values.exposure === 'dispatch') {
+      return { state: 'dispatch', reason: sources.exposure === 'default' ? 'dispatchOnly' : 'server', ...exposure };
+    }
+    return { state: 'direct', ...exposure };
+  }
+
+  /** The names past the cap on directly listed tools (the least used), given how many own tools are listed. */
+  overCap(direct: ToolEntry[], ownTools: number): Set<string> {
+    const cap = this.#config().settings.policy.maxDirectTools;
+    if (cap === null) return new Set();
+    const { dispatched } = selectDirectTools(direct, Math.max(0, cap - ownTools), this.usage);
+    return new Set(dispatched.map((e) => e.name));
+  }
+
+  /** Counts a call for the cap. */
+  countUse(exposedName: string): void {
+    this.usage.set(exposedName, (this.usage.get(exposedName) ?? 0) + 1);
+  }
+
+  /** What validation checks names against: every configured server, with its tools once it is connected. */
+  known(upstreams: ReadonlyMap<string, { status: string; tools: Tool[] }>): KnownServers {
+    const servers: KnownServers['servers'] = {};
+    for (const id of Object.keys(this.#config().servers)) {
+      const up = upstreams.get(id);
+      servers[id] =
+        up && up.status === 'ready'
+          ? {
+              tools: up.tools.map((t) => t.name),
+              inputSchemas: Object.fromEntries(up.tools.map((t) => [t.name, t.inputSchema])),
+            }
+          : { tools: undefined };
+    }
+    return { servers };
+  }
+}
