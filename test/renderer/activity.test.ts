@@ -2,6 +2,7 @@ import { describe, expect, it, afterEach } from 'vitest';
 import { fireEvent, render, screen, waitFor, within } from '@testing-library/svelte';
 import ActivityView from '../../renderer/src/views/ActivityView.svelte';
 import { ActivityLog } from '../../renderer/src/lib/activity.svelte.js';
+import { SpillPreviewState } from '../../renderer/src/lib/spill-preview.svelte.js';
 import { FakeBackend } from './fake-backend.js';
 
 let stop: (() => void) | undefined;
@@ -11,7 +12,7 @@ function setup() {
   const fake = new FakeBackend();
   const log = new ActivityLog(fake, { schedule: (flush) => queueMicrotask(flush) });
   stop = log.start();
-  render(ActivityView, { log, testHeight: 600 });
+  render(ActivityView, { log, spill: new SpillPreviewState(fake), testHeight: 600 });
   return { fake, log };
 }
 
@@ -45,7 +46,7 @@ describe('Activity', () => {
     fake.emit({ type: 'log', level: 'info', message: 'hub started' });
     const log = new ActivityLog(fake, { schedule: (flush) => queueMicrotask(flush) });
     stop = log.start();
-    render(ActivityView, { log, testHeight: 600 });
+    render(ActivityView, { log, spill: new SpillPreviewState(fake), testHeight: 600 });
     expect(await logRegion().findByText('hub started')).toBeTruthy();
 
     fake.emit(finished('files', 'read_file'));
@@ -98,6 +99,29 @@ describe('Activity', () => {
     expect(within(details).getByText('{"path":"/var/log/syslog"}')).toBeTruthy();
     expect(within(details).getByText('h_abc123')).toBeTruthy();
     expect(within(details).getByText(/99% kept out/)).toBeTruthy();
+  });
+
+  it('opens a spilled call to its spilled original, read by its handle', async () => {
+    const { fake, log } = setup();
+    fake.spill.add('h_big', '{"rows":[' + '"line",'.repeat(50) + '"end"]}', { lines: 1 });
+    await waitFor(() => expect(log.loading).toBe(false));
+    fake.emit(finished('files', 'read_file', { callId: 'c2', handle: 'h_big' }));
+    await fireEvent.click(await logRegion().findByText(/files__read_file spilled/));
+
+    const details = screen.getByRole('region', { name: 'files__read_file' });
+    const original = await within(details).findByLabelText('Spilled original');
+    expect(original.textContent).toContain('"rows":["line"');
+    expect(fake.callsOf('spill.preview')).toEqual([{ handle: 'h_big', maxTokens: 2000 }]);
+  });
+
+  it('says where a spilled original has expired, in the details', async () => {
+    const { fake, log } = setup();
+    await waitFor(() => expect(log.loading).toBe(false));
+    fake.emit(finished('files', 'read_file', { callId: 'c3', handle: 'h_gone' }));
+    await fireEvent.click(await logRegion().findByText(/files__read_file spilled/));
+    const details = screen.getByRole('region', { name: 'files__read_file' });
+    expect((await within(details).findByRole('alert')).textContent).toContain('no spilled result h_gone');
+    expect(within(details).getByRole('button', { name: 'Read the spilled original again' })).toBeTruthy();
   });
 
   it('keeps only the newest events when the ring is full', async () => {

@@ -6,8 +6,14 @@ import { api, type ApiResult, type MethodName, type Req, type Res, type Upstream
 import { describeZodError, SettingsSchema, type ServerConfig, type Settings } from '../../shared/config.js';
 import { matchesFilter, type HubEvent, type HubEventInput } from '../../shared/events.js';
 import type { ApiFailure, Backend } from '../../renderer/src/lib/api.js';
+import { FakeClients } from './fake-clients.js';
+import { FakeLedger } from './fake-ledger.js';
+import { FakePolicies } from './fake-policies.js';
+import { FakeSpill } from './fake-spill.js';
 
 type Handler<M extends MethodName> = (req: z_out<M>, raw: Req<M>) => ApiResult<Res<M>>;
+/** Handlers of some methods, as each area of the fake provides them. */
+export type Handlers = { [M in MethodName]?: Handler<M> };
 type z_out<M extends MethodName> = ReturnType<Api[M]['req']['parse']>;
 type Api = typeof api;
 
@@ -27,9 +33,20 @@ export class FakeBackend implements Backend {
   readonly calls: Array<{ method: MethodName; req: unknown }> = [];
   /** Ports another program holds: settings.set answers `conflict` for them. */
   readonly busyPorts = new Set<number>([8080]);
+  readonly spill = new FakeSpill(() => this.settings.spill.quotaBytes);
+  readonly ledger = new FakeLedger();
+  readonly policies = new FakePolicies(this);
+  readonly clients = new FakeClients(this);
+  /** Methods this hub answers `not_found` for, as a hub does for what is not wired yet. */
+  readonly notOffered = new Set<MethodName>();
   #subscribers = new Set<(e: HubEvent) => void>();
   #failures = new Map<MethodName, ApiFailure>();
   #seq = 0;
+
+  /** Answers `not_found` for every method of an area (`policies`, `pins`, `clients`, `spill`, `savings`). */
+  withhold(...areas: string[]): void {
+    for (const name of Object.keys(api) as MethodName[]) if (areas.some((a) => name.startsWith(`${a}.`))) this.notOffered.add(name);
+  }
 
   /** Makes the next call of `method` fail with `failure`. */
   failNext(method: MethodName, failure: Omit<ApiFailure, 'ok'>): void {
@@ -80,12 +97,13 @@ export class FakeBackend implements Backend {
       this.#failures.delete(method);
       return failure;
     }
+    if (this.notOffered.has(method)) return { ok: false, code: 'not_found', message: `unknown method ${method}` };
     const parsed = api[method].req.safeParse(req);
     if (!parsed.success) {
       const { field, message } = describeZodError(parsed.error);
       return { ok: false, code: 'invalid', field, message };
     }
-    const handler = this.#handlers[method] as unknown as Handler<M> | undefined;
+    const handler = (this.#handlers[method] ?? this.#areas[method]) as unknown as Handler<M> | undefined;
     if (!handler) return { ok: false, code: 'not_found', message: `Unknown method: ${method}` };
     const result = handler(parsed.data as z_out<M>, req);
     if (result.ok) api[method].res.parse(result.value);
@@ -104,6 +122,16 @@ export class FakeBackend implements Backend {
       sessions: [],
       tools: upstreams.reduce((n, u) => n + u.tools, 0),
     };
+  }
+
+  /** Tools of a server by its id (what upstreams.tools answers). */
+  toolsOf(id: string): ToolSummary[] | undefined {
+    const known = this.servers.get(id);
+    return known ? fakeTools(known.config) : undefined;
+  }
+
+  get #areas(): Handlers {
+    return { ...this.spill.handlers, ...this.ledger.handlers, ...this.policies.handlers, ...this.clients.handlers };
   }
 
   #handlers: { [M in MethodName]?: Handler<M> } = {
@@ -167,6 +195,6 @@ export class FakeBackend implements Backend {
       const matching = this.log.filter((e) => matchesFilter(e, filter));
       return { ok: true, value: matching.slice(-filter.limit) };
     },
-    'sessions.list': () => ({ ok: true, value: [] }),
+    'sessions.list': () => ({ ok: true, value: this.clients.sessions }),
   };
 }

@@ -1,19 +1,27 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { fireEvent, render, screen, waitFor } from '@testing-library/svelte';
+import { fireEvent, render, screen, waitFor, within } from '@testing-library/svelte';
 import SettingsView from '../../renderer/src/views/SettingsView.svelte';
 import { SettingsState } from '../../renderer/src/lib/settings.svelte.js';
+import { SpillStorageState } from '../../renderer/src/lib/spill-storage.svelte.js';
+import { PoliciesState } from '../../renderer/src/lib/policies.svelte.js';
 import { FakeBackend } from './fake-backend.js';
 
-let stop: (() => void) | undefined;
-afterEach(() => stop?.());
+let stops: Array<() => void> = [];
+afterEach(() => {
+  for (const stop of stops) stop();
+  stops = [];
+});
 
-async function setup() {
+async function setup(seed?: (fake: FakeBackend) => void) {
   const fake = new FakeBackend();
+  seed?.(fake);
   const settings = new SettingsState(fake);
-  stop = settings.start();
-  render(SettingsView, { settings });
+  const storage = new SpillStorageState(fake);
+  const policies = new PoliciesState(fake);
+  stops = [settings.start(), storage.start(), policies.start()];
+  render(SettingsView, { settings, storage, policies });
   await screen.findByLabelText('Threshold');
-  return { fake, settings };
+  return { fake, settings, storage, policies };
 }
 
 describe('Settings', () => {
@@ -71,5 +79,43 @@ describe('Settings', () => {
     expect(alert.textContent).toContain('port 8080 is in use');
     expect(screen.getByLabelText(/^Port/).getAttribute('aria-invalid')).toBe('true');
     expect(fake.settings.port).toBe(47821);
+  });
+
+  it('shows the disk spilled results use and clears them only after the user confirms', async () => {
+    const { fake } = await setup((f) => {
+      f.spill.add('h_1', 'x'.repeat(2048));
+      f.spill.add('h_2', 'y'.repeat(1024));
+    });
+    expect(await screen.findByText(/3\.0 KB/)).toBeTruthy();
+    expect(screen.getByText(/2 results/)).toBeTruthy();
+
+    await fireEvent.click(screen.getByRole('button', { name: 'Clear spilled results' }));
+    const dialog = screen.getByRole('dialog', { name: 'Clear spilled results?' });
+    await fireEvent.click(within(dialog).getByRole('button', { name: 'Cancel' }));
+    expect(screen.queryByRole('dialog')).toBeNull();
+    expect(fake.callsOf('spill.clear')).toEqual([]);
+
+    await fireEvent.click(screen.getByRole('button', { name: 'Clear spilled results' }));
+    await fireEvent.click(within(screen.getByRole('dialog')).getByRole('button', { name: 'Delete 2 results' }));
+    expect(await screen.findByText('Deleted 2 spilled results')).toBeTruthy();
+    expect(fake.spill.entries.size).toBe(0);
+    expect(await screen.findByText(/0 results/)).toBeTruthy();
+    expect((screen.getByRole('button', { name: 'Clear spilled results' }) as HTMLButtonElement).disabled).toBe(true);
+  });
+
+  it('turns dispatch-only on through policies.setDefaults', async () => {
+    const { fake } = await setup();
+    const box = (await screen.findByLabelText(/Dispatch only/)) as HTMLInputElement;
+    expect(box.checked).toBe(false);
+    await fireEvent.click(box);
+    await waitFor(() => expect(fake.policies.defaults.dispatchOnly).toBe(true));
+    expect(fake.callsOf('policies.setDefaults')).toEqual([{ dispatchOnly: true }]);
+  });
+
+  it('says exposure and disk use are not available yet when the hub does not offer them', async () => {
+    await setup((f) => f.withhold('policies', 'pins', 'spill'));
+    expect(await screen.findByText(/Exposure settings are not available yet/)).toBeTruthy();
+    expect(screen.getByText(/Disk use of spilled results is not available yet/)).toBeTruthy();
+    expect(screen.queryByRole('alert')).toBeNull();
   });
 });

@@ -44,3 +44,43 @@ if (typeof Element.prototype.scrollTo !== 'function') {
     if (opts.left !== undefined) this.scrollLeft = opts.left;
   } as Element['scrollTo'];
 }
+
+// jsdom has no matchMedia; uPlot reads devicePixelRatio changes through it when it loads.
+if (typeof window.matchMedia !== 'function') {
+  window.matchMedia = ((query: string) => ({
+    matches: false,
+    media: query,
+    onchange: null,
+    addEventListener() {},
+    removeEventListener() {},
+    addListener() {},
+    removeListener() {},
+    dispatchEvent: () => false,
+  })) as unknown as typeof window.matchMedia;
+}
+
+// jsdom has no canvas: give uPlot a 2D context that draws nothing (tests check the chart is there, not pixels).
+HTMLCanvasElement.prototype.getContext = function getContext() {
+  const noop = () => undefined;
+  return new Proxy({} as Record<string | symbol, unknown>, {
+    get: (target, key) => (key in target ? target[key] : key === 'measureText' ? () => ({ width: 0 }) : noop),
+    set: (target, key, value) => {
+      target[key] = value;
+      return true;
+    },
+  });
+} as unknown as HTMLCanvasElement['getContext'];
+
+// uPlot builds its series paths as Path2D objects, which jsdom does not have either.
+if (typeof (globalThis as { Path2D?: unknown }).Path2D === 'undefined') {
+  (globalThis as { Path2D?: unknown }).Path2D = class Path2D {
+    moveTo() {}
+    lineTo() {}
+    closePath() {}
+    rect() {}
+    arc() {}
+    bezierCurveTo() {}
+    quadraticCurveTo() {}
+    addPath() {}
+  };
+}

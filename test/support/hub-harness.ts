@@ -41,7 +41,8 @@ export async function startTestHub(config: unknown, options: { uiDir?: string; c
     port: 0,
     upstream: { backoffBaseMs: 50, backoffMaxMs: 500, connectTimeoutMs: 20_000 },
     uiDir: options.uiDir,
-    clientOs: options.clientOs,
+    // Never the real user's files: clients are looked for under a temp HOME unless a test gives one.
+    clientOs: options.clientOs ?? { home: join(dir, 'home'), platform: 'linux', env: { HOME: join(dir, 'home') } },
   });
   await app.hub.start();
   const clients: Client[] = [];

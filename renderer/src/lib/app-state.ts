@@ -2,9 +2,12 @@
 import type { Backend } from './api.js';
 import { ActivityLog } from './activity.svelte.js';
 import { ClientsState } from './clients.svelte.js';
+import { PoliciesState } from './policies.svelte.js';
 import { SavingsState } from './savings.svelte.js';
 import { ServersState } from './servers.svelte.js';
 import { SettingsState } from './settings.svelte.js';
+import { SpillPreviewState } from './spill-preview.svelte.js';
+import { SpillStorageState } from './spill-storage.svelte.js';
 import { StatusState } from './status.svelte.js';
 import { ToolsState } from './tools.svelte.js';
 
@@ -12,10 +15,13 @@ export interface AppState {
   status: StatusState;
   servers: ServersState;
   tools: ToolsState;
+  policies: PoliciesState;
   clients: ClientsState;
   activity: ActivityLog;
+  spillPreview: SpillPreviewState;
   savings: SavingsState;
   settings: SettingsState;
+  storage: SpillStorageState;
   /** Loads everything and follows hub events; returns the stop. */
   start(): () => void;
 }
@@ -25,10 +31,13 @@ export function createAppState(backend: Backend): AppState {
     status: new StatusState(backend),
     servers: new ServersState(backend),
     tools: new ToolsState(backend),
+    policies: new PoliciesState(backend),
     clients: new ClientsState(backend),
     activity: new ActivityLog(backend),
+    spillPreview: new SpillPreviewState(backend),
     savings: new SavingsState(backend),
     settings: new SettingsState(backend),
+    storage: new SpillStorageState(backend),
   };
   return {
     ...state,
@@ -37,10 +46,12 @@ export function createAppState(backend: Backend): AppState {
       const stops = [
         state.status.start(),
         state.servers.start(),
+        state.policies.start(),
         state.clients.start(),
         state.activity.start(),
         state.savings.start(),
         state.settings.start(),
+        state.storage.start(),
       ];
       return () => {
         for (const stop of stops) stop();

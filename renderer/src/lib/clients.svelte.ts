@@ -1,15 +1,38 @@
-/** MCP clients: detected clients when the contract has `clients.*`; always the live sessions. */
-import { hasArea, type ApiFailure, type Backend } from './api.js';
+/**
+ * MCP clients (`clients.*`): each detected client's state, connecting and disconnecting after the user
+ * saw the exact entry, importing its servers and restoring a backup; and the live sessions.
+ */
+import type { ApiFailure, ApiResult, Backend, Res } from './api.js';
 import type { SessionInfo } from '../../../shared/api.js';
-import { callProvisional, ClientListSchema, type ClientEntry } from './provisional.js';
+import type { ClientIdName, ClientInfo } from '../../../shared/api-clients.js';
+import { notOffered } from './availability.js';
 import { coalesced } from './refresh-loop.js';
 
+export type ClientPreview = Res<'clients.preview'>;
+export type ImportCandidate = Res<'clients.importCandidates'>[number];
+export type ClientAction = 'preview' | 'connect' | 'disconnect' | 'candidates' | 'import' | 'restore';
+
+/** What a user sees as the client's state. */
+export type ClientState = 'not_installed' | 'not_connected' | 'connected' | 'stale' | 'error';
+
+export function clientState(c: ClientInfo): ClientState {
+  if (c.state === 'error') return 'error';
+  if (c.state === 'current') return 'connected';
+  if (c.state === 'stale') return 'stale';
+  return c.installed ? 'not_connected' : 'not_installed';
+}
+
 export class ClientsState {
-  #clients = $state<ClientEntry[]>([]);
+  #clients = $state<ClientInfo[]>([]);
+  #available = $state(true);
+  #loaded = $state(false);
   #clientsError = $state<ApiFailure | undefined>();
   #sessions = $state<SessionInfo[]>([]);
   #sessionsError = $state<ApiFailure | undefined>();
-  readonly available = hasArea('clients');
+  #errors = $state<Record<string, ApiFailure | undefined>>({});
+  #busy = $state<Record<string, ClientAction | undefined>>({});
+  /** The last change per client, for a "restart the client" note. */
+  #notes = $state<Record<string, string | undefined>>({});
   readonly #backend: Backend;
 
   readonly refreshSessions = coalesced(async () => {
@@ -22,12 +45,32 @@ export class ClientsState {
     }
   });
 
+  readonly loadClients = coalesced(async () => {
+    const result = await this.#backend.call('clients.list', {});
+    this.#loaded = true;
+    if (result.ok) {
+      this.#clients = result.value;
+      this.#available = true;
+      this.#clientsError = undefined;
+    } else {
+      this.#available = !notOffered(result);
+      this.#clientsError = this.#available ? result : undefined;
+    }
+  });
+
   constructor(backend: Backend) {
     this.#backend = backend;
   }
 
-  get clients(): ClientEntry[] {
+  get clients(): ClientInfo[] {
     return this.#clients;
+  }
+  /** False once the hub said it cannot configure clients yet. */
+  get available(): boolean {
+    return this.#available;
+  }
+  get loaded(): boolean {
+    return this.#loaded;
   }
   get clientsError(): ApiFailure | undefined {
     return this.#clientsError;
@@ -38,24 +81,82 @@ export class ClientsState {
   get sessionsError(): ApiFailure | undefined {
     return this.#sessionsError;
   }
-
-  async loadClients(): Promise<void> {
-    if (!this.available) return;
-    const result = await callProvisional(this.#backend, 'clients.list', ClientListSchema);
-    if (result.ok) {
-      this.#clients = result.value;
-      this.#clientsError = undefined;
-    } else {
-      this.#clientsError = result;
-    }
+  errorFor(id: string): ApiFailure | undefined {
+    return this.#errors[id];
+  }
+  busyWith(id: string): ClientAction | undefined {
+    return this.#busy[id];
+  }
+  noteFor(id: string): string | undefined {
+    return this.#notes[id];
   }
 
   start(): () => void {
     const stop = this.#backend.subscribe((e) => {
-      if (e.type === 'session.opened' || e.type === 'session.closed') void this.refreshSessions();
+      if (e.type === 'session.opened' || e.type === 'session.closed') {
+        void this.refreshSessions();
+        // lastSeen comes from sessions.
+        if (this.#available) void this.loadClients();
+      }
     });
     void this.refreshSessions();
     void this.loadClients();
     return stop;
+  }
+
+  async #act<T>(id: ClientIdName, action: ClientAction, run: () => Promise<ApiResult<T>>): Promise<T | undefined> {
+    this.#busy = { ...this.#busy, [id]: action };
+    const result = await run();
+    this.#busy = { ...this.#busy, [id]: undefined };
+    this.#errors = { ...this.#errors, [id]: result.ok ? undefined : result };
+    return result.ok ? result.value : undefined;
+  }
+
+  /** The exact entry Connect would write; writes nothing. */
+  preview(id: ClientIdName): Promise<ClientPreview | undefined> {
+    return this.#act(id, 'preview', () => this.#backend.call('clients.preview', { id }));
+  }
+
+  async connect(id: ClientIdName): Promise<boolean> {
+    const change = await this.#act(id, 'connect', () => this.#backend.call('clients.connect', { id }));
+    return this.#after(id, change, 'Connected');
+  }
+
+  async disconnect(id: ClientIdName): Promise<boolean> {
+    const change = await this.#act(id, 'disconnect', () => this.#backend.call('clients.disconnect', { id }));
+    return this.#after(id, change, 'Disconnected');
+  }
+
+  importCandidates(id: ClientIdName): Promise<ImportCandidate[] | undefined> {
+    return this.#act(id, 'candidates', () => this.#backend.call('clients.importCandidates', { id }));
+  }
+
+  async import(id: ClientIdName, names: string[], replace: boolean): Promise<Res<'clients.import'> | undefined> {
+    const done = await this.#act(id, 'import', () => this.#backend.call('clients.import', { id, names, replace }));
+    if (done) {
+      const parts = [`Imported ${done.imported.length} server${done.imported.length === 1 ? '' : 's'}`];
+      if (done.skipped.length) parts.push(`skipped ${done.skipped.join(', ')}`);
+      if (done.change?.restartHint) parts.push(done.change.restartHint);
+      this.#notes = { ...this.#notes, [id]: `${parts.join('; ')}.` };
+      await this.loadClients();
+    }
+    return done;
+  }
+
+  async restore(id: ClientIdName): Promise<boolean> {
+    const done = await this.#act(id, 'restore', () => this.#backend.call('clients.restore', { id }));
+    if (done) {
+      this.#notes = { ...this.#notes, [id]: done.deleted ? `Removed ${done.file} (Spillway had created it).` : `Restored ${done.file} from its backup.` };
+      await this.loadClients();
+    }
+    return done !== undefined;
+  }
+
+  async #after(id: ClientIdName, change: Res<'clients.connect'> | undefined, verb: string): Promise<boolean> {
+    if (!change) return false;
+    const restart = change.restartRequired ? ` ${change.restartHint ?? 'Restart the client to use it.'}` : '';
+    this.#notes = { ...this.#notes, [id]: change.changed ? `${verb}: ${change.file} was updated.${restart}` : `${change.file} already had it.` };
+    await this.loadClients();
+    return true;
   }
 }

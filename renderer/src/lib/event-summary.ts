@@ -37,6 +37,10 @@ export function summarize(e: HubEvent): string {
       return `Tools changed: ${e.tools} tools, ${e.resources} resources, ${e.prompts} prompts`;
     case 'config.changed':
       return `Settings changed: ${e.what}`;
+    case 'tool.withheld':
+      return `${e.server}: ${e.tool} changed and is held back until you approve it (Tools & policies)`;
+    case 'tool.approved':
+      return `${e.server}: ${e.tool} approved`;
     case 'log':
       return e.server ? `${e.server}: ${e.message}` : e.message;
   }

@@ -1,20 +1,37 @@
-/** Token savings from the ledger, when the contract has `savings.summary`; otherwise an empty state. */
-import { hasMethod, type ApiFailure, type Backend } from './api.js';
-import { callProvisional, SavingsSummarySchema, type SavingsSummary } from './provisional.js';
+/** Token savings from the ledger (`savings.report`), refreshed after calls and tools/list answers. */
+import type { ApiFailure, Backend } from './api.js';
+import type { SavingsReport } from '../../../shared/ledger.js';
+import { notOffered } from './availability.js';
+import { coalesced } from './refresh-loop.js';
 
 export class SavingsState {
-  #summary = $state<SavingsSummary | undefined>();
+  #report = $state<SavingsReport | undefined>();
   #error = $state<ApiFailure | undefined>();
   #loading = $state(false);
-  readonly available = hasMethod('savings.summary');
+  #available = $state(true);
   readonly #backend: Backend;
+
+  /** Reloads at most once at a time; a burst of finished calls folds into one reload. */
+  readonly load = coalesced(async () => {
+    this.#loading = true;
+    const result = await this.#backend.call('savings.report', {});
+    this.#loading = false;
+    if (result.ok) {
+      this.#report = result.value;
+      this.#error = undefined;
+      this.#available = true;
+    } else {
+      this.#available = !notOffered(result);
+      this.#error = this.#available ? result : undefined;
+    }
+  });
 
   constructor(backend: Backend) {
     this.#backend = backend;
   }
 
-  get summary(): SavingsSummary | undefined {
-    return this.#summary;
+  get report(): SavingsReport | undefined {
+    return this.#report;
   }
   get error(): ApiFailure | undefined {
     return this.#error;
@@ -22,30 +39,15 @@ export class SavingsState {
   get loading(): boolean {
     return this.#loading;
   }
-
-  async load(): Promise<void> {
-    if (!this.available) return;
-    this.#loading = true;
-    const result = await callProvisional(this.#backend, 'savings.summary', SavingsSummarySchema);
-    this.#loading = false;
-    if (result.ok) {
-      this.#summary = result.value;
-      this.#error = undefined;
-    } else {
-      this.#error = result;
-    }
+  /** False once the hub said it does not keep a ledger. */
+  get available(): boolean {
+    return this.#available;
   }
 
-  /** Loads and refreshes after each finished call; returns the stop. */
+  /** Loads and refreshes after each finished call or tools/list change; returns the stop. */
   start(): () => void {
-    if (!this.available) return () => {};
-    let queued = false;
     const stop = this.#backend.subscribe((e) => {
-      if (e.type !== 'call.finished' || queued) return;
-      queued = true;
-      void this.load().finally(() => {
-        queued = false;
-      });
+      if (e.type === 'call.finished' || e.type === 'catalog.changed' || e.type === 'session.opened') void this.load();
     });
     void this.load();
     return stop;

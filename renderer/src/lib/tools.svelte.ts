@@ -1,5 +1,5 @@
 /** Each server's tools with their schema tokens, loaded on demand per server. */
-import { hasArea, type ApiFailure, type Backend } from './api.js';
+import type { ApiFailure, Backend } from './api.js';
 import type { ToolSummary } from '../../../shared/api.js';
 
 export interface ServerTools {
@@ -11,8 +11,6 @@ export interface ServerTools {
 export class ToolsState {
   #byServer = $state<Record<string, ServerTools>>({});
   readonly #backend: Backend;
-  /** Policy editing arrives with its own methods; until then tools are read-only. */
-  readonly policiesAvailable = hasArea('policies');
 
   constructor(backend: Backend) {
     this.#backend = backend;

@@ -1,0 +1,94 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { fireEvent, render, screen, waitFor, within } from '@testing-library/svelte';
+import ClientsView from '../../renderer/src/views/ClientsView.svelte';
+import { ClientsState } from '../../renderer/src/lib/clients.svelte.js';
+import { FakeBackend } from './fake-backend.js';
+
+let stop: (() => void) | undefined;
+afterEach(() => stop?.());
+
+async function setup(seed?: (fake: FakeBackend) => void) {
+  const fake = new FakeBackend();
+  fake.clients.add('claude-desktop', 'Claude Desktop', { servers: { memory: 'npx -y @modelcontextprotocol/server-memory' } });
+  fake.clients.add('cursor', 'Cursor', { state: 'current', lastSeen: new Date().toISOString() });
+  fake.clients.add('zed', 'Zed', { installed: false });
+  seed?.(fake);
+  const clients = new ClientsState(fake);
+  stop = clients.start();
+  render(ClientsView, { clients, endpoint: 'http://127.0.0.1:47821/mcp' });
+  await waitFor(() => expect(clients.loaded).toBe(true));
+  return { fake, clients };
+}
+
+const card = (name: string) => within(screen.getByRole('listitem', { name }));
+
+describe('Clients', () => {
+  it('shows each client with its state', async () => {
+    await setup();
+    expect(card('Claude Desktop').getByTestId('client-state').textContent).toBe('Not connected');
+    expect(card('Cursor').getByTestId('client-state').textContent).toBe('Connected');
+    expect(card('Cursor').getByText(/last seen today/)).toBeTruthy();
+    expect(card('Zed').getByTestId('client-state').textContent).toBe('Not installed');
+    expect(card('Zed').queryByRole('button', { name: 'Connect' })).toBeNull();
+  });
+
+  it('connects only after showing the exact entry, and can be cancelled', async () => {
+    const { fake } = await setup();
+    await fireEvent.click(card('Claude Desktop').getByRole('button', { name: 'Connect' }));
+    let dialog = await screen.findByRole('dialog', { name: 'Connect Claude Desktop' });
+    expect(within(dialog).getByLabelText('Entry to write').textContent).toContain('"args": ["bridge"]');
+    expect(within(dialog).getByText('/home/me/.config/claude-desktop/mcp.json')).toBeTruthy();
+    await fireEvent.keyDown(dialog, { key: 'Escape' });
+    expect(screen.queryByRole('dialog')).toBeNull();
+    expect(fake.callsOf('clients.connect')).toEqual([]);
+
+    await fireEvent.click(card('Claude Desktop').getByRole('button', { name: 'Connect' }));
+    dialog = await screen.findByRole('dialog', { name: 'Connect Claude Desktop' });
+    await fireEvent.click(within(dialog).getByRole('button', { name: 'Connect' }));
+    await waitFor(() => expect(card('Claude Desktop').getByTestId('client-state').textContent).toBe('Connected'));
+    expect(card('Claude Desktop').getByRole('status').textContent).toContain('Quit and reopen Claude Desktop.');
+    expect(fake.callsOf('clients.connect')).toEqual([{ id: 'claude-desktop' }]);
+
+    await fireEvent.click(card('Claude Desktop').getByRole('button', { name: 'Disconnect' }));
+    dialog = await screen.findByRole('dialog', { name: 'Disconnect Claude Desktop' });
+    await fireEvent.click(within(dialog).getByRole('button', { name: 'Disconnect' }));
+    await waitFor(() => expect(card('Claude Desktop').getByTestId('client-state').textContent).toBe('Not connected'));
+  });
+
+  it('imports a client’s servers, replacing them in its file when asked, and restores the backup', async () => {
+    const { fake } = await setup();
+    await fireEvent.click(card('Claude Desktop').getByRole('button', { name: 'Import servers' }));
+    const dialog = await screen.findByRole('dialog', { name: 'Import servers from Claude Desktop' });
+    expect((within(dialog).getByRole('checkbox', { name: /memory/ }) as HTMLInputElement).checked).toBe(true);
+    await fireEvent.click(within(dialog).getByRole('checkbox', { name: /Also replace them/ }));
+    await fireEvent.click(within(dialog).getByRole('button', { name: 'Import 1' }));
+
+    await waitFor(() => expect(fake.servers.has('memory')).toBe(true));
+    expect(fake.callsOf('clients.import')).toEqual([{ id: 'claude-desktop', names: ['memory'], replace: true }]);
+    await waitFor(() => expect(card('Claude Desktop').getByTestId('client-state').textContent).toBe('Connected'));
+    expect(card('Claude Desktop').getByRole('status').textContent).toContain('Imported 1 server');
+
+    await fireEvent.click(card('Claude Desktop').getByRole('button', { name: 'Restore backup' }));
+    await fireEvent.click(within(await screen.findByRole('dialog')).getByRole('button', { name: 'Restore backup' }));
+    await waitFor(() => expect(card('Claude Desktop').getByTestId('client-state').textContent).toBe('Not connected'));
+    expect(card('Claude Desktop').getByText('1 other server in its settings')).toBeTruthy();
+  });
+
+  it('shows a failed change on the client it was about', async () => {
+    await setup((f) => f.clients.add('vscode', 'VS Code', { state: 'error' }));
+    await fireEvent.click(card('Cursor').getByRole('button', { name: 'Restore backup' }));
+    await fireEvent.click(within(await screen.findByRole('dialog')).getByRole('button', { name: 'Restore backup' }));
+    const alert = await card('Cursor').findByRole('alert');
+    expect(alert.textContent).toContain('there is no backup');
+    expect(card('Claude Desktop').queryByRole('alert')).toBeNull();
+    expect(card('VS Code').getByTestId('client-state').textContent).toBe('Cannot read its settings');
+  });
+
+  it('says connecting clients is not available yet when the hub does not offer it', async () => {
+    const { clients } = await setup((f) => f.withhold('clients'));
+    await waitFor(() => expect(clients.available).toBe(false));
+    expect(screen.getByText('Connecting clients is not available yet')).toBeTruthy();
+    expect(screen.getByText('http://127.0.0.1:47821/mcp')).toBeTruthy();
+    expect(screen.queryByRole('alert')).toBeNull();
+  });
+});

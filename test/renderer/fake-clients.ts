@@ -1,0 +1,119 @@
+/** MCP clients of the fake backend: detected clients and their config files, as text in memory. */
+import type { ClientIdName, ClientInfo } from '../../shared/api-clients.js';
+import type { SessionInfo } from '../../shared/api.js';
+import type { FakeBackend, Handlers } from './fake-backend.js';
+
+interface FakeClient {
+  info: ClientInfo;
+  /** Other servers in its file, by name → command line. */
+  servers: Record<string, string>;
+  /** What Spillway last replaced, for Restore. */
+  backup?: { servers: Record<string, string>; state: ClientInfo['state'] };
+}
+
+export class FakeClients {
+  readonly byId = new Map<ClientIdName, FakeClient>();
+  sessions: SessionInfo[] = [];
+
+  constructor(private readonly hub: FakeBackend) {}
+
+  /** Adds a detected client; `connected` writes Spillway's entry already. */
+  add(id: ClientIdName, displayName: string, options: { installed?: boolean; state?: ClientInfo['state']; servers?: Record<string, string>; lastSeen?: string } = {}): void {
+    const servers = options.servers ?? {};
+    this.byId.set(id, {
+      servers,
+      info: {
+        id,
+        displayName,
+        installed: options.installed ?? true,
+        configPresent: options.installed ?? true,
+        configPath: `/home/me/.config/${id}/mcp.json`,
+        state: options.state ?? 'absent',
+        restartRequired: id === 'claude-desktop',
+        kind: id === 'claude-desktop' ? 'stdio' : 'http',
+        servers: Object.keys(servers).length,
+        ...(options.lastSeen ? { lastSeen: options.lastSeen } : {}),
+      },
+    });
+  }
+
+  entryText(c: FakeClient): string {
+    return c.info.kind === 'stdio'
+      ? `"spillway": {\n  "command": "/Applications/Spillway.app/Contents/MacOS/Spillway",\n  "args": ["bridge"]\n}`
+      : `"spillway": {\n  "url": "http://127.0.0.1:${this.hub.settings.port}/mcp",\n  "headers": { "Authorization": "Bearer ••••" }\n}`;
+  }
+
+  #get(id: ClientIdName): FakeClient | undefined {
+    return this.byId.get(id);
+  }
+
+  #change(c: FakeClient, state: ClientInfo['state']) {
+    c.backup = { servers: { ...c.servers }, state: c.info.state };
+    const changed = c.info.state !== state;
+    c.info = { ...c.info, state, configPresent: true, servers: Object.keys(c.servers).length };
+    return { ok: true as const, value: { file: c.info.configPath, changed, backup: `${c.info.configPath}.bak`, restartRequired: c.info.restartRequired, restartHint: c.info.restartRequired ? `Quit and reopen ${c.info.displayName}.` : undefined } };
+  }
+
+  readonly handlers: Handlers = {
+    'clients.list': () => ({ ok: true, value: [...this.byId.values()].map((c) => c.info) }),
+    'clients.preview': (req) => {
+      const c = this.#get(req.id);
+      if (!c) return { ok: false, code: 'not_found', message: `no client ${req.id}` };
+      const action = c.info.state === 'current' ? 'none' : c.info.state === 'stale' ? 'update' : 'add';
+      return { ok: true, value: { file: c.info.configPath, action, entryText: this.entryText(c), removes: [], notes: [], restartRequired: c.info.restartRequired } };
+    },
+    'clients.connect': (req) => {
+      const c = this.#get(req.id);
+      if (!c) return { ok: false, code: 'not_found', message: `no client ${req.id}` };
+      if (c.info.state === 'error') return { ok: false, code: 'invalid', message: `${c.info.configPath} is not valid JSON; it was left as it is` };
+      return this.#change(c, 'current');
+    },
+    'clients.disconnect': (req) => {
+      const c = this.#get(req.id);
+      if (!c) return { ok: false, code: 'not_found', message: `no client ${req.id}` };
+      return this.#change(c, 'absent');
+    },
+    'clients.importCandidates': (req) => {
+      const c = this.#get(req.id);
+      if (!c) return { ok: false, code: 'not_found', message: `no client ${req.id}` };
+      return {
+        ok: true,
+        value: Object.entries(c.servers).map(([name, line]) => {
+          const [command, ...args] = line.split(' ');
+          return { name, kind: 'stdio' as const, command, args, alreadyImported: this.hub.servers.has(name) };
+        }),
+      };
+    },
+    'clients.import': (req) => {
+      const c = this.#get(req.id);
+      if (!c) return { ok: false, code: 'not_found', message: `no client ${req.id}` };
+      const imported: string[] = [];
+      const skipped: string[] = [];
+      for (const name of req.names) {
+        const line = c.servers[name];
+        if (!line || this.hub.servers.has(name)) {
+          skipped.push(name);
+          continue;
+        }
+        const [command, ...args] = line.split(' ');
+        this.hub.seedServer(name, { type: 'stdio', command, args, enabled: true, prefix: true } as never);
+        imported.push(name);
+      }
+      if (!req.replace) return { ok: true, value: { imported, skipped } };
+      const backup = { servers: { ...c.servers }, state: c.info.state };
+      for (const name of imported) delete c.servers[name];
+      const change = this.#change(c, 'current').value;
+      c.backup = backup;
+      return { ok: true, value: { imported, skipped, change } };
+    },
+    'clients.restore': (req) => {
+      const c = this.#get(req.id);
+      if (!c?.backup) return { ok: false, code: 'not_found', message: `Spillway has not changed ${c?.info.displayName ?? req.id}'s file, so there is no backup` };
+      c.servers = c.backup.servers;
+      c.info = { ...c.info, state: c.backup.state, servers: Object.keys(c.servers).length };
+      c.backup = undefined;
+      return { ok: true, value: { file: c.info.configPath, deleted: false } };
+    },
+    'clients.repair': () => ({ ok: true, value: [] }),
+  };
+}

@@ -1,0 +1,66 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { render, screen, waitFor, within } from '@testing-library/svelte';
+import SavingsView from '../../renderer/src/views/SavingsView.svelte';
+import { SavingsState } from '../../renderer/src/lib/savings.svelte.js';
+import { FakeBackend } from './fake-backend.js';
+
+let stop: (() => void) | undefined;
+afterEach(() => stop?.());
+
+function setup(seed?: (fake: FakeBackend) => void) {
+  const fake = new FakeBackend();
+  seed?.(fake);
+  const savings = new SavingsState(fake);
+  stop = savings.start();
+  render(SavingsView, { savings });
+  return { fake, savings };
+}
+
+describe('Savings', () => {
+  it('shows totals for today, 7 days and all time from savings.report, with breakdowns', async () => {
+    const { fake } = setup((f) => {
+      const old = new Date(Date.now() - 30 * 86_400_000).toISOString();
+      f.ledger.call('files', 'read_file', 100_000, 1_000);
+      f.ledger.call('memory', 'search_nodes', 2_000, 2_000, { client: 'cursor' });
+      f.ledger.call('files', 'read_file', 50_000, 1_000, { time: old });
+      f.ledger.list(12_000, 3_000);
+    });
+    const today = await screen.findByRole('region', { name: 'Today' });
+    expect(within(today).getByText('99K')).toBeTruthy();
+    expect(within(today).getByText(/3K delivered of 102K produced · 2 calls/)).toBeTruthy();
+    expect(within(today).getByText(/Tool schemas: 9K tokens saved over 1 tools\/list/)).toBeTruthy();
+    const all = screen.getByRole('region', { name: 'All time' });
+    expect(within(all).getByText('148K')).toBeTruthy();
+    expect(within(all).getByText(/3 calls/)).toBeTruthy();
+    expect(screen.getByLabelText('Schema tokens saved').textContent).toContain('9,000');
+
+    const byTool = screen.getByRole('region', { name: 'By tool' });
+    const first = within(byTool).getAllByRole('row')[1];
+    expect(first.textContent).toContain('files · read_file');
+    expect(first.textContent).toContain('148K');
+    const byClient = screen.getByRole('region', { name: 'By client' });
+    expect(within(byClient).getByText('cursor')).toBeTruthy();
+    expect(within(byClient).getByText('claude-ai')).toBeTruthy();
+    expect(screen.getByRole('img', { name: 'Tokens produced and delivered per day' })).toBeTruthy();
+
+    // A finished call refreshes the report.
+    fake.ledger.call('files', 'read_file', 10_000, 500);
+    fake.emit({
+      type: 'call.finished', level: 'info', callId: 'x', server: 'files', tool: 'read_file', exposedName: 'files__read_file',
+      durationMs: 3, isError: false, action: 'spill', bytesUpstream: 40_000, bytesDelivered: 2_000,
+    });
+    await waitFor(() => expect(within(screen.getByRole('region', { name: 'Today' })).getByText(/3 calls/)).toBeTruthy());
+  });
+
+  it('says savings are not available yet when the hub does not offer savings.report', async () => {
+    const { savings } = setup((f) => f.withhold('savings'));
+    await waitFor(() => expect(savings.available).toBe(false));
+    expect(screen.getByText('Savings are not available yet')).toBeTruthy();
+    expect(screen.queryByRole('alert')).toBeNull();
+  });
+
+  it('shows an error from the ledger where the report would be', async () => {
+    setup((f) => f.failNext('savings.report', { code: 'internal', message: 'the ledger file is unreadable' }));
+    expect((await screen.findByRole('alert')).textContent).toBe('the ledger file is unreadable');
+  });
+});

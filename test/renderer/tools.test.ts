@@ -1,0 +1,123 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { fireEvent, render, screen, waitFor, within } from '@testing-library/svelte';
+import ToolsView from '../../renderer/src/views/ToolsView.svelte';
+import { PoliciesState } from '../../renderer/src/lib/policies.svelte.js';
+import { ServersState } from '../../renderer/src/lib/servers.svelte.js';
+import { ToolsState } from '../../renderer/src/lib/tools.svelte.js';
+import { FakeBackend } from './fake-backend.js';
+
+let stops: Array<() => void> = [];
+afterEach(() => {
+  for (const stop of stops) stop();
+  stops = [];
+});
+
+async function setup(seed?: (fake: FakeBackend) => void) {
+  const fake = new FakeBackend();
+  fake.seedServer('files', { type: 'stdio', command: 'files', args: [], enabled: true, prefix: true } as never);
+  seed?.(fake);
+  const servers = new ServersState(fake);
+  const tools = new ToolsState(fake);
+  const policies = new PoliciesState(fake);
+  stops = [servers.start(), policies.start()];
+  render(ToolsView, { servers, tools, policies });
+  await screen.findByRole('table', { name: 'Tools of files' });
+  return { fake, policies };
+}
+
+describe('Tools & policies', () => {
+  it('lists each tool with its schema tokens and hides one with its Visible toggle', async () => {
+    const { fake } = await setup();
+    const table = screen.getByRole('table', { name: 'Tools of files' });
+    expect(within(table).getByRole('rowheader', { name: /read_file/ }).closest('tr')?.textContent).toContain('120');
+    expect(screen.getByText(/215 schema tokens/)).toBeTruthy();
+
+    const visible = (await screen.findByLabelText('Visible: read_file')) as HTMLInputElement;
+    expect(visible.checked).toBe(true);
+    await fireEvent.click(visible);
+    await waitFor(() => expect(fake.policies.policies.tools.files?.read_file).toEqual({ hidden: true }));
+    expect(visible.checked).toBe(false);
+
+    await fireEvent.click(screen.getByLabelText('Cache results: read_file'));
+    await waitFor(() => expect(fake.policies.policies.tools.files?.read_file).toEqual({ hidden: true, cacheTtlSeconds: 300 }));
+  });
+
+  it('edits the threshold with the value in force and where it comes from, then resets to default', async () => {
+    const { fake } = await setup();
+    await fireEvent.click(await screen.findByRole('button', { name: 'Edit policy of read_file' }));
+    const editor = screen.getByRole('group', { name: 'Policy for read_file' });
+    expect(await within(editor).findByText(/In force: 10,000 tokens/)).toBeTruthy();
+    expect(within(editor).getAllByText('(inherited from the defaults)').length).toBeGreaterThan(0);
+
+    const slider = within(editor).getByLabelText('Threshold for read_file');
+    await fireEvent.input(slider, { target: { value: '6' } });
+    await fireEvent.change(slider, { target: { value: '6' } });
+    await waitFor(() => expect(fake.policies.policies.tools.files?.read_file).toEqual({ thresholdTokens: 50_000 }));
+    expect(await within(editor).findByText(/In force: 50,000 tokens/)).toBeTruthy();
+    expect(within(editor).getByText('(set for this tool)')).toBeTruthy();
+
+    // The description override sits beside the original.
+    expect(within(editor).getByText('Read a file')).toBeTruthy();
+    await fireEvent.input(within(editor).getByLabelText('Description shown to clients'), { target: { value: 'Reads one file from the project' } });
+    await fireEvent.click(within(editor).getByRole('button', { name: 'Save description' }));
+    await waitFor(() => expect(fake.policies.policies.tools.files?.read_file?.description).toBe('Reads one file from the project'));
+
+    await fireEvent.click(within(editor).getByRole('button', { name: 'Reset read_file to default' }));
+    await waitFor(() => expect(fake.policies.policies.tools.files?.read_file).toBeUndefined());
+    expect(await within(editor).findByText(/In force: 10,000 tokens/)).toBeTruthy();
+    expect(fake.callsOf('policies.resetTool')).toEqual([{ server: 'files', tool: 'read_file' }]);
+  });
+
+  it('shows a refused hidden parameter at that field', async () => {
+    const { fake } = await setup();
+    await fireEvent.click(await screen.findByRole('button', { name: 'Edit policy of read_file' }));
+    const editor = screen.getByRole('group', { name: 'Policy for read_file' });
+    await fireEvent.click(within(editor).getByRole('button', { name: 'Add parameter' }));
+    await fireEvent.input(within(editor).getByLabelText('Parameter 1'), { target: { value: 'root' } });
+    await fireEvent.input(within(editor).getByLabelText('Value of root'), { target: { value: '"/srv"' } });
+    await fireEvent.click(within(editor).getByRole('button', { name: 'Save hidden parameters' }));
+
+    const alert = await within(editor).findByRole('alert');
+    expect(alert.textContent).toContain('the tool has no parameter "root"');
+    expect(alert.id).toBe('pol-files-read_file-hiddenParams-error');
+    expect(within(editor).getByLabelText('Parameter 1').getAttribute('aria-invalid')).toBe('true');
+    expect(fake.policies.policies.tools.files).toBeUndefined();
+
+    // A hidden parameter without a value is refused before it leaves, at the same field.
+    await fireEvent.input(within(editor).getByLabelText('Parameter 1'), { target: { value: 'path' } });
+    await fireEvent.input(within(editor).getByLabelText('Value of path'), { target: { value: '' } });
+    await fireEvent.click(within(editor).getByRole('button', { name: 'Save hidden parameters' }));
+    await waitFor(() => expect(within(editor).getByRole('alert').textContent).toContain('needs a value'));
+
+    await fireEvent.input(within(editor).getByLabelText('Value of path'), { target: { value: '/srv/data' } });
+    await fireEvent.click(within(editor).getByRole('button', { name: 'Save hidden parameters' }));
+    await waitFor(() => expect(fake.policies.policies.tools.files?.read_file).toEqual({ hiddenParams: { path: '/srv/data' } }));
+    expect(within(editor).queryByRole('alert')).toBeNull();
+  });
+
+  it('shows a tool withheld by pinning with its diff, and approves it', async () => {
+    const { fake } = await setup((f) =>
+      f.policies.withhold({
+        server: 'files',
+        tool: 'read_file',
+        oldDescription: 'Read a file',
+        newDescription: 'Read a file and send it to example.com',
+        schemaDiff: ['+ properties.upload', '~ properties.path'],
+      }),
+    );
+    const pin = await screen.findByRole('listitem', { name: 'files read_file changed' });
+    expect(within(pin).getByText('Read a file and send it to example.com')).toBeTruthy();
+    expect(within(pin).getByLabelText('Schema changes of read_file').textContent).toBe('+ properties.upload\n~ properties.path');
+    await fireEvent.click(within(pin).getByRole('button', { name: 'Approve read_file' }));
+    await waitFor(() => expect(screen.queryByRole('listitem', { name: 'files read_file changed' })).toBeNull());
+    expect(fake.policies.pending).toEqual([]);
+  });
+
+  it('shows tools read-only with a note when the hub does not offer policies yet', async () => {
+    const { policies } = await setup((f) => f.withhold('policies', 'pins'));
+    await waitFor(() => expect(policies.available).toBe(false));
+    expect(screen.getByRole('note').textContent).toContain('not available yet');
+    expect(screen.queryByLabelText('Visible: read_file')).toBeNull();
+    expect(screen.queryByRole('alert')).toBeNull();
+  });
+});
