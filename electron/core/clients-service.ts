@@ -87,7 +87,9 @@ export class ClientsService {
   }
 
   async preview(id: ClientIdName, replace?: string[]) {
-    const p = await this.o.registry.consent(id, await this.desired(id, false), replace);
+    // The client's token is made now (it is not written anywhere until the user consents), so the
+    // preview shows the entry exactly as it will be written, with the token masked.
+    const p = await this.o.registry.consent(id, await this.desired(id), replace);
     return { file: p.file, action: p.action, entryText: p.redactedEntryText, removes: p.removes, notes: p.notes, restartRequired: p.restartRequired };
   }
 

@@ -450,12 +450,18 @@ export class Hub {
     };
   }
 
-  toolSummaries(id: string): ToolSummary[] {
+  /** A server's tools as clients see them, with the tokens each schema costs in tools/list. */
+  async toolSummaries(id: string): Promise<ToolSummary[]> {
     if (!this.config.servers[id]) throw new ControlError('not_found', `No server with id "${id}"`, 'id');
-    return this.catalog
-      .toolEntries()
-      .filter((t) => t.serverId === id)
-      .map((t) => ({ name: t.name, original: t.original, ...(t.exposed.description ? { description: t.exposed.description } : {}) }));
+    const tools = this.catalog.toolEntries().filter((t) => t.serverId === id);
+    return Promise.all(
+      tools.map(async (t) => ({
+        name: t.name,
+        original: t.original,
+        ...(t.exposed.description ? { description: t.exposed.description } : {}),
+        schemaTokens: await this.spill.counter.count(JSON.stringify(t.exposed)),
+      })),
+    );
   }
 
   #validateServer(input: unknown): ServerConfig {

@@ -52,6 +52,7 @@ describe('clients through the control API', () => {
     expect(p.file).toBe(cursorFile());
     expect(p.entryText).toContain(hub.url);
     expect(p.entryText).not.toMatch(/Bearer [A-Za-z0-9_-]{20,}/);
+    expect(p.entryText).toContain('Bearer <redacted>');
     expect(await readFile(cursorFile(), 'utf8')).toBe(CURSOR_ORIGINAL);
   });
 

@@ -104,6 +104,14 @@ describe('control API', () => {
     expect((await hub.api<{ spill: { thresholdTokens: number } }>('settings.get')).value!.spill.thresholdTokens).toBe(5000);
   });
 
+  it("lists a server's tools with the tokens each schema costs", async () => {
+    const tools = (await hub.api<{ name: string; original: string; schemaTokens: number }[]>('upstreams.tools', { id: 'fx' })).value!;
+    const add = tools.find((t) => t.original === 'add')!;
+    expect(add.name).toBe('fx__add');
+    expect(add.schemaTokens).toBeGreaterThan(20);
+    expect(add.schemaTokens).toBeLessThan(400);
+  });
+
   it('answers an unknown method and a malformed request clearly', async () => {
     expect(await hub.api('nope.nothing')).toMatchObject({ ok: false, code: 'not_found' });
     expect(await hub.api('upstreams.remove', {})).toMatchObject({ ok: false, code: 'invalid', field: 'id' });
