@@ -15,6 +15,8 @@ import {
 
 /** Default size at which a journal moves on to its next file. */
 export const DEFAULT_MAX_FILE_BYTES = 20 * 1024 * 1024;
+/** How long appended lines wait to be written together (see #schedule). */
+const BATCH_DELAY_MS = 50;
 
 export interface JsonlJournalOptions {
   dir: string;
@@ -44,7 +46,7 @@ export class JsonlJournal {
   private readonly now: () => number;
   private readonly onError: (err: unknown) => void;
   private queue: string[] = [];
-  private scheduled: NodeJS.Immediate | undefined;
+  private scheduled: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
   private active: ActiveSegment | undefined;
   private dirReady = false;
@@ -64,13 +66,13 @@ export class JsonlJournal {
   append(value: unknown): void {
     if (this.closed) throw new Error(`journal ${this.name} is closed`);
     this.queue.push(`${JSON.stringify(value)}\n`);
-    if (!this.running && !this.scheduled) this.scheduled = setImmediate(() => this.kick());
+    if (!this.running && !this.scheduled) this.scheduled = this.#schedule();
   }
 
   /** Resolves once every line appended before the call is on disk (or its write failed). */
   flush(): Promise<void> {
     if (this.scheduled) {
-      clearImmediate(this.scheduled);
+      clearTimeout(this.scheduled);
       this.scheduled = undefined;
     }
     if (!this.running && this.queue.length > 0) this.kick();
@@ -106,13 +108,23 @@ export class JsonlJournal {
     return deleted;
   }
 
+  /**
+   * Lines are gathered for a short while and written in one go: one write per call (two events and a
+   * ledger line each) cost more main-thread time than the whole relay. A crash loses at most this window.
+   */
+  #schedule(): NodeJS.Timeout {
+    const timer = setTimeout(() => this.kick(), BATCH_DELAY_MS);
+    timer.unref();
+    return timer;
+  }
+
   private kick(): void {
     this.scheduled = undefined;
     if (this.running) return;
     this.running = this.drain().finally(() => {
       this.running = undefined;
       // Lines appended while the last batch was being finished.
-      if (this.queue.length > 0 && !this.scheduled) this.scheduled = setImmediate(() => this.kick());
+      if (this.queue.length > 0 && !this.scheduled) this.scheduled = this.#schedule();
     });
   }
 

@@ -34,6 +34,8 @@ interface EncodeOptions {
  * Tool output may contain `<|endoftext|>` and friends: count them as the text they are. By default
  * gpt-tokenizer throws on them, and its special-token scan grows with the input (TOOLCHAIN.md).
  */
+/** Texts up to this many characters are counted on the calling thread when the encoder is loaded. */
+const INLINE_COUNT_MAX_CHARS = 4096;
 const AS_TEXT: EncodeOptions = Object.freeze({ disallowedSpecial: new Set<string>() });
 
 const MiB = 1024 * 1024;
@@ -48,6 +50,7 @@ export class TokenCounter {
   readonly #quickExactLimitBytes: number;
   readonly #estimatePrefixChars: number;
   #encoder: Promise<Encoder> | null = null;
+  #encoderReady = false;
   #worker: TokenCountWorker | null = null;
 
   constructor(options: TokenCounterOptions = {}) {
@@ -112,6 +115,11 @@ export class TokenCounter {
    */
   async countExactOffThread(text: string): Promise<TokenCount> {
     if (text.length === 0) return { tokens: 0, estimated: false };
+    // Tiny texts (most tool results) cost less to count here than a message to the worker does, once the
+    // encoder is loaded on this thread anyway.
+    if (this.#encoderReady && text.length <= INLINE_COUNT_MAX_CHARS) {
+      return { tokens: (await this.#encoder!).countTokens(text, AS_TEXT), estimated: false };
+    }
     const worker = (this.#worker ??= new TokenCountWorker(encoderPath(this.encoding)));
     if (Buffer.byteLength(text, 'utf8') <= this.#offThreadExactLimitBytes) {
       return { tokens: await worker.count(text), estimated: false };
@@ -161,7 +169,10 @@ export class TokenCounter {
   }
 
   #load(): Promise<Encoder> {
-    this.#encoder ??= loadEncoder(this.encoding);
+    this.#encoder ??= loadEncoder(this.encoding).then((e) => {
+      this.#encoderReady = true;
+      return e;
+    });
     return this.#encoder;
   }
 }
