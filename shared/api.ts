@@ -8,6 +8,7 @@ import { EventFilterSchema, HubEventSchema, UpstreamStatusSchema } from './event
 import { spillApi } from './api-spill.js';
 import { policyApi } from './api-policy.js';
 import { clientsApi } from './api-clients.js';
+import { compressApi } from './api-compress.js';
 
 export const ToolSummarySchema = z.object({
   /** The name exposed to clients (namespaced). */
@@ -94,6 +95,7 @@ export const api = {
   ...spillApi,
   ...policyApi,
   ...clientsApi,
+  ...compressApi,
 } as const;
 
 export type Api = typeof api;

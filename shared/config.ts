@@ -66,6 +66,23 @@ export const SpillSettingsSchema = z.object({
   quotaBytes: z.number().int().min(1024 * 1024).default(1024 * 1024 * 1024),
 });
 
+/** How a secret setting is shown by settings.get; sent back unchanged in settings.set, it keeps the stored value. */
+export const MASKED_SECRET = '***';
+
+/** The OpenAI-compatible endpoint that condenses results of tools whose action is 'compress' (issue 8). */
+export const CompressionSettingsSchema = z.object({
+  /** e.g. `https://api.openai.com/v1` or `http://127.0.0.1:11434/v1`; without it (or a model) 'compress' spills. */
+  baseUrl: httpUrl.optional(),
+  model: z.string().min(1).max(200).optional(),
+  /** A secret: settings.get shows it as `***`. */
+  apiKey: z.string().max(1000).optional(),
+  /** Whole-request timeout of one compression; past it the result is spilled instead. */
+  timeoutMs: z.number().int().min(100).max(600_000).default(30_000),
+  /** Output budget of a compression when the tool's policy sets none (compressMaxTokens). */
+  defaultMaxOutputTokens: z.number().int().min(16).max(100_000).default(1_000),
+});
+export type CompressionSettings = z.infer<typeof CompressionSettingsSchema>;
+
 export const SettingsSchema = z.object({
   /** Port of the local endpoint; 0 picks a free one at every start. */
   port: z.number().int().min(0).max(65535).default(47821),
@@ -82,6 +99,8 @@ export const SettingsSchema = z.object({
   spill: SpillSettingsSchema.default(() => SpillSettingsSchema.parse({})),
   /** App-wide policy switches: dispatch only, the direct-tool cap, the read-only cache, pinning (issue 5). */
   policy: GlobalPolicyDefaultsSchema.default(defaultGlobalPolicy),
+  /** The compression model (issue 8). */
+  compression: CompressionSettingsSchema.default(() => CompressionSettingsSchema.parse({})),
 });
 export type Settings = z.infer<typeof SettingsSchema>;
 
@@ -109,18 +128,44 @@ export const SettingsPatchSchema = z
       .strict()
       .optional(),
     policy: GlobalPolicyPatchSchema.optional(),
+    /** Field by field; an empty string clears baseUrl, model or apiKey; `***` keeps the stored apiKey. */
+    compression: z
+      .object({
+        baseUrl: httpUrl.or(z.literal('')).optional(),
+        model: z.string().max(200).optional(),
+        apiKey: z.string().max(1000).optional(),
+        timeoutMs: CompressionSettingsSchema.shape.timeoutMs.unwrap().optional(),
+        defaultMaxOutputTokens: CompressionSettingsSchema.shape.defaultMaxOutputTokens.unwrap().optional(),
+      })
+      .strict()
+      .optional(),
   })
   .strict();
 export type SettingsPatch = z.infer<typeof SettingsPatchSchema>;
 
-/** Applies a patch; `spill` and `policy` are merged field by field. */
+/** Applies a patch; `spill`, `policy` and `compression` are merged field by field. */
 export function applySettingsPatch(settings: Settings, patch: SettingsPatch): unknown {
   return {
     ...settings,
     ...patch,
     spill: { ...settings.spill, ...(patch.spill ?? {}) },
     policy: { ...settings.policy, ...(patch.policy ?? {}) },
+    compression: mergeCompression(settings.compression, patch.compression ?? {}),
   };
+}
+
+function mergeCompression(current: CompressionSettings, patch: NonNullable<SettingsPatch['compression']>): CompressionSettings {
+  const next: Record<string, unknown> = { ...current, ...patch };
+  // The masked key a settings form sends back unchanged keeps the stored one.
+  if (patch.apiKey === MASKED_SECRET) next.apiKey = current.apiKey;
+  for (const key of ['baseUrl', 'model', 'apiKey'] as const) if (next[key] === '' || next[key] === undefined) delete next[key];
+  return next as CompressionSettings;
+}
+
+/** The settings as lists and UIs show them: secrets replaced by `***`. */
+export function maskSettingsSecrets(settings: Settings): Settings {
+  if (!settings.compression.apiKey) return settings;
+  return { ...settings, compression: { ...settings.compression, apiKey: MASKED_SECRET } };
 }
 
 export const ConfigSchema = z

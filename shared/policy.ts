@@ -5,7 +5,10 @@
  */
 import { z } from 'zod';
 
-/** What happens to a result over its threshold. 'compress' is accepted; the shaper spills until it is built. */
+/**
+ * What happens to a result over its threshold. 'compress' condenses it with the compression model
+ * (settings.compression) and keeps the original in the spill store; without a model it spills.
+ */
 export const PolicyActionSchema = z.enum(['spill', 'truncate', 'compress', 'pass']);
 export type PolicyAction = z.infer<typeof PolicyActionSchema>;
 
@@ -61,6 +64,27 @@ const resultFields = {
   timeoutMs: z.number().int().positive('must be more than 0 ms').max(3_600_000).optional(),
 };
 
+/** Kinds of personal data the masker knows (electron/core/pii PII_TYPES; a test keeps them equal). */
+export const PiiTypeSchema = z.enum(['email', 'phone', 'ssn', 'credit_card', 'ipv4', 'ipv6', 'dob']);
+export type PiiTypeName = z.infer<typeof PiiTypeSchema>;
+
+/** A user's own kind of personal data, e.g. `{name: 'employee_id', pattern: 'EMP-\\d{6}'}` → `[EMPLOYEE_ID_1]`. */
+export const CustomPiiPatternSchema = z.strictObject({
+  name: z.string().min(1, 'a pattern needs a name').max(64),
+  pattern: z.string().min(1, 'the pattern is empty').max(1000),
+  flags: z.string().max(4).optional(),
+});
+export type CustomPiiPatternPolicy = z.infer<typeof CustomPiiPatternSchema>;
+
+/** Per-tool PII masking: arguments masked before they go upstream and restored in the result. */
+export const PiiPolicySchema = z.strictObject({
+  types: z.array(PiiTypeSchema).default([]),
+  custom: z.array(CustomPiiPatternSchema).max(50).optional(),
+  /** Also mask the result before it reaches the spill store or the compression model. */
+  maskResults: z.boolean().optional(),
+});
+export type PiiPolicy = z.infer<typeof PiiPolicySchema>;
+
 export const ToolPolicySchema = z
   .strictObject({
     /** Absent from tools/list and refused if called. */
@@ -72,6 +96,11 @@ export const ToolPolicySchema = z
     /** Still visible to clients, but these values win over what the client sent. */
     paramOverrides: z.record(paramName, jsonValue).optional(),
     ...resultFields,
+    /** Extra instructions for the compression model (action 'compress'). */
+    compressInstructions: z.string().max(4000).optional(),
+    /** Output budget of a compression (before retry escalation); default settings.compression.defaultMaxOutputTokens. */
+    compressMaxTokens: z.number().int().min(16, 'must be at least 16 tokens').max(100_000).optional(),
+    pii: PiiPolicySchema.optional(),
   })
   .superRefine((policy, ctx) => {
     for (const name of Object.keys(policy.paramOverrides ?? {})) {
@@ -207,6 +236,8 @@ export interface KnownServer {
 
 export interface KnownServers {
   servers: Record<string, KnownServer>;
+  /** Checks a custom PII pattern (the masker's own check: compiles, cannot match "", no catastrophic nesting). */
+  checkPattern?: (pattern: CustomPiiPatternPolicy) => { ok: true } | { ok: false; message: string };
 }
 
 export type PolicyValidation = { ok: true; value: Policies } | { ok: false; field: string; message: string };
@@ -265,6 +296,11 @@ export function validatePolicies(policies: unknown, known: KnownServers): Policy
         checkParams(`${field}.hiddenParams`, Object.keys(policy.hiddenParams ?? {}), schema) ??
         checkParams(`${field}.paramOverrides`, Object.keys(policy.paramOverrides ?? {}), schema);
       if (bad) return bad;
+      const custom = policy.pii?.custom ?? [];
+      for (const [i, pattern] of custom.entries()) {
+        const checked = known.checkPattern?.(pattern);
+        if (checked && !checked.ok) return fail(`${field}.pii.custom.${i}`, `"${pattern.name}": ${checked.message}`);
+      }
     }
   }
   return { ok: true, value };

@@ -3,7 +3,7 @@
  * contract's schemas and answers are parsed back through them, so the fake cannot drift from it.
  */
 import { api, type ApiResult, type MethodName, type Req, type Res, type UpstreamInfo, type ToolSummary } from '../../shared/api.js';
-import { describeZodError, SettingsSchema, type ServerConfig, type Settings } from '../../shared/config.js';
+import { applySettingsPatch, describeZodError, maskSettingsSecrets, SettingsSchema, type ServerConfig, type Settings } from '../../shared/config.js';
 import { matchesFilter, type HubEvent, type HubEventInput } from '../../shared/events.js';
 import type { ApiFailure, Backend } from '../../renderer/src/lib/api.js';
 import { FakeClients } from './fake-clients.js';
@@ -180,16 +180,20 @@ export class FakeBackend implements Backend {
       if (!known) return { ok: false, code: 'not_found', message: `no server ${req.id}` };
       return { ok: true, value: fakeTools(known.config) };
     },
-    'settings.get': () => ({ ok: true, value: this.settings }),
-    'settings.set': (parsed, raw) => {
+    'settings.get': () => ({ ok: true, value: maskSettingsSecrets(this.settings) }),
+    'settings.set': (parsed) => {
       if (parsed.port !== undefined && this.busyPorts.has(parsed.port)) {
         return { ok: false, code: 'conflict', field: 'port', message: `port ${parsed.port} is in use by another program` };
       }
-      // Only the keys the caller sent: parsing a partial schema fills in defaults for the rest.
-      const next: Record<string, unknown> = { ...this.settings };
-      for (const key of Object.keys(raw as object)) next[key] = (parsed as Record<string, unknown>)[key];
-      this.settings = SettingsSchema.parse(next);
-      return { ok: true, value: this.settings };
+      // Merged as the hub merges a patch: only what was sent changes; `***` keeps the stored API key.
+      this.settings = SettingsSchema.parse(applySettingsPatch(this.settings, parsed));
+      return { ok: true, value: maskSettingsSecrets(this.settings) };
+    },
+    'compression.test': () => {
+      const { baseUrl, model } = this.settings.compression;
+      if (!baseUrl || !model) return { ok: true, value: { ok: false, latencyMs: 0, error: 'Set a base URL and a model first' } };
+      if (baseUrl.includes('unreachable')) return { ok: true, value: { ok: false, latencyMs: 5, error: `connect ECONNREFUSED ${new URL(baseUrl).host}` } };
+      return { ok: true, value: { ok: true, latencyMs: 123, model } };
     },
     'events.query': (filter) => {
       const matching = this.log.filter((e) => matchesFilter(e, filter));

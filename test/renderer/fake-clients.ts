@@ -43,6 +43,11 @@ export class FakeClients {
       : `"spillway": {\n  "url": "http://127.0.0.1:${this.hub.settings.port}/mcp",\n  "headers": { "Authorization": "Bearer ••••" }\n}`;
   }
 
+  /** The hub already runs this command line (it deduplicates by command + args, whatever the name). */
+  #runs(line: string): boolean {
+    return [...this.hub.servers.values()].some((s) => s.config.type === 'stdio' && [s.config.command, ...(s.config.args ?? [])].join(' ') === line);
+  }
+
   #get(id: ClientIdName): FakeClient | undefined {
     return this.byId.get(id);
   }
@@ -60,7 +65,10 @@ export class FakeClients {
       const c = this.#get(req.id);
       if (!c) return { ok: false, code: 'not_found', message: `no client ${req.id}` };
       const action = c.info.state === 'current' ? 'none' : c.info.state === 'stale' ? 'update' : 'add';
-      return { ok: true, value: { file: c.info.configPath, action, entryText: this.entryText(c), removes: [], notes: [], restartRequired: c.info.restartRequired } };
+      // With `replace`, the servers the client's file would lose to Spillway's one entry.
+      const removes = (req.replace ?? []).filter((n) => n in c.servers);
+      const moving = removes.length > 0 && action === 'none' ? 'update' : action;
+      return { ok: true, value: { file: c.info.configPath, action: moving, entryText: this.entryText(c), removes, notes: [], restartRequired: c.info.restartRequired } };
     },
     'clients.connect': (req) => {
       const c = this.#get(req.id);
@@ -80,7 +88,7 @@ export class FakeClients {
         ok: true,
         value: Object.entries(c.servers).map(([name, line]) => {
           const [command, ...args] = line.split(' ');
-          return { name, kind: 'stdio' as const, command, args, alreadyImported: this.hub.servers.has(name) };
+          return { name, kind: 'stdio' as const, command, args, alreadyImported: this.#runs(line) };
         }),
       };
     },
@@ -91,7 +99,7 @@ export class FakeClients {
       const skipped: string[] = [];
       for (const name of req.names) {
         const line = c.servers[name];
-        if (!line || this.hub.servers.has(name)) {
+        if (!line || this.hub.servers.has(name) || this.#runs(line)) {
           skipped.push(name);
           continue;
         }
@@ -101,7 +109,7 @@ export class FakeClients {
       }
       if (!req.replace) return { ok: true, value: { imported, skipped } };
       const backup = { servers: { ...c.servers }, state: c.info.state };
-      for (const name of imported) delete c.servers[name];
+      for (const name of req.names) delete c.servers[name];
       const change = this.#change(c, 'current').value;
       c.backup = backup;
       return { ok: true, value: { imported, skipped, change } };

@@ -5,6 +5,7 @@
 import type { Prompt, Resource, ResourceTemplate, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { UriTemplate } from '@modelcontextprotocol/sdk/shared/uriTemplate.js';
 import type { ToolExposure } from '../../../shared/api-policy.js';
+import { addCompressionFields, type ToolInputSchema } from '../compress/compression-fields.js';
 import { exposeTool, type ExposurePolicy } from '../policy/schema-rewrite.js';
 import { assignNames } from './tool-names.js';
 
@@ -16,6 +17,8 @@ export type ToolStateReason = NonNullable<ToolExposure['reason']>;
 export interface ToolShape extends ExposurePolicy {
   state: ToolState;
   reason?: ToolStateReason;
+  /** Add the optional `_spillway_goal` / `_spillway_bypass` arguments (tools whose action is 'compress'). */
+  compressionFields?: boolean;
 }
 
 export interface CatalogSource {
@@ -97,6 +100,7 @@ export class Catalog {
     for (const [name, item] of [...assigned.names].sort(([a], [b]) => a.localeCompare(b))) {
       const shape = options.toolShape?.(item.serverId, item.tool) ?? AS_IS;
       const exposed = exposeTool({ ...item.tool, name }, shape);
+      if (shape.compressionFields) exposed.inputSchema = addCompressionFields(exposed.inputSchema as ToolInputSchema) as Tool['inputSchema'];
       if (exposed.outputSchema && options.mayRewriteResult(item.serverId, item.tool)) delete exposed.outputSchema;
       tools.set(name, {
         name,

@@ -5,10 +5,11 @@
  */
 import { ZodError } from 'zod';
 import { api, isMethodName, type ApiResult, type MethodName, type Req, type Res } from '../../../shared/api.js';
-import { ConfigError, describeZodError } from '../../../shared/config.js';
+import { ConfigError, describeZodError, maskSettingsSecrets } from '../../../shared/config.js';
 import { ControlError, type Hub } from '../hub.js';
 import type { SpillEntry } from '../spill/spill-index.js';
 import type { SpillEntryInfo } from '../../../shared/api-spill.js';
+import { compressHandlers } from './compress-handlers.js';
 import { policyHandlers } from './policy-handlers.js';
 
 export type Handler<M extends MethodName> = (req: ReturnType<(typeof api)[M]['req']['parse']>) => Promise<Res<M>> | Res<M>;
@@ -25,8 +26,9 @@ export function hubHandlers(hub: Hub): HandlerMap {
     'upstreams.restart': (req) => hub.restartUpstream(req.id),
     'upstreams.test': (req) => hub.testUpstream(req.config),
     'upstreams.tools': (req) => hub.toolSummaries(req.id),
-    'settings.get': () => hub.settings,
-    'settings.set': (req) => hub.setSettings(req),
+    // Secrets (the compression API key) leave the hub masked; sent back masked, they keep the stored value.
+    'settings.get': () => maskSettingsSecrets(hub.settings),
+    'settings.set': async (req) => maskSettingsSecrets(await hub.setSettings(req)),
     'events.query': (req) => hub.events.query(req),
     'sessions.list': () => hub.sessionInfos(),
     'spill.list': () => hub.spill.store.list().map(spillInfo),
@@ -40,6 +42,7 @@ export function hubHandlers(hub: Hub): HandlerMap {
     'spill.usage': () => hub.spill.store.diskUsage(),
     'savings.report': (req) => hub.ledger.report(req),
     ...policyHandlers(hub),
+    ...compressHandlers(hub),
   };
 }
 

@@ -26,9 +26,13 @@ import {
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { Settings } from '../../../shared/config.js';
 import type { HubEventInput, ResultAction } from '../../../shared/events.js';
-import type { EffectiveValues } from '../../../shared/policy.js';
+import type { EffectiveValues, PiiPolicy } from '../../../shared/policy.js';
 import type { Catalog, ToolEntry } from '../catalog/catalog.js';
+import { takeCompressionFields } from '../compress/compression-fields.js';
+import { createMasker, type PiiMasker } from '../pii/pii-masker.js';
+import { restore, type PiiVault } from '../pii/pii-vault.js';
 import type { CallCache } from '../policy/call-cache.js';
+import type { CallPolicy } from '../policy/resolve.js';
 import { prepareArguments } from '../policy/schema-rewrite.js';
 import type { Upstream, UpstreamRequestKind } from '../upstream/upstream.js';
 import { LOG_LEVELS, type DownstreamExtra, type DownstreamSession, type SessionRouter, type SessionTransportKind } from './session.js';
@@ -62,11 +66,33 @@ export interface ShapeReport {
 /** The tool's effective result policy; when given it replaces settings.spill for this call. */
 export type ResultPolicy = Pick<EffectiveValues, 'action' | 'thresholdTokens' | 'previewTokens'>;
 
-/** What happens to a finished upstream result (spill/truncate/pass). */
+/** What the compression step needs beyond the result policy (action 'compress', issue 8). */
+export interface CompressRequest {
+  /** `_spillway_goal`: what the calling model said it needs. */
+  goal?: string;
+  /** `_spillway_bypass`: the calling model asked for no compression (the result spills as usual). */
+  bypass?: boolean;
+  /** The tool policy's compressInstructions. */
+  instructions?: string;
+  /** The tool policy's compressMaxTokens (before retry escalation). */
+  maxTokens?: number;
+}
+
+/** What happens to a finished upstream result (spill/truncate/compress/pass). */
 export interface ResultShaper {
   shape(
     result: CallToolResult,
-    ctx: { serverId: string; tool: string; client?: string; callId: string; transport: SessionTransportKind; policy?: ResultPolicy },
+    ctx: {
+      serverId: string;
+      tool: string;
+      client?: string;
+      callId: string;
+      transport: SessionTransportKind;
+      policy?: ResultPolicy;
+      compress?: CompressRequest;
+      /** Aborted when the client cancels the call (stops a compression in flight). */
+      signal?: AbortSignal;
+    },
   ): Promise<ShapeReport>;
 }
 
@@ -107,7 +133,7 @@ export interface RelayDeps {
   onCallFinished?: (call: FinishedCall) => void;
   onToolsListed?: (session: DownstreamSession) => void;
   /** The effective policy of a tool (defaults ← server ← tool); without it, settings alone apply. */
-  policy?: (entry: ToolEntry) => EffectiveValues;
+  policy?: (entry: ToolEntry) => CallPolicy;
   /** The tool-call cache (used when a tool's effective cacheTtlSeconds is above 0). */
   cache?: CallCache;
 }
@@ -182,7 +208,17 @@ function preview(value: unknown, max = 300): string | undefined {
   return text.length > max ? `${text.slice(0, max)}…` : text;
 }
 
+/** Maskers kept per PII policy (compiling custom patterns once); a handful of policies at most. */
+const MAX_MASKERS = 100;
+
+interface Masking {
+  masker: PiiMasker;
+  vault: PiiVault;
+  maskResults: boolean;
+}
+
 export class Relay implements SessionRouter {
+  #maskers = new Map<string, PiiMasker>();
   #progress = new Map<string, ProgressRoute>();
   #progressSeq = 0;
   #subscriptions = new Map<string, number>();
@@ -203,6 +239,18 @@ export class Relay implements SessionRouter {
   }
   listPrompts() {
     return this.deps.catalog.listPrompts();
+  }
+
+  /** The masker of a PII policy; throws (PiiPatternError) for a custom pattern the masker refuses. */
+  #maskerFor(pii: PiiPolicy): PiiMasker {
+    const key = JSON.stringify(pii);
+    let masker = this.#maskers.get(key);
+    if (!masker) {
+      masker = createMasker({ types: pii.types, ...(pii.custom ? { custom: pii.custom } : {}) });
+      if (this.#maskers.size >= MAX_MASKERS) this.#maskers.clear();
+      this.#maskers.set(key, masker);
+    }
+    return masker;
   }
 
   #upstream(serverId: string): Upstream | undefined {
@@ -241,7 +289,25 @@ export class Relay implements SessionRouter {
       return errorResult(refusal);
     }
     const values = this.deps.policy?.(entry);
-    const args = values ? prepareArguments(params.arguments, values) : params.arguments;
+    // _spillway_goal / _spillway_bypass are Spillway's own: they never reach the upstream.
+    const taken = values?.action === 'compress' ? takeCompressionFields(params.arguments) : { args: params.arguments };
+    const args = values ? prepareArguments(taken.args, values) : taken.args;
+    // PII: the upstream gets placeholders; the vault (this call only, in memory) restores its answer.
+    let masking: Masking | undefined;
+    let forwarded = args;
+    if (values?.pii) {
+      let masker: PiiMasker;
+      try {
+        masker = this.#maskerFor(values.pii);
+      } catch (err) {
+        const message = `Tool "${entry.name}" was not called: its PII masking policy is invalid (${(err as Error).message}). Fix it in Spillway's tool policies.`;
+        this.deps.emit({ type: 'log', level: 'error', server: entry.serverId, message });
+        return errorResult(message);
+      }
+      const { masked, vault } = masker.maskArguments(args ?? {});
+      masking = { masker, vault, maskResults: values.pii.maskResults === true };
+      forwarded = masked;
+    }
     const callId = randomUUID();
     const started = performance.now();
     const base = {
@@ -252,7 +318,8 @@ export class Relay implements SessionRouter {
       tool: entry.original,
       exposedName: entry.name,
     };
-    this.deps.emit({ type: 'call.started', level: 'info', ...base, argumentsPreview: preview(params.arguments) });
+    // The log never holds what masking kept from the upstream.
+    this.deps.emit({ type: 'call.started', level: 'info', ...base, argumentsPreview: preview(masking ? forwarded : params.arguments) });
     const finish = (result: CallToolResult, outcome: Omit<ShapeReport, 'delivered'> & { savedMs?: number }, error?: string) => {
       const durationMs = Math.round((performance.now() - started) * 100) / 100;
       const { countUpstreamTokens: _u, countDeliveredTokens: _d, note, ...summary } = outcome;
@@ -281,12 +348,32 @@ export class Relay implements SessionRouter {
         callId,
         transport: session.kind,
         ...(resultPolicy ? { policy: { action: resultPolicy.action, thresholdTokens: resultPolicy.thresholdTokens, previewTokens: resultPolicy.previewTokens } } : {}),
+        ...(resultPolicy?.action === 'compress' && values
+          ? {
+              compress: {
+                ...(taken.goal ? { goal: taken.goal } : {}),
+                ...(taken.bypass ? { bypass: true } : {}),
+                ...(values.compressInstructions ? { instructions: values.compressInstructions } : {}),
+                ...(values.compressMaxTokens ? { maxTokens: values.compressMaxTokens } : {}),
+              },
+            }
+          : {}),
+        signal: extra.signal,
       });
+    /** With maskResults, what is spilled or sent to the model holds placeholders; the client gets the originals. */
+    const shapeRestored = async (result: CallToolResult): Promise<ShapeReport> => {
+      if (!masking?.maskResults) return shape(result);
+      const shaped = await shape(masking.masker.maskResult(result, masking.vault).masked);
+      return { ...shaped, delivered: restore(shaped.delivered, masking.vault) };
+    };
+    const restored = (result: CallToolResult) => (masking ? restore(result, masking.vault) : result);
     const cache = values && values.cacheTtlSeconds > 0 && !paused ? this.deps.cache : undefined;
     const hit = cache?.get(entry.serverId, entry.original, args);
     if (hit) {
       // The raw upstream result is cached; it is shaped again so today's policy (and a fresh handle) applies.
-      const shaped = hit.result.isError ? passReport(hit.result) : await shape(hit.result);
+      // Masking is deterministic, so this call's vault restores the placeholders the upstream answered with.
+      const result = restored(hit.result);
+      const shaped = result.isError ? passReport(result) : await shapeRestored(result);
       return finish(shaped.delivered, { ...shaped, action: 'cache', ...(hit.durationMs !== undefined ? { savedMs: hit.durationMs } : {}) });
     }
 
@@ -331,7 +418,7 @@ export class Relay implements SessionRouter {
       const upstreamParams = {
         ...params,
         name: entry.original,
-        ...(args !== undefined ? { arguments: args } : {}),
+        ...(forwarded !== undefined ? { arguments: forwarded } : {}),
         _meta: { ...(params._meta ?? {}), progressToken: upstreamToken },
       };
       const raw = await client.request({ method: 'tools/call', params: upstreamParams }, CallToolResultSchema, {
@@ -339,16 +426,18 @@ export class Relay implements SessionRouter {
         timeout: SDK_TIMEOUT_CEILING_MS,
       });
       await route?.chain;
-      const result = raw as CallToolResult;
+      const upstreamResult = raw as CallToolResult;
       if (cache && values) {
-        cache.set(entry.serverId, entry.original, args, result, {
+        cache.set(entry.serverId, entry.original, args, upstreamResult, {
           ttlSeconds: values.cacheTtlSeconds,
           cacheErrors: values.cacheErrors,
           durationMs: Math.round((performance.now() - started) * 100) / 100,
         });
       }
+      // Restoring comes first on the result path: everything after sees what the client sent.
+      const result = restored(upstreamResult);
       if (paused || result.isError) return finish(result, passReport(result));
-      const shaped = await shape(result);
+      const shaped = await shapeRestored(result);
       return finish(shaped.delivered, shaped);
     } catch (err) {
       await route?.chain;

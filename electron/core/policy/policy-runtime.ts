@@ -6,11 +6,12 @@
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { Config, ServerConfig } from '../../../shared/config.js';
 import type { HubEventInput } from '../../../shared/events.js';
-import type { EffectivePolicy, EffectiveValues, KnownServers, ServerPolicy } from '../../../shared/policy.js';
+import type { EffectivePolicy, KnownServers, ServerPolicy } from '../../../shared/policy.js';
 import type { ToolEntry, ToolShape } from '../catalog/catalog.js';
 import { CallCache } from './call-cache.js';
 import { selectDirectTools } from './direct-tools.js';
-import { policyDefaults, resolvePolicy } from './resolve.js';
+import { checkCustomPattern } from '../pii/custom-patterns.js';
+import { policyDefaults, resolvePolicy, resolveToolExtras, type CallPolicy } from './resolve.js';
 import type { ToolPins } from './tool-pins.js';
 
 /** The fields of a server policy that belong to its ServerConfig (their one source of truth). */
@@ -65,9 +66,10 @@ export class PolicyRuntime {
     });
   }
 
-  /** The effective values for a catalog entry (per call). */
-  values(entry: Pick<ToolEntry, 'serverId' | 'original' | 'upstream'>): EffectiveValues {
-    return this.effective(entry.serverId, entry.original, entry.upstream).values;
+  /** The effective values for a catalog entry (per call), with the tool's compression and PII fields. */
+  values(entry: Pick<ToolEntry, 'serverId' | 'original' | 'upstream'>): CallPolicy {
+    const tool = this.#config().policies.tools[entry.serverId]?.[entry.original];
+    return { ...this.effective(entry.serverId, entry.original, entry.upstream).values, ...resolveToolExtras(tool) };
   }
 
   /**
@@ -98,10 +100,12 @@ export class PolicyRuntime {
     const exposure = { description: values.description, hiddenParams: values.hiddenParams };
     if (withheld) return { state: 'withheld', reason: 'pin', ...exposure };
     if (values.hidden) return { state: 'hidden', reason: 'policy', ...exposure };
+    // A tool whose results are condensed takes the optional _spillway_goal and _spillway_bypass arguments.
+    const compressionFields = values.action === 'compress';
     if (values.exposure === 'dispatch') {
-      return { state: 'dispatch', reason: sources.exposure === 'default' ? 'dispatchOnly' : 'server', ...exposure };
+      return { state: 'dispatch', reason: sources.exposure === 'default' ? 'dispatchOnly' : 'server', ...exposure, compressionFields };
     }
-    return { state: 'direct', ...exposure };
+    return { state: 'direct', ...exposure, compressionFields };
   }
 
   /** The names past the cap on directly listed tools (the least used), given how many own tools are listed. */
@@ -130,6 +134,12 @@ export class PolicyRuntime {
             }
           : { tools: undefined };
     }
-    return { servers };
+    return {
+      servers,
+      checkPattern: (p) => {
+        const checked = checkCustomPattern(p);
+        return checked.ok ? { ok: true } : checked;
+      },
+    };
   }
 }

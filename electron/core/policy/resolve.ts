@@ -8,6 +8,7 @@ import type {
   GlobalPolicyDefaults,
   PolicyAction,
   PolicyField,
+  PiiPolicy,
   PolicySource,
   ServerPolicy,
   ToolPolicy,
@@ -101,4 +102,25 @@ export function resolvePolicy({ defaults, server = {}, tool = {}, readOnlyHint =
   pick('timeoutMs', defaults.timeoutMs);
 
   return { values, sources };
+}
+
+/** Tool-level fields of the compression and PII steps (issue 8); set on a tool only, never inherited. */
+export interface ToolResultExtras {
+  compressInstructions: string | null;
+  compressMaxTokens: number | null;
+  /** null: no masking (also when the policy names no type and no custom pattern). */
+  pii: PiiPolicy | null;
+}
+
+/** What one call runs with: the effective values plus the tool's compression and PII fields. */
+export type CallPolicy = EffectiveValues & ToolResultExtras;
+
+/** The compression and PII fields of a tool's policy. Pure. */
+export function resolveToolExtras(tool: ToolPolicy = {}): ToolResultExtras {
+  const pii = tool.pii && (tool.pii.types.length > 0 || (tool.pii.custom?.length ?? 0) > 0) ? structuredClone(tool.pii) : null;
+  return {
+    compressInstructions: tool.compressInstructions?.trim() || null,
+    compressMaxTokens: tool.compressMaxTokens ?? null,
+    pii,
+  };
 }

@@ -64,7 +64,7 @@ export interface ShapedResult {
  * Applies a result policy to one tool result: pass it, or keep it whole in the spill store and deliver a
  * header, a token-accurate preview (a structural summary for JSON) and a resource_link, or deliver a
  * labelled truncation. Deciding costs time bounded by the threshold, not by the payload. isError results
- * pass unchanged. 'compress' is not built yet and spills.
+ * pass unchanged. 'compress' spills here; the spill feature then condenses the spilled result.
  */
 export async function shapeResult(
   result: CallToolResult,

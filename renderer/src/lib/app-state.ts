@@ -2,6 +2,8 @@
 import type { Backend } from './api.js';
 import { ActivityLog } from './activity.svelte.js';
 import { ClientsState } from './clients.svelte.js';
+import { CompressionState } from './compression.svelte.js';
+import { OnboardingState, type FlagStorage } from './onboarding.svelte.js';
 import { PoliciesState } from './policies.svelte.js';
 import { SavingsState } from './savings.svelte.js';
 import { ServersState } from './servers.svelte.js';
@@ -22,11 +24,14 @@ export interface AppState {
   savings: SavingsState;
   settings: SettingsState;
   storage: SpillStorageState;
+  onboarding: OnboardingState;
+  compression: CompressionState;
   /** Loads everything and follows hub events; returns the stop. */
   start(): () => void;
 }
 
-export function createAppState(backend: Backend): AppState {
+/** `flags` keeps first-run setup's "don't show again" (the browser's localStorage in the app). */
+export function createAppState(backend: Backend, flags?: FlagStorage): AppState {
   const state = {
     status: new StatusState(backend),
     servers: new ServersState(backend),
@@ -38,6 +43,8 @@ export function createAppState(backend: Backend): AppState {
     savings: new SavingsState(backend),
     settings: new SettingsState(backend),
     storage: new SpillStorageState(backend),
+    onboarding: new OnboardingState(backend, flags),
+    compression: new CompressionState(backend),
   };
   return {
     ...state,
@@ -53,6 +60,7 @@ export function createAppState(backend: Backend): AppState {
         state.settings.start(),
         state.storage.start(),
       ];
+      void state.onboarding.start();
       return () => {
         for (const stop of stops) stop();
       };

@@ -1,0 +1,130 @@
+/**
+ * PII masking through the hub's real endpoint (issue 8): the recording fixture server proves what the
+ * upstream saw (placeholders only), the client gets the original values back, a near-miss stays as it
+ * is, and with maskResults the compression model (test/fixtures/fake-llm-server.mjs) and the spill store
+ * see placeholders while the client reads the originals.
+ */
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { HubEvent } from '../../shared/events.js';
+import { PII_TYPES } from '../../electron/core/pii/index.js';
+import { PiiTypeSchema } from '../../shared/policy.js';
+import { fixture, NODE, startTestHub, type TestHub } from '../support/hub-harness.js';
+import { spawnUntil, type Started } from '../support/processes.js';
+
+const EMAIL = 'alice.smith@example.com';
+const CARD = '4111 1111 1111 1111';
+/** Fails the Luhn check: not a card number, so it must reach the upstream unchanged. */
+const NOT_A_CARD = '4111 1111 1111 1112';
+
+function textOf(result: CallToolResult): string {
+  return result.content.map((c) => (c.type === 'text' ? c.text : '')).join('');
+}
+
+describe('PII masking through the endpoint', () => {
+  let llm: Started;
+  let llmRoot: string;
+  let t: TestHub;
+  let client: Client;
+  let dir: string;
+  let recordFile: string;
+
+  const recorded = async (): Promise<Array<{ tool: string; arguments: Record<string, unknown> }>> =>
+    (await readFile(recordFile, 'utf8')).trim().split('\n').map((l) => JSON.parse(l));
+  const call = async (name: string, args: Record<string, unknown>) => (await client.callTool({ name, arguments: args })) as CallToolResult;
+
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'spillway-pii-'));
+    recordFile = join(dir, 'calls.jsonl');
+    llm = await spawnUntil(NODE, [fixture('fake-llm-server.mjs'), '--port', '0'], /listening on (http:\/\/127\.0\.0\.1:\d+\/v1)/);
+    llmRoot = llm.match[1]!.replace(/\/v1$/, '');
+    t = await startTestHub({
+      version: 1,
+      servers: { rec: { type: 'stdio', command: NODE, args: [fixture('recording-server.mjs'), '--record', recordFile] } },
+      settings: { port: 0, compression: { baseUrl: llm.match[1]!, model: 'fake-model' } },
+      policies: {
+        tools: {
+          rec: {
+            echo: { pii: { types: ['email', 'credit_card'] } },
+            big_json: { action: 'compress', thresholdTokens: 500, pii: { types: ['email'], maskResults: true } },
+          },
+        },
+      },
+    });
+    await t.waitForStatus('rec', 'ready');
+    client = await t.connect();
+  }, 60_000);
+
+  afterAll(async () => {
+    await t?.stop();
+    await llm?.stop();
+    if (dir) await rm(dir, { recursive: true, force: true });
+  });
+
+  it('the shared PII type list matches the masker', () => {
+    expect([...PiiTypeSchema.options].sort()).toEqual([...PII_TYPES].sort());
+  });
+
+  it('sends placeholders upstream and restores the originals in the result; a near-miss passes unmasked', async () => {
+    const started = t.waitFor((e) => e.type === 'call.started' && e.exposedName === 'rec__echo', 'call.started');
+    const args = { to: EMAIL, card: CARD, other: NOT_A_CARD, note: `write to ${EMAIL} today` };
+    const result = await call('rec__echo', args);
+
+    const upstreamSaw = (await recorded()).at(-1)!;
+    expect(upstreamSaw.arguments).toEqual({ to: '[EMAIL_1]', card: '[CREDIT_CARD_1]', other: NOT_A_CARD, note: 'write to [EMAIL_1] today' });
+    const file = await readFile(recordFile, 'utf8');
+    expect(file).not.toContain(EMAIL);
+    expect(file).not.toContain(CARD);
+
+    // The upstream echoed placeholders; the client reads exactly what it sent.
+    expect(JSON.parse(textOf(result))).toEqual(args);
+    // The event log shows the masked arguments only.
+    const event = (await started) as Extract<HubEvent, { type: 'call.started' }>;
+    expect(event.argumentsPreview).toContain('[EMAIL_1]');
+    expect(event.argumentsPreview).not.toContain(EMAIL);
+  });
+
+  it('with maskResults, the model and the spill store see placeholders; the client reads the originals', async () => {
+    await fetch(`${llmRoot}/requests`, { method: 'DELETE' });
+    const result = await call('rec__big_json', { count: 300, emails: true });
+    const text = textOf(result);
+    expect(text).toMatch(/^\[Compressed: /);
+    const sent = (await (await fetch(`${llmRoot}/requests`)).json()) as Array<{ body: { messages: Array<{ role: string; content: string }> } }>;
+    expect(sent).toHaveLength(1);
+    const toModel = sent[0]!.body.messages.find((m) => m.role === 'user')!.content;
+    expect(toModel).toContain('"contact": "[EMAIL_1]"');
+    expect(toModel).not.toContain('@example.org');
+    // The summary comes back with the originals restored.
+    expect(text).toContain('"contact": "person-0@example.org"');
+    expect(text).not.toContain('[EMAIL_1]');
+
+    const handle = (result._meta as Record<string, string>)['spillway/handle'];
+    const kept = textOf(await call('spillway__read_result', { handle, op: 'head', lines: 20 }));
+    expect(kept).toContain('[EMAIL_');
+    expect(kept).not.toContain('@example.org');
+  });
+
+  it('refuses an unsafe custom pattern, naming the field', async () => {
+    const refused = await t.api('policies.setTool', {
+      server: 'rec',
+      tool: 'echo',
+      policy: { pii: { types: ['email'], custom: [{ name: 'employee_id', pattern: '(\\w+\\s?)*$' }] } },
+    });
+    expect(refused).toMatchObject({ ok: false, code: 'invalid', field: 'tools.rec.echo.pii.custom.0' });
+    expect(refused.message).toMatch(/employee_id/);
+
+    const accepted = await t.api('policies.setTool', {
+      server: 'rec',
+      tool: 'echo',
+      policy: { pii: { types: ['email'], custom: [{ name: 'employee_id', pattern: 'EMP-\\d{6}' }] } },
+    });
+    expect(accepted.ok).toBe(true);
+    const result = await call('rec__echo', { note: 'EMP-123456 and EMP-123456 wrote to bob@example.net' });
+    expect((await recorded()).at(-1)!.arguments).toEqual({ note: '[EMPLOYEE_ID_1] and [EMPLOYEE_ID_1] wrote to [EMAIL_1]' });
+    expect(JSON.parse(textOf(result))).toEqual({ note: 'EMP-123456 and EMP-123456 wrote to bob@example.net' });
+  });
+});
