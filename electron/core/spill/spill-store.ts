@@ -153,7 +153,9 @@ export class SpillStore {
       file: binaryFileName(block),
       data: Buffer.from(block.base64, 'base64'),
     }));
-    const textBytes = Buffer.byteLength(view.text, 'utf8');
+    // Encoded once: its length is the size, and the same bytes are written.
+    const textBuffer = Buffer.from(view.text, 'utf8');
+    const textBytes = textBuffer.length;
     const diskBytes = stored.length + textBytes + binaryFiles.reduce((n, f) => n + f.data.length, 0);
     if (diskBytes > this.quotaBytes) {
       throw new SpillWriteError(`result of ${diskBytes} bytes exceeds the spill quota of ${this.quotaBytes} bytes`);
@@ -166,7 +168,7 @@ export class SpillStore {
       tmp = await mkdtemp(join(this.dir, TMP_PREFIX));
       this.#inFlight.add(tmp);
       await writeFile(join(tmp, RESULT_FILE), stored);
-      await writeFile(join(tmp, TEXT_FILE), view.text);
+      await writeFile(join(tmp, TEXT_FILE), textBuffer);
       for (const file of binaryFiles) await writeFile(join(tmp, file.file), file.data);
       await this.#moveIntoPlace(tmp, handle, hash);
       tmp = null;

@@ -102,7 +102,8 @@ export class TokenCounter {
    * density of a prefix scaled to the whole text (marked estimated; within ~1% on real tool output).
    */
   async quickCount(text: string): Promise<TokenCount> {
-    if (Buffer.byteLength(text, 'utf8') <= this.#quickExactLimitBytes) {
+    // A string has at least as many UTF-8 bytes as UTF-16 units: long texts skip the byte count.
+    if (text.length <= this.#quickExactLimitBytes && Buffer.byteLength(text, 'utf8') <= this.#quickExactLimitBytes) {
       return { tokens: await this.count(text), estimated: false };
     }
     const prefix = safePrefix(text, this.#estimatePrefixChars);
@@ -121,7 +122,7 @@ export class TokenCounter {
       return { tokens: (await this.#encoder!).countTokens(text, AS_TEXT), estimated: false };
     }
     const worker = (this.#worker ??= new TokenCountWorker(encoderPath(this.encoding)));
-    if (Buffer.byteLength(text, 'utf8') <= this.#offThreadExactLimitBytes) {
+    if (text.length <= this.#offThreadExactLimitBytes && Buffer.byteLength(text, 'utf8') <= this.#offThreadExactLimitBytes) {
       return { tokens: await worker.count(text), estimated: false };
     }
     const prefix = safePrefix(text, Math.max(this.#estimatePrefixChars, 1024 * 1024));
