@@ -28,6 +28,9 @@ const HUB_LOST = 'Spillway restarted; please retry';
 
 type Id = string | number;
 /** The fields of a JSON-RPC message the bridge looks at. */
+/** How long a response waits behind a progress notification (see #deliver). */
+const PROGRESS_FENCE_MS = 3;
+
 interface Peek {
   id?: Id | null;
   method?: string;
@@ -264,7 +267,32 @@ export class Bridge {
         if (typeof version === 'string') this.#link?.setProtocolVersion?.(version);
       }
     }
+    this.#deliver(raw, m?.method === 'notifications/progress', id !== undefined);
+  }
+
+  /**
+   * SDK stdio clients (1.x) drop a progress notification that they read in the same chunk as the result
+   * it belongs to: the response handler removes the progress handler before the notification's
+   * (microtask-deferred) handler runs. So after a progress notification, a response waits a moment, and
+   * everything behind it keeps its order.
+   */
+  #held: Buffer[] = [];
+  #fence: NodeJS.Timeout | undefined;
+
+  #deliver(raw: Buffer, progress: boolean, response: boolean): void {
+    if (this.#fence && (response || this.#held.length > 0)) {
+      this.#held.push(raw);
+      return;
+    }
     this.#toClient(raw);
+    if (!progress) return;
+    clearTimeout(this.#fence);
+    this.#fence = setTimeout(() => {
+      this.#fence = undefined;
+      const held = this.#held;
+      this.#held = [];
+      for (const line of held) this.#toClient(line);
+    }, PROGRESS_FENCE_MS);
   }
 
   /** A hub message too big for a stdio client: a response becomes an error for its id, anything else is dropped. */

@@ -144,6 +144,8 @@ interface ProgressRoute {
   downstreamToken: string | number;
   /** Serializes relayed notifications so the result never overtakes the last progress. */
   chain: Promise<void>;
+  /** When the last progress notification went out. */
+  lastSentAt?: number;
   onProgress: () => void;
 }
 
@@ -152,6 +154,9 @@ const RELAYED_REQUEST_TIMEOUT_MS = 10 * 60_000;
 const SDK_TIMEOUT_CEILING_MS = 24 * 3600_000;
 
 /** Strips the SDK's `MCP error <code>: ` prefix so relayed errors do not double it. */
+/** How long a stdio result waits behind a progress notification (see onUpstreamProgress). */
+const STDIO_PROGRESS_FENCE_MS = 3;
+
 export function bareMessage(err: unknown): string {
   const msg = err instanceof Error ? err.message : String(err);
   return msg.replace(/^(MCP error -?\d+: )+/, '');
@@ -425,7 +430,7 @@ export class Relay implements SessionRouter {
         signal: abort.signal,
         timeout: SDK_TIMEOUT_CEILING_MS,
       });
-      await route?.chain;
+      await this.#afterProgress(route);
       const upstreamResult = raw as CallToolResult;
       if (cache && values) {
         cache.set(entry.serverId, entry.original, args, upstreamResult, {
@@ -466,6 +471,19 @@ export class Relay implements SessionRouter {
     }
   }
 
+  /**
+   * Waits until the relayed progress is out. Over stdio, an SDK client drops a progress notification it
+   * reads in the same chunk as the result (its response handler runs first), so the result also waits a
+   * moment behind the last one.
+   */
+  async #afterProgress(route: ProgressRoute | undefined): Promise<void> {
+    if (!route) return;
+    await route.chain;
+    if (route.session.kind !== 'stdio' || route.lastSentAt === undefined) return;
+    const wait = STDIO_PROGRESS_FENCE_MS - (performance.now() - route.lastSentAt);
+    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+  }
+
   /** Progress from an upstream, relayed at once on the downstream request's own stream. */
   onUpstreamProgress(_serverId: string, params: { progressToken: string | number; progress: number; total?: number; message?: string }): void {
     const route = this.#progress.get(String(params.progressToken));
@@ -476,7 +494,14 @@ export class Relay implements SessionRouter {
       method: 'notifications/progress' as const,
       params: { ...params, progressToken: route.downstreamToken },
     };
-    route.chain = route.chain.then(() => route.extra.sendNotification(notification).catch(() => undefined));
+    route.chain = route.chain.then(() =>
+      route.extra
+        .sendNotification(notification)
+        .catch(() => undefined)
+        .then(() => {
+          route.lastSentAt = performance.now();
+        }),
+    );
   }
 
   // ── resources ───────────────────────────────────────────────────────────────────────────────
