@@ -1,13 +1,14 @@
 /**
  * The hub: composition root of the core. Owns the upstream pool, the catalog, the downstream endpoint,
  * the event log and the config file. Runs the same inside Electron's main process and in plain Node.
+ * Control operations live in hub-control.ts, status reports in hub-status.ts; the hub delegates to them.
  */
 import { randomUUID } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
-import { ConfigError, ServerConfigSchema, SettingsSchema, applySettingsPatch, type SettingsPatch, describeZodError, uniqueServerId, SERVER_ID_PATTERN, type Config, type ServerConfig, type Settings } from '../../shared/config.js';
+import type { SettingsPatch, Config, ServerConfig, Settings } from '../../shared/config.js';
 import type { HubEvent, HubEventInput, UpstreamStatus } from '../../shared/events.js';
 import type { SessionInfo, Status, ToolSummary, UpstreamInfo } from '../../shared/api.js';
 import type { Policies } from '../../shared/policy.js';
@@ -16,7 +17,10 @@ import type { AppPaths } from './app-paths.js';
 import { Catalog } from './catalog/catalog.js';
 import { ConfigFile } from './config-file.js';
 import { HttpEndpoint, tokensEqual, type EndpointHooks } from './downstream/http-endpoint.js';
-import { Relay, type OwnResources, type OwnTool, type ResultShaper } from './downstream/relay.js';
+import { Relay } from './downstream/relay.js';
+import type { OwnResources, OwnTool, ResultShaper } from './downstream/relay-contract.js';
+import { HubControl } from './hub-control.js';
+import { hubStatus, listUpstreams, sessionInfos, toolSummaries, upstreamInfo } from './hub-status.js';
 import { catalogDispatch, type DispatchContext } from './policy/catalog-dispatch.js';
 import { DISPATCH_TOOL_NAME, type Dispatch } from './policy/dispatch-tool.js';
 import { PolicyRuntime } from './policy/policy-runtime.js';
@@ -24,23 +28,17 @@ import { ToolPins } from './policy/tool-pins.js';
 import { DownstreamSession, type SessionTransportKind } from './downstream/session.js';
 import { EventLog } from './log/event-log.js';
 import { Ledger } from './ledger/ledger.js';
-import { createSpillFeature, recordCallInLedger, type SpillFeature } from './spill/spill-feature.js';
+import { createSpillFeature, type SpillFeature } from './spill/spill-feature.js';
 import { redactSecrets } from './log/redact.js';
 import { ChildReaper } from './upstream/child-reaper.js';
 import { readLoginShellPath } from './upstream/child-env.js';
 import { createTransportFactory } from './upstream/transport-factory.js';
+import { UsageRecords } from './usage-records.js';
 import { Upstream, type UpstreamHooks, type UpstreamOptions } from './upstream/upstream.js';
 
-export class ControlError extends Error {
-  constructor(
-    readonly code: 'invalid' | 'not_found' | 'conflict' | 'unavailable' | 'internal',
-    message: string,
-    readonly field?: string,
-  ) {
-    super(message);
-    this.name = 'ControlError';
-  }
-}
+export { ConfigError } from '../../shared/config.js';
+export { ControlError } from './control-error.js';
+export { restoreMaskedSecrets } from './hub-control.js';
 
 export interface HubOptions {
   paths: AppPaths;
@@ -96,13 +94,12 @@ export class Hub {
   handleOther: EndpointHooks['handleOther'];
   /** Per-client tokens (one-click client configuration): who holds this token, if anyone. */
   authenticateClient: ((token: string) => { clientId: string } | undefined) | undefined;
-  #configFile: ConfigFile;
   #createTransport: UpstreamHooks['createTransport'];
   #upstreamHooks: UpstreamHooks;
   #rebuildQueued = false;
   #started = false;
-
-  #schemaTokens: Promise<{ upstream: number; exposed: number }> | undefined;
+  readonly #control: HubControl;
+  readonly #usage: UsageRecords;
 
   private constructor(
     readonly options: HubOptions,
@@ -111,7 +108,6 @@ export class Hub {
     parts: { events: EventLog; ledger: Ledger; spill: SpillFeature; pins: ToolPins },
   ) {
     this.config = config;
-    this.#configFile = configFile;
     this.events = parts.events;
     this.ledger = parts.ledger;
     this.spill = parts.spill;
@@ -133,6 +129,7 @@ export class Hub {
     });
     this.dispatch = dispatch;
     this.#dispatchTool = ownTool;
+    this.#usage = new UsageRecords({ ledger: this.ledger, spill: this.spill, catalog: this.catalog, log: (m, e) => this.#log(m, e) });
     this.reaper = new ChildReaper({ platform: options.platform });
     let loginPath: Promise<string | undefined> | undefined;
     this.#createTransport = createTransportFactory({
@@ -157,9 +154,9 @@ export class Hub {
       cache: this.policy.cache,
       onCallFinished: (call) => {
         this.policy.countUse(call.exposedName);
-        this.#recordCall(call);
+        this.#usage.recordCall(call);
       },
-      onToolsListed: (session) => this.#recordToolsList(session.clientName),
+      onToolsListed: (session) => this.#usage.recordToolsList(session.clientName),
       onSessionReady: (s) => {
         this.emit({
           type: 'session.opened',
@@ -190,6 +187,17 @@ export class Hub {
       createSession: (id) => this.#newSession(id, 'http'),
       handleOther: (req, res, url) => this.handleOther?.(req, res, url) ?? Promise.resolve(false),
     });
+    this.#control = new HubControl(this, {
+      configFile,
+      setConfig: (next) => {
+        this.config = next;
+      },
+      started: () => this.#started,
+      startUpstream: (id, cfg) => this.#startUpstream(id, cfg),
+      rebuild: () => this.#rebuild(),
+      upstreamHooks: this.#upstreamHooks,
+      log: (message, error) => this.#log(message, error),
+    });
   }
 
   /** Loads the config (throws ConfigError naming the field and file) and builds the hub; nothing starts yet. */
@@ -216,40 +224,6 @@ export class Hub {
 
   #log(message: string, error?: unknown): void {
     this.emit({ type: 'log', level: 'warn', message: error ? `${message}: ${(error as Error).message ?? error}` : message });
-  }
-
-  #recordCall(call: import('./downstream/relay.js').FinishedCall): void {
-    const r = call.report;
-    const fallback = () => this.spill.counter.countExactOffThread(JSON.stringify(r.delivered.content ?? []));
-    recordCallInLedger(
-      this.ledger,
-      {
-        ...(call.session.clientName ? { client: call.session.clientName } : {}),
-        server: call.server,
-        tool: call.tool,
-        action: r.action,
-        bytesUpstream: r.bytesUpstream,
-        bytesDelivered: r.bytesDelivered,
-        latencyMs: call.durationMs,
-        ...(r.handle ? { handle: r.handle } : {}),
-      },
-      { upstream: r.countUpstreamTokens ?? fallback, delivered: r.countDeliveredTokens ?? fallback },
-      (m, e) => this.#log(m, e),
-    );
-  }
-
-  /**
-   * Per tools/list served: tokens of every upstream schema (hidden, withheld and dispatch-only tools
-   * included) vs what was exposed (counted once per catalog), so hiding and dispatch show as savings.
-   */
-  #recordToolsList(client: string | undefined): void {
-    this.#schemaTokens ??= Promise.all([
-      this.spill.countSchemaTokens(this.catalog.toolEntries().map((t) => t.upstream)),
-      this.spill.countSchemaTokens(this.catalog.listTools()),
-    ]).then(([upstream, exposed]) => ({ upstream, exposed }));
-    void this.#schemaTokens
-      .then((t) => this.ledger.recordList({ ...(client ? { client } : {}), tokensUpstreamSchemas: t.upstream, tokensExposed: t.exposed }))
-      .catch((err) => this.#log('ledger list record failed', err));
   }
 
   emit(event: HubEventInput): HubEvent {
@@ -381,7 +355,7 @@ export class Hub {
     for (const clash of this.catalog.clashes) {
       this.emit({ type: 'log', level: 'error', server: clash.serverId, message: `Tool withheld: ${clash.reason}` });
     }
-    if (changed.tools) this.#schemaTokens = undefined;
+    if (changed.tools) this.#usage.toolsChanged();
     if (!changed.tools && !changed.resources && !changed.prompts) return;
     this.emit({
       type: 'catalog.changed',
@@ -403,215 +377,53 @@ export class Hub {
     this.#rebuild();
   }
 
-  // ── control ─────────────────────────────────────────────────────────────────────────────────
+
+  // ── control (hub-status.ts, hub-control.ts) ─────────────────────────────────────────────────
   upstreamInfo(id: string): UpstreamInfo {
-    const up = this.upstreams.get(id);
-    const cfg = this.config.servers[id];
-    if (!cfg) throw new ControlError('not_found', `No server with id "${id}"`, 'id');
-    return {
-      id,
-      config: redactSecrets(cfg) as ServerConfig,
-      status: up?.status ?? (cfg.enabled ? 'stopped' : 'disabled'),
-      ...(up?.error ? { error: up.error } : {}),
-      tools: up?.tools.length ?? 0,
-      resources: up?.resources.length ?? 0,
-      prompts: up?.prompts.length ?? 0,
-      stderrTail: (up?.stderrTail() ?? []).slice(-50).map((l) => redactSecrets(l) as string),
-      ...(up?.serverInfo ? { serverInfo: { name: up.serverInfo.name, version: up.serverInfo.version } } : {}),
-      restarts: up?.restarts ?? 0,
-    };
+    return upstreamInfo(this, id);
   }
-
   listUpstreams(): UpstreamInfo[] {
-    return Object.keys(this.config.servers).map((id) => this.upstreamInfo(id));
+    return listUpstreams(this);
   }
-
   sessionInfos(): SessionInfo[] {
-    return [...this.sessions.values()].map((s) => ({
-      id: s.id,
-      transport: s.kind,
-      ...(s.clientName ? { client: s.clientName } : {}),
-      ...(s.clientVersion ? { clientVersion: s.clientVersion } : {}),
-      openedAt: s.openedAt,
-      lastActivity: s.lastActivity,
-    }));
+    return sessionInfos(this);
   }
-
   status(): Status {
-    return {
-      version: this.options.version,
-      endpoint: this.url,
-      dataDir: this.options.paths.dataDir,
-      configFile: this.options.paths.configFile,
-      paused: this.config.settings.paused,
-      upstreams: this.listUpstreams(),
-      sessions: this.sessionInfos(),
-      tools: this.catalog.toolCount(),
-    };
+    return hubStatus(this);
   }
-
   /** A server's tools as clients see them, with the tokens each schema costs in tools/list. */
-  async toolSummaries(id: string): Promise<ToolSummary[]> {
-    if (!this.config.servers[id]) throw new ControlError('not_found', `No server with id "${id}"`, 'id');
-    const tools = this.catalog.toolEntries().filter((t) => t.serverId === id);
-    return Promise.all(
-      tools.map(async (t) => ({
-        name: t.name,
-        original: t.original,
-        ...(t.exposed.description ? { description: t.exposed.description } : {}),
-        schemaTokens: await this.spill.counter.count(JSON.stringify(t.exposed)),
-      })),
-    );
+  toolSummaries(id: string): Promise<ToolSummary[]> {
+    return toolSummaries(this, id);
   }
-
-  #validateServer(input: unknown): ServerConfig {
-    const parsed = ServerConfigSchema.safeParse(input);
-    if (!parsed.success) {
-      const { field, message } = describeZodError(parsed.error, 'config');
-      throw new ControlError('invalid', message, field);
-    }
-    return parsed.data;
+  addUpstream(req: { id?: string; name?: string; config: unknown }): Promise<{ id: string }> {
+    return this.#control.addUpstream(req);
   }
-
-  async #persist(next: Config, what: string): Promise<void> {
-    await this.#configFile.save(next);
-    this.config = next;
-    this.emit({ type: 'config.changed', level: 'info', what });
+  updateUpstream(req: { id: string; config: unknown }): Promise<{ id: string }> {
+    return this.#control.updateUpstream(req);
   }
-
-  async addUpstream(req: { id?: string; name?: string; config: unknown }): Promise<{ id: string }> {
-    const cfg = this.#validateServer(req.config);
-    let id: string;
-    if (req.id !== undefined) {
-      if (!SERVER_ID_PATTERN.test(req.id)) throw new ControlError('invalid', 'id: use 1-40 letters, digits, "_" or "-"', 'id');
-      if (this.config.servers[req.id]) throw new ControlError('conflict', `A server with id "${req.id}" already exists`, 'id');
-      id = req.id;
-    } else {
-      id = uniqueServerId(req.name ?? (cfg.type === 'stdio' ? cfg.command : new URL(cfg.url).hostname), Object.keys(this.config.servers));
-    }
-    await this.#persist({ ...this.config, servers: { ...this.config.servers, [id]: cfg } }, `server ${id} added`);
-    if (this.#started) this.#startUpstream(id, cfg);
-    return { id };
+  removeUpstream(id: string): Promise<{ removed: boolean }> {
+    return this.#control.removeUpstream(id);
   }
-
-  async updateUpstream(req: { id: string; config: unknown }): Promise<{ id: string }> {
-    if (!this.config.servers[req.id]) throw new ControlError('not_found', `No server with id "${req.id}"`, 'id');
-    const cfg = this.#validateServer(req.config);
-    // A masked secret sent back unchanged from a list keeps the stored value.
-    const before = this.config.servers[req.id];
-    const merged = restoreMaskedSecrets(cfg, before);
-    await this.#persist({ ...this.config, servers: { ...this.config.servers, [req.id]: merged } }, `server ${req.id} updated`);
-    const old = this.upstreams.get(req.id);
-    if (JSON.stringify(before) === JSON.stringify(merged) && old) return { id: req.id };
-    if (old) await old.stop();
-    this.upstreams.delete(req.id);
-    this.policy.cache.clear(req.id);
-    this.#rebuild();
-    if (this.#started) this.#startUpstream(req.id, merged);
-    return { id: req.id };
+  restartUpstream(id: string): Promise<{ status: UpstreamStatus }> {
+    return this.#control.restartUpstream(id);
   }
-
-  async removeUpstream(id: string): Promise<{ removed: boolean }> {
-    if (!this.config.servers[id]) throw new ControlError('not_found', `No server with id "${id}"`, 'id');
-    const { [id]: _removed, ...rest } = this.config.servers;
-    await this.#persist({ ...this.config, servers: rest }, `server ${id} removed`);
-    const up = this.upstreams.get(id);
-    this.upstreams.delete(id);
-    await up?.stop();
-    this.policy.cache.clear(id);
-    await this.policy.pins.forgetServer(id).catch((err) => this.#log(`Could not forget the tool pins of ${id}`, err));
-    this.#rebuild();
-    return { removed: true };
-  }
-
-  async restartUpstream(id: string): Promise<{ status: UpstreamStatus }> {
-    const cfg = this.config.servers[id];
-    if (!cfg) throw new ControlError('not_found', `No server with id "${id}"`, 'id');
-    this.policy.cache.clear(id);
-    const up = this.upstreams.get(id) ?? this.#startUpstream(id, cfg);
-    await up.restart();
-    return { status: up.status };
-  }
-
   /** Connects to a server config without saving it and lists its tools. */
-  async testUpstream(config: unknown) {
-    const cfg = { ...this.#validateServer(config), enabled: true };
-    const started = performance.now();
-    const up = new Upstream('test', cfg, { ...this.#upstreamHooks, onStatus: () => {}, onListsChanged: () => {}, onStderr: () => {} }, {
-      clientInfo: { name: 'spillway', version: this.options.version },
-      ...this.options.upstream,
-    });
-    try {
-      await up.connectOnce();
-      return {
-        ok: up.status === 'ready',
-        ...(up.error ? { error: up.error } : {}),
-        ...(up.serverInfo ? { serverInfo: { name: up.serverInfo.name, version: up.serverInfo.version } } : {}),
-        tools: up.tools.map((t) => ({ name: t.name, original: t.name, ...(t.description ? { description: t.description } : {}) })),
-        stderrTail: up.stderrTail().slice(-50),
-        durationMs: Math.round(performance.now() - started),
-      };
-    } finally {
-      await up.stop();
-    }
+  testUpstream(config: unknown): ReturnType<HubControl['testUpstream']> {
+    return this.#control.testUpstream(config);
   }
-
   /** Saves policies (validated by the caller) and applies them at once; upstreams keep running. */
-  async setPolicies(policies: Policies, what: string, server?: string): Promise<void> {
-    await this.#persist({ ...this.config, policies }, what);
-    this.policy.cache.clear(server);
-    this.#rebuild();
+  setPolicies(policies: Policies, what: string, server?: string): Promise<void> {
+    return this.#control.setPolicies(policies, what, server);
   }
-
-  /**
-   * Changes a server's prefix or timeout (saved in its ServerConfig, applied without a restart) or its
-   * enabled switch (which starts or stops it).
-   */
-  async setServerFields(id: string, fields: { enabled?: boolean; prefix?: boolean; timeoutMs?: number }): Promise<void> {
-    const cfg = this.config.servers[id];
-    if (!cfg) throw new ControlError('not_found', `No server with id "${id}"`, 'server');
-    const next = { ...cfg, ...fields };
-    if (JSON.stringify(next) === JSON.stringify(cfg)) return;
-    if (fields.enabled !== undefined && fields.enabled !== cfg.enabled) {
-      await this.updateUpstream({ id, config: next });
-      return;
-    }
-    await this.#persist({ ...this.config, servers: { ...this.config.servers, [id]: next } }, `server ${id} updated`);
-    this.policy.cache.clear(id);
-    this.#rebuild();
+  /** Changes a server's prefix, timeout or enabled switch (see HubControl.setServerFields). */
+  setServerFields(id: string, fields: { enabled?: boolean; prefix?: boolean; timeoutMs?: number }): Promise<void> {
+    return this.#control.setServerFields(id, fields);
   }
-
   /** Approves a withheld tool's new definition; it is listed again at once. */
-  async approvePin(server: string, tool: string): Promise<boolean> {
-    const approved = await this.policy.pins.approve(server, tool);
-    if (approved) {
-      this.emit({ type: 'tool.approved', level: 'info', server, tool });
-      this.#rebuild();
-    }
-    return approved;
+  approvePin(server: string, tool: string): Promise<boolean> {
+    return this.#control.approvePin(server, tool);
   }
-
-  async setSettings(patch: SettingsPatch): Promise<Settings> {
-    const parsed = SettingsSchema.safeParse(applySettingsPatch(this.config.settings, patch));
-    if (!parsed.success) {
-      const { field, message } = describeZodError(parsed.error, 'settings');
-      throw new ControlError('invalid', message, field);
-    }
-    await this.#persist({ ...this.config, settings: parsed.data }, 'settings');
-    if (!parsed.data.policy.pinning) this.policy.pins.clearPending();
-    this.#rebuild();
-    return parsed.data;
+  setSettings(patch: SettingsPatch): Promise<Settings> {
+    return this.#control.setSettings(patch);
   }
 }
-
-/** Values the list showed masked ("••••") and the user sent back unchanged keep what was stored. */
-export function restoreMaskedSecrets(next: ServerConfig, before: ServerConfig | undefined): ServerConfig {
-  if (!before) return next;
-  const keep = (a: Record<string, string>, b: Record<string, string>) =>
-    Object.fromEntries(Object.entries(a).map(([k, v]) => [k, /^•+$|^\*{3,}$|\[redacted\]/i.test(v) && b[k] !== undefined ? b[k] : v]));
-  if (next.type === 'stdio' && before.type === 'stdio') return { ...next, env: keep(next.env, before.env) };
-  if (next.type !== 'stdio' && before.type !== 'stdio') return { ...next, headers: keep(next.headers, before.headers) };
-  return next;
-}
-
-export { ConfigError };
