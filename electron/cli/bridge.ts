@@ -29,7 +29,7 @@ const HUB_LOST = 'Spillway restarted; please retry';
 type Id = string | number;
 /** The fields of a JSON-RPC message the bridge looks at. */
 /** How long a response waits behind a progress notification (see #deliver). */
-const PROGRESS_FENCE_MS = 3;
+const PROGRESS_FENCE_MS = 10;
 
 interface Peek {
   id?: Id | null;

@@ -18,7 +18,7 @@ export interface ProgressRoute {
 }
 
 /** How long a stdio result waits behind a progress notification (see ProgressRoutes.settle). */
-const STDIO_PROGRESS_FENCE_MS = 3;
+const STDIO_PROGRESS_FENCE_MS = 10;
 
 export class ProgressRoutes {
   #routes = new Map<string, ProgressRoute>();
