@@ -19,7 +19,7 @@ beforeAll(async () => {
     version: 1,
     servers: {
       crashy: { type: 'stdio', ...nodeServer(fixture('fixture-server.mjs')) },
-      slow: { type: 'stdio', ...nodeServer(fixture('fixture-server.mjs')), timeoutMs: 800 },
+      slow: { type: 'stdio', ...nodeServer(fixture('fixture-server.mjs')), timeoutMs: 1200 },
       noisy: { type: 'stdio', ...nodeServer(fixture('noisy-stdout-server.mjs')) },
       missing: { type: 'stdio', command: 'spillway-no-such-command-xyz' },
       web: { type: 'http', url: web.match[1] },
