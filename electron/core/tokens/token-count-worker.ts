@@ -14,12 +14,16 @@ const { parentPort, workerData } = require('node:worker_threads');
 const encoder = require(workerData.encoderPath);
 // Special-token text such as <|endoftext|> in tool output is plain text here (issue 4).
 const options = { disallowedSpecial: new Set() };
-parentPort.on('message', (message) => {
+const countOne = (item) => {
   try {
-    parentPort.postMessage({ id: message.id, tokens: encoder.countTokens(message.text, options) });
+    return { id: item.id, tokens: encoder.countTokens(item.text, options) };
   } catch (error) {
-    parentPort.postMessage({ id: message.id, error: String(error && error.message || error) });
+    return { id: item.id, error: String(error && error.message || error) };
   }
+};
+parentPort.on('message', (message) => {
+  if (message.batch) parentPort.postMessage({ batch: message.batch.map(countOne) });
+  else parentPort.postMessage(countOne(message));
 });
 `;
 
@@ -28,6 +32,10 @@ interface WorkerReply {
   tokens?: number;
   error?: string;
 }
+
+/** Small texts are sent together: one message per tool call cost more main-thread time than the count. */
+const BATCH_MAX_CHARS = 64 * 1024;
+const BATCH_DELAY_MS = 20;
 
 interface Pending {
   resolve: (tokens: number) => void;
@@ -49,19 +57,43 @@ export class TokenCountWorker {
     this.#encoderPath = encoderPath;
   }
 
-  /** Exact token count of `text`, computed off the calling thread. */
+  #batch: { id: number; text: string }[] = [];
+  #batchChars = 0;
+  #batchTimer: NodeJS.Timeout | undefined;
+
+  /** Exact token count of `text`, computed off the calling thread (small texts within ~20 ms, batched). */
   count(text: string): Promise<number> {
     const worker = this.#ensureWorker();
     const id = this.#nextId++;
     return new Promise<number>((resolve, reject) => {
       this.#pending.set(id, { resolve, reject });
       worker.ref();
-      worker.postMessage({ id, text });
+      if (text.length > BATCH_MAX_CHARS) {
+        worker.postMessage({ id, text });
+        return;
+      }
+      this.#batch.push({ id, text });
+      this.#batchChars += text.length;
+      if (this.#batchChars > BATCH_MAX_CHARS) this.#sendBatch();
+      else this.#batchTimer ??= setTimeout(() => this.#sendBatch(), BATCH_DELAY_MS);
     });
+  }
+
+  #sendBatch(): void {
+    clearTimeout(this.#batchTimer);
+    this.#batchTimer = undefined;
+    const batch = this.#batch;
+    this.#batch = [];
+    this.#batchChars = 0;
+    if (batch.length > 0) this.#ensureWorker().postMessage({ batch });
   }
 
   /** Stops the worker; pending counts are rejected. */
   async close(): Promise<void> {
+    clearTimeout(this.#batchTimer);
+    this.#batchTimer = undefined;
+    this.#batch = [];
+    this.#batchChars = 0;
     const worker = this.#worker;
     this.#worker = null;
     if (worker) await worker.terminate();
@@ -72,13 +104,15 @@ export class TokenCountWorker {
     if (this.#worker) return this.#worker;
     const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { encoderPath: this.#encoderPath } });
     worker.unref();
-    worker.on('message', (reply: WorkerReply) => {
-      const pending = this.#pending.get(reply.id);
-      if (!pending) return;
-      this.#pending.delete(reply.id);
+    worker.on('message', (message: WorkerReply | { batch: WorkerReply[] }) => {
+      for (const reply of 'batch' in message ? message.batch : [message]) {
+        const pending = this.#pending.get(reply.id);
+        if (!pending) continue;
+        this.#pending.delete(reply.id);
+        if (reply.error !== undefined) pending.reject(new Error(reply.error));
+        else pending.resolve(reply.tokens ?? 0);
+      }
       if (this.#pending.size === 0) worker.unref();
-      if (reply.error !== undefined) pending.reject(new Error(reply.error));
-      else pending.resolve(reply.tokens ?? 0);
     });
     worker.on('error', (error) => {
       if (this.#worker === worker) this.#worker = null;
