@@ -113,6 +113,14 @@ describe('readResult ops', () => {
     expect((await read({ handle: logHandle, op: 'grep' })).isError).toBe(true);
   });
 
+  it('grep: a pattern that can backtrack exponentially is refused before it runs', async () => {
+    const evil = await read({ handle: logHandle, op: 'grep', pattern: '(a+)+$' });
+    expect(evil.isError).toBe(true);
+    expect(evil.text).toMatch(/repeated group with a repeat inside/);
+    const fine = await read({ handle: logHandle, op: 'grep', pattern: '(ab)+|a+' });
+    expect(fine.isError).toBeFalsy();
+  });
+
   it.each([
     ['.items | filter(.status == "error") | map(.name)', ['beta', 'gamma']],
     ['.items.0.name', 'alpha'],

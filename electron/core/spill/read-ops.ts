@@ -1,4 +1,5 @@
 import { jsonquery } from '@jsonquerylang/jsonquery';
+import { findNestedQuantifier } from '../pii/custom-patterns.js';
 import type { JSONQuery } from '@jsonquerylang/jsonquery';
 import { formatCount } from './json-summary.js';
 import type { SpillDocument } from './spill-document.js';
@@ -45,6 +46,14 @@ export function grepLines(doc: SpillDocument, options: GrepOptions): string {
     regex = new RegExp(options.pattern, options.caseSensitive ? '' : 'i');
   } catch (error) {
     throw new ReadOpError(`Bad regular expression ${JSON.stringify(options.pattern)}: ${(error as Error).message}`);
+  }
+  // The pattern comes from the model and runs on the main thread: refuse one that can backtrack
+  // exponentially (a repeated group that repeats inside, like (a+)+), which would freeze the hub.
+  const nested = findNestedQuantifier(options.pattern);
+  if (nested) {
+    throw new ReadOpError(
+      `Pattern ${JSON.stringify(options.pattern)} has a repeated group with a repeat inside (${nested}), which can take exponential time; rewrite it without nesting, e.g. match one word instead of repeated words.`,
+    );
   }
   const context = options.context ?? 0;
   const maxMatches = options.maxMatches ?? 50;
