@@ -29,7 +29,6 @@ import { DownstreamSession, type SessionTransportKind } from './downstream/sessi
 import { EventLog } from './log/event-log.js';
 import { Ledger } from './ledger/ledger.js';
 import { createSpillFeature, type SpillFeature } from './spill/spill-feature.js';
-import { redactSecrets } from './log/redact.js';
 import { ChildReaper } from './upstream/child-reaper.js';
 import { readLoginShellPath } from './upstream/child-env.js';
 import { createTransportFactory } from './upstream/transport-factory.js';
@@ -226,8 +225,9 @@ export class Hub {
     this.emit({ type: 'log', level: 'warn', message: error ? `${message}: ${(error as Error).message ?? error}` : message });
   }
 
+  /** The event log masks secrets in everything it keeps, publishes and writes. */
   emit(event: HubEventInput): HubEvent {
-    return this.events.emit(redactSecrets(event) as HubEventInput);
+    return this.events.emit(event);
   }
 
   get url(): string {
