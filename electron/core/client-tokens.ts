@@ -3,15 +3,17 @@
  * without touching the others. Kept owner-only in `<dataDir>/client-tokens.json`.
  */
 import { readFile } from 'node:fs/promises';
-import writeFileAtomic from 'write-file-atomic';
 import { newToken } from './access-token.js';
+import { AtomicFile } from './atomic-file.js';
 import { tokensEqual } from './downstream/http-endpoint.js';
 
 export class ClientTokens {
   #tokens: Record<string, string> = {};
-  #writes: Promise<void> = Promise.resolve();
+  readonly #file: AtomicFile;
 
-  private constructor(readonly file: string) {}
+  private constructor(readonly file: string) {
+    this.#file = new AtomicFile(file, () => `${JSON.stringify(this.#tokens, null, 2)}\n`, { mode: 0o600 });
+  }
 
   static async open(file: string): Promise<ClientTokens> {
     const store = new ClientTokens(file);
@@ -55,9 +57,6 @@ export class ClientTokens {
   }
 
   #save(): Promise<void> {
-    const run = () => writeFileAtomic(this.file, `${JSON.stringify(this.#tokens, null, 2)}\n`, { mode: 0o600 });
-    const next = this.#writes.then(run, run);
-    this.#writes = next.catch(() => undefined);
-    return next;
+    return this.#file.save();
   }
 }

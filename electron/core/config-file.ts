@@ -3,17 +3,19 @@
  * electron-store use. An invalid file is never rewritten; a file that was not in Spillway's own form (an
  * `mcpServers` file, an older version) is backed up before the first write.
  */
-import { copyFile, mkdir, readFile } from 'node:fs/promises';
-import { dirname } from 'node:path';
-import writeFileAtomic from 'write-file-atomic';
+import { copyFile, readFile } from 'node:fs/promises';
 import { defaultConfig, parseConfig, serializeConfig, type Config } from '../../shared/config.js';
+import { AtomicFile } from './atomic-file.js';
 
 export class ConfigFile {
   #foreign = false;
   #backedUp = false;
-  #writes: Promise<void> = Promise.resolve();
+  #latest: Config | undefined;
+  readonly #file: AtomicFile;
 
-  constructor(readonly path: string, private readonly now: () => Date = () => new Date()) {}
+  constructor(readonly path: string, private readonly now: () => Date = () => new Date()) {
+    this.#file = new AtomicFile(path, () => serializeConfig(this.#latest!), { mode: 0o600, beforeWrite: () => this.#backupOnce() });
+  }
 
   /** Loads the config; a missing file gives the defaults. Throws ConfigError naming the field and file. */
   async load(): Promise<Config> {
@@ -29,21 +31,19 @@ export class ConfigFile {
     return config;
   }
 
-  /** Writes atomically (temp file + rename), one write at a time, in call order. */
+  /** Writes atomically (temp file + rename), one write at a time; the newest config saved wins. */
   save(config: Config): Promise<void> {
-    const run = async () => {
-      await mkdir(dirname(this.path), { recursive: true });
-      if (this.#foreign && !this.#backedUp) {
-        const stamp = this.now().toISOString().replace(/[:.]/g, '-');
-        await copyFile(this.path, `${this.path}.${stamp}.bak`).catch((err: NodeJS.ErrnoException) => {
-          if (err.code !== 'ENOENT') throw err;
-        });
-        this.#backedUp = true;
-      }
-      await writeFileAtomic(this.path, serializeConfig(config), { mode: 0o600 });
-    };
-    const next = this.#writes.then(run, run);
-    this.#writes = next.catch(() => undefined);
-    return next;
+    this.#latest = config;
+    return this.#file.save();
+  }
+
+  /** A file that was not in Spillway's own form keeps a copy of its original before the first write. */
+  async #backupOnce(): Promise<void> {
+    if (!this.#foreign || this.#backedUp) return;
+    const stamp = this.now().toISOString().replace(/[:.]/g, '-');
+    await copyFile(this.path, `${this.path}.${stamp}.bak`).catch((err: NodeJS.ErrnoException) => {
+      if (err.code !== 'ENOENT') throw err;
+    });
+    this.#backedUp = true;
   }
 }

@@ -4,9 +4,8 @@
  * until the user approves the new definition. Pins persist in one JSON file (atomic writes).
  */
 import { createHash } from 'node:crypto';
-import { mkdir, readFile, rename } from 'node:fs/promises';
-import { dirname } from 'node:path';
-import writeFileAtomic from 'write-file-atomic';
+import { readFile, rename } from 'node:fs/promises';
+import { AtomicFile } from '../atomic-file.js';
 import type { PendingPin } from '../../../shared/policy.js';
 import { canonicalJson } from './canonical-json.js';
 import { schemaDiff } from './schema-diff.js';
@@ -93,13 +92,14 @@ export class ToolPins {
   readonly #pins: Map<string, Map<string, Pin>>;
   readonly #pending = new Map<string, Pending & { serverId: string }>();
   #write: Promise<void> = Promise.resolve();
-  #queued = false;
+  readonly #file: AtomicFile;
 
   private constructor(options: ToolPinsOptions, pins: Map<string, Map<string, Pin>>) {
     this.file = options.file;
     this.#now = options.now ?? Date.now;
     this.#log = options.log ?? (() => {});
     this.#pins = pins;
+    this.#file = new AtomicFile(options.file, () => this.#serialize());
   }
 
   /**
@@ -223,16 +223,9 @@ export class ToolPins {
 
   /** Coalesced atomic saves: changes made while a write is queued share the next write. */
   #save(): Promise<void> {
-    if (this.#queued) return this.#write;
-    this.#queued = true;
-    this.#write = this.#write
-      .catch(() => {})
-      .then(async () => {
-        this.#queued = false;
-        await mkdir(dirname(this.file), { recursive: true });
-        await writeFileAtomic(this.file, this.#serialize());
-      });
-    this.#write.catch((error) => this.#log(`Could not save tool pins to ${this.file}`, error));
-    return this.#write;
+    const write = this.#file.save();
+    if (write !== this.#write) write.catch((error) => this.#log(`Could not save tool pins to ${this.file}`, error));
+    this.#write = write;
+    return write;
   }
 }

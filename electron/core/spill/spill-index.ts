@@ -1,6 +1,5 @@
-import { mkdir, readFile } from 'node:fs/promises';
-import { dirname } from 'node:path';
-import writeFileAtomic from 'write-file-atomic';
+import { readFile } from 'node:fs/promises';
+import { AtomicFile } from '../atomic-file.js';
 import { isValidHandle } from './spill-handle.js';
 import type { SpillContentType } from './result-view.js';
 
@@ -95,14 +94,11 @@ function isRecord(value: unknown): value is Record<string, unknown> {
  */
 export class SpillIndexFile {
   readonly path: string;
-  readonly #snapshot: () => SpillEntry[];
-  #write: Promise<void> = Promise.resolve();
-  #dirty = false;
-  #queued = false;
+  readonly #file: AtomicFile;
 
   constructor(path: string, snapshot: () => SpillEntry[]) {
     this.path = path;
-    this.#snapshot = snapshot;
+    this.#file = new AtomicFile(path, () => serializeIndex(snapshot()));
   }
 
   /** The entries on disk; null when there is no index yet; 'corrupt' when the file is not an index. */
@@ -118,23 +114,11 @@ export class SpillIndexFile {
   }
 
   save(): Promise<void> {
-    this.#dirty = true;
-    if (this.#queued) return this.#write;
-    this.#queued = true;
-    this.#write = this.#write
-      .catch(() => {})
-      .then(async () => {
-        this.#queued = false;
-        if (!this.#dirty) return;
-        this.#dirty = false;
-        await mkdir(dirname(this.path), { recursive: true });
-        await writeFileAtomic(this.path, serializeIndex(this.#snapshot()));
-      });
-    return this.#write;
+    return this.#file.save();
   }
 
   /** Resolves when no write is pending (errors are the savers' to handle). */
   settled(): Promise<void> {
-    return this.#write.catch(() => {});
+    return this.#file.settled();
   }
 }
