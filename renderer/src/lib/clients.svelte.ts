@@ -5,7 +5,7 @@
 import type { ApiFailure, ApiResult, Backend, Res } from './api.js';
 import type { SessionInfo } from '../../../shared/api.js';
 import type { ClientIdName, ClientInfo } from '../../../shared/api-clients.js';
-import { notOffered } from './availability.js';
+import { RemoteValue } from './remote-value.svelte.js';
 import { coalesced } from './refresh-loop.js';
 
 export type ClientPreview = Res<'clients.preview'>;
@@ -23,10 +23,7 @@ export function clientState(c: ClientInfo): ClientState {
 }
 
 export class ClientsState {
-  #clients = $state<ClientInfo[]>([]);
-  #available = $state(true);
-  #loaded = $state(false);
-  #clientsError = $state<ApiFailure | undefined>();
+  readonly #list: RemoteValue<'clients.list'>;
   #sessions = $state<SessionInfo[]>([]);
   #sessionsError = $state<ApiFailure | undefined>();
   #errors = $state<Record<string, ApiFailure | undefined>>({});
@@ -45,35 +42,27 @@ export class ClientsState {
     }
   });
 
-  readonly loadClients = coalesced(async () => {
-    const result = await this.#backend.call('clients.list', {});
-    this.#loaded = true;
-    if (result.ok) {
-      this.#clients = result.value;
-      this.#available = true;
-      this.#clientsError = undefined;
-    } else {
-      this.#available = !notOffered(result);
-      this.#clientsError = this.#available ? result : undefined;
-    }
-  });
-
   constructor(backend: Backend) {
     this.#backend = backend;
+    this.#list = new RemoteValue(backend, 'clients.list', {});
+  }
+
+  loadClients(): Promise<void> {
+    return this.#list.load();
   }
 
   get clients(): ClientInfo[] {
-    return this.#clients;
+    return this.#list.value ?? [];
   }
   /** False once the hub said it cannot configure clients yet. */
   get available(): boolean {
-    return this.#available;
+    return this.#list.available;
   }
   get loaded(): boolean {
-    return this.#loaded;
+    return this.#list.loaded;
   }
   get clientsError(): ApiFailure | undefined {
-    return this.#clientsError;
+    return this.#list.error;
   }
   get sessions(): SessionInfo[] {
     return this.#sessions;
@@ -96,7 +85,7 @@ export class ClientsState {
       if (e.type === 'session.opened' || e.type === 'session.closed') {
         void this.refreshSessions();
         // lastSeen comes from sessions.
-        if (this.#available) void this.loadClients();
+        if (this.#list.available) void this.loadClients();
       }
     });
     void this.refreshSessions();

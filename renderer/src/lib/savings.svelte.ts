@@ -1,47 +1,34 @@
 /** Token savings from the ledger (`savings.report`), refreshed after calls and tools/list answers. */
 import type { ApiFailure, Backend } from './api.js';
 import type { SavingsReport } from '../../../shared/ledger.js';
-import { notOffered } from './availability.js';
-import { coalesced } from './refresh-loop.js';
+import { RemoteValue } from './remote-value.svelte.js';
 
 export class SavingsState {
-  #report = $state<SavingsReport | undefined>();
-  #error = $state<ApiFailure | undefined>();
-  #loading = $state(false);
-  #available = $state(true);
+  readonly #report: RemoteValue<'savings.report'>;
   readonly #backend: Backend;
-
-  /** Reloads at most once at a time; a burst of finished calls folds into one reload. */
-  readonly load = coalesced(async () => {
-    this.#loading = true;
-    const result = await this.#backend.call('savings.report', {});
-    this.#loading = false;
-    if (result.ok) {
-      this.#report = result.value;
-      this.#error = undefined;
-      this.#available = true;
-    } else {
-      this.#available = !notOffered(result);
-      this.#error = this.#available ? result : undefined;
-    }
-  });
 
   constructor(backend: Backend) {
     this.#backend = backend;
+    this.#report = new RemoteValue(backend, 'savings.report', {});
+  }
+
+  /** Reloads at most once at a time; a burst of finished calls folds into one reload. */
+  load(): Promise<void> {
+    return this.#report.load();
   }
 
   get report(): SavingsReport | undefined {
-    return this.#report;
+    return this.#report.value;
   }
   get error(): ApiFailure | undefined {
-    return this.#error;
+    return this.#report.error;
   }
   get loading(): boolean {
-    return this.#loading;
+    return this.#report.loading;
   }
   /** False once the hub said it does not keep a ledger. */
   get available(): boolean {
-    return this.#available;
+    return this.#report.available;
   }
 
   /** Loads and refreshes after each finished call or tools/list change; returns the stop. */

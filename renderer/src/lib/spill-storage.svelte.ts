@@ -1,41 +1,34 @@
 /** Disk use of spilled results (`spill.usage`) and clearing them (`spill.clear`). */
 import type { ApiFailure, Backend } from './api.js';
 import type { SpillUsage } from '../../../shared/api-spill.js';
-import { notOffered } from './availability.js';
-import { coalesced } from './refresh-loop.js';
+import { RemoteValue } from './remote-value.svelte.js';
 
 export class SpillStorageState {
-  #usage = $state<SpillUsage | undefined>();
-  #available = $state(true);
-  #error = $state<ApiFailure | undefined>();
+  readonly #usage: RemoteValue<'spill.usage'>;
+  /** The last Clear's failure (load failures are the RemoteValue's). */
+  #clearError = $state<ApiFailure | undefined>();
   #clearing = $state(false);
   /** How many results the last Clear removed, for its confirmation note. */
   #cleared = $state<number | undefined>();
   readonly #backend: Backend;
 
-  readonly refresh = coalesced(async () => {
-    const result = await this.#backend.call('spill.usage', {});
-    if (result.ok) {
-      this.#usage = result.value;
-      this.#available = true;
-    } else {
-      this.#available = !notOffered(result);
-      this.#error = this.#available ? result : undefined;
-    }
-  });
-
   constructor(backend: Backend) {
     this.#backend = backend;
+    this.#usage = new RemoteValue(backend, 'spill.usage', {});
+  }
+
+  refresh(): Promise<void> {
+    return this.#usage.load();
   }
 
   get usage(): SpillUsage | undefined {
-    return this.#usage;
+    return this.#usage.value;
   }
   get available(): boolean {
-    return this.#available;
+    return this.#usage.available;
   }
   get error(): ApiFailure | undefined {
-    return this.#error;
+    return this.#clearError ?? this.#usage.error;
   }
   get clearing(): boolean {
     return this.#clearing;
@@ -58,7 +51,7 @@ export class SpillStorageState {
     this.#clearing = true;
     const result = await this.#backend.call('spill.clear', {});
     this.#clearing = false;
-    this.#error = result.ok ? undefined : result;
+    this.#clearError = result.ok ? undefined : result;
     this.#cleared = result.ok ? result.value.deleted : undefined;
     await this.refresh();
     return result.ok;
