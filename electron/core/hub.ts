@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { SettingsPatch, Config, ServerConfig, Settings } from '../../shared/config.js';
 import type { HubEvent, HubEventInput, UpstreamStatus } from '../../shared/events.js';
 import type { SessionInfo, Status, ToolSummary, UpstreamInfo } from '../../shared/api.js';
@@ -50,10 +50,6 @@ export interface HubOptions {
   useLoginShellPath?: boolean;
   /** Tuning for upstream reconnects (tests shorten these). */
   upstream?: Partial<UpstreamOptions>;
-  /** Plugs for later features. */
-  shaper?: ResultShaper;
-  ownTools?: OwnTool[];
-  ownResources?: OwnResources;
   /** Extra HTTP routes (control API, UI). */
   handleOther?: EndpointHooks['handleOther'];
   /** The call cache's clock (tests expire entries without waiting). */
@@ -62,13 +58,6 @@ export interface HubOptions {
 
 /** The tool pins file: first-seen definitions and approvals, kept across restarts. */
 export const TOOL_PINS_FILE = 'tool-pins.json';
-
-const passThrough: ResultShaper = {
-  async shape(result: CallToolResult) {
-    const bytes = Buffer.byteLength(JSON.stringify(result), 'utf8');
-    return { delivered: result, action: 'pass', bytesUpstream: bytes, bytesDelivered: bytes };
-  },
-};
 
 export class Hub {
   readonly catalog = new Catalog();
@@ -110,9 +99,9 @@ export class Hub {
     this.events = parts.events;
     this.ledger = parts.ledger;
     this.spill = parts.spill;
-    this.shaper = options.shaper ?? parts.spill.shaper;
-    this.ownTools = options.ownTools ?? parts.spill.ownTools;
-    this.ownResources = options.ownResources ?? parts.spill.ownResources;
+    this.shaper = parts.spill.shaper;
+    this.ownTools = parts.spill.ownTools;
+    this.ownResources = parts.spill.ownResources;
     this.handleOther = options.handleOther;
     this.policy = new PolicyRuntime({
       config: () => this.config,
@@ -318,7 +307,7 @@ export class Hub {
   /** Whether results of this tool may be replaced by a preview (then its outputSchema is not exposed). */
   mayRewriteResult(serverId: string, tool: Tool): boolean {
     const v = this.policy.effective(serverId, tool.name, tool).values;
-    return !this.config.settings.paused && v.action !== 'pass' && v.thresholdTokens !== null && this.shaper !== passThrough;
+    return !this.config.settings.paused && v.action !== 'pass' && v.thresholdTokens !== null;
   }
 
   /** Own tools as listed: read_result (and the like), plus dispatch when some tool is behind it. */
