@@ -64,7 +64,6 @@ export class ClientsService {
     const statuses = await this.o.registry.list((id) => desired.get(id));
     const infos: ClientInfo[] = [];
     for (const s of statuses) {
-      const servers = s.error ? 0 : (await this.o.registry.readServers(s.id).catch(() => [])).filter((x) => x.name !== 'spillway').length;
       const state = s.error ? 'error' : (s.state?.state ?? 'absent');
       const seen = this.o.host.lastSeen(s.id);
       infos.push({
@@ -80,7 +79,7 @@ export class ClientsService {
         restartHint: s.restartHint,
         kind: desired.get(s.id)!.kind,
         ...(seen ? { lastSeen: seen } : {}),
-        servers,
+        servers: s.otherServers,
       });
     }
     return infos;

@@ -72,6 +72,8 @@ export interface ClientStatus extends ClientDetection {
   restartHint: string;
   /** Spillway's entry as it is in the file, or null. */
   entry: ServerSpec | null;
+  /** How many other servers the file lists. */
+  otherServers: number;
   /** Compared with the desired entry, when one was given. */
   state?: EntryState;
   /** Why the file could not be read (malformed, unreadable); the client is still listed. */
@@ -187,10 +189,12 @@ export function createClientRegistry(options: ClientRegistryOptions): ClientRegi
       restartHint: def.restartHint,
       ...detection,
       entry: null,
+      otherServers: 0,
     };
     try {
       const servers = await readClientServers(def, detection);
       base.entry = servers.find((s) => s.name === SPILLWAY_ENTRY_NAME) ?? null;
+      base.otherServers = servers.filter((s) => s.name !== SPILLWAY_ENTRY_NAME).length;
       if (desired) base.state = entryState(base.entry ?? undefined, desired);
     } catch (e) {
       base.error = (e as Error).message;
