@@ -125,6 +125,7 @@ export class Hub {
       platform: options.platform,
       reaper: this.reaper,
       maxMessageBytes: () => this.config.settings.maxMessageBytes,
+      spool: parts.spill.rawTexts,
       loginShellPath: options.useLoginShellPath
         ? () => (loginPath ??= readLoginShellPath({ platform: options.platform, env: options.env, timeoutMs: 5000 }))
         : undefined,
@@ -137,7 +138,7 @@ export class Hub {
       emit: (e) => this.emit(e),
       ownTools: () => [...this.ownTools, this.#dispatchTool],
       ownResources: this.ownResources,
-      shaper: { shape: (r, c) => this.shaper.shape(r, c) },
+      shaper: { shape: (r, c) => this.shaper.shape(r, c), materialize: (r) => this.shaper.materialize?.(r) ?? Promise.resolve(r) },
       policy: (entry) => this.policy.values(entry),
       cache: this.policy.cache,
       onCallFinished: (call) => {

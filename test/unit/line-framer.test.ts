@@ -177,3 +177,71 @@ describe('oversizedResponseId', () => {
     expect(oversizedResponseId(errors[0])).toBe(expected);
   });
 });
+
+describe('LineFramer with a spool (long lines streamed to disk)', () => {
+  async function spooling(maxMessageBytes?: number) {
+    const { mkdtemp, readdir } = await import('node:fs/promises');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const { RawMessageSpool } = await import('../../electron/core/upstream/raw-spool.js');
+    const dir = await mkdtemp(join(tmpdir(), 'spillway-framer-'));
+    const messages: { message: JSONRPCMessage; spooled?: import('../../electron/core/upstream/raw-spool.js').SpooledString[] }[] = [];
+    const noise: string[] = [];
+    const errors: OversizedMessageError[] = [];
+    const framer = new LineFramer({
+      maxMessageBytes,
+      onMessage: (message, spooled) => messages.push({ message, spooled }),
+      onNoise: (l) => noise.push(l),
+      onError: (e) => errors.push(e),
+      spool: { aboveBytes: 4096, create: () => new RawMessageSpool({ dir, minStringBytes: 1024 }) },
+    });
+    return { framer, messages, noise, errors, files: () => readdir(dir) };
+  }
+  const long = 'línea 日本 🚀 "q" \\ \t\n'.repeat(2000);
+  const bigResult = { result: { content: [{ type: 'text', text: long }, { type: 'text', text: 'short' }] }, jsonrpc: '2.0', id: 7 };
+
+  it('delivers a long line with its long strings as files and everything else parsed', async () => {
+    const { framer, messages, noise, files } = await spooling();
+    const stream = Buffer.from(`${JSON.stringify(ping)}\n${JSON.stringify(bigResult)}\r\n${JSON.stringify(note)}\n`);
+    for (let i = 0; i < stream.length; i += 1000) framer.push(stream.subarray(i, i + 1000));
+    expect(noise).toEqual([]);
+    expect(messages.map((m) => m.message)).toHaveLength(3);
+    expect(messages[0]).toEqual({ message: ping, spooled: undefined });
+    expect(messages[2]).toEqual({ message: note, spooled: undefined });
+    const { message, spooled } = messages[1]!;
+    expect(spooled).toHaveLength(1);
+    const { readFile } = await import('node:fs/promises');
+    expect(await readFile(spooled![0]!.path, 'utf8')).toBe(long);
+    const content = (message as unknown as { result: { content: { text: string }[] } }).result.content;
+    expect(content[0]!.text).toBe(spooled![0]!.placeholder);
+    expect(content[1]!.text).toBe('short');
+    expect(await files()).toHaveLength(1);
+  });
+
+  it('reports a long line that is not JSON as noise and deletes what it spooled', async () => {
+    const { framer, messages, noise, files } = await spooling();
+    framer.push(Buffer.from(`{"text":"${'x'.repeat(10_000)}" oops\n`));
+    expect(messages).toEqual([]);
+    expect(noise).toHaveLength(1);
+    expect(await files()).toEqual([]);
+  });
+
+  it('skips a spooled line that grows past the cap, deletes its files and goes on', async () => {
+    const { framer, messages, errors, files } = await spooling(20_000);
+    const huge = `{"result":{"content":[{"type":"text","text":"${'y'.repeat(30_000)}"}]},"jsonrpc":"2.0","id":9}\n`;
+    for (let i = 0; i < huge.length; i += 3000) framer.push(Buffer.from(huge.slice(i, i + 3000)));
+    framer.push(Buffer.from(`${JSON.stringify(ping)}\n`));
+    expect(errors).toHaveLength(1);
+    expect(oversizedResponseId(errors[0]!)).toBe(9);
+    expect(messages.map((m) => m.message)).toEqual([ping]);
+    expect(await files()).toEqual([]);
+  });
+
+  it('drops a half-spooled line on reset', async () => {
+    const { framer, files } = await spooling();
+    framer.push(Buffer.from(`{"text":"${'z'.repeat(10_000)}`));
+    expect(await files()).toHaveLength(1);
+    framer.reset();
+    expect(await files()).toEqual([]);
+  });
+});

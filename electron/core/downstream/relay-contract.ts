@@ -70,6 +70,11 @@ export interface ResultShaper {
       signal?: AbortSignal;
     },
   ): Promise<ShapeReport>;
+  /**
+   * The result with every long text an upstream streamed to disk read back into memory (see
+   * spill/raw-texts.ts); the same object when there is none. For paths that use a result as it is.
+   */
+  materialize?(result: CallToolResult): Promise<CallToolResult>;
 }
 
 /** How one call is made beyond its arguments (dispatch's `resultToSpill`). */

@@ -221,7 +221,12 @@ export class ToolCallPipeline {
         timeout: SDK_TIMEOUT_CEILING_MS,
       });
       await this.progress.settle(route);
-      const upstreamResult = raw as CallToolResult;
+      let upstreamResult = raw as CallToolResult;
+      // A multi-megabyte result may arrive with its long texts still on disk; only the shaper works on
+      // them as they are. The cache, masking and the pass-as-is paths need the real text.
+      if (this.deps.shaper.materialize && (cache || masking || paused || upstreamResult.isError)) {
+        upstreamResult = await this.deps.shaper.materialize(upstreamResult);
+      }
       if (cache && values) {
         cache.set(entry.serverId, entry.original, args, upstreamResult, {
           ttlSeconds: values.cacheTtlSeconds,

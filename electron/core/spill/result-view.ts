@@ -1,4 +1,5 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { SpooledString } from '../upstream/raw-spool.js';
 
 export type SpillContentType = 'json' | 'text' | 'mixed' | 'binary';
 
@@ -11,10 +12,22 @@ export interface BinaryBlock {
   base64: string;
 }
 
+/** One text of a result's text view: a text block, an embedded text resource, or structuredContent. */
+export interface TextPart {
+  /** Position in `result.content`; -1 for the pretty JSON of structuredContent. */
+  index: number;
+  /** An embedded resource's text rather than a text block's. */
+  resource: boolean;
+  /** The text, or the file an upstream streamed it to (see raw-texts.ts). */
+  text: string | SpooledString;
+}
+
 /** What the model would read of a result, and the parts that are not text. */
 export interface ResultView {
   /** Text blocks and embedded text resources joined by newlines; structuredContent as pretty JSON when there is no text. */
   text: string;
+  /** The texts `text` joins, in order. */
+  parts: TextPart[];
   /** True when `text` is the pretty JSON of structuredContent. */
   textFromStructured: boolean;
   textBlocks: number;
@@ -25,16 +38,21 @@ export interface ResultView {
 /** The text view and binary parts of a tool result (see ResultView). */
 export function viewResult(result: CallToolResult): ResultView {
   const texts: string[] = [];
+  const parts: TextPart[] = [];
   const binary: BinaryBlock[] = [];
   const content = Array.isArray(result.content) ? result.content : [];
   content.forEach((block, index) => {
-    if (block.type === 'text') texts.push(block.text);
-    else if (block.type === 'image' || block.type === 'audio') {
+    if (block.type === 'text') {
+      texts.push(block.text);
+      parts.push({ index, resource: false, text: block.text });
+    } else if (block.type === 'image' || block.type === 'audio') {
       binary.push({ index, kind: block.type, mimeType: block.mimeType, base64: block.data });
     } else if (block.type === 'resource') {
       const resource = block.resource as { text?: unknown; blob?: unknown; mimeType?: unknown };
-      if (typeof resource.text === 'string') texts.push(resource.text);
-      else if (typeof resource.blob === 'string') {
+      if (typeof resource.text === 'string') {
+        texts.push(resource.text);
+        parts.push({ index, resource: true, text: resource.text });
+      } else if (typeof resource.blob === 'string') {
         const mimeType = typeof resource.mimeType === 'string' ? resource.mimeType : 'application/octet-stream';
         binary.push({ index, kind: 'blob', mimeType, base64: resource.blob });
       }
@@ -45,6 +63,7 @@ export function viewResult(result: CallToolResult): ResultView {
   if (texts.length === 0 && result.structuredContent !== undefined) {
     text = JSON.stringify(result.structuredContent, null, 2);
     textFromStructured = true;
+    parts.push({ index: -1, resource: false, text });
   }
   const hasText = texts.length > 0 || textFromStructured;
   let contentType: SpillContentType;
@@ -52,7 +71,80 @@ export function viewResult(result: CallToolResult): ResultView {
   else if (hasText && binary.length > 0) contentType = 'mixed';
   else if (textFromStructured || looksLikeJson(text)) contentType = 'json';
   else contentType = 'text';
-  return { text, textFromStructured, textBlocks: texts.length, binary, contentType };
+  return { text, parts, textFromStructured, textBlocks: texts.length, binary, contentType };
+}
+
+/**
+ * The text view of a result some of whose texts are still on disk (`spooled` knows their placeholders),
+ * without reading them: undefined when such a text is anywhere but a text block or an embedded text
+ * resource, or when the result has binary blocks — those results are read back and viewed as usual.
+ */
+export interface SpooledView {
+  parts: TextPart[];
+  /** UTF-8 bytes of the joined text. */
+  bytes: number;
+  lines: number;
+  contentType: 'json' | 'text';
+}
+
+export function viewSpooled(result: CallToolResult, spooled: (value: unknown) => SpooledString | undefined): SpooledView | undefined {
+  const parts: TextPart[] = [];
+  let spooledParts = 0;
+  const content = Array.isArray(result.content) ? result.content : [];
+  for (const [index, block] of content.entries()) {
+    if (block.type === 'text') parts.push({ index, resource: false, text: spooled(block.text) ?? block.text });
+    else if (block.type === 'resource' && typeof (block.resource as { text?: unknown }).text === 'string') {
+      const text = (block.resource as { text: string }).text;
+      parts.push({ index, resource: true, text: spooled(text) ?? text });
+    } else if (block.type !== 'resource_link') return undefined;
+  }
+  for (const part of parts) if (typeof part.text !== 'string') spooledParts++;
+  let elsewhere = 0;
+  countSpooled(result, spooled, (n) => (elsewhere += n));
+  if (spooledParts === 0 || elsewhere !== spooledParts) return undefined;
+  let bytes = Math.max(0, parts.length - 1);
+  let newlines = Math.max(0, parts.length - 1);
+  for (const part of parts) {
+    if (typeof part.text === 'string') {
+      bytes += Buffer.byteLength(part.text, 'utf8');
+      newlines += countChar(part.text, '\n');
+    } else {
+      bytes += part.text.bytes;
+      newlines += part.text.newlines;
+    }
+  }
+  const first = edge(parts[0]!.text, 'start');
+  const last = edge(parts[parts.length - 1]!.text, 'end');
+  const endsWithNewline = last.endsWith('\n');
+  const lines = bytes === 0 ? 0 : endsWithNewline ? newlines : newlines + 1;
+  const f = first.trimStart()[0];
+  const l = last.trimEnd().slice(-1);
+  const contentType = (f === '{' && l === '}') || (f === '[' && l === ']') ? 'json' : 'text';
+  return { parts, bytes, lines, contentType };
+}
+
+function countSpooled(value: unknown, spooled: (value: unknown) => SpooledString | undefined, add: (n: number) => void): void {
+  if (typeof value === 'string') {
+    if (spooled(value)) add(1);
+  } else if (Array.isArray(value)) for (const item of value) countSpooled(item, spooled, add);
+  else if (value !== null && typeof value === 'object') {
+    for (const [key, item] of Object.entries(value)) {
+      countSpooled(key, spooled, add);
+      countSpooled(item, spooled, add);
+    }
+  }
+}
+
+/** Up to 1 KiB of a part's start or end, as text (an incomplete character at the cut dropped). */
+function edge(text: string | SpooledString, side: 'start' | 'end'): string {
+  if (typeof text === 'string') return side === 'start' ? text.slice(0, 1024) : text.slice(-1024);
+  return side === 'start' ? text.head.subarray(0, 1024).toString('utf8') : text.tail.toString('utf8');
+}
+
+function countChar(text: string, char: string): number {
+  let n = 0;
+  for (let i = text.indexOf(char); i !== -1; i = text.indexOf(char, i + 1)) n++;
+  return n;
 }
 
 /** A cheap test by the first and last characters; `parseJson` decides. */

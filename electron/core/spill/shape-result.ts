@@ -3,12 +3,16 @@ import { audioTokens, imageTokens } from '../tokens/media-tokens.js';
 import { TokenCounter } from '../tokens/token-counter.js';
 import type { TokenCount } from '../tokens/token-counter.js';
 import { formatCount, summarizeJson } from './json-summary.js';
-import { parseJson, viewResult } from './result-view.js';
-import type { ResultView } from './result-view.js';
+import { StringDecoder } from 'node:string_decoder';
+import { open } from 'node:fs/promises';
+import { parseJson, viewResult, viewSpooled } from './result-view.js';
+import type { ResultView, SpooledView } from './result-view.js';
+import type { RawTexts } from './raw-texts.js';
 import { READ_RESULT_TOOL_NAME } from './read-result-tool.js';
 import { formatBytes, formatDuration } from './size-labels.js';
 import { spillUri } from './spill-handle.js';
 import type { SpillEntry, SpillStore } from './spill-store.js';
+import type { SpooledString } from '../upstream/raw-spool.js';
 
 export type ResultAction = 'spill' | 'truncate' | 'pass' | 'compress';
 
@@ -30,7 +34,14 @@ export interface ShapeDeps {
   store: SpillStore;
   counter: TokenCounter;
   now: () => number;
+  /** Texts an upstream streamed to disk; a result holding them is spilled without reading them. */
+  rawTexts?: RawTexts;
 }
+
+/** A spooled JSON text up to this size is read back for its structural summary; above, its start is shown. */
+const SUMMARY_MAX_BYTES = 16 * 1024 * 1024;
+/** Bytes of a spooled text's start read for the decision and the preview, at least. */
+const SPOOLED_HEAD_BYTES = 256 * 1024;
 
 export interface ShapeOutcome {
   action: 'pass' | 'spill' | 'truncate';
@@ -72,9 +83,17 @@ export async function shapeResult(
   ctx: ShapeContext,
   deps: ShapeDeps,
 ): Promise<ShapedResult> {
+  const raw = deps.rawTexts;
+  if (raw?.holds(result)) {
+    const view = viewSpooled(result, (value) => raw.get(value));
+    const spooled = view && !result.isError && policy.action !== 'pass' && policy.thresholdTokens !== null
+      ? await shapeSpooled(result, view, { ...policy, thresholdTokens: policy.thresholdTokens }, ctx, deps)
+      : undefined;
+    if (spooled) return spooled;
+    result = await raw.materialize(result);
+  }
   const { counter, store } = deps;
-  const json = JSON.stringify(result);
-  const bytesUpstream = Buffer.byteLength(json, 'utf8');
+  const bytesUpstream = Buffer.byteLength(JSON.stringify(result), 'utf8');
   const view = viewResult(result);
   const media = mediaTokens(view);
   const exactLater = (text: string) => async (): Promise<TokenCount> => {
@@ -106,21 +125,48 @@ export async function shapeResult(
   const textCount = await counter.quickCount(view.text);
   const tokensUpstream: TokenCount = { tokens: textCount.tokens + media, estimated: textCount.estimated };
   const preview = await buildPreview(result, view, policy.previewTokens, counter);
+  return deliverOver(result, {
+    view,
+    bytesUpstream,
+    tokensUpstream,
+    threshold,
+    preview,
+    countExact: tokensUpstream.estimated ? exactLater(view.text) : async () => tokensUpstream,
+  }, policy, ctx, deps);
+}
+
+/** What the two ways of looking at a result over its threshold (in memory, spooled) found out. */
+interface OverThreshold {
+  view: ResultView | SpooledView;
+  bytesUpstream: number;
+  tokensUpstream: TokenCount;
+  threshold: number;
+  preview: Preview;
+  /** The exact count, made off the request path (or the estimate, when that is all there can be). */
+  countExact: () => Promise<TokenCount>;
+}
+
+/** A result over its threshold: truncated, or kept whole in the store with a header, preview and link. */
+async function deliverOver(result: CallToolResult, over: OverThreshold, policy: ShapePolicy, ctx: ShapeContext, deps: ShapeDeps): Promise<ShapedResult> {
+  const { counter, store } = deps;
+  const { view, bytesUpstream, tokensUpstream, preview } = over;
   const sizes = { tokens: tokensUpstream, bytes: bytesUpstream, preview };
-  const base = { bytesUpstream, tokensUpstream, tokensUpstreamLowerBound: threshold + 1 };
+  const base = { bytesUpstream, tokensUpstream, tokensUpstreamLowerBound: over.threshold + 1 };
 
   if (policy.action === 'truncate') {
+    deps.rawTexts?.discard(spooledTexts(view));
     const text = `${truncatedHeader(sizes, 'This tool\'s policy keeps nothing: the rest was discarded.')}\n---\n${preview.text}`;
     return finish({ content: [{ type: 'text', text }], _meta: meta(tokensUpstream, { 'spillway/truncated': true }) }, {
       ...base,
       action: 'truncate',
-      countUpstreamTokens: tokensUpstream.estimated ? exactLater(view.text) : async () => tokensUpstream,
+      countUpstreamTokens: 'text' in view ? over.countExact : async () => tokensUpstream,
     }, counter);
   }
 
   let entry: SpillEntry;
   try {
-    entry = await store.put(result, { server: ctx.server, tool: ctx.tool, client: ctx.client ?? null, ttlMs: policy.ttlMs, tokens: tokensUpstream }, { serialized: json, view });
+    for (const text of spooledTexts(view)) deps.rawTexts?.take(text.placeholder);
+    entry = await store.put(result, { server: ctx.server, tool: ctx.tool, client: ctx.client ?? null, ttlMs: policy.ttlMs, tokens: tokensUpstream }, { bytes: bytesUpstream, view });
   } catch (error) {
     const reason = (error as Error).message;
     const text = `${truncatedHeader(sizes, `The full result could not be kept (${reason}), so it cannot be read back; call the tool again with narrower arguments if you need more.`)}\n---\n${preview.text}`;
@@ -128,7 +174,7 @@ export async function shapeResult(
       ...base,
       action: 'truncate',
       note: `spill failed: ${reason}`,
-      countUpstreamTokens: tokensUpstream.estimated ? exactLater(view.text) : async () => tokensUpstream,
+      countUpstreamTokens: 'text' in view ? over.countExact : async () => tokensUpstream,
     }, counter);
   }
 
@@ -151,11 +197,101 @@ export async function shapeResult(
   };
   const countUpstreamTokens = async (): Promise<TokenCount> => {
     if (!tokensUpstream.estimated) return tokensUpstream;
-    const exact = await exactLater(view.text)();
-    await store.setTokens(handle, exact).catch(() => {});
+    const exact = 'text' in view ? await over.countExact() : await countStoredText(deps, handle, tokensUpstream);
+    if (exact !== tokensUpstream) await store.setTokens(handle, exact).catch(() => {});
     return exact;
   };
   return finish(delivered, { ...base, action: 'spill', handle, expiresAt: entry.expiresAt, countUpstreamTokens }, counter);
+}
+
+/**
+ * A result whose long texts an upstream streamed to disk, shaped without reading them: the decision and
+ * the preview come from the start of the text, the sizes from the spool, and the files move into the
+ * store. Undefined when that cannot decide (the start alone is not over the threshold): the caller reads
+ * the texts back and shapes the result as usual.
+ */
+async function shapeSpooled(
+  result: CallToolResult,
+  view: SpooledView,
+  policy: ShapePolicy & { thresholdTokens: number },
+  ctx: ShapeContext,
+  deps: ShapeDeps,
+): Promise<ShapedResult | undefined> {
+  const { counter } = deps;
+  const threshold = policy.thresholdTokens;
+  if (view.bytes <= threshold) return undefined; // within by size
+  const wanted = Math.max(SPOOLED_HEAD_BYTES, threshold * 8, policy.previewTokens * 8);
+  const head = await readStart(view, wanted);
+  const whole = Buffer.byteLength(head, 'utf8') >= view.bytes;
+  // Counting stops at a line break: a longer text has at least the tokens of its lines up to there.
+  const lineEnd = head.lastIndexOf('\n');
+  const counted = whole || lineEnd <= 0 ? head : head.slice(0, lineEnd + 1);
+  if ((await counter.countWithin(counted, threshold)) !== false) return undefined;
+
+  const sample = counted.slice(0, 64 * 1024);
+  const sampleBytes = Math.max(1, Buffer.byteLength(sample, 'utf8'));
+  const tokensUpstream: TokenCount = { tokens: Math.round(((await counter.count(sample)) * view.bytes) / sampleBytes), estimated: true };
+  let preview: Preview | undefined;
+  if (view.contentType === 'json' && view.bytes <= SUMMARY_MAX_BYTES) {
+    const json = parseJson(await readStart(view, view.bytes));
+    if (json) preview = await summaryPreview(json.value, policy.previewTokens, counter);
+  }
+  preview ??= await textPreview(head, policy.previewTokens, counter);
+  const bytesUpstream = spooledResultBytes(result, view);
+  return deliverOver(result, { view, bytesUpstream, tokensUpstream, threshold, preview, countExact: async () => tokensUpstream }, policy, ctx, deps);
+}
+
+/** The result's size as the upstream sent it: its JSON with each placeholder counted as the escaped text it stands for. */
+function spooledResultBytes(result: CallToolResult, view: SpooledView): number {
+  let bytes = Buffer.byteLength(JSON.stringify(result), 'utf8');
+  for (const text of spooledTexts(view)) bytes += text.escapedBytes - (Buffer.byteLength(JSON.stringify(text.placeholder), 'utf8') - 2);
+  return bytes;
+}
+
+function spooledTexts(view: ResultView | SpooledView): SpooledString[] {
+  return view.parts.flatMap((part) => (typeof part.text === 'string' ? [] : [part.text]));
+}
+
+/** Up to `bytes` bytes of the joined text view from its start, decoded (never ending in half a character). */
+async function readStart(view: SpooledView, bytes: number): Promise<string> {
+  const decoder = new StringDecoder('utf8');
+  let out = '';
+  let left = bytes;
+  for (const [i, part] of view.parts.entries()) {
+    if (left <= 0) break;
+    if (i > 0) {
+      out += decoder.write(Buffer.from('\n'));
+      left--;
+    }
+    if (typeof part.text === 'string') {
+      const data = Buffer.from(part.text, 'utf8');
+      out += decoder.write(data.subarray(0, left));
+      left -= Math.min(left, data.length);
+      continue;
+    }
+    const take = Math.min(left, part.text.bytes);
+    if (take <= part.text.head.length) out += decoder.write(part.text.head.subarray(0, take));
+    else {
+      const file = await open(part.text.path, 'r');
+      try {
+        const data = Buffer.allocUnsafe(take);
+        const { bytesRead } = await file.read(data, 0, take, 0);
+        out += decoder.write(data.subarray(0, bytesRead));
+      } finally {
+        await file.close();
+      }
+    }
+    left -= take;
+  }
+  return out;
+}
+
+/** The exact count of a spilled text, read back from the store off the request path; the estimate when it is too big or gone. */
+async function countStoredText(deps: ShapeDeps, handle: string, estimate: TokenCount): Promise<TokenCount> {
+  const entry = deps.store.lookup(handle);
+  if ('error' in entry || entry.entry.textBytes > deps.counter.offThreadExactLimitBytes) return estimate;
+  const text = await deps.store.readText(handle).catch(() => undefined);
+  return text === undefined ? estimate : deps.counter.countExactOffThread(text);
 }
 
 interface Preview {
@@ -175,12 +311,18 @@ interface Sizes {
 async function buildPreview(result: CallToolResult, view: ResultView, previewTokens: number, counter: TokenCounter): Promise<Preview> {
   if (view.contentType === 'json') {
     const json = view.textFromStructured ? { value: result.structuredContent } : parseJson(view.text);
-    if (json) {
-      const text = await counter.truncateToTokens(summarizeJson(json.value, previewTokens * 8), previewTokens);
-      return { text, tokens: await counter.count(text), lines: 0, summary: true };
-    }
+    if (json) return summaryPreview(json.value, previewTokens, counter);
   }
-  const text = await counter.truncateToTokens(view.text, previewTokens);
+  return textPreview(view.text, previewTokens, counter);
+}
+
+async function summaryPreview(value: unknown, previewTokens: number, counter: TokenCounter): Promise<Preview> {
+  const text = await counter.truncateToTokens(summarizeJson(value, previewTokens * 8), previewTokens);
+  return { text, tokens: await counter.count(text), lines: 0, summary: true };
+}
+
+async function textPreview(source: string, previewTokens: number, counter: TokenCounter): Promise<Preview> {
+  const text = await counter.truncateToTokens(source, previewTokens);
   const lines = text.length === 0 ? 0 : text.split('\n').length;
   return { text, tokens: await counter.count(text), lines, summary: false };
 }

@@ -15,8 +15,9 @@ import { TokenCounter } from '../tokens/token-counter.js';
 import { READ_RESULT_TOOL } from './read-result-tool.js';
 import { readResult } from './read-result.js';
 import { isSpillUri, readSpillResource, SpillResourceError } from './spill-resource.js';
+import { join } from 'node:path';
+import { RAW_DIR_NAME, RawTexts } from './raw-texts.js';
 import { SpillStore } from './spill-store.js';
-import { viewResult } from './result-view.js';
 import { shapeResult, type ShapedResult } from './shape-result.js';
 
 /** Stdio clients built on the SDK drop messages over 10 MiB: anything bigger than this is spilled for them. */
@@ -38,6 +39,8 @@ export interface SpillFeature {
   /** Retry escalation of the compression budget, per server and tool. */
   compressionBudget: CompressionBudget;
   store: SpillStore;
+  /** Where stdio upstreams stream multi-megabyte lines; their tool results are spilled from there. */
+  rawTexts: RawTexts;
   shaper: ResultShaper;
   ownTools: OwnTool[];
   ownResources: OwnResources;
@@ -58,6 +61,7 @@ export async function createSpillFeature(options: SpillFeatureOptions): Promise<
     quotaBytes: settings().spill.quotaBytes,
     log: options.log,
   });
+  const rawTexts = await RawTexts.open({ dir: join(options.spillDir, RAW_DIR_NAME), now });
   const timer = setInterval(() => {
     void store.cleanup().catch((err) => options.log('spill cleanup failed', err));
   }, CLEANUP_INTERVAL_MS);
@@ -89,7 +93,10 @@ export async function createSpillFeature(options: SpillFeatureOptions): Promise<
     if (!c.baseUrl || !c.model) {
       return { ...report, note: 'compression is not set up (Settings: compression endpoint and model), so the result was spilled' };
     }
-    const view = viewResult(result);
+    // The stored text view: a result spooled to disk was spilled without ever being read into memory.
+    const found = store.lookup(o.handle);
+    if ('error' in found) return report;
+    const view = { text: await store.readText(o.handle), contentType: found.entry.contentType };
     if (view.text.trim().length === 0) return report;
     const compressed = await compressorFor({ ...c, baseUrl: c.baseUrl, model: c.model }).compress(
       {
@@ -141,10 +148,13 @@ export async function createSpillFeature(options: SpillFeatureOptions): Promise<
       const p = ctx.policy ?? s;
       const compress = p.action === 'compress';
       const policy = { action: compress ? ('spill' as const) : p.action, thresholdTokens: p.thresholdTokens, previewTokens: p.previewTokens, ttlMs: s.ttlHours * 3600_000 };
-      let shaped = await shapeResult(result, policy, { server: ctx.serverId, tool: ctx.tool, client: ctx.client ?? null }, { store, counter, now });
+      const deps = { store, counter, now, rawTexts };
+      let shaped = await shapeResult(result, policy, { server: ctx.serverId, tool: ctx.tool, client: ctx.client ?? null }, deps);
       // A stdio client must never get one message of more than a few MiB, whatever the policy says.
       if (ctx.transport !== 'http' && shaped.outcome.bytesDelivered > STDIO_CLIENT_MAX_BYTES) {
-        shaped = await shapeResult(result, { ...policy, action: 'spill', thresholdTokens: Math.min(policy.thresholdTokens ?? 1_000_000, 1_000_000) }, { server: ctx.serverId, tool: ctx.tool, client: ctx.client ?? null }, { store, counter, now });
+        // A passed result is the one to spill (a spooled one has been read back by then).
+        const source = shaped.outcome.action === 'pass' ? shaped.delivered : result;
+        shaped = await shapeResult(source, { ...policy, action: 'spill', thresholdTokens: Math.min(policy.thresholdTokens ?? 1_000_000, 1_000_000) }, { server: ctx.serverId, tool: ctx.tool, client: ctx.client ?? null }, deps);
       }
       const o = shaped.outcome;
       const report: ShapeReport = {
@@ -161,6 +171,7 @@ export async function createSpillFeature(options: SpillFeatureOptions): Promise<
       };
       return compress ? compressSpilled(result, shaped, report, ctx) : report;
     },
+    materialize: (result) => rawTexts.materialize(result),
   };
 
   const readTool: OwnTool = {
@@ -185,12 +196,14 @@ export async function createSpillFeature(options: SpillFeatureOptions): Promise<
     compressionCache,
     compressionBudget,
     store,
+    rawTexts,
     shaper,
     ownTools: [readTool],
     ownResources,
     countSchemaTokens: async (tools) => (await counter.countExactOffThread(JSON.stringify({ tools }))).tokens,
     async close() {
       clearInterval(timer);
+      await rawTexts.close();
       await store.close?.();
       await counter.close();
     },

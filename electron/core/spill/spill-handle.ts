@@ -1,5 +1,3 @@
-import { createHash } from 'node:crypto';
-
 /**
  * Handles are lowercase base32 (RFC 4648 alphabet) prefixes of the sha256 of the stored content, 12
  * characters (60 bits) unless that prefix is taken by other content. They are validated by a strict
@@ -11,9 +9,8 @@ export const SPILL_URI_PREFIX = 'spillway://spill/';
 
 const BASE32 = 'abcdefghijklmnopqrstuvwxyz234567';
 
-/** The full base32 sha256 of `serialized`, the source of every handle of that content. */
-export function contentHash(serialized: string | Buffer): string {
-  const digest = createHash('sha256').update(serialized).digest();
+/** Lowercase RFC 4648 base32 without padding: how a content digest becomes a handle. */
+export function base32(digest: Uint8Array): string {
   let out = '';
   let bits = 0;
   let value = 0;

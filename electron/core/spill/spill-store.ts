@@ -1,11 +1,14 @@
-import { access, mkdir, mkdtemp, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import { access, mkdir, mkdtemp, open, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { LRUCache } from 'lru-cache';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { TokenCount, TokenCounter } from '../tokens/token-counter.js';
-import { contentHash, HANDLE_LENGTH, HANDLE_PATTERN, isValidHandle } from './spill-handle.js';
+import { base32, HANDLE_LENGTH, HANDLE_PATTERN, isValidHandle } from './spill-handle.js';
+import type { SpooledString } from '../upstream/raw-spool.js';
 import { binaryFileName, countLines, restoreBinaryFiles, viewResult, withBinaryAsFiles } from './result-view.js';
-import type { ResultView, SpillContentType } from './result-view.js';
+import type { ResultView, SpillContentType, SpooledView, TextPart } from './result-view.js';
 import { SpillDocument } from './spill-document.js';
 import { SpillIndexFile } from './spill-index.js';
 import type { SpillEntry } from './spill-index.js';
@@ -19,6 +22,12 @@ const RESULT_FILE = 'result.json';
 const TEXT_FILE = 'text.txt';
 const INDEX_FILE = 'index.json';
 const TMP_PREFIX = '.tmp-';
+/**
+ * In result.json: where each text of the result lies in text.txt, `[content index, 1 if an embedded
+ * resource's text, start byte, end byte]`. The texts themselves are kept once, in text.txt.
+ */
+const TEXT_RANGES_KEY = 'spillway/textRanges';
+type TextRange = [index: number, resource: 0 | 1, start: number, end: number];
 
 export interface SpillStoreOptions {
   /** The spill folder itself, normally `<dataDir>/spill`. */
@@ -41,11 +50,12 @@ export interface SpillMeta {
   tokens?: TokenCount;
 }
 
-/** Work already done by the caller, so a multi-megabyte result is not serialized twice. */
+/** Work already done by the caller, so a multi-megabyte result is not looked at twice. */
 export interface SpillPrepared {
-  /** The result as JSON; a Buffer (UTF-8) saves converting it again for the hash and the write. */
-  serialized?: string | Buffer;
-  view?: ResultView;
+  /** The result's view; a SpooledView's texts are on disk and are moved into the store, not read. */
+  view?: ResultView | SpooledView;
+  /** UTF-8 size of the result as the upstream sent it (JSON); serialized to measure when absent. */
+  bytes?: number;
 }
 
 export type SpillLookup = { entry: SpillEntry } | { error: 'invalid' | 'unknown' | 'expired'; message: string };
@@ -120,9 +130,44 @@ export class SpillStore {
    * refreshes the entry's owner, expiry and last access. Throws SpillWriteError when it cannot be kept.
    */
   async put(result: CallToolResult, meta: SpillMeta, prepared: SpillPrepared = {}): Promise<SpillEntry> {
-    const given = prepared.serialized ?? JSON.stringify(result);
-    const serialized = typeof given === 'string' ? Buffer.from(given, 'utf8') : given;
-    const hash = contentHash(serialized);
+    const view = prepared.view ?? viewResult(result);
+    const spooled = view.parts.flatMap((p) => (typeof p.text === 'string' ? [] : [p.text]));
+    try {
+      return await this.#put(result, meta, view, prepared.bytes);
+    } finally {
+      // Spooled texts belong to the store now: moved into place, or no longer needed.
+      for (const text of spooled) await rm(text.path, { force: true }).catch(() => {});
+    }
+  }
+
+  async #put(result: CallToolResult, meta: SpillMeta, view: ResultView | SpooledView, knownBytes: number | undefined): Promise<SpillEntry> {
+    const binary = 'binary' in view ? view.binary : [];
+    const texts = view.parts.map((part) => ({
+      part,
+      data: typeof part.text === 'string' ? Buffer.from(part.text, 'utf8') : undefined,
+    }));
+    const ranges: TextRange[] = [];
+    let textBytes = 0;
+    const digest = createHash('sha256');
+    for (const [i, { part, data }] of texts.entries()) {
+      if (i > 0) textBytes += 1; // the newline joining the texts
+      const length = data ? data.length : (part.text as SpooledString).bytes;
+      if (part.index >= 0) ranges.push([part.index, part.resource ? 1 : 0, textBytes, textBytes + length]);
+      textBytes += length;
+      digest.update(data ? createHash('sha256').update(data).digest() : (part.text as SpooledString).sha256);
+    }
+    const binaryFiles = binary.map((block) => ({
+      index: block.index,
+      kind: block.kind,
+      mimeType: block.mimeType,
+      file: binaryFileName(block),
+      data: Buffer.from(block.base64, 'base64'),
+    }));
+    const skeleton = withTextsAsRanges(binary.length > 0 && 'text' in view ? withBinaryAsFiles(result, view) : result, ranges);
+    const stored = Buffer.from(JSON.stringify(skeleton), 'utf8');
+    digest.update(stored);
+    for (const file of binaryFiles) digest.update(file.data);
+    const hash = base32(digest.digest());
     const handle = this.#handleFor(hash);
     const now = this.#now();
     const expiresAt = now + (meta.ttlMs ?? this.ttlMs);
@@ -144,18 +189,6 @@ export class SpillStore {
       return { ...existing };
     }
 
-    const view = prepared.view ?? viewResult(result);
-    const stored = view.binary.length > 0 ? Buffer.from(JSON.stringify(withBinaryAsFiles(result, view)), 'utf8') : serialized;
-    const binaryFiles = view.binary.map((block) => ({
-      index: block.index,
-      kind: block.kind,
-      mimeType: block.mimeType,
-      file: binaryFileName(block),
-      data: Buffer.from(block.base64, 'base64'),
-    }));
-    // Encoded once: its length is the size, and the same bytes are written.
-    const textBuffer = Buffer.from(view.text, 'utf8');
-    const textBytes = textBuffer.length;
     const diskBytes = stored.length + textBytes + binaryFiles.reduce((n, f) => n + f.data.length, 0);
     if (diskBytes > this.quotaBytes) {
       throw new SpillWriteError(`result of ${diskBytes} bytes exceeds the spill quota of ${this.quotaBytes} bytes`);
@@ -168,10 +201,11 @@ export class SpillStore {
       tmp = await mkdtemp(join(this.dir, TMP_PREFIX));
       this.#inFlight.add(tmp);
       await writeFile(join(tmp, RESULT_FILE), stored);
-      await writeFile(join(tmp, TEXT_FILE), textBuffer);
+      await writeText(join(tmp, TEXT_FILE), texts);
       for (const file of binaryFiles) await writeFile(join(tmp, file.file), file.data);
       await this.#moveIntoPlace(tmp, handle, hash);
       tmp = null;
+      const lines = 'lines' in view ? view.lines : countLines(view.text);
       const entry: SpillEntry = {
         handle,
         hash,
@@ -181,14 +215,14 @@ export class SpillStore {
         createdAt: now,
         expiresAt,
         lastAccess: now,
-        bytes: serialized.length,
+        bytes: knownBytes ?? Buffer.byteLength(JSON.stringify(result), 'utf8'),
         textBytes,
         diskBytes,
-        lines: countLines(view.text),
+        lines,
         tokens: meta.tokens?.tokens ?? null,
         tokensEstimated: meta.tokens?.estimated ?? true,
         contentType: view.contentType,
-        textFromStructured: view.textFromStructured,
+        textFromStructured: 'textFromStructured' in view ? view.textFromStructured : false,
         files: [RESULT_FILE, TEXT_FILE, ...binaryFiles.map((f) => f.file)],
         binary: binaryFiles.map(({ index, kind, mimeType, file }) => ({ index, kind, mimeType, file })),
       };
@@ -233,11 +267,22 @@ export class SpillStore {
     return doc;
   }
 
+  /** The text view of a live entry read from disk, bypassing the cache (for one-off whole-text work). */
+  async readText(handle: string): Promise<string> {
+    this.#live(handle);
+    return readFile(join(this.dir, handle, TEXT_FILE), 'utf8');
+  }
+
   /** The complete stored CallToolResult, binary data restored; marks it used. */
   async readResult(handle: string): Promise<CallToolResult> {
     const entry = this.#live(handle);
     this.#touch(entry);
     const result = JSON.parse(await readFile(join(this.dir, handle, RESULT_FILE), 'utf8')) as CallToolResult;
+    const ranges = (result as Record<string, unknown>)[TEXT_RANGES_KEY] as TextRange[] | undefined;
+    if (ranges) {
+      delete (result as Record<string, unknown>)[TEXT_RANGES_KEY];
+      restoreTexts(result, ranges, await readFile(join(this.dir, handle, TEXT_FILE)));
+    }
     return restoreBinaryFiles(result, entry.binary, async (file) => (await readFile(join(this.dir, handle, file))).toString('base64'));
   }
 
@@ -408,3 +453,43 @@ export class SpillStore {
 }
 
 export type { SpillContentType };
+
+/** The result with its texts emptied and their places in text.txt recorded (see TEXT_RANGES_KEY). */
+function withTextsAsRanges(result: CallToolResult, ranges: TextRange[]): Record<string, unknown> {
+  if (ranges.length === 0) return result;
+  const content = [...result.content] as Array<Record<string, unknown>>;
+  for (const [index, resource] of ranges) {
+    const block = content[index]!;
+    content[index] = resource ? { ...block, resource: { ...(block.resource as object), text: '' } } : { ...block, text: '' };
+  }
+  return { ...result, content, [TEXT_RANGES_KEY]: ranges };
+}
+
+function restoreTexts(result: CallToolResult, ranges: TextRange[], text: Buffer): void {
+  for (const [index, resource, start, end] of ranges) {
+    const block = result.content[index] as Record<string, unknown> | undefined;
+    if (!block) continue;
+    const value = text.toString('utf8', start, end);
+    if (resource) (block.resource as Record<string, unknown>).text = value;
+    else block.text = value;
+  }
+}
+
+/** Writes the joined text view: in-memory texts as they are, spooled ones moved (one) or copied (several). */
+async function writeText(path: string, texts: Array<{ part: TextPart; data: Buffer | undefined }>): Promise<void> {
+  const only = texts.length === 1 ? texts[0]!.part.text : undefined;
+  if (only !== undefined && typeof only !== 'string') {
+    await rename(only.path, path);
+    return;
+  }
+  const file = await open(path, 'wx', 0o600);
+  try {
+    for (const [i, { part, data }] of texts.entries()) {
+      if (i > 0) await file.write('\n');
+      if (data) await file.write(data);
+      else for await (const chunk of createReadStream((part.text as SpooledString).path)) await file.write(chunk as Buffer);
+    }
+  } finally {
+    await file.close();
+  }
+}

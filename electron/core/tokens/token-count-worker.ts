@@ -11,6 +11,11 @@ import { Worker } from 'node:worker_threads';
 const WORKER_SOURCE = `
 'use strict';
 const { parentPort, workerData } = require('node:worker_threads');
+// Exact counts are bookkeeping: they must not take a CPU from the calls being relayed. Only on Linux does
+// setpriority(0) mean the calling thread; on macOS and Windows it would lower the whole app.
+if (process.platform === 'linux') {
+  try { require('node:os').setPriority(19); } catch {}
+}
 const encoder = require(workerData.encoderPath);
 // Special-token text such as <|endoftext|> in tool output is plain text here (issue 4).
 const options = { disallowedSpecial: new Set() };

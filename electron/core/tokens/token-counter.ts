@@ -169,6 +169,11 @@ export class TokenCounter {
     await worker?.close();
   }
 
+  /** Above this UTF-8 size `countExactOffThread` estimates instead of counting. */
+  get offThreadExactLimitBytes(): number {
+    return this.#offThreadExactLimitBytes;
+  }
+
   #load(): Promise<Encoder> {
     this.#encoder ??= loadEncoder(this.encoding).then((e) => {
       this.#encoderReady = true;

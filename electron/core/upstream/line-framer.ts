@@ -1,4 +1,5 @@
 import { JSONRPCMessageSchema, type JSONRPCMessage, type RequestId } from '@modelcontextprotocol/sdk/types.js';
+import type { RawMessageSpool, SpooledString } from './raw-spool.js';
 
 /** Default cap on one newline-delimited message: far above the SDK's 10 MiB, bounded to protect memory. */
 export const DEFAULT_MAX_MESSAGE_BYTES = 256 * 1024 * 1024;
@@ -27,7 +28,13 @@ export class OversizedMessageError extends Error {
 export interface LineFramerOptions {
   /** Largest line accepted, in bytes without the newline. Default 256 MiB. */
   maxMessageBytes?: number;
-  onMessage: (message: JSONRPCMessage) => void;
+  /** `spooled`: the long strings of a spooled line, each a placeholder in `message` (see `spool`). */
+  onMessage: (message: JSONRPCMessage, spooled?: SpooledString[]) => void;
+  /**
+   * Lines longer than `aboveBytes` are streamed through a spool made by `create`: their long strings go
+   * to files as they arrive, so such a line is never held in memory whole. Without it lines are joined.
+   */
+  spool?: { aboveBytes: number; create: () => RawMessageSpool };
   /** A line that is not JSON or not JSON-RPC (a server logging to stdout): reported, never fatal. */
   onNoise?: (line: string) => void;
   /** A line over the cap; framing continues after its newline. */
@@ -41,7 +48,8 @@ export interface LineFramerOptions {
  */
 export class LineFramer {
   readonly maxMessageBytes: number;
-  readonly #onMessage: (message: JSONRPCMessage) => void;
+  readonly #onMessage: (message: JSONRPCMessage, spooled?: SpooledString[]) => void;
+  readonly #spoolOptions: LineFramerOptions['spool'];
   readonly #onNoise: ((line: string) => void) | undefined;
   readonly #onError: ((error: OversizedMessageError) => void) | undefined;
 
@@ -50,6 +58,8 @@ export class LineFramer {
   #pendingBytes = 0;
   /** Set while skipping the rest of an oversized line. */
   #skipping: { bytes: number; head: Buffer; tail: Buffer } | undefined;
+  /** Set while the current line streams through a spool; `head` keeps its first bytes. */
+  #spooling: { spool: RawMessageSpool; head: Buffer; tail: Buffer } | undefined;
 
   constructor(options: LineFramerOptions) {
     const max = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
@@ -58,6 +68,7 @@ export class LineFramer {
     this.#onMessage = options.onMessage;
     this.#onNoise = options.onNoise;
     this.#onError = options.onError;
+    this.#spoolOptions = options.spool;
   }
 
   /** Bytes held for the unfinished line (0 while skipping an oversized one). */
@@ -85,6 +96,8 @@ export class LineFramer {
 
   /** Drops any partial line (e.g. when the connection is torn down). */
   reset(): void {
+    this.#spooling?.spool.abort();
+    this.#spooling = undefined;
     this.#pending = [];
     this.#pendingBytes = 0;
     this.#skipping = undefined;
@@ -97,13 +110,36 @@ export class LineFramer {
       return;
     }
     if (this.#pendingBytes + piece.length > this.maxMessageBytes) {
+      const spooling = this.#spooling;
       const all = [...this.#pending, piece];
-      const head = Buffer.concat(all, Math.min(KEPT_EDGE_BYTES, this.#pendingBytes + piece.length));
-      let tail: Buffer = Buffer.alloc(0);
+      const head = spooling?.head ?? Buffer.concat(all, Math.min(KEPT_EDGE_BYTES, this.#pendingBytes + piece.length));
+      let tail: Buffer = spooling?.tail ?? Buffer.alloc(0);
       for (const part of all.slice(-2)) tail = keepTail(tail, part);
+      spooling?.spool.abort();
+      this.#spooling = undefined;
       this.#skipping = { bytes: this.#pendingBytes + piece.length, head, tail };
       this.#pending = [];
       this.#pendingBytes = 0;
+      return;
+    }
+    if (this.#spooling) {
+      this.#spooling.spool.push(piece);
+      this.#spooling.tail = keepTail(this.#spooling.tail, piece);
+      this.#pendingBytes += piece.length;
+      return;
+    }
+    if (this.#spoolOptions && this.#pendingBytes + piece.length > this.#spoolOptions.aboveBytes) {
+      const all = [...this.#pending, piece];
+      const spool = this.#spoolOptions.create();
+      const head = Buffer.from(Buffer.concat(all, Math.min(KEPT_EDGE_BYTES, this.#pendingBytes + piece.length)));
+      let tail: Buffer = Buffer.alloc(0);
+      for (const part of all) {
+        spool.push(part);
+        tail = keepTail(tail, part);
+      }
+      this.#spooling = { spool, head, tail };
+      this.#pending = [];
+      this.#pendingBytes += piece.length;
       return;
     }
     // The stream may reuse its chunk memory only if we copied; Node gives each 'data' chunk its own
@@ -121,6 +157,13 @@ export class LineFramer {
       );
       return;
     }
+    const spooling = this.#spooling;
+    if (spooling) {
+      this.#spooling = undefined;
+      this.#pendingBytes = 0;
+      this.#deliverSpooled(spooling.spool);
+      return;
+    }
     const pieces = this.#pending;
     const bytes = this.#pendingBytes;
     this.#pending = [];
@@ -129,6 +172,22 @@ export class LineFramer {
     const joined = pieces.length === 1 ? pieces[0] : Buffer.concat(pieces, bytes);
     const end = joined[bytes - 1] === 0x0d ? bytes - 1 : bytes; // CRLF line endings
     this.#deliver(joined.toString('utf8', 0, end));
+  }
+
+  #deliverSpooled(spool: RawMessageSpool): void {
+    const { skeleton, strings } = spool.finish();
+    let parsed: ReturnType<typeof JSONRPCMessageSchema.safeParse> | undefined;
+    try {
+      parsed = JSONRPCMessageSchema.safeParse(JSON.parse(skeleton));
+    } catch {
+      // not JSON: noise, below
+    }
+    if (!parsed?.success) {
+      spool.abort();
+      this.#onNoise?.(skeleton);
+      return;
+    }
+    this.#onMessage(parsed.data, strings.length > 0 ? strings : undefined);
   }
 
   #deliver(line: string): void {

@@ -1,10 +1,12 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { stat } from 'node:fs/promises';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { ErrorCode, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode, type JSONRPCMessage, type RequestId } from '@modelcontextprotocol/sdk/types.js';
+import { inlineSpooled, type SpoolTarget } from '../spill/raw-texts.js';
 import { buildChildEnv, type EnvLike } from './child-env.js';
 import { exitOf, forceKillChild, type ChildReaper } from './child-reaper.js';
 import { LineFramer, oversizedResponseId, type OversizedMessageError } from './line-framer.js';
+import { RawMessageSpool, type SpooledString } from './raw-spool.js';
 import { resolveSpawnCommand } from './spawn-command.js';
 import { StderrTail } from './stderr-tail.js';
 
@@ -29,6 +31,11 @@ export interface StdioUpstreamOptions {
   closeGraceMs?: number;
   /** After SIGTERM, how long before SIGKILL; default 2000 ms. */
   killGraceMs?: number;
+  /**
+   * Where long lines stream to: a tool result's long texts stay on disk behind placeholders (adopted by
+   * the target, see spill/raw-texts.ts); any other message is read back whole before it is delivered.
+   */
+  spool?: SpoolTarget;
 }
 
 /** How the child ended. */
@@ -86,12 +93,16 @@ export class StdioUpstreamTransport implements Transport {
   });
   #closing: Promise<void> | undefined;
   #pipeDrainTimer: NodeJS.Timeout | undefined;
+  /** Ids of the tools/call requests sent and not yet answered: only their results may stay spooled. */
+  readonly #toolCalls = new Set<RequestId>();
 
   constructor(options: StdioUpstreamOptions) {
     this.#options = options;
+    const target = options.spool;
     this.#framer = new LineFramer({
       maxMessageBytes: options.maxMessageBytes,
-      onMessage: (message) => this.onmessage?.(message),
+      onMessage: (message, spooled) => this.#received(message, spooled),
+      ...(target ? { spool: { aboveBytes: target.aboveBytes, create: () => new RawMessageSpool(target.options) } } : {}),
       onNoise: (line) => this.onNoise?.(line.length > MAX_NOISE_CHARS ? `${line.slice(0, MAX_NOISE_CHARS)}…` : line),
       onError: (error) => this.#oversized(error),
     });
@@ -155,6 +166,7 @@ export class StdioUpstreamTransport implements Transport {
   async send(message: JSONRPCMessage): Promise<void> {
     const stdin = this.#child?.stdin;
     if (!stdin || !this.#spawned || this.#exit || this.#closing || !stdin.writable) throw new Error('Not connected');
+    if (this.#options.spool) this.#track(message);
     if (stdin.write(`${JSON.stringify(message)}\n`)) return;
     await new Promise<void>((resolve, reject) => {
       const done = (error?: Error): void => {
@@ -247,6 +259,24 @@ export class StdioUpstreamTransport implements Transport {
     this.onerror?.(error);
   }
 
+  #track(message: JSONRPCMessage): void {
+    if ('method' in message) {
+      if (message.method === 'tools/call' && 'id' in message) this.#toolCalls.add(message.id);
+      else if (message.method === 'notifications/cancelled') this.#toolCalls.delete(message.params?.requestId as RequestId);
+    }
+  }
+
+  #received(message: JSONRPCMessage, spooled: SpooledString[] | undefined): void {
+    const id = 'id' in message && !('method' in message) ? message.id : undefined;
+    const toolResult = id !== undefined && this.#toolCalls.has(id) && 'result' in message;
+    if (id !== undefined) this.#toolCalls.delete(id);
+    if (spooled) {
+      if (toolResult && this.#options.spool) this.#options.spool.adopt(spooled);
+      else message = inlineSpooled(message, spooled);
+    }
+    this.onmessage?.(message);
+  }
+
   #oversized(error: OversizedMessageError): void {
     this.onerror?.(error);
     // Fail the one request that response answered, rather than leaving it to its timeout.
@@ -264,6 +294,7 @@ export class StdioUpstreamTransport implements Transport {
     this.#finished = true;
     clearTimeout(this.#pipeDrainTimer);
     this.#framer.reset();
+    this.#toolCalls.clear();
     this.#stderr.flush();
     this.#resolveFinished();
     if (this.#spawned) this.onclose?.();

@@ -4,6 +4,7 @@
  * forwarded upstream.
  */
 import type { ServerConfig } from '../../../shared/config.js';
+import type { SpoolTarget } from '../spill/raw-texts.js';
 import type { ChildReaper } from './child-reaper.js';
 import type { EnvLike } from './child-env.js';
 import { StdioUpstreamTransport } from './stdio-transport.js';
@@ -16,6 +17,8 @@ export interface TransportFactoryOptions {
   /** Resolved lazily once (GUI launches only). */
   loginShellPath?: () => Promise<string | undefined>;
   maxMessageBytes: () => number;
+  /** Where stdio upstreams stream multi-megabyte lines (see spill/raw-texts.ts). */
+  spool?: SpoolTarget;
 }
 
 export function createTransportFactory(options: TransportFactoryOptions) {
@@ -31,6 +34,7 @@ export function createTransportFactory(options: TransportFactoryOptions) {
         reaper: options.reaper,
         maxMessageBytes: options.maxMessageBytes(),
         loginShellPath: await options.loginShellPath?.(),
+        ...(options.spool ? { spool: options.spool } : {}),
       });
       transport.onStderr = onStderr;
       transport.onNoise = (line) => onStderr(`[stdout noise] ${line}`);

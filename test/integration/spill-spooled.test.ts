@@ -1,0 +1,106 @@
+/**
+ * Multi-megabyte upstream lines streamed to disk (upstream/raw-spool.ts, spill/raw-texts.ts): a spilled
+ * result reads back byte for byte, including every JSON escape and non-ASCII text; the same result under
+ * a pass policy, from the cache, and a big message that is not a tool result (resources/read) reach the
+ * client exactly as the upstream sent them; and no spooled file is left behind.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { fixture, nodeServer, startTestHub, type TestHub } from '../support/hub-harness.js';
+// @ts-expect-error -- a plain .mjs fixture module without types
+import { unicodeText } from '../fixtures/unicode-text.mjs';
+
+const expected = unicodeText as (bytes: number) => string;
+let hub: TestHub;
+let client: Client;
+let rawDir: string;
+
+type Result = Record<string, unknown>;
+const blocks = (r: Result) => r.content as { type: string; text?: string }[];
+const textOf = (r: Result) => blocks(r).filter((c) => c.type === 'text').map((c) => c.text).join('\n');
+const handleOf = (r: Result) => (r._meta as Record<string, string>)['spillway/handle'];
+
+/** The whole spilled text, read back page by page through the model's own tool. */
+async function readAll(handle: string, bytes: number): Promise<string> {
+  const res = await client.readResource({ uri: `spillway://spill/${handle}` });
+  const text = (res.contents[0] as { text: string }).text;
+  expect(Buffer.byteLength(text)).toBe(bytes);
+  return text;
+}
+
+beforeAll(async () => {
+  hub = await startTestHub({ version: 1, servers: { fx: { type: 'stdio', ...nodeServer(fixture('fixture-server.mjs')), prefix: false } } });
+  await hub.waitForStatus('fx', 'ready');
+  client = await hub.connect();
+  rawDir = join(hub.dir, 'spill', '.raw');
+});
+
+afterAll(async () => {
+  await hub?.stop();
+});
+
+describe('results streamed to disk as they arrive', () => {
+  it('spills a 3 MB text with every escape and script, and reads it back byte for byte', async () => {
+    const want = expected(3_000_000);
+    const r = await client.callTool({ name: 'big_unicode', arguments: { bytes: 3_000_000 } });
+    const text = textOf(r);
+    expect(text).toMatch(/~[\d,]+ tokens \(\d[\d.]* MB\) — showing the first [\d,]+ tokens/);
+    expect(text).toContain('0\t"quoted" back\\slash /slash \u0001\u001f ctrl — 日本語のテキスト 😀👍🏽 e\u0301');
+    const handle = handleOf(r);
+    const stat = textOf(await client.callTool({ name: 'spillway__read_result', arguments: { handle, op: 'stat' } }));
+    expect(stat).toContain(Buffer.byteLength(want).toLocaleString('en'));
+    expect(await readAll(handle, Buffer.byteLength(want))).toBe(want);
+    const grep = textOf(await client.callTool({ name: 'spillway__read_result', arguments: { handle, op: 'grep', pattern: '^20000\\t', maxMatches: 5 } }));
+    expect(grep).toContain('20000\t"quoted"');
+    expect(await readdir(rawDir)).toEqual([]);
+  });
+
+  it('keeps the same content once, whichever way it arrived', async () => {
+    const a = await client.callTool({ name: 'big', arguments: { bytes: 2_500_000 } });
+    const b = await client.callTool({ name: 'big', arguments: { bytes: 2_500_000 } });
+    expect(handleOf(a)).toBe(handleOf(b));
+    const listed = await hub.api<{ handle: string; bytes: number }[]>('spill.list');
+    const entry = listed.value!.find((e) => e.handle === handleOf(a));
+    // The size as the upstream sent it: the JSON of the result, text escaped.
+    const line = 'The quick brown fox jumps over the lazy dog. 0123456789 lorem ipsum dolor sit amet.\n';
+    const text = line.repeat(Math.ceil(2_500_000 / line.length)).slice(0, 2_500_000);
+    expect(entry?.bytes).toBe(Buffer.byteLength(JSON.stringify({ content: [{ type: 'text', text }] })));
+    expect(await readdir(rawDir)).toEqual([]);
+  });
+
+  it('delivers the whole text when the policy passes results, exactly as sent', async () => {
+    const set = await hub.api('policies.setTool', { server: 'fx', tool: 'big_unicode', policy: { thresholdTokens: null } });
+    expect(set.ok).toBe(true);
+    try {
+      const r = await client.callTool({ name: 'big_unicode', arguments: { bytes: 2_000_000 } });
+      expect(textOf(r)).toBe(expected(2_000_000));
+      expect(await readdir(rawDir)).toEqual([]);
+    } finally {
+      await hub.api('policies.resetTool', { server: 'fx', tool: 'big_unicode' });
+    }
+  });
+
+  it('caches the real text, not what stood in for it on disk', async () => {
+    const set = await hub.api('policies.setTool', { server: 'fx', tool: 'big_unicode', policy: { cacheTtlSeconds: 60 } });
+    expect(set).toMatchObject({ ok: true });
+    try {
+      const first = await client.callTool({ name: 'big_unicode', arguments: { bytes: 1_500_000 } });
+      expect(textOf(first).slice(0, 300)).toContain('[Spillway]');
+      const second = await client.callTool({ name: 'big_unicode', arguments: { bytes: 1_500_000 } });
+      const want = expected(1_500_000);
+      expect(await readAll(handleOf(first), Buffer.byteLength(want))).toBe(want);
+      expect(await readAll(handleOf(second), Buffer.byteLength(want))).toBe(want);
+      expect(await readdir(rawDir)).toEqual([]);
+    } finally {
+      await hub.api('policies.resetTool', { server: 'fx', tool: 'big_unicode' });
+    }
+  });
+
+  it('relays a big message that is not a tool result (resources/read) unchanged', async () => {
+    const res = await client.readResource({ uri: 'fixture://big/2500000' });
+    expect((res.contents[0] as { text: string }).text).toBe(expected(2_500_000));
+    expect(await readdir(rawDir)).toEqual([]);
+  });
+});
