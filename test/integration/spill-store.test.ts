@@ -61,8 +61,11 @@ describe('SpillStore', () => {
     expect(entry.files).toEqual(['result.json', 'text.txt', 'block-1.png']);
     expect(await readFile(join(dir, entry.handle, 'text.txt'), 'utf8')).toBe('first\nsecond\nembedded');
     expect(await readFile(join(dir, entry.handle, 'block-1.png'))).toEqual(png);
-    // The stored JSON does not carry the image bytes twice...
-    expect(await readFile(join(dir, entry.handle, 'result.json'), 'utf8')).not.toContain(png.toString('base64'));
+    // The stored JSON carries neither the image bytes nor the texts a second time...
+    const stored = await readFile(join(dir, entry.handle, 'result.json'), 'utf8');
+    expect(stored).not.toContain(png.toString('base64'));
+    expect(stored).not.toContain('second');
+    expect(stored).not.toContain('embedded');
     // ...and reading it back restores the complete result.
     expect(await store.readResult(entry.handle)).toEqual(result);
     expect((await store.readDocument(entry.handle)).lines).toEqual(['first', 'second', 'embedded']);
