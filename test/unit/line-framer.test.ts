@@ -237,6 +237,50 @@ describe('LineFramer with a spool (long lines streamed to disk)', () => {
     expect(await files()).toEqual([]);
   });
 
+  it('joins a long line in memory when the disk refuses at once (folder gone)', async () => {
+    const { RawMessageSpool } = await import('../../electron/core/upstream/raw-spool.js');
+    const messages: JSONRPCMessage[] = [];
+    const framer = new LineFramer({
+      onMessage: (m, spooled) => {
+        expect(spooled).toBeUndefined();
+        messages.push(m);
+      },
+      spool: { aboveBytes: 4096, create: () => new RawMessageSpool({ dir: '/nonexistent/spillway-spool', minStringBytes: 1024 }) },
+    });
+    const line = Buffer.from(`${JSON.stringify(bigResult)}\n`);
+    for (let i = 0; i < line.length; i += 2000) framer.push(line.subarray(i, i + 2000));
+    expect(messages).toEqual([bigResult]);
+  });
+
+  it('skips a line whose spool fails half-way (disk full), failing its request, and goes on', async () => {
+    const { mkdtemp, readdir } = await import('node:fs/promises');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const { RawMessageSpool } = await import('../../electron/core/upstream/raw-spool.js');
+    const dir = await mkdtemp(join(tmpdir(), 'spillway-framer-'));
+    class FullDisk extends RawMessageSpool {
+      #pushes = 0;
+      override push(piece: Buffer): void {
+        if (++this.#pushes > 6) throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
+        super.push(piece);
+      }
+    }
+    const messages: JSONRPCMessage[] = [];
+    const errors: OversizedMessageError[] = [];
+    const framer = new LineFramer({
+      onMessage: (m) => messages.push(m),
+      onError: (e) => errors.push(e),
+      spool: { aboveBytes: 4096, create: () => new FullDisk({ dir, minStringBytes: 1024 }) },
+    });
+    const line = Buffer.from(`${JSON.stringify(bigResult)}\n${JSON.stringify(ping)}\n`);
+    for (let i = 0; i < line.length; i += 2000) framer.push(line.subarray(i, i + 2000));
+    expect(errors).toHaveLength(1);
+    expect(errors[0]!.message).toMatch(/could not be written to disk \(ENOSPC: no space left on device, write\)/);
+    expect(oversizedResponseId(errors[0]!)).toBe(7);
+    expect(messages).toEqual([ping]);
+    expect(await readdir(dir)).toEqual([]);
+  });
+
   it('drops a half-spooled line on reset', async () => {
     const { framer, files } = await spooling();
     framer.push(Buffer.from(`{"text":"${'z'.repeat(10_000)}`));

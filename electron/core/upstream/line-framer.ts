@@ -25,6 +25,15 @@ export class OversizedMessageError extends Error {
   }
 }
 
+/** A long line that could not be streamed to disk once it had begun (disk full, folder gone): skipped. */
+export class SpoolFailedError extends OversizedMessageError {
+  override readonly message: string;
+  constructor(bytes: number, head: string, tail: string, cause: unknown) {
+    super(bytes, Number.NaN, head, tail);
+    this.message = `upstream message of at least ${bytes} bytes could not be written to disk (${(cause as Error)?.message ?? cause}) and was skipped`;
+  }
+}
+
 export interface LineFramerOptions {
   /** Largest line accepted, in bytes without the newline. Default 256 MiB. */
   maxMessageBytes?: number;
@@ -60,6 +69,10 @@ export class LineFramer {
   #skipping: { bytes: number; head: Buffer; tail: Buffer } | undefined;
   /** Set while the current line streams through a spool; `head` keeps its first bytes. */
   #spooling: { spool: RawMessageSpool; head: Buffer; tail: Buffer } | undefined;
+  /** The spool could not start for the current line: it is joined in memory instead. */
+  #spoolRefused = false;
+  /** Why the line being skipped is skipped, when it is not its size. */
+  #skipCause: unknown;
 
   constructor(options: LineFramerOptions) {
     const max = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
@@ -98,6 +111,8 @@ export class LineFramer {
   reset(): void {
     this.#spooling?.spool.abort();
     this.#spooling = undefined;
+    this.#spoolRefused = false;
+    this.#skipCause = undefined;
     this.#pending = [];
     this.#pendingBytes = 0;
     this.#skipping = undefined;
@@ -122,25 +137,42 @@ export class LineFramer {
       this.#pendingBytes = 0;
       return;
     }
-    if (this.#spooling) {
-      this.#spooling.spool.push(piece);
-      this.#spooling.tail = keepTail(this.#spooling.tail, piece);
+    const spooling = this.#spooling;
+    if (spooling) {
+      spooling.tail = keepTail(spooling.tail, piece);
       this.#pendingBytes += piece.length;
+      try {
+        spooling.spool.push(piece);
+      } catch (error) {
+        // Half the line is on disk and gone from memory: it cannot be delivered. Skip it, failing its request.
+        spooling.spool.abort();
+        this.#spooling = undefined;
+        this.#skipping = { bytes: this.#pendingBytes, head: spooling.head, tail: spooling.tail };
+        this.#skipCause = error;
+        this.#pendingBytes = 0;
+      }
       return;
     }
-    if (this.#spoolOptions && this.#pendingBytes + piece.length > this.#spoolOptions.aboveBytes) {
+    if (this.#spoolOptions && !this.#spoolRefused && this.#pendingBytes + piece.length > this.#spoolOptions.aboveBytes) {
       const all = [...this.#pending, piece];
-      const spool = this.#spoolOptions.create();
-      const head = Buffer.from(Buffer.concat(all, Math.min(KEPT_EDGE_BYTES, this.#pendingBytes + piece.length)));
-      let tail: Buffer = Buffer.alloc(0);
-      for (const part of all) {
-        spool.push(part);
-        tail = keepTail(tail, part);
+      let spool: RawMessageSpool | undefined;
+      try {
+        spool = this.#spoolOptions.create();
+        const head = Buffer.from(Buffer.concat(all, Math.min(KEPT_EDGE_BYTES, this.#pendingBytes + piece.length)));
+        let tail: Buffer = Buffer.alloc(0);
+        for (const part of all) {
+          spool.push(part);
+          tail = keepTail(tail, part);
+        }
+        this.#spooling = { spool, head, tail };
+        this.#pending = [];
+        this.#pendingBytes += piece.length;
+        return;
+      } catch {
+        // The disk refused at once; everything is still in memory, so the line is joined as usual.
+        spool?.abort();
+        this.#spoolRefused = true;
       }
-      this.#spooling = { spool, head, tail };
-      this.#pending = [];
-      this.#pendingBytes += piece.length;
-      return;
     }
     // The stream may reuse its chunk memory only if we copied; Node gives each 'data' chunk its own
     // buffer, so keeping a view is safe and avoids a copy.
@@ -149,19 +181,24 @@ export class LineFramer {
   }
 
   #finishLine(): void {
+    this.#spoolRefused = false;
     const skipped = this.#skipping;
     if (skipped) {
+      const cause = this.#skipCause;
       this.#skipping = undefined;
+      this.#skipCause = undefined;
+      const [head, tail] = [skipped.head.toString('utf8'), skipped.tail.toString('utf8')];
       this.#onError?.(
-        new OversizedMessageError(skipped.bytes, this.maxMessageBytes, skipped.head.toString('utf8'), skipped.tail.toString('utf8')),
+        cause === undefined ? new OversizedMessageError(skipped.bytes, this.maxMessageBytes, head, tail) : new SpoolFailedError(skipped.bytes, head, tail, cause),
       );
       return;
     }
     const spooling = this.#spooling;
     if (spooling) {
+      const bytes = this.#pendingBytes;
       this.#spooling = undefined;
       this.#pendingBytes = 0;
-      this.#deliverSpooled(spooling.spool);
+      this.#deliverSpooled(spooling, bytes);
       return;
     }
     const pieces = this.#pending;
@@ -174,8 +211,17 @@ export class LineFramer {
     this.#deliver(joined.toString('utf8', 0, end));
   }
 
-  #deliverSpooled(spool: RawMessageSpool): void {
-    const { skeleton, strings } = spool.finish();
+  #deliverSpooled(spooling: { spool: RawMessageSpool; head: Buffer; tail: Buffer }, bytes: number): void {
+    const { spool } = spooling;
+    let finished: ReturnType<RawMessageSpool['finish']>;
+    try {
+      finished = spool.finish();
+    } catch (error) {
+      spool.abort();
+      this.#onError?.(new SpoolFailedError(bytes, spooling.head.toString('utf8'), spooling.tail.toString('utf8'), error));
+      return;
+    }
+    const { skeleton, strings } = finished;
     let parsed: ReturnType<typeof JSONRPCMessageSchema.safeParse> | undefined;
     try {
       parsed = JSONRPCMessageSchema.safeParse(JSON.parse(skeleton));

@@ -48,10 +48,18 @@ const BATCH_BYTES = 1024 * 1024;
 /** Room past BATCH_BYTES: one decoding step writes at most 7 bytes (U+FFFD + a 4-byte char). */
 const BATCH_SLACK = 16;
 /**
- * Runs between escapes shorter than this are copied 4 bytes at a time through DataViews: for text with
- * an escaped newline every line, Buffer#copy's per-call cost would dominate.
+ * Runs between escapes shorter than this are copied 8 bytes at a time through DataViews (as integers:
+ * floats could alter NaN bits): for text with an escaped newline every line, Buffer#copy's per-call
+ * cost would dominate.
  */
 const NATIVE_COPY_BYTES = 256;
+/**
+ * A quote or backslash is first looked for byte by byte over this many bytes, then with Buffer.indexOf:
+ * typical JSON has a quote every few bytes, where a native call per quote would cost more than the scan.
+ */
+const JS_SCAN_BYTES = 48;
+/** Inside a spooled string, runs shorter than this keep the byte-by-byte scan on for the next run. */
+const DENSE_RUN_BYTES = 24;
 
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
@@ -107,6 +115,11 @@ interface OpenString {
  * holding the unescaped text of its long string literals. Tracks only enough structure to know where
  * strings start and end; never validates otherwise and never throws on bad input (the caller finds the
  * skeleton invalid and calls abort()). File-system errors are thrown; call abort() to clean up.
+ *
+ * A bad escape or a missing closing quote in a spooled string makes the skeleton invalid too. Raw control
+ * characters inside a spooled string (which JSON.parse rejects) are passed through instead: finding them
+ * would cost a pass over every byte, and the line framer already splits on the only common one, '\n'.
+ * Invalid UTF-8 in a spooled string becomes U+FFFD exactly as decoding the whole line would make it.
  */
 export class RawMessageSpool {
   readonly #dir: string;
@@ -122,10 +135,12 @@ export class RawMessageSpool {
   #skeleton: Buffer[] = [];
   #skeletonBytes = 0;
 
-  /** SHORT: the skeleton offset of the opening quote, content bytes so far, whether a backslash awaits its char. */
+  /** SHORT: the skeleton offset of the opening quote, content bytes so far, whether a backslash awaits its byte. */
   #quoteAt = 0;
   #shortBytes = 0;
   #shortEscape = false;
+  /** Set by #walkSkeleton when it stopped because the current string got long. */
+  #grewLong = false;
 
   /** LONG: 0 = none, 1 = after a backslash, 2..5 = reading the 4 hex digits of `\u`. */
   #escape = 0;
@@ -136,6 +151,8 @@ export class RawMessageSpool {
   #batch: Buffer | undefined;
   #batchView: DataView | undefined;
   #batchLength = 0;
+  /** Whether the last raw run inside the spooled string was short (see the hot loop in #decodeLong). */
+  #dense = true;
 
   /** Lazily found positions of the next quote / backslash / newline in #source (source length = none left). */
   #source: Buffer | undefined;
@@ -168,25 +185,16 @@ export class RawMessageSpool {
     let segmentStart = 0; // start of the part of `piece` that goes to the skeleton
     let i = 0;
     while (i < end) {
-      if (this.#state === OUTSIDE) {
-        const quote = this.#quoteFrom(i);
-        if (quote >= end) break;
-        this.#quoteAt = this.#skeletonBytes + (quote - segmentStart);
-        this.#shortBytes = 0;
-        this.#shortEscape = false;
-        this.#state = SHORT;
-        i = quote + 1;
-      } else if (this.#state === SHORT) {
-        const stop = this.#scanShort(piece, i, end);
-        if (stop < 0) {
-          // The string just got long: take its start back out of the skeleton and unescape it.
+      if (this.#state !== LONG) {
+        i = this.#walkSkeleton(piece, i, end, segmentStart);
+        if (this.#grewLong) {
+          // The current string just got long: take its start back out of the skeleton and unescape it.
+          this.#grewLong = false;
           this.#appendSkeleton(piece, segmentStart, i);
           this.#becomeLong();
           this.#useSource(piece);
           segmentStart = end;
-          continue;
         }
-        i = stop;
       } else {
         const after = this.#decodeLong(piece, i, end);
         if (after < 0) {
@@ -210,7 +218,9 @@ export class RawMessageSpool {
     if (this.#state === LONG) this.#closeString(false);
     this.#done = true;
     this.#batch = undefined;
+    this.#batchView = undefined;
     this.#source = undefined;
+    this.#sourceView = undefined;
     const skeleton = Buffer.concat(this.#skeleton, this.#skeletonBytes).toString('utf8');
     this.#skeleton = [];
     return { skeleton, strings: [...this.#strings], totalBytes: this.#totalBytes };
@@ -236,7 +246,9 @@ export class RawMessageSpool {
       }
     }
     this.#batch = undefined;
+    this.#batchView = undefined;
     this.#source = undefined;
+    this.#sourceView = undefined;
     this.#skeleton = [];
   }
 
@@ -244,8 +256,8 @@ export class RawMessageSpool {
 
   #appendSkeleton(piece: Buffer, start: number, end: number): void {
     if (end <= start) return;
-    // A small part of a big piece is copied, so the skeleton never pins the memory of the pieces that
-    // mostly held spooled text.
+    // Part of a piece is copied: the rest of it was (or will be) spooled text, which the skeleton must
+    // not keep alive.
     const part = start === 0 && end === piece.length ? piece : Buffer.from(piece.subarray(start, end));
     this.#skeleton.push(part);
     this.#skeletonBytes += part.length;
@@ -308,37 +320,70 @@ export class RawMessageSpool {
   }
 
   /**
-   * Walks a short string from `i`: returns where to go on (after its closing quote, with state OUTSIDE,
-   * or `end`), or -1 when the string has become long; then nothing from `i` on is consumed and the
-   * caller re-reads the string's start from the skeleton.
+   * Walks the part of a piece that stays in the skeleton (outside strings and inside short ones) from
+   * `i`, in one tight loop since dense JSON has a quote every few bytes. Returns `end`, or, with
+   * #grewLong set, the position where the current string has passed the limit (bytes from there on
+   * are not consumed; the caller re-reads the string's start from the skeleton).
    */
-  #scanShort(piece: Buffer, i: number, end: number): number {
+  #walkSkeleton(piece: Buffer, i: number, end: number, segmentStart: number): number {
     const min = this.#minStringBytes;
-    const start = i;
-    if (this.#shortEscape) {
+    let inString = this.#state === SHORT;
+    // Where the current string's content would start if all of it were in this piece.
+    let contentStart = i - this.#shortBytes;
+    if (inString && this.#shortEscape) {
       // The byte a backslash at the end of the last piece escapes: counted, never the end.
       this.#shortEscape = false;
       i++;
     }
-    for (;;) {
-      let stop = this.#quoteFrom(i);
-      const backslash = this.#backslashFrom(i);
-      if (backslash < stop) stop = backslash;
-      if (stop > end) stop = end;
-      if (this.#shortBytes + (stop - start) > min) return -1;
-      if (stop === end) break;
-      if (piece[stop] === QUOTE) {
-        this.#state = OUTSIDE;
-        return stop + 1;
+    while (i < end) {
+      if (!inString) {
+        let quote = i;
+        const scanEnd = end - i > JS_SCAN_BYTES ? i + JS_SCAN_BYTES : end;
+        while (quote < scanEnd && piece[quote] !== QUOTE) quote++;
+        if (quote === scanEnd && quote < end) quote = this.#quoteFrom(quote);
+        if (quote >= end) {
+          i = end;
+          break;
+        }
+        this.#quoteAt = this.#skeletonBytes + (quote - segmentStart);
+        inString = true;
+        i = quote + 1;
+        contentStart = i;
+        continue;
       }
-      if (stop + 1 === end) {
-        this.#shortEscape = true;
+      const long = contentStart + min + 1; // from here on the content is longer than the limit
+      if (i >= long) {
+        this.#grewLong = true;
         break;
       }
-      i = stop + 2; // the escaped byte never ends the string
+      const limit = long < end ? long : end;
+      let stop = i;
+      const scanEnd = limit - i > JS_SCAN_BYTES ? i + JS_SCAN_BYTES : limit;
+      for (; stop < scanEnd; stop++) {
+        const c = piece[stop];
+        if (c === QUOTE || c === BACKSLASH) break;
+      }
+      if (stop === scanEnd && stop < limit) {
+        stop = this.#quoteFrom(scanEnd);
+        const backslash = this.#backslashFrom(scanEnd);
+        if (backslash < stop) stop = backslash;
+        if (stop > limit) stop = limit;
+      }
+      if (stop === limit) {
+        i = limit;
+      } else if (piece[stop] === QUOTE) {
+        inString = false;
+        i = stop + 1;
+      } else if (stop + 1 === end) {
+        this.#shortEscape = true;
+        i = end;
+      } else {
+        i = stop + 2; // the escaped byte never ends the string
+      }
     }
-    this.#shortBytes += end - start;
-    return end;
+    this.#state = inString ? SHORT : OUTSIDE;
+    this.#shortBytes = inString ? i - contentStart : 0;
+    return i;
   }
 
   // --- spooling ----------------------------------------------------------------------------------------
@@ -392,6 +437,7 @@ export class RawMessageSpool {
     // Cached positions of the next backslash / quote, kept in locals for the hot loop.
     let nextBackslash = this.#nextBackslash;
     let nextQuote = this.#nextQuote;
+    let dense = this.#dense;
     while (i < end) {
       if (o >= BATCH_BYTES) o = this.#flush(o, false);
       if (this.#escape !== 0) {
@@ -466,35 +512,54 @@ export class RawMessageSpool {
         continue;
       }
       if (this.#pendingHigh !== 0) o = this.#replacement(o);
-      // The hot loop: raw runs (found natively) and one-character escapes, until a quote, a `\u`,
-      // the end of the piece or a full batch.
+      // The hot loop: raw runs and one-character escapes, until a quote, a `\u`, the end of the piece or
+      // a full batch. While runs are short (JSON text inside the string: `\"` every few bytes) they are
+      // scanned and copied byte by byte; long runs are found with indexOf and copied in bulk.
       for (;;) {
         const room = BATCH_BYTES - o;
         if (room <= 0) break;
-        if (nextBackslash < i) {
-          nextBackslash = src.indexOf(BACKSLASH, i);
-          if (nextBackslash < 0) nextBackslash = src.length;
+        const runEnd = end - i > room ? i + room : end;
+        let native = !dense;
+        if (dense) {
+          const runStart = i;
+          const scanEnd = runEnd - i > JS_SCAN_BYTES ? i + JS_SCAN_BYTES : runEnd;
+          for (; i < scanEnd; i++) {
+            const c = src[i];
+            if (c === QUOTE || c === BACKSLASH) break;
+            batch[o++] = c;
+          }
+          // Raw '\n' is invalid inside a JSON string (the line framer never passes one) but is counted exactly.
+          if (this.#nextNewline < i) newlines += this.#newlinesIn(runStart, i);
+          if (i === scanEnd && i < runEnd) native = true; // a long run after all
         }
-        if (nextQuote < i) {
-          nextQuote = src.indexOf(QUOTE, i);
-          if (nextQuote < 0) nextQuote = src.length;
+        if (native) {
+          if (nextBackslash < i) {
+            nextBackslash = src.indexOf(BACKSLASH, i);
+            if (nextBackslash < 0) nextBackslash = src.length;
+          }
+          if (nextQuote < i) {
+            nextQuote = src.indexOf(QUOTE, i);
+            if (nextQuote < 0) nextQuote = src.length;
+          }
+          let stop = nextBackslash < nextQuote ? nextBackslash : nextQuote;
+          if (stop > runEnd) stop = runEnd;
+          dense = stop - i < DENSE_RUN_BYTES;
+          if (this.#nextNewline < stop) newlines += this.#newlinesIn(i, stop);
+          if (stop - i >= NATIVE_COPY_BYTES) {
+            src.copy(batch, o, i, stop);
+            o += stop - i;
+            i = stop;
+          } else {
+            const from = (this.#sourceView ??= new DataView(src.buffer, src.byteOffset, src.length));
+            const to = this.#batchView!;
+            for (const last = stop - 8; i <= last; i += 8, o += 8) {
+              to.setUint32(o, from.getUint32(i, true), true);
+              to.setUint32(o + 4, from.getUint32(i + 4, true), true);
+            }
+            while (i < stop) batch[o++] = src[i++];
+          }
         }
-        let stop = nextBackslash < nextQuote ? nextBackslash : nextQuote;
-        if (stop > end) stop = end;
-        if (stop - i > room) stop = i + room;
-        // Raw '\n' is invalid inside a JSON string (the line framer never passes one) but is counted exactly.
-        if (this.#nextNewline < stop) newlines += this.#newlinesIn(i, stop);
-        if (stop - i >= NATIVE_COPY_BYTES) {
-          src.copy(batch, o, i, stop);
-          o += stop - i;
-          i = stop;
-        } else {
-          const from = (this.#sourceView ??= new DataView(src.buffer, src.byteOffset, src.length));
-          const to = this.#batchView!;
-          for (const last = stop - 4; i <= last; i += 4, o += 4) to.setUint32(o, from.getUint32(i));
-          while (i < stop) batch[o++] = src[i++];
-        }
-        if (i !== nextBackslash || i + 1 >= end) break;
+        if (i + 1 >= end || src[i] !== BACKSLASH) break;
         const simple = SIMPLE_ESCAPE[src[i + 1]];
         if (simple < 0) break;
         batch[o++] = simple;
@@ -502,6 +567,7 @@ export class RawMessageSpool {
         i += 2;
       }
     }
+    this.#dense = dense;
     this.#nextBackslash = nextBackslash;
     this.#nextQuote = nextQuote;
     open.escapedBytes += (closedAt < 0 ? end : closedAt) - start;
