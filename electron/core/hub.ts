@@ -14,8 +14,9 @@ import type { SessionInfo, Status, ToolSummary, UpstreamInfo } from '../../share
 import type { Policies } from '../../shared/policy.js';
 import { loadOrCreateToken } from './access-token.js';
 import type { AppPaths } from './app-paths.js';
-import { Catalog } from './catalog/catalog.js';
+import { Catalog, type ToolEntry } from './catalog/catalog.js';
 import { ConfigFile } from './config-file.js';
+import { serveToolCallsDirectly } from './downstream/fast-tool-calls.js';
 import { HttpEndpoint, tokensEqual, type EndpointHooks } from './downstream/http-endpoint.js';
 import { Relay } from './downstream/relay.js';
 import type { OwnResources, OwnTool, ResultShaper } from './downstream/relay-contract.js';
@@ -24,6 +25,7 @@ import { hubStatus, listUpstreams, sessionInfos, toolSummaries, upstreamInfo } f
 import { catalogDispatch, type DispatchContext } from './policy/catalog-dispatch.js';
 import { DISPATCH_TOOL_NAME, type Dispatch } from './policy/dispatch-tool.js';
 import { PolicyRuntime } from './policy/policy-runtime.js';
+import type { CallPolicy } from './policy/resolve.js';
 import { ToolPins } from './policy/tool-pins.js';
 import { DownstreamSession, type SessionTransportKind } from './downstream/session.js';
 import { EventLog } from './log/event-log.js';
@@ -139,7 +141,7 @@ export class Hub {
       ownTools: () => [...this.ownTools, this.#dispatchTool],
       ownResources: this.ownResources,
       shaper: { shape: (r, c) => this.shaper.shape(r, c), materialize: (r) => this.shaper.materialize?.(r) ?? Promise.resolve(r) },
-      policy: (entry) => this.policy.values(entry),
+      policy: (entry) => this.#policyValues(entry),
       cache: this.policy.cache,
       onCallFinished: (call) => {
         this.policy.countUse(call.exposedName);
@@ -211,6 +213,17 @@ export class Hub {
     return hub;
   }
 
+  /** Effective values per catalog entry, kept while the config object stays the same (it is replaced on every change). */
+  readonly #policyCache = new WeakMap<ToolEntry, { config: Config; values: CallPolicy }>();
+
+  #policyValues(entry: ToolEntry): CallPolicy {
+    const cached = this.#policyCache.get(entry);
+    if (cached?.config === this.config) return cached.values;
+    const values = this.policy.values(entry);
+    this.#policyCache.set(entry, { config: this.config, values });
+    return values;
+  }
+
   #log(message: string, error?: unknown): void {
     this.emit({ type: 'log', level: 'warn', message: error ? `${message}: ${(error as Error).message ?? error}` : message });
   }
@@ -263,6 +276,8 @@ export class Hub {
   async connectSession(transport: Transport, kind: SessionTransportKind): Promise<DownstreamSession> {
     const session = this.#newSession(randomUUID(), kind);
     await session.connect(transport);
+    // One client per transport: plain tools/call requests skip the SDK Server's per-request work.
+    if (kind !== 'http') serveToolCallsDirectly(session, transport, this.relay);
     return session;
   }
 

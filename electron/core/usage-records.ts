@@ -14,15 +14,35 @@ export interface UsageRecordsParts {
   log: (message: string, error?: unknown) => void;
 }
 
+/** Stands in for the delivered count where recordCallInLedger uses the upstream one anyway. */
+const NO_SECOND_COUNT = async () => ({ tokens: 0, estimated: false });
+
 export class UsageRecords {
   #schemaTokens: Promise<{ upstream: number; exposed: number }> | undefined;
+  /** Finished calls waiting to be recorded: the ledger's work is done after the answer is on its way. */
+  #queued: FinishedCall[] = [];
+  #flushing: NodeJS.Immediate | undefined;
 
   constructor(private readonly parts: UsageRecordsParts) {}
 
+  /** Records a finished call in the ledger, shortly after (its exact token counts are made off the request path). */
   recordCall(call: FinishedCall): void {
+    this.#queued.push(call);
+    this.#flushing ??= setImmediate(() => {
+      this.#flushing = undefined;
+      const calls = this.#queued;
+      this.#queued = [];
+      for (const c of calls) this.#record(c);
+    });
+  }
+
+  #record(call: FinishedCall): void {
     const { ledger, spill, log } = this.parts;
     const r = call.report;
     const fallback = () => spill.counter.countExactOffThread(JSON.stringify(r.delivered.content ?? []));
+    const upstream = r.countUpstreamTokens ?? fallback;
+    // A passed (or failed) result is recorded with its upstream count for both sides: no second count.
+    const sameAsUpstream = r.action === 'pass' || r.action === 'error';
     recordCallInLedger(
       ledger,
       {
@@ -35,7 +55,7 @@ export class UsageRecords {
         latencyMs: call.durationMs,
         ...(r.handle ? { handle: r.handle } : {}),
       },
-      { upstream: r.countUpstreamTokens ?? fallback, delivered: r.countDeliveredTokens ?? fallback },
+      { upstream, delivered: sameAsUpstream ? NO_SECOND_COUNT : (r.countDeliveredTokens ?? fallback) },
       (m, e) => log(m, e),
     );
   }

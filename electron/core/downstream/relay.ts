@@ -210,7 +210,7 @@ export class Relay implements SessionRouter {
       const calls = [...s.inflight.entries()].filter(([, v]) => v.upstream === serverId);
       if (calls.length > 0) return { session: s, relatedRequestId: calls[calls.length - 1][0] };
     }
-    const newest = sessions.sort((a, b) => a.lastActivity.localeCompare(b.lastActivity)).pop();
+    const newest = sessions.sort((a, b) => a.lastActivityMs - b.lastActivityMs).pop();
     return newest ? { session: newest } : undefined;
   }
 

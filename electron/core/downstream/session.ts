@@ -66,7 +66,8 @@ export const SPILLWAY_INSTRUCTIONS =
 export class DownstreamSession {
   readonly server: Server;
   readonly openedAt = new Date().toISOString();
-  lastActivity = this.openedAt;
+  /** When the client last sent a request (ms); the ISO string is made only when someone reads it. */
+  #lastActivityMs = Date.now();
   readonly subscriptions = new Set<string>();
   logLevel: LoggingLevel | undefined;
   /** Downstream requests in flight (tools/call etc.), newest last — routes upstream requests back. */
@@ -101,6 +102,21 @@ export class DownstreamSession {
     };
   }
 
+  /** When the client last sent a request, as an ISO time. */
+  get lastActivity(): string {
+    return new Date(this.#lastActivityMs).toISOString();
+  }
+
+  /** When the client last sent a request (ms since the epoch). */
+  get lastActivityMs(): number {
+    return this.#lastActivityMs;
+  }
+
+  /** Whether the client has sent initialize (its capabilities are known). */
+  get initialized(): boolean {
+    return this.server.getClientCapabilities() !== undefined;
+  }
+
   get clientName(): string | undefined {
     return this.server.getClientVersion()?.name;
   }
@@ -122,17 +138,17 @@ export class DownstreamSession {
   }
 
   #touch(): void {
-    this.lastActivity = new Date().toISOString();
+    this.#lastActivityMs = Date.now();
   }
 
-  /** Tracks a request for the duration of its handler. */
-  async #track<T>(extra: DownstreamExtra, run: () => Promise<T>): Promise<T> {
+  /** Tracks a request for the duration of its handler (the SDK's, or the fast path's in fast-tool-calls.ts). */
+  async track<T>(requestId: string | number, run: () => Promise<T>): Promise<T> {
     this.#touch();
-    this.inflight.set(extra.requestId, {});
+    this.inflight.set(requestId, {});
     try {
       return await run();
     } finally {
-      this.inflight.delete(extra.requestId);
+      this.inflight.delete(requestId);
     }
   }
 
@@ -140,12 +156,12 @@ export class DownstreamSession {
     const r = this.router;
     const s = this.server;
     s.setRequestHandler(ListToolsRequestSchema, async () => (this.#touch(), { tools: r.listTools(this) }));
-    s.setRequestHandler(CallToolRequestSchema, (req, extra) => this.#track(extra, () => r.callTool(this, req.params, extra)));
+    s.setRequestHandler(CallToolRequestSchema, (req, extra) => this.track(extra.requestId, () => r.callTool(this, req.params, extra)));
     s.setRequestHandler(ListResourcesRequestSchema, async () => (this.#touch(), { resources: r.listResources(this) }));
     s.setRequestHandler(ListResourceTemplatesRequestSchema, async () => (
       this.#touch(), { resourceTemplates: r.listResourceTemplates(this) }
     ));
-    s.setRequestHandler(ReadResourceRequestSchema, (req, extra) => this.#track(extra, () => r.readResource(this, req.params, extra)));
+    s.setRequestHandler(ReadResourceRequestSchema, (req, extra) => this.track(extra.requestId, () => r.readResource(this, req.params, extra)));
     s.setRequestHandler(SubscribeRequestSchema, async (req) => {
       this.#touch();
       this.subscriptions.add(req.params.uri);
@@ -159,8 +175,8 @@ export class DownstreamSession {
       return {};
     });
     s.setRequestHandler(ListPromptsRequestSchema, async () => (this.#touch(), { prompts: r.listPrompts(this) }));
-    s.setRequestHandler(GetPromptRequestSchema, (req, extra) => this.#track(extra, () => r.getPrompt(this, req.params, extra)));
-    s.setRequestHandler(CompleteRequestSchema, (req, extra) => this.#track(extra, () => r.complete(this, req.params, extra)));
+    s.setRequestHandler(GetPromptRequestSchema, (req, extra) => this.track(extra.requestId, () => r.getPrompt(this, req.params, extra)));
+    s.setRequestHandler(CompleteRequestSchema, (req, extra) => this.track(extra.requestId, () => r.complete(this, req.params, extra)));
     s.setRequestHandler(SetLevelRequestSchema, async (req) => {
       this.#touch();
       this.logLevel = req.params.level;

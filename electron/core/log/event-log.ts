@@ -14,11 +14,12 @@ import {
 import { dayOf, daysBefore, lastJsonValueSync, listSegmentsSync, readJsonLines } from './journal-files.js';
 import { JsonlJournal } from './jsonl-journal.js';
 import { Ring } from './event-ring.js';
-import { redactSecrets } from './redact.js';
+import { copyRedacted, redactSecrets } from './redact.js';
 
 /** File name stem of the event log: `events-YYYY-MM-DD[.N].jsonl` (UTC days). */
 export const EVENT_LOG_NAME = 'events';
 export const DEFAULT_RING_SIZE = 5000;
+const DAY_MS = 24 * 3600_000;
 
 export interface EventLogOptions {
   /** Folder of the event files (created on first write). */
@@ -56,6 +57,8 @@ export class EventLog {
   /** Whether events older than the ring's oldest may exist on disk. */
   private olderOnDisk: boolean;
   private lastPruneDay: string;
+  /** Start (ms, UTC) of the day `lastPruneDay` was last checked in. */
+  private lastPruneDayStart = Number.NEGATIVE_INFINITY;
   private maintenance: Promise<unknown> = Promise.resolve();
   private closed = false;
 
@@ -91,18 +94,20 @@ export class EventLog {
    * Throws only when `validate` is on and the event does not match HubEventSchema.
    */
   emit(input: HubEventInput): HubEvent {
-    const { time, ...rest } = input;
-    const event = redactSecrets({
+    const now = this.now();
+    // The log's own seq and time need no masking; a given time is masked like any other field.
+    const stamped: Record<string, unknown> = {
       seq: this.seq + 1,
-      time: time ?? new Date(this.now()).toISOString(),
-      ...rest,
-    }) as HubEvent;
+      time: input.time === undefined ? new Date(now).toISOString() : redactSecrets(input.time),
+    };
+    copyRedacted(stamped, input, 'time');
+    const event = stamped as unknown as HubEvent;
     if (this.validate) HubEventSchema.parse(event);
     this.seq = event.seq;
     if (this.ring.push(event)) this.olderOnDisk = true;
     if (!this.closed) {
       this.journal.append(event);
-      this.pruneIfNewDay();
+      this.pruneIfNewDay(now);
     }
     for (const listener of this.listeners) {
       try {
@@ -219,8 +224,11 @@ export class EventLog {
     return all.slice(-need);
   }
 
-  private pruneIfNewDay(): void {
-    const today = dayOf(this.now());
+  private pruneIfNewDay(now: number): void {
+    // The day string is made only once the clock has passed the day's end (once per day, not per event).
+    if (now >= this.lastPruneDayStart && now < this.lastPruneDayStart + DAY_MS) return;
+    const today = dayOf(now);
+    this.lastPruneDayStart = Date.parse(`${today}T00:00:00.000Z`);
     if (today === this.lastPruneDay) return;
     this.lastPruneDay = today;
     this.maintenance = this.maintenance.then(() => this.pruneExpired());

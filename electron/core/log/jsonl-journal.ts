@@ -45,7 +45,7 @@ export class JsonlJournal {
   readonly maxFileBytes: number;
   private readonly now: () => number;
   private readonly onError: (err: unknown) => void;
-  private queue: string[] = [];
+  private queue: unknown[] = [];
   private scheduled: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
   private active: ActiveSegment | undefined;
@@ -62,10 +62,13 @@ export class JsonlJournal {
     this.onError = opts.onError ?? (() => {});
   }
 
-  /** Queues one value as a JSON line. Returns at once; the write happens in the next batch. */
+  /**
+   * Queues one value as a JSON line. Returns at once; the value is serialized with its batch, off the
+   * request path, so it must not be changed after this call (callers hand over fresh objects).
+   */
   append(value: unknown): void {
     if (this.closed) throw new Error(`journal ${this.name} is closed`);
-    this.queue.push(`${JSON.stringify(value)}\n`);
+    this.queue.push(value);
     if (!this.running && !this.scheduled) this.scheduled = this.#schedule();
   }
 
@@ -144,12 +147,20 @@ export class JsonlJournal {
     }
   }
 
-  private async writeBatch(lines: string[]): Promise<void> {
+  private async writeBatch(values: unknown[]): Promise<void> {
     const day = this.daily ? dayOf(this.now()) : undefined;
     let seg = await this.segmentFor(day);
     let chunk = '';
     let chunkBytes = 0;
-    for (const line of lines) {
+    for (const value of values) {
+      let line: string;
+      try {
+        line = `${JSON.stringify(value)}\n`;
+      } catch (err) {
+        // One value that cannot be serialized is reported alone; the rest of its batch is written.
+        this.onError(err);
+        continue;
+      }
       const bytes = Buffer.byteLength(line);
       const used = seg.size + chunkBytes;
       if (used > 0 && used + bytes > this.maxFileBytes) {

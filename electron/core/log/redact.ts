@@ -19,8 +19,22 @@ const SENSITIVE_SUFFIXES = ['token', 'apikey', 'secret', 'password', 'passwd', '
 /** Fragments that make a key secret wherever they appear (`AWS_SECRET_ACCESS_KEY`, `passwordHash`). */
 const SENSITIVE_PARTS = ['secret', 'password', 'passwd', 'apikey'];
 
+/** Keys seen so far and whether they are sensitive: events repeat the same few dozen keys. */
+const keyVerdicts = new Map<string, boolean>();
+const MAX_REMEMBERED_KEYS = 4096;
+
 /** True when a key's value should never be shown (`Authorization`, `OPENAI_API_KEY`, `refresh_token`, ...). */
 export function isSensitiveKey(key: string): boolean {
+  let verdict = keyVerdicts.get(key);
+  if (verdict === undefined) {
+    verdict = judgeKey(key);
+    if (keyVerdicts.size >= MAX_REMEMBERED_KEYS) keyVerdicts.clear();
+    keyVerdicts.set(key, verdict);
+  }
+  return verdict;
+}
+
+function judgeKey(key: string): boolean {
   const k = key.toLowerCase().replace(/[^a-z0-9]/g, '');
   if (k === '') return false;
   if (SENSITIVE_EXACT.has(k)) return true;
@@ -39,11 +53,18 @@ const KEY_VALUE =
 const URL_USERINFO = /(?<![A-Za-z0-9+.-])([a-z][a-z0-9+.-]{0,31}:\/\/[^\s/:@]{1,256}:)([^\s/@]{1,256})(@)/gi;
 // Strings shorter than this cannot hold `k=v` with a value worth masking; skip the regexes for them.
 const MIN_SCAN_LENGTH = 6;
+// Cheap tests that rule a pass out before its regex scans the string (most event strings are ids and names).
+const AUTH_SCHEME_WORD = /bearer|basic|token/i;
 
 /** Masks secret-shaped text inside one string. */
 export function redactText(text: string): string {
   if (text.length < MIN_SCAN_LENGTH) return text;
-  let out = text.replace(AUTH_SCHEME, (_m, scheme: string, space: string) => `${scheme}${space}${REDACTED}`);
+  // KEY_VALUE needs a ':' or '=', URL_USERINFO a '://'; AUTH_SCHEME one of its words.
+  const separated = text.includes(':') || text.includes('=');
+  const scheme = AUTH_SCHEME_WORD.test(text);
+  if (!separated && !scheme) return text;
+  let out = scheme ? text.replace(AUTH_SCHEME, (_m, word: string, space: string) => `${word}${space}${REDACTED}`) : text;
+  if (!separated) return out;
   out = out.replace(KEY_VALUE, (match, quote: string, key: string, sep: string, value: string) => {
     if (!isSensitiveKey(key)) return match;
     if (value === REDACTED || value === `"${REDACTED}"` || value === `'${REDACTED}'`) return match;
@@ -52,7 +73,7 @@ export function redactText(text: string): string {
     const q = value.startsWith('"') ? '"' : value.startsWith("'") ? "'" : '';
     return `${quote}${key}${quote}${sep}${q}${REDACTED}${q}`;
   });
-  out = out.replace(URL_USERINFO, (_m, before: string, _pass: string, at: string) => `${before}${REDACTED}${at}`);
+  if (out.includes('://')) out = out.replace(URL_USERINFO, (_m, before: string, _pass: string, at: string) => `${before}${REDACTED}${at}`);
   return out;
 }
 
@@ -74,12 +95,28 @@ function redactValue(value: unknown, depth: number): unknown {
   const proto = Object.getPrototypeOf(value);
   if (proto !== Object.prototype && proto !== null) return value;
   const out: Record<string, unknown> = {};
-  for (const [key, item] of Object.entries(value)) {
-    if (isSensitiveKey(key) && item !== undefined && item !== null && item !== '' && (typeof item !== 'object' || Array.isArray(item))) {
-      out[key] = REDACTED;
-    } else {
-      out[key] = redactValue(item, depth + 1);
-    }
+  const source = value as Record<string, unknown>;
+  for (const key in source) {
+    if (Object.hasOwn(source, key)) out[key] = redactEntry(key, source[key], depth + 1);
   }
   return out;
+}
+
+/** One property of an object being copied: masked whole under a sensitive key, else redacted within. */
+function redactEntry(key: string, item: unknown, depth: number): unknown {
+  if (isSensitiveKey(key) && item !== undefined && item !== null && item !== '' && (typeof item !== 'object' || Array.isArray(item))) {
+    return REDACTED;
+  }
+  return redactValue(item, depth);
+}
+
+/**
+ * Copies the properties of `source` onto `target` with secrets masked, as redactSecrets would copy
+ * them, skipping `skip` (the event log adds its own fields without copying the event twice).
+ */
+export function copyRedacted(target: Record<string, unknown>, source: object, skip: string): void {
+  const from = source as Record<string, unknown>;
+  for (const key in from) {
+    if (key !== skip && Object.hasOwn(from, key)) target[key] = redactEntry(key, from[key], 1);
+  }
 }

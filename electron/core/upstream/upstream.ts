@@ -25,6 +25,7 @@ import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/proto
 import type { ServerConfig } from '../../../shared/config.js';
 import type { UpstreamStatus } from '../../../shared/events.js';
 import { UpstreamStartError } from './stdio-transport.js';
+import { UpstreamClient } from './upstream-client.js';
 
 export interface UpstreamTransportHandle {
   transport: Transport;
@@ -97,7 +98,7 @@ export class Upstream {
   serverInfo: Implementation | undefined;
   restarts = 0;
 
-  #client: Client | undefined;
+  #client: UpstreamClient | undefined;
   #handle: UpstreamTransportHandle | undefined;
   #stopping = false;
   #generation = 0;
@@ -203,7 +204,7 @@ export class Upstream {
     this.#setStatus('connecting');
     const firstStart = !this.#started && downloadsOnFirstStart(this.config);
     const timeout = firstStart ? this.#opts.downloadGraceMs : this.#opts.connectTimeoutMs;
-    let client: Client | undefined;
+    let client: UpstreamClient | undefined;
     try {
       const handle = await this.hooks.createTransport(this.id, this.config, (line) => {
         this.#stderr.push(line);
@@ -223,6 +224,7 @@ export class Upstream {
       };
       await client.connect(handle.transport, { timeout });
       if (generation !== this.#generation) return;
+      if (this.config.type === 'stdio') client.sendToolCallsDirect();
       this.capabilities = client.getServerCapabilities();
       this.serverInfo = client.getServerVersion();
       await this.#loadLists(client);
@@ -269,8 +271,8 @@ export class Upstream {
     this.#retryTimer.unref?.();
   }
 
-  #makeClient(): Client {
-    const client = new Client(
+  #makeClient(): UpstreamClient {
+    const client = new UpstreamClient(
       { name: 'spillway', version: this.#opts.clientInfo.version },
       { capabilities: { sampling: {}, elicitation: { form: {}, url: {} }, roots: { listChanged: true } } },
     );

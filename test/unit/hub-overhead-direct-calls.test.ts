@@ -1,0 +1,141 @@
+/**
+ * UpstreamClient's direct tools/call path against the SDK Client it stands in for: the same results,
+ * errors, validation, timeouts, cancellation and connection-closed behaviour.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { CallToolResultSchema, ErrorCode, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
+import { UpstreamClient } from '../../electron/core/upstream/upstream-client.js';
+
+interface Pair {
+  client: Client;
+  /** Messages the server received, in order. */
+  received: JSONRPCMessage[];
+  /** Signals of the server's `hang` handlers. */
+  hangs: AbortSignal[];
+  closeServer(): Promise<void>;
+}
+
+const open: Pair[] = [];
+
+async function connect(direct: boolean): Promise<Pair> {
+  const server = new McpServer({ name: 'fx', version: '1' });
+  const hangs: AbortSignal[] = [];
+  server.registerTool('echo', { inputSchema: { text: z.string() } }, async ({ text }) => ({ content: [{ type: 'text', text }] }));
+  server.registerTool('structured', {}, async () => ({ content: [{ type: 'text', text: '{"n":1}' }], structuredContent: { n: 1 } }));
+  server.registerTool('hang', {}, (extra) => {
+    hangs.push(extra.signal);
+    return new Promise(() => {});
+  });
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  const received: JSONRPCMessage[] = [];
+  await server.connect(serverSide);
+  const sdkDeliver = serverSide.onmessage!;
+  serverSide.onmessage = (m, extra) => {
+    received.push(m);
+    sdkDeliver(m, extra);
+  };
+  const client = direct ? new UpstreamClient({ name: 't', version: '1' }) : new Client({ name: 't', version: '1' });
+  await client.connect(clientSide);
+  if (client instanceof UpstreamClient) client.sendToolCallsDirect();
+  const pair = { client, received, hangs, closeServer: () => server.close() };
+  open.push(pair);
+  return pair;
+}
+
+afterEach(async () => {
+  for (const p of open.splice(0)) {
+    await p.client.close().catch(() => undefined);
+    await p.closeServer().catch(() => undefined);
+  }
+});
+
+const call = (c: Client, name: string, args: Record<string, unknown> = {}, options?: Parameters<Client['request']>[2]) =>
+  c.request({ method: 'tools/call', params: { name, arguments: args } }, CallToolResultSchema, options);
+
+interface Outcome {
+  value?: unknown;
+  error?: { name: string; code?: number; message: string; data?: unknown };
+}
+
+const outcome = (p: Promise<unknown>): Promise<Outcome> =>
+  p.then(
+    (value) => ({ value }),
+    (error: { name: string; code?: number; message: string; data?: unknown }) => ({ error: { name: error.name, code: error.code, message: error.message, data: error.data } }),
+  );
+
+describe('UpstreamClient direct tools/call', () => {
+  it('gives the same results and errors as the SDK Client', async () => {
+    const sdk = await connect(false);
+    const direct = await connect(true);
+    for (const [name, args] of [
+      ['echo', { text: 'über' }],
+      ['structured', {}],
+      ['echo', { text: 5 }],
+      ['missing', {}],
+    ] as const) {
+      expect(await outcome(call(direct.client, name, args))).toEqual(await outcome(call(sdk.client, name, args)));
+    }
+    // A protocol error (no tool name): the server answers with a JSON-RPC error.
+    const bad = (c: Client) => outcome(c.request({ method: 'tools/call', params: { arguments: {} } } as never, CallToolResultSchema));
+    const viaDirect = await bad(direct.client);
+    expect(viaDirect.error?.code).toBeLessThan(-32000);
+    expect(viaDirect).toEqual(await bad(sdk.client));
+  });
+
+  it('sends tools/call with its own ids, far from the SDK counter, and other requests through the SDK', async () => {
+    const direct = await connect(true);
+    await call(direct.client, 'echo', { text: 'a' });
+    await direct.client.listTools();
+    const ids = direct.received.filter((m) => 'id' in m && 'method' in m).map((m) => [(m as { method: string }).method, (m as { id: number }).id]);
+    expect(ids).toContainEqual(['tools/call', 1_000_000_000]);
+    expect(ids.find(([method]) => method === 'tools/list')![1]).toBeLessThan(10);
+  });
+
+  it('validates a result that is not plain text with the schema, as the SDK does', async () => {
+    const direct = await connect(true);
+    const strict = CallToolResultSchema.extend({ structuredContent: z.object({ n: z.string() }) });
+    const viaDirect = await outcome(direct.client.request({ method: 'tools/call', params: { name: 'structured', arguments: {} } }, strict));
+    const sdk = await connect(false);
+    const viaSdk = await outcome(sdk.client.request({ method: 'tools/call', params: { name: 'structured', arguments: {} } }, strict));
+    expect(viaDirect).toHaveProperty('error');
+    expect(viaDirect).toEqual(viaSdk);
+  });
+
+  it('cancels upstream on abort and rejects like the SDK', async () => {
+    const direct = await connect(true);
+    const abort = new AbortController();
+    const pending = outcome(call(direct.client, 'hang', {}, { signal: abort.signal }));
+    await expect.poll(() => direct.hangs.length).toBe(1);
+    abort.abort(new Error('stop'));
+    expect(await pending).toEqual({ error: { name: 'McpError', code: ErrorCode.RequestTimeout, message: 'MCP error -32001: Error: stop', data: undefined } });
+    await expect.poll(() => direct.hangs[0].aborted).toBe(true);
+    const cancelled = direct.received.find((m) => 'method' in m && m.method === 'notifications/cancelled') as unknown as { params: { requestId: number } };
+    expect(cancelled.params.requestId).toBe(1_000_000_000);
+  });
+
+  it('times out with the SDK error when a short timeout is given', async () => {
+    const direct = await connect(true);
+    const result = await outcome(call(direct.client, 'hang', {}, { timeout: 50 }));
+    expect(result).toEqual({ error: { name: 'McpError', code: ErrorCode.RequestTimeout, message: 'MCP error -32001: Request timed out', data: { timeout: 50 } } });
+  });
+
+  it('fails pending calls with ConnectionClosed when the connection ends', async () => {
+    const direct = await connect(true);
+    const pending = outcome(call(direct.client, 'hang'));
+    await expect.poll(() => direct.hangs.length).toBe(1);
+    await direct.closeServer();
+    expect(await pending).toEqual({ error: { name: 'McpError', code: ErrorCode.ConnectionClosed, message: 'MCP error -32000: Connection closed', data: undefined } });
+    expect((await outcome(call(direct.client, 'echo', { text: 'x' }))).error?.message).toMatch(/Not connected/);
+  });
+
+  it('leaves calls with a progress callback to the SDK', async () => {
+    const direct = await connect(true);
+    await call(direct.client, 'echo', { text: 'p' }, { onprogress: () => undefined });
+    const sent = direct.received.find((m) => 'method' in m && m.method === 'tools/call') as { id: number };
+    expect(sent.id).toBeLessThan(10);
+  });
+});
