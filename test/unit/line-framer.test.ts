@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import {
   DEFAULT_MAX_MESSAGE_BYTES,
@@ -179,12 +179,18 @@ describe('oversizedResponseId', () => {
 });
 
 describe('LineFramer with a spool (long lines streamed to disk)', () => {
+  const tempDirs: string[] = [];
+  afterAll(async () => {
+    const { rm } = await import('node:fs/promises');
+    await Promise.all(tempDirs.map((dir) => rm(dir, { recursive: true, force: true })));
+  });
   async function spooling(maxMessageBytes?: number) {
     const { mkdtemp, readdir } = await import('node:fs/promises');
     const { tmpdir } = await import('node:os');
     const { join } = await import('node:path');
     const { RawMessageSpool } = await import('../../electron/core/upstream/raw-spool.js');
     const dir = await mkdtemp(join(tmpdir(), 'spillway-framer-'));
+    tempDirs.push(dir);
     const messages: { message: JSONRPCMessage; spooled?: import('../../electron/core/upstream/raw-spool.js').SpooledString[] }[] = [];
     const noise: string[] = [];
     const errors: OversizedMessageError[] = [];
@@ -258,6 +264,7 @@ describe('LineFramer with a spool (long lines streamed to disk)', () => {
     const { join } = await import('node:path');
     const { RawMessageSpool } = await import('../../electron/core/upstream/raw-spool.js');
     const dir = await mkdtemp(join(tmpdir(), 'spillway-framer-'));
+    tempDirs.push(dir);
     class FullDisk extends RawMessageSpool {
       #pushes = 0;
       override push(piece: Buffer): void {
