@@ -3,6 +3,7 @@
  * Client over stdio:
  *   direct stdio            → server-everything
  *   byte pipe               → a process piping bytes → server-everything (the floor of any extra hop)
+ *   two byte pipes          → two such processes in a row (the floor of bridge + hub, before any MCP work)
  *   hub over stdio          → `spillway serve --stdio` → server-everything (the hub's own cost, no bridge)
  *   byte pipe → hub socket  → a process piping bytes to the hub's socket → hub → server-everything
  *   bridge (socket)         → `spillway bridge` → socket → hub (`spillway serve`) → server-everything
@@ -169,6 +170,8 @@ async function main(): Promise<void> {
     rows = await measureAll([
       await open('direct stdio', NODE, [EVERYTHING, 'stdio'], 'echo'),
       await open('byte pipe', NODE, ['-e', PIPE_TO_CHILD, NODE, EVERYTHING, 'stdio'], 'echo'),
+      // Bridge and hub are two processes between client and server: this is the floor of that shape.
+      await open('two byte pipes', NODE, ['-e', PIPE_TO_CHILD, NODE, '-e', PIPE_TO_CHILD, NODE, EVERYTHING, 'stdio'], 'echo'),
       await open('hub over stdio', NODE, [BIN, 'serve', '--stdio', '--data-dir', stdioDir, '--port', '0'], 'everything__echo'),
       await open('byte pipe → hub socket', NODE, ['-e', PIPE_TO_SOCKET, join(dataDir, 'spillway.sock'), join(dataDir, 'token')], 'everything__echo'),
       await open('bridge (socket)', NODE, [BIN, 'bridge', '--data-dir', dataDir, '--no-start'], 'everything__echo'),
