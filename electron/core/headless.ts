@@ -4,9 +4,9 @@
  * (`spillway serve --stdio`).
  */
 import { tmpdir } from 'node:os';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { AppPaths } from './app-paths.js';
 import { createAppHub, type AppHubOptions } from './app-hub.js';
+import { LineTransport } from './downstream/line-transport.js';
 import { attachSocketEndpoint, socketPathFor, type SocketEndpoint } from './downstream/socket-endpoint.js';
 import type { Hub } from './hub.js';
 
@@ -62,7 +62,9 @@ export async function startHeadless(options: HeadlessOptions): Promise<RunningHu
       for (const fn of stopped) fn();
     })());
   if (options.stdio) {
-    const transport = new StdioServerTransport();
+    const transport = new LineTransport(process.stdin, process.stdout, {
+      onNoise: (line) => hub.emit({ type: 'log', level: 'warn', message: `stdin: a line that is not JSON-RPC: ${line.slice(0, 200)}` }),
+    });
     const session = await hub.connectSession(transport, 'stdio');
     const previous = session.server.onclose;
     session.server.onclose = () => {

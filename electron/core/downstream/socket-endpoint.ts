@@ -9,8 +9,7 @@ import { chmod, lstat, mkdir, unlink } from 'node:fs/promises';
 import { createConnection, createServer, type Server, type Socket } from 'node:net';
 import { posix, win32 } from 'node:path';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import { LineFramer, type LineFramerOptions } from '../upstream/line-framer.js';
+import { LineTransport } from './line-transport.js';
 import { tokensEqual } from './http-endpoint.js';
 import type { SessionTransportKind } from './session.js';
 
@@ -188,66 +187,16 @@ function acceptBridge(hub: SocketHub, socket: Socket, options: SocketEndpointOpt
 }
 
 /** An SDK Transport over an authenticated socket: newline-delimited JSON-RPC, framed in linear time. */
-export class SocketTransport implements Transport {
-  onclose?: () => void;
-  onerror?: (error: Error) => void;
-  onmessage?: (message: JSONRPCMessage) => void;
+export class SocketTransport extends LineTransport {
   /** The name the bridge gave in its handshake (before the MCP initialize names the real client). */
   readonly client: string | undefined;
-  readonly #socket: Socket;
-  readonly #framer: LineFramer;
-  #closed = false;
 
   constructor(socket: Socket, options: { client?: string; maxMessageBytes?: number; onWarning?: (message: string) => void }) {
-    this.#socket = socket;
-    this.client = options.client;
-    const framing: LineFramerOptions = {
+    super(socket, socket, {
       maxMessageBytes: options.maxMessageBytes,
-      onMessage: (message) => this.onmessage?.(message),
+      endOutputOnClose: true,
       onNoise: (line) => options.onWarning?.(`bridge sent a line that is not JSON-RPC: ${line.slice(0, 200)}`),
-      onError: (error) => this.onerror?.(error),
-    };
-    this.#framer = new LineFramer(framing);
-  }
-
-  async start(): Promise<void> {
-    this.#socket.on('data', (chunk: Buffer) => this.#framer.push(chunk));
-    this.#socket.on('end', () => this.#framer.end());
-    this.#socket.on('close', () => this.#finish());
-    this.#socket.on('error', (err) => this.onerror?.(err));
-  }
-
-  /** Bytes that arrived with the handshake; delivered once the session is connected, then reading resumes. */
-  feed(rest: Buffer): void {
-    if (rest.length > 0) this.#framer.push(rest);
-    this.#socket.resume();
-  }
-
-  send(message: JSONRPCMessage): Promise<void> {
-    if (this.#closed) return Promise.reject(new Error('bridge connection closed'));
-    return new Promise((resolve) => {
-      if (this.#socket.write(`${JSON.stringify(message)}\n`)) return resolve();
-      // Backpressure: wait for the bridge to read, but never past the connection's end.
-      const done = () => {
-        this.#socket.off('drain', done);
-        this.#socket.off('close', done);
-        resolve();
-      };
-      this.#socket.once('drain', done);
-      this.#socket.once('close', done);
     });
-  }
-
-  async close(): Promise<void> {
-    if (this.#closed) return;
-    this.#socket.end();
-    this.#finish();
-  }
-
-  #finish(): void {
-    if (this.#closed) return;
-    this.#closed = true;
-    this.#framer.reset();
-    this.onclose?.();
+    this.client = options.client;
   }
 }
