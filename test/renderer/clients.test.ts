@@ -92,3 +92,18 @@ describe('Clients', () => {
     expect(screen.queryByRole('alert')).toBeNull();
   });
 });
+
+describe('Set up again', () => {
+  it('asks for setup and says so when no app can be set up', async () => {
+    const fake = new FakeBackend();
+    fake.clients.add('zed', 'Zed', { installed: false });
+    const clients = new ClientsState(fake);
+    stop = clients.start();
+    const asked: number[] = [];
+    render(ClientsView, { clients, onsetup: async () => (asked.push(1), false) });
+    await waitFor(() => expect(clients.loaded).toBe(true));
+    await fireEvent.click(screen.getByRole('button', { name: 'Set up again' }));
+    expect(asked).toEqual([1]);
+    expect((await screen.findByRole('status')).textContent).toBe('No AI app that Spillway can set up was found on this computer.');
+  });
+});

@@ -62,6 +62,30 @@ describe('first-run detection', () => {
   });
 });
 
+describe('setup again, on request', () => {
+  it('shows setup despite the first-run conditions (dismissed, servers configured, a client connected)', async () => {
+    const flags = new MemoryFlags();
+    flags.setItem(ONBOARDING_DONE_KEY, '1');
+    const fake = fakeHub((f) => {
+      f.seedServer('everything', { type: 'stdio', command: 'node', args: [] } as never);
+      f.clients.add('windsurf', 'Windsurf', { state: 'current' });
+    });
+    const { onboarding } = await started(fake, flags);
+    expect(onboarding.phase).toBe('hidden');
+    expect(await onboarding.start({ again: true })).toBe(true);
+    expect(onboarding.phase).toBe('choose');
+    expect(onboarding.clients.map((c) => c.id)).toContain('claude-desktop');
+  });
+
+  it('says no when there is no app to set up, and stays hidden', async () => {
+    const none = new FakeBackend();
+    none.clients.add('zed', 'Zed', { installed: false });
+    const onboarding = new OnboardingState(none, new MemoryFlags());
+    expect(await onboarding.start({ again: true })).toBe(false);
+    expect(onboarding.phase).toBe('hidden');
+  });
+});
+
 describe('selection and plan', () => {
   it('lists each distinct server once, pre-picks everything sensible, and plans one import per client', async () => {
     const { onboarding } = await started(fakeHub());

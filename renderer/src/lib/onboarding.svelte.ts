@@ -120,21 +120,30 @@ export class OnboardingState {
   /**
    * Decides whether to show setup: not dismissed before, no server configured, no client connected,
    * and at least one installed client to set up. Anything the hub cannot answer means "not now".
+   * `again` (the user asked for setup from the Clients view) skips the first-run conditions: only an
+   * installed client is needed. Resolves with whether setup is showing.
    */
-  async start(): Promise<void> {
-    if (this.#flagged()) {
+  async start(options: { again?: boolean } = {}): Promise<boolean> {
+    const again = options.again === true;
+    if (!again && this.#flagged()) {
       this.#phase = 'hidden';
-      return;
+      return false;
+    }
+    if (again) {
+      this.#candidateErrors = {};
+      this.#previews = [];
+      this.#results = [];
     }
     const [upstreams, clients] = await Promise.all([this.#backend.call('upstreams.list', {}), this.#backend.call('clients.list', {})]);
-    if (!upstreams.ok || !clients.ok || upstreams.value.length > 0 || clients.value.some((c) => c.state === 'current')) {
+    const firstRun = upstreams.ok && clients.ok && upstreams.value.length === 0 && !clients.value.some((c) => c.state === 'current');
+    if (!clients.ok || (!again && !firstRun)) {
       this.#phase = 'hidden';
-      return;
+      return false;
     }
     const installed = clients.value.filter((c) => c.installed || c.configPresent);
     if (!installed.some(canConnect)) {
       this.#phase = 'hidden';
-      return;
+      return false;
     }
     const found = await Promise.all(
       installed.map(async (c) => {
@@ -150,6 +159,7 @@ export class OnboardingState {
     this.#pickedClients = installed.filter(canConnect).map((c) => c.id);
     this.#pickedServers = this.#servers.filter((s) => !s.alreadyImported).map((s) => s.key);
     this.#phase = 'choose';
+    return true;
   }
 
   pickClient(id: string, on: boolean): void {
