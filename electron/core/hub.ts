@@ -14,7 +14,7 @@ import type { SessionInfo, Status, ToolSummary, UpstreamInfo } from '../../share
 import type { Policies } from '../../shared/policy.js';
 import { loadOrCreateToken } from './access-token.js';
 import type { AppPaths } from './app-paths.js';
-import { Catalog, type ToolEntry } from './catalog/catalog.js';
+import { Catalog } from './catalog/catalog.js';
 import { ConfigFile } from './config-file.js';
 import { serveToolCallsDirectly } from './downstream/fast-tool-calls.js';
 import { HttpEndpoint, tokensEqual, type EndpointHooks } from './downstream/http-endpoint.js';
@@ -25,7 +25,6 @@ import { hubStatus, listUpstreams, sessionInfos, toolSummaries, upstreamInfo } f
 import { catalogDispatch, type DispatchContext } from './policy/catalog-dispatch.js';
 import { DISPATCH_TOOL_NAME, type Dispatch } from './policy/dispatch-tool.js';
 import { PolicyRuntime } from './policy/policy-runtime.js';
-import type { CallPolicy } from './policy/resolve.js';
 import { ToolPins } from './policy/tool-pins.js';
 import { DownstreamSession, type SessionTransportKind } from './downstream/session.js';
 import { EventLog } from './log/event-log.js';
@@ -141,7 +140,7 @@ export class Hub {
       ownTools: () => [...this.ownTools, this.#dispatchTool],
       ownResources: this.ownResources,
       shaper: { shape: (r, c) => this.shaper.shape(r, c), materialize: (r) => this.shaper.materialize?.(r) ?? Promise.resolve(r) },
-      policy: (entry) => this.#policyValues(entry),
+      policy: (entry) => this.policy.values(entry),
       cache: this.policy.cache,
       onCallFinished: (call) => {
         this.policy.countUse(call.exposedName);
@@ -211,17 +210,6 @@ export class Hub {
     const pins = await ToolPins.open({ file: join(options.paths.dataDir, TOOL_PINS_FILE), log });
     hub = new Hub(options, config, configFile, { events, ledger, spill, pins });
     return hub;
-  }
-
-  /** Effective values per catalog entry, kept while the config object stays the same (it is replaced on every change). */
-  readonly #policyCache = new WeakMap<ToolEntry, { config: Config; values: CallPolicy }>();
-
-  #policyValues(entry: ToolEntry): CallPolicy {
-    const cached = this.#policyCache.get(entry);
-    if (cached?.config === this.config) return cached.values;
-    const values = this.policy.values(entry);
-    this.#policyCache.set(entry, { config: this.config, values });
-    return values;
   }
 
   #log(message: string, error?: unknown): void {

@@ -44,6 +44,8 @@ export class PolicyRuntime {
   /** Calls per exposed name since start: the cap keeps the most-used tools direct. */
   readonly usage = new Map<string, number>();
   readonly #config: () => Config;
+  /** Effective values per catalog entry, with the config object they were resolved from. */
+  readonly #values = new WeakMap<object, { config: Config; values: CallPolicy }>();
   readonly #emit: (event: HubEventInput) => void;
   /** Withheld changes already announced (key → fingerprint), so each change is announced once. */
   readonly #announced = new Map<string, string>();
@@ -68,8 +70,14 @@ export class PolicyRuntime {
 
   /** The effective values for a catalog entry (per call), with the tool's compression and PII fields. */
   values(entry: Pick<ToolEntry, 'serverId' | 'original' | 'upstream'>): CallPolicy {
-    const tool = this.#config().policies.tools[entry.serverId]?.[entry.original];
-    return { ...this.effective(entry.serverId, entry.original, entry.upstream).values, ...resolveToolExtras(tool) };
+    // Asked on every call: kept per entry while the config object stays the same (every change replaces it).
+    const config = this.#config();
+    const cached = this.#values.get(entry);
+    if (cached?.config === config) return cached.values;
+    const tool = config.policies.tools[entry.serverId]?.[entry.original];
+    const values = { ...this.effective(entry.serverId, entry.original, entry.upstream).values, ...resolveToolExtras(tool) };
+    this.#values.set(entry, { config, values });
+    return values;
   }
 
   /**

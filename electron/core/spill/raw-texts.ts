@@ -6,15 +6,15 @@
  * it back (`materialize`) and gets exactly the message the upstream sent.
  */
 import { readFileSync, rmSync } from 'node:fs';
-import { mkdir, readFile, rm } from 'node:fs/promises';
+import { mkdir, rm } from 'node:fs/promises';
 import type { RawSpoolOptions, SpooledString } from '../upstream/raw-spool.js';
 
 /** The folder under the spill folder where texts are spooled; emptied at every start. */
 export const RAW_DIR_NAME = '.raw';
 /** A line longer than this is streamed through a spool instead of being joined in memory. */
-export const DEFAULT_SPOOL_ABOVE_BYTES = 1024 * 1024;
+const DEFAULT_SPOOL_ABOVE_BYTES = 1024 * 1024;
 /** Strings longer than this (escaped bytes) in a spooled line go to files. */
-export const DEFAULT_SPOOL_MIN_STRING_BYTES = 64 * 1024;
+const DEFAULT_SPOOL_MIN_STRING_BYTES = 64 * 1024;
 /** Texts nobody claimed (a cancelled call, a crash in between) are deleted after this long. */
 const MAX_AGE_MS = 10 * 60_000;
 
@@ -80,16 +80,14 @@ export class RawTexts implements SpoolTarget {
 
   /** `value` with every held placeholder replaced by its text read from disk; the files are deleted. */
   async materialize<T>(value: T): Promise<T> {
-    const texts = new Map<string, string>();
-    const used: SpooledString[] = [];
+    const used = new Set<SpooledString>();
     visitStrings(value, (s) => {
       const text = this.get(s);
-      if (text && !used.includes(text)) used.push(text);
+      if (text) used.add(text);
     });
-    if (used.length === 0) return value;
-    for (const text of used) texts.set(text.placeholder, await readFile(text.path, 'utf8'));
-    this.discard(used);
-    return replaceStrings(value, (s) => texts.get(s)) as T;
+    if (used.size === 0) return value;
+    for (const text of used) this.#held.delete(text.placeholder);
+    return inlineSpooled(value, [...used]);
   }
 
   /** Hands a text's file over to the caller (which moves or deletes it); the placeholder is forgotten. */
@@ -113,10 +111,6 @@ export class RawTexts implements SpoolTarget {
     this.discard([...this.#held.values()].filter((h) => h.at <= limit).map((h) => h.text));
   }
 
-  get size(): number {
-    return this.#held.size;
-  }
-
   async close(): Promise<void> {
     clearInterval(this.#timer);
     this.discard([...this.#held.values()].map((h) => h.text));
@@ -137,7 +131,8 @@ export function inlineSpooled<T>(message: T, strings: readonly SpooledString[]):
   return replaceStrings(message, (s) => texts.get(s)) as T;
 }
 
-function visitStrings(value: unknown, visit: (s: string) => void): void {
+/** Calls `visit` with every string in `value`, object keys included, at any depth. */
+export function visitStrings(value: unknown, visit: (s: string) => void): void {
   if (typeof value === 'string') visit(value);
   else if (Array.isArray(value)) for (const item of value) visitStrings(item, visit);
   else if (value !== null && typeof value === 'object') {

@@ -1,5 +1,6 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { SpooledString } from '../upstream/raw-spool.js';
+import { visitStrings } from './raw-texts.js';
 
 export type SpillContentType = 'json' | 'text' | 'mixed' | 'binary';
 
@@ -99,9 +100,11 @@ export function viewSpooled(result: CallToolResult, spooled: (value: unknown) =>
     } else if (block.type !== 'resource_link') return undefined;
   }
   for (const part of parts) if (typeof part.text !== 'string') spooledParts++;
-  let elsewhere = 0;
-  countSpooled(result, spooled, (n) => (elsewhere += n));
-  if (spooledParts === 0 || elsewhere !== spooledParts) return undefined;
+  let anywhere = 0;
+  visitStrings(result, (s) => {
+    if (spooled(s)) anywhere++;
+  });
+  if (spooledParts === 0 || anywhere !== spooledParts) return undefined;
   let bytes = Math.max(0, parts.length - 1);
   let newlines = Math.max(0, parts.length - 1);
   for (const part of parts) {
@@ -115,24 +118,9 @@ export function viewSpooled(result: CallToolResult, spooled: (value: unknown) =>
   }
   const first = edge(parts[0]!.text, 'start');
   const last = edge(parts[parts.length - 1]!.text, 'end');
-  const endsWithNewline = last.endsWith('\n');
-  const lines = bytes === 0 ? 0 : endsWithNewline ? newlines : newlines + 1;
-  const f = first.trimStart()[0];
-  const l = last.trimEnd().slice(-1);
-  const contentType = (f === '{' && l === '}') || (f === '[' && l === ']') ? 'json' : 'text';
-  return { parts, bytes, lines, contentType };
-}
-
-function countSpooled(value: unknown, spooled: (value: unknown) => SpooledString | undefined, add: (n: number) => void): void {
-  if (typeof value === 'string') {
-    if (spooled(value)) add(1);
-  } else if (Array.isArray(value)) for (const item of value) countSpooled(item, spooled, add);
-  else if (value !== null && typeof value === 'object') {
-    for (const [key, item] of Object.entries(value)) {
-      countSpooled(key, spooled, add);
-      countSpooled(item, spooled, add);
-    }
-  }
+  const lines = bytes === 0 ? 0 : last.endsWith('\n') ? newlines : newlines + 1;
+  // Only the first and last characters decide, as for a text in memory.
+  return { parts, bytes, lines, contentType: looksLikeJson(first + last) ? 'json' : 'text' };
 }
 
 /** Up to 1 KiB of a part's start or end, as text (an incomplete character at the cut dropped). */
