@@ -52,12 +52,20 @@ function toQuery(f: ActivityFilter): EventFilter {
 }
 
 function distinct(events: readonly HubEvent[], pick: (e: Record<string, unknown>) => unknown): string[] {
-  const seen = new Set<string>();
-  for (const e of events) {
-    const v = pick(e as Record<string, unknown>);
-    if (typeof v === 'string' && v !== '') seen.add(v);
-  }
-  return [...seen].sort((a, b) => a.localeCompare(b));
+  const values = events.map((e) => pick(e as Record<string, unknown>)).filter((v): v is string => typeof v === 'string' && v !== '');
+  return [...new Set(values)].sort((a, b) => a.localeCompare(b));
+}
+
+/** A finished call carries everything its start did: once a call ends, its start row goes. */
+function oneRowPerCall(events: readonly HubEvent[]): HubEvent[] {
+  const finished = new Set(events.flatMap((e) => (e.type === 'call.finished' ? [e.callId] : [])));
+  return events.filter((e) => !(e.type === 'call.started' && finished.has(e.callId)));
+}
+
+/** The loaded history plus the live events that arrived while it loaded, each once, in order. */
+function mergeHistory(history: readonly HubEvent[], early: readonly HubEvent[]): HubEvent[] {
+  const seen = new Set(history.map((e) => e.seq));
+  return [...history, ...early.filter((e) => !seen.has(e.seq))].sort((a, b) => a.seq - b.seq);
 }
 
 export class ActivityLog {
@@ -77,12 +85,7 @@ export class ActivityLog {
 
   #visible = $derived.by(() => {
     const query = toQuery(this.filter);
-    // A finished call carries everything its start did; show one row per call once it ends.
-    const finished = new Set<string>();
-    for (const e of this.#events) if (e.type === 'call.finished') finished.add(e.callId);
-    return this.#events.filter(
-      (e) => !(e.type === 'call.started' && finished.has(e.callId)) && matchesFilter(e, query),
-    );
+    return oneRowPerCall(this.#events).filter((e) => matchesFilter(e, query));
   });
   #servers = $derived.by(() => distinct(this.#events, (e) => e.server));
   #tools = $derived.by(() => distinct(this.#events, (e) => e.exposedName));
@@ -167,9 +170,7 @@ export class ActivityLog {
       this.#loading = false;
       const history = result.ok ? result.value : [];
       this.#error = result.ok ? undefined : result;
-      const seen = new Set(history.map((e) => e.seq));
-      const merged = [...history, ...early.filter((e) => !seen.has(e.seq))].sort((a, b) => a.seq - b.seq);
-      this.#events = [...this.#events, ...merged].slice(-this.#capacity);
+      this.#events = [...this.#events, ...mergeHistory(history, early)].slice(-this.#capacity);
       loaded = true;
     });
     return stop;

@@ -135,7 +135,10 @@ export class ClientsState {
   async restore(id: ClientIdName): Promise<boolean> {
     const done = await this.#act(id, 'restore', () => this.#backend.call('clients.restore', { id }));
     if (done) {
-      this.#notes = { ...this.#notes, [id]: done.deleted ? `Removed ${done.file} (Spillway had created it).` : `Restored ${done.file} from its backup.` };
+      this.#notes = {
+        ...this.#notes,
+        [id]: done.deleted ? `Removed ${done.file} (Spillway had created it).` : `Restored ${done.file} from its backup.`,
+      };
       await this.loadClients();
     }
     return done !== undefined;

@@ -41,6 +41,16 @@ export interface SetupSummary {
   hints: string[];
 }
 
+/** `list` with `item` added (once) or removed. */
+function toggled(list: readonly string[], item: string, on: boolean): string[] {
+  return on ? [...new Set([...list, item])] : list.filter((x) => x !== item);
+}
+
+/** The picks as planSetup takes them. */
+function choice(clients: readonly string[], servers: readonly string[], replace: boolean): Parameters<typeof planSetup>[2] {
+  return { clients: new Set(clients), servers: new Set(servers), replace };
+}
+
 export class OnboardingState {
   #phase = $state<OnboardingPhase>('checking');
   #clients = $state<ClientInfo[]>([]);
@@ -99,7 +109,7 @@ export class OnboardingState {
   }
   /** The calls the current choice leads to. */
   get plan(): ClientStep[] {
-    return planSetup(this.#clients, this.#servers, { clients: new Set(this.#pickedClients), servers: new Set(this.#pickedServers), replace: this.replace });
+    return planSetup(this.#clients, this.#servers, choice(this.#pickedClients, this.#pickedServers, this.replace));
   }
 
   #flagged(): boolean {
@@ -163,10 +173,10 @@ export class OnboardingState {
   }
 
   pickClient(id: string, on: boolean): void {
-    this.#pickedClients = on ? [...new Set([...this.#pickedClients, id])] : this.#pickedClients.filter((x) => x !== id);
+    this.#pickedClients = toggled(this.#pickedClients, id, on);
   }
   pickServer(key: string, on: boolean): void {
-    this.#pickedServers = on ? [...new Set([...this.#pickedServers, key])] : this.#pickedServers.filter((x) => x !== key);
+    this.#pickedServers = toggled(this.#pickedServers, key, on);
   }
 
   #info(id: ClientIdName): ClientInfo {

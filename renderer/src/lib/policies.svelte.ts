@@ -108,7 +108,8 @@ export class PoliciesState {
   /** Loads once and follows config and catalog changes; returns the stop. */
   start(): () => void {
     const stop = this.#backend.subscribe((e) => {
-      if (e.type === 'config.changed' || e.type === 'catalog.changed' || e.type === 'tool.withheld' || e.type === 'tool.approved') void this.refresh();
+      if (e.type === 'config.changed' || e.type === 'catalog.changed' || e.type === 'tool.withheld' || e.type === 'tool.approved')
+        void this.refresh();
     });
     void this.refresh();
     return stop;
@@ -131,7 +132,13 @@ export class PoliciesState {
       if (value === undefined) delete next[name];
       else next[name] = value;
     }
-    return this.#write(server, tool, field, () => this.#backend.call('policies.setTool', { server, tool, policy: next as ToolPolicy }), next as ToolPolicy);
+    return this.#write(
+      server,
+      tool,
+      field,
+      () => this.#backend.call('policies.setTool', { server, tool, policy: next as ToolPolicy }),
+      next as ToolPolicy,
+    );
   }
 
   /** Clears everything set for the tool: it follows its server and the defaults again. */
@@ -139,13 +146,7 @@ export class PoliciesState {
     return this.#write(server, tool, 'form', () => this.#backend.call('policies.resetTool', { server, tool }), {});
   }
 
-  async #write(
-    server: string,
-    tool: string,
-    field: ToolField,
-    run: () => Promise<ApiResult<EffectivePolicy>>,
-    policy: ToolPolicy,
-  ): Promise<boolean> {
+  async #write(server: string, tool: string, field: ToolField, run: () => Promise<ApiResult<EffectivePolicy>>, policy: ToolPolicy): Promise<boolean> {
     const k = key(server, tool);
     this.#saving = { ...this.#saving, [k]: true };
     const result = await run();

@@ -51,6 +51,15 @@ function toMap(list: PairRow[]): Record<string, string> {
   return out;
 }
 
+/**
+ * The id a new server is saved under: a name that is already a free, valid id is used as is; otherwise
+ * the id is made from it (and the caller keeps the name visible as the label).
+ */
+function idForName(name: string, takenIds: Iterable<string>): string {
+  const taken = new Set(takenIds);
+  return SERVER_ID_PATTERN.test(name) && !taken.has(name) ? name : uniqueServerId(name, taken);
+}
+
 export class ServerDraft {
   /** Fixed when editing an existing server. */
   readonly editingId: string | undefined;
@@ -113,7 +122,10 @@ export class ServerDraft {
   toInput(): ServerConfigInput {
     const common = { enabled: this.enabled, prefix: this.prefix, ...this.#definedExtra() };
     if (this.kind === 'stdio') {
-      const args = this.argsText.split('\n').map((a) => a.trim()).filter((a) => a !== '');
+      const args = this.argsText
+        .split('\n')
+        .map((a) => a.trim())
+        .filter((a) => a !== '');
       return {
         type: 'stdio',
         command: this.command.trim(),
@@ -165,10 +177,7 @@ export class ServerDraft {
     const config = this.validateConfig();
     if (!config) return undefined;
     if (this.editingId) return { id: this.editingId, config };
-    const taken = new Set(takenIds);
-    // A name that is already a free, valid id is used as is; otherwise the id is made from it and the
-    // name stays visible as the label.
-    const id = SERVER_ID_PATTERN.test(name) && !taken.has(name) ? name : uniqueServerId(name, taken);
+    const id = idForName(name, takenIds);
     const label = id === name ? undefined : name;
     return { id, label, config: label && !config.label ? { ...config, label } : config };
   }

@@ -70,14 +70,10 @@ export class ServersState {
         return;
       }
       this.#list = this.#list.map((u) =>
-        u.id === e.server
-          ? { ...u, status: e.status, error: e.error ?? (e.status === 'error' ? u.error : undefined), tools: e.tools ?? u.tools }
-          : u,
+        u.id === e.server ? { ...u, status: e.status, error: e.error ?? (e.status === 'error' ? u.error : undefined), tools: e.tools ?? u.tools } : u,
       );
     } else if (e.type === 'upstream.stderr') {
-      this.#list = this.#list.map((u) =>
-        u.id === e.server ? { ...u, stderrTail: [...u.stderrTail, e.line].slice(-STDERR_LINES) } : u,
-      );
+      this.#list = this.#list.map((u) => (u.id === e.server ? { ...u, stderrTail: [...u.stderrTail, e.line].slice(-STDERR_LINES) } : u));
     } else if (e.type === 'config.changed' || e.type === 'catalog.changed') {
       void this.refresh();
     }

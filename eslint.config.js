@@ -1,0 +1,161 @@
+// @ts-check
+/**
+ * Lint for the whole repository: typescript-eslint's recommended rules, Svelte's recommended rules for
+ * the renderer's components, and the folder direction of issue 12 (lower folders never import higher
+ * ones). The "no two folders of electron/core import each other" rule has no plugin equivalent; it
+ * lives in test/unit/architecture.test.ts, which also lists the direction in a readable failure.
+ *
+ * Not type-aware on purpose: with typescript-eslint's type-checked rules a whole-repo run took ~27 s on
+ * this 2-core machine against ~6 s without (and the project service does not find test/renderer's files).
+ */
+import { defineConfig } from 'eslint/config';
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+import svelte from 'eslint-plugin-svelte';
+import { importX, createNodeResolver } from 'eslint-plugin-import-x';
+
+const core = 'electron/core';
+const inCore = (...names) => names.map((name) => `${core}/${name}`);
+
+/** The hub is electron/core/hub.ts today, and hub/ if it is split into a folder. */
+const hub = inCore('hub.ts', 'hub');
+
+/**
+ * The folder direction (issue 12): files under `target` may not import anything under `from` (`except`
+ * is relative to `from`). Lowest first: wire ← leaves (tokens, log, pii, catalog, clients, files,
+ * ledger) ← upstream/downstream ← spill/compress/policy ← call ← hub ← control ← app (the composition
+ * root). test/unit/architecture.test.ts reads this same list.
+ */
+export const zones = [
+  // shared/ is the contract both sides compile against: it imports nothing of ours.
+  { target: 'shared', from: ['electron', 'renderer', 'test'], message: 'shared/ imports nothing of ours.' },
+  // The core runs in plain Node (headless hub, CLI, tests): never the Electron shell.
+  {
+    target: core,
+    from: ['electron/main', 'electron/cli', 'electron/preload'],
+    message: 'electron/core never imports the Electron shell or the CLI.',
+  },
+  // wire/ is the floor of the core: framing and spooling only.
+  { target: inCore('wire'), from: core, except: ['wire'], message: 'electron/core/wire imports no other electron/core folder.' },
+  {
+    target: inCore('upstream', 'downstream'),
+    from: [...inCore('call', 'control', 'app'), ...hub],
+    message: 'upstream/ and downstream/ never import call/, control/ or the hub.',
+  },
+  {
+    target: inCore('spill', 'compress', 'policy', 'tokens', 'log', 'pii', 'catalog', 'ledger', 'clients', 'files'),
+    from: [...inCore('call', 'downstream', 'control', 'app'), ...hub],
+    message: 'Leaf folders never import call/, downstream/, control/ or the hub.',
+  },
+  {
+    target: inCore('tokens', 'log', 'pii', 'catalog', 'clients', 'files'),
+    from: inCore('ledger', 'upstream', 'spill', 'compress', 'policy'),
+    message: 'The lowest leaves (tokens, log, pii, catalog, clients, files) never import the folders built on them.',
+  },
+  {
+    target: inCore('ledger'),
+    from: inCore('upstream', 'spill', 'compress', 'policy'),
+    message: 'ledger/ builds on log/ and tokens/ only, never on upstream/, spill/, compress/ or policy/.',
+  },
+  { target: inCore('compress'), from: inCore('spill'), message: 'compress/ and spill/ never import each other.' },
+  { target: inCore('spill'), from: inCore('compress'), message: 'compress/ and spill/ never import each other.' },
+  { target: inCore('call'), from: [...inCore('control', 'app'), ...hub], message: 'call/ never imports control/ or the hub.' },
+  { target: hub, from: inCore('control', 'app'), message: 'The hub never imports control/ (control depends on the hub).' },
+  { target: inCore('control'), from: inCore('app'), message: 'control/ never imports app/ (the composition root).' },
+  // The renderer is a web page: it reaches the app only through renderer/src/lib/api.ts.
+  { target: 'renderer/src', from: 'electron', message: 'The renderer imports nothing from electron/.' },
+];
+
+/** A few Node globals for the plain .js launchers (TypeScript files get no-undef from the compiler). */
+const nodeGlobals = { process: 'readonly', console: 'readonly', URL: 'readonly', Buffer: 'readonly' };
+
+/** Browser APIs that would let a renderer file reach the app around its contract module. */
+const rendererTransports = ['fetch', 'EventSource', 'WebSocket', 'XMLHttpRequest'].map((name) => ({
+  name,
+  message: 'The renderer reaches the app only through renderer/src/lib/api.ts.',
+}));
+
+export default defineConfig(
+  {
+    ignores: ['dist/**', 'build/**', 'node_modules/**', 'test-artifacts/**', 'test/fixtures/**/*.mjs'],
+  },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  ...svelte.configs['flat/recommended'],
+  {
+    files: ['**/*.svelte', '**/*.svelte.ts'],
+    languageOptions: {
+      parserOptions: { parser: tseslint.parser, extraFileExtensions: ['.svelte'] },
+    },
+  },
+  {
+    files: ['**/*.js', '**/*.mjs'],
+    languageOptions: { globals: nodeGlobals },
+  },
+  {
+    // The compiler checks undefined names in TypeScript (and Svelte's TS scripts) better than no-undef.
+    files: ['**/*.ts', '**/*.cts', '**/*.svelte'],
+    rules: { 'no-undef': 'off' },
+  },
+  {
+    rules: {
+      // A leading underscore marks a value left unused on purpose (a rest-sibling omit, a fixed-arity callback).
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        {
+          argsIgnorePattern: '^_',
+          varsIgnorePattern: '^_',
+          caughtErrorsIgnorePattern: '^_',
+          destructuredArrayIgnorePattern: '^_',
+          ignoreRestSiblings: true,
+        },
+      ],
+    },
+  },
+  {
+    // A sandboxed preload is CommonJS; under verbatimModuleSyntax that takes `import x = require(...)`.
+    files: ['**/*.cts'],
+    rules: { '@typescript-eslint/no-require-imports': ['error', { allowAsImport: true }] },
+  },
+  {
+    files: ['electron/**/*.ts', 'electron/**/*.cts', 'electron/**/*.js', 'shared/**/*.ts', 'renderer/src/**/*.ts', 'renderer/src/**/*.svelte'],
+    plugins: { 'import-x': importX },
+    settings: {
+      // Without these, import-x skips .ts modules when it follows imports (no-cycle would see nothing).
+      'import-x/extensions': ['.ts', '.cts', '.js', '.mjs', '.cjs', '.svelte'],
+      'import-x/parsers': { '@typescript-eslint/parser': ['.ts', '.cts'] },
+      'import-x/resolver-next': [
+        // Sources import `./x.js` and the file on disk is `x.ts` (NodeNext resolution).
+        createNodeResolver({ extensionAlias: { '.js': ['.ts', '.js'], '.cjs': ['.cts', '.cjs'] } }),
+      ],
+    },
+    rules: {
+      // Zones are repo-relative whichever folder eslint runs from.
+      'import-x/no-restricted-paths': ['error', { zones, basePath: import.meta.dirname }],
+    },
+  },
+  {
+    files: ['electron/**/*.ts', 'electron/**/*.cts', 'shared/**/*.ts'],
+    rules: {
+      'import-x/no-cycle': ['error', { ignoreExternal: true }],
+    },
+  },
+  {
+    files: ['electron/core/**/*.ts', 'shared/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { paths: [{ name: 'electron', message: 'electron/core and shared/ run without Electron.' }] }],
+    },
+  },
+  {
+    files: ['renderer/src/**/*.ts', 'renderer/src/**/*.svelte'],
+    ignores: ['renderer/src/lib/api.ts'],
+    rules: {
+      'no-restricted-globals': ['error', ...rendererTransports],
+      'no-restricted-properties': [
+        'error',
+        { object: 'window', property: 'spillway', message: 'Only renderer/src/lib/api.ts talks to the preload.' },
+        { object: 'globalThis', property: 'spillway', message: 'Only renderer/src/lib/api.ts talks to the preload.' },
+      ],
+    },
+  },
+);
