@@ -4,8 +4,8 @@
  */
 import { homedir } from 'node:os';
 import { parseArgs } from 'node:util';
-import { loadOrCreateToken } from '../core/access-token.js';
-import { resolvePaths, type AppPaths } from '../core/app-paths.js';
+import { loadOrCreateToken } from '../core/files/access-token.js';
+import { resolvePaths, type AppPaths } from '../core/files/app-paths.js';
 
 const USAGE = `Usage:
   spillway serve [--config FILE] [--data-dir DIR] [--port N] [--stdio]
@@ -53,7 +53,7 @@ async function serve(args: string[]): Promise<number> {
   // With --stdio, stdout carries MCP messages only; everything human goes to stderr.
   const say = (line: string) => (stdio ? process.stderr : process.stdout).write(`${line}\n`);
   // Loaded per command: the bridge starts on every client launch and must not pay for the hub's imports.
-  const [{ startHeadless }, { ConfigError }] = await Promise.all([import('../core/headless.js'), import('../../shared/config.js')]);
+  const [{ startHeadless }, { ConfigError }] = await Promise.all([import('../core/app/headless.js'), import('../../shared/config.js')]);
   let running;
   try {
     running = await startHeadless({ paths: paths(values), port, stdio, platform: process.platform, env: process.env });
@@ -103,7 +103,7 @@ export async function main(argv: string[]): Promise<number> {
       case 'token':
         return await token(rest);
       case 'bridge':
-        return await (await import('./bridge.js')).bridgeCommand(rest);
+        return await (await import('./bridge/command.js')).bridgeCommand(rest);
       case 'clients':
         return await (await import('./clients-command.js')).clientsCommand(rest);
       case undefined:

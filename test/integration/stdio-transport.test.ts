@@ -11,7 +11,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { ChildReaper, type ProcessHooks } from '../../electron/core/upstream/child-reaper.js';
 import { buildChildEnv, readLoginShellPath } from '../../electron/core/upstream/child-env.js';
-import { OversizedMessageError } from '../../electron/core/upstream/line-framer.js';
+import { OversizedMessageError } from '../../electron/core/wire/line-framer.js';
 import {
   StdioUpstreamTransport,
   UpstreamStartError,

@@ -1,11 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import {
-  DEFAULT_MAX_MESSAGE_BYTES,
-  LineFramer,
-  OversizedMessageError,
-  oversizedResponseId,
-} from '../../electron/core/upstream/line-framer.js';
+import { DEFAULT_MAX_MESSAGE_BYTES, LineFramer, OversizedMessageError, oversizedResponseId } from '../../electron/core/wire/line-framer.js';
 
 function collect(maxMessageBytes?: number) {
   const messages: JSONRPCMessage[] = [];
@@ -157,9 +152,59 @@ describe('LineFramer', () => {
   });
 });
 
+describe('LineFramer with onLine (raw lines, as the bridge forwards them)', () => {
+  function rawLines(maxMessageBytes?: number) {
+    const lines: Buffer[] = [];
+    const errors: OversizedMessageError[] = [];
+    const framer = new LineFramer({ maxMessageBytes, onLine: (l) => lines.push(Buffer.from(l)), onError: (e) => errors.push(e) });
+    return { framer, lines, errors };
+  }
+
+  it('hands over every non-empty line byte for byte, newline included, whatever the cut', () => {
+    const stream = Buffer.from(`${JSON.stringify(result)}\r\n\nnot json\n${JSON.stringify(ping)}\n`);
+    for (let cut = 0; cut <= stream.length; cut++) {
+      const { framer, lines } = rawLines();
+      framer.push(stream.subarray(0, cut));
+      framer.push(stream.subarray(cut));
+      expect(Buffer.concat(lines).toString('utf8'), `cut at ${cut}`).toBe(stream.toString('utf8').replace('\n\n', '\n'));
+      expect(lines.map((l) => l.at(-1))).toEqual([0x0a, 0x0a, 0x0a]);
+    }
+  });
+
+  it('gives a view of the chunk when the line lies inside it, not a copy', () => {
+    const lines: Buffer[] = [];
+    const framer = new LineFramer({ onLine: (l) => lines.push(l) });
+    const chunk = Buffer.from(`${JSON.stringify(ping)}\n${JSON.stringify(note)}\n`);
+    framer.push(chunk);
+    expect(lines.map((l) => l.buffer === chunk.buffer)).toEqual([true, true]);
+  });
+
+  it('skips a line over the cap with its size and edges, and goes on with the next', () => {
+    const { framer, lines, errors } = rawLines(2000);
+    const big = `{"result":{"text":"${'x'.repeat(5000)}"},"jsonrpc":"2.0","id":9}`;
+    const stream = Buffer.from(`${big}\n${JSON.stringify(ping)}\n`);
+    for (let i = 0; i < stream.length; i += 700) framer.push(stream.subarray(i, i + 700));
+    expect(errors.map((e) => e.bytes)).toEqual([Buffer.byteLength(big)]);
+    expect(oversizedResponseId(errors[0])).toBe(9);
+    expect(lines.map((l) => l.toString('utf8'))).toEqual([`${JSON.stringify(ping)}\n`]);
+  });
+
+  it('accepts a line of exactly the cap', () => {
+    const line = JSON.stringify({ ...ping, params: { pad: 'x'.repeat(100) } });
+    const { framer, lines, errors } = rawLines(Buffer.byteLength(line));
+    framer.push(Buffer.from(`${line}\n`));
+    expect(errors).toEqual([]);
+    expect(lines).toHaveLength(1);
+  });
+});
+
 describe('oversizedResponseId', () => {
   const cases: Array<[string, string, string | number | undefined]> = [
-    ['TypeScript SDK order (result first, id last)', `{"result":{"content":[{"type":"text","text":"${'x'.repeat(3000)}"}]},"jsonrpc":"2.0","id":12}`, 12],
+    [
+      'TypeScript SDK order (result first, id last)',
+      `{"result":{"content":[{"type":"text","text":"${'x'.repeat(3000)}"}]},"jsonrpc":"2.0","id":12}`,
+      12,
+    ],
     ['id first (Python SDK order)', `{"jsonrpc":"2.0","id":"req-7","result":{"text":"${'x'.repeat(3000)}"}}`, 'req-7'],
     ['error response, id last', `{"error":{"code":-1,"message":"${'x'.repeat(3000)}"},"jsonrpc":"2.0","id":3}`, 3],
     ['a request (not a response)', `{"jsonrpc":"2.0","id":4,"method":"sampling/createMessage","params":{"x":"${'x'.repeat(3000)}"}}`, undefined],
@@ -188,10 +233,10 @@ describe('LineFramer with a spool (long lines streamed to disk)', () => {
     const { mkdtemp, readdir } = await import('node:fs/promises');
     const { tmpdir } = await import('node:os');
     const { join } = await import('node:path');
-    const { RawMessageSpool } = await import('../../electron/core/upstream/raw-spool.js');
+    const { RawMessageSpool } = await import('../../electron/core/wire/raw-spool.js');
     const dir = await mkdtemp(join(tmpdir(), 'spillway-framer-'));
     tempDirs.push(dir);
-    const messages: { message: JSONRPCMessage; spooled?: import('../../electron/core/upstream/raw-spool.js').SpooledString[] }[] = [];
+    const messages: { message: JSONRPCMessage; spooled?: import('../../electron/core/wire/raw-spool.js').SpooledString[] }[] = [];
     const noise: string[] = [];
     const errors: OversizedMessageError[] = [];
     const framer = new LineFramer({
@@ -204,7 +249,16 @@ describe('LineFramer with a spool (long lines streamed to disk)', () => {
     return { framer, messages, noise, errors, files: () => readdir(dir) };
   }
   const long = 'línea 日本 🚀 "q" \\ \t\n'.repeat(2000);
-  const bigResult = { result: { content: [{ type: 'text', text: long }, { type: 'text', text: 'short' }] }, jsonrpc: '2.0', id: 7 };
+  const bigResult = {
+    result: {
+      content: [
+        { type: 'text', text: long },
+        { type: 'text', text: 'short' },
+      ],
+    },
+    jsonrpc: '2.0',
+    id: 7,
+  };
 
   it('delivers a long line with its long strings as files and everything else parsed', async () => {
     const { framer, messages, noise, files } = await spooling();
@@ -244,7 +298,7 @@ describe('LineFramer with a spool (long lines streamed to disk)', () => {
   });
 
   it('joins a long line in memory when the disk refuses at once (folder gone)', async () => {
-    const { RawMessageSpool } = await import('../../electron/core/upstream/raw-spool.js');
+    const { RawMessageSpool } = await import('../../electron/core/wire/raw-spool.js');
     const messages: JSONRPCMessage[] = [];
     const framer = new LineFramer({
       onMessage: (m, spooled) => {
@@ -262,7 +316,7 @@ describe('LineFramer with a spool (long lines streamed to disk)', () => {
     const { mkdtemp, readdir } = await import('node:fs/promises');
     const { tmpdir } = await import('node:os');
     const { join } = await import('node:path');
-    const { RawMessageSpool } = await import('../../electron/core/upstream/raw-spool.js');
+    const { RawMessageSpool } = await import('../../electron/core/wire/raw-spool.js');
     const dir = await mkdtemp(join(tmpdir(), 'spillway-framer-'));
     tempDirs.push(dir);
     class FullDisk extends RawMessageSpool {

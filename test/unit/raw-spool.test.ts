@@ -3,7 +3,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { RawMessageSpool, type RawSpoolOptions, type SpooledString } from '../../electron/core/upstream/raw-spool.js';
+import { RawMessageSpool, type RawSpoolOptions, type SpooledString } from '../../electron/core/wire/raw-spool.js';
 
 let dir: string;
 beforeEach(() => {
@@ -136,7 +136,7 @@ function randomMessageValue(r: Rand, longBytes: number, depth: number): string {
 function randomPieces(r: Rand, bytes: Buffer): Buffer[] {
   const mode = int(r, 0, 3);
   const pieces: Buffer[] = [];
-  for (let i = 0; i < bytes.length; ) {
+  for (let i = 0; i < bytes.length;) {
     const size = mode === 0 ? 1 : mode === 1 ? int(r, 1, 7) : mode === 2 ? int(r, 1, 200) : int(r, 1, 5000);
     // A fresh copy each time: the spool may keep views, the test must not depend on sharing.
     pieces.push(Buffer.from(bytes.subarray(i, i + size)));
@@ -257,7 +257,12 @@ describe('RawMessageSpool', () => {
       for (let cut = 0; cut <= message.length; cut++) {
         checkMessage(message, [message.subarray(0, cut), message.subarray(cut)], { minStringBytes: 4, headBytes: 5 }, `cut ${cut}`);
       }
-      checkMessage(message, [...message].map((b) => Buffer.from([b])), { minStringBytes: 4, headBytes: 5 }, 'bytewise');
+      checkMessage(
+        message,
+        [...message].map((b) => Buffer.from([b])),
+        { minStringBytes: 4, headBytes: 5 },
+        'bytewise',
+      );
     }
   });
 
@@ -270,7 +275,8 @@ describe('RawMessageSpool', () => {
     expect(strings).toHaveLength(1);
     expect(strings[0].escapedBytes).toBe(11);
     expect(readFileSync(strings[0].path, 'utf8')).toBe(`${'y'.repeat(9)}\n`);
-    expect(strings[0].placeholder).toMatch(/^\u0000spillway-raw:[0-9a-f-]{36}$/);
+    expect(strings[0].placeholder[0]).toBe('\u0000');
+    expect(strings[0].placeholder.slice(1)).toMatch(/^spillway-raw:[0-9a-f-]{36}$/);
     expect(skeleton).toBe(`{"a":"${'x'.repeat(8)}\\n","b":${JSON.stringify(strings[0].placeholder)}}`);
     s.abort();
   });
@@ -339,8 +345,10 @@ describe('RawMessageSpool', () => {
       for (let n = 0; n < 300; n++) {
         const roll = r();
         if (roll < 0.3) parts.push(Buffer.from([int(r, 0x80, 0xff)]));
-        else if (roll < 0.4) parts.push(Buffer.from([0xed, 0xa0, 0x80])); // an encoded surrogate
-        else if (roll < 0.5) parts.push(Buffer.from('日🚀').subarray(0, int(r, 1, 6))); // a truncated char
+        else if (roll < 0.4)
+          parts.push(Buffer.from([0xed, 0xa0, 0x80])); // an encoded surrogate
+        else if (roll < 0.5)
+          parts.push(Buffer.from('日🚀').subarray(0, int(r, 1, 6))); // a truncated char
         else if (roll < 0.6) parts.push(Buffer.from('\\n\\u00e9'));
         else parts.push(Buffer.from('abc日本'));
       }

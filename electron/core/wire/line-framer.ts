@@ -1,4 +1,5 @@
 import { JSONRPCMessageSchema, type JSONRPCMessage, type RequestId } from '@modelcontextprotocol/sdk/types.js';
+import { plainMessage } from './plain-message.js';
 import type { RawMessageSpool, SpooledString } from './raw-spool.js';
 
 /** Default cap on one newline-delimited message: far above the SDK's 10 MiB, bounded to protect memory. */
@@ -34,9 +35,15 @@ export class SpoolFailedError extends OversizedMessageError {
   }
 }
 
-export interface LineFramerOptions {
+interface FramerLimits {
   /** Largest line accepted, in bytes without the newline. Default 256 MiB. */
   maxMessageBytes?: number;
+  /** A line over the cap; framing continues after its newline. */
+  onError?: (error: OversizedMessageError) => void;
+}
+
+/** Parsed lines: each one a JSON-RPC message (the transports). */
+interface MessageFramerOptions extends FramerLimits {
   /** `spooled`: the long strings of a spooled line, each a placeholder in `message` (see `spool`). */
   onMessage: (message: JSONRPCMessage, spooled?: SpooledString[]) => void;
   /**
@@ -46,18 +53,33 @@ export interface LineFramerOptions {
   spool?: { aboveBytes: number; create: () => RawMessageSpool };
   /** A line that is not JSON or not JSON-RPC (a server logging to stdout): reported, never fatal. */
   onNoise?: (line: string) => void;
-  /** A line over the cap; framing continues after its newline. */
-  onError?: (error: OversizedMessageError) => void;
+  onLine?: never;
 }
+
+/** Raw lines: a relay that forwards bytes as they came (the bridge) and parses only what it must. */
+interface RawFramerOptions extends FramerLimits {
+  /**
+   * Each non-empty line's bytes, unparsed, its newline included (a view of the chunk when the line lies
+   * inside one); a last line delivered by end() has none.
+   */
+  onLine: (line: Buffer) => void;
+  onMessage?: never;
+  spool?: never;
+  onNoise?: never;
+}
+
+export type LineFramerOptions = MessageFramerOptions | RawFramerOptions;
 
 /**
  * Newline-delimited JSON-RPC framing in linear time: chunks are kept in a list, only the bytes of each
  * new chunk are scanned for '\n', and a message is joined and decoded once. (The SDK 1.x ReadBuffer
  * re-concatenates its whole buffer per chunk and drops anything over 10 MiB — see TOOLCHAIN.md.)
+ * With `onLine` it hands over raw lines instead, for the bridge, which forwards bytes without parsing them.
  */
 export class LineFramer {
   readonly maxMessageBytes: number;
-  readonly #onMessage: (message: JSONRPCMessage, spooled?: SpooledString[]) => void;
+  readonly #onMessage: ((message: JSONRPCMessage, spooled?: SpooledString[]) => void) | undefined;
+  readonly #onLine: ((line: Buffer) => void) | undefined;
   readonly #spoolOptions: LineFramerOptions['spool'];
   readonly #onNoise: ((line: string) => void) | undefined;
   readonly #onError: ((error: OversizedMessageError) => void) | undefined;
@@ -79,6 +101,7 @@ export class LineFramer {
     if (!Number.isSafeInteger(max) || max <= 0) throw new RangeError(`maxMessageBytes must be a positive integer, got ${max}`);
     this.maxMessageBytes = max;
     this.#onMessage = options.onMessage;
+    this.#onLine = options.onLine;
     this.#onNoise = options.onNoise;
     this.#onError = options.onError;
     this.#spoolOptions = options.spool;
@@ -97,7 +120,7 @@ export class LineFramer {
       const end = newline === -1 ? chunk.length : newline;
       if (end > start) this.#append(chunk.subarray(start, end));
       if (newline === -1) return;
-      this.#finishLine();
+      this.#finishLine(chunk, newline);
       start = newline + 1;
     }
   }
@@ -180,7 +203,8 @@ export class LineFramer {
     this.#pendingBytes += piece.length;
   }
 
-  #finishLine(): void {
+  /** Ends the current line; `chunk` and `newline` say where its newline is (none at end()). */
+  #finishLine(chunk?: Buffer, newline = 0): void {
     this.#spoolRefused = false;
     const skipped = this.#skipping;
     if (skipped) {
@@ -189,7 +213,9 @@ export class LineFramer {
       this.#skipCause = undefined;
       const [head, tail] = [skipped.head.toString('utf8'), skipped.tail.toString('utf8')];
       this.#onError?.(
-        cause === undefined ? new OversizedMessageError(skipped.bytes, this.maxMessageBytes, head, tail) : new SpoolFailedError(skipped.bytes, head, tail, cause),
+        cause === undefined
+          ? new OversizedMessageError(skipped.bytes, this.maxMessageBytes, head, tail)
+          : new SpoolFailedError(skipped.bytes, head, tail, cause),
       );
       return;
     }
@@ -206,6 +232,7 @@ export class LineFramer {
     this.#pending = [];
     this.#pendingBytes = 0;
     if (bytes === 0) return;
+    if (this.#onLine) return this.#onLine(rawLine(pieces, bytes, chunk, newline));
     const joined = pieces.length === 1 ? pieces[0] : Buffer.concat(pieces, bytes);
     const end = joined[bytes - 1] === 0x0d ? bytes - 1 : bytes; // CRLF line endings
     this.#deliver(joined.toString('utf8', 0, end));
@@ -233,7 +260,7 @@ export class LineFramer {
       this.#onNoise?.(skeleton);
       return;
     }
-    this.#onMessage(parsed.data, strings.length > 0 ? strings : undefined);
+    this.#onMessage!(parsed.data, strings.length > 0 ? strings : undefined);
   }
 
   #deliver(line: string): void {
@@ -247,14 +274,22 @@ export class LineFramer {
     }
     // The common shapes skip zod (issue 6: it was a tenth of a relayed call); the schema judges the rest.
     const plain = plainMessage(json);
-    if (plain) return this.#onMessage(plain);
+    if (plain) return this.#onMessage!(plain);
     const parsed = JSONRPCMessageSchema.safeParse(json);
     if (!parsed.success) {
       this.#onNoise?.(line);
       return;
     }
-    this.#onMessage(parsed.data);
+    this.#onMessage!(parsed.data);
   }
+}
+
+/** A raw line with its newline: a view when the line lies inside the chunk that holds its newline, else one copy. */
+function rawLine(pieces: Buffer[], bytes: number, chunk: Buffer | undefined, newline: number): Buffer {
+  if (!chunk) return pieces.length === 1 ? pieces[0] : Buffer.concat(pieces, bytes);
+  const from = pieces[0].byteOffset - chunk.byteOffset;
+  if (pieces.length === 1 && pieces[0].buffer === chunk.buffer && from >= 0 && from + bytes === newline) return chunk.subarray(from, newline + 1);
+  return Buffer.concat([...pieces, chunk.subarray(newline, newline + 1)], bytes + 1);
 }
 
 function keepTail(tail: Buffer, piece: Buffer): Buffer {
@@ -280,29 +315,4 @@ export function oversizedResponseId(error: Pick<OversizedMessageError, 'head' | 
   if (raw === undefined) return undefined;
   const id: unknown = JSON.parse(raw);
   return typeof id === 'number' || typeof id === 'string' ? id : undefined;
-}
-
-/**
- * A request, notification or result response in its plainest form (no `_meta`, no extra keys, a string
- * or safe-integer id), for which JSONRPCMessageSchema would return the same content; undefined for
- * anything else, which then goes to the schema.
- */
-export function plainMessage(json: unknown): JSONRPCMessage | undefined {
-  if (!isPlainObject(json) || json.jsonrpc !== '2.0') return undefined;
-  for (const key in json) {
-    if (key !== 'jsonrpc' && key !== 'id' && key !== 'method' && key !== 'params' && key !== 'result') return undefined;
-  }
-  const id = json.id;
-  if (id !== undefined && typeof id !== 'string' && !Number.isSafeInteger(id)) return undefined;
-  if (typeof json.method === 'string') {
-    const params = json.params;
-    if (json.result !== undefined || (params !== undefined && !(isPlainObject(params) && params._meta === undefined))) return undefined;
-    return json as JSONRPCMessage;
-  }
-  if (json.method !== undefined || json.params !== undefined || id === undefined) return undefined;
-  return isPlainObject(json.result) && json.result._meta === undefined ? (json as JSONRPCMessage) : undefined;
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

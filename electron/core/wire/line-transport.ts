@@ -6,7 +6,7 @@
 import type { Readable, Writable } from 'node:stream';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import { LineFramer } from '../upstream/line-framer.js';
+import { LineFramer } from './line-framer.js';
 
 export interface LineTransportOptions {
   maxMessageBytes?: number;

@@ -1,7 +1,9 @@
-import { isUtf8 } from 'node:buffer';
-import { createHash, randomUUID, type Hash } from 'node:crypto';
-import { closeSync, openSync, unlinkSync, writeSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
+import { unlinkSync } from 'node:fs';
 import { join } from 'node:path';
+import { BACKSLASH, ByteScanner, JS_SCAN_BYTES, QUOTE } from './byte-scanner.js';
+import { JsonStringUnescaper } from './json-string-unescaper.js';
+import { SpoolFile } from './spool-file.js';
 
 /**
  * Streams one newline-delimited JSON message: every long string literal is unescaped straight into its
@@ -41,74 +43,12 @@ export interface RawSpoolOptions {
 
 export const DEFAULT_MIN_STRING_BYTES = 64 * 1024;
 export const DEFAULT_HEAD_BYTES = 256 * 1024;
-const TAIL_BYTES = 1024;
-
-/** Output is written in batches of about this size: few syscalls, bounded memory. */
-const BATCH_BYTES = 1024 * 1024;
-/** Room past BATCH_BYTES: one decoding step writes at most 7 bytes (U+FFFD + a 4-byte char). */
-const BATCH_SLACK = 16;
-/**
- * Runs between escapes shorter than this are copied 8 bytes at a time through DataViews (as integers:
- * floats could alter NaN bits): for text with an escaped newline every line, Buffer#copy's per-call
- * cost would dominate.
- */
-const NATIVE_COPY_BYTES = 256;
-/**
- * A quote or backslash is first looked for byte by byte over this many bytes, then with Buffer.indexOf:
- * typical JSON has a quote every few bytes, where a native call per quote would cost more than the scan.
- */
-const JS_SCAN_BYTES = 48;
-/** Inside a spooled string, runs shorter than this keep the byte-by-byte scan on for the next run. */
-const DENSE_RUN_BYTES = 24;
-
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-const NEWLINE = 0x0a;
-const LETTER_U = 0x75;
-
-/** Output byte of each one-character escape (`\n` -> 0x0a); -1 for anything else (including `u`). */
-const SIMPLE_ESCAPE = new Int16Array(256).fill(-1);
-for (const [ch, out] of [
-  ['"', 0x22],
-  ['\\', 0x5c],
-  ['/', 0x2f],
-  ['b', 0x08],
-  ['f', 0x0c],
-  ['n', 0x0a],
-  ['r', 0x0d],
-  ['t', 0x09],
-] as const) {
-  SIMPLE_ESCAPE[ch.charCodeAt(0)] = out;
-}
-
-/** Value of a hex digit byte; -1 when not one. */
-const HEX = new Int8Array(256).fill(-1);
-for (let d = 0; d < 16; d++) {
-  HEX['0123456789abcdef'.charCodeAt(d)] = d;
-  HEX['0123456789ABCDEF'.charCodeAt(d)] = d;
-}
 
 const OUTSIDE = 0;
 /** Inside a string literal that is still short enough to stay in the skeleton. */
 const SHORT = 1;
 /** Inside a string literal being unescaped into a file. */
 const LONG = 2;
-
-/** The string currently being spooled. */
-interface OpenString {
-  placeholder: string;
-  path: string;
-  fd: number;
-  hash: Hash;
-  bytes: number;
-  escapedBytes: number;
-  newlines: number;
-  head: Buffer;
-  headLength: number;
-  tail: Buffer;
-  /** A bad escape was seen: JSON.parse would reject the original, so the skeleton must not parse either. */
-  invalid: boolean;
-}
 
 /**
  * Splits one JSON message, fed as arbitrary byte pieces, into a skeleton (kept in memory) and files
@@ -142,24 +82,12 @@ export class RawMessageSpool {
   /** Set by #walkSkeleton when it stopped because the current string got long. */
   #grewLong = false;
 
-  /** LONG: 0 = none, 1 = after a backslash, 2..5 = reading the 4 hex digits of `\u`. */
-  #escape = 0;
-  #hex = 0;
-  /** A high surrogate from a `\u` escape, waiting to see whether a low surrogate escape follows. */
-  #pendingHigh = 0;
-  #open: OpenString | undefined;
-  #batch: Buffer | undefined;
-  #batchView: DataView | undefined;
-  #batchLength = 0;
-  /** Whether the last raw run inside the spooled string was short (see the hot loop in #decodeLong). */
-  #dense = true;
-
-  /** Lazily found positions of the next quote / backslash / newline in #source (source length = none left). */
-  #source: Buffer | undefined;
-  #sourceView: DataView | undefined;
-  #nextQuote = -1;
-  #nextBackslash = -1;
-  #nextNewline = -1;
+  /** Where the next quote / backslash / newline of the current piece are, shared with the unescaper. */
+  readonly #scan = new ByteScanner();
+  /** Made at the first long string (its batch buffer is a megabyte), then reused for the others. */
+  #unescaper: JsonStringUnescaper | undefined;
+  /** LONG: the string being spooled. */
+  #open: { placeholder: string; file: SpoolFile } | undefined;
 
   readonly #strings: SpooledString[] = [];
   /** Every file made, so abort() can delete them. */
@@ -180,7 +108,7 @@ export class RawMessageSpool {
   push(piece: Buffer): void {
     if (this.#done) throw new Error('RawMessageSpool: push() after finish() or abort()');
     this.#totalBytes += piece.length;
-    this.#useSource(piece);
+    this.#scan.use(piece);
     const end = piece.length;
     let segmentStart = 0; // start of the part of `piece` that goes to the skeleton
     let i = 0;
@@ -192,11 +120,11 @@ export class RawMessageSpool {
           this.#grewLong = false;
           this.#appendSkeleton(piece, segmentStart, i);
           this.#becomeLong();
-          this.#useSource(piece);
+          this.#scan.use(piece);
           segmentStart = end;
         }
       } else {
-        const after = this.#decodeLong(piece, i, end);
+        const after = this.#unescaper!.decode(piece, i, end);
         if (after < 0) {
           i = end;
           segmentStart = end;
@@ -217,10 +145,8 @@ export class RawMessageSpool {
     // An unterminated long string: its literal is left unterminated in the skeleton, which keeps it invalid.
     if (this.#state === LONG) this.#closeString(false);
     this.#done = true;
-    this.#batch = undefined;
-    this.#batchView = undefined;
-    this.#source = undefined;
-    this.#sourceView = undefined;
+    this.#unescaper = undefined;
+    this.#scan.release();
     const skeleton = Buffer.concat(this.#skeleton, this.#skeletonBytes).toString('utf8');
     this.#skeleton = [];
     return { skeleton, strings: [...this.#strings], totalBytes: this.#totalBytes };
@@ -229,15 +155,8 @@ export class RawMessageSpool {
   /** Gives up: closes and deletes every file made so far (also after finish()). Never throws. */
   abort(): void {
     this.#done = true;
-    const open = this.#open;
+    this.#open?.file.closeQuietly();
     this.#open = undefined;
-    if (open && open.fd >= 0) {
-      try {
-        closeSync(open.fd);
-      } catch {
-        // already closed or broken; the file is deleted below either way
-      }
-    }
     for (const path of this.#paths.splice(0)) {
       try {
         unlinkSync(path);
@@ -245,10 +164,8 @@ export class RawMessageSpool {
         // gone already (e.g. moved into the spill store by the caller)
       }
     }
-    this.#batch = undefined;
-    this.#batchView = undefined;
-    this.#source = undefined;
-    this.#sourceView = undefined;
+    this.#unescaper = undefined;
+    this.#scan.release();
     this.#skeleton = [];
   }
 
@@ -278,47 +195,6 @@ export class RawMessageSpool {
     return taken.length === 1 ? taken[0] : Buffer.concat(taken);
   }
 
-  // --- scanning ----------------------------------------------------------------------------------------
-
-  #useSource(source: Buffer): void {
-    if (this.#source === source) return;
-    this.#source = source;
-    this.#sourceView = undefined;
-    this.#nextQuote = -1;
-    this.#nextBackslash = -1;
-    this.#nextNewline = -1;
-  }
-
-  #quoteFrom(i: number): number {
-    if (this.#nextQuote < i) {
-      const found = this.#source!.indexOf(QUOTE, i);
-      this.#nextQuote = found < 0 ? this.#source!.length : found;
-    }
-    return this.#nextQuote;
-  }
-
-  #backslashFrom(i: number): number {
-    if (this.#nextBackslash < i) {
-      const found = this.#source!.indexOf(BACKSLASH, i);
-      this.#nextBackslash = found < 0 ? this.#source!.length : found;
-    }
-    return this.#nextBackslash;
-  }
-
-  /** Raw '\n' bytes in source[from, to) (invalid JSON inside a string, but counted exactly anyway). */
-  #newlinesIn(from: number, to: number): number {
-    let count = 0;
-    for (;;) {
-      if (this.#nextNewline < from) {
-        const found = this.#source!.indexOf(NEWLINE, from);
-        this.#nextNewline = found < 0 ? this.#source!.length : found;
-      }
-      if (this.#nextNewline >= to) return count;
-      count++;
-      from = this.#nextNewline + 1;
-    }
-  }
-
   /**
    * Walks the part of a piece that stays in the skeleton (outside strings and inside short ones) from
    * `i`, in one tight loop since dense JSON has a quote every few bytes. Returns `end`, or, with
@@ -340,7 +216,7 @@ export class RawMessageSpool {
         let quote = i;
         const scanEnd = end - i > JS_SCAN_BYTES ? i + JS_SCAN_BYTES : end;
         while (quote < scanEnd && piece[quote] !== QUOTE) quote++;
-        if (quote === scanEnd && quote < end) quote = this.#quoteFrom(quote);
+        if (quote === scanEnd && quote < end) quote = this.#scan.quoteFrom(quote);
         if (quote >= end) {
           i = end;
           break;
@@ -364,8 +240,8 @@ export class RawMessageSpool {
         if (c === QUOTE || c === BACKSLASH) break;
       }
       if (stop === scanEnd && stop < limit) {
-        stop = this.#quoteFrom(scanEnd);
-        const backslash = this.#backslashFrom(scanEnd);
+        stop = this.#scan.quoteFrom(scanEnd);
+        const backslash = this.#scan.backslashFrom(scanEnd);
         if (backslash < stop) stop = backslash;
         if (stop > limit) stop = limit;
       }
@@ -392,296 +268,37 @@ export class RawMessageSpool {
   #becomeLong(): void {
     const literalStart = this.#takeSkeletonFrom(this.#quoteAt);
     const placeholder = this.#newPlaceholder();
-    const path = join(this.#dir, `raw-${randomUUID()}.txt`);
-    const fd = openSync(path, 'wx', 0o600);
-    this.#paths.push(path);
-    this.#open = {
-      placeholder,
-      path,
-      fd,
-      hash: createHash('sha256'),
-      bytes: 0,
-      escapedBytes: 0,
-      newlines: 0,
-      head: Buffer.allocUnsafe(this.#headBytes),
-      headLength: 0,
-      tail: Buffer.alloc(0),
-      invalid: false,
-    };
-    if (!this.#batch) {
-      this.#batch = Buffer.allocUnsafe(BATCH_BYTES + BATCH_SLACK);
-      this.#batchView = new DataView(this.#batch.buffer, this.#batch.byteOffset, this.#batch.length);
-    }
-    this.#batchLength = 0;
-    this.#escape = 0;
-    this.#hex = 0;
-    this.#pendingHigh = 0;
+    const file = new SpoolFile(join(this.#dir, `raw-${randomUUID()}.txt`), this.#headBytes);
+    this.#paths.push(file.path);
+    this.#open = { placeholder, file };
+    const unescaper = (this.#unescaper ??= new JsonStringUnescaper(this.#scan));
+    unescaper.begin(file);
     this.#state = LONG;
     // The content read so far never holds the closing quote (the string would have ended).
-    this.#useSource(literalStart);
-    this.#decodeLong(literalStart, 1, literalStart.length);
-  }
-
-  /**
-   * Unescapes source[i, end) of the open string into the batch. Returns the position after the closing
-   * quote, or -1 when the string goes on past `end`.
-   */
-  #decodeLong(src: Buffer, i: number, end: number): number {
-    this.#useSource(src);
-    const open = this.#open!;
-    const batch = this.#batch!;
-    const start = i;
-    let o = this.#batchLength;
-    let newlines = 0;
-    let closedAt = -1;
-    // Cached positions of the next backslash / quote, kept in locals for the hot loop.
-    let nextBackslash = this.#nextBackslash;
-    let nextQuote = this.#nextQuote;
-    let dense = this.#dense;
-    while (i < end) {
-      if (o >= BATCH_BYTES) o = this.#flush(o, false);
-      if (this.#escape !== 0) {
-        // Slow path: an escape split across pieces, or one with a bad character.
-        const c = src[i];
-        if (this.#escape === 1) {
-          const simple = SIMPLE_ESCAPE[c];
-          if (simple >= 0) {
-            if (this.#pendingHigh !== 0) o = this.#replacement(o);
-            batch[o++] = simple;
-            if (simple === NEWLINE) newlines++;
-            this.#escape = 0;
-          } else if (c === LETTER_U) {
-            this.#escape = 2;
-            this.#hex = 0;
-          } else {
-            // Not a JSON escape: keep the byte, mark the string so the skeleton fails to parse.
-            open.invalid = true;
-            if (this.#pendingHigh !== 0) o = this.#replacement(o);
-            batch[o++] = c;
-            if (c === NEWLINE) newlines++;
-            this.#escape = 0;
-          }
-          i++;
-        } else {
-          const digit = HEX[c];
-          if (digit < 0) {
-            // A bad `\u`: drop it and read this byte again as ordinary content (it may be the closing quote).
-            open.invalid = true;
-            this.#escape = 0;
-            continue;
-          }
-          this.#hex = (this.#hex << 4) | digit;
-          i++;
-          if (++this.#escape === 6) {
-            this.#escape = 0;
-            o = this.#unit(this.#hex, o);
-          }
-        }
-        continue;
-      }
-      const c = src[i];
-      if (c === QUOTE) {
-        closedAt = i;
-        break;
-      }
-      if (c === BACKSLASH) {
-        // Escapes complete in this piece are decoded here; others go through the slow path above.
-        if (i + 1 < end) {
-          const simple = SIMPLE_ESCAPE[src[i + 1]];
-          if (simple >= 0) {
-            if (this.#pendingHigh !== 0) o = this.#replacement(o);
-            batch[o++] = simple;
-            if (simple === NEWLINE) newlines++;
-            i += 2;
-            continue;
-          }
-          if (src[i + 1] === LETTER_U && i + 5 < end) {
-            const h1 = HEX[src[i + 2]];
-            const h2 = HEX[src[i + 3]];
-            const h3 = HEX[src[i + 4]];
-            const h4 = HEX[src[i + 5]];
-            if ((h1 | h2 | h3 | h4) >= 0) {
-              o = this.#unit((h1 << 12) | (h2 << 8) | (h3 << 4) | h4, o);
-              i += 6;
-              continue;
-            }
-          }
-        }
-        this.#escape = 1;
-        i++;
-        continue;
-      }
-      if (this.#pendingHigh !== 0) o = this.#replacement(o);
-      // The hot loop: raw runs and one-character escapes, until a quote, a `\u`, the end of the piece or
-      // a full batch. While runs are short (JSON text inside the string: `\"` every few bytes) they are
-      // scanned and copied byte by byte; long runs are found with indexOf and copied in bulk.
-      for (;;) {
-        const room = BATCH_BYTES - o;
-        if (room <= 0) break;
-        const runEnd = end - i > room ? i + room : end;
-        let native = !dense;
-        if (dense) {
-          const runStart = i;
-          const scanEnd = runEnd - i > JS_SCAN_BYTES ? i + JS_SCAN_BYTES : runEnd;
-          for (; i < scanEnd; i++) {
-            const c = src[i];
-            if (c === QUOTE || c === BACKSLASH) break;
-            batch[o++] = c;
-          }
-          // Raw '\n' is invalid inside a JSON string (the line framer never passes one) but is counted exactly.
-          if (this.#nextNewline < i) newlines += this.#newlinesIn(runStart, i);
-          if (i === scanEnd && i < runEnd) native = true; // a long run after all
-        }
-        if (native) {
-          if (nextBackslash < i) {
-            nextBackslash = src.indexOf(BACKSLASH, i);
-            if (nextBackslash < 0) nextBackslash = src.length;
-          }
-          if (nextQuote < i) {
-            nextQuote = src.indexOf(QUOTE, i);
-            if (nextQuote < 0) nextQuote = src.length;
-          }
-          let stop = nextBackslash < nextQuote ? nextBackslash : nextQuote;
-          if (stop > runEnd) stop = runEnd;
-          dense = stop - i < DENSE_RUN_BYTES;
-          if (this.#nextNewline < stop) newlines += this.#newlinesIn(i, stop);
-          if (stop - i >= NATIVE_COPY_BYTES) {
-            src.copy(batch, o, i, stop);
-            o += stop - i;
-            i = stop;
-          } else {
-            const from = (this.#sourceView ??= new DataView(src.buffer, src.byteOffset, src.length));
-            const to = this.#batchView!;
-            for (const last = stop - 8; i <= last; i += 8, o += 8) {
-              to.setUint32(o, from.getUint32(i, true), true);
-              to.setUint32(o + 4, from.getUint32(i + 4, true), true);
-            }
-            while (i < stop) batch[o++] = src[i++];
-          }
-        }
-        if (i + 1 >= end || src[i] !== BACKSLASH) break;
-        const simple = SIMPLE_ESCAPE[src[i + 1]];
-        if (simple < 0) break;
-        batch[o++] = simple;
-        if (simple === NEWLINE) newlines++;
-        i += 2;
-      }
-    }
-    this.#dense = dense;
-    this.#nextBackslash = nextBackslash;
-    this.#nextQuote = nextQuote;
-    open.escapedBytes += (closedAt < 0 ? end : closedAt) - start;
-    open.newlines += newlines;
-    this.#batchLength = o;
-    return closedAt < 0 ? -1 : closedAt + 1;
-  }
-
-  /** Writes one UTF-16 code unit from a `\u` escape, pairing surrogates as JSON.parse + UTF-8 encoding would. */
-  #unit(u: number, o: number): number {
-    const batch = this.#batch!;
-    if (this.#pendingHigh !== 0) {
-      if (u >= 0xdc00 && u <= 0xdfff) {
-        const cp = 0x10000 + ((this.#pendingHigh - 0xd800) << 10) + (u - 0xdc00);
-        this.#pendingHigh = 0;
-        batch[o++] = 0xf0 | (cp >> 18);
-        batch[o++] = 0x80 | ((cp >> 12) & 0x3f);
-        batch[o++] = 0x80 | ((cp >> 6) & 0x3f);
-        batch[o++] = 0x80 | (cp & 0x3f);
-        return o;
-      }
-      o = this.#replacement(o);
-    }
-    if (u < 0x80) {
-      batch[o++] = u;
-      if (u === NEWLINE) this.#open!.newlines++;
-    } else if (u < 0x800) {
-      batch[o++] = 0xc0 | (u >> 6);
-      batch[o++] = 0x80 | (u & 0x3f);
-    } else if (u >= 0xd800 && u <= 0xdbff) {
-      this.#pendingHigh = u;
-    } else if (u >= 0xdc00 && u <= 0xdfff) {
-      o = this.#replacement(o);
-    } else {
-      batch[o++] = 0xe0 | (u >> 12);
-      batch[o++] = 0x80 | ((u >> 6) & 0x3f);
-      batch[o++] = 0x80 | (u & 0x3f);
-    }
-    return o;
-  }
-
-  /** A lone surrogate becomes U+FFFD, as Buffer.from(string, 'utf8') writes it. */
-  #replacement(o: number): number {
-    const batch = this.#batch!;
-    this.#pendingHigh = 0;
-    batch[o++] = 0xef;
-    batch[o++] = 0xbf;
-    batch[o++] = 0xbd;
-    return o;
-  }
-
-  /**
-   * Writes the batch to the file. Unless `final`, an incomplete UTF-8 char at its end is kept for the
-   * next batch. Invalid UTF-8 (only possible from raw input bytes) is replaced the way Buffer#toString
-   * does it, so the file holds what the unstreamed path (decode the line, JSON.parse) would have got.
-   */
-  #flush(o: number, final: boolean): number {
-    const open = this.#open!;
-    const batch = this.#batch!;
-    let cut = o;
-    if (!final) {
-      for (let k = o - 1; k >= 0 && k >= o - 3; k--) {
-        const b = batch[k];
-        if ((b & 0xc0) !== 0x80) {
-          if (b >= 0xc0) cut = k;
-          break;
-        }
-      }
-    }
-    let out = batch.subarray(0, cut);
-    if (!isUtf8(out)) out = Buffer.from(out.toString('utf8'), 'utf8');
-    for (let written = 0; written < out.length; ) written += writeSync(open.fd, out, written, out.length - written);
-    open.hash.update(out);
-    open.bytes += out.length;
-    if (open.headLength < open.head.length) {
-      open.headLength += out.copy(open.head, open.headLength, 0, Math.min(out.length, open.head.length - open.headLength));
-    }
-    if (out.length >= TAIL_BYTES) {
-      open.tail = Buffer.from(out.subarray(out.length - TAIL_BYTES));
-    } else if (out.length > 0) {
-      const joined = Buffer.concat([open.tail, out]);
-      open.tail = joined.length > TAIL_BYTES ? joined.subarray(joined.length - TAIL_BYTES) : joined;
-    }
-    if (cut < o) batch.copyWithin(0, cut, o);
-    return o - cut;
+    unescaper.decode(literalStart, 1, literalStart.length);
   }
 
   /** Ends the open string: closes its file and puts its placeholder's literal into the skeleton. */
   #closeString(terminated: boolean): void {
-    const open = this.#open!;
-    let o = this.#batchLength;
-    if (this.#pendingHigh !== 0) o = this.#replacement(o);
-    if (this.#escape !== 0) open.invalid = true;
-    this.#escape = 0;
-    this.#batchLength = this.#flush(o, true);
-    closeSync(open.fd);
-    open.fd = -1;
+    const { placeholder, file } = this.#open!;
+    const unescaper = this.#unescaper!;
+    unescaper.end();
+    const written = file.close();
     this.#open = undefined;
     this.#state = OUTSIDE;
-    const head =
-      open.headLength === open.head.length ? open.head : Buffer.from(open.head.subarray(0, open.headLength));
     this.#strings.push({
-      placeholder: open.placeholder,
-      path: open.path,
-      bytes: open.bytes,
-      escapedBytes: open.escapedBytes,
-      newlines: open.newlines,
-      sha256: open.hash.digest(),
-      head,
-      tail: open.tail,
+      placeholder,
+      path: file.path,
+      bytes: written.bytes,
+      escapedBytes: unescaper.escapedBytes,
+      newlines: unescaper.newlines,
+      sha256: written.sha256,
+      head: written.head,
+      tail: written.tail,
     });
-    const literal = JSON.stringify(open.placeholder);
+    const literal = JSON.stringify(placeholder);
     // A bad escape or a missing closing quote: the skeleton must fail JSON.parse like the original would.
-    const text = !terminated ? literal.slice(0, -1) : open.invalid ? `${literal.slice(0, -1)}\\invalid"` : literal;
+    const text = !terminated ? literal.slice(0, -1) : unescaper.invalid ? `${literal.slice(0, -1)}\\invalid"` : literal;
     const bytes = Buffer.from(text, 'utf8');
     this.#skeleton.push(bytes);
     this.#skeletonBytes += bytes.length;

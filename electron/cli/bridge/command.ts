@@ -1,0 +1,70 @@
+import { readFile } from 'node:fs/promises';
+import { homedir, tmpdir } from 'node:os';
+import { parseArgs } from 'node:util';
+import { resolvePaths } from '../../core/files/app-paths.js';
+import { socketPathFor } from '../../core/downstream/socket-endpoint.js';
+import { Bridge } from './bridge.js';
+import { hubLauncher, type HubLauncher } from './launcher.js';
+
+/** `spillway bridge [--data-dir DIR] [--socket PATH] [--url URL] [--no-start]`. */
+export async function bridgeCommand(args: string[], deps: { startHub?: HubLauncher } = {}): Promise<number> {
+  const { values } = parseArgs({
+    args,
+    options: {
+      'data-dir': { type: 'string' },
+      config: { type: 'string' },
+      socket: { type: 'string' },
+      url: { type: 'string' },
+      'no-start': { type: 'boolean', default: false },
+      client: { type: 'string' },
+    },
+    strict: true,
+  });
+  const env = process.env;
+  const paths = resolvePaths({ dataDir: values['data-dir'], configFile: values.config, os: { home: homedir(), platform: process.platform, env } });
+  const mkdirData = async () => (await import('node:fs/promises')).mkdir(paths.dataDir, { recursive: true, mode: 0o700 });
+  const timeoutMs = Number(env.SPILLWAY_BRIDGE_TIMEOUT_MS) || undefined;
+  const bridge = new Bridge({
+    timeoutMs,
+    input: process.stdin,
+    output: process.stdout,
+    log: (l) => process.stderr.write(`${l}\n`),
+    client: values.client,
+    socketPath: values.socket ?? socketPathFor({ dataDir: paths.dataDir, platform: process.platform, tmpDir: tmpdir() }),
+    token: async () =>
+      env.SPILLWAY_TOKEN ||
+      (await readFile(paths.tokenFile, 'utf8').then(
+        (t) => t.trim(),
+        () => undefined,
+      )),
+    httpUrl: async () => {
+      if (values.url) return values.url;
+      const port = await configuredPort(paths.configFile);
+      return port ? `http://127.0.0.1:${port}/mcp` : undefined;
+    },
+    startHub: values['no-start']
+      ? undefined
+      : (deps.startHub ??
+        (async () => {
+          await mkdirData();
+          hubLauncher({ dataDir: paths.dataDir, execPath: process.execPath, script: process.argv[1], env })();
+        })),
+  });
+  const code = await bridge.run();
+  // Whatever the SDK's HTTP transport or a half-closed pipe still holds must not keep a finished bridge alive.
+  setTimeout(() => process.exit(code), 2000).unref();
+  return code;
+}
+
+/** The port in the config file, or the default; undefined for 0 (a port picked at each start cannot be guessed). */
+async function configuredPort(configFile: string): Promise<number | undefined> {
+  const { defaultConfig } = await import('../../../shared/config.js');
+  let port: unknown;
+  try {
+    port = (JSON.parse(await readFile(configFile, 'utf8')) as { settings?: { port?: unknown } }).settings?.port;
+  } catch {
+    /* no config yet: the default */
+  }
+  if (port === 0) return undefined;
+  return typeof port === 'number' ? port : defaultConfig().settings.port;
+}

@@ -1,0 +1,34 @@
+/**
+ * The few fields of a JSON-RPC message the bridge looks at, read leniently: the bridge forwards lines as
+ * the bytes they came as, and parses one only to learn what it must track (ids, initialize, subscriptions).
+ */
+
+export type Id = string | number;
+
+/** The fields of a JSON-RPC message the bridge looks at. */
+export interface Peek {
+  jsonrpc?: string;
+  id?: Id | null;
+  method?: string;
+  params?: Record<string, unknown>;
+  result?: Record<string, unknown>;
+  error?: unknown;
+}
+
+/** The line's JSON object, or undefined when it is not one. */
+export function peek(line: Buffer): Peek | undefined {
+  try {
+    const m: unknown = JSON.parse(line.toString('utf8'));
+    return m !== null && typeof m === 'object' && !Array.isArray(m) ? (m as Peek) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export const isRequest = (m: Peek | undefined): m is Peek & { id: Id; method: string } =>
+  m?.method !== undefined && m.id !== undefined && m.id !== null;
+export const isResponse = (m: Peek | undefined): m is Peek & { id: Id } => m?.method === undefined && m?.id !== undefined && m.id !== null;
+
+/** A message as one newline-terminated line. */
+export const jsonLine = (message: unknown): Buffer => Buffer.from(`${JSON.stringify(message)}\n`);
+export const errorLine = (id: Id, message: string): Buffer => jsonLine({ jsonrpc: '2.0', id, error: { code: -32603, message } });

@@ -1,0 +1,81 @@
+import type { HubLink } from './hub-link.js';
+import { jsonLine, type Id, type Peek } from './messages.js';
+
+const REPLAY_ID_PREFIX = 'spillway-bridge-';
+
+/** Whether `id` belongs to a request the bridge replayed (its answer is not the client's). */
+export const isReplayId = (id: Id): boolean => String(id).startsWith(REPLAY_ID_PREFIX);
+
+/**
+ * What the bridge remembers so the client's session survives a hub restart: the client's initialize
+ * request and whether `notifications/initialized` followed, its log level and resource subscriptions.
+ * A new hub is introduced to the client again as the first one was; the answers to those replayed
+ * requests are kept from the client, who has seen them already.
+ */
+export class SessionReplay {
+  /** The client's initialize request, until the hub answers it. */
+  #pending: (Peek & { id: Id }) | undefined;
+  /** The answered initialize request: there is a session to replay. */
+  #done: Peek | undefined;
+  #initialized = false;
+  #level: Peek | undefined;
+  readonly #subscriptions = new Set<string>();
+  /** Replayed requests whose answers the client must not see. */
+  readonly #replies = new Map<Id, (answer: Peek) => void>();
+  #seq = 0;
+
+  /** Notes a client request that shapes the session. */
+  clientRequest(m: Peek & { id: Id; method: string }): void {
+    if (m.method === 'initialize') this.#pending = m;
+    else if (m.method === 'logging/setLevel') this.#level = m;
+    else if (m.method === 'resources/subscribe' && typeof m.params?.uri === 'string') this.#subscriptions.add(m.params.uri);
+    else if (m.method === 'resources/unsubscribe' && typeof m.params?.uri === 'string') this.#subscriptions.delete(m.params.uri);
+  }
+
+  /** The client sent `notifications/initialized`. */
+  clientInitialized(): void {
+    this.#initialized = true;
+  }
+
+  /** The handler for the answer to a replayed request, taken once; undefined for the client's own ids. */
+  takeReply(id: Id): ((answer: Peek) => void) | undefined {
+    const reply = this.#replies.get(id);
+    if (reply) this.#replies.delete(id);
+    return reply;
+  }
+
+  /** The hub answered `id`: whether that was the client's initialize (the session to replay from now on). */
+  initializeAnswered(id: Id): boolean {
+    if (this.#pending?.id !== id) return false;
+    this.#done = this.#pending;
+    this.#pending = undefined;
+    return true;
+  }
+
+  /** Whether an earlier hub answered the client's initialize, so a new one must be told. */
+  get started(): boolean {
+    return this.#done !== undefined;
+  }
+
+  /** Introduces the client to the hub behind `link` again; `then` runs once the hub answered initialize. */
+  replay(link: HubLink, then: () => void): void {
+    const send = (m: Peek, reply: (answer: Peek) => void) => {
+      const id = `${REPLAY_ID_PREFIX}${++this.#seq}`;
+      this.#replies.set(id, reply);
+      link.send(jsonLine({ ...m, id }), { ...m, id });
+    };
+    send(this.#done!, (answer) => {
+      const version = answer.result?.protocolVersion;
+      if (typeof version === 'string') link.setProtocolVersion?.(version);
+      if (this.#initialized) link.send(jsonLine({ jsonrpc: '2.0', method: 'notifications/initialized' }), { method: 'notifications/initialized' });
+      if (this.#level) send(this.#level, () => undefined);
+      for (const uri of this.#subscriptions) send({ jsonrpc: '2.0', method: 'resources/subscribe', params: { uri } }, () => undefined);
+      then();
+    });
+  }
+
+  /** The hub went away: the answers to what was replayed to it will never come. */
+  forgetReplies(): void {
+    this.#replies.clear();
+  }
+}
