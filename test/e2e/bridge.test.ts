@@ -202,7 +202,7 @@ describe('spillway bridge, spawned from the Claude Desktop entry', () => {
 });
 
 describe('spillway bridge, last guards and fallback', () => {
-  it('falls back to HTTP when no socket answers, and replaces a result over 8 MiB by an error there', async () => {
+  it('falls back to HTTP when no socket answers, and keeps a result over the client-pipe limit out of the pipe there too', async () => {
     const dir = join(root, 'big-data');
     await mkdir(dir, { recursive: true, mode: 0o700 });
     // Spilling off: the hub passes the whole result on, so only the bridge's own guard stands in the way.
@@ -227,13 +227,23 @@ describe('spillway bridge, last guards and fallback', () => {
       const fine = await viaSocket.callTool({ name: 'big__big', arguments: { chars: 1_000_000 } });
       expect((fine.content as { text: string }[])[0].text.length).toBe(1_000_000);
 
-      // Over the HTTP fallback the hub sees an HTTP session and passes it all: the bridge's last guard acts.
+      // Over the HTTP fallback the bridge says who it is (x-spillway-bridge): the hub serves a bridge
+      // session there too and spills what would be too big for the client's pipe (issue 12).
       const viaHttp = await open(['--socket', join(dir, 'nothing-here.sock'), '--url', bigHub.match[1]]);
       expect(JSON.stringify((await viaHttp.callTool({ name: 'big__ping', arguments: {} })).content)).toContain('pong');
       // 7 M characters of partly multi-byte text: about 9.7 MB of JSON.
-      await expect(viaHttp.callTool({ name: 'big__big', arguments: { chars: 7_000_000 } })).rejects.toThrow(/more than a stdio client accepts in one message/);
-      // The session goes on after the refused result.
-      expect(JSON.stringify((await viaHttp.callTool({ name: 'big__ping', arguments: {} })).content)).toContain('pong');
+      const spilledViaHttp = await viaHttp.callTool({ name: 'big__big', arguments: { chars: 7_000_000 } });
+      expect(JSON.stringify(spilledViaHttp.content)).toContain('spillway://spill/');
+      const fineViaHttp = await viaHttp.callTool({ name: 'big__big', arguments: { chars: 1_000_000 } });
+      expect((fineViaHttp.content as { text: string }[])[0].text.length).toBe(1_000_000);
+      const token = (await readFile(join(dir, 'token'), 'utf8')).trim();
+      const sessions = await fetch(`${new URL(bigHub.match[1]).origin}/api/sessions.list`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}` },
+        body: '{}',
+      }).then((r) => r.json() as Promise<{ ok: boolean; value: { transport: string }[] }>);
+      expect(sessions.ok).toBe(true);
+      expect(sessions.value.map((s) => s.transport).sort()).toEqual(['bridge', 'bridge']);
 
       // A wrong token is refused by the hub; the bridge says so and ends instead of retrying forever.
       const wrong = new Client({ name: 'claude-ai', version: '1' });

@@ -103,7 +103,11 @@ describe('tools/call on a bridge session (fast path)', () => {
   });
 
   it('relays a protocol error as the same JSON-RPC error an SDK-served session gets', async () => {
-    const fail = (c: Client) => c.callTool({ name: 'fx__no_such_tool', arguments: {} }).then(() => undefined, (e: unknown) => e);
+    const fail = (c: Client) =>
+      c.callTool({ name: 'fx__no_such_tool', arguments: {} }).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
     const viaHttp = await fail(http);
     const viaBridge = await fail(bridge);
     expect(viaBridge).toBeInstanceOf(McpError);
@@ -140,7 +144,10 @@ describe('tools/call on a bridge session (fast path)', () => {
     // An answer to the cancelled request would reach the client as a response to an unknown id.
     const errors: Error[] = [];
     bridge.onerror = (e) => errors.push(e);
-    const started = hub.waitFor((e) => e.type === 'call.started' && e.client === 'bridge-client' && e.tool === 'hang' && e.server === 'fx', 'hang started');
+    const started = hub.waitFor(
+      (e) => e.type === 'call.started' && e.client === 'bridge-client' && e.tool === 'hang' && e.server === 'fx',
+      'hang started',
+    );
     const pending = bridge.callTool({ name: 'fx__hang', arguments: {} }, CallToolResultSchema, { signal: abort.signal }).then(
       () => 'answered',
       (e: Error) => e.message,
@@ -177,9 +184,7 @@ describe('tools/call on a bridge session (fast path)', () => {
   });
 
   it('serves several calls in flight at once, each answered with its own result', async () => {
-    const results = await Promise.all(
-      Array.from({ length: 20 }, (_, i) => bridge.callTool({ name: 'fx__add', arguments: { a: i, b: 1000 } })),
-    );
+    const results = await Promise.all(Array.from({ length: 20 }, (_, i) => bridge.callTool({ name: 'fx__add', arguments: { a: i, b: 1000 } })));
     expect(results.map((r) => (r.structuredContent as { sum: number }).sum)).toEqual(Array.from({ length: 20 }, (_, i) => i + 1000));
   });
 

@@ -6,8 +6,10 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { CallToolResultSchema, ErrorCode, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { CallToolResultSchema, ErrorCode, type JSONRPCMessage, type MessageExtraInfo } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
+import { DirectToolCalls } from '../../electron/core/upstream/direct-tool-calls.js';
 import { UpstreamClient } from '../../electron/core/upstream/upstream-client.js';
 
 interface Pair {
@@ -21,6 +23,30 @@ interface Pair {
 
 const open: Pair[] = [];
 
+/** The server's side of the pair, recording what the server receives (a wrapper, as the hub's own). */
+class Recording implements Transport {
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: (message: JSONRPCMessage, extra?: MessageExtraInfo) => void;
+  readonly received: JSONRPCMessage[] = [];
+  constructor(private readonly inner: Transport) {}
+  async start(): Promise<void> {
+    this.inner.onmessage = (message: JSONRPCMessage, extra?: MessageExtraInfo) => {
+      this.received.push(message);
+      this.onmessage?.(message, extra);
+    };
+    this.inner.onclose = () => this.onclose?.();
+    this.inner.onerror = (error) => this.onerror?.(error);
+    await this.inner.start();
+  }
+  send(message: JSONRPCMessage): Promise<void> {
+    return this.inner.send(message);
+  }
+  close(): Promise<void> {
+    return this.inner.close();
+  }
+}
+
 async function connect(direct: boolean): Promise<Pair> {
   const server = new McpServer({ name: 'fx', version: '1' });
   const hangs: AbortSignal[] = [];
@@ -31,17 +57,12 @@ async function connect(direct: boolean): Promise<Pair> {
     return new Promise(() => {});
   });
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-  const received: JSONRPCMessage[] = [];
-  await server.connect(serverSide);
-  const sdkDeliver = serverSide.onmessage!;
-  serverSide.onmessage = (m, extra) => {
-    received.push(m);
-    sdkDeliver(m, extra);
-  };
+  const recording = new Recording(serverSide);
+  await server.connect(recording);
   const client = direct ? new UpstreamClient({ name: 't', version: '1' }) : new Client({ name: 't', version: '1' });
-  await client.connect(clientSide);
-  if (client instanceof UpstreamClient) client.sendToolCallsDirect();
-  const pair = { client, received, hangs, closeServer: () => server.close() };
+  // As the hub connects a stdio upstream: through the direct path's transport wrapper.
+  await client.connect(direct ? new DirectToolCalls(clientSide) : clientSide);
+  const pair = { client, received: recording.received, hangs, closeServer: () => server.close() };
   open.push(pair);
   return pair;
 }
@@ -64,7 +85,9 @@ interface Outcome {
 const outcome = (p: Promise<unknown>): Promise<Outcome> =>
   p.then(
     (value) => ({ value }),
-    (error: { name: string; code?: number; message: string; data?: unknown }) => ({ error: { name: error.name, code: error.code, message: error.message, data: error.data } }),
+    (error: { name: string; code?: number; message: string; data?: unknown }) => ({
+      error: { name: error.name, code: error.code, message: error.message, data: error.data },
+    }),
   );
 
 describe('UpstreamClient direct tools/call', () => {
@@ -111,16 +134,20 @@ describe('UpstreamClient direct tools/call', () => {
     const pending = outcome(call(direct.client, 'hang', {}, { signal: abort.signal }));
     await expect.poll(() => direct.hangs.length).toBe(1);
     abort.abort(new Error('stop'));
-    expect(await pending).toEqual({ error: { name: 'McpError', code: ErrorCode.RequestTimeout, message: 'MCP error -32001: Error: stop', data: undefined } });
+    expect(await pending).toEqual({
+      error: { name: 'McpError', code: ErrorCode.RequestTimeout, message: 'MCP error -32001: Error: stop', data: undefined },
+    });
     await expect.poll(() => direct.hangs[0].aborted).toBe(true);
-    const cancelled = direct.received.find((m) => 'method' in m && m.method === 'notifications/cancelled') as unknown as { params: { requestId: number } };
-    expect(cancelled.params.requestId).toBe(1_000_000_000);
+    const cancelled = direct.received.find((m) => 'method' in m && m.method === 'notifications/cancelled');
+    expect(cancelled).toMatchObject({ params: { requestId: 1_000_000_000 } });
   });
 
   it('times out with the SDK error when a short timeout is given', async () => {
     const direct = await connect(true);
     const result = await outcome(call(direct.client, 'hang', {}, { timeout: 50 }));
-    expect(result).toEqual({ error: { name: 'McpError', code: ErrorCode.RequestTimeout, message: 'MCP error -32001: Request timed out', data: { timeout: 50 } } });
+    expect(result).toEqual({
+      error: { name: 'McpError', code: ErrorCode.RequestTimeout, message: 'MCP error -32001: Request timed out', data: { timeout: 50 } },
+    });
   });
 
   it('fails pending calls with ConnectionClosed when the connection ends', async () => {
@@ -128,7 +155,9 @@ describe('UpstreamClient direct tools/call', () => {
     const pending = outcome(call(direct.client, 'hang'));
     await expect.poll(() => direct.hangs.length).toBe(1);
     await direct.closeServer();
-    expect(await pending).toEqual({ error: { name: 'McpError', code: ErrorCode.ConnectionClosed, message: 'MCP error -32000: Connection closed', data: undefined } });
+    expect(await pending).toEqual({
+      error: { name: 'McpError', code: ErrorCode.ConnectionClosed, message: 'MCP error -32000: Connection closed', data: undefined },
+    });
     expect((await outcome(call(direct.client, 'echo', { text: 'x' }))).error?.message).toMatch(/Not connected/);
   });
 

@@ -4,7 +4,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { JSONRPCMessageSchema } from '@modelcontextprotocol/sdk/types.js';
-import { LineFramer, plainMessage } from '../../electron/core/upstream/line-framer.js';
+import { LineFramer } from '../../electron/core/wire/line-framer.js';
+import { plainMessage } from '../../electron/core/wire/plain-message.js';
 
 const taken = [
   { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'echo', arguments: { message: 'hi' } } },

@@ -1,113 +1,196 @@
 /**
- * tools/call on a bridge or stdio session without the SDK Server's per-request work (issue 6): the SDK
- * validates every request twice and every result once with zod, and makes an AbortController and a
- * dozen closures per request, which together cost more than the rest of a trivial call's relay. Here a
- * plain tools/call is answered by hand: the same relay pipeline runs (policies, cache, PII, shaping,
- * events, ledger, timeout), with an `extra` that behaves like the SDK's, and the answer or error is
- * written exactly as the SDK would write it. Anything unusual (a progress token, a task, unknown fields,
- * a session not yet initialized) is left to the SDK Server as before.
+ * tools/call without the SDK Server's per-request work (issue 6): the SDK validates every request twice
+ * and every result once with zod, and makes an AbortController and a dozen closures per request, which
+ * together cost more than the rest of a trivial call's relay. A plain tools/call is answered by hand here:
+ * the same relay pipeline runs (policies, cache, PII, shaping, events, ledger, timeout), with an `extra`
+ * built like the SDK's (request-extra.ts), and the answer or error is written exactly as the SDK would
+ * write it. Anything unusual (a progress token, a task, unknown fields, a session not yet initialized)
+ * is left to the SDK Server as before.
+ *
+ * It is a Transport wrapping the session's real one, handed to the SDK Server's `connect` in its place
+ * (issue 12): its `start` takes the real transport's callbacks, keeps the calls it covers and their
+ * cancellations, and passes everything else on to the SDK.
  */
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type { Transport, TransportSendOptions } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
   ErrorCode,
-  McpError,
   RELATED_TASK_META_KEY,
   type CallToolRequest,
   type CallToolResult,
+  type JSONRPCErrorResponse,
   type JSONRPCMessage,
+  type JSONRPCResultResponse,
+  type MessageExtraInfo,
   type RequestId,
 } from '@modelcontextprotocol/sdk/types.js';
-import type { DownstreamExtra, DownstreamSession } from './session.js';
-
-/** What the fast path needs of the relay. */
-export interface FastCallRouter {
-  callTool(session: DownstreamSession, params: CallToolRequest['params'], extra: DownstreamExtra): Promise<CallToolResult>;
-}
+import { requestExtra, type DownstreamExtra } from './request-extra.js';
 
 type Params = CallToolRequest['params'];
 
-/**
- * Puts the fast path in front of the SDK on a connected session's transport: tools/call requests it
- * covers, and cancellations of them, never reach the SDK; everything else does, unchanged.
- */
-export function serveToolCallsDirectly(session: DownstreamSession, transport: Transport, router: FastCallRouter): void {
-  const inflight = new Map<RequestId, AbortController>();
-  const sdkMessage = transport.onmessage;
-  const sdkClose = transport.onclose;
+/** What the fast path needs of its session (a DownstreamSession). */
+export interface FastCallSession {
+  readonly server: Server;
+  readonly closed: boolean;
+  readonly initialized: boolean;
+  /** The relay's tools/call, tracked as in flight on the session while it runs. */
+  callTool(requestId: RequestId, params: Params, extra: DownstreamExtra): Promise<CallToolResult>;
+}
 
-  const send = (message: JSONRPCMessage) => transport.send(message).catch(() => undefined);
+/** Where one call's messages go when it did not come through the transport (the HTTP lean path). */
+export interface CallReply {
+  /** A message related to the call, sent before its answer; false when nothing can reach the client any more. */
+  stream(message: JSONRPCMessage): boolean;
+  /** The call's answer: its result or its error. */
+  answer(message: JSONRPCResultResponse | JSONRPCErrorResponse): void;
+  /** The call was cancelled or its session closed: no answer will come. */
+  abandon(): void;
+}
 
-  const call = (id: RequestId, params: Params) => {
+interface Call {
+  readonly controller: AbortController;
+  readonly reply: CallReply | undefined;
+}
+
+/** A tools/call request the fast path can answer. */
+interface PlainCall {
+  id: RequestId;
+  params: Params;
+}
+
+export class FastToolCalls implements Transport {
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: (message: JSONRPCMessage, extra?: MessageExtraInfo) => void;
+  readonly #inner: Transport;
+  readonly #session: FastCallSession;
+  readonly #calls = new Map<RequestId, Call>();
+
+  constructor(inner: Transport, session: FastCallSession) {
+    this.#inner = inner;
+    this.#session = session;
+  }
+
+  get sessionId(): string | undefined {
+    return this.#inner.sessionId;
+  }
+
+  async start(): Promise<void> {
+    const inner = this.#inner;
+    inner.onmessage = (message: JSONRPCMessage, extra?: MessageExtraInfo) => this.#receive(message, extra);
+    inner.onclose = () => this.#closed();
+    inner.onerror = (error) => this.onerror?.(error);
+    await inner.start();
+  }
+
+  send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
+    const related = options?.relatedRequestId;
+    const call = related === undefined ? undefined : this.#calls.get(related);
+    if (call?.reply && !call.controller.signal.aborted) {
+      // As the SDK's transport does for a request whose stream is gone.
+      if (!call.reply.stream(message)) return Promise.reject(new Error(`No connection established for request ID: ${String(related)}`));
+      return Promise.resolve();
+    }
+    return this.#inner.send(message, options);
+  }
+
+  close(): Promise<void> {
+    return this.#inner.close();
+  }
+
+  setProtocolVersion(version: string): void {
+    this.#inner.setProtocolVersion?.(version);
+  }
+
+  /**
+   * Answers a message that did not come through the transport (the HTTP lean path): true when it is a
+   * plain tools/call this path covers (its answer, and anything related to it, then go to `reply`).
+   */
+  serve(message: JSONRPCMessage, reply: CallReply, info?: MessageExtraInfo): boolean {
+    const call = this.#plainCall(message);
+    if (!call) return false;
+    this.#call(call, reply, info);
+    return true;
+  }
+
+  #receive(message: JSONRPCMessage, extra: MessageExtraInfo | undefined): void {
+    const call = this.#plainCall(message);
+    if (call) return this.#call(call, undefined, extra);
+    if (this.#calls.size > 0 && this.#cancel(message)) return;
+    this.onmessage?.(message, extra);
+  }
+
+  #plainCall(message: JSONRPCMessage): PlainCall | undefined {
+    const m = message as { id?: RequestId; method?: unknown; params?: unknown };
+    if (m.method !== 'tools/call' || m.id === undefined) return undefined;
+    const session = this.#session;
+    if (session.closed || !session.initialized || this.#calls.has(m.id) || !isPlainCall(m.params)) return undefined;
+    return { id: m.id, params: m.params };
+  }
+
+  /** A cancellation of a call of ours: stops it (its answer is never sent). */
+  #cancel(message: JSONRPCMessage): boolean {
+    const m = message as { method?: unknown; params?: { requestId?: RequestId; reason?: unknown } };
+    if (m.method !== 'notifications/cancelled' || m.params?.requestId === undefined) return false;
+    const call = this.#calls.get(m.params.requestId);
+    if (!call) return false;
+    call.controller.abort(m.params.reason);
+    call.reply?.abandon();
+    return true;
+  }
+
+  #call({ id, params }: PlainCall, reply: CallReply | undefined, info: MessageExtraInfo | undefined): void {
     const controller = new AbortController();
-    const signal = controller.signal;
-    inflight.set(id, controller);
-    const extra = {
-      signal,
+    const call: Call = { controller, reply };
+    this.#calls.set(id, call);
+    const extra = requestExtra({
+      server: this.#session.server,
       requestId: id,
-      sessionId: transport.sessionId,
-      _meta: params._meta,
-      // As the SDK's: nothing is sent for a cancelled request, and what is sent is related to it.
-      sendNotification: async (notification: Parameters<DownstreamExtra['sendNotification']>[0]) => {
-        if (!signal.aborted) await session.server.notification(notification, { relatedRequestId: id });
-      },
-      sendRequest: async (request: Parameters<DownstreamExtra['sendRequest']>[0], schema: Parameters<DownstreamExtra['sendRequest']>[1], options?: Parameters<DownstreamExtra['sendRequest']>[2]) => {
-        if (signal.aborted) throw new McpError(ErrorCode.ConnectionClosed, 'Request was cancelled');
-        return session.server.request(request, schema, { ...options, relatedRequestId: id });
-      },
-    } as unknown as DownstreamExtra;
-    session.track(id, () => router.callTool(session, params, extra)).then(
-      (result) => {
-        if (!signal.aborted) void send({ result, jsonrpc: '2.0', id } as JSONRPCMessage);
-      },
-      (error: { code?: unknown; message?: string; data?: unknown }) => {
-        if (signal.aborted) return;
-        void send({
+      signal: controller.signal,
+      sessionId: this.#inner.sessionId,
+      meta: params._meta,
+      info,
+    });
+    this.#session.callTool(id, params, extra).then(
+      (result) => this.#answer(id, call, { result, jsonrpc: '2.0', id }),
+      (error: { code?: unknown; message?: string; data?: unknown }) =>
+        this.#answer(id, call, {
           jsonrpc: '2.0',
           id,
           error: {
-            code: Number.isSafeInteger(error?.code) ? (error.code as number) : ErrorCode.InternalError,
+            code: typeof error?.code === 'number' && Number.isSafeInteger(error.code) ? error.code : ErrorCode.InternalError,
             message: error?.message ?? 'Internal error',
             ...(error?.data !== undefined ? { data: error.data } : {}),
           },
-        });
-      },
-    ).finally(() => {
-      if (inflight.get(id) === controller) inflight.delete(id);
-    });
-  };
+        }),
+    );
+  }
 
-  transport.onmessage = (message, extra) => {
-    const m = message as { id?: unknown; method?: unknown; params?: unknown };
-    if (m.method === 'tools/call' && m.id !== undefined) {
-      const id = m.id as RequestId;
-      if (!session.closed && session.initialized && !inflight.has(id) && isPlainCall(m.params)) {
-        call(id, m.params);
-        return;
-      }
-    } else if (m.method === 'notifications/cancelled' && inflight.size > 0) {
-      const p = m.params as { requestId?: RequestId; reason?: unknown } | undefined;
-      const controller = p?.requestId !== undefined ? inflight.get(p.requestId) : undefined;
-      if (controller) {
-        controller.abort(p!.reason);
-        return;
-      }
-    }
-    sdkMessage?.call(transport, message, extra);
-  };
+  #answer(id: RequestId, call: Call, message: JSONRPCResultResponse | JSONRPCErrorResponse): void {
+    if (this.#calls.get(id) === call) this.#calls.delete(id);
+    // As the SDK: nothing is answered to a cancelled request.
+    if (call.controller.signal.aborted) return;
+    if (call.reply) call.reply.answer(message);
+    else void this.#inner.send(message).catch(() => undefined);
+  }
 
-  transport.onclose = () => {
+  #closed(): void {
     // As the SDK does for its own handlers: a closed session stops its calls (upstream cancellations follow).
-    for (const controller of inflight.values()) controller.abort();
-    inflight.clear();
-    sdkClose?.call(transport);
-  };
+    const calls = [...this.#calls.values()];
+    this.#calls.clear();
+    for (const call of calls) {
+      call.controller.abort();
+      call.reply?.abandon();
+    }
+    this.onclose?.();
+  }
 }
 
 /**
  * `{name, arguments?, _meta?}` with a string name, an object of arguments and no progress token or
  * related task: what CallToolRequestSchema passes unchanged and the pipeline handles without a stream.
  */
-function isPlainCall(params: unknown): params is Params {
+export function isPlainCall(params: unknown): params is Params {
   if (!isPlainObject(params)) return false;
   for (const key in params) {
     if (key !== 'name' && key !== 'arguments' && key !== '_meta') return false;

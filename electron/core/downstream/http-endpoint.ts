@@ -2,13 +2,22 @@
  * The local HTTP endpoint: MCP Streamable HTTP at /mcp (stateful sessions), the control API at /api and
  * the UI at /. Bound to 127.0.0.1 only; every request's Host and Origin are checked (DNS rebinding) and
  * a bearer token is required.
+ *
+ * A POST carrying one plain tools/call on an initialized session takes the lean path (issue 12): the
+ * session's FastToolCalls answers it straight onto the response (http-call-reply.ts), without the SDK
+ * transport's per-request work (a Web Request and Response per POST, a stream, zod on every message).
+ * Everything else, and any request the SDK transport would refuse, goes to the SDK transport as before.
  */
 import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { randomUUID, timingSafeEqual } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
-import type { DownstreamSession } from './session.js';
+import { isJsonContentType } from '@modelcontextprotocol/sdk/shared/mediaType.js';
+import { isInitializeRequest, JSONRPCMessageSchema, SUPPORTED_PROTOCOL_VERSIONS, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { plainMessage } from '../wire/plain-message.js';
+import { FastToolCalls } from './fast-tool-calls.js';
+import { HttpCallReply } from './http-call-reply.js';
+import type { DownstreamSession, SessionTransportKind } from './session.js';
 
 export const LOOPBACK = '127.0.0.1';
 const MAX_BODY_BYTES = 64 * 1024 * 1024;
@@ -17,17 +26,12 @@ export interface EndpointHooks {
   /** Checks a bearer token; returns who holds it (undefined = refused). */
   authenticate(token: string): { clientId?: string } | undefined;
   /** Creates (but does not connect) a session for a new MCP client. */
-  createSession(id: string, clientId: string | undefined): DownstreamSession;
+  createSession(id: string, clientId: string | undefined, kind: SessionTransportKind): DownstreamSession;
   /** Control API, UI and anything else that is not /mcp. Return false to answer 404. */
   handleOther?(req: IncomingMessage, res: ServerResponse, url: URL): Promise<boolean>;
 }
 
-/** Constant-time token comparison. */
-export function tokensEqual(a: string, b: string): boolean {
-  const x = Buffer.from(a);
-  const y = Buffer.from(b);
-  return x.length === y.length && timingSafeEqual(x, y);
-}
+export { tokensEqual } from '../files/access-token.js';
 
 export function bearerToken(req: IncomingMessage): string | undefined {
   const header = req.headers.authorization;
@@ -57,19 +61,32 @@ function jsonRpcError(res: ServerResponse, status: number, message: string, code
   sendJson(res, status, { jsonrpc: '2.0', error: { code, message }, id: null }, headers);
 }
 
-export async function readBody(req: IncomingMessage, limit = MAX_BODY_BYTES): Promise<string> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > limit) throw Object.assign(new Error(`request body over ${limit} bytes`), { status: 413 });
-    chunks.push(chunk as Buffer);
-  }
-  return Buffer.concat(chunks).toString('utf8');
+/** The request body as text; over `limit` bytes the request is dropped and the promise rejects with status 413. */
+export function readBody(req: IncomingMessage, limit = MAX_BODY_BYTES): Promise<string> {
+  // Events rather than `for await`: an async iterator per request was a visible share of a small call.
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= limit) return void chunks.push(chunk);
+      req.off('data', onData);
+      req.destroy();
+      reject(Object.assign(new Error(`request body over ${limit} bytes`), { status: 413 }));
+    };
+    req.on('data', onData);
+    req.once('end', () => resolve(chunks.length === 1 ? chunks[0].toString('utf8') : Buffer.concat(chunks).toString('utf8')));
+    req.once('error', reject);
+  });
 }
+
+/** The header the bridge's HTTP fallback sends: its session is a 'bridge' one (client-pipe limits apply). */
+export const BRIDGE_HEADER = 'x-spillway-bridge';
 
 interface HttpSession {
   transport: StreamableHTTPServerTransport;
+  /** The transport the session's SDK Server is connected to: the fast path in front of `transport`. */
+  calls: FastToolCalls;
   session: DownstreamSession;
   clientId?: string;
 }
@@ -77,6 +94,7 @@ interface HttpSession {
 export class HttpEndpoint {
   #server: HttpServer | undefined;
   #sessions = new Map<string, HttpSession>();
+  #hosts = new Set<string>();
   port = 0;
   /** Told whenever a request arrives with a client's own token (for "last seen"). */
   onClientSeen: ((clientId: string) => void) | undefined;
@@ -108,6 +126,7 @@ export class HttpEndpoint {
     });
     this.#server = server;
     this.port = (server.address() as AddressInfo).port;
+    this.#hosts = allowedHosts(this.port);
   }
 
   /** The listening socket's address (tests check it is loopback). */
@@ -133,7 +152,7 @@ export class HttpEndpoint {
   async #handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     // DNS rebinding: a foreign page can make the browser send our port under its own Host name.
     const host = req.headers.host ?? '';
-    if (!allowedHosts(this.port).has(host.toLowerCase())) {
+    if (!this.#hosts.has(host.toLowerCase())) {
       return jsonRpcError(res, 403, `Forbidden: Host "${host}" is not allowed`);
     }
     const origin = req.headers.origin;
@@ -171,6 +190,10 @@ export class HttpEndpoint {
       const known = this.#sessions.get(sid);
       if (!known) return jsonRpcError(res, 404, 'Session not found (it may have expired): start a new session', -32001);
       if (known.clientId !== who.clientId) return jsonRpcError(res, 403, 'Forbidden: this session belongs to another token');
+      if (req.method === 'POST' && sdkWouldAccept(req)) {
+        const call = toolCall(body);
+        if (call && known.calls.serve(call, new HttpCallReply(res, sid), { requestInfo: { headers: req.headers, url } })) return;
+      }
       await known.transport.handleRequest(req, res, body);
       return;
     }
@@ -179,21 +202,45 @@ export class HttpEndpoint {
       return jsonRpcError(res, 400, 'Bad Request: no session id; send initialize first', -32000);
     }
     const id = randomUUID();
-    const session = this.hooks.createSession(id, who.clientId);
+    const kind = req.headers[BRIDGE_HEADER] === '1' ? 'bridge' : 'http';
+    const session = this.hooks.createSession(id, who.clientId, kind);
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => id,
       onsessioninitialized: () => {
-        this.#sessions.set(id, { transport, session, clientId: who.clientId });
+        this.#sessions.set(id, { transport, calls, session, clientId: who.clientId });
       },
       onsessionclosed: () => {
         this.#sessions.delete(id);
       },
     });
+    const calls = new FastToolCalls(transport, session);
     // Set before connect: the SDK chains an onclose that exists when it connects.
-    transport.onclose = () => {
+    calls.onclose = () => {
       this.#sessions.delete(id);
     };
-    await session.connect(transport);
+    await session.connect(calls);
     await transport.handleRequest(req, res, body);
   }
+}
+
+/**
+ * Whether the SDK transport would take this POST to a known session at all (Accept, Content-Type and
+ * protocol version as it checks them); anything it would refuse goes to it, so it answers as before.
+ */
+function sdkWouldAccept(req: IncomingMessage): boolean {
+  const accept = req.headers.accept;
+  if (!accept?.includes('application/json') || !accept.includes('text/event-stream')) return false;
+  if (!isJsonContentType(req.headers['content-type'])) return false;
+  const version = req.headers['mcp-protocol-version'];
+  return version === undefined || (typeof version === 'string' && SUPPORTED_PROTOCOL_VERSIONS.includes(version));
+}
+
+/** The body as a JSON-RPC message when it is one tools/call request, as the SDK transport would parse it. */
+function toolCall(body: unknown): JSONRPCMessage | undefined {
+  const m = body as { method?: unknown } | null;
+  if (typeof m !== 'object' || m === null || Array.isArray(m) || m.method !== 'tools/call') return undefined;
+  const plain = plainMessage(body);
+  if (plain) return plain;
+  const parsed = JSONRPCMessageSchema.safeParse(body);
+  return parsed.success ? parsed.data : undefined;
 }

@@ -4,7 +4,6 @@
  */
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import {
   CallToolRequestSchema,
   CompleteRequestSchema,
@@ -28,15 +27,16 @@ import {
   type Prompt,
   type ReadResourceRequest,
   type ReadResourceResult,
+  type RequestId,
   type Resource,
   type ResourceTemplate,
-  type ServerNotification,
-  type ServerRequest,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
+import type { DownstreamExtra } from './request-extra.js';
 
+export type { DownstreamExtra } from './request-extra.js';
+/** How the client reaches us: 'bridge' for the app's bridge, over its socket or its HTTP fallback. */
 export type SessionTransportKind = 'http' | 'stdio' | 'bridge';
-export type DownstreamExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
 /** What a session asks of the hub. */
 export interface SessionRouter {
@@ -129,6 +129,7 @@ export class DownstreamSession {
     return Boolean(this.server.getClientCapabilities()?.[capability]);
   }
 
+  /** Serves the session over a transport (wrapped in FastToolCalls by whoever opens the session). */
   async connect(transport: Transport): Promise<void> {
     await this.server.connect(transport);
   }
@@ -141,8 +142,13 @@ export class DownstreamSession {
     this.#lastActivityMs = Date.now();
   }
 
-  /** Tracks a request for the duration of its handler (the SDK's, or the fast path's in fast-tool-calls.ts). */
-  async track<T>(requestId: string | number, run: () => Promise<T>): Promise<T> {
+  /** The relay's tools/call, tracked while it runs (from the SDK's handler, or the fast path's in fast-tool-calls.ts). */
+  callTool(requestId: RequestId, params: CallToolRequest['params'], extra: DownstreamExtra): Promise<CallToolResult> {
+    return this.track(requestId, () => this.router.callTool(this, params, extra));
+  }
+
+  /** Tracks a request for the duration of its handler. */
+  async track<T>(requestId: RequestId, run: () => Promise<T>): Promise<T> {
     this.#touch();
     this.inflight.set(requestId, {});
     try {
@@ -156,11 +162,9 @@ export class DownstreamSession {
     const r = this.router;
     const s = this.server;
     s.setRequestHandler(ListToolsRequestSchema, async () => (this.#touch(), { tools: r.listTools(this) }));
-    s.setRequestHandler(CallToolRequestSchema, (req, extra) => this.track(extra.requestId, () => r.callTool(this, req.params, extra)));
+    s.setRequestHandler(CallToolRequestSchema, (req, extra) => this.callTool(extra.requestId, req.params, extra));
     s.setRequestHandler(ListResourcesRequestSchema, async () => (this.#touch(), { resources: r.listResources(this) }));
-    s.setRequestHandler(ListResourceTemplatesRequestSchema, async () => (
-      this.#touch(), { resourceTemplates: r.listResourceTemplates(this) }
-    ));
+    s.setRequestHandler(ListResourceTemplatesRequestSchema, async () => (this.#touch(), { resourceTemplates: r.listResourceTemplates(this) }));
     s.setRequestHandler(ReadResourceRequestSchema, (req, extra) => this.track(extra.requestId, () => r.readResource(this, req.params, extra)));
     s.setRequestHandler(SubscribeRequestSchema, async (req) => {
       this.#touch();

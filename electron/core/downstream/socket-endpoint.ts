@@ -9,8 +9,8 @@ import { chmod, lstat, mkdir, unlink } from 'node:fs/promises';
 import { createConnection, createServer, type Server, type Socket } from 'node:net';
 import { posix, win32 } from 'node:path';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { LineTransport } from './line-transport.js';
-import { tokensEqual } from './http-endpoint.js';
+import { LineTransport } from '../wire/line-transport.js';
+import { tokensEqual } from '../files/access-token.js';
 import type { SessionTransportKind } from './session.js';
 
 export const SOCKET_FILE = 'spillway.sock';

@@ -1,0 +1,52 @@
+/**
+ * The `extra` a request handler gets, built the way the SDK's Protocol builds it (shared/protocol.ts,
+ * `_onrequest`), for requests the fast paths answer without the SDK Server (fast-tool-calls.ts).
+ */
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type { AnySchema, SchemaOutput } from '@modelcontextprotocol/sdk/server/zod-compat.js';
+import type { RequestHandlerExtra, TaskRequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import {
+  ErrorCode,
+  McpError,
+  type MessageExtraInfo,
+  type RequestId,
+  type RequestMeta,
+  type ServerNotification,
+  type ServerRequest,
+} from '@modelcontextprotocol/sdk/types.js';
+
+export type DownstreamExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+
+export interface RequestExtraInput {
+  /** The session's SDK Server: what is sent for the request goes through it, related to the request. */
+  server: Server;
+  requestId: RequestId;
+  /** Aborted when the client cancels the request or the session closes. */
+  signal: AbortSignal;
+  sessionId: string | undefined;
+  meta: RequestMeta | undefined;
+  /** What the transport knew of the request (HTTP: its headers and URL, and auth when there is any). */
+  info: MessageExtraInfo | undefined;
+}
+
+/** A request's `extra`: nothing is sent for a cancelled request, and what is sent is related to it. */
+export function requestExtra(input: RequestExtraInput): DownstreamExtra {
+  const { server, requestId, signal } = input;
+  return {
+    signal,
+    requestId,
+    sessionId: input.sessionId,
+    _meta: input.meta,
+    authInfo: input.info?.authInfo,
+    requestInfo: input.info?.requestInfo,
+    closeSSEStream: input.info?.closeSSEStream,
+    closeStandaloneSSEStream: input.info?.closeStandaloneSSEStream,
+    sendNotification: async (notification: ServerNotification) => {
+      if (!signal.aborted) await server.notification(notification, { relatedRequestId: requestId });
+    },
+    sendRequest: async <U extends AnySchema>(request: ServerRequest, schema: U, options?: TaskRequestOptions): Promise<SchemaOutput<U>> => {
+      if (signal.aborted) throw new McpError(ErrorCode.ConnectionClosed, 'Request was cancelled');
+      return server.request(request, schema, { ...options, relatedRequestId: requestId });
+    },
+  };
+}
