@@ -44,6 +44,7 @@ const input = (extra: Partial<CompressInput> = {}): CompressInput => ({
   maxOutputTokens: 200,
   originalTokens: proseTokens,
   handle: 'abcd2345efgh',
+  readTool: 'spillway__read_result',
   ...extra,
 });
 

@@ -3,6 +3,7 @@ import { appendFile, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Ledger, type CallRecordInput, type LedgerOptions } from '../../electron/core/ledger/ledger.js';
+import { UsageRecords, type CountedCall } from '../../electron/core/ledger/usage-records.js';
 import {
   SavingsUpdateSchema,
   addToSavingsTotals,
@@ -221,5 +222,56 @@ describe('Ledger', () => {
     ledger.recordCall(call(1));
     await ledger.flush();
     expect(await readdir(join(dir, 'not', 'yet'))).toEqual(['ledger.jsonl']);
+  });
+});
+
+describe('UsageRecords: how a call is counted', () => {
+  /** Counts characters, and says how often it was asked. */
+  const counter = { calls: 0, countExactOffThread: async (text: string) => (counter.calls++, { tokens: text.length, estimated: false }) };
+  const delivered = { content: [{ type: 'text', text: 'abc' }] };
+  const contentTokens = JSON.stringify(delivered.content).length;
+
+  function counted(report: Partial<CountedCall['report']>): CountedCall {
+    return {
+      session: { clientName: 'cursor' },
+      server: 'fs',
+      tool: 'read',
+      durationMs: 12,
+      report: { action: 'pass', asIs: true, bytesUpstream: 100, bytesDelivered: 100, delivered, ...report },
+    };
+  }
+
+  async function record(calls: CountedCall[]) {
+    const ledger = await openLedger();
+    const usage = new UsageRecords({ ledger, counter, schemas: () => ({ upstream: [], exposed: [] }), log: () => undefined });
+    const records: LedgerEntry[] = [];
+    const all = new Promise<void>((resolve) => {
+      ledger.subscribe((u) => {
+        records.push(u.record);
+        if (records.length === calls.length) resolve();
+      });
+    });
+    counter.calls = 0;
+    for (const c of calls) usage.recordCall(c);
+    await all;
+    return records;
+  }
+
+  it('counts a result delivered as it came once, for both sides', async () => {
+    const [r] = await record([counted({ countUpstreamTokens: async () => ({ tokens: 900, estimated: true }) })]);
+    expect(r).toMatchObject({ client: 'cursor', action: 'pass', tokensUpstream: 900, tokensDelivered: 900, tokensEstimated: true, latencyMs: 12 });
+  });
+
+  it('counts what a spilled, truncated or compressed result delivered as it was built', async () => {
+    const [r] = await record([
+      counted({ action: 'spill', asIs: false, tokensDelivered: 150, handle: 'abcd2345efgh', countUpstreamTokens: async () => ({ tokens: 20_000, estimated: false }) }),
+    ]);
+    expect(r).toMatchObject({ action: 'spill', tokensUpstream: 20_000, tokensDelivered: 150, tokensEstimated: false, handle: 'abcd2345efgh' });
+  });
+
+  it('counts the delivered content when a call brought no count (an error), once for both sides', async () => {
+    const [r] = await record([counted({ action: 'error', bytesUpstream: 0 })]);
+    expect(r).toMatchObject({ action: 'error', tokensUpstream: contentTokens, tokensDelivered: contentTokens });
+    expect(counter.calls).toBe(1);
   });
 });

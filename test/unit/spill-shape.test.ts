@@ -7,7 +7,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { TokenCounter } from '../../electron/core/tokens/token-counter.js';
 import { SpillStore } from '../../electron/core/spill/spill-store.js';
 import { shapeResult } from '../../electron/core/spill/shape-result.js';
-import type { ShapePolicy } from '../../electron/core/spill/shape-result.js';
+import { decideShape, textTokenLimit, type ShapePolicy } from '../../electron/core/spill/shape-decision.js';
 import { summarizeJson } from '../../electron/core/spill/json-summary.js';
 import { IMAGE_MAX_TOKENS } from '../../electron/core/tokens/media-tokens.js';
 
@@ -40,6 +40,33 @@ function deliveredText(result: CallToolResult): string {
   return first?.type === 'text' ? first.text : '';
 }
 
+describe('the pure decision: textTokenLimit and decideShape', () => {
+  const limits: Array<[string, Pick<ShapePolicy, 'action' | 'thresholdTokens'>, boolean, number, number | null]> = [
+    ['spill: the threshold', { action: 'spill', thresholdTokens: 1000 }, false, 0, 1000],
+    ['media count against it', { action: 'spill', thresholdTokens: 1000 }, false, 300, 700],
+    ['media alone over it', { action: 'truncate', thresholdTokens: 1000 }, false, 1500, -500],
+    ['compress measures like spill', { action: 'compress', thresholdTokens: 50 }, false, 0, 50],
+    ['an error passes uncounted', { action: 'spill', thresholdTokens: 1000 }, true, 0, null],
+    ['a pass policy passes uncounted', { action: 'pass', thresholdTokens: 1000 }, false, 0, null],
+    ['no threshold passes uncounted', { action: 'truncate', thresholdTokens: null }, false, 0, null],
+  ];
+  it.each(limits)('limit: %s', (_name, policy, isError, media, limit) => {
+    expect(textTokenLimit(policy, isError, media)).toBe(limit);
+  });
+
+  const decisions: Array<[ShapePolicy['action'], boolean, string]> = [
+    ['spill', false, 'pass'],
+    ['spill', true, 'spill'],
+    ['truncate', false, 'pass'],
+    ['truncate', true, 'truncate'],
+    ['compress', true, 'spill'],
+    ['compress', false, 'pass'],
+  ];
+  it.each(decisions)('%s, over the limit: %s → %s', (action, over, expected) => {
+    expect(decideShape({ action }, over)).toBe(expected);
+  });
+});
+
 describe('shapeResult: the decision', () => {
   const cases: Array<[string, CallToolResult, number | null, 'pass' | 'spill']> = [
     ['empty', text(''), 100, 'pass'],
@@ -63,7 +90,10 @@ describe('shapeResult: the decision', () => {
   });
 
   it('passes by size without counting, and counts exactly when the size alone cannot decide', async () => {
-    const small = await shapeResult(text('tiny'), spill(100), ctx, { store, counter, now });
+    const pending = shapeResult(text('tiny'), spill(100), ctx, { store, counter, now });
+    // The common case costs no promise: the call path reports it at once.
+    expect(pending).not.toBeInstanceOf(Promise);
+    const small = await pending;
     expect(small.outcome).toMatchObject({ action: 'pass', tokensDelivered: null, tokensUpstream: null });
     expect(await small.outcome.countUpstreamTokens()).toEqual({ tokens: 1, estimated: false });
     const near = await shapeResult(text(tokensOf(100)), spill(100), ctx, { store, counter, now });

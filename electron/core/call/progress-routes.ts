@@ -3,7 +3,7 @@
  * progress the upstream sends is relayed on the downstream request's own stream (and resets the call's
  * timeout, whether or not the client asked for progress).
  */
-import type { DownstreamExtra, DownstreamSession } from './session.js';
+import type { DownstreamExtra, DownstreamSession } from '../downstream/session.js';
 
 /** One call's progress route, from the upstream token back to the client's. */
 export interface ProgressRoute {

@@ -1,7 +1,7 @@
 /**
- * The request path between downstream sessions and upstream servers: tools/call (its pipeline lives in
- * tool-call.ts), resources, prompts, completion, logging, and the requests upstreams send back to a
- * client (sampling, elicitation, roots).
+ * The hub's SessionRouter: the request path between downstream sessions and upstream servers. tools/call
+ * (Spillway's own tools, else the pipeline in tool-call.ts), resources, prompts, completion, logging, and
+ * the requests upstreams send back to a client (sampling, elicitation, roots).
  */
 import { McpError, ErrorCode } from '@modelcontextprotocol/sdk/types.js';
 import {
@@ -22,26 +22,12 @@ import {
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import { LOG_LEVELS, type DownstreamExtra, type DownstreamSession, type SessionRouter } from '../downstream/session.js';
 import type { Upstream, UpstreamRequestKind } from '../upstream/upstream.js';
 import { ProgressRoutes } from './progress-routes.js';
 import type { CallOptions, RelayDeps } from './relay-contract.js';
 import { bareMessage, rpcError, unavailableMessage } from './relay-errors.js';
-import { LOG_LEVELS, type DownstreamExtra, type DownstreamSession, type SessionRouter } from './session.js';
 import { ToolCallPipeline } from './tool-call.js';
-
-export type {
-  CallOptions,
-  CompressRequest,
-  FinishedCall,
-  OwnResources,
-  OwnTool,
-  RelayDeps,
-  ResultPolicy,
-  ResultShaper,
-  ShapeReport,
-  TokenCountResult,
-} from './relay-contract.js';
-export { bareMessage, errorResult, isUnreachable, rpcError } from './relay-errors.js';
 
 const RELAYED_REQUEST_TIMEOUT_MS = 10 * 60_000;
 
@@ -171,7 +157,12 @@ export class Relay implements SessionRouter {
     return this.#forward(up, { method: 'completion/complete', params: { ...params, ref } }, CompleteResultSchema, extra) as Promise<CompleteResult>;
   }
 
-  async #forward(up: Upstream, request: { method: string; params?: Record<string, unknown> }, schema: Parameters<NonNullable<Upstream['client']>['request']>[1], extra: DownstreamExtra) {
+  async #forward(
+    up: Upstream,
+    request: { method: string; params?: Record<string, unknown> },
+    schema: Parameters<NonNullable<Upstream['client']>['request']>[1],
+    extra: DownstreamExtra,
+  ) {
     try {
       return await up.client!.request(request as never, schema, {
         signal: extra.signal,
@@ -222,10 +213,7 @@ export class Relay implements SessionRouter {
   ): Promise<Record<string, unknown>> {
     const target = this.pickSession(serverId, kind);
     if (!target) {
-      throw rpcError(
-        ErrorCode.InvalidRequest,
-        `No connected client can answer ${request.method} (none declared the "${kind}" capability).`,
-      );
+      throw rpcError(ErrorCode.InvalidRequest, `No connected client can answer ${request.method} (none declared the "${kind}" capability).`);
     }
     const schema = kind === 'sampling' ? CreateMessageResultSchema : kind === 'elicitation' ? ElicitResultSchema : ListRootsResultSchema;
     this.deps.emit({ type: 'log', level: 'info', server: serverId, message: `${serverId} asked the client: ${request.method}` });

@@ -1,7 +1,6 @@
 import type { PiiMasker } from '../pii/pii-masker.js';
 import { restoreText } from '../pii/pii-vault.js';
-import { formatCount } from '../spill/json-summary.js';
-import { READ_RESULT_TOOL_NAME } from '../spill/read-result-tool.js';
+import { formatCount } from '../../../shared/plain-text.js';
 import type { TokenCounter } from '../tokens/token-counter.js';
 import type { ChatClient, ChatErrorKind } from './chat-client.js';
 import { CompressionCache } from './compression-cache.js';
@@ -25,6 +24,8 @@ export interface CompressInput {
   originalTokensEstimated?: boolean;
   /** Spill handle of the full original, which the header points to. */
   handle: string;
+  /** The tool that reads the original back (spillway__read_result), named in the hint under the header. */
+  readTool: string;
 }
 
 export interface CompressDeps {
@@ -156,7 +157,7 @@ export function compressionHeader(originalTokens: number, bodyTokens: number, st
 
 function withHeader(input: CompressInput, strategy: CompressContentType, bodyTokens: number, body: string): string {
   const header = compressionHeader(input.originalTokens, bodyTokens, strategy, input.handle, input.originalTokensEstimated);
-  const hint = `Summary by a model; the full original is kept. Read it with ${READ_RESULT_TOOL_NAME}, e.g. {"handle":"${input.handle}","op":"grep","pattern":"<regex>"}.`;
+  const hint = `Summary by a model; the full original is kept. Read it with ${input.readTool}, e.g. {"handle":"${input.handle}","op":"grep","pattern":"<regex>"}.`;
   return `${header}\n${hint}\n---\n${body}`;
 }
 

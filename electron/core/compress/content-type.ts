@@ -1,4 +1,4 @@
-import { parseJson } from '../spill/result-view.js';
+import { parseJson } from '../../../shared/plain-text.js';
 
 /** How a result is condensed: each has its own system prompt. */
 export type CompressContentType = 'json' | 'code' | 'text';

@@ -1,33 +1,50 @@
 /**
  * spillway__dispatch over the hub's catalog (issue 5): it reaches the tools in state 'dispatch', calls
- * them through the relay's own call path (policies, cache, spill, ledger) and reads spilled results.
+ * them through the call path it is given (policies, cache, spill, ledger) and reads spilled results.
+ * What it hands out is structurally an own tool of the call path; policy/ never imports call/.
  */
+import type { CallToolRequest, CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { Catalog } from '../catalog/catalog.js';
-import type { CallOptions, OwnTool, Relay } from '../downstream/relay.js';
-import type { DownstreamExtra, DownstreamSession } from '../downstream/session.js';
 import { readResult } from '../spill/read-result.js';
 import type { SpillStore } from '../spill/spill-store.js';
 import type { TokenCounter } from '../tokens/token-counter.js';
 import { createDispatch, type Dispatch } from './dispatch-tool.js';
 import { spilledJsonLoader } from './spilled-json.js';
 
-/** What a dispatch call runs in: the downstream request that called spillway__dispatch. */
-export interface DispatchContext {
-  session: DownstreamSession;
-  extra: DownstreamExtra;
+/** The part of a request's `extra` dispatch uses: its `_meta` carries the progress token along. */
+export interface DispatchRequestExtra {
+  _meta?: CallToolRequest['params']['_meta'];
 }
 
-export interface CatalogDispatchDeps {
+/** What a dispatch call runs in: the downstream request that called spillway__dispatch (opaque here). */
+export interface DispatchContext<Session = unknown, Extra extends DispatchRequestExtra = DispatchRequestExtra> {
+  session: Session;
+  extra: Extra;
+}
+
+export interface CatalogDispatchDeps<Session, Extra extends DispatchRequestExtra> {
   catalog: Catalog;
-  /** Read lazily: the relay is built after the dispatch. */
-  relay: () => Pick<Relay, 'callUpstreamTool'>;
+  /** The call path's entry for upstream tools; read lazily (the relay is built after the dispatch). */
+  relay: () => {
+    callUpstreamTool(
+      session: Session,
+      params: CallToolRequest['params'],
+      extra: Extra,
+      options: { resultToSpill?: boolean },
+    ): Promise<CallToolResult>;
+  };
   store: SpillStore;
   counter: TokenCounter;
 }
 
-/** The dispatch tool and its OwnTool form (whose listed definition follows what is behind it). */
-export function catalogDispatch(deps: CatalogDispatchDeps): { dispatch: Dispatch<DispatchContext>; ownTool: OwnTool } {
-  const dispatch = createDispatch<DispatchContext>({
+/** The dispatch tool and its own-tool form, `{tool, call}` (whose listed definition follows what is behind it). */
+export function catalogDispatch<Session, Extra extends DispatchRequestExtra>(
+  deps: CatalogDispatchDeps<Session, Extra>,
+): {
+  dispatch: Dispatch<DispatchContext<Session, Extra>>;
+  ownTool: { readonly tool: Tool; call(args: Record<string, unknown>, ctx: DispatchContext<Session, Extra>): Promise<CallToolResult> };
+} {
+  const dispatch = createDispatch<DispatchContext<Session, Extra>>({
     tools: () =>
       deps.catalog.toolEntries('dispatch').map((e) => ({
         name: e.name,
@@ -38,16 +55,16 @@ export function catalogDispatch(deps: CatalogDispatchDeps): { dispatch: Dispatch
         inputSchema: e.exposed.inputSchema,
       })),
     // The same path as a direct call; the dispatch request's _meta carries its progress token along.
-    call: (name, args, opts: CallOptions, ctx) =>
+    call: (name, args, opts, ctx) =>
       deps.relay().callUpstreamTool(ctx.session, { name, arguments: args, ...(ctx.extra._meta ? { _meta: ctx.extra._meta } : {}) }, ctx.extra, opts),
     read: (args) => readResult(deps.store, deps.counter, args),
     loadSpilledJson: spilledJsonLoader(deps.store),
   });
-  const ownTool: OwnTool = {
+  const ownTool = {
     get tool() {
       return dispatch.tool;
     },
-    call: (args, ctx) => dispatch.handle(args, ctx),
+    call: (args: Record<string, unknown>, ctx: DispatchContext<Session, Extra>) => dispatch.handle(args, ctx),
   };
   return { dispatch, ownTool };
 }

@@ -5,7 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import { readFile, rename } from 'node:fs/promises';
-import { AtomicFile } from '../atomic-file.js';
+import { AtomicFile } from '../files/atomic-file.js';
 import type { PendingPin } from '../../../shared/policy.js';
 import { canonicalJson } from './canonical-json.js';
 import { schemaDiff } from './schema-diff.js';

@@ -1,28 +1,22 @@
+/**
+ * The shaper: applies a result policy to one tool result (pass, spill, truncate), from memory or from the
+ * texts an upstream streamed to disk. The decision itself is shape-decision.ts; what the model reads in
+ * place of a result is result-preview.ts.
+ */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { audioTokens, imageTokens } from '../tokens/media-tokens.js';
 import { TokenCounter } from '../tokens/token-counter.js';
 import type { TokenCount } from '../tokens/token-counter.js';
-import { formatCount, summarizeJson } from './json-summary.js';
 import { StringDecoder } from 'node:string_decoder';
 import { open } from 'node:fs/promises';
 import { parseJson, viewResult, viewSpooled } from './result-view.js';
 import type { ResultView, SpooledView } from './result-view.js';
 import type { RawTexts } from './raw-texts.js';
-import { READ_RESULT_TOOL_NAME } from './read-result-tool.js';
-import { formatBytes, formatDuration } from './size-labels.js';
+import { buildPreview, meta, sizeLabel, spilledHeader, summaryPreview, textPreview, truncatedHeader, type Preview } from './result-preview.js';
 import { spillUri } from './spill-handle.js';
 import type { SpillEntry, SpillStore } from './spill-store.js';
-import type { SpooledString } from '../upstream/raw-spool.js';
-
-export type ResultAction = 'spill' | 'truncate' | 'pass' | 'compress';
-
-export interface ShapePolicy {
-  action: ResultAction;
-  /** Tokens above which a result is spilled or truncated; null turns the check off. */
-  thresholdTokens: number | null;
-  previewTokens: number;
-  ttlMs?: number;
-}
+import type { SpooledString } from '../wire/raw-spool.js';
+import { decideShape, textTokenLimit, type ShapeAction, type ShapePolicy } from './shape-decision.js';
 
 export interface ShapeContext {
   server: string;
@@ -44,7 +38,7 @@ const SUMMARY_MAX_BYTES = 16 * 1024 * 1024;
 const SPOOLED_HEAD_BYTES = 256 * 1024;
 
 export interface ShapeOutcome {
-  action: 'pass' | 'spill' | 'truncate';
+  action: ShapeAction;
   /** UTF-8 size of the upstream result serialized as JSON. */
   bytesUpstream: number;
   bytesDelivered: number;
@@ -75,32 +69,68 @@ export interface ShapedResult {
  * Applies a result policy to one tool result: pass it, or keep it whole in the spill store and deliver a
  * header, a token-accurate preview (a structural summary for JSON) and a resource_link, or deliver a
  * labelled truncation. Deciding costs time bounded by the threshold, not by the payload. isError results
- * pass unchanged. 'compress' spills here; the spill feature then condenses the spilled result.
+ * pass unchanged. 'compress' spills here; the call path then condenses the spilled result. A result that
+ * passes by its size alone is answered synchronously (no tokenizer, no promise on the common path).
  */
-export async function shapeResult(
+export function shapeResult(result: CallToolResult, policy: ShapePolicy, ctx: ShapeContext, deps: ShapeDeps): ShapedResult | Promise<ShapedResult> {
+  if (deps.rawTexts?.holds(result)) return shapeHeld(result, policy, ctx, deps);
+  const bytesUpstream = Buffer.byteLength(JSON.stringify(result), 'utf8');
+  const view = viewResult(result);
+  const media = mediaTokens(view);
+  const limit = textTokenLimit(policy, result.isError === true, media);
+  // Within by size: no tokenizer is loaded for the many small results.
+  if (limit === null || (limit >= 0 && TokenCounter.surelyWithin(view.text, limit))) {
+    return passed(result, bytesUpstream, null, exactCountLater(deps.counter, view.text, media));
+  }
+  return shapeCounted(result, { view, bytesUpstream, media, limit }, policy, ctx, deps);
+}
+
+/** A result whose long texts are still on disk: shaped from there when it is over, else read back first. */
+async function shapeHeld(result: CallToolResult, policy: ShapePolicy, ctx: ShapeContext, deps: ShapeDeps): Promise<ShapedResult> {
+  const raw = deps.rawTexts!;
+  const view = viewSpooled(result, (value) => raw.get(value));
+  const threshold = textTokenLimit(policy, result.isError === true, 0);
+  const spooled = view && threshold !== null ? await shapeSpooled(result, view, { ...policy, thresholdTokens: threshold }, ctx, deps) : undefined;
+  return spooled ?? shapeResult(await raw.materialize(result), policy, ctx, deps);
+}
+
+/** A result in memory that its size alone cannot pass: its text is counted against the limit. */
+async function shapeCounted(
   result: CallToolResult,
+  measured: { view: ResultView; bytesUpstream: number; media: number; limit: number },
   policy: ShapePolicy,
   ctx: ShapeContext,
   deps: ShapeDeps,
 ): Promise<ShapedResult> {
-  const raw = deps.rawTexts;
-  if (raw?.holds(result)) {
-    const view = viewSpooled(result, (value) => raw.get(value));
-    const spooled = view && !result.isError && policy.action !== 'pass' && policy.thresholdTokens !== null
-      ? await shapeSpooled(result, view, { ...policy, thresholdTokens: policy.thresholdTokens }, ctx, deps)
-      : undefined;
-    if (spooled) return spooled;
-    result = await raw.materialize(result);
+  const { counter } = deps;
+  const { view, bytesUpstream, media, limit } = measured;
+  const within = await counter.countWithin(view.text, limit);
+  if (within !== false) {
+    const tokens = within + media;
+    return passed(result, bytesUpstream, tokens, async () => ({ tokens, estimated: false }));
   }
-  const { counter, store } = deps;
-  const bytesUpstream = Buffer.byteLength(JSON.stringify(result), 'utf8');
-  const view = viewResult(result);
-  const media = mediaTokens(view);
-  const exactLater = (text: string) => async (): Promise<TokenCount> => {
-    const count = await counter.countExactOffThread(text);
-    return { tokens: count.tokens + media, estimated: count.estimated };
-  };
-  const pass = (tokens: number | null): ShapedResult => ({
+  const textCount = await counter.quickCount(view.text);
+  const tokensUpstream: TokenCount = { tokens: textCount.tokens + media, estimated: textCount.estimated };
+  const preview = await buildPreview(result, view, policy.previewTokens, counter);
+  return deliverOver(
+    result,
+    {
+      view,
+      bytesUpstream,
+      tokensUpstream,
+      threshold: limit + media,
+      preview,
+      countExact: tokensUpstream.estimated ? exactCountLater(counter, view.text, media) : async () => tokensUpstream,
+    },
+    policy,
+    ctx,
+    deps,
+  );
+}
+
+/** A result delivered as it came; `tokens` when counting found them, null when it passed by size alone. */
+function passed(result: CallToolResult, bytesUpstream: number, tokens: number | null, countUpstreamTokens: () => Promise<TokenCount>): ShapedResult {
+  return {
     delivered: result,
     outcome: {
       action: 'pass',
@@ -108,31 +138,17 @@ export async function shapeResult(
       bytesDelivered: bytesUpstream,
       tokensDelivered: tokens,
       tokensUpstream: tokens === null ? null : { tokens, estimated: false },
-      countUpstreamTokens: tokens === null ? exactLater(view.text) : async () => ({ tokens, estimated: false }),
+      countUpstreamTokens,
     },
-  });
+  };
+}
 
-  const threshold = policy.thresholdTokens;
-  if (result.isError || policy.action === 'pass' || threshold === null) return pass(null);
-  const budget = threshold - media;
-  if (budget >= 0) {
-    // Within by size: no tokenizer is loaded for the many small results.
-    if (TokenCounter.surelyWithin(view.text, budget)) return pass(null);
-    const within = await counter.countWithin(view.text, budget);
-    if (within !== false) return pass(within + media);
-  }
-
-  const textCount = await counter.quickCount(view.text);
-  const tokensUpstream: TokenCount = { tokens: textCount.tokens + media, estimated: textCount.estimated };
-  const preview = await buildPreview(result, view, policy.previewTokens, counter);
-  return deliverOver(result, {
-    view,
-    bytesUpstream,
-    tokensUpstream,
-    threshold,
-    preview,
-    countExact: tokensUpstream.estimated ? exactLater(view.text) : async () => tokensUpstream,
-  }, policy, ctx, deps);
+/** The exact count of a text plus its media tokens, made off the request path when the ledger asks. */
+function exactCountLater(counter: TokenCounter, text: string, media: number): () => Promise<TokenCount> {
+  return async () => {
+    const count = await counter.countExactOffThread(text);
+    return { tokens: count.tokens + media, estimated: count.estimated };
+  };
 }
 
 /** What the two ways of looking at a result over its threshold (in memory, spooled) found out. */
@@ -147,35 +163,53 @@ interface OverThreshold {
 }
 
 /** A result over its threshold: truncated, or kept whole in the store with a header, preview and link. */
-async function deliverOver(result: CallToolResult, over: OverThreshold, policy: ShapePolicy, ctx: ShapeContext, deps: ShapeDeps): Promise<ShapedResult> {
+async function deliverOver(
+  result: CallToolResult,
+  over: OverThreshold,
+  policy: ShapePolicy,
+  ctx: ShapeContext,
+  deps: ShapeDeps,
+): Promise<ShapedResult> {
   const { counter, store } = deps;
   const { view, bytesUpstream, tokensUpstream, preview } = over;
   const sizes = { tokens: tokensUpstream, bytes: bytesUpstream, preview };
   const base = { bytesUpstream, tokensUpstream, tokensUpstreamLowerBound: over.threshold + 1 };
 
-  if (policy.action === 'truncate') {
+  if (decideShape(policy, true) === 'truncate') {
     deps.rawTexts?.discard(spooledTexts(view));
-    const text = `${truncatedHeader(sizes, 'This tool\'s policy keeps nothing: the rest was discarded.')}\n---\n${preview.text}`;
-    return finish({ content: [{ type: 'text', text }], _meta: meta(tokensUpstream, { 'spillway/truncated': true }) }, {
-      ...base,
-      action: 'truncate',
-      countUpstreamTokens: 'text' in view ? over.countExact : async () => tokensUpstream,
-    }, counter);
+    const text = `${truncatedHeader(sizes, "This tool's policy keeps nothing: the rest was discarded.")}\n---\n${preview.text}`;
+    return finish(
+      { content: [{ type: 'text', text }], _meta: meta(tokensUpstream, { 'spillway/truncated': true }) },
+      {
+        ...base,
+        action: 'truncate',
+        countUpstreamTokens: 'text' in view ? over.countExact : async () => tokensUpstream,
+      },
+      counter,
+    );
   }
 
   let entry: SpillEntry;
   try {
     for (const text of spooledTexts(view)) deps.rawTexts?.take(text.placeholder);
-    entry = await store.put(result, { server: ctx.server, tool: ctx.tool, client: ctx.client ?? null, ttlMs: policy.ttlMs, tokens: tokensUpstream }, { bytes: bytesUpstream, view });
+    entry = await store.put(
+      result,
+      { server: ctx.server, tool: ctx.tool, client: ctx.client ?? null, ttlMs: policy.ttlMs, tokens: tokensUpstream },
+      { bytes: bytesUpstream, view },
+    );
   } catch (error) {
     const reason = (error as Error).message;
     const text = `${truncatedHeader(sizes, `The full result could not be kept (${reason}), so it cannot be read back; call the tool again with narrower arguments if you need more.`)}\n---\n${preview.text}`;
-    return finish({ content: [{ type: 'text', text }], _meta: meta(tokensUpstream, { 'spillway/truncated': true }) }, {
-      ...base,
-      action: 'truncate',
-      note: `spill failed: ${reason}`,
-      countUpstreamTokens: 'text' in view ? over.countExact : async () => tokensUpstream,
-    }, counter);
+    return finish(
+      { content: [{ type: 'text', text }], _meta: meta(tokensUpstream, { 'spillway/truncated': true }) },
+      {
+        ...base,
+        action: 'truncate',
+        note: `spill failed: ${reason}`,
+        countUpstreamTokens: 'text' in view ? over.countExact : async () => tokensUpstream,
+      },
+      counter,
+    );
   }
 
   const handle = entry.handle;
@@ -294,39 +328,6 @@ async function countStoredText(deps: ShapeDeps, handle: string, estimate: TokenC
   return text === undefined ? estimate : deps.counter.countExactOffThread(text);
 }
 
-interface Preview {
-  text: string;
-  tokens: number;
-  /** Lines of the text view the preview shows (0 for a JSON summary). */
-  lines: number;
-  summary: boolean;
-}
-
-interface Sizes {
-  tokens: TokenCount;
-  bytes: number;
-  preview: Preview;
-}
-
-async function buildPreview(result: CallToolResult, view: ResultView, previewTokens: number, counter: TokenCounter): Promise<Preview> {
-  if (view.contentType === 'json') {
-    const json = view.textFromStructured ? { value: result.structuredContent } : parseJson(view.text);
-    if (json) return summaryPreview(json.value, previewTokens, counter);
-  }
-  return textPreview(view.text, previewTokens, counter);
-}
-
-async function summaryPreview(value: unknown, previewTokens: number, counter: TokenCounter): Promise<Preview> {
-  const text = await counter.truncateToTokens(summarizeJson(value, previewTokens * 8), previewTokens);
-  return { text, tokens: await counter.count(text), lines: 0, summary: true };
-}
-
-async function textPreview(source: string, previewTokens: number, counter: TokenCounter): Promise<Preview> {
-  const text = await counter.truncateToTokens(source, previewTokens);
-  const lines = text.length === 0 ? 0 : text.split('\n').length;
-  return { text, tokens: await counter.count(text), lines, summary: false };
-}
-
 function mediaTokens(view: ResultView): number {
   let tokens = 0;
   for (const block of view.binary) {
@@ -336,45 +337,6 @@ function mediaTokens(view: ResultView): number {
     else tokens += Math.ceil(block.base64.length / 4);
   }
   return tokens;
-}
-
-function sizeLabel(sizes: Sizes): string {
-  const tokens = `${sizes.tokens.estimated ? '~' : ''}${formatCount(sizes.tokens.tokens)} tokens`;
-  return `${tokens} (${formatBytes(sizes.bytes)})`;
-}
-
-function showing(preview: Preview): string {
-  return preview.summary
-    ? `showing a structural summary (${formatCount(preview.tokens)} tokens)`
-    : `showing the first ${formatCount(preview.tokens)} tokens (${formatCount(preview.lines)} ${preview.lines === 1 ? 'line' : 'lines'})`;
-}
-
-function spilledHeader(sizes: Sizes, entry: SpillEntry, now: number, previewLines: number): string {
-  const h = entry.handle;
-  const examples = [
-    `{"handle":"${h}","op":"grep","pattern":"<regex>"}`,
-    entry.contentType === 'json'
-      ? `{"handle":"${h}","op":"query","query":".items | size()"}`
-      : `{"handle":"${h}","op":"slice","start":${previewLines + 1},"end":${previewLines + 200}}`,
-    `{"handle":"${h}","op":"stat"}`,
-  ];
-  const binary = entry.binary.length > 0
-    ? `\n${entry.binary.length} binary block(s) (${entry.binary.map((b) => b.mimeType).join(', ')}) are kept with it: resources/read ${spillUri(h)}.`
-    : '';
-  return (
-    `[Spillway] Result too large for the context, kept in full: ${sizeLabel(sizes)} — ${showing(sizes.preview)}.\n` +
-    `Handle "${h}", kept until ${new Date(entry.expiresAt).toISOString()} (${formatDuration(entry.expiresAt - now)}). ` +
-    `Read more with the tool ${READ_RESULT_TOOL_NAME}, e.g.\n  ${examples.join('\n  ')}\n` +
-    `Ops: stat, head, tail, slice (lines), grep (regex), query (JSON), read (from an offset).${binary}`
-  );
-}
-
-function truncatedHeader(sizes: Sizes, why: string): string {
-  return `[Spillway] TRUNCATED: this result was ${sizeLabel(sizes)} — ${showing(sizes.preview)}. ${why}`;
-}
-
-function meta(tokens: TokenCount, extra: Record<string, unknown>): Record<string, unknown> {
-  return { ...extra, 'spillway/tokens': tokens.tokens, 'spillway/tokensEstimated': tokens.estimated };
 }
 
 async function finish(

@@ -1,51 +1,59 @@
 /**
- * Plugs the spill store, the token counter and the savings ledger into the hub: the result shaper on the
- * call path, Spillway's own read-back tool and `spillway://spill/<handle>` resources, and the ledger
- * records (exact token counts made off the request path, then recorded).
+ * Plugs the spill store and the token counter into the hub: the result shaper the call path runs,
+ * Spillway's own read-back tool and `spillway://spill/<handle>` resources. They are handed over as plain
+ * objects; the call path declares the interfaces it consumes (spill/ never imports it).
  */
-import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
-import type { CompressionSettings, Settings } from '../../../shared/config.js';
-import type { CallRecordInput, Ledger } from '../ledger/ledger.js';
-import type { OwnResources, OwnTool, ResultShaper, ShapeReport } from '../downstream/relay.js';
-import { createChatClient } from '../compress/chat-client.js';
-import { CompressionBudget } from '../compress/compression-budget.js';
-import { CompressionCache } from '../compress/compression-cache.js';
-import { createCompressor, type Compressor } from '../compress/compressor.js';
+import { join } from 'node:path';
+import type { CallToolResult, ReadResourceResult, Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { Settings } from '../../../shared/config.js';
 import { TokenCounter } from '../tokens/token-counter.js';
+import { RAW_DIR_NAME, RawTexts } from './raw-texts.js';
 import { READ_RESULT_TOOL } from './read-result-tool.js';
 import { readResult } from './read-result.js';
+import type { ShapePolicy } from './shape-decision.js';
+import { shapeResult, type ShapeContext, type ShapeDeps, type ShapedResult } from './shape-result.js';
 import { isSpillUri, readSpillResource, SpillResourceError } from './spill-resource.js';
-import { join } from 'node:path';
-import { RAW_DIR_NAME, RawTexts } from './raw-texts.js';
 import { SpillStore } from './spill-store.js';
-import { shapeResult, type ShapedResult } from './shape-result.js';
 
-/** Stdio clients built on the SDK drop messages over 10 MiB: anything bigger than this is spilled for them. */
-export const STDIO_CLIENT_MAX_BYTES = 4 * 1024 * 1024;
 const CLEANUP_INTERVAL_MS = 15 * 60_000;
 
 export interface SpillFeatureOptions {
   spillDir: string;
   settings: () => Settings;
-  ledger: Ledger;
   now?: () => number;
   log: (message: string, error?: unknown) => void;
 }
 
+/** The shaper of the call path: pass, spill or truncate one result (see shapeResult). */
+export interface SpillShaper {
+  /** Synchronous when the result passes by its size alone. The store's TTL comes from the settings. */
+  shape(result: CallToolResult, policy: Omit<ShapePolicy, 'ttlMs'>, ctx: ShapeContext): ShapedResult | Promise<ShapedResult>;
+  /** Whether some long text of this result is still on disk (see spill/raw-texts.ts). */
+  holdsSpooled(result: CallToolResult): boolean;
+  /** The result with every such text read back; for the paths that use a result as it is. */
+  materialize(result: CallToolResult): Promise<CallToolResult>;
+}
+
+/** spillway__read_result, in the shape of an own tool of the call path. */
+export interface SpillReadTool {
+  tool: Tool;
+  call(args: Record<string, unknown>): Promise<CallToolResult>;
+}
+
+/** `spillway://spill/<handle>` resources, in the shape of the call path's own resources. */
+export interface SpillResources {
+  matches(uri: string): boolean;
+  read(uri: string): Promise<ReadResourceResult>;
+}
+
 export interface SpillFeature {
   counter: TokenCounter;
-  /** Condensed results, keyed by text, model, goal and budget (issue 8). */
-  compressionCache: CompressionCache;
-  /** Retry escalation of the compression budget, per server and tool. */
-  compressionBudget: CompressionBudget;
   store: SpillStore;
   /** Where stdio upstreams stream multi-megabyte lines; their tool results are spilled from there. */
   rawTexts: RawTexts;
-  shaper: ResultShaper;
-  ownTools: OwnTool[];
-  ownResources: OwnResources;
-  /** Tokens of a tools/list payload (for the schema side of the ledger). */
-  countSchemaTokens(tools: Tool[]): Promise<number>;
+  shaper: SpillShaper;
+  ownTools: SpillReadTool[];
+  ownResources: SpillResources;
   close(): Promise<void>;
 }
 
@@ -67,119 +75,25 @@ export async function createSpillFeature(options: SpillFeatureOptions): Promise<
   }, CLEANUP_INTERVAL_MS);
   timer.unref();
 
-  const compressionCache = new CompressionCache();
-  const compressionBudget = new CompressionBudget({ now });
-  let current: { key: string; compressor: Compressor } | undefined;
-  /** One compressor per endpoint configuration; the cache and the budget outlive settings changes. */
-  const compressorFor = (c: CompressionSettings & { baseUrl: string; model: string }): Compressor => {
-    const key = JSON.stringify([c.baseUrl, c.model, c.apiKey ?? '', c.timeoutMs]);
-    if (current?.key !== key) {
-      const client = createChatClient({ baseUrl: c.baseUrl, model: c.model, apiKey: c.apiKey ?? null, timeoutMs: c.timeoutMs });
-      current = { key, compressor: createCompressor({ client, counter, budget: compressionBudget, cache: compressionCache }) };
-    }
-    return current.compressor;
-  };
-
-  /**
-   * Action 'compress' (issue 8): the result is spilled first, so the original is kept and has a handle,
-   * then condensed by the model. Without a configured model, on bypass, or when the model fails, the
-   * spilled result is delivered as it is (with a note for the log).
-   */
-  const compressSpilled = async (result: CallToolResult, spilled: ShapedResult, report: ShapeReport, ctx: Parameters<ResultShaper['shape']>[1]): Promise<ShapeReport> => {
-    const o = spilled.outcome;
-    if (o.action !== 'spill' || !o.handle || !o.tokensUpstream) return report;
-    if (ctx.compress?.bypass) return report;
-    const c = settings().compression;
-    if (!c.baseUrl || !c.model) {
-      return { ...report, note: 'compression is not set up (Settings: compression endpoint and model), so the result was spilled' };
-    }
-    // The stored text view: a result spooled to disk was spilled without ever being read into memory.
-    const found = store.lookup(o.handle);
-    if ('error' in found) return report;
-    const view = { text: await store.readText(o.handle), contentType: found.entry.contentType };
-    if (view.text.trim().length === 0) return report;
-    const compressed = await compressorFor({ ...c, baseUrl: c.baseUrl, model: c.model }).compress(
-      {
-        text: view.text,
-        ...(view.contentType === 'json' ? { contentType: 'json' as const } : {}),
-        tool: `${ctx.serverId}/${ctx.tool}`,
-        ...(ctx.compress?.goal ? { goal: ctx.compress.goal } : {}),
-        ...(ctx.compress?.instructions ? { customInstructions: ctx.compress.instructions } : {}),
-        maxOutputTokens: ctx.compress?.maxTokens ?? c.defaultMaxOutputTokens,
-        originalTokens: o.tokensUpstream.tokens,
-        originalTokensEstimated: o.tokensUpstream.estimated,
-        handle: o.handle,
-      },
-      { budgetKey: `${ctx.serverId}\u0000${ctx.tool}`, ...(ctx.signal ? { signal: ctx.signal } : {}) },
-    );
-    if (!compressed.ok) {
-      return { ...report, note: `compression failed (${compressed.error.kind}): ${compressed.error.message}; the result was spilled instead` };
-    }
-    const link = spilled.delivered.content.filter((block) => block.type === 'resource_link');
-    const delivered: CallToolResult = {
-      content: [{ type: 'text', text: compressed.text }, ...link],
-      _meta: {
-        ...(spilled.delivered._meta ?? {}),
-        'spillway/compressed': true,
-        'spillway/compression': {
-          strategy: compressed.strategy,
-          maxOutputTokens: compressed.maxOutputTokens,
-          attempt: compressed.attempt,
-          cached: compressed.cached,
-          latencyMs: compressed.latencyMs,
-        },
-      },
-    };
-    const tokens = compressed.tokens;
-    return {
-      ...report,
-      delivered,
-      action: 'compress',
-      bytesDelivered: Buffer.byteLength(JSON.stringify(delivered), 'utf8'),
-      tokensDelivered: tokens,
-      countDeliveredTokens: async () => ({ tokens, estimated: false }),
-    };
-  };
-
-  const shaper: ResultShaper = {
-    async shape(result, ctx) {
-      const s = settings().spill;
-      // A tool's effective policy (issue 5) replaces the global spill settings for its results.
-      const p = ctx.policy ?? s;
-      const compress = p.action === 'compress';
-      const policy = { action: compress ? ('spill' as const) : p.action, thresholdTokens: p.thresholdTokens, previewTokens: p.previewTokens, ttlMs: s.ttlHours * 3600_000 };
-      const deps = { store, counter, now, rawTexts };
-      let shaped = await shapeResult(result, policy, { server: ctx.serverId, tool: ctx.tool, client: ctx.client ?? null }, deps);
-      // A stdio client must never get one message of more than a few MiB, whatever the policy says.
-      if (ctx.transport !== 'http' && shaped.outcome.bytesDelivered > STDIO_CLIENT_MAX_BYTES) {
-        // A passed result is the one to spill (a spooled one has been read back by then).
-        const source = shaped.outcome.action === 'pass' ? shaped.delivered : result;
-        shaped = await shapeResult(source, { ...policy, action: 'spill', thresholdTokens: Math.min(policy.thresholdTokens ?? 1_000_000, 1_000_000) }, { server: ctx.serverId, tool: ctx.tool, client: ctx.client ?? null }, deps);
-      }
-      const o = shaped.outcome;
-      const report: ShapeReport = {
-        delivered: shaped.delivered,
-        action: o.action,
-        bytesUpstream: o.bytesUpstream,
-        bytesDelivered: o.bytesDelivered,
-        ...(o.tokensUpstream ? { tokensUpstream: o.tokensUpstream.tokens } : {}),
-        ...(o.tokensDelivered !== null ? { tokensDelivered: o.tokensDelivered } : {}),
-        ...(o.handle ? { handle: o.handle } : {}),
-        ...(o.note ? { note: o.note } : {}),
-        countUpstreamTokens: o.countUpstreamTokens,
-        countDeliveredTokens: o.action === 'pass' ? o.countUpstreamTokens : async () => ({ tokens: o.tokensDelivered ?? 0, estimated: false }),
-      };
-      return compress ? compressSpilled(result, shaped, report, ctx) : report;
-    },
+  const deps: ShapeDeps = { store, counter, now, rawTexts };
+  const shaper: SpillShaper = {
+    shape: (result, p, ctx) =>
+      shapeResult(
+        result,
+        { action: p.action, thresholdTokens: p.thresholdTokens, previewTokens: p.previewTokens, ttlMs: settings().spill.ttlHours * 3600_000 },
+        ctx,
+        deps,
+      ),
+    holdsSpooled: (result) => rawTexts.holds(result),
     materialize: (result) => rawTexts.materialize(result),
   };
 
-  const readTool: OwnTool = {
+  const readTool: SpillReadTool = {
     tool: READ_RESULT_TOOL as Tool,
     call: (args) => readResult(store, counter, args),
   };
 
-  const ownResources: OwnResources = {
+  const ownResources: SpillResources = {
     matches: isSpillUri,
     async read(uri) {
       try {
@@ -193,14 +107,11 @@ export async function createSpillFeature(options: SpillFeatureOptions): Promise<
 
   return {
     counter,
-    compressionCache,
-    compressionBudget,
     store,
     rawTexts,
     shaper,
     ownTools: [readTool],
     ownResources,
-    countSchemaTokens: async (tools) => (await counter.countExactOffThread(JSON.stringify({ tools }))).tokens,
     async close() {
       clearInterval(timer);
       await rawTexts.close();
@@ -209,25 +120,3 @@ export async function createSpillFeature(options: SpillFeatureOptions): Promise<
     },
   };
 }
-
-/** Records one finished call in the ledger once its exact token counts are known (off the request path). */
-export function recordCallInLedger(
-  ledger: Ledger,
-  base: Omit<CallRecordInput, 'tokensUpstream' | 'tokensDelivered' | 'tokensEstimated'>,
-  counts: { upstream: () => Promise<{ tokens: number; estimated: boolean }>; delivered: () => Promise<{ tokens: number; estimated: boolean }> },
-  log: (message: string, error?: unknown) => void,
-): void {
-  void Promise.all([counts.upstream(), counts.delivered()])
-    .then(([up, down]) => {
-      ledger.recordCall({
-        ...base,
-        tokensUpstream: up.tokens,
-        // A passed result is delivered as it came: the same count, exact or estimated.
-        tokensDelivered: base.action === 'pass' || base.action === 'error' ? up.tokens : down.tokens,
-        tokensEstimated: up.estimated || down.estimated,
-      });
-    })
-    .catch((err) => log('ledger record failed', err));
-}
-
-export type { CallToolResult };

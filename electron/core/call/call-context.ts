@@ -1,0 +1,103 @@
+/**
+ * One tools/call as it moves through the pipeline: what was called (the catalog entry and its effective
+ * policy), where from (session, its transport kind, the client's cancellation signal), the arguments at
+ * each request stage, and PII masking. Built once per call; the request stages fill in the arguments.
+ * It is also the spill store's ShapeContext (server, tool, client), so shaping needs no object of its own.
+ */
+import { randomUUID } from 'node:crypto';
+import type { CallToolRequest } from '@modelcontextprotocol/sdk/types.js';
+import type { Settings } from '../../../shared/config.js';
+import type { ToolEntry } from '../catalog/catalog.js';
+import type { DownstreamExtra, DownstreamSession, SessionTransportKind } from '../downstream/session.js';
+import type { PiiMasker } from '../pii/pii-masker.js';
+import type { PiiVault } from '../pii/pii-vault.js';
+import type { CallPolicy } from '../policy/resolve.js';
+import type { CallOptions, ResultPolicy } from './relay-contract.js';
+
+export type CallArguments = Record<string, unknown> | undefined;
+
+/** PII masking of one call: the upstream gets placeholders; the vault (this call only, in memory) restores its answer. */
+export interface Masking {
+  masker: PiiMasker;
+  vault: PiiVault;
+  /** The result is masked too before it is spilled or shown to a model; the client gets the originals. */
+  maskResults: boolean;
+}
+
+/** What the compression stage needs beyond the result policy (action 'compress', issue 8). */
+export interface CompressRequest {
+  /** `_spillway_goal`: what the calling model said it needs. */
+  goal?: string;
+  /** `_spillway_bypass`: the calling model asked for no compression (the result spills as usual). */
+  bypass?: boolean;
+  /** The tool policy's compressInstructions. */
+  instructions?: string;
+  /** The tool policy's compressMaxTokens (before retry escalation). */
+  maxTokens?: number;
+}
+
+export interface CallContext {
+  readonly callId: string;
+  /** performance.now() when the call came in. */
+  readonly started: number;
+  readonly session: DownstreamSession;
+  readonly kind: SessionTransportKind;
+  readonly extra: DownstreamExtra;
+  /** Aborted when the client cancels the call. */
+  readonly signal: AbortSignal;
+  readonly params: CallToolRequest['params'];
+  readonly entry: ToolEntry;
+  /** The tool's effective policy (defaults ← server ← tool); undefined when the relay has none. */
+  readonly values: CallPolicy | undefined;
+  /** What the result is shaped under: the tool's policy, settings.spill without one, a forced spill for dispatch's resultToSpill. */
+  readonly resultPolicy: ResultPolicy;
+  /** ShapeContext: the server's id, the upstream's own tool name and the client's name. */
+  readonly server: string;
+  readonly tool: string;
+  readonly client: string | undefined;
+  /** The arguments after the request stages so far (what the cache keys on). */
+  args: CallArguments;
+  /** What the upstream gets: `args`, masked when the policy masks PII. */
+  forwarded: CallArguments;
+  compress: CompressRequest | undefined;
+  masking: Masking | undefined;
+}
+
+/** The context of a call of `entry`, before any request stage ran. */
+export function newCallContext(
+  session: DownstreamSession,
+  params: CallToolRequest['params'],
+  extra: DownstreamExtra,
+  entry: ToolEntry,
+  values: CallPolicy | undefined,
+  settings: Settings,
+  options: CallOptions,
+): CallContext {
+  const resultPolicy: ResultPolicy = options.resultToSpill
+    ? { action: 'spill', thresholdTokens: 1, previewTokens: values?.previewTokens ?? settings.spill.previewTokens }
+    : (values ?? settings.spill);
+  return {
+    callId: randomUUID(),
+    started: performance.now(),
+    session,
+    kind: session.kind,
+    extra,
+    signal: extra.signal,
+    params,
+    entry,
+    values,
+    resultPolicy,
+    server: entry.serverId,
+    tool: entry.original,
+    client: session.clientName,
+    args: params.arguments,
+    forwarded: params.arguments,
+    compress: undefined,
+    masking: undefined,
+  };
+}
+
+/** Milliseconds since the call came in, to two decimals. */
+export function elapsedMs(ctx: CallContext): number {
+  return Math.round((performance.now() - ctx.started) * 100) / 100;
+}

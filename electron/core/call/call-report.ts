@@ -1,0 +1,152 @@
+/**
+ * What became of one call (its report), and the last stage: the `call.finished` event and the finished
+ * call handed to the ledger (whose counting rules live in ledger/usage-records.ts).
+ */
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { HubEventInput, ResultAction } from '../../../shared/events.js';
+import type { DownstreamSession } from '../downstream/session.js';
+import type { ShapedResult } from '../spill/shape-result.js';
+import type { TokenCount } from '../tokens/token-counter.js';
+import { elapsedMs, type CallContext } from './call-context.js';
+
+export interface CallReport {
+  /** What the client gets. */
+  delivered: CallToolResult;
+  action: ResultAction;
+  /** The client gets the upstream's result as it came (passed, from the cache or not), or an error. */
+  asIs: boolean;
+  bytesUpstream: number;
+  bytesDelivered: number;
+  tokensUpstream: number | undefined;
+  tokensDelivered: number | undefined;
+  handle: string | undefined;
+  /** Why a stage fell back (spilling or compression failed, compression not set up): a warning in the log. */
+  note: string | undefined;
+  /** A cache hit: ms the original upstream call took (the time this hit saved). */
+  savedMs: number | undefined;
+  /** The exact count of what the upstream produced, made off the request path when the ledger asks. */
+  countUpstreamTokens: (() => Promise<TokenCount>) | undefined;
+}
+
+/** One finished call, for the ledger and the policy's use counts. */
+export interface FinishedCall {
+  callId: string;
+  session: DownstreamSession;
+  server: string;
+  tool: string;
+  /** The name the client called (namespaced). */
+  exposedName: string;
+  durationMs: number;
+  report: CallReport;
+}
+
+function jsonBytes(value: unknown): number {
+  return Buffer.byteLength(JSON.stringify(value) ?? '', 'utf8');
+}
+
+/** A result delivered as it came, unshaped (paused, an error result from the upstream). */
+export function asIsReport(result: CallToolResult): CallReport {
+  const bytes = jsonBytes(result);
+  return report(result, 'pass', true, bytes, bytes);
+}
+
+/** A call that failed on Spillway's side of the upstream; `bytesDelivered` 0 when the client gets a JSON-RPC error. */
+export function errorReport(result: CallToolResult, rpc: boolean): CallReport {
+  return report(result, 'error', true, 0, rpc ? 0 : jsonBytes(result));
+}
+
+/** The report of what the shaper did. */
+export function shapeReport(shaped: ShapedResult): CallReport {
+  const o = shaped.outcome;
+  const r = report(shaped.delivered, o.action, o.action === 'pass', o.bytesUpstream, o.bytesDelivered);
+  r.tokensUpstream = o.tokensUpstream?.tokens;
+  r.tokensDelivered = o.tokensDelivered ?? undefined;
+  r.handle = o.handle;
+  r.note = o.note;
+  r.countUpstreamTokens = o.countUpstreamTokens;
+  return r;
+}
+
+function report(delivered: CallToolResult, action: ResultAction, asIs: boolean, bytesUpstream: number, bytesDelivered: number): CallReport {
+  return {
+    delivered,
+    action,
+    asIs,
+    bytesUpstream,
+    bytesDelivered,
+    tokensUpstream: undefined,
+    tokensDelivered: undefined,
+    handle: undefined,
+    note: undefined,
+    savedMs: undefined,
+    countUpstreamTokens: undefined,
+  };
+}
+
+/** The `call.started` event; the log never holds what masking kept from the upstream. */
+export function reportStarted(ctx: CallContext, emit: (event: HubEventInput) => void): void {
+  emit({
+    type: 'call.started',
+    level: 'info',
+    callId: ctx.callId,
+    session: ctx.session.id,
+    client: ctx.client,
+    server: ctx.server,
+    tool: ctx.tool,
+    exposedName: ctx.entry.name,
+    argumentsPreview: preview(ctx.masking ? ctx.forwarded : ctx.params.arguments),
+  });
+}
+
+/**
+ * The last stage: the `call.finished` event (a warning when the result is an error or a stage fell
+ * back) and the finished call for the ledger. Returns what the client gets.
+ */
+export function reportCall(
+  ctx: CallContext,
+  r: CallReport,
+  emit: (event: HubEventInput) => void,
+  onCallFinished: ((call: FinishedCall) => void) | undefined,
+  error?: string,
+): CallToolResult {
+  const durationMs = elapsedMs(ctx);
+  const isError = r.delivered.isError === true;
+  const event: Extract<HubEventInput, { type: 'call.finished' }> = {
+    type: 'call.finished',
+    level: isError || r.note ? 'warn' : 'info',
+    callId: ctx.callId,
+    session: ctx.session.id,
+    client: ctx.client,
+    server: ctx.server,
+    tool: ctx.tool,
+    exposedName: ctx.entry.name,
+    durationMs,
+    isError,
+    action: r.action,
+    bytesUpstream: r.bytesUpstream,
+    bytesDelivered: r.bytesDelivered,
+  };
+  if (r.tokensUpstream !== undefined) event.tokensUpstream = r.tokensUpstream;
+  if (r.tokensDelivered !== undefined) event.tokensDelivered = r.tokensDelivered;
+  if (r.handle !== undefined) event.handle = r.handle;
+  if (r.savedMs !== undefined) event.savedMs = r.savedMs;
+  const why = error ?? r.note;
+  if (why) event.error = why;
+  emit(event);
+  onCallFinished?.({
+    callId: ctx.callId,
+    session: ctx.session,
+    server: ctx.server,
+    tool: ctx.tool,
+    exposedName: ctx.entry.name,
+    durationMs,
+    report: r,
+  });
+  return r.delivered;
+}
+
+function preview(value: unknown, max = 300): string | undefined {
+  if (value === undefined) return undefined;
+  const text = JSON.stringify(value);
+  return text.length > max ? `${text.slice(0, max)}…` : text;
+}

@@ -1,0 +1,105 @@
+/**
+ * Result stage for action 'compress' (issue 8): the result was spilled first, so the original is kept
+ * and has a handle; here the model condenses it. Without a configured model, on the caller's bypass, or
+ * when the model fails, the spilled result is delivered as it is (with a note for the log).
+ */
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CompressionSettings, Settings } from '../../../shared/config.js';
+import { createChatClient } from '../compress/chat-client.js';
+import { CompressionBudget } from '../compress/compression-budget.js';
+import { CompressionCache } from '../compress/compression-cache.js';
+import { createCompressor, type Compressor } from '../compress/compressor.js';
+import { READ_RESULT_TOOL_NAME } from '../spill/read-result-tool.js';
+import type { ShapedResult } from '../spill/shape-result.js';
+import type { TokenCounter } from '../tokens/token-counter.js';
+import type { CallContext } from './call-context.js';
+import type { CallReport } from './call-report.js';
+import type { SpilledTexts } from './relay-contract.js';
+
+export interface CompressionStageDeps {
+  settings: () => Settings;
+  counter: TokenCounter;
+  spilled: SpilledTexts;
+  now?: () => number;
+}
+
+export class CompressionStage {
+  /** Condensed results, keyed by text, model, goal and budget; outlives settings changes. */
+  readonly #cache = new CompressionCache();
+  /** Retry escalation of the compression budget, per server and tool. */
+  readonly #budget: CompressionBudget;
+  #current: { key: string; compressor: Compressor } | undefined;
+
+  constructor(private readonly deps: CompressionStageDeps) {
+    this.#budget = new CompressionBudget({ now: deps.now ?? Date.now });
+  }
+
+  /** One compressor per endpoint configuration. */
+  #compressorFor(c: CompressionSettings & { baseUrl: string; model: string }): Compressor {
+    const key = JSON.stringify([c.baseUrl, c.model, c.apiKey ?? '', c.timeoutMs]);
+    if (this.#current?.key !== key) {
+      const client = createChatClient({ baseUrl: c.baseUrl, model: c.model, apiKey: c.apiKey ?? null, timeoutMs: c.timeoutMs });
+      const compressor = createCompressor({ client, counter: this.deps.counter, budget: this.#budget, cache: this.#cache });
+      this.#current = { key, compressor };
+    }
+    return this.#current.compressor;
+  }
+
+  /** The report with the spilled result condensed; as it was when there is nothing to condense or it failed. */
+  async condense(ctx: CallContext, spilled: ShapedResult, report: CallReport): Promise<CallReport> {
+    const o = spilled.outcome;
+    if (o.action !== 'spill' || !o.handle || !o.tokensUpstream) return report;
+    if (ctx.compress?.bypass) return report;
+    const c = this.deps.settings().compression;
+    if (!c.baseUrl || !c.model) {
+      report.note = 'compression is not set up (Settings: compression endpoint and model), so the result was spilled';
+      return report;
+    }
+    // The stored text view: a result spooled to disk was spilled without ever being read into memory.
+    const found = this.deps.spilled.lookup(o.handle);
+    if ('error' in found) return report;
+    const text = await this.deps.spilled.readText(o.handle);
+    if (text.trim().length === 0) return report;
+    const request = ctx.compress;
+    const compressed = await this.#compressorFor({ ...c, baseUrl: c.baseUrl, model: c.model }).compress(
+      {
+        text,
+        ...(found.entry.contentType === 'json' ? { contentType: 'json' as const } : {}),
+        tool: `${ctx.server}/${ctx.tool}`,
+        ...(request?.goal ? { goal: request.goal } : {}),
+        ...(request?.instructions ? { customInstructions: request.instructions } : {}),
+        maxOutputTokens: request?.maxTokens ?? c.defaultMaxOutputTokens,
+        originalTokens: o.tokensUpstream.tokens,
+        originalTokensEstimated: o.tokensUpstream.estimated,
+        handle: o.handle,
+        readTool: READ_RESULT_TOOL_NAME,
+      },
+      { budgetKey: `${ctx.server}\u0000${ctx.tool}`, signal: ctx.signal },
+    );
+    if (!compressed.ok) {
+      report.note = `compression failed (${compressed.error.kind}): ${compressed.error.message}; the result was spilled instead`;
+      return report;
+    }
+    const link = spilled.delivered.content.filter((block) => block.type === 'resource_link');
+    const delivered: CallToolResult = {
+      content: [{ type: 'text', text: compressed.text }, ...link],
+      _meta: {
+        ...(spilled.delivered._meta ?? {}),
+        'spillway/compressed': true,
+        'spillway/compression': {
+          strategy: compressed.strategy,
+          maxOutputTokens: compressed.maxOutputTokens,
+          attempt: compressed.attempt,
+          cached: compressed.cached,
+          latencyMs: compressed.latencyMs,
+        },
+      },
+    };
+    report.delivered = delivered;
+    report.action = 'compress';
+    report.asIs = false;
+    report.bytesDelivered = Buffer.byteLength(JSON.stringify(delivered), 'utf8');
+    report.tokensDelivered = compressed.tokens;
+    return report;
+  }
+}

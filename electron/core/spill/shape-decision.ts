@@ -1,0 +1,40 @@
+/**
+ * The pass/spill/truncate decision, as pure functions: what the shaper does with one result, given its
+ * policy and what measuring it found. Counting tokens (bounded by the limit) happens in shape-result.ts;
+ * these only say what the numbers mean.
+ */
+import type { EffectiveValues } from '../../../shared/policy.js';
+
+/**
+ * What the shaper did with one result. Not shared/events.ts's ResultAction: a call's outcome also names
+ * a cache hit, a compression and an error.
+ */
+export type ShapeAction = 'pass' | 'spill' | 'truncate';
+
+/** A result policy as the shaper takes it: 'compress' spills here (the call path condenses what was spilled). */
+export interface ShapePolicy {
+  action: EffectiveValues['action'];
+  /** Tokens above which a result is spilled or truncated; null turns the check off. */
+  thresholdTokens: number | null;
+  previewTokens: number;
+  ttlMs?: number;
+}
+
+/**
+ * Tokens the text view of a result may have and still pass: the threshold less what its images, audio
+ * and blobs cost (negative when they alone are over). Null when the result passes whatever its size:
+ * an error result, a 'pass' policy, or no threshold.
+ */
+export function textTokenLimit(policy: Pick<ShapePolicy, 'action' | 'thresholdTokens'>, isError: boolean, mediaTokens: number): number | null {
+  if (isError || policy.action === 'pass' || policy.thresholdTokens === null) return null;
+  return policy.thresholdTokens - mediaTokens;
+}
+
+/**
+ * The decision once the text was measured against its limit (textTokenLimit): within passes; over is
+ * truncated when the policy says so and spilled otherwise ('spill' and 'compress').
+ */
+export function decideShape(policy: Pick<ShapePolicy, 'action'>, overLimit: boolean): ShapeAction {
+  if (!overLimit) return 'pass';
+  return policy.action === 'truncate' ? 'truncate' : 'spill';
+}
