@@ -16,8 +16,8 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { EVERYTHING, NODE, ROOT, startTestHub, type TestHub } from '../support/hub-harness.js';
 import { launchChromium, openPage, openSection, saveScreenshot, type OpenedPage } from '../support/browser.js';
-import { resolvePaths } from '../../electron/core/app-paths.js';
-import { createAppHub, type AppHub } from '../../electron/core/app-hub.js';
+import { resolvePaths } from '../../electron/core/files/app-paths.js';
+import { createAppHub, type AppHub } from '../../electron/core/app/app-hub.js';
 
 const UI_DIR = join(ROOT, 'dist', 'renderer');
 const VIEWS = [

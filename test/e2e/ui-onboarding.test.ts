@@ -16,8 +16,8 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { EVERYTHING, NODE, ROOT } from '../support/hub-harness.js';
 import { launchChromium, openPage, openSection, saveScreenshot } from '../support/browser.js';
-import { resolvePaths } from '../../electron/core/app-paths.js';
-import { createAppHub, type AppHub } from '../../electron/core/app-hub.js';
+import { resolvePaths } from '../../electron/core/files/app-paths.js';
+import { createAppHub, type AppHub } from '../../electron/core/app/app-hub.js';
 import type { HubEvent } from '../../shared/events.js';
 
 const UI_DIR = join(ROOT, 'dist', 'renderer');

@@ -27,14 +27,14 @@ function listChanged(): Promise<void> {
 
 describe('control API', () => {
   it('adds an upstream: it starts alone, persists, and clients hear list_changed', async () => {
-    const fxPid = hub.hub.upstreams.get('fx')!.pid;
+    const fxPid = hub.hub.pool.get('fx')!.pid;
     const changed = listChanged();
     const r = await hub.api<{ id: string }>('upstreams.add', { name: 'Everything Server', config: { type: 'stdio', ...nodeServer(EVERYTHING, ['stdio']) } });
     expect(r).toEqual({ ok: true, value: { id: 'everything-server' } });
     await hub.waitForStatus('everything-server', 'ready');
     await changed;
     expect((await client.listTools()).tools.map((t) => t.name)).toContain('everything-server__echo');
-    expect(hub.hub.upstreams.get('fx')!.pid).toBe(fxPid);
+    expect(hub.hub.pool.get('fx')!.pid).toBe(fxPid);
     const onDisk = parseConfig(await readFile(join(hub.dir, 'config.json'), 'utf8')).config;
     expect(Object.keys(onDisk.servers).sort()).toEqual(['everything-server', 'fx']);
   });
@@ -67,7 +67,7 @@ describe('control API', () => {
   });
 
   it('updates one upstream without touching the others; masked secrets keep their stored value', async () => {
-    const fxPid = hub.hub.upstreams.get('fx')!.pid;
+    const fxPid = hub.hub.pool.get('fx')!.pid;
     const everything = hub.hub.config.servers['everything-server'];
     await hub.api('upstreams.update', { id: 'everything-server', config: { ...everything, env: { API_TOKEN: 'secret-value-123' } } });
     await hub.waitForStatus('everything-server', 'ready');
@@ -77,15 +77,15 @@ describe('control API', () => {
     // Sending the masked value back keeps the real one.
     await hub.api('upstreams.update', { id: 'everything-server', config: { ...everything, env: { API_TOKEN: shown, OTHER: 'x' } } });
     expect(hub.hub.config.servers['everything-server']).toMatchObject({ env: { API_TOKEN: 'secret-value-123', OTHER: 'x' } });
-    expect(hub.hub.upstreams.get('fx')!.pid).toBe(fxPid);
+    expect(hub.hub.pool.get('fx')!.pid).toBe(fxPid);
   });
 
   it('restarts and removes an upstream; its tools leave the catalog', async () => {
-    const before = hub.hub.upstreams.get('fx')!.pid;
+    const before = hub.hub.pool.get('fx')!.pid;
     const back = hub.waitFor((e) => e.type === 'upstream.status' && e.server === 'fx' && e.status === 'ready');
     await hub.api('upstreams.restart', { id: 'fx' });
     await back;
-    expect(hub.hub.upstreams.get('fx')!.pid).not.toBe(before);
+    expect(hub.hub.pool.get('fx')!.pid).not.toBe(before);
     const changed = listChanged();
     expect(await hub.api('upstreams.remove', { id: 'everything-server' })).toEqual({ ok: true, value: { removed: true } });
     await changed;

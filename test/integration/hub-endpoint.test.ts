@@ -155,7 +155,7 @@ describe('one endpoint in front of three upstreams', () => {
   });
 
   it('records each session with its clientInfo', async () => {
-    const sessions = hub.hub.sessionInfos();
+    const sessions = hub.status.sessionInfos();
     expect(sessions.some((s) => s.client === 'test-client' && s.clientVersion === '1.0.0')).toBe(true);
   });
 

@@ -37,7 +37,7 @@ afterAll(async () => {
 describe('faulty upstreams', () => {
   it('a command that does not exist shows an error status; the others are unaffected', async () => {
     await hub.waitForStatus('missing', 'error');
-    const info = hub.hub.upstreamInfo('missing');
+    const info = hub.status.upstreamInfo('missing');
     expect(info.error).toMatch(/command not found: "spillway-no-such-command-xyz"/);
     const r = await client.callTool({ name: 'noisy__echo', arguments: { message: 'fine' } });
     expect(text(r)).toContain('fine');
@@ -46,17 +46,17 @@ describe('faulty upstreams', () => {
   it('a server that writes garbage to stdout still works, and the noise lands in its stderr tail', async () => {
     const r = await client.callTool({ name: 'noisy__echo', arguments: { message: 'through the noise' } });
     expect(text(r)).toContain('through the noise');
-    expect(hub.hub.upstreamInfo('noisy').stderrTail.join('\n')).toMatch(/stdout noise|stderr line/);
+    expect(hub.status.upstreamInfo('noisy').stderrTail.join('\n')).toMatch(/stdout noise|stderr line/);
   });
 
   it('a crash mid-call gives an isError result, then the server reconnects', async () => {
-    const before = hub.hub.upstreams.get('crashy')!.pid!;
+    const before = hub.hub.pool.get('crashy')!.pid!;
     const back = hub.waitFor((e) => e.type === 'upstream.status' && e.server === 'crashy' && e.status === 'ready', 'crashy back');
     const r = await client.callTool({ name: 'crashy__crash', arguments: {} });
     expect(r.isError).toBe(true);
     expect(text(r)).toMatch(/closed the connection|crash/i);
     await back;
-    expect(hub.hub.upstreams.get('crashy')!.pid).not.toBe(before);
+    expect(hub.hub.pool.get('crashy')!.pid).not.toBe(before);
     const ok = await client.callTool({ name: 'crashy__add', arguments: { a: 1, b: 2 } });
     expect(ok.structuredContent).toEqual({ sum: 3 });
   });
@@ -79,7 +79,7 @@ describe('faulty upstreams', () => {
   });
 
   it('stopping the hub leaves no child process behind', async () => {
-    const pids = ['crashy', 'slow', 'noisy'].map((id) => hub.hub.upstreams.get(id)!.pid!);
+    const pids = ['crashy', 'slow', 'noisy'].map((id) => hub.hub.pool.get(id)!.pid!);
     expect(pids.every((pid) => alive(pid))).toBe(true);
     await client.close();
     await hub.hub.stop();

@@ -11,9 +11,10 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { ToolListChangedNotificationSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { HubEvent } from '../../shared/events.js';
-import { resolvePaths } from '../../electron/core/app-paths.js';
-import { createAppHub, type AppHub } from '../../electron/core/app-hub.js';
+import { resolvePaths } from '../../electron/core/files/app-paths.js';
+import { createAppHub, type AppHub } from '../../electron/core/app/app-hub.js';
 import { ControlDispatcher, hubHandlers } from '../../electron/core/control/control-handlers.js';
+import { controlParts } from '../../electron/core/control/control-parts.js';
 import { Hub, TOOL_PINS_FILE } from '../../electron/core/hub.js';
 import { EVERYTHING, fixture, NODE, startTestHub, type TestHub } from '../support/hub-harness.js';
 
@@ -219,7 +220,7 @@ async function openHub(dir: string, clock?: () => number) {
     upstream: { backoffBaseMs: 50, backoffMaxMs: 500, connectTimeoutMs: 20_000 },
     ...(clock ? { cacheClock: clock } : {}),
   });
-  const dispatcher = new ControlDispatcher(hubHandlers(hub));
+  const dispatcher = new ControlDispatcher(hubHandlers(controlParts(hub)));
   await hub.start();
   const clients: Client[] = [];
   const waitFor = (predicate: (e: HubEvent) => boolean) =>
@@ -236,7 +237,7 @@ async function openHub(dir: string, clock?: () => number) {
     api: (method: string, body: unknown = {}) => dispatcher.dispatch(method, body),
     waitFor,
     async ready(server: string) {
-      if (hub.upstreams.get(server)?.status === 'ready') return;
+      if (hub.pool.get(server)?.status === 'ready') return;
       await waitFor((e) => e.type === 'upstream.status' && e.server === server && e.status === 'ready');
     },
     async connect() {

@@ -96,7 +96,7 @@ describe('bridge socket endpoint', () => {
     const echo = await c.json();
     expect(echo.id).toBe(3);
     expect(JSON.stringify(echo.result.content)).toContain('über the socket');
-    expect(hub.hub.sessionInfos().some((s) => s.transport === 'bridge' && s.client === 'raw-socket')).toBe(true);
+    expect(hub.status.sessionInfos().some((s) => s.transport === 'bridge' && s.client === 'raw-socket')).toBe(true);
     const sessionClosed = hub.waitFor((e) => e.type === 'session.closed' && e.client === 'raw-socket', 'session closed');
     c.socket.end();
     await sessionClosed;

@@ -1,5 +1,5 @@
 /**
- * Multi-megabyte upstream lines streamed to disk (upstream/raw-spool.ts, spill/raw-texts.ts): a spilled
+ * Multi-megabyte upstream lines streamed to disk (wire/raw-spool.ts, spill/raw-texts.ts): a spilled
  * result reads back byte for byte, including every JSON escape and non-ASCII text; the same result under
  * a pass policy, from the cache, and a big message that is not a tool result (resources/read) reach the
  * client exactly as the upstream sent them; and no spooled file is left behind.

@@ -9,8 +9,8 @@ import { fileURLToPath } from 'node:url';
 import { Client, type ClientOptions } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { HubEvent } from '../../shared/events.js';
-import { resolvePaths } from '../../electron/core/app-paths.js';
-import { createAppHub, type AppHub, type AppHubOptions } from '../../electron/core/app-hub.js';
+import { resolvePaths } from '../../electron/core/files/app-paths.js';
+import { createAppHub, type AppHub, type AppHubOptions } from '../../electron/core/app/app-hub.js';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 export const NODE = process.execPath;
@@ -79,7 +79,7 @@ export async function startTestHub(config: unknown, options: { uiDir?: string; c
     },
     waitFor,
     async waitForStatus(server, status) {
-      if (hub.upstreams.get(server)?.status === status) return;
+      if (hub.pool.get(server)?.status === status) return;
       await waitFor((e) => e.type === 'upstream.status' && e.server === server && e.status === status, `${server} ${status}`);
     },
     async api<T>(method: string, body: unknown = {}) {

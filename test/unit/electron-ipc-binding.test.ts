@@ -10,8 +10,8 @@ import { pathToFileURL } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { api, type ApiResult } from '../../shared/api.js';
 import type { HubEvent } from '../../shared/events.js';
-import { createAppHub, type AppHub } from '../../electron/core/app-hub.js';
-import { resolvePaths } from '../../electron/core/app-paths.js';
+import { createAppHub, type AppHub } from '../../electron/core/app/app-hub.js';
+import { resolvePaths } from '../../electron/core/files/app-paths.js';
 import {
   BRIDGE_ARG_PREFIX,
   IPC_CHANNELS,

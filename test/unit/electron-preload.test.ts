@@ -14,8 +14,8 @@ import ts from 'typescript';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { api } from '../../shared/api.js';
 import type { HubEvent } from '../../shared/events.js';
-import { createAppHub, type AppHub } from '../../electron/core/app-hub.js';
-import { resolvePaths } from '../../electron/core/app-paths.js';
+import { createAppHub, type AppHub } from '../../electron/core/app/app-hub.js';
+import { resolvePaths } from '../../electron/core/files/app-paths.js';
 import { bindControlIpc, bridgeArgument, type InvokeEventLike } from '../../electron/main/ipc-binding.js';
 import type { RendererLocation } from '../../electron/main/navigation-guard.js';
 

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import Conf from 'conf';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { defaultDataDir } from '../../electron/core/app-paths.js';
+import { defaultDataDir } from '../../electron/core/files/app-paths.js';
 import { AppStateStore, APP_STATE_FILE_NAME } from '../../electron/main/app-state.js';
 import { autostartEntry, HIDDEN_ARG, launchCommand, launchedHidden, loginItemPlan, quoteExecArg } from '../../electron/main/login-item.js';
 import { createQuitGate } from '../../electron/main/quit-gate.js';

@@ -8,8 +8,8 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Status, UpstreamInfo } from '../../shared/api.js';
 import { ServerConfigSchema } from '../../shared/config.js';
-import { createAppHub, type AppHub } from '../../electron/core/app-hub.js';
-import { resolvePaths } from '../../electron/core/app-paths.js';
+import { createAppHub, type AppHub } from '../../electron/core/app/app-hub.js';
+import { resolvePaths } from '../../electron/core/files/app-paths.js';
 import {
   runTrayAction,
   statusLines,
@@ -175,7 +175,7 @@ describe('actions against a real hub', () => {
     app = await createAppHub({ paths, platform: process.platform, env: {}, port: 0 });
     await app.hub.start();
     const log: string[] = [];
-    const read = () => state(app!.hub.status());
+    const read = () => state(app!.status.report());
 
     expect(trayMenuModel(read()).find((e) => e.type === 'action' && e.action === 'toggle-pause')).toMatchObject({ label: 'Pause' });
     const paused = await runTrayAction('toggle-pause', read(), effects(log));

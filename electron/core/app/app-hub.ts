@@ -5,14 +5,17 @@
 import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import type { OsFacts as ClientOsFacts } from './clients/index.js';
-import type { BridgeLaunch, ClientsService } from './clients-service.js';
-import { clientsHandlers } from './control/clients-handlers.js';
-import type { AppPaths } from './app-paths.js';
-import { ControlDispatcher, hubHandlers, type HandlerMap } from './control/control-handlers.js';
-import { createHttpControl } from './control/http-control.js';
-import { Hub, type HubOptions } from './hub.js';
-import { appRoot, appVersion } from './version.js';
+import type { OsFacts as ClientOsFacts } from '../clients/index.js';
+import type { BridgeLaunch, ClientsService } from '../clients/clients-service.js';
+import { clientsHandlers } from '../control/clients-handlers.js';
+import { ControlDispatcher, hubHandlers, type HandlerMap } from '../control/control-handlers.js';
+import { controlParts } from '../control/control-parts.js';
+import type { HubControl } from '../control/hub-control.js';
+import type { HubStatus } from '../control/hub-status.js';
+import { createHttpControl } from '../control/http-control.js';
+import type { AppPaths } from '../files/app-paths.js';
+import { appRoot, appVersion } from '../files/version.js';
+import { Hub, type HubOptions } from '../hub.js';
 
 export interface AppHubOptions {
   paths: AppPaths;
@@ -31,6 +34,10 @@ export interface AppHubOptions {
 
 export interface AppHub {
   hub: Hub;
+  /** The hub's control operations (add, update, remove servers; settings; policies). */
+  control: HubControl;
+  /** What the control API reports about the hub. */
+  status: HubStatus;
   dispatcher: ControlDispatcher;
   /** The clients service, loaded on first use (it is not needed to start serving). */
   clients(): Promise<ClientsService>;
@@ -46,6 +53,10 @@ export function defaultBridgeLaunch(dataDir: string): BridgeLaunch {
 }
 
 export async function createAppHub(options: AppHubOptions): Promise<AppHub> {
+  const { ClientTokens } = await import('../clients/client-tokens.js');
+  const tokens = await ClientTokens.open(join(options.paths.dataDir, 'client-tokens.json'));
+  const seen = new Map<string, string>();
+  const noteClientSeen = (clientId: string) => seen.set(clientId, new Date().toISOString());
   const hub = await Hub.create({
     paths: options.paths,
     version: appVersion(),
@@ -54,20 +65,24 @@ export async function createAppHub(options: AppHubOptions): Promise<AppHub> {
     port: options.port,
     useLoginShellPath: options.useLoginShellPath,
     upstream: options.upstream,
+    // Every MCP request with a client's own token passes here: that is when the client was last seen.
+    authenticateClient: (token) => {
+      const clientId = tokens.lookup(token);
+      if (!clientId) return undefined;
+      noteClientSeen(clientId);
+      return { clientId };
+    },
+    // The control API is built on the hub below; requests reach it only once the hub has started.
+    handleOther: (req, res, url) => handleControl(req, res, url),
   });
-  const { ClientTokens } = await import('./client-tokens.js');
-  const tokens = await ClientTokens.open(join(options.paths.dataDir, 'client-tokens.json'));
-  hub.authenticateClient = (token) => {
-    const clientId = tokens.lookup(token);
-    return clientId ? { clientId } : undefined;
-  };
-  const seen = new Map<string, string>();
-  const noteClientSeen = (clientId: string) => seen.set(clientId, new Date().toISOString());
-  hub.endpoint.onClientSeen = noteClientSeen;
+  const parts = controlParts(hub);
   const platform = options.platform === 'darwin' || options.platform === 'win32' ? options.platform : 'linux';
   let service: Promise<ClientsService> | undefined;
   const makeClients = async () => {
-    const [{ ClientsService }, { createClientRegistry }] = await Promise.all([import('./clients-service.js'), import('./clients/index.js')]);
+    const [{ ClientsService }, { createClientRegistry }] = await Promise.all([
+      import('../clients/clients-service.js'),
+      import('../clients/index.js'),
+    ]);
     return new ClientsService({
       registry: createClientRegistry({
         os: options.clientOs ?? { home: homedir(), platform, env: { ...options.env } },
@@ -78,16 +93,16 @@ export async function createAppHub(options: AppHubOptions): Promise<AppHub> {
       host: {
         endpointUrl: () => `http://127.0.0.1:${hub.endpoint.port || hub.config.settings.port}/mcp`,
         upstreamConfigs: () => hub.config.servers,
-        addUpstream: (req) => hub.addUpstream(req),
+        addUpstream: (req) => parts.control.addUpstream(req),
         lastSeen: (id) => seen.get(id),
       },
     });
   };
   const clients = () => (service ??= makeClients());
-  const handlers: HandlerMap = { ...hubHandlers(hub), ...clientsHandlers(clients) };
+  const handlers: HandlerMap = { ...hubHandlers(parts), ...clientsHandlers(clients) };
   const dispatcher = new ControlDispatcher(handlers);
   const uiDir = options.uiDir ?? join(appRoot(), 'dist', 'renderer');
-  hub.handleOther = createHttpControl({
+  const handleControl = createHttpControl({
     dispatcher,
     token: () => hub.token,
     subscribe: (fn) => hub.events.subscribe(fn),
@@ -108,5 +123,5 @@ export async function createAppHub(options: AppHubOptions): Promise<AppHub> {
       hub.emit({ type: 'log', level: 'warn', message: `Client drift check failed: ${(err as Error).message}` });
     }
   };
-  return { hub, dispatcher, clients, noteClientSeen, repairClients };
+  return { hub, control: parts.control, status: parts.status, dispatcher, clients, noteClientSeen, repairClients };
 }

@@ -4,11 +4,11 @@
  * (`spillway serve --stdio`).
  */
 import { tmpdir } from 'node:os';
-import type { AppPaths } from './app-paths.js';
+import { attachSocketEndpoint, socketPathFor, type SocketEndpoint } from '../downstream/socket-endpoint.js';
+import type { AppPaths } from '../files/app-paths.js';
+import type { Hub } from '../hub.js';
+import { LineTransport } from '../wire/line-transport.js';
 import { createAppHub, type AppHubOptions } from './app-hub.js';
-import { LineTransport } from './downstream/line-transport.js';
-import { attachSocketEndpoint, socketPathFor, type SocketEndpoint } from './downstream/socket-endpoint.js';
-import type { Hub } from './hub.js';
 
 export interface HeadlessOptions {
   paths: AppPaths;

@@ -19,8 +19,7 @@ export const claudeCode: ClientDefinition = {
     }
     return { files: [inHome(os, '.claude.json')], installDirs: [inHome(os, '.claude')] };
   },
-  toNative: (entry) =>
-    entry.kind === 'http' ? { type: 'http', url: entry.url, headers: { ...entry.headers } } : stdioNative(entry, 'stdio'),
+  toNative: (entry) => (entry.kind === 'http' ? { type: 'http', url: entry.url, headers: { ...entry.headers } } : stdioNative(entry, 'stdio')),
   fromNative: (name, value, file) => normalizeServer(name, value, file, { untypedUrl: 'http' }),
   ownedKeys: ['type', 'command', 'args', 'env', 'url', 'headers'],
   restartRequired: true,

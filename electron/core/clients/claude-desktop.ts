@@ -46,5 +46,6 @@ export const claudeDesktop: ClientDefinition = {
   fromNative: (name, value, file) => normalizeServer(name, value, file),
   ownedKeys: ['type', 'command', 'args', 'env', 'url', 'headers'],
   restartRequired: true,
-  restartHint: 'Quit Claude Desktop completely (from the menu bar or tray, not just its window) and open it again: it reads this file only when it starts.',
+  restartHint:
+    'Quit Claude Desktop completely (from the menu bar or tray, not just its window) and open it again: it reads this file only when it starts.',
 };

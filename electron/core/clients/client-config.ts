@@ -5,14 +5,7 @@ import { jsoncPropertyText, parseJsoncObject, removeJsoncProperty, setJsoncPrope
 import type { ListDir } from './os-paths.js';
 import { decodeConfigText, readSnapshot } from './safe-write.js';
 import { parseTomlObject, removeTomlTable, setTomlTable, tomlTableTextIn } from './toml-edit.js';
-import {
-  SPILLWAY_ENTRY_NAME,
-  type EntryField,
-  type EntryState,
-  type OsFacts,
-  type ServerSpec,
-  type SpillwayEntry,
-} from './types.js';
+import { SPILLWAY_ENTRY_NAME, type EntryField, type EntryState, type OsFacts, type ServerSpec, type SpillwayEntry } from './types.js';
 
 /*
  * What a client module can do with its file, shared by all of them. The text transforms
@@ -125,7 +118,11 @@ function assertOnlyOurChange(
 function sortKeys(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(sortKeys);
   if (v && typeof v === 'object' && !(v instanceof Date)) {
-    return Object.fromEntries(Object.keys(v).sort().map((k) => [k, sortKeys((v as Record<string, unknown>)[k])]));
+    return Object.fromEntries(
+      Object.keys(v)
+        .sort()
+        .map((k) => [k, sortKeys((v as Record<string, unknown>)[k])]),
+    );
   }
   return v;
 }

@@ -3,9 +3,8 @@
  * without touching the others. Kept owner-only in `<dataDir>/client-tokens.json`.
  */
 import { readFile } from 'node:fs/promises';
-import { newToken } from './access-token.js';
-import { AtomicFile } from './atomic-file.js';
-import { tokensEqual } from './downstream/http-endpoint.js';
+import { newToken, tokensEqual } from '../files/access-token.js';
+import { AtomicFile } from '../files/atomic-file.js';
 
 export class ClientTokens {
   #tokens: Record<string, string> = {};

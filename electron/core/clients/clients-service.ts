@@ -4,11 +4,16 @@
  * rest), list with states and "last seen", connect/disconnect with consent previews, import, restore and
  * drift repair. The same service runs inside the hub and, for the CLI when no hub runs, over the files.
  */
-import type { ServerConfig, ServerConfigInput } from '../../shared/config.js';
-import type { ClientIdName, ClientInfo } from '../../shared/api-clients.js';
+import type { ServerConfig, ServerConfigInput } from '../../../shared/config.js';
+import type { ClientIdName, ClientInfo } from '../../../shared/api-clients.js';
 import type { ClientTokens } from './client-tokens.js';
-import { importKey, type ClientRegistry, type ImportCandidate, type SpillwayEntry } from './clients/index.js';
-import { ControlError } from './hub.js';
+import { importKey, type ClientRegistry } from './registry.js';
+import type { ImportCandidate, SpillwayEntry } from './types.js';
+
+/** An import named servers the client's file does not have (the control API answers `invalid`, field `names`). */
+export class UnknownImportError extends Error {
+  override readonly name = 'UnknownImportError';
+}
 
 export interface BridgeLaunch {
   command: string;
@@ -39,9 +44,7 @@ function configKey(cfg: ServerConfig): string {
 }
 
 function candidateConfig(c: ImportCandidate): ServerConfigInput {
-  return c.kind === 'stdio'
-    ? { type: 'stdio', command: c.command, args: c.args, env: c.env }
-    : { type: c.kind, url: c.url, headers: c.headers };
+  return c.kind === 'stdio' ? { type: 'stdio', command: c.command, args: c.args, env: c.env } : { type: c.kind, url: c.url, headers: c.headers };
 }
 
 export class ClientsService {
@@ -52,7 +55,12 @@ export class ClientsService {
     const def = this.o.registry.definition(id);
     const kind = def.kinds.includes('http') && id !== 'codex' ? 'http' : 'stdio';
     if (kind === 'stdio') {
-      return { kind: 'stdio', command: this.o.bridge.command, args: [...this.o.bridge.args, '--client', id], ...(this.o.bridge.env ? { env: this.o.bridge.env } : {}) };
+      return {
+        kind: 'stdio',
+        command: this.o.bridge.command,
+        args: [...this.o.bridge.args, '--client', id],
+        ...(this.o.bridge.env ? { env: this.o.bridge.env } : {}),
+      };
     }
     const token = create ? await this.o.tokens.ensure(id) : (this.o.tokens.get(id) ?? '');
     return { kind: 'http', url: this.o.host.endpointUrl(), headers: { Authorization: `Bearer ${token}` } };
@@ -126,7 +134,7 @@ export class ClientsService {
   async import(id: ClientIdName, names: string[], replace: boolean) {
     const candidates = await this.o.registry.importCandidates(id);
     const unknown = names.filter((n) => !candidates.some((c) => c.name === n));
-    if (unknown.length > 0) throw new ControlError('invalid', `Not a server of ${id}: ${unknown.join(', ')}`, 'names');
+    if (unknown.length > 0) throw new UnknownImportError(`Not a server of ${id}: ${unknown.join(', ')}`);
     const have = new Set(Object.values(this.o.host.upstreamConfigs()).map(configKey));
     const imported: string[] = [];
     const skipped: string[] = [];

@@ -27,9 +27,7 @@ export const cline: ClientDefinition = {
     };
   },
   toNative: (entry) =>
-    entry.kind === 'http'
-      ? { type: 'streamableHttp', url: entry.url, headers: { ...entry.headers } }
-      : stdioNative(entry, 'stdio'),
+    entry.kind === 'http' ? { type: 'streamableHttp', url: entry.url, headers: { ...entry.headers } } : stdioNative(entry, 'stdio'),
   // Cline reads a `url` without `type` as SSE (its older default).
   fromNative: (name, value, file) => normalizeServer(name, value, file, { untypedUrl: 'sse' }),
   ownedKeys: ['type', 'transportType', 'command', 'args', 'env', 'url', 'headers'],

@@ -23,8 +23,7 @@ export const codex: ClientDefinition = {
     return { files: [pathsOf(os).join(dir, 'config.toml')], installDirs: [dir] };
   },
   toNative: (entry) => (entry.kind === 'http' ? { url: entry.url, http_headers: { ...entry.headers } } : stdioNative(entry)),
-  fromNative: (name, value, file) =>
-    normalizeServer(name, value, file, { urlKeys: [['url', 'http']], headerKeys: ['http_headers', 'headers'] }),
+  fromNative: (name, value, file) => normalizeServer(name, value, file, { urlKeys: [['url', 'http']], headerKeys: ['http_headers', 'headers'] }),
   ownedKeys: ['command', 'args', 'env', 'url', 'http_headers', 'bearer_token_env_var', 'bearer_token'],
   restartRequired: true,
   restartHint: 'Start Codex again: it reads config.toml when it starts.',

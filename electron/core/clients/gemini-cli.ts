@@ -14,7 +14,12 @@ export const geminiCli: ClientDefinition = {
   },
   toNative: (entry) => (entry.kind === 'http' ? { httpUrl: entry.url, headers: { ...entry.headers } } : stdioNative(entry)),
   fromNative: (name, value, file) =>
-    normalizeServer(name, value, file, { urlKeys: [['httpUrl', 'http'], ['url', 'sse']] }),
+    normalizeServer(name, value, file, {
+      urlKeys: [
+        ['httpUrl', 'http'],
+        ['url', 'sse'],
+      ],
+    }),
   ownedKeys: ['type', 'command', 'args', 'env', 'httpUrl', 'url', 'headers'],
   restartRequired: true,
   restartHint: 'Start Gemini CLI again: it reads its settings when it starts.',

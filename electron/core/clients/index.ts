@@ -2,14 +2,7 @@
 export * from './types.js';
 export * from './config-errors.js';
 export { createClientRegistry, CLIENT_DEFINITIONS, importKey, toImportCandidate, redactEntryText } from './registry.js';
-export type {
-  ClientRegistry,
-  ClientRegistryOptions,
-  ClientStatus,
-  ConsentPreview,
-  ChangeOutcome,
-  DesiredEntries,
-} from './registry.js';
+export type { ClientRegistry, ClientRegistryOptions, ClientStatus, ConsentPreview, ChangeOutcome, DesiredEntries } from './registry.js';
 export type { ClientDefinition, ConfigLocation } from './client-definition.js';
 export { applyConnect, applyDisconnect, entryState, type ClientDetection, type TextChange } from './client-config.js';
 export type { BackupRecord, BackupOptions, WriteReason } from './backup-store.js';

@@ -1,12 +1,4 @@
-import {
-  createScanner,
-  findNodeAtLocation,
-  getNodeValue,
-  parseTree,
-  printParseErrorCode,
-  type Node,
-  type ParseError,
-} from 'jsonc-parser';
+import { createScanner, findNodeAtLocation, getNodeValue, parseTree, printParseErrorCode, type Node, type ParseError } from 'jsonc-parser';
 import { ConfigParseError, ConfigShapeError } from './config-errors.js';
 
 /*
@@ -132,7 +124,9 @@ function nextToken(text: string, offset: number): { kind: number; offset: number
 }
 
 function pretty(value: unknown, indent: string, fmt: JsonFormatting): string {
-  return JSON.stringify(value, null, fmt.unit).split('\n').join(fmt.eol + indent);
+  return JSON.stringify(value, null, fmt.unit)
+    .split('\n')
+    .join(fmt.eol + indent);
 }
 
 function propertyText(key: string, value: unknown, indent: string, fmt: JsonFormatting, inline: boolean): string {

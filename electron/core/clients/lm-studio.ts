@@ -16,5 +16,5 @@ export const lmStudio: ClientDefinition = {
   fromNative: (name, value, file) => normalizeServer(name, value, file),
   ownedKeys: ['type', 'command', 'args', 'env', 'url', 'headers'],
   restartRequired: false,
-  restartHint: 'LM Studio reloads mcp.json by itself; enable Spillway in the chat\'s Program/Integrations panel.',
+  restartHint: "LM Studio reloads mcp.json by itself; enable Spillway in the chat's Program/Integrations panel.",
 };

@@ -255,7 +255,10 @@ export function createClientRegistry(options: ClientRegistryOptions): ClientRegi
     readServers,
     async state(id, desired) {
       const servers = await readServers(id);
-      return entryState(servers.find((s) => s.name === SPILLWAY_ENTRY_NAME), desired);
+      return entryState(
+        servers.find((s) => s.name === SPILLWAY_ENTRY_NAME),
+        desired,
+      );
     },
     async consent(id, entry, replace = []) {
       const def = definition(id);
@@ -269,7 +272,9 @@ export function createClientRegistry(options: ClientRegistryOptions): ClientRegi
       const notes: string[] = [];
       if (!existed) notes.push(`${file} does not exist yet; it will be created.`);
       if (change.rewritten) {
-        notes.push(`This TOML file has a layout Spillway cannot edit in place: it will be rewritten, and comments in it will be lost (a backup is kept).`);
+        notes.push(
+          `This TOML file has a layout Spillway cannot edit in place: it will be rewritten, and comments in it will be lost (a backup is kept).`,
+        );
       }
       notes.push(def.restartHint);
       return {

@@ -152,12 +152,7 @@ async function renameOver(tmp: string, target: string): Promise<void> {
  * Replaces the file's bytes (null: deletes it) with a backup first, unless it changed since
  * `snapshot` was read: then returns 'changed' and leaves everything as it was.
  */
-async function commit(
-  snapshot: FileSnapshot,
-  next: Buffer | null,
-  backups: BackupOptions,
-  reason: WriteReason,
-): Promise<BackupRecord | 'changed'> {
+async function commit(snapshot: FileSnapshot, next: Buffer | null, backups: BackupOptions, reason: WriteReason): Promise<BackupRecord | 'changed'> {
   await assertWritable(snapshot);
   const tmp = next === null ? null : await writeTemp(snapshot, next);
   try {
@@ -204,11 +199,7 @@ export interface EditOptions {
  * Applies `edit` to the file's text and writes the result safely (backup, atomic rename, re-read
  * and re-apply on concurrent change). `edit` throws on a file it cannot parse: nothing is written.
  */
-export async function editConfigFile(
-  path: string,
-  edit: (text: string) => string,
-  options: EditOptions,
-): Promise<EditOutcome> {
+export async function editConfigFile(path: string, edit: (text: string) => string, options: EditOptions): Promise<EditOutcome> {
   const maxRetries = options.maxRetries ?? 5;
   for (let retries = 0; retries <= maxRetries; retries++) {
     const snapshot = await readSnapshot(path);

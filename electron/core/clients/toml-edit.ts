@@ -34,7 +34,11 @@ export function parseTomlObject(text: string, file: string): Record<string, unkn
 function canonical(value: unknown): string {
   return JSON.stringify(value, (_k, v: unknown) => {
     if (v && typeof v === 'object' && !Array.isArray(v)) {
-      return Object.fromEntries(Object.keys(v).sort().map((k) => [k, (v as Record<string, unknown>)[k]]));
+      return Object.fromEntries(
+        Object.keys(v)
+          .sort()
+          .map((k) => [k, (v as Record<string, unknown>)[k]]),
+      );
     }
     return v;
   });
@@ -146,13 +150,7 @@ function verified(candidate: string, expected: Record<string, unknown>): boolean
 }
 
 /** Sets table `key` under `parentPath` to `value` (creating it), keeping the rest of the text when it can. */
-export function setTomlTable(
-  text: string,
-  file: string,
-  parentPath: string[],
-  key: string,
-  value: Record<string, unknown>,
-): TomlEditResult {
+export function setTomlTable(text: string, file: string, parentPath: string[], key: string, value: Record<string, unknown>): TomlEditResult {
   const doc = parseTomlObject(text, file);
   const expected = withServer(doc, file, parentPath, key, value);
   const eol = text.includes('\r\n') ? '\r\n' : '\n';

@@ -69,10 +69,7 @@ export interface ServerSpec {
 /** The fields whose difference makes Spillway's entry stale (wrong port or token, moved executable). */
 export type EntryField = 'kind' | 'command' | 'args' | 'env' | 'url' | 'headers';
 
-export type EntryState =
-  | { state: 'absent' }
-  | { state: 'current' }
-  | { state: 'stale'; differs: EntryField[] };
+export type EntryState = { state: 'absent' } | { state: 'current' } | { state: 'stale'; differs: EntryField[] };
 
 /** A client's server offered for import into Spillway's upstreams. */
 export type ImportCandidate =

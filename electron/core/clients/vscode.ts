@@ -13,8 +13,7 @@ export const vscode: ClientDefinition = {
     const app = electronAppFolder(os, 'Code');
     return { files: [pathsOf(os).join(app, 'User', 'mcp.json')], installDirs: [app] };
   },
-  toNative: (entry) =>
-    entry.kind === 'http' ? { type: 'http', url: entry.url, headers: { ...entry.headers } } : stdioNative(entry, 'stdio'),
+  toNative: (entry) => (entry.kind === 'http' ? { type: 'http', url: entry.url, headers: { ...entry.headers } } : stdioNative(entry, 'stdio')),
   fromNative: (name, value, file) => normalizeServer(name, value, file, { untypedUrl: 'http' }),
   ownedKeys: ['type', 'command', 'args', 'env', 'url', 'headers'],
   restartRequired: false,

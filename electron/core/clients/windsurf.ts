@@ -17,7 +17,12 @@ export const windsurf: ClientDefinition = {
   },
   toNative: (entry) => (entry.kind === 'http' ? { serverUrl: entry.url, headers: { ...entry.headers } } : stdioNative(entry)),
   fromNative: (name, value, file) =>
-    normalizeServer(name, value, file, { urlKeys: [['serverUrl', 'http'], ['url', 'by-type']] }),
+    normalizeServer(name, value, file, {
+      urlKeys: [
+        ['serverUrl', 'http'],
+        ['url', 'by-type'],
+      ],
+    }),
   ownedKeys: ['type', 'command', 'args', 'env', 'serverUrl', 'url', 'headers'],
   restartRequired: false,
   restartHint: 'In Windsurf, open the MCP servers panel (Cascade → plugins) and press Refresh.',

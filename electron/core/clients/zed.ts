@@ -37,5 +37,5 @@ export const zed: ClientDefinition = {
   },
   ownedKeys: ['command', 'args', 'env', 'url', 'headers'],
   restartRequired: false,
-  restartHint: 'Zed reloads its settings by itself; Spillway appears in the Agent panel\'s MCP servers.',
+  restartHint: "Zed reloads its settings by itself; Spillway appears in the Agent panel's MCP servers.",
 };

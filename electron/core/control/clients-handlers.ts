@@ -1,5 +1,5 @@
 /** The `clients.*` methods of the control contract, bound to the clients service. */
-import type { ClientsService } from '../clients-service.js';
+import type { ClientsService } from '../clients/clients-service.js';
 import type { HandlerMap } from './control-handlers.js';
 
 export function clientsHandlers(service: () => Promise<ClientsService>): HandlerMap {

@@ -1,48 +1,51 @@
 /**
- * The control contract's handlers: each method of `shared/api.ts` bound to the hub. Requests are parsed
+ * The control contract's handlers: each method of `shared/api.ts` bound to the hub's control side. Requests are parsed
  * with the contract's schema; every outcome is an ApiResult, never a throw (the IPC and HTTP transports
  * both call `dispatch`).
  */
 import { ZodError } from 'zod';
 import { api, isMethodName, type ApiResult, type MethodName, type Req, type Res } from '../../../shared/api.js';
 import { ConfigError, describeZodError, maskSettingsSecrets } from '../../../shared/config.js';
-import { ControlError, type Hub } from '../hub.js';
 import type { SpillEntry } from '../spill/spill-index.js';
 import type { SpillEntryInfo } from '../../../shared/api-spill.js';
 import { compressHandlers } from './compress-handlers.js';
+import { ControlError } from './control-error.js';
+import type { ControlParts } from './control-parts.js';
 import { policyHandlers } from './policy-handlers.js';
 
 export type Handler<M extends MethodName> = (req: ReturnType<(typeof api)[M]['req']['parse']>) => Promise<Res<M>> | Res<M>;
 export type HandlerMap = { [M in MethodName]?: Handler<M> };
 
-/** The hub's own methods; other features register theirs through `extraHandlers`. */
-export function hubHandlers(hub: Hub): HandlerMap {
+/** The hub's own methods (the clients service registers its own: clients-handlers.ts). */
+export function hubHandlers(parts: ControlParts): HandlerMap {
+  const { control, status, spill } = parts;
   return {
-    status: () => hub.status(),
-    'upstreams.list': () => hub.listUpstreams(),
-    'upstreams.add': (req) => hub.addUpstream(req),
-    'upstreams.update': (req) => hub.updateUpstream(req),
-    'upstreams.remove': (req) => hub.removeUpstream(req.id),
-    'upstreams.restart': (req) => hub.restartUpstream(req.id),
-    'upstreams.test': (req) => hub.testUpstream(req.config),
-    'upstreams.tools': (req) => hub.toolSummaries(req.id),
+    status: () => status.report(),
+    'upstreams.list': () => status.listUpstreams(),
+    'upstreams.add': (req) => control.addUpstream(req),
+    'upstreams.update': (req) => control.updateUpstream(req),
+    'upstreams.remove': (req) => control.removeUpstream(req.id),
+    'upstreams.restart': (req) => control.restartUpstream(req.id),
+    'upstreams.test': (req) => control.testUpstream(req.config),
+    'upstreams.tools': (req) => status.toolSummaries(req.id),
     // Secrets (the compression API key) leave the hub masked; sent back masked, they keep the stored value.
-    'settings.get': () => maskSettingsSecrets(hub.settings),
-    'settings.set': async (req) => maskSettingsSecrets(await hub.setSettings(req)),
-    'events.query': (req) => hub.events.query(req),
-    'sessions.list': () => hub.sessionInfos(),
-    'spill.list': () => hub.spill.store.list().map(spillInfo),
+    'settings.get': () => maskSettingsSecrets(parts.settings()),
+    'settings.set': async (req) => maskSettingsSecrets(await control.setSettings(req)),
+    'events.query': (req) => parts.events.query(req),
+    'sessions.list': () => status.sessionInfos(),
+    'spill.list': () => spill.list().map(spillInfo),
     'spill.preview': async (req) => {
-      if ('error' in hub.spill.store.lookup(req.handle)) throw new ControlError('not_found', `No spilled result "${req.handle}" (unknown or expired)`, 'handle');
-      const p = await hub.spill.store.preview(req.handle, req.maxTokens);
+      if ('error' in spill.lookup(req.handle))
+        throw new ControlError('not_found', `No spilled result "${req.handle}" (unknown or expired)`, 'handle');
+      const p = await spill.preview(req.handle, req.maxTokens);
       return { entry: spillInfo(p.entry), text: p.text, truncated: p.truncated };
     },
-    'spill.delete': async (req) => ({ deleted: await hub.spill.store.delete(req.handle) }),
-    'spill.clear': async () => ({ deleted: await hub.spill.store.clear() }),
-    'spill.usage': () => hub.spill.store.diskUsage(),
-    'savings.report': (req) => hub.ledger.report(req),
-    ...policyHandlers(hub),
-    ...compressHandlers(hub),
+    'spill.delete': async (req) => ({ deleted: await spill.delete(req.handle) }),
+    'spill.clear': async () => ({ deleted: await spill.clear() }),
+    'spill.usage': () => spill.diskUsage(),
+    'savings.report': (req) => parts.ledger.report(req),
+    ...policyHandlers(parts),
+    ...compressHandlers(parts.settings),
   };
 }
 
@@ -102,12 +105,14 @@ export function toApiError(err: unknown): ApiResult<never> {
     return { ok: false, code: 'internal', message: `Response failed its schema: ${message}`, field };
   }
   const e = err as NodeJS.ErrnoException;
-  // Errors of the clients library: about a client's own config file.
+  // Errors of the clients library and service (matched by name: both load on first use).
   const name = (err as Error)?.name;
-  if (name === 'ConfigParseError' || name === 'ConfigShapeError' || name === 'ConfigBusyError') return { ok: false, code: 'conflict', message: e.message };
+  if (name === 'ConfigParseError' || name === 'ConfigShapeError' || name === 'ConfigBusyError')
+    return { ok: false, code: 'conflict', message: e.message };
   if (name === 'NoBackupError') return { ok: false, code: 'not_found', message: e.message };
   if (name === 'ConfigWriteError' || name === 'ConfigReadError') return { ok: false, code: 'unavailable', message: e.message };
   if (name === 'UnsupportedEntryError') return { ok: false, code: 'invalid', message: e.message };
+  if (name === 'UnknownImportError') return { ok: false, code: 'invalid', message: e.message, field: 'names' };
   if (e?.code === 'EACCES' || e?.code === 'EPERM' || e?.code === 'EROFS') {
     return { ok: false, code: 'unavailable', message: `Cannot write: ${e.message}` };
   }

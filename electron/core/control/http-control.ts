@@ -9,7 +9,8 @@ import { stat } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { extname, join, normalize, sep } from 'node:path';
 import { matchesFilter, type EventFilter, type HubEvent } from '../../../shared/events.js';
-import { bearerToken, readBody, sendJson, tokensEqual } from '../downstream/http-endpoint.js';
+import { bearerToken, readBody, sendJson } from '../downstream/http-endpoint.js';
+import { tokensEqual } from '../files/access-token.js';
 import type { ControlDispatcher } from './control-handlers.js';
 
 export const SESSION_COOKIE = 'spillway_session';

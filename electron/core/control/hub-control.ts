@@ -13,30 +13,28 @@ import {
   type ServerConfig,
   type Settings,
   type SettingsPatch,
-} from '../../shared/config.js';
-import type { UpstreamStatus } from '../../shared/events.js';
-import type { Policies } from '../../shared/policy.js';
-import type { ConfigFile } from './config-file.js';
+} from '../../../shared/config.js';
+import type { HubEventInput, UpstreamStatus } from '../../../shared/events.js';
+import type { Policies } from '../../../shared/policy.js';
+import type { PolicyRuntime } from '../policy/policy-runtime.js';
+import type { UpstreamPool } from '../upstream/upstream-pool.js';
 import { ControlError } from './control-error.js';
-import type { Hub } from './hub.js';
-import { Upstream, type UpstreamHooks } from './upstream/upstream.js';
 
-/** The parts of the hub that only its control operations reach. */
-export interface HubInternals {
-  configFile: ConfigFile;
-  setConfig(next: Config): void;
-  started(): boolean;
-  startUpstream(id: string, cfg: ServerConfig): Upstream;
-  rebuild(): void;
-  upstreamHooks: UpstreamHooks;
-  log(message: string, error?: unknown): void;
+/** What the control operations use of the hub. */
+export interface HubControlDeps {
+  /** The config as it is now (every change replaces the object). */
+  config(): Config;
+  /** Saves the config file, then applies it and announces what changed. */
+  saveConfig(next: Config, what: string): Promise<void>;
+  pool: UpstreamPool;
+  policy: Pick<PolicyRuntime, 'cache' | 'pins'>;
+  /** Rebuilds the catalog now (after a policy or settings change). */
+  refreshCatalog(): void;
+  emit(event: HubEventInput): void;
 }
 
 export class HubControl {
-  constructor(
-    private readonly hub: Hub,
-    private readonly internals: HubInternals,
-  ) {}
+  constructor(private readonly deps: HubControlDeps) {}
 
   #validateServer(input: unknown): ServerConfig {
     const parsed = ServerConfigSchema.safeParse(input);
@@ -47,67 +45,58 @@ export class HubControl {
     return parsed.data;
   }
 
-  async #persist(next: Config, what: string): Promise<void> {
-    await this.internals.configFile.save(next);
-    this.internals.setConfig(next);
-    this.hub.emit({ type: 'config.changed', level: 'info', what });
-  }
-
   async addUpstream(req: { id?: string; name?: string; config: unknown }): Promise<{ id: string }> {
-    const hub = this.hub;
+    const config = this.deps.config();
     const cfg = this.#validateServer(req.config);
     let id: string;
     if (req.id !== undefined) {
       if (!SERVER_ID_PATTERN.test(req.id)) throw new ControlError('invalid', 'id: use 1-40 letters, digits, "_" or "-"', 'id');
-      if (hub.config.servers[req.id]) throw new ControlError('conflict', `A server with id "${req.id}" already exists`, 'id');
+      if (config.servers[req.id]) throw new ControlError('conflict', `A server with id "${req.id}" already exists`, 'id');
       id = req.id;
     } else {
-      id = uniqueServerId(req.name ?? (cfg.type === 'stdio' ? cfg.command : new URL(cfg.url).hostname), Object.keys(hub.config.servers));
+      id = uniqueServerId(req.name ?? (cfg.type === 'stdio' ? cfg.command : new URL(cfg.url).hostname), Object.keys(config.servers));
     }
-    await this.#persist({ ...hub.config, servers: { ...hub.config.servers, [id]: cfg } }, `server ${id} added`);
-    if (this.internals.started()) this.internals.startUpstream(id, cfg);
+    await this.deps.saveConfig({ ...config, servers: { ...config.servers, [id]: cfg } }, `server ${id} added`);
+    this.deps.pool.add(id, cfg);
     return { id };
   }
 
   async updateUpstream(req: { id: string; config: unknown }): Promise<{ id: string }> {
-    const hub = this.hub;
-    if (!hub.config.servers[req.id]) throw new ControlError('not_found', `No server with id "${req.id}"`, 'id');
+    const config = this.deps.config();
+    if (!config.servers[req.id]) throw new ControlError('not_found', `No server with id "${req.id}"`, 'id');
     const cfg = this.#validateServer(req.config);
     // A masked secret sent back unchanged from a list keeps the stored value.
-    const before = hub.config.servers[req.id];
+    const before = config.servers[req.id];
     const merged = restoreMaskedSecrets(cfg, before);
-    await this.#persist({ ...hub.config, servers: { ...hub.config.servers, [req.id]: merged } }, `server ${req.id} updated`);
-    const old = hub.upstreams.get(req.id);
-    if (JSON.stringify(before) === JSON.stringify(merged) && old) return { id: req.id };
-    if (old) await old.stop();
-    hub.upstreams.delete(req.id);
-    hub.policy.cache.clear(req.id);
-    this.internals.rebuild();
-    if (this.internals.started()) this.internals.startUpstream(req.id, merged);
+    await this.deps.saveConfig({ ...config, servers: { ...config.servers, [req.id]: merged } }, `server ${req.id} updated`);
+    if (JSON.stringify(before) === JSON.stringify(merged) && this.deps.pool.has(req.id)) return { id: req.id };
+    await this.deps.pool.replace(req.id, merged);
+    this.deps.policy.cache.clear(req.id);
+    this.deps.refreshCatalog();
     return { id: req.id };
   }
 
   async removeUpstream(id: string): Promise<{ removed: boolean }> {
-    const hub = this.hub;
-    if (!hub.config.servers[id]) throw new ControlError('not_found', `No server with id "${id}"`, 'id');
-    const { [id]: _removed, ...rest } = hub.config.servers;
-    await this.#persist({ ...hub.config, servers: rest }, `server ${id} removed`);
-    const up = hub.upstreams.get(id);
-    hub.upstreams.delete(id);
-    await up?.stop();
-    hub.policy.cache.clear(id);
-    await hub.policy.pins.forgetServer(id).catch((err) => this.internals.log(`Could not forget the tool pins of ${id}`, err));
-    this.internals.rebuild();
+    const config = this.deps.config();
+    if (!config.servers[id]) throw new ControlError('not_found', `No server with id "${id}"`, 'id');
+    const { [id]: _removed, ...rest } = config.servers;
+    await this.deps.saveConfig({ ...config, servers: rest }, `server ${id} removed`);
+    await this.deps.pool.remove(id);
+    this.deps.policy.cache.clear(id);
+    await this.deps.policy.pins
+      .forgetServer(id)
+      .catch((err: Error) =>
+        this.deps.emit({ type: 'log', level: 'warn', message: `Could not forget the tool pins of ${id}: ${err.message ?? err}` }),
+      );
+    this.deps.refreshCatalog();
     return { removed: true };
   }
 
   async restartUpstream(id: string): Promise<{ status: UpstreamStatus }> {
-    const hub = this.hub;
-    const cfg = hub.config.servers[id];
+    const cfg = this.deps.config().servers[id];
     if (!cfg) throw new ControlError('not_found', `No server with id "${id}"`, 'id');
-    hub.policy.cache.clear(id);
-    const up = hub.upstreams.get(id) ?? this.internals.startUpstream(id, cfg);
-    await up.restart();
+    this.deps.policy.cache.clear(id);
+    const up = await this.deps.pool.restart(id, cfg);
     return { status: up.status };
   }
 
@@ -115,10 +104,7 @@ export class HubControl {
   async testUpstream(config: unknown) {
     const cfg = { ...this.#validateServer(config), enabled: true };
     const started = performance.now();
-    const up = new Upstream('test', cfg, { ...this.internals.upstreamHooks, onStatus: () => {}, onListsChanged: () => {}, onStderr: () => {} }, {
-      clientInfo: { name: 'spillway', version: this.hub.options.version },
-      ...this.hub.options.upstream,
-    });
+    const up = this.deps.pool.probe(cfg);
     try {
       await up.connectOnce();
       return {
@@ -136,9 +122,9 @@ export class HubControl {
 
   /** Saves policies (validated by the caller) and applies them at once; upstreams keep running. */
   async setPolicies(policies: Policies, what: string, server?: string): Promise<void> {
-    await this.#persist({ ...this.hub.config, policies }, what);
-    this.hub.policy.cache.clear(server);
-    this.internals.rebuild();
+    await this.deps.saveConfig({ ...this.deps.config(), policies }, what);
+    this.deps.policy.cache.clear(server);
+    this.deps.refreshCatalog();
   }
 
   /**
@@ -146,39 +132,40 @@ export class HubControl {
    * enabled switch (which starts or stops it).
    */
   async setServerFields(id: string, fields: { enabled?: boolean; prefix?: boolean; timeoutMs?: number }): Promise<void> {
-    const hub = this.hub;
-    const cfg = hub.config.servers[id];
+    const config = this.deps.config();
+    const cfg = config.servers[id];
     if (!cfg) throw new ControlError('not_found', `No server with id "${id}"`, 'server');
     const next = { ...cfg, ...fields };
     if (JSON.stringify(next) === JSON.stringify(cfg)) return;
     if (fields.enabled !== undefined && fields.enabled !== cfg.enabled) {
-      await hub.updateUpstream({ id, config: next });
+      await this.updateUpstream({ id, config: next });
       return;
     }
-    await this.#persist({ ...hub.config, servers: { ...hub.config.servers, [id]: next } }, `server ${id} updated`);
-    hub.policy.cache.clear(id);
-    this.internals.rebuild();
+    await this.deps.saveConfig({ ...config, servers: { ...config.servers, [id]: next } }, `server ${id} updated`);
+    this.deps.policy.cache.clear(id);
+    this.deps.refreshCatalog();
   }
 
   /** Approves a withheld tool's new definition; it is listed again at once. */
   async approvePin(server: string, tool: string): Promise<boolean> {
-    const approved = await this.hub.policy.pins.approve(server, tool);
+    const approved = await this.deps.policy.pins.approve(server, tool);
     if (approved) {
-      this.hub.emit({ type: 'tool.approved', level: 'info', server, tool });
-      this.internals.rebuild();
+      this.deps.emit({ type: 'tool.approved', level: 'info', server, tool });
+      this.deps.refreshCatalog();
     }
     return approved;
   }
 
   async setSettings(patch: SettingsPatch): Promise<Settings> {
-    const parsed = SettingsSchema.safeParse(applySettingsPatch(this.hub.config.settings, patch));
+    const config = this.deps.config();
+    const parsed = SettingsSchema.safeParse(applySettingsPatch(config.settings, patch));
     if (!parsed.success) {
       const { field, message } = describeZodError(parsed.error, 'settings');
       throw new ControlError('invalid', message, field);
     }
-    await this.#persist({ ...this.hub.config, settings: parsed.data }, 'settings');
-    if (!parsed.data.policy.pinning) this.hub.policy.pins.clearPending();
-    this.internals.rebuild();
+    await this.deps.saveConfig({ ...config, settings: parsed.data }, 'settings');
+    if (!parsed.data.policy.pinning) this.deps.policy.pins.clearPending();
+    this.deps.refreshCatalog();
     return parsed.data;
   }
 }

@@ -2,69 +2,89 @@
  * What the control API reports about a running hub: each upstream, the open sessions, the overall
  * status, and a server's tools with their schema cost.
  */
-import type { ServerConfig } from '../../shared/config.js';
-import type { SessionInfo, Status, ToolSummary, UpstreamInfo } from '../../shared/api.js';
+import type { Config, ServerConfig } from '../../../shared/config.js';
+import type { SessionInfo, Status, ToolSummary, UpstreamInfo } from '../../../shared/api.js';
+import type { Catalog } from '../catalog/catalog.js';
+import type { DownstreamSession } from '../downstream/session.js';
+import { redactSecrets } from '../log/redact.js';
+import type { Upstream } from '../upstream/upstream.js';
 import { ControlError } from './control-error.js';
-import type { Hub } from './hub.js';
-import { redactSecrets } from './log/redact.js';
 
-/** One configured server as the control API shows it (secrets masked); throws not_found for an unknown id. */
-export function upstreamInfo(hub: Hub, id: string): UpstreamInfo {
-  const up = hub.upstreams.get(id);
-  const cfg = hub.config.servers[id];
-  if (!cfg) throw new ControlError('not_found', `No server with id "${id}"`, 'id');
-  return {
-    id,
-    config: redactSecrets(cfg) as ServerConfig,
-    status: up?.status ?? (cfg.enabled ? 'stopped' : 'disabled'),
-    ...(up?.error ? { error: up.error } : {}),
-    tools: up?.tools.length ?? 0,
-    resources: up?.resources.length ?? 0,
-    prompts: up?.prompts.length ?? 0,
-    stderrTail: (up?.stderrTail() ?? []).slice(-50).map((l) => redactSecrets(l) as string),
-    ...(up?.serverInfo ? { serverInfo: { name: up.serverInfo.name, version: up.serverInfo.version } } : {}),
-    restarts: up?.restarts ?? 0,
-  };
+/** What the status reports read of the hub. */
+export interface HubStatusDeps {
+  config(): Config;
+  upstreams: ReadonlyMap<string, Upstream>;
+  sessions(): Iterable<DownstreamSession>;
+  catalog: Pick<Catalog, 'toolCount' | 'toolEntries'>;
+  /** Tokens a text costs a model (a tool's schema in tools/list). */
+  countTokens(text: string): Promise<number>;
+  /** Facts fixed at start: the version, where the hub listens and keeps its files. */
+  facts(): Pick<Status, 'version' | 'endpoint' | 'dataDir' | 'configFile'>;
 }
 
-export function listUpstreams(hub: Hub): UpstreamInfo[] {
-  return Object.keys(hub.config.servers).map((id) => hub.upstreamInfo(id));
-}
+export class HubStatus {
+  constructor(private readonly deps: HubStatusDeps) {}
 
-export function sessionInfos(hub: Hub): SessionInfo[] {
-  return [...hub.sessions.values()].map((s) => ({
-    id: s.id,
-    transport: s.kind,
-    ...(s.clientName ? { client: s.clientName } : {}),
-    ...(s.clientVersion ? { clientVersion: s.clientVersion } : {}),
-    openedAt: s.openedAt,
-    lastActivity: s.lastActivity,
-  }));
-}
+  /** One configured server as the control API shows it (secrets masked); throws not_found for an unknown id. */
+  upstreamInfo(id: string): UpstreamInfo {
+    const up = this.deps.upstreams.get(id);
+    const cfg = this.deps.config().servers[id];
+    if (!cfg) throw new ControlError('not_found', `No server with id "${id}"`, 'id');
+    return {
+      id,
+      config: redactSecrets(cfg) as ServerConfig,
+      status: up?.status ?? (cfg.enabled ? 'stopped' : 'disabled'),
+      ...(up?.error ? { error: up.error } : {}),
+      tools: up?.tools.length ?? 0,
+      resources: up?.resources.length ?? 0,
+      prompts: up?.prompts.length ?? 0,
+      stderrTail: (up?.stderrTail() ?? []).slice(-50).map((l) => redactSecrets(l) as string),
+      ...(up?.serverInfo ? { serverInfo: { name: up.serverInfo.name, version: up.serverInfo.version } } : {}),
+      restarts: up?.restarts ?? 0,
+    };
+  }
 
-export function hubStatus(hub: Hub): Status {
-  return {
-    version: hub.options.version,
-    endpoint: hub.url,
-    dataDir: hub.options.paths.dataDir,
-    configFile: hub.options.paths.configFile,
-    paused: hub.config.settings.paused,
-    upstreams: hub.listUpstreams(),
-    sessions: hub.sessionInfos(),
-    tools: hub.catalog.toolCount(),
-  };
-}
+  listUpstreams(): UpstreamInfo[] {
+    return Object.keys(this.deps.config().servers).map((id) => this.upstreamInfo(id));
+  }
 
-/** A server's tools as clients see them, with the tokens each schema costs in tools/list. */
-export async function toolSummaries(hub: Hub, id: string): Promise<ToolSummary[]> {
-  if (!hub.config.servers[id]) throw new ControlError('not_found', `No server with id "${id}"`, 'id');
-  const tools = hub.catalog.toolEntries().filter((t) => t.serverId === id);
-  return Promise.all(
-    tools.map(async (t) => ({
-      name: t.name,
-      original: t.original,
-      ...(t.exposed.description ? { description: t.exposed.description } : {}),
-      schemaTokens: await hub.spill.counter.count(JSON.stringify(t.exposed)),
-    })),
-  );
+  sessionInfos(): SessionInfo[] {
+    return [...this.deps.sessions()].map((s) => ({
+      id: s.id,
+      transport: s.kind,
+      ...(s.clientName ? { client: s.clientName } : {}),
+      ...(s.clientVersion ? { clientVersion: s.clientVersion } : {}),
+      openedAt: s.openedAt,
+      lastActivity: s.lastActivity,
+    }));
+  }
+
+  /** The whole hub at a glance (the `status` method, the tray). */
+  report(): Status {
+    const facts = this.deps.facts();
+    return {
+      version: facts.version,
+      endpoint: facts.endpoint,
+      dataDir: facts.dataDir,
+      configFile: facts.configFile,
+      paused: this.deps.config().settings.paused,
+      upstreams: this.listUpstreams(),
+      sessions: this.sessionInfos(),
+      tools: this.deps.catalog.toolCount(),
+    };
+  }
+
+  /** A server's tools as clients see them, with the tokens each schema costs in tools/list. */
+  async toolSummaries(id: string): Promise<ToolSummary[]> {
+    if (!this.deps.config().servers[id]) throw new ControlError('not_found', `No server with id "${id}"`, 'id');
+    const tools = this.deps.catalog.toolEntries().filter((t) => t.serverId === id);
+    return Promise.all(
+      tools.map(async (t) => ({
+        name: t.name,
+        original: t.original,
+        ...(t.exposed.description ? { description: t.exposed.description } : {}),
+        schemaTokens: await this.deps.countTokens(JSON.stringify(t.exposed)),
+      })),
+    );
+  }
 }

@@ -6,38 +6,43 @@
 import type { HandlerMap } from './control-handlers.js';
 import type { ToolExposure } from '../../../shared/api-policy.js';
 import { validatePolicies, withServerPolicy, withToolPolicy, type ServerPolicy, type ToolPolicy } from '../../../shared/policy.js';
-import { ControlError, type Hub } from '../hub.js';
 import { SERVER_CONFIG_FIELDS } from '../policy/policy-runtime.js';
+import { ControlError } from './control-error.js';
+import type { ControlParts } from './control-parts.js';
+
+/** What the policy handlers use of the control side. */
+type PolicyParts = Pick<ControlParts, 'control' | 'config' | 'upstreams' | 'policy' | 'catalog'>;
 
 /** Refuses a policy for one tool or server, checked on its own (a stale entry elsewhere never blocks a write). */
-function check(hub: Hub, candidate: { servers?: Record<string, ServerPolicy>; tools?: Record<string, Record<string, ToolPolicy>> }): void {
-  const result = validatePolicies({ servers: candidate.servers ?? {}, tools: candidate.tools ?? {} }, hub.policy.known(hub.upstreams));
+function check(parts: PolicyParts, candidate: { servers?: Record<string, ServerPolicy>; tools?: Record<string, Record<string, ToolPolicy>> }): void {
+  const result = validatePolicies({ servers: candidate.servers ?? {}, tools: candidate.tools ?? {} }, parts.policy.known(parts.upstreams));
   if (!result.ok) throw new ControlError('invalid', result.message, result.field);
 }
 
-function upstreamTool(hub: Hub, server: string, tool: string) {
-  return hub.upstreams.get(server)?.tools.find((t) => t.name === tool);
+function upstreamTool(parts: PolicyParts, server: string, tool: string) {
+  return parts.upstreams.get(server)?.tools.find((t) => t.name === tool);
 }
 
-function requireServer(hub: Hub, server: string): void {
-  if (!hub.config.servers[server]) {
-    const known = Object.keys(hub.config.servers).join(', ') || '(none)';
+function requireServer(parts: PolicyParts, server: string): void {
+  const servers = parts.config().servers;
+  if (!servers[server]) {
+    const known = Object.keys(servers).join(', ') || '(none)';
     throw new ControlError('invalid', `server: no server "${server}" is configured (configured: ${known})`, 'server');
   }
 }
 
-export function policyHandlers(hub: Hub): HandlerMap {
-  const effective = (server: string, tool: string) => hub.policy.effective(server, tool, upstreamTool(hub, server, tool));
+export function policyHandlers(parts: PolicyParts): HandlerMap {
+  const effective = (server: string, tool: string) => parts.policy.effective(server, tool, upstreamTool(parts, server, tool));
 
   async function setTool(server: string, tool: string, policy: ToolPolicy | undefined, what: string) {
-    if (policy && Object.keys(policy).length > 0) check(hub, { tools: { [server]: { [tool]: policy } } });
-    else requireServer(hub, server);
-    await hub.setPolicies(withToolPolicy(hub.config.policies, server, tool, policy), what, server);
+    if (policy && Object.keys(policy).length > 0) check(parts, { tools: { [server]: { [tool]: policy } } });
+    else requireServer(parts, server);
+    await parts.control.setPolicies(withToolPolicy(parts.config().policies, server, tool, policy), what, server);
     return effective(server, tool);
   }
 
   return {
-    'policies.get': () => ({ policies: hub.config.policies, defaults: hub.config.settings.policy }),
+    'policies.get': () => ({ policies: parts.config().policies, defaults: parts.config().settings.policy }),
 
     'policies.setTool': (req) => setTool(req.server, req.tool, req.policy, `policy of ${req.server}/${req.tool}`),
 
@@ -51,22 +56,23 @@ export function policyHandlers(hub: Hub): HandlerMap {
         if (policy[key] !== undefined) Object.assign(fields, { [key]: policy[key] });
         delete policy[key];
       }
-      check(hub, { servers: { [req.server]: { ...policy, ...fields } } });
-      const next = withServerPolicy(hub.config.policies, req.server, policy);
-      if (JSON.stringify(next) !== JSON.stringify(hub.config.policies)) await hub.setPolicies(next, `policy of server ${req.server}`, req.server);
-      if (Object.keys(fields).length > 0) await hub.setServerFields(req.server, fields);
-      return hub.policy.effective(req.server, undefined);
+      check(parts, { servers: { [req.server]: { ...policy, ...fields } } });
+      const next = withServerPolicy(parts.config().policies, req.server, policy);
+      if (JSON.stringify(next) !== JSON.stringify(parts.config().policies))
+        await parts.control.setPolicies(next, `policy of server ${req.server}`, req.server);
+      if (Object.keys(fields).length > 0) await parts.control.setServerFields(req.server, fields);
+      return parts.policy.effective(req.server, undefined);
     },
 
-    'policies.setDefaults': async (req) => (await hub.setSettings({ policy: req })).policy,
+    'policies.setDefaults': async (req) => (await parts.control.setSettings({ policy: req })).policy,
 
     'policies.effective': (req) => {
-      requireServer(hub, req.server);
+      requireServer(parts, req.server);
       return effective(req.server, req.tool);
     },
 
     'policies.exposure': (): ToolExposure[] =>
-      hub.catalog.toolEntries().map((e) => ({
+      parts.catalog.toolEntries().map((e) => ({
         server: e.serverId,
         tool: e.original,
         name: e.name,
@@ -74,8 +80,8 @@ export function policyHandlers(hub: Hub): HandlerMap {
         ...(e.reason ? { reason: e.reason } : {}),
       })),
 
-    'pins.pending': () => hub.policy.pins.pending(),
+    'pins.pending': () => parts.policy.pins.pending(),
 
-    'pins.approve': async (req) => ({ approved: await hub.approvePin(req.server, req.tool) }),
+    'pins.approve': async (req) => ({ approved: await parts.control.approvePin(req.server, req.tool) }),
   };
 }

@@ -4,17 +4,27 @@
  * `mcpServers` file, an older version) is backed up before the first write.
  */
 import { copyFile, readFile } from 'node:fs/promises';
-import { defaultConfig, parseConfig, serializeConfig, type Config } from '../../shared/config.js';
+import { defaultConfig, parseConfig, serializeConfig, type Config } from '../../../shared/config.js';
 import { AtomicFile } from './atomic-file.js';
 
 export class ConfigFile {
   #foreign = false;
   #backedUp = false;
   #latest: Config | undefined;
+  #current: Config | undefined;
   readonly #file: AtomicFile;
 
-  constructor(readonly path: string, private readonly now: () => Date = () => new Date()) {
+  constructor(
+    readonly path: string,
+    private readonly now: () => Date = () => new Date(),
+  ) {
     this.#file = new AtomicFile(path, () => serializeConfig(this.#latest!), { mode: 0o600, beforeWrite: () => this.#backupOnce() });
+  }
+
+  /** The config in force: the one loaded, then each one saved once it is on disk. */
+  get current(): Config {
+    if (!this.#current) throw new Error(`${this.path} has not been loaded`);
+    return this.#current;
   }
 
   /** Loads the config; a missing file gives the defaults. Throws ConfigError naming the field and file. */
@@ -23,18 +33,19 @@ export class ConfigFile {
     try {
       text = await readFile(this.path, 'utf8');
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return defaultConfig();
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return (this.#current = defaultConfig());
       throw err;
     }
     const { config, foreign } = parseConfig(text, this.path);
     this.#foreign = foreign;
-    return config;
+    return (this.#current = config);
   }
 
   /** Writes atomically (temp file + rename), one write at a time; the newest config saved wins. */
-  save(config: Config): Promise<void> {
+  async save(config: Config): Promise<void> {
     this.#latest = config;
-    return this.#file.save();
+    await this.#file.save();
+    this.#current = config;
   }
 
   /** A file that was not in Spillway's own form keeps a copy of its original before the first write. */

@@ -5,8 +5,8 @@ import { ErrorCode, type JSONRPCMessage, type RequestId } from '@modelcontextpro
 import { inlineSpooled, type SpoolTarget } from '../spill/raw-texts.js';
 import { buildChildEnv, type EnvLike } from './child-env.js';
 import { exitOf, forceKillChild, type ChildReaper } from './child-reaper.js';
-import { LineFramer, oversizedResponseId, type OversizedMessageError } from './line-framer.js';
-import { RawMessageSpool, type SpooledString } from './raw-spool.js';
+import { LineFramer, oversizedResponseId, type OversizedMessageError } from '../wire/line-framer.js';
+import { RawMessageSpool, type SpooledString } from '../wire/raw-spool.js';
 import { resolveSpawnCommand } from './spawn-command.js';
 import { StderrTail } from './stderr-tail.js';
 

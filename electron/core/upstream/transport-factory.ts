@@ -4,10 +4,9 @@
  * forwarded upstream.
  */
 import type { ServerConfig } from '../../../shared/config.js';
-import type { SpoolTarget } from '../spill/raw-texts.js';
 import type { ChildReaper } from './child-reaper.js';
 import type { EnvLike } from './child-env.js';
-import { StdioUpstreamTransport } from './stdio-transport.js';
+import { StdioUpstreamTransport, type StdioUpstreamOptions } from './stdio-transport.js';
 import type { UpstreamTransportHandle } from './upstream.js';
 
 export interface TransportFactoryOptions {
@@ -17,8 +16,8 @@ export interface TransportFactoryOptions {
   /** Resolved lazily once (GUI launches only). */
   loginShellPath?: () => Promise<string | undefined>;
   maxMessageBytes: () => number;
-  /** Where stdio upstreams stream multi-megabyte lines (see spill/raw-texts.ts). */
-  spool?: SpoolTarget;
+  /** Where stdio upstreams stream multi-megabyte lines (see StdioUpstreamOptions.spool). */
+  spool?: StdioUpstreamOptions['spool'];
 }
 
 export function createTransportFactory(options: TransportFactoryOptions) {

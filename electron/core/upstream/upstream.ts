@@ -25,6 +25,7 @@ import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/proto
 import type { ServerConfig } from '../../../shared/config.js';
 import type { UpstreamStatus } from '../../../shared/events.js';
 import { UpstreamStartError } from './stdio-transport.js';
+import { DirectToolCalls } from './direct-tool-calls.js';
 import { UpstreamClient } from './upstream-client.js';
 
 export interface UpstreamTransportHandle {
@@ -222,9 +223,9 @@ export class Upstream {
         if (generation !== this.#generation || this.#stopping) return;
         this.#onDropped(generation, this.#exitMessage('the server closed the connection'), retry);
       };
-      await client.connect(handle.transport, { timeout });
+      // Over stdio (one client per child) plain tools/call requests go straight onto the wire.
+      await client.connect(this.config.type === 'stdio' ? new DirectToolCalls(handle.transport) : handle.transport, { timeout });
       if (generation !== this.#generation) return;
-      if (this.config.type === 'stdio') client.sendToolCallsDirect();
       this.capabilities = client.getServerCapabilities();
       this.serverInfo = client.getServerVersion();
       await this.#loadLists(client);

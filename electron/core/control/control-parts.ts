@@ -1,0 +1,65 @@
+/**
+ * The control side of one hub: its operations, its status reports and the parts the contract's handlers
+ * read, each taken from the hub once here so that nothing in control/ holds the whole hub.
+ */
+import type { Config, Settings } from '../../../shared/config.js';
+import type { Catalog } from '../catalog/catalog.js';
+import type { Hub } from '../hub.js';
+import type { Ledger } from '../ledger/ledger.js';
+import type { EventLog } from '../log/event-log.js';
+import type { PolicyRuntime } from '../policy/policy-runtime.js';
+import type { SpillStore } from '../spill/spill-store.js';
+import type { Upstream } from '../upstream/upstream.js';
+import { HubControl } from './hub-control.js';
+import { HubStatus } from './hub-status.js';
+
+export interface ControlParts {
+  control: HubControl;
+  status: HubStatus;
+  config(): Config;
+  settings(): Settings;
+  upstreams: ReadonlyMap<string, Upstream>;
+  catalog: Catalog;
+  policy: PolicyRuntime;
+  events: EventLog;
+  spill: SpillStore;
+  ledger: Ledger;
+}
+
+/** Builds the control side of a hub. */
+export function controlParts(hub: Hub): ControlParts {
+  const config = () => hub.config;
+  const control = new HubControl({
+    config,
+    saveConfig: (next, what) => hub.saveConfig(next, what),
+    pool: hub.pool,
+    policy: hub.policy,
+    refreshCatalog: () => hub.refreshCatalog(),
+    emit: (event) => hub.emit(event),
+  });
+  const status = new HubStatus({
+    config,
+    upstreams: hub.pool,
+    sessions: () => hub.sessions.values(),
+    catalog: hub.catalog,
+    countTokens: (text) => hub.spill.counter.count(text),
+    facts: () => ({
+      version: hub.options.version,
+      endpoint: hub.url,
+      dataDir: hub.options.paths.dataDir,
+      configFile: hub.options.paths.configFile,
+    }),
+  });
+  return {
+    control,
+    status,
+    config,
+    settings: () => hub.settings,
+    upstreams: hub.pool,
+    catalog: hub.catalog,
+    policy: hub.policy,
+    events: hub.events,
+    spill: hub.spill.store,
+    ledger: hub.ledger,
+  };
+}
