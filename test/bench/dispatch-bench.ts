@@ -1,67 +1,54 @@
 /**
- * `npm run bench` (dispatch part, issue 5): tokens of the tools/list a client gets for server-everything +
- * server-filesystem + server-memory, every tool exposed directly vs dispatch-only (Spillway's own tools
- * plus spillway__dispatch). Counted with the same tokenizer as the ledger, in one run, as a ratio.
- * Runs alone too: `node --import tsx test/bench/dispatch-bench.ts`.
+ * Dispatch part (issue 5): tokens of the tools/list a client gets from `spillway serve` relaying
+ * server-everything + server-filesystem + server-memory, every tool exposed directly vs dispatch-only
+ * (Spillway's own tools plus spillway__dispatch). Counted with the ledger's tokenizer, as a ratio.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { TokenCounter } from '../../electron/core/tokens/token-counter.js';
-import { EVERYTHING, FILESYSTEM, MEMORY, NODE, startTestHub } from '../support/hub-harness.js';
+import type { ProcessGroup } from './bench-processes.js';
+import { builtTokenCounter } from './built-core.js';
+import { ratio } from './measure.js';
+import { NODE, ROOT, httpClient, startSpillway, untilListed } from './relays.js';
+import type { Report } from './report.js';
 
-export interface DispatchBenchResult {
-  servers: number;
-  upstreamTools: number;
-  direct: { tools: number; tokens: number };
-  dispatchOnly: { tools: number; tokens: number };
-  /** direct tokens / dispatch-only tokens. */
-  ratio: number;
-}
+const server = (pkg: string) => join(ROOT, 'node_modules/@modelcontextprotocol', pkg, 'dist/index.js');
 
-export async function dispatchBench(): Promise<DispatchBenchResult> {
-  const dir = await mkdtemp(join(tmpdir(), 'spillway-dispatch-bench-'));
-  const counter = new TokenCounter();
-  const t = await startTestHub({
-    version: 1,
-    servers: {
-      everything: { type: 'stdio', command: NODE, args: [EVERYTHING, 'stdio'] },
-      filesystem: { type: 'stdio', command: NODE, args: [FILESYSTEM, dir] },
-      memory: { type: 'stdio', command: NODE, args: [MEMORY], env: { MEMORY_FILE_PATH: join(dir, 'memory.jsonl') } },
-    },
-    settings: { port: 0 },
+export async function dispatchBench(g: ProcessGroup, tmp: string, report: Report): Promise<void> {
+  const dir = join(tmp, 'dispatch');
+  const hub = await startSpillway(g, join(dir, 'hub'), {
+    everything: { type: 'stdio', command: NODE, args: [server('server-everything'), 'stdio'] },
+    filesystem: { type: 'stdio', command: NODE, args: [server('server-filesystem'), dir] },
+    memory: { type: 'stdio', command: NODE, args: [server('server-memory')], env: { MEMORY_FILE_PATH: join(dir, 'memory.jsonl') } },
   });
+  const client = await httpClient(g, hub.url, hub.token);
+  for (const tool of ['everything__echo', 'filesystem__list_directory', 'memory__read_graph']) await untilListed(client, tool);
+
+  const TokenCounter = await builtTokenCounter();
+  const counter = new TokenCounter();
   try {
-    await Promise.all(['everything', 'filesystem', 'memory'].map((id) => t.waitForStatus(id, 'ready')));
-    const client = await t.connect();
-    const tokensOf = async () => {
+    const listed = async () => {
       const { tools } = await client.listTools();
-      return { tools: tools.length, tokens: await counter.count(JSON.stringify({ tools })) };
+      return { tools, tokens: await counter.count(JSON.stringify({ tools })) };
     };
-    const direct = await tokensOf();
-    const set = await t.api('policies.setDefaults', { dispatchOnly: true });
-    if (!set.ok) throw new Error(`policies.setDefaults failed: ${set.message}`);
-    const dispatchOnly = await tokensOf();
-    const result: DispatchBenchResult = {
-      servers: 3,
-      upstreamTools: t.hub.catalog.toolEntries().length,
-      direct,
-      dispatchOnly,
-      ratio: direct.tokens / dispatchOnly.tokens,
-    };
-    console.log('\ntools/list for server-everything + server-filesystem + server-memory (o200k tokens)');
-    console.log('| exposure | tools listed | tokens |');
-    console.log('|---|---|---|');
-    console.log(`| direct | ${direct.tools} | ${direct.tokens} |`);
-    console.log(`| dispatch-only | ${dispatchOnly.tools} | ${dispatchOnly.tokens} |`);
-    console.log(`direct / dispatch-only: ${result.ratio.toFixed(1)}x (${result.upstreamTools} upstream tools behind spillway__dispatch)`);
-    return result;
+    const direct = await listed();
+    const set = await fetch(`${new URL(hub.url).origin}/api/policies.setDefaults`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${hub.token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ dispatchOnly: true }),
+    });
+    const answer = (await set.json()) as { ok: boolean; message?: string };
+    if (!answer.ok) throw new Error(`policies.setDefaults failed: ${answer.message}`);
+    const dispatchOnly = await listed();
+    const upstream = direct.tools.filter((t) => !t.name.startsWith('spillway__')).length;
+    report.table(
+      'tools/list for server-everything + server-filesystem + server-memory (o200k tokens)',
+      ['exposure', 'tools listed', 'tokens', 'vs direct'],
+      [
+        ['direct', String(direct.tools.length), String(direct.tokens), '1.00x'],
+        ['dispatch-only', String(dispatchOnly.tools.length), String(dispatchOnly.tokens), ratio(dispatchOnly.tokens / direct.tokens)],
+      ],
+      [`direct / dispatch-only: ${(direct.tokens / dispatchOnly.tokens).toFixed(1)}x (${upstream} upstream tools behind spillway__dispatch)`],
+    );
   } finally {
-    await t.stop();
     await counter.close();
-    await rm(dir, { recursive: true, force: true });
   }
 }
-
-if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) await dispatchBench();
