@@ -1,7 +1,18 @@
 /** Control contract: one-click client configuration (issue 6). */
 import { z } from 'zod';
 
-export const CLIENT_IDS = ['claude-desktop', 'claude-code', 'cursor', 'vscode', 'windsurf', 'cline', 'zed', 'lm-studio', 'gemini-cli', 'codex'] as const;
+export const CLIENT_IDS = [
+  'claude-desktop',
+  'claude-code',
+  'cursor',
+  'vscode',
+  'windsurf',
+  'cline',
+  'zed',
+  'lm-studio',
+  'gemini-cli',
+  'codex',
+] as const;
 export const ClientIdSchema = z.enum(CLIENT_IDS);
 export type ClientIdName = z.infer<typeof ClientIdSchema>;
 
@@ -52,7 +63,14 @@ export const clientsApi = {
   /** The exact entry that would be written (secrets masked), for the user's consent. Writes nothing. */
   'clients.preview': {
     req: z.object({ id: ClientIdSchema, replace: z.array(z.string()).optional() }),
-    res: z.object({ file: z.string(), action: z.enum(['add', 'update', 'none']), entryText: z.string(), removes: z.array(z.string()), notes: z.array(z.string()), restartRequired: z.boolean() }),
+    res: z.object({
+      file: z.string(),
+      action: z.enum(['add', 'update', 'none']),
+      entryText: z.string(),
+      removes: z.array(z.string()),
+      notes: z.array(z.string()),
+      restartRequired: z.boolean(),
+    }),
   },
   'clients.connect': { req: idReq, res: ChangeResultSchema },
   'clients.disconnect': { req: idReq, res: ChangeResultSchema },
@@ -65,5 +83,8 @@ export const clientsApi = {
   /** Undoes Spillway's last write to that client's file, byte for byte. */
   'clients.restore': { req: idReq, res: z.object({ file: z.string(), deleted: z.boolean() }) },
   /** Checks every connected client's entry and repairs stale ones (with a backup). */
-  'clients.repair': { req: z.object({}).strict(), res: z.array(z.object({ id: ClientIdSchema, repaired: z.boolean(), restartHint: z.string().optional(), error: z.string().optional() })) },
+  'clients.repair': {
+    req: z.object({}).strict(),
+    res: z.array(z.object({ id: ClientIdSchema, repaired: z.boolean(), restartHint: z.string().optional(), error: z.string().optional() })),
+  },
 } as const;

@@ -62,8 +62,16 @@ export const SpillSettingsSchema = z.object({
   /** Tokens above which a result is spilled; null turns spilling off. */
   thresholdTokens: z.number().int().min(1).max(10_000_000).nullable().default(10_000),
   previewTokens: z.number().int().min(50).max(100_000).default(1_000),
-  ttlHours: z.number().positive().max(24 * 365).default(24),
-  quotaBytes: z.number().int().min(1024 * 1024).default(1024 * 1024 * 1024),
+  ttlHours: z
+    .number()
+    .positive()
+    .max(24 * 365)
+    .default(24),
+  quotaBytes: z
+    .number()
+    .int()
+    .min(1024 * 1024)
+    .default(1024 * 1024 * 1024),
 });
 
 /** How a secret setting is shown by settings.get; sent back unchanged in settings.set, it keeps the stored value. */
@@ -90,7 +98,11 @@ export const SettingsSchema = z.object({
   toolNameMaxLength: z.number().int().min(16).max(64).default(48),
   requestTimeoutMs: z.number().int().positive().max(3_600_000).default(60_000),
   /** Largest single upstream stdio message accepted (bytes). The SDK's own reader stops at 10 MiB. */
-  maxMessageBytes: z.number().int().min(1024 * 1024).default(256 * 1024 * 1024),
+  maxMessageBytes: z
+    .number()
+    .int()
+    .min(1024 * 1024)
+    .default(256 * 1024 * 1024),
   /** Days of rotated event-log files kept on disk. */
   logRetentionDays: z.number().int().min(1).max(365).default(14),
   tokenizer: z.enum(['o200k_base', 'cl100k_base']).default('o200k_base'),

@@ -121,11 +121,7 @@ export type HubEvent = z.infer<typeof HubEventSchema>;
 export type HubEventType = HubEvent['type'];
 
 /** An event before the log stamps it with seq and time. */
-export type HubEventInput = HubEvent extends infer E
-  ? E extends HubEvent
-    ? Omit<E, 'seq' | 'time'> & { time?: string }
-    : never
-  : never;
+export type HubEventInput = HubEvent extends infer E ? (E extends HubEvent ? Omit<E, 'seq' | 'time'> & { time?: string } : never) : never;
 
 export const EventFilterSchema = z.object({
   types: z.array(z.string()).optional(),

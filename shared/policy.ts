@@ -57,7 +57,12 @@ const resultFields = {
     .optional(),
   previewTokens: z.number().int().min(50, 'must be at least 50 tokens').max(100_000).optional(),
   /** Seconds a result is served from the cache; 0 turns caching off. */
-  cacheTtlSeconds: z.number().int().min(0, 'must not be negative (0 turns the cache off)').max(7 * 24 * 3600).optional(),
+  cacheTtlSeconds: z
+    .number()
+    .int()
+    .min(0, 'must not be negative (0 turns the cache off)')
+    .max(7 * 24 * 3600)
+    .optional(),
   /** Cache isError results too (off: a failed call is always retried). */
   cacheErrors: z.boolean().optional(),
   /** Per-call timeout (ms), reset by progress. */
@@ -145,7 +150,12 @@ export const GlobalPolicyDefaultsSchema = z.strictObject({
   /** Cache tools annotated readOnlyHint even without a per-tool TTL. */
   cacheReadOnlyTools: z.boolean().default(false),
   /** TTL used for readOnlyHint tools when cacheReadOnlyTools is on (and no TTL is set for them). */
-  readOnlyCacheTtlSeconds: z.number().int().min(1).max(7 * 24 * 3600).default(300),
+  readOnlyCacheTtlSeconds: z
+    .number()
+    .int()
+    .min(1)
+    .max(7 * 24 * 3600)
+    .default(300),
   /** Withhold tools whose name, description or schema changed until the user approves. */
   pinning: z.boolean().default(true),
 });

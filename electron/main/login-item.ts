@@ -22,7 +22,12 @@ export type LoginItemPlan =
   | { kind: 'autostart-file'; path: string; content: string | null };
 
 /** The command to register: the AppImage's own path when running from one (its execPath is a temp mount). */
-export function launchCommand(facts: { execPath: string; isPackaged: boolean; appPath: string; env: Readonly<Record<string, string | undefined>> }): string[] {
+export function launchCommand(facts: {
+  execPath: string;
+  isPackaged: boolean;
+  appPath: string;
+  env: Readonly<Record<string, string | undefined>>;
+}): string[] {
   if (facts.isPackaged) return [facts.env.APPIMAGE || facts.execPath];
   return [facts.execPath, facts.appPath];
 }

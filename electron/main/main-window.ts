@@ -123,8 +123,7 @@ export function hardenWebContents(contents: WebContents, location: RendererLocat
 
 /** Denies every permission (camera, notifications, ...) except clipboard writes from our own page. */
 export function restrictPermissions(location: RendererLocation): void {
-  const allowed = (permission: string, url: string | undefined) =>
-    permission === 'clipboard-sanitized-write' && isRendererUrl(location, url);
+  const allowed = (permission: string, url: string | undefined) => permission === 'clipboard-sanitized-write' && isRendererUrl(location, url);
   session.defaultSession.setPermissionRequestHandler((contents, permission, callback, details) => {
     callback(allowed(permission, details.requestingUrl ?? contents?.getURL()));
   });

@@ -9,9 +9,9 @@ import { dirname, join } from 'node:path';
 import { app, BrowserWindow, clipboard, dialog, ipcMain, shell } from 'electron';
 import Store from 'electron-store';
 import type { ApiResult } from '../../shared/api.js';
-import { createAppHub, type AppHub } from '../core/app-hub.js';
+import { createAppHub, type AppHub } from '../core/app/app-hub.js';
 import { attachSocketEndpoint, socketPathFor, type SocketEndpoint } from '../core/downstream/socket-endpoint.js';
-import { resolvePaths, APP_NAME, type AppPaths } from '../core/app-paths.js';
+import { resolvePaths, APP_NAME, type AppPaths } from '../core/files/app-paths.js';
 import { AppStateStore, APP_STATE_FILE_NAME } from './app-state.js';
 import { bindControlIpc, bridgeArgument } from './ipc-binding.js';
 import { launchCommand, launchedHidden, loginItemPlan, type LoginItemPlan } from './login-item.js';
@@ -138,7 +138,7 @@ async function run(dataDir: string): Promise<void> {
   };
   const startAtLoginSupported = platform === 'darwin' || platform === 'win32' || platform === 'linux';
   const trayState = (): TrayState => ({
-    status: appHub && !startError ? appHub.hub.status() : undefined,
+    status: appHub && !startError ? appHub.status.report() : undefined,
     startAtLogin: appState.read().startAtLogin,
     startAtLoginSupported,
     ...(startError ? { startError } : {}),

@@ -6,8 +6,7 @@
 
 /** Where the trusted renderer page lives: the built index.html (file://), or the Vite dev server. */
 export type RendererLocation =
-  | { kind: 'file'; url: string; /** Windows paths compare case-insensitively. */ caseInsensitive?: boolean }
-  | { kind: 'dev'; url: string };
+  { kind: 'file'; url: string; /** Windows paths compare case-insensitively. */ caseInsensitive?: boolean } | { kind: 'dev'; url: string };
 
 function parse(url: string): URL | undefined {
   try {

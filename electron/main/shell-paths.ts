@@ -7,7 +7,7 @@
  */
 import { join, posix, win32 } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { APP_NAME } from '../core/app-paths.js';
+import { APP_NAME } from '../core/files/app-paths.js';
 import type { RendererLocation } from './navigation-guard.js';
 
 export interface ShellFiles {

@@ -4,7 +4,17 @@
  */
 import { join } from 'node:path';
 import { Menu, nativeImage, Tray } from 'electron';
-import { runTrayAction, toMenuTemplate, trayIconFile, trayIconState, trayMenuModel, trayTooltip, type TrayEffects, type TrayIconState, type TrayState } from './tray-menu.js';
+import {
+  runTrayAction,
+  toMenuTemplate,
+  trayIconFile,
+  trayIconState,
+  trayMenuModel,
+  trayTooltip,
+  type TrayEffects,
+  type TrayIconState,
+  type TrayState,
+} from './tray-menu.js';
 
 export interface SystemTrayDeps {
   assetsDir: string;

@@ -92,9 +92,7 @@ export class Catalog {
   /** Rebuilds from the sources; returns which lists changed (for list_changed notifications). */
   rebuild(sources: CatalogSource[], options: CatalogOptions): { tools: boolean; resources: boolean; prompts: boolean } {
     const reserved = [...new Set([...options.ownTools().map((t) => t.name), ...(options.reservedNames ?? [])])];
-    const toolItems = sources.flatMap((s) =>
-      s.tools.map((tool) => ({ serverId: s.id, original: tool.name, prefix: s.prefix, tool })),
-    );
+    const toolItems = sources.flatMap((s) => s.tools.map((tool) => ({ serverId: s.id, original: tool.name, prefix: s.prefix, tool })));
     const assigned = assignNames(toolItems, options.maxLength, reserved);
     const tools = new Map<string, ToolEntry>();
     for (const [name, item] of [...assigned.names].sort(([a], [b]) => a.localeCompare(b))) {
@@ -119,9 +117,7 @@ export class Catalog {
         if (entry?.state === 'direct') tools.set(name, { ...entry, state: 'dispatch', reason: 'cap' });
       }
     }
-    const promptItems = sources.flatMap((s) =>
-      s.prompts.map((prompt) => ({ serverId: s.id, original: prompt.name, prefix: s.prefix, prompt })),
-    );
+    const promptItems = sources.flatMap((s) => s.prompts.map((prompt) => ({ serverId: s.id, original: prompt.name, prefix: s.prefix, prompt })));
     const promptNames = assignNames(promptItems, options.maxLength);
     const prompts = new Map<string, PromptEntry>();
     for (const [name, item] of [...promptNames.names].sort(([a], [b]) => a.localeCompare(b))) {

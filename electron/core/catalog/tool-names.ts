@@ -26,13 +26,7 @@ export interface NameOptions {
  * The exposed name of one upstream tool/prompt. A name that had to be changed (characters replaced or
  * shortened) gets a short hash of the original, so two originals can never end up with the same name.
  */
-export function exposedName(
-  serverId: string,
-  original: string,
-  options: NameOptions,
-  hashLength = HASH_LENGTH,
-  forceHash = false,
-): string {
+export function exposedName(serverId: string, original: string, options: NameOptions, hashLength = HASH_LENGTH, forceHash = false): string {
   const clean = sanitizeName(original) || 'tool';
   const full = options.prefix ? `${serverId}${NAME_SEPARATOR}${clean}` : clean;
   const changed = clean !== original;
@@ -70,10 +64,7 @@ export function assignNames<T extends NamedItem>(items: T[], maxLength: number, 
   const taken = new Set(reserved);
   const clashes: NameAssignment<T>['clashes'] = [];
   const ordered = [...items].sort(
-    (a, b) =>
-      Number(b.prefix) - Number(a.prefix) ||
-      a.serverId.localeCompare(b.serverId) ||
-      a.original.localeCompare(b.original),
+    (a, b) => Number(b.prefix) - Number(a.prefix) || a.serverId.localeCompare(b.serverId) || a.original.localeCompare(b.original),
   );
   for (const item of ordered) {
     let name = exposedName(item.serverId, item.original, { prefix: item.prefix, maxLength }, HASH_LENGTH);

@@ -3,14 +3,7 @@
  * ring for the live view, tells subscribers at once, and appends to daily JSON-lines files in the data
  * folder in the background, so history survives a restart and can be queried with the same filter.
  */
-import {
-  EventFilterSchema,
-  HubEventSchema,
-  matchesFilter,
-  type EventFilter,
-  type HubEvent,
-  type HubEventInput,
-} from '../../../shared/events.js';
+import { EventFilterSchema, HubEventSchema, matchesFilter, type EventFilter, type HubEvent, type HubEventInput } from '../../../shared/events.js';
 import { dayOf, daysBefore, lastJsonValueSync, listSegmentsSync, readJsonLines } from './journal-files.js';
 import { JsonlJournal } from './jsonl-journal.js';
 import { Ring } from './event-ring.js';

@@ -33,9 +33,7 @@ export function segmentFileName(name: string, day: string | undefined, index: nu
 
 /** Parses a file name of journal `name`; undefined for anything else in the folder. */
 export function parseSegmentFileName(name: string, daily: boolean, file: string): { day?: string; index: number } | undefined {
-  const re = daily
-    ? new RegExp(`^${name}-(\\d{4}-\\d{2}-\\d{2})(?:\\.(\\d+))?\\.jsonl$`)
-    : new RegExp(`^${name}(?:\\.(\\d+))?\\.jsonl$`);
+  const re = daily ? new RegExp(`^${name}-(\\d{4}-\\d{2}-\\d{2})(?:\\.(\\d+))?\\.jsonl$`) : new RegExp(`^${name}(?:\\.(\\d+))?\\.jsonl$`);
   const m = re.exec(file);
   if (!m) return undefined;
   if (daily) return { day: m[1], index: m[2] ? Number(m[2]) : 0 };

@@ -5,13 +5,7 @@
  */
 import { mkdir, open, unlink, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
-import {
-  assertJournalName,
-  dayOf,
-  listSegments,
-  segmentFileName,
-  type JournalSegment,
-} from './journal-files.js';
+import { assertJournalName, dayOf, listSegments, segmentFileName, type JournalSegment } from './journal-files.js';
 
 /** Default size at which a journal moves on to its next file. */
 export const DEFAULT_MAX_FILE_BYTES = 20 * 1024 * 1024;

@@ -14,7 +14,19 @@ const SENSITIVE_EXACT = new Set(['auth', 'authorization', 'proxyauthorization', 
  * Suffixes that make a key secret: `GITHUB_TOKEN`, `x-api-key`, `client_secret`, `DB_PASSWORD`.
  * `token` is a suffix only, so counters such as `tokensUpstream` or `maxTokens` stay readable.
  */
-const SENSITIVE_SUFFIXES = ['token', 'apikey', 'secret', 'password', 'passwd', 'passphrase', 'authorization', 'cookie', 'privatekey', 'credentials', 'credential'];
+const SENSITIVE_SUFFIXES = [
+  'token',
+  'apikey',
+  'secret',
+  'password',
+  'passwd',
+  'passphrase',
+  'authorization',
+  'cookie',
+  'privatekey',
+  'credentials',
+  'credential',
+];
 
 /** Fragments that make a key secret wherever they appear (`AWS_SECRET_ACCESS_KEY`, `passwordHash`). */
 const SENSITIVE_PARTS = ['secret', 'password', 'passwd', 'apikey'];

@@ -29,7 +29,11 @@ const RESERVED_LABELS = new Set(Object.values(PII_LABELS));
 
 /** The placeholder label of a custom pattern's name: `employee-id` → `EMPLOYEE_ID`. */
 export function customLabel(name: string): string {
-  return name.trim().toUpperCase().replace(/[^A-Z0-9]+/g, '_').replace(/^_+|_+$/g, '');
+  return name
+    .trim()
+    .toUpperCase()
+    .replace(/[^A-Z0-9]+/g, '_')
+    .replace(/^_+|_+$/g, '');
 }
 
 /**
