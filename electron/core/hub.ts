@@ -17,7 +17,7 @@ import { ConfigFile } from './files/config-file.js';
 import { FastToolCalls } from './downstream/fast-tool-calls.js';
 import { HttpEndpoint, type EndpointHooks } from './downstream/http-endpoint.js';
 import { Relay } from './call/relay.js';
-import type { OwnResources, OwnTool, ResultShaper } from './call/relay-contract.js';
+import type { OwnTool } from './call/relay-contract.js';
 import { catalogDispatch, type DispatchContext } from './policy/catalog-dispatch.js';
 import { DISPATCH_TOOL_NAME, type Dispatch } from './policy/dispatch-tool.js';
 import { PolicyRuntime } from './policy/policy-runtime.js';
@@ -75,13 +75,8 @@ export class Hub {
   readonly dispatch: Dispatch<DispatchContext>;
   readonly #configFile: ConfigFile;
   #token = '';
-  /** spillway__dispatch as an own tool (its description follows what is behind it). */
-  readonly #dispatchTool: OwnTool;
-  private readonly shaper: ResultShaper;
-  private readonly ownTools: OwnTool[];
-  private readonly ownResources: OwnResources | undefined;
-  private readonly handleOther: EndpointHooks['handleOther'];
-  private readonly authenticateClient: HubOptions['authenticateClient'];
+  /** The definitions of spill/'s own tools (read_result and the like), listed before every upstream tool. */
+  readonly #spillTools: Tool[];
   #rebuildQueued = false;
   readonly #usage: UsageRecords;
 
@@ -94,11 +89,8 @@ export class Hub {
     this.events = parts.events;
     this.ledger = parts.ledger;
     this.spill = parts.spill;
-    this.shaper = parts.spill.shaper;
-    this.ownTools = parts.spill.ownTools;
-    this.ownResources = parts.spill.ownResources;
-    this.handleOther = options.handleOther;
-    this.authenticateClient = options.authenticateClient;
+    this.#spillTools = parts.spill.ownTools.map((t) => t.tool);
+    const { handleOther, authenticateClient } = options;
     this.policy = new PolicyRuntime({
       config: () => this.config,
       pins: parts.pins,
@@ -112,7 +104,8 @@ export class Hub {
       counter: parts.spill.counter,
     });
     this.dispatch = dispatch;
-    this.#dispatchTool = ownTool;
+    // Every own tool the relay answers; dispatch is callable even while nothing is behind it.
+    const ownTools: OwnTool[] = [...parts.spill.ownTools, ownTool];
     this.#usage = new UsageRecords({
       ledger: this.ledger,
       counter: parts.spill.counter,
@@ -139,8 +132,8 @@ export class Hub {
       sessions: () => this.sessions.values(),
       settings: () => this.config.settings,
       emit: (e) => this.emit(e),
-      ownTools: () => [...this.ownTools, this.#dispatchTool],
-      ownResources: this.ownResources,
+      ownTools: () => ownTools,
+      ownResources: parts.spill.ownResources,
       shaper: parts.spill.shaper,
       spilled: parts.spill.store,
       counter: parts.spill.counter,
@@ -180,9 +173,9 @@ export class Hub {
       upstream: { clientInfo: { name: 'spillway', version: options.version }, ...options.upstream },
     });
     this.endpoint = new HttpEndpoint({
-      authenticate: (token) => (this.token && tokensEqual(token, this.token) ? {} : this.authenticateClient?.(token)),
+      authenticate: (token) => (this.token && tokensEqual(token, this.token) ? {} : authenticateClient?.(token)),
       createSession: (id, _clientId, kind) => this.#newSession(id, kind),
-      handleOther: (req, res, url) => this.handleOther?.(req, res, url) ?? Promise.resolve(false),
+      handleOther: (req, res, url) => handleOther?.(req, res, url) ?? Promise.resolve(false),
     });
   }
 
@@ -263,6 +256,9 @@ export class Hub {
     this.sessions.clear();
     await this.pool.stop();
     await this.reaper.killAll();
+    // A rebuild may have pinned new tools in the background: their write lands before the process may exit.
+    // A failed write was already logged by the pins.
+    await this.policy.pins.flush().catch(() => undefined);
     await this.spill.close();
     await this.ledger.close();
     await this.events.close();
@@ -303,10 +299,12 @@ export class Hub {
     return !this.config.settings.paused && v.action !== 'pass' && v.thresholdTokens !== null;
   }
 
-  /** Own tools as listed: read_result (and the like), plus dispatch when some tool is behind it. */
+  /**
+   * Own tools as listed: read_result (and the like), plus dispatch when some tool is behind it. Dispatch's
+   * definition is read each rebuild: its description names the servers behind it.
+   */
   #listedOwnTools(): Tool[] {
-    const own = this.ownTools.map((t) => t.tool);
-    return this.catalog.toolEntries('dispatch').length > 0 ? [...own, this.dispatch.tool] : own;
+    return this.catalog.toolEntries('dispatch').length > 0 ? [...this.#spillTools, this.dispatch.tool] : this.#spillTools;
   }
 
   #rebuild(): void {
@@ -332,7 +330,7 @@ export class Hub {
       mayRewriteResult: (id, tool) => this.#mayRewriteResult(id, tool),
       toolShape: (id, tool) => this.policy.shape(id, tool, withheld.get(id)?.has(tool.name) ?? false),
       // Dispatch joins the listed own tools once anything is capped, so it counts against the cap too.
-      capDirect: (direct) => this.policy.overCap(direct, this.ownTools.length + 1),
+      capDirect: (direct) => this.policy.overCap(direct, this.#spillTools.length + 1),
     });
     for (const clash of this.catalog.clashes) {
       this.emit({ type: 'log', level: 'error', server: clash.serverId, message: `Tool withheld: ${clash.reason}` });

@@ -5,20 +5,21 @@
 import type { Prompt, Resource, ResourceTemplate, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { UriTemplate } from '@modelcontextprotocol/sdk/shared/uriTemplate.js';
 import type { ToolExposure } from '../../../shared/api-policy.js';
-import { addCompressionFields, type ToolInputSchema } from '../compress/compression-fields.js';
-import { exposeTool, type ExposurePolicy } from '../policy/schema-rewrite.js';
 import { assignNames } from './tool-names.js';
 
 /** Where a tool is reachable: listed, behind spillway__dispatch, or not at all (hidden, withheld by a pin). */
 export type ToolState = ToolExposure['exposure'];
 export type ToolStateReason = NonNullable<ToolExposure['reason']>;
 
-/** What the policies make of one upstream tool. */
-export interface ToolShape extends ExposurePolicy {
+/**
+ * What the policies make of one upstream tool (policy/ decides; the catalog only places the result, so it
+ * imports neither policy/ nor compress/).
+ */
+export interface ToolShape {
   state: ToolState;
   reason?: ToolStateReason;
-  /** Add the optional `_spillway_goal` / `_spillway_bypass` arguments (tools whose action is 'compress'). */
-  compressionFields?: boolean;
+  /** The definition clients see, under the upstream's name (the catalog renames it); default: the upstream's. */
+  exposed?: Tool;
 }
 
 export interface CatalogSource {
@@ -66,7 +67,7 @@ export interface CatalogOptions {
   capDirect?: (direct: ToolEntry[]) => ReadonlySet<string>;
 }
 
-const AS_IS: ToolShape = { state: 'direct', description: null, hiddenParams: {} };
+const AS_IS: ToolShape = { state: 'direct' };
 
 export interface CatalogClash {
   serverId: string;
@@ -97,8 +98,7 @@ export class Catalog {
     const tools = new Map<string, ToolEntry>();
     for (const [name, item] of [...assigned.names].sort(([a], [b]) => a.localeCompare(b))) {
       const shape = options.toolShape?.(item.serverId, item.tool) ?? AS_IS;
-      const exposed = exposeTool({ ...item.tool, name }, shape);
-      if (shape.compressionFields) exposed.inputSchema = addCompressionFields(exposed.inputSchema as ToolInputSchema) as Tool['inputSchema'];
+      const exposed: Tool = { ...(shape.exposed ?? item.tool), name };
       if (exposed.outputSchema && options.mayRewriteResult(item.serverId, item.tool)) delete exposed.outputSchema;
       tools.set(name, {
         name,

@@ -8,10 +8,12 @@ import type { Config, ServerConfig } from '../../../shared/config.js';
 import type { HubEventInput } from '../../../shared/events.js';
 import type { EffectivePolicy, KnownServers, ServerPolicy } from '../../../shared/policy.js';
 import type { ToolEntry, ToolShape } from '../catalog/catalog.js';
+import { addCompressionFields } from '../compress/compression-fields.js';
 import { CallCache } from './call-cache.js';
 import { selectDirectTools } from './direct-tools.js';
 import { checkCustomPattern } from '../pii/custom-patterns.js';
 import { policyDefaults, resolvePolicy, resolveToolExtras, type CallPolicy } from './resolve.js';
+import { exposeTool } from './schema-rewrite.js';
 import type { ToolPins } from './tool-pins.js';
 
 /** The fields of a server policy that belong to its ServerConfig (their one source of truth). */
@@ -102,18 +104,16 @@ export class PolicyRuntime {
     return names;
   }
 
-  /** What one upstream tool becomes in the catalog. */
+  /** What one upstream tool becomes in the catalog: its state and the definition clients see. */
   shape(serverId: string, tool: Tool, withheld: boolean): ToolShape {
     const { values, sources } = this.effective(serverId, tool.name, tool);
-    const exposure = { description: values.description, hiddenParams: values.hiddenParams };
-    if (withheld) return { state: 'withheld', reason: 'pin', ...exposure };
-    if (values.hidden) return { state: 'hidden', reason: 'policy', ...exposure };
+    const exposed = exposeTool(tool, { description: values.description, hiddenParams: values.hiddenParams });
+    if (withheld) return { state: 'withheld', reason: 'pin', exposed };
+    if (values.hidden) return { state: 'hidden', reason: 'policy', exposed };
     // A tool whose results are condensed takes the optional _spillway_goal and _spillway_bypass arguments.
-    const compressionFields = values.action === 'compress';
-    if (values.exposure === 'dispatch') {
-      return { state: 'dispatch', reason: sources.exposure === 'default' ? 'dispatchOnly' : 'server', ...exposure, compressionFields };
-    }
-    return { state: 'direct', ...exposure, compressionFields };
+    if (values.action === 'compress') exposed.inputSchema = addCompressionFields(exposed.inputSchema);
+    if (values.exposure === 'dispatch') return { state: 'dispatch', reason: sources.exposure === 'default' ? 'dispatchOnly' : 'server', exposed };
+    return { state: 'direct', exposed };
   }
 
   /** The names past the cap on directly listed tools (the least used), given how many own tools are listed. */

@@ -2,11 +2,12 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { stat } from 'node:fs/promises';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ErrorCode, type JSONRPCMessage, type RequestId } from '@modelcontextprotocol/sdk/types.js';
-import { inlineSpooled, type SpoolTarget } from '../spill/raw-texts.js';
 import { buildChildEnv, type EnvLike } from './child-env.js';
 import { exitOf, forceKillChild, type ChildReaper } from './child-reaper.js';
 import { LineFramer, oversizedResponseId, type OversizedMessageError } from '../wire/line-framer.js';
 import { RawMessageSpool, type SpooledString } from '../wire/raw-spool.js';
+import { inlineSpooled } from '../wire/spooled-strings.js';
+import type { SpoolTarget } from '../wire/spool-target.js';
 import { resolveSpawnCommand } from './spawn-command.js';
 import { StderrTail } from './stderr-tail.js';
 
@@ -33,7 +34,7 @@ export interface StdioUpstreamOptions {
   killGraceMs?: number;
   /**
    * Where long lines stream to: a tool result's long texts stay on disk behind placeholders (adopted by
-   * the target, see spill/raw-texts.ts); any other message is read back whole before it is delivered.
+   * the target, e.g. spill/raw-texts.ts); any other message is read back whole before it is delivered.
    */
   spool?: SpoolTarget;
 }

@@ -6,7 +6,8 @@
 import type { ServerConfig } from '../../../shared/config.js';
 import type { ChildReaper } from './child-reaper.js';
 import type { EnvLike } from './child-env.js';
-import { StdioUpstreamTransport, type StdioUpstreamOptions } from './stdio-transport.js';
+import type { SpoolTarget } from '../wire/spool-target.js';
+import { StdioUpstreamTransport } from './stdio-transport.js';
 import type { UpstreamTransportHandle } from './upstream.js';
 
 export interface TransportFactoryOptions {
@@ -17,7 +18,7 @@ export interface TransportFactoryOptions {
   loginShellPath?: () => Promise<string | undefined>;
   maxMessageBytes: () => number;
   /** Where stdio upstreams stream multi-megabyte lines (see StdioUpstreamOptions.spool). */
-  spool?: StdioUpstreamOptions['spool'];
+  spool?: SpoolTarget;
 }
 
 export function createTransportFactory(options: TransportFactoryOptions) {

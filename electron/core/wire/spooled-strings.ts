@@ -1,0 +1,59 @@
+/**
+ * Walking a parsed message for the placeholders the raw spool (raw-spool.ts) left in place of its long
+ * strings, and putting the texts back.
+ */
+import { readFileSync, rmSync } from 'node:fs';
+import type { SpooledString } from './raw-spool.js';
+
+/**
+ * A message whose spooled texts nobody will adopt (anything but a tool result) as the upstream sent it:
+ * each placeholder replaced by its text, the files deleted. Synchronous, for a transport that delivers
+ * messages in order as they arrive; tool results take the asynchronous path of spill/raw-texts.ts instead.
+ */
+export function inlineSpooled<T>(message: T, strings: readonly SpooledString[]): T {
+  const texts = new Map<string, string>();
+  try {
+    for (const s of strings) texts.set(s.placeholder, readFileSync(s.path, 'utf8'));
+  } finally {
+    for (const s of strings) rmSync(s.path, { force: true });
+  }
+  return replaceStrings(message, (s) => texts.get(s)) as T;
+}
+
+/** Calls `visit` with every string in `value`, object keys included, at any depth. */
+export function visitStrings(value: unknown, visit: (s: string) => void): void {
+  if (typeof value === 'string') visit(value);
+  else if (Array.isArray(value)) for (const item of value) visitStrings(item, visit);
+  else if (value !== null && typeof value === 'object') {
+    for (const [key, item] of Object.entries(value)) {
+      visit(key);
+      visitStrings(item, visit);
+    }
+  }
+}
+
+/** A copy of `value` with the strings `swap` knows replaced (keys too); untouched branches are shared. */
+export function replaceStrings(value: unknown, swap: (s: string) => string | undefined): unknown {
+  if (typeof value === 'string') return swap(value) ?? value;
+  if (Array.isArray(value)) {
+    let changed = false;
+    const out = value.map((item) => {
+      const next = replaceStrings(item, swap);
+      if (next !== item) changed = true;
+      return next;
+    });
+    return changed ? out : value;
+  }
+  if (value !== null && typeof value === 'object') {
+    let changed = false;
+    const out: Record<string, unknown> = {};
+    for (const [key, item] of Object.entries(value)) {
+      const k = swap(key) ?? key;
+      const next = replaceStrings(item, swap);
+      if (next !== item || k !== key) changed = true;
+      out[k] = next;
+    }
+    return changed ? out : value;
+  }
+  return value;
+}
