@@ -32,7 +32,11 @@ async function hubApi(paths: AppPaths, config: Config): Promise<Call | undefined
   const token = await loadOrCreateToken(paths.tokenFile);
   const base = `http://127.0.0.1:${config.settings.port}/api/`;
   const call: Call = async (method, req) => {
-    const res = await fetch(base + method, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(req) });
+    const res = await fetch(base + method, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify(req),
+    });
     return (await res.json()) as ApiResult<unknown>;
   };
   try {
@@ -93,7 +97,12 @@ export async function clientsCommand(args: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
     args,
     allowPositionals: true,
-    options: { yes: { type: 'boolean', default: false }, replace: { type: 'boolean', default: false }, 'data-dir': { type: 'string' }, config: { type: 'string' } },
+    options: {
+      yes: { type: 'boolean', default: false },
+      replace: { type: 'boolean', default: false },
+      'data-dir': { type: 'string' },
+      config: { type: 'string' },
+    },
     strict: true,
   });
   const [verb, id, ...names] = positionals;
@@ -105,7 +114,11 @@ export async function clientsCommand(args: string[]): Promise<number> {
     console.error(`spillway: ${id ? `unknown client "${id}"` : 'a client id is needed'}\n${USAGE}`);
     return 2;
   }
-  const paths = resolvePaths({ dataDir: values['data-dir'], configFile: values.config, os: { home: homedir(), platform: process.platform, env: process.env } });
+  const paths = resolvePaths({
+    dataDir: values['data-dir'],
+    configFile: values.config,
+    os: { home: homedir(), platform: process.platform, env: process.env },
+  });
   const configFile = new ConfigFile(paths.configFile);
   const config = await configFile.load();
   const call = (await hubApi(paths, config)) ?? (await directApi(paths, configFile, config));
@@ -113,10 +126,22 @@ export async function clientsCommand(args: string[]): Promise<number> {
   try {
     switch (verb) {
       case 'list': {
-        const list = unwrap<{ id: string; displayName: string; state: string; installed: boolean; kind: string; configPath: string; servers: number; error?: string }[]>(await call('clients.list', {}));
+        const list = unwrap<
+          { id: string; displayName: string; state: string; installed: boolean; kind: string; configPath: string; servers: number; error?: string }[]
+        >(await call('clients.list', {}));
         for (const c of list) {
-          const state = c.error ? `error: ${c.error}` : !c.installed && c.state === 'absent' ? 'not installed' : c.state === 'absent' ? 'not connected' : c.state === 'current' ? 'connected' : c.state;
-          console.log(`${c.id.padEnd(15)} ${c.displayName.padEnd(16)} ${state.padEnd(14)} ${String(c.servers).padStart(2)} other servers  ${c.configPath}`);
+          const state = c.error
+            ? `error: ${c.error}`
+            : !c.installed && c.state === 'absent'
+              ? 'not installed'
+              : c.state === 'absent'
+                ? 'not connected'
+                : c.state === 'current'
+                  ? 'connected'
+                  : c.state;
+          console.log(
+            `${c.id.padEnd(15)} ${c.displayName.padEnd(16)} ${state.padEnd(14)} ${String(c.servers).padStart(2)} other servers  ${c.configPath}`,
+          );
         }
         return 0;
       }
@@ -133,7 +158,11 @@ export async function clientsCommand(args: string[]): Promise<number> {
           if (!(await confirm('Write it?', yes))) return 1;
         } else if (!(await confirm(`Remove Spillway's entry from ${id}'s config?`, yes))) return 1;
         const r = unwrap<{ file: string; changed: boolean; backup?: string; restartHint?: string }>(await call(`clients.${verb}`, { id }));
-        console.log(r.changed ? `${verb === 'connect' ? 'Connected' : 'Disconnected'}: ${r.file}${r.backup ? ` (backup ${r.backup})` : ''}` : `Nothing to change in ${r.file}.`);
+        console.log(
+          r.changed
+            ? `${verb === 'connect' ? 'Connected' : 'Disconnected'}: ${r.file}${r.backup ? ` (backup ${r.backup})` : ''}`
+            : `Nothing to change in ${r.file}.`,
+        );
         if (r.restartHint) console.log(r.restartHint);
         return 0;
       }

@@ -72,8 +72,20 @@ async function run(dataDir: string): Promise<void> {
   let socket: SocketEndpoint | undefined;
   let startError: string | undefined;
   try {
-    const bridge = bridgeLaunch({ execPath: process.execPath, isPackaged: app.isPackaged, resourcesPath: process.resourcesPath, appRoot: app.getAppPath(), platform });
-    appHub = await createAppHub({ paths, platform, env, useLoginShellPath: true, bridge: { ...bridge, args: [...bridge.args, '--data-dir', dataDir] } });
+    const bridge = bridgeLaunch({
+      execPath: process.execPath,
+      isPackaged: app.isPackaged,
+      resourcesPath: process.resourcesPath,
+      appRoot: app.getAppPath(),
+      platform,
+    });
+    appHub = await createAppHub({
+      paths,
+      platform,
+      env,
+      useLoginShellPath: true,
+      bridge: { ...bridge, args: [...bridge.args, '--data-dir', dataDir] },
+    });
     await appHub.hub.start();
     const hub = appHub.hub;
     // The bridge's local socket (Claude Desktop and other stdio clients reach the hub through it).

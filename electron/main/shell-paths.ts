@@ -76,7 +76,13 @@ export interface BridgeLaunch {
  * Packaged, the launcher is the copy electron-builder unpacked from app.asar (electron-builder.yml
  * asarUnpack), because a client's process resolves its imports on disk; in development it is the repo's.
  */
-export function bridgeLaunch(facts: { execPath: string; isPackaged: boolean; resourcesPath: string; appRoot: string; platform: NodeJS.Platform }): BridgeLaunch {
+export function bridgeLaunch(facts: {
+  execPath: string;
+  isPackaged: boolean;
+  resourcesPath: string;
+  appRoot: string;
+  platform: NodeJS.Platform;
+}): BridgeLaunch {
   const path = facts.platform === 'win32' ? win32 : posix;
   const script = facts.isPackaged
     ? path.join(facts.resourcesPath, 'app.asar.unpacked', 'electron', 'cli', 'spillway.js')

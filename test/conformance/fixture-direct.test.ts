@@ -19,13 +19,35 @@ const baseline = path.join(here, 'expected-failures.yml');
 
 /** The 30 scenarios of the suite's default `active` run, plus the two pending ones. */
 const ACTIVE = [
-  'server-initialize', 'logging-set-level', 'ping', 'completion-complete', 'tools-list',
-  'tools-call-simple-text', 'tools-call-image', 'tools-call-audio', 'tools-call-embedded-resource',
-  'tools-call-mixed-content', 'tools-call-with-logging', 'tools-call-error', 'tools-call-with-progress',
-  'tools-call-sampling', 'tools-call-elicitation', 'elicitation-sep1034-defaults', 'server-sse-multiple-streams',
-  'elicitation-sep1330-enums', 'resources-list', 'resources-read-text', 'resources-read-binary',
-  'resources-templates-read', 'resources-subscribe', 'resources-unsubscribe', 'prompts-list',
-  'prompts-get-simple', 'prompts-get-with-args', 'prompts-get-embedded-resource', 'prompts-get-with-image',
+  'server-initialize',
+  'logging-set-level',
+  'ping',
+  'completion-complete',
+  'tools-list',
+  'tools-call-simple-text',
+  'tools-call-image',
+  'tools-call-audio',
+  'tools-call-embedded-resource',
+  'tools-call-mixed-content',
+  'tools-call-with-logging',
+  'tools-call-error',
+  'tools-call-with-progress',
+  'tools-call-sampling',
+  'tools-call-elicitation',
+  'elicitation-sep1034-defaults',
+  'server-sse-multiple-streams',
+  'elicitation-sep1330-enums',
+  'resources-list',
+  'resources-read-text',
+  'resources-read-binary',
+  'resources-templates-read',
+  'resources-subscribe',
+  'resources-unsubscribe',
+  'prompts-list',
+  'prompts-get-simple',
+  'prompts-get-with-args',
+  'prompts-get-embedded-resource',
+  'prompts-get-with-image',
   'dns-rebinding-protection',
 ];
 
@@ -102,7 +124,10 @@ describe('conformance fixture over stdio', () => {
       const [content] = read.contents;
       expect('text' in content && JSON.parse(content.text)).toEqual({ id: '42', templateTest: true, data: 'Data for ID: 42' });
 
-      const completion = await client.complete({ ref: { type: 'ref/prompt', name: 'test_prompt_with_arguments' }, argument: { name: 'arg1', value: 'par' } });
+      const completion = await client.complete({
+        ref: { type: 'ref/prompt', name: 'test_prompt_with_arguments' },
+        argument: { name: 'arg1', value: 'par' },
+      });
       expect(completion.completion.values).toEqual(['paris', 'park', 'party']);
 
       // No sampling capability declared: the tool reports the failure as a result.

@@ -34,7 +34,9 @@ async function stopHub(): Promise<void> {
 /** Reads Spillway's entry back from the client's file, exactly as Claude Desktop would. */
 async function claudeDesktopEntry(): Promise<{ command: string; args: string[]; env?: Record<string, string> }> {
   const file = join(home, '.config', 'Claude', 'claude_desktop_config.json');
-  const json = JSON.parse(await readFile(file, 'utf8')) as { mcpServers: Record<string, { command: string; args: string[]; env?: Record<string, string> }> };
+  const json = JSON.parse(await readFile(file, 'utf8')) as {
+    mcpServers: Record<string, { command: string; args: string[]; env?: Record<string, string> }>;
+  };
   expect(Object.keys(json.mcpServers)).toEqual(['filesystem', 'spillway']);
   return json.mcpServers.spillway;
 }
@@ -120,9 +122,13 @@ describe('spillway bridge, spawned from the Claude Desktop entry', () => {
       let complete = 0;
       for (let run = 0; run < 3; run++) {
         const progress: number[] = [];
-        const long = await client.callTool({ name: 'everything__trigger-long-running-operation', arguments: { duration: 0.3, steps: 3 } }, undefined, {
-          onprogress: (p) => progress.push(p.progress),
-        });
+        const long = await client.callTool(
+          { name: 'everything__trigger-long-running-operation', arguments: { duration: 0.3, steps: 3 } },
+          undefined,
+          {
+            onprogress: (p) => progress.push(p.progress),
+          },
+        );
         expect(JSON.stringify(long.content)).toMatch(/completed/i);
         expect(progress.length).toBeGreaterThanOrEqual(2);
         if (progress.length === 3) complete++;
@@ -160,7 +166,10 @@ describe('spillway bridge, spawned from the Claude Desktop entry', () => {
       await toolListed(client, 'everything__echo');
       const again = await client.callTool({ name: 'everything__echo', arguments: { message: 'after the restart' } });
       expect(JSON.stringify(again.content)).toContain('after the restart');
-      const sampledAgain = await client.callTool({ name: 'everything__trigger-sampling-request', arguments: { prompt: 'still sampling', maxTokens: 10 } });
+      const sampledAgain = await client.callTool({
+        name: 'everything__trigger-sampling-request',
+        arguments: { prompt: 'still sampling', maxTokens: 10 },
+      });
       expect(JSON.stringify(sampledAgain.content)).toContain('still sampling');
       expect(stderr()).toMatch(/reconnecting/);
     } finally {
@@ -191,7 +200,12 @@ describe('spillway bridge, spawned from the Claude Desktop entry', () => {
       process.kill(pid, 'SIGTERM');
       for (let i = 0; i < 100 && alive(pid); i++) await new Promise((r) => setTimeout(r, 50));
     }
-    const transport = new StdioClientTransport({ command: NODE, args: [BIN, 'bridge', '--data-dir', dataDir, '--no-start'], stderr: 'pipe', env: { ...(process.env as Record<string, string>), SPILLWAY_BRIDGE_TIMEOUT_MS: '1000' } });
+    const transport = new StdioClientTransport({
+      command: NODE,
+      args: [BIN, 'bridge', '--data-dir', dataDir, '--no-start'],
+      stderr: 'pipe',
+      env: { ...(process.env as Record<string, string>), SPILLWAY_BRIDGE_TIMEOUT_MS: '1000' },
+    });
     let stderr = '';
     transport.stderr?.on('data', (c: Buffer) => (stderr += c.toString('utf8')));
     const client = new Client({ name: 'claude-ai', version: '1' });
@@ -208,13 +222,19 @@ describe('spillway bridge, last guards and fallback', () => {
     // Spilling off: the hub passes the whole result on, so only the bridge's own guard stands in the way.
     await writeFile(
       join(dir, 'config.json'),
-      JSON.stringify({ version: 1, servers: { big: { type: 'stdio', command: NODE, args: [fixture('big-result-server.mjs')] } }, settings: { port: 0, spill: { thresholdTokens: null } } }),
+      JSON.stringify({
+        version: 1,
+        servers: { big: { type: 'stdio', command: NODE, args: [fixture('big-result-server.mjs')] } },
+        settings: { port: 0, spill: { thresholdTokens: null } },
+      }),
     );
     const bigHub = await spawnUntil(NODE, [BIN, 'serve', '--data-dir', dir, '--port', '0'], LISTENING);
     const clients: Client[] = [];
     const open = async (args: string[]) => {
       const client = new Client({ name: 'claude-ai', version: '1' });
-      await client.connect(new StdioClientTransport({ command: NODE, args: [BIN, 'bridge', '--data-dir', dir, '--no-start', ...args], stderr: 'ignore' }));
+      await client.connect(
+        new StdioClientTransport({ command: NODE, args: [BIN, 'bridge', '--data-dir', dir, '--no-start', ...args], stderr: 'ignore' }),
+      );
       clients.push(client);
       await toolListed(client, 'big__ping');
       return client;
@@ -248,9 +268,9 @@ describe('spillway bridge, last guards and fallback', () => {
       // A wrong token is refused by the hub; the bridge says so and ends instead of retrying forever.
       const wrong = new Client({ name: 'claude-ai', version: '1' });
       const env = { ...(process.env as Record<string, string>), SPILLWAY_TOKEN: 'not-the-token-of-this-hub' };
-      await expect(wrong.connect(new StdioClientTransport({ command: NODE, args: [BIN, 'bridge', '--data-dir', dir, '--no-start'], env, stderr: 'ignore' }))).rejects.toThrow(
-        /refused the bridge: .*wrong token/,
-      );
+      await expect(
+        wrong.connect(new StdioClientTransport({ command: NODE, args: [BIN, 'bridge', '--data-dir', dir, '--no-start'], env, stderr: 'ignore' })),
+      ).rejects.toThrow(/refused the bridge: .*wrong token/);
       await wrong.close().catch(() => undefined);
     } finally {
       await Promise.all(clients.map((c) => c.close().catch(() => undefined)));

@@ -16,7 +16,8 @@ const BIN = join(ROOT, 'electron/cli/spillway.js');
 let home: string;
 let dataDir: string;
 const cursorFile = () => join(home, '.cursor', 'mcp.json');
-const ORIGINAL = '// my servers\n{\n  "mcpServers": {\n    "files": { "command": "npx", "args": ["-y", "@modelcontextprotocol/server-filesystem", "/tmp"] }\n  }\n}\n';
+const ORIGINAL =
+  '// my servers\n{\n  "mcpServers": {\n    "files": { "command": "npx", "args": ["-y", "@modelcontextprotocol/server-filesystem", "/tmp"] }\n  }\n}\n';
 
 function run(args: string[]) {
   // Port 9 (discard) has no hub: the command works on the files directly.

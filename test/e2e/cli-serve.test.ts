@@ -40,18 +40,28 @@ describe('spillway serve', () => {
     const config = join(dir, 'claude_desktop_config.json');
     const original = JSON.stringify({ mcpServers: { everything: { command: NODE, args: [EVERYTHING, 'stdio'] } } }, null, 2);
     await writeFile(config, original);
-    const hub = await spawnUntil(NODE, [BIN, 'serve', '--config', config, '--data-dir', dir, '--port', '0'], /Spillway listening on (http:\/\/127\.0\.0\.1:(\d+)\/mcp)/);
+    const hub = await spawnUntil(
+      NODE,
+      [BIN, 'serve', '--config', config, '--data-dir', dir, '--port', '0'],
+      /Spillway listening on (http:\/\/127\.0\.0\.1:(\d+)\/mcp)/,
+    );
     try {
       const token = (await readFile(join(dir, 'token'), 'utf8')).trim();
       const tokenCmd = await run(['token', '--data-dir', dir]);
       expect(tokenCmd.out.trim()).toBe(token);
 
       const client = new Client({ name: 'cli-test', version: '1' });
-      await client.connect(new StreamableHTTPClientTransport(new URL(hub.match[1]), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
+      await client.connect(
+        new StreamableHTTPClientTransport(new URL(hub.match[1]), { requestInit: { headers: { authorization: `Bearer ${token}` } } }),
+      );
       // initialize is answered at once; the upstream comes up in the background.
       let names: string[] = [];
       const status = async () => {
-        const res = await fetch(`http://127.0.0.1:${hub.match[2]}/api/upstreams.list`, { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: '{}' });
+        const res = await fetch(`http://127.0.0.1:${hub.match[2]}/api/upstreams.list`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${token}` },
+          body: '{}',
+        });
         return (await res.json()) as { value: { id: string; status: string }[] };
       };
       for (let i = 0; i < 200 && (await status()).value[0]?.status !== 'ready'; i++) await new Promise((r) => setImmediate(r));

@@ -104,12 +104,18 @@ describe('the app in Chromium against the real hub', () => {
     await row.waitFor();
     await row.click();
     const details = page.getByRole('region', { name: echoName });
-    await details.getByLabel('Spilled original').getByText(/line 0 of a long tool result/).waitFor();
+    await details
+      .getByLabel('Spilled original')
+      .getByText(/line 0 of a long tool result/)
+      .waitFor();
     expect(await details.getByLabel('Arguments').textContent()).toContain('line 0 of a long tool result');
     await saveScreenshot(page, 'activity-call-details');
 
     await openSection(page, 'Savings');
-    await page.getByRole('region', { name: 'By tool' }).getByText(/everything · echo/).waitFor();
+    await page
+      .getByRole('region', { name: 'By tool' })
+      .getByText(/everything · echo/)
+      .waitFor();
     const allTime = page.getByRole('region', { name: 'All time' });
     const saved = await allTime.locator('.big').textContent();
     expect(saved).not.toMatch(/^0 /);

@@ -15,14 +15,18 @@ let hub: TestHub;
 let home: string;
 const cursorFile = () => join(home, '.cursor', 'mcp.json');
 const claudeFile = () => join(home, '.config', 'Claude', 'claude_desktop_config.json');
-const CURSOR_ORIGINAL = '{\n  "mcpServers": {\n    "github": { "url": "https://api.example.com/mcp", "headers": { "Authorization": "Bearer gh-secret" } }\n  }\n}\n';
+const CURSOR_ORIGINAL =
+  '{\n  "mcpServers": {\n    "github": { "url": "https://api.example.com/mcp", "headers": { "Authorization": "Bearer gh-secret" } }\n  }\n}\n';
 
 beforeAll(async () => {
   home = await mkdtemp(join(tmpdir(), 'spillway-home-'));
   await mkdir(join(home, '.cursor'), { recursive: true });
   await writeFile(cursorFile(), CURSOR_ORIGINAL);
   await mkdir(join(home, '.config', 'Claude'), { recursive: true });
-  await writeFile(claudeFile(), JSON.stringify({ mcpServers: { everything: { command: NODE, args: [EVERYTHING, 'stdio'] } }, theme: 'dark' }, null, 2));
+  await writeFile(
+    claudeFile(),
+    JSON.stringify({ mcpServers: { everything: { command: NODE, args: [EVERYTHING, 'stdio'] } }, theme: 'dark' }, null, 2),
+  );
   hub = await startTestHub(
     { mcpServers: { fx: nodeServer(fixture('fixture-server.mjs')) } },
     { clientOs: { home, platform: 'linux', env: { HOME: home } } },
@@ -86,7 +90,13 @@ describe('clients through the control API', () => {
     const before = await readFile(claudeFile(), 'utf8');
     const candidates = (await hub.api<{ name: string; alreadyImported: boolean }[]>('clients.importCandidates', { id: 'claude-desktop' })).value!;
     expect(candidates).toEqual([expect.objectContaining({ name: 'everything', alreadyImported: false })]);
-    const r = (await hub.api<{ imported: string[]; change?: { file: string } }>('clients.import', { id: 'claude-desktop', names: ['everything'], replace: true })).value!;
+    const r = (
+      await hub.api<{ imported: string[]; change?: { file: string } }>('clients.import', {
+        id: 'claude-desktop',
+        names: ['everything'],
+        replace: true,
+      })
+    ).value!;
     expect(r.imported).toEqual(['everything']);
     await hub.waitForStatus('everything', 'ready');
     const written = JSON.parse(await readFile(claudeFile(), 'utf8'));

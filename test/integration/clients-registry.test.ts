@@ -213,10 +213,7 @@ describe('concurrent edits (Claude Code rewrites ~/.claude.json while running)',
         calls++;
         if (calls === 1) {
           // Claude Code writes between our read and our write.
-          return (
-            writeFileSyncForTest(file, '{\n  "numStartups": 2,\n  "mcpServers": {}\n}\n'),
-            applyConnect(def, text, file, HTTP).text
-          );
+          return (writeFileSyncForTest(file, '{\n  "numStartups": 2,\n  "mcpServers": {}\n}\n'), applyConnect(def, text, file, HTTP).text);
         }
         return applyConnect(def, text, file, HTTP).text;
       },

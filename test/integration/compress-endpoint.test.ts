@@ -71,7 +71,9 @@ describe('compressResult against a chat-completions server', () => {
     expect(out.ok).toBe(true);
     if (!out.ok) return;
     const [header, hint, rule, body] = out.text.split('\n');
-    expect(header).toBe(`[Compressed: ${proseTokens.toLocaleString('en-US')} → ${out.bodyTokens} tokens, strategy: text, original: spill abcd2345efgh]`);
+    expect(header).toBe(
+      `[Compressed: ${proseTokens.toLocaleString('en-US')} → ${out.bodyTokens} tokens, strategy: text, original: spill abcd2345efgh]`,
+    );
     expect(proseTokens).toBeGreaterThan(1000);
     expect(hint).toContain('spillway__read_result');
     expect(hint).toContain('"handle":"abcd2345efgh"');
@@ -95,7 +97,13 @@ describe('compressResult against a chat-completions server', () => {
   it('detects the strategy when no content type is given, and sends the goal and instructions', async () => {
     const json = JSON.stringify({ items: Array.from({ length: 400 }, (_, i) => ({ id: i, name: `item ${i}`, tags: ['a', 'b'] })) }, null, 1);
     const out = await compressResult(
-      input({ text: json, contentType: undefined, originalTokens: await counter.count(json), goal: 'ids of items tagged b', customInstructions: 'Keep ids.' }),
+      input({
+        text: json,
+        contentType: undefined,
+        originalTokens: await counter.count(json),
+        goal: 'ids of items tagged b',
+        customInstructions: 'Keep ids.',
+      }),
       { client: createChatClient(config()), counter },
     );
     expect(out.ok && out.strategy).toBe('json');
@@ -116,14 +124,20 @@ describe('compressResult against a chat-completions server', () => {
 
   it('masked text reaches the model with placeholders, and the caller gets the originals back', async () => {
     const text = 'Customer jane.doe@example.com (phone +44 20 7946 0958, card 4111 1111 1111 1111) wrote to bob@corp.example.org. ' + prose;
-    const out = await compressResult(input({ text, originalTokens: await counter.count(text) }), { client: createChatClient(config()), counter, masker: createMasker() });
+    const out = await compressResult(input({ text, originalTokens: await counter.count(text) }), {
+      client: createChatClient(config()),
+      counter,
+      masker: createMasker(),
+    });
     expect(out.ok).toBe(true);
     if (!out.ok) return;
     expect(out.masked).toEqual({ EMAIL: 2, PHONE: 1, CREDIT_CARD: 1 });
     const sent = JSON.stringify(await recorded());
     for (const original of ['jane.doe@example.com', '7946 0958', '4111 1111 1111 1111', 'bob@corp.example.org']) expect(sent).not.toContain(original);
     expect(sent).toContain('Customer [EMAIL_1] (phone [PHONE_1], card [CREDIT_CARD_1]) wrote to [EMAIL_2].');
-    expect(out.text).toContain('[text] Customer jane.doe@example.com (phone +44 20 7946 0958, card 4111 1111 1111 1111) wrote to bob@corp.example.org.');
+    expect(out.text).toContain(
+      '[text] Customer jane.doe@example.com (phone +44 20 7946 0958, card 4111 1111 1111 1111) wrote to bob@corp.example.org.',
+    );
   });
 
   it('a second identical call is answered from the cache: no second request', async () => {
@@ -200,7 +214,10 @@ describe('failures come back as errors, never thrown', () => {
 
   it('HTTP 500, by model name and by the control endpoint', async () => {
     const out = await compressResult(input(), { client: createChatClient(config('fake-error')), counter });
-    expect(out).toEqual({ ok: false, error: { kind: 'http', status: 500, message: 'the endpoint answered HTTP 500: The server had an error while processing your request.' } });
+    expect(out).toEqual({
+      ok: false,
+      error: { kind: 'http', status: 500, message: 'the endpoint answered HTTP 500: The server had an error while processing your request.' },
+    });
     await fetch(`${root}/control`, { method: 'POST', body: JSON.stringify({ mode: 'error' }) });
     const again = await compressResult(input(), { client: createChatClient(config()), counter });
     expect(!again.ok && again.error.status).toBe(500);

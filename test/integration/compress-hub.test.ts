@@ -41,7 +41,10 @@ describe('compression through the endpoint', () => {
 
   const requests = async (): Promise<LlmRequest[]> => (await fetch(`${llmRoot}/requests`)).json() as Promise<LlmRequest[]>;
   const recorded = async (): Promise<Array<{ tool: string; arguments: Record<string, unknown> }>> =>
-    (await readFile(recordFile, 'utf8')).trim().split('\n').map((l) => JSON.parse(l));
+    (await readFile(recordFile, 'utf8'))
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
   const call = async (name: string, args: Record<string, unknown>) => (await client.callTool({ name, arguments: args })) as CallToolResult;
   /** Calls a tool and returns its result with the hub's call.finished event. */
   const callWithEvent = async (name: string, args: Record<string, unknown>) => {

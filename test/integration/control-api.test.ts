@@ -29,7 +29,10 @@ describe('control API', () => {
   it('adds an upstream: it starts alone, persists, and clients hear list_changed', async () => {
     const fxPid = hub.hub.pool.get('fx')!.pid;
     const changed = listChanged();
-    const r = await hub.api<{ id: string }>('upstreams.add', { name: 'Everything Server', config: { type: 'stdio', ...nodeServer(EVERYTHING, ['stdio']) } });
+    const r = await hub.api<{ id: string }>('upstreams.add', {
+      name: 'Everything Server',
+      config: { type: 'stdio', ...nodeServer(EVERYTHING, ['stdio']) },
+    });
     expect(r).toEqual({ ok: true, value: { id: 'everything-server' } });
     await hub.waitForStatus('everything-server', 'ready');
     await changed;
@@ -57,7 +60,9 @@ describe('control API', () => {
   });
 
   it('tests a config without saving it', async () => {
-    const r = await hub.api<{ ok: boolean; tools: { name: string }[] }>('upstreams.test', { config: { type: 'stdio', ...nodeServer(fixture('fixture-server.mjs')) } });
+    const r = await hub.api<{ ok: boolean; tools: { name: string }[] }>('upstreams.test', {
+      config: { type: 'stdio', ...nodeServer(fixture('fixture-server.mjs')) },
+    });
     expect(r.value!.ok).toBe(true);
     expect(r.value!.tools.map((t) => t.name)).toContain('add');
     const bad = await hub.api<{ ok: boolean; error: string }>('upstreams.test', { config: { type: 'stdio', command: 'no-such-binary-spillway' } });
@@ -94,10 +99,14 @@ describe('control API', () => {
   });
 
   it('reads and writes settings, refusing a bad value with the field named', async () => {
-    const r = await hub.api<{ spill: { thresholdTokens: number } }>('settings.set', { spill: { action: 'spill', thresholdTokens: 5000, previewTokens: 500, ttlHours: 24, quotaBytes: 1 << 30 } });
+    const r = await hub.api<{ spill: { thresholdTokens: number } }>('settings.set', {
+      spill: { action: 'spill', thresholdTokens: 5000, previewTokens: 500, ttlHours: 24, quotaBytes: 1 << 30 },
+    });
     expect(r.value!.spill.thresholdTokens).toBe(5000);
     // A partial patch changes only what it names.
-    const partial = await hub.api<{ port: number; spill: { thresholdTokens: number; previewTokens: number } }>('settings.set', { spill: { previewTokens: 700 } });
+    const partial = await hub.api<{ port: number; spill: { thresholdTokens: number; previewTokens: number } }>('settings.set', {
+      spill: { previewTokens: 700 },
+    });
     expect(partial.value!.spill).toMatchObject({ thresholdTokens: 5000, previewTokens: 700 });
     const bad = await hub.api('settings.set', { spill: { thresholdTokens: -1 } });
     expect(bad).toMatchObject({ ok: false, code: 'invalid', field: 'spill.thresholdTokens' });

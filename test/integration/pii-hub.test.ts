@@ -34,7 +34,10 @@ describe('PII masking through the endpoint', () => {
   let recordFile: string;
 
   const recorded = async (): Promise<Array<{ tool: string; arguments: Record<string, unknown> }>> =>
-    (await readFile(recordFile, 'utf8')).trim().split('\n').map((l) => JSON.parse(l));
+    (await readFile(recordFile, 'utf8'))
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
   const call = async (name: string, args: Record<string, unknown>) => (await client.callTool({ name, arguments: args })) as CallToolResult;
 
   beforeAll(async () => {

@@ -37,7 +37,9 @@ describe('ToolPins', () => {
     expect(pins.check('everything', echo)).toBe('new');
     expect(pins.check('everything', echo)).toBe('same');
     // Key order in the schema does not change the hash.
-    expect(pins.check('everything', { ...echo, inputSchema: { required: ['message'], properties: echo.inputSchema.properties, type: 'object' } })).toBe('same');
+    expect(
+      pins.check('everything', { ...echo, inputSchema: { required: ['message'], properties: echo.inputSchema.properties, type: 'object' } }),
+    ).toBe('same');
     // The same tool name on another server is pinned separately.
     expect(pins.check('other', echo)).toBe('new');
     await pins.flush();

@@ -17,7 +17,10 @@ let endpoint: SocketEndpoint;
 
 beforeAll(async () => {
   hub = await startTestHub({ mcpServers: { everything: nodeServer(EVERYTHING, ['stdio']) } });
-  endpoint = await attachSocketEndpoint(hub.hub, { path: socketPathFor({ dataDir: hub.dir, platform: process.platform }), platform: process.platform });
+  endpoint = await attachSocketEndpoint(hub.hub, {
+    path: socketPathFor({ dataDir: hub.dir, platform: process.platform }),
+    platform: process.platform,
+  });
   await hub.waitForStatus('everything', 'ready');
 });
 
@@ -49,6 +52,7 @@ function rawClient(path: string) {
     send: (value: unknown) => socket.write(`${typeof value === 'string' ? value : JSON.stringify(value)}\n`),
     next: () => new Promise<string>((resolve) => (lines.length > 0 ? resolve(lines.shift()!) : waiters.push(resolve))),
     json: async function (this: { next(): Promise<string> }) {
+      // eslint-disable-next-line @typescript-eslint/no-explicit-any -- answers are read by path in the assertions
       return JSON.parse(await this.next()) as Record<string, any>;
     },
   };
@@ -114,7 +118,11 @@ describe('bridge socket endpoint', () => {
   it.runIf(unix)('replaces a stale socket file left by a crash, and refuses a path that is not a socket', async () => {
     const path = join(hub.dir, 'stale.sock');
     // A real crash: a process listening on the path is killed, and its socket file stays behind.
-    const crashed = await spawnUntil(NODE, ['-e', `require('node:net').createServer().listen(${JSON.stringify(path)}, () => console.log('listening'))`], /listening/);
+    const crashed = await spawnUntil(
+      NODE,
+      ['-e', `require('node:net').createServer().listen(${JSON.stringify(path)}, () => console.log('listening'))`],
+      /listening/,
+    );
     crashed.child.kill('SIGKILL');
     await once(crashed.child, 'exit');
     expect((await stat(path)).isSocket()).toBe(true);

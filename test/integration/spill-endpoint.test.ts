@@ -15,12 +15,19 @@ let client: Client;
 let fsRoot: string;
 const LINES = 60_000;
 
-const textOf = (r: Record<string, unknown>) => (r.content as { type: string; text?: string }[]).filter((c) => c.type === 'text').map((c) => c.text).join('\n');
+const textOf = (r: Record<string, unknown>) =>
+  (r.content as { type: string; text?: string }[])
+    .filter((c) => c.type === 'text')
+    .map((c) => c.text)
+    .join('\n');
 const handleOf = (r: Record<string, unknown>) => (r._meta as Record<string, string>)['spillway/handle'];
 
 beforeAll(async () => {
   fsRoot = await mkdtemp(join(tmpdir(), 'spillway-spill-fs-'));
-  const lines = Array.from({ length: LINES }, (_, i) => `line ${i + 1}: ${i % 1000 === 0 ? 'NEEDLE ' : ''}the log of a busy service, status=ok latency=${i % 97}ms`);
+  const lines = Array.from(
+    { length: LINES },
+    (_, i) => `line ${i + 1}: ${i % 1000 === 0 ? 'NEEDLE ' : ''}the log of a busy service, status=ok latency=${i % 97}ms`,
+  );
   await writeFile(join(fsRoot, 'big.log'), lines.join('\n'));
   hub = await startTestHub({
     version: 1,
@@ -55,7 +62,9 @@ describe('spilling through the endpoint', () => {
   });
 
   it('reads back with grep, slice and stat', async () => {
-    const grep = textOf(await client.callTool({ name: 'spillway__read_result', arguments: { handle, op: 'grep', pattern: 'needle', maxMatches: 100 } }));
+    const grep = textOf(
+      await client.callTool({ name: 'spillway__read_result', arguments: { handle, op: 'grep', pattern: 'needle', maxMatches: 100 } }),
+    );
     expect(grep).toContain('line 1001: NEEDLE');
     expect(grep).toContain('line 59001: NEEDLE');
     const slice = textOf(await client.callTool({ name: 'spillway__read_result', arguments: { handle, op: 'slice', start: 30_000, end: 30_002 } }));
@@ -90,7 +99,12 @@ describe('spilling through the endpoint', () => {
     const { tools } = await client.listTools();
     expect(tools.find((t) => t.name === 'fx__big_structured')?.outputSchema).toBeUndefined();
     const small = await client.callTool({ name: 'fx__big_structured', arguments: { count: 2 } });
-    expect(small.structuredContent).toEqual({ rows: [{ id: 0, label: 'row number 0 with some words' }, { id: 1, label: 'row number 1 with some words' }] });
+    expect(small.structuredContent).toEqual({
+      rows: [
+        { id: 0, label: 'row number 0 with some words' },
+        { id: 1, label: 'row number 1 with some words' },
+      ],
+    });
     const big = await client.callTool({ name: 'fx__big_structured', arguments: { count: 20_000 } });
     expect(big.isError).toBeFalsy();
     expect(big.structuredContent).toBeUndefined();

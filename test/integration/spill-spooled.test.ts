@@ -19,7 +19,11 @@ let rawDir: string;
 
 type Result = Record<string, unknown>;
 const blocks = (r: Result) => r.content as { type: string; text?: string }[];
-const textOf = (r: Result) => blocks(r).filter((c) => c.type === 'text').map((c) => c.text).join('\n');
+const textOf = (r: Result) =>
+  blocks(r)
+    .filter((c) => c.type === 'text')
+    .map((c) => c.text)
+    .join('\n');
 const handleOf = (r: Result) => (r._meta as Record<string, string>)['spillway/handle'];
 
 /** The whole spilled text, read back page by page through the model's own tool. */
@@ -52,7 +56,9 @@ describe('results streamed to disk as they arrive', () => {
     const stat = textOf(await client.callTool({ name: 'spillway__read_result', arguments: { handle, op: 'stat' } }));
     expect(stat).toContain(Buffer.byteLength(want).toLocaleString('en'));
     expect(await readAll(handle, Buffer.byteLength(want))).toBe(want);
-    const grep = textOf(await client.callTool({ name: 'spillway__read_result', arguments: { handle, op: 'grep', pattern: '^20000\\t', maxMatches: 5 } }));
+    const grep = textOf(
+      await client.callTool({ name: 'spillway__read_result', arguments: { handle, op: 'grep', pattern: '^20000\\t', maxMatches: 5 } }),
+    );
     expect(grep).toContain('20000\t"quoted"');
     expect(await readdir(rawDir)).toEqual([]);
   });

@@ -40,7 +40,10 @@ describe('Settings → Compression', () => {
 
   it('keeps the stored key when the masked value is sent back, and shows a failed test', async () => {
     const { fake, section } = await setup((f) => {
-      f.settings = { ...f.settings, compression: { ...f.settings.compression, baseUrl: 'http://unreachable.test/v1', model: 'm', apiKey: 'sk-stored' } };
+      f.settings = {
+        ...f.settings,
+        compression: { ...f.settings.compression, baseUrl: 'http://unreachable.test/v1', model: 'm', apiKey: 'sk-stored' },
+      };
     });
     await waitFor(() => expect((section.getByLabelText('API key') as HTMLInputElement).value).toBe('***'));
     expect(section.getByText(/A key is stored/)).toBeTruthy();

@@ -192,7 +192,8 @@ export class FakeBackend implements Backend {
     'compression.test': () => {
       const { baseUrl, model } = this.settings.compression;
       if (!baseUrl || !model) return { ok: true, value: { ok: false, latencyMs: 0, error: 'Set a base URL and a model first' } };
-      if (baseUrl.includes('unreachable')) return { ok: true, value: { ok: false, latencyMs: 5, error: `connect ECONNREFUSED ${new URL(baseUrl).host}` } };
+      if (baseUrl.includes('unreachable'))
+        return { ok: true, value: { ok: false, latencyMs: 5, error: `connect ECONNREFUSED ${new URL(baseUrl).host}` } };
       return { ok: true, value: { ok: true, latencyMs: 123, model } };
     },
     'events.query': (filter) => {

@@ -18,7 +18,11 @@ export class FakeClients {
   constructor(private readonly hub: FakeBackend) {}
 
   /** Adds a detected client; `connected` writes Spillway's entry already. */
-  add(id: ClientIdName, displayName: string, options: { installed?: boolean; state?: ClientInfo['state']; servers?: Record<string, string>; lastSeen?: string } = {}): void {
+  add(
+    id: ClientIdName,
+    displayName: string,
+    options: { installed?: boolean; state?: ClientInfo['state']; servers?: Record<string, string>; lastSeen?: string } = {},
+  ): void {
     const servers = options.servers ?? {};
     this.byId.set(id, {
       servers,
@@ -56,7 +60,16 @@ export class FakeClients {
     c.backup = { servers: { ...c.servers }, state: c.info.state };
     const changed = c.info.state !== state;
     c.info = { ...c.info, state, configPresent: true, servers: Object.keys(c.servers).length };
-    return { ok: true as const, value: { file: c.info.configPath, changed, backup: `${c.info.configPath}.bak`, restartRequired: c.info.restartRequired, restartHint: c.info.restartRequired ? `Quit and reopen ${c.info.displayName}.` : undefined } };
+    return {
+      ok: true as const,
+      value: {
+        file: c.info.configPath,
+        changed,
+        backup: `${c.info.configPath}.bak`,
+        restartRequired: c.info.restartRequired,
+        restartHint: c.info.restartRequired ? `Quit and reopen ${c.info.displayName}.` : undefined,
+      },
+    };
   }
 
   readonly handlers: Handlers = {
@@ -68,7 +81,10 @@ export class FakeClients {
       // With `replace`, the servers the client's file would lose to Spillway's one entry.
       const removes = (req.replace ?? []).filter((n) => n in c.servers);
       const moving = removes.length > 0 && action === 'none' ? 'update' : action;
-      return { ok: true, value: { file: c.info.configPath, action: moving, entryText: this.entryText(c), removes, notes: [], restartRequired: c.info.restartRequired } };
+      return {
+        ok: true,
+        value: { file: c.info.configPath, action: moving, entryText: this.entryText(c), removes, notes: [], restartRequired: c.info.restartRequired },
+      };
     },
     'clients.connect': (req) => {
       const c = this.#get(req.id);
@@ -116,7 +132,8 @@ export class FakeClients {
     },
     'clients.restore': (req) => {
       const c = this.#get(req.id);
-      if (!c?.backup) return { ok: false, code: 'not_found', message: `Spillway has not changed ${c?.info.displayName ?? req.id}'s file, so there is no backup` };
+      if (!c?.backup)
+        return { ok: false, code: 'not_found', message: `Spillway has not changed ${c?.info.displayName ?? req.id}'s file, so there is no backup` };
       c.servers = c.backup.servers;
       c.info = { ...c.info, state: c.backup.state, servers: Object.keys(c.servers).length };
       c.backup = undefined;

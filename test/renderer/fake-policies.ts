@@ -1,5 +1,12 @@
 /** Policies and tool pinning of the fake backend, resolved defaults ← server ← tool as the hub does. */
-import { defaultGlobalPolicy, type EffectivePolicy, type GlobalPolicyDefaults, type PendingPin, type Policies, type PolicySource } from '../../shared/policy.js';
+import {
+  defaultGlobalPolicy,
+  type EffectivePolicy,
+  type GlobalPolicyDefaults,
+  type PendingPin,
+  type Policies,
+  type PolicySource,
+} from '../../shared/policy.js';
 import type { ApiResult } from '../../shared/api.js';
 import type { FakeBackend, Handlers } from './fake-backend.js';
 
@@ -54,7 +61,12 @@ export class FakePolicies {
     const tools = this.hub.toolsOf(server);
     if (!tools) return { ok: false, code: 'invalid', field: `tools.${server}`, message: `tools.${server}: no server "${server}" is configured` };
     if (!tools.some((t) => t.original === tool)) {
-      return { ok: false, code: 'invalid', field: `tools.${server}.${tool}`, message: `tools.${server}.${tool}: server "${server}" has no tool "${tool}"` };
+      return {
+        ok: false,
+        code: 'invalid',
+        field: `tools.${server}.${tool}`,
+        message: `tools.${server}.${tool}: server "${server}" has no tool "${tool}"`,
+      };
     }
     return undefined;
   }

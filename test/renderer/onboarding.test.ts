@@ -28,7 +28,9 @@ class MemoryFlags implements FlagStorage {
 /** Claude Desktop and Cursor share one server (same command line, different names); Zed is not installed. */
 function fakeHub(seed?: (fake: FakeBackend) => void) {
   const fake = new FakeBackend();
-  fake.clients.add('claude-desktop', 'Claude Desktop', { servers: { memory: 'npx -y @modelcontextprotocol/server-memory', files: 'node fs-server.js /home/me' } });
+  fake.clients.add('claude-desktop', 'Claude Desktop', {
+    servers: { memory: 'npx -y @modelcontextprotocol/server-memory', files: 'node fs-server.js /home/me' },
+  });
   fake.clients.add('cursor', 'Cursor', { servers: { 'my-memory': 'npx -y @modelcontextprotocol/server-memory' } });
   fake.clients.add('zed', 'Zed', { installed: false });
   seed?.(fake);
@@ -52,7 +54,9 @@ describe('first-run detection', () => {
     const flags = new MemoryFlags();
     flags.setItem(ONBOARDING_DONE_KEY, '1');
     expect((await started(fakeHub(), flags)).onboarding.phase).toBe('hidden');
-    expect((await started(fakeHub((f) => f.seedServer('everything', { type: 'stdio', command: 'node', args: [] } as never)))).onboarding.phase).toBe('hidden');
+    expect((await started(fakeHub((f) => f.seedServer('everything', { type: 'stdio', command: 'node', args: [] } as never)))).onboarding.phase).toBe(
+      'hidden',
+    );
     expect((await started(fakeHub((f) => f.clients.add('windsurf', 'Windsurf', { state: 'current' })))).onboarding.phase).toBe('hidden');
     const none = new FakeBackend();
     none.clients.add('zed', 'Zed', { installed: false });
@@ -112,7 +116,10 @@ describe('selection and plan', () => {
       { client: 'claude-desktop', candidates: [cand('memory', true), cand('files', false)] },
       { client: 'cursor', candidates: [cand('files', false)] },
     ]);
-    expect(servers.map((s) => [s.name, s.alreadyImported])).toEqual([['memory', true], ['files', false]]);
+    expect(servers.map((s) => [s.name, s.alreadyImported])).toEqual([
+      ['memory', true],
+      ['files', false],
+    ]);
     const picked = { clients: new Set(['claude-desktop', 'windsurf']), servers: new Set([servers[1].key]) };
     expect(planSetup(clients, servers, { ...picked, replace: true })).toEqual([
       { client: 'claude-desktop', names: ['memory', 'files'], replace: true, connect: false, writesFile: true },
@@ -129,7 +136,17 @@ describe('selection and plan', () => {
 });
 
 function info(id: ClientIdName, state: ClientInfo['state']): ClientInfo {
-  return { id, displayName: id, installed: true, configPresent: true, configPath: `/c/${id}.json`, state, restartRequired: false, kind: 'http', servers: 0 };
+  return {
+    id,
+    displayName: id,
+    installed: true,
+    configPresent: true,
+    configPath: `/c/${id}.json`,
+    state,
+    restartRequired: false,
+    kind: 'http',
+    servers: 0,
+  };
 }
 function cand(name: string, alreadyImported: boolean) {
   return { name, kind: 'stdio' as const, command: 'npx', args: [`@example/${name}`], alreadyImported };
@@ -175,7 +192,9 @@ describe('the setup panel', () => {
     expect(claude.getByText('Now running in Spillway: memory, files.')).toBeTruthy();
     expect(claude.getByText('Quit and reopen Claude Desktop.')).toBeTruthy();
     // Cursor's copy of memory was the same server: Spillway runs it once.
-    expect(within(within(done).getByRole('listitem', { name: 'Cursor result' })).getByText('The same server already runs in Spillway: my-memory.')).toBeTruthy();
+    expect(
+      within(within(done).getByRole('listitem', { name: 'Cursor result' })).getByText('The same server already runs in Spillway: my-memory.'),
+    ).toBeTruthy();
     expect((within(done).getByRole('progressbar', { name: 'Setup progress' }) as HTMLProgressElement).value).toBe(2);
     expect([...fake.servers.keys()]).toEqual(['memory', 'files']);
     expect(flags.getItem(ONBOARDING_DONE_KEY)).toBe('1');
@@ -228,7 +247,12 @@ describe('Activity after setup', () => {
     const fake = new FakeBackend();
     const log = new ActivityLog(fake, { schedule: (flush) => queueMicrotask(flush) });
     stop = log.start();
-    render(ActivityView, { log, spill: new SpillPreviewState(fake), testHeight: 600, setup: { connected: ['Claude Desktop'], hints: ['Quit and reopen Claude Desktop.'] } });
+    render(ActivityView, {
+      log,
+      spill: new SpillPreviewState(fake),
+      testHeight: 600,
+      setup: { connected: ['Claude Desktop'], hints: ['Quit and reopen Claude Desktop.'] },
+    });
     const note = await screen.findByRole('status', { name: 'First call' });
     await waitFor(() => expect(note.textContent).toContain('Waiting for the first call'));
     expect(note.textContent).toContain('Connected: Claude Desktop.');
@@ -248,6 +272,10 @@ describe('Activity after setup', () => {
       bytesUpstream: 10,
       bytesDelivered: 10,
     });
-    await waitFor(() => expect(screen.getByRole('status', { name: 'First call' }).textContent).toContain('The first call came through Spillway: everything · echo from claude-ai'));
+    await waitFor(() =>
+      expect(screen.getByRole('status', { name: 'First call' }).textContent).toContain(
+        'The first call came through Spillway: everything · echo from claude-ai',
+      ),
+    );
   });
 });

@@ -46,8 +46,17 @@ describe('Savings', () => {
     // A finished call refreshes the report.
     fake.ledger.call('files', 'read_file', 10_000, 500);
     fake.emit({
-      type: 'call.finished', level: 'info', callId: 'x', server: 'files', tool: 'read_file', exposedName: 'files__read_file',
-      durationMs: 3, isError: false, action: 'spill', bytesUpstream: 40_000, bytesDelivered: 2_000,
+      type: 'call.finished',
+      level: 'info',
+      callId: 'x',
+      server: 'files',
+      tool: 'read_file',
+      exposedName: 'files__read_file',
+      durationMs: 3,
+      isError: false,
+      action: 'spill',
+      bytesUpstream: 40_000,
+      bytesDelivered: 2_000,
     });
     await waitFor(() => expect(within(screen.getByRole('region', { name: 'Today' })).getByText(/3 calls/)).toBeTruthy());
   });

@@ -109,9 +109,7 @@ describe('Servers: add form', () => {
     await fireEvent.click(form().getByRole('button', { name: 'Fill the form' }));
     expect((form().getByLabelText('Name') as HTMLInputElement).value).toBe('memory');
     expect((form().getByLabelText('Command') as HTMLInputElement).value).toBe('npx');
-    expect((form().getByLabelText('Arguments, one per line') as HTMLTextAreaElement).value).toBe(
-      '-y\n@modelcontextprotocol/server-memory',
-    );
+    expect((form().getByLabelText('Arguments, one per line') as HTMLTextAreaElement).value).toBe('-y\n@modelcontextprotocol/server-memory');
     expect((form().getByLabelText('Value of MEMORY_FILE_PATH') as HTMLInputElement).value).toBe('/tmp/m.json');
   });
 

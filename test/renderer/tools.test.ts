@@ -29,7 +29,11 @@ describe('Tools & policies', () => {
   it('lists each tool with its schema tokens and hides one with its Visible toggle', async () => {
     const { fake } = await setup();
     const table = screen.getByRole('table', { name: 'Tools of files' });
-    expect(within(table).getByRole('rowheader', { name: /read_file/ }).closest('tr')?.textContent).toContain('120');
+    expect(
+      within(table)
+        .getByRole('rowheader', { name: /read_file/ })
+        .closest('tr')?.textContent,
+    ).toContain('120');
     expect(screen.getByText(/215 schema tokens/)).toBeTruthy();
 
     const visible = (await screen.findByLabelText('Visible: read_file')) as HTMLInputElement;

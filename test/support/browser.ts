@@ -66,7 +66,10 @@ export async function saveScreenshot(page: Page, name: string): Promise<string> 
 
 /** Opens a section of the app from its side navigation and waits for the view's heading. */
 export async function openSection(page: Page, label: string, heading = label): Promise<void> {
-  await page.getByRole('navigation', { name: 'Sections' }).getByRole('button', { name: new RegExp(`^${escapeRegExp(label)}`) }).click();
+  await page
+    .getByRole('navigation', { name: 'Sections' })
+    .getByRole('button', { name: new RegExp(`^${escapeRegExp(label)}`) })
+    .click();
   await page.getByRole('heading', { level: 1, name: heading }).waitFor();
 }
 

@@ -10,7 +10,12 @@ export interface Started {
 }
 
 /** Spawns a process and resolves when a line of its stdout/stderr matches `pattern`. */
-export function spawnUntil(command: string, args: string[], pattern: RegExp, options: { env?: NodeJS.ProcessEnv; cwd?: string } = {}): Promise<Started> {
+export function spawnUntil(
+  command: string,
+  args: string[],
+  pattern: RegExp,
+  options: { env?: NodeJS.ProcessEnv; cwd?: string } = {},
+): Promise<Started> {
   const child = spawn(command, args, { env: options.env ?? process.env, cwd: options.cwd, stdio: ['pipe', 'pipe', 'pipe'] });
   let output = '';
   const stop = async () => {

@@ -6,9 +6,27 @@ describe('buildChildEnv', () => {
 
   it.each([
     ['the user env when nothing is configured', base, undefined, undefined, { HOME: '/home/ana', PATH: '/usr/bin:/bin', LANG: 'en_US.UTF-8' }],
-    ['configured variables laid over it', base, { API_KEY: 's3cret', LANG: 'C' }, undefined, { HOME: '/home/ana', PATH: '/usr/bin:/bin', LANG: 'C', API_KEY: 's3cret' }],
-    ['the login-shell PATH in place of PATH', base, undefined, '/opt/homebrew/bin:/usr/bin', { HOME: '/home/ana', PATH: '/opt/homebrew/bin:/usr/bin', LANG: 'en_US.UTF-8' }],
-    ['a configured PATH winning over the login shell', base, { PATH: '/custom' }, '/opt/homebrew/bin', { HOME: '/home/ana', PATH: '/custom', LANG: 'en_US.UTF-8' }],
+    [
+      'configured variables laid over it',
+      base,
+      { API_KEY: 's3cret', LANG: 'C' },
+      undefined,
+      { HOME: '/home/ana', PATH: '/usr/bin:/bin', LANG: 'C', API_KEY: 's3cret' },
+    ],
+    [
+      'the login-shell PATH in place of PATH',
+      base,
+      undefined,
+      '/opt/homebrew/bin:/usr/bin',
+      { HOME: '/home/ana', PATH: '/opt/homebrew/bin:/usr/bin', LANG: 'en_US.UTF-8' },
+    ],
+    [
+      'a configured PATH winning over the login shell',
+      base,
+      { PATH: '/custom' },
+      '/opt/homebrew/bin',
+      { HOME: '/home/ana', PATH: '/custom', LANG: 'en_US.UTF-8' },
+    ],
     ['no PATH added when the login shell has none', { HOME: '/h' }, {}, undefined, { HOME: '/h' }],
   ] as const)('gives %s', (_name, baseEnv, configured, loginPath, expected) => {
     expect(buildChildEnv(baseEnv, configured, loginPath)).toEqual(expected);

@@ -53,7 +53,8 @@ describe('JSONC edits keep every byte outside our entry', () => {
   }
 
   it('updating a stale entry replaces only its value and keeps keys the user added to it', () => {
-    const before = '{\n  "mcpServers": {\n    "a": {"command": "x"},\n    "spillway": {"url": "http://127.0.0.1:1/mcp", "autoApprove": ["t"]}\n  }\n}\n';
+    const before =
+      '{\n  "mcpServers": {\n    "a": {"command": "x"},\n    "spillway": {"url": "http://127.0.0.1:1/mcp", "autoApprove": ["t"]}\n  }\n}\n';
     const out = applyConnect(D.cline, before, 'f', HTTP).text;
     expect(out.startsWith('{\n  "mcpServers": {\n    "a": {"command": "x"},\n    "spillway": {\n      "type": "streamableHttp",')).toBe(true);
     expect(JSON.parse(out).mcpServers.spillway).toEqual({
@@ -147,13 +148,25 @@ describe('entry state', () => {
   const spec = (extra: object) => ({ name: 'spillway', file: 'f', ...extra }) as Parameters<typeof entryState>[0];
   it('absent, current, and stale with the differing fields', () => {
     expect(entryState(undefined, HTTP)).toEqual({ state: 'absent' });
-    expect(entryState(spec({ transport: 'http', url: 'http://127.0.0.1:4810/mcp', headers: { Authorization: 'Bearer tok_abc123' } }), HTTP)).toEqual({ state: 'current' });
+    expect(entryState(spec({ transport: 'http', url: 'http://127.0.0.1:4810/mcp', headers: { Authorization: 'Bearer tok_abc123' } }), HTTP)).toEqual({
+      state: 'current',
+    });
     expect(entryState(spec({ transport: 'http', url: 'http://127.0.0.1:9999/mcp', headers: { Authorization: 'Bearer old' } }), HTTP)).toEqual({
       state: 'stale',
       differs: ['url', 'headers'],
     });
     expect(entryState(spec({ transport: 'sse', url: 'http://127.0.0.1:4810/mcp' }), HTTP)).toEqual({ state: 'stale', differs: ['kind'] });
-    expect(entryState(spec({ transport: 'stdio', command: '/old/place/spillway', args: STDIO.kind === 'stdio' ? STDIO.args : [], env: { ELECTRON_RUN_AS_NODE: '1' } }), STDIO)).toEqual({
+    expect(
+      entryState(
+        spec({
+          transport: 'stdio',
+          command: '/old/place/spillway',
+          args: STDIO.kind === 'stdio' ? STDIO.args : [],
+          env: { ELECTRON_RUN_AS_NODE: '1' },
+        }),
+        STDIO,
+      ),
+    ).toEqual({
       state: 'stale',
       differs: ['command'],
     });

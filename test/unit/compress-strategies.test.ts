@@ -65,7 +65,13 @@ describe('strategy prompts', () => {
   });
 
   it('adds the goal, custom instructions and a note when the input was cut', () => {
-    const [system] = buildCompressionMessages({ ...base, strategy: 'text', goal: 'open bugs only', customInstructions: 'Keep issue numbers.', cutFromChars: 900_000 });
+    const [system] = buildCompressionMessages({
+      ...base,
+      strategy: 'text',
+      goal: 'open bugs only',
+      customInstructions: 'Keep issue numbers.',
+      cutFromChars: 900_000,
+    });
     expect(system!.content).toContain('What the assistant needs from this result: open bugs only');
     expect(system!.content).toContain('Instructions for this tool: Keep issue numbers.');
     expect(system!.content).toContain('Only the first 11 of 900000 characters are shown');
@@ -79,7 +85,9 @@ describe('strategy prompts', () => {
 
 describe('compressionHeader', () => {
   it('formats sizes with separators', () => {
-    expect(compressionHeader(14_246, 283, 'json', 'abcd2345efgh')).toBe('[Compressed: 14,246 → 283 tokens, strategy: json, original: spill abcd2345efgh]');
+    expect(compressionHeader(14_246, 283, 'json', 'abcd2345efgh')).toBe(
+      '[Compressed: 14,246 → 283 tokens, strategy: json, original: spill abcd2345efgh]',
+    );
     expect(compressionHeader(1_200_000, 1_500, 'text', 'h', true)).toBe('[Compressed: ~1,200,000 → 1,500 tokens, strategy: text, original: spill h]');
   });
 });
@@ -186,7 +194,7 @@ describe('compression fields', () => {
     expect(Object.keys(schema.properties)).toEqual(['path']);
   });
 
-  it('can add one of them, to a schema without properties, and keeps a tool\'s own field', () => {
+  it("can add one of them, to a schema without properties, and keeps a tool's own field", () => {
     expect(addCompressionFields({ type: 'object' }, { bypass: false }).properties).toHaveProperty('_spillway_goal');
     expect(addCompressionFields({ type: 'object' }, { bypass: false }).properties).not.toHaveProperty('_spillway_bypass');
     const own = { type: 'object' as const, properties: { _spillway_goal: { type: 'number' } } };
@@ -194,9 +202,18 @@ describe('compression fields', () => {
   });
 
   it.each([
-    [{ path: '/a', _spillway_goal: '  the  errors\nonly ', _spillway_bypass: false }, { args: { path: '/a' }, goal: 'the errors only' }],
-    [{ path: '/a', _spillway_bypass: true }, { args: { path: '/a' }, bypass: true }],
-    [{ path: '/a', _spillway_bypass: 'true', _spillway_goal: '' }, { args: { path: '/a' }, bypass: true }],
+    [
+      { path: '/a', _spillway_goal: '  the  errors\nonly ', _spillway_bypass: false },
+      { args: { path: '/a' }, goal: 'the errors only' },
+    ],
+    [
+      { path: '/a', _spillway_bypass: true },
+      { args: { path: '/a' }, bypass: true },
+    ],
+    [
+      { path: '/a', _spillway_bypass: 'true', _spillway_goal: '' },
+      { args: { path: '/a' }, bypass: true },
+    ],
     [{ path: '/a', _spillway_goal: 42 }, { args: { path: '/a' } }],
     [{ path: '/a' }, { args: { path: '/a' } }],
     [undefined, { args: undefined }],
@@ -235,7 +252,13 @@ describe('completionsUrl', () => {
 
 describe('readCompletion', () => {
   it('reads content, model, finish reason and usage', () => {
-    expect(readCompletion({ model: 'gpt-x', choices: [{ message: { role: 'assistant', content: 'hi' }, finish_reason: 'stop' }], usage: { prompt_tokens: 5, completion_tokens: 1 } })).toEqual({
+    expect(
+      readCompletion({
+        model: 'gpt-x',
+        choices: [{ message: { role: 'assistant', content: 'hi' }, finish_reason: 'stop' }],
+        usage: { prompt_tokens: 5, completion_tokens: 1 },
+      }),
+    ).toEqual({
       text: 'hi',
       model: 'gpt-x',
       finishReason: 'stop',
@@ -244,7 +267,20 @@ describe('readCompletion', () => {
   });
 
   it('accepts content parts and null content', () => {
-    expect(readCompletion({ choices: [{ message: { content: [{ type: 'text', text: 'a' }, { type: 'text', text: 'b' }] } }] })).toMatchObject({ text: 'ab', model: null, usage: null });
+    expect(
+      readCompletion({
+        choices: [
+          {
+            message: {
+              content: [
+                { type: 'text', text: 'a' },
+                { type: 'text', text: 'b' },
+              ],
+            },
+          },
+        ],
+      }),
+    ).toMatchObject({ text: 'ab', model: null, usage: null });
     expect(readCompletion({ choices: [{ message: { content: null } }] })).toMatchObject({ text: '' });
   });
 

@@ -37,7 +37,12 @@ describe('parseConfig', () => {
     ['an array', '[]', /must be a JSON object/, '(root)'],
     ['a bad url', '{"version":1,"servers":{"a":{"type":"http","url":"nope"}}}', /servers\.a\.url/, 'servers.a.url'],
     ['a bad id', '{"version":1,"servers":{"a b":{"type":"stdio","command":"x"}}}', /servers/, undefined],
-    ['a negative threshold', '{"version":1,"settings":{"spill":{"thresholdTokens":-5}}}', /settings\.spill\.thresholdTokens/, 'settings.spill.thresholdTokens'],
+    [
+      'a negative threshold',
+      '{"version":1,"settings":{"spill":{"thresholdTokens":-5}}}',
+      /settings\.spill\.thresholdTokens/,
+      'settings.spill.thresholdTokens',
+    ],
     ['a newer version', '{"version":99}', /newer Spillway/, 'version'],
     ['an entry without command or url', '{"mcpServers":{"x":{"args":[]}}}', /mcpServers\.x: needs either "command"/, 'mcpServers.x'],
   ])('refuses %s, naming the field and the file', (_label, text, message, field) => {

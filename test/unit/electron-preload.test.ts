@@ -25,7 +25,12 @@ const source = readFileSync(join(root, 'electron/preload/preload.cts'), 'utf8');
 /** Compiled as `tsc -p electron/tsconfig.build.json` compiles it: .cts under NodeNext → CommonJS. */
 const compiled = ts.transpileModule(source, {
   fileName: 'preload.cts',
-  compilerOptions: { module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext, target: ts.ScriptTarget.ES2023, verbatimModuleSyntax: true },
+  compilerOptions: {
+    module: ts.ModuleKind.NodeNext,
+    moduleResolution: ts.ModuleResolutionKind.NodeNext,
+    target: ts.ScriptTarget.ES2023,
+    verbatimModuleSyntax: true,
+  },
 }).outputText;
 
 type Listener = (event: unknown, ...args: unknown[]) => void;

@@ -13,7 +13,8 @@ const root = fileURLToPath(new URL('../..', import.meta.url));
 
 function importsOf(file: string): string[] {
   const text = readFileSync(file, 'utf8');
-  const re = /(?:import|export)\s[^'"]*?from\s*['"]([^'"]+)['"]|import\s*\(\s*['"]([^'"]+)['"]\s*\)|require\(\s*['"]([^'"]+)['"]\s*\)|import\s+['"]([^'"]+)['"]/g;
+  const re =
+    /(?:import|export)\s[^'"]*?from\s*['"]([^'"]+)['"]|import\s*\(\s*['"]([^'"]+)['"]\s*\)|require\(\s*['"]([^'"]+)['"]\s*\)|import\s+['"]([^'"]+)['"]/g;
   return [...text.matchAll(re)].map((m) => m[1] ?? m[2] ?? m[3] ?? m[4]);
 }
 
@@ -27,7 +28,11 @@ describe('shell layout', () => {
   it('only the glue files import electron or electron-store (not even for types)', () => {
     const offenders = files
       .filter((f) => !GLUE.has(f))
-      .flatMap((f) => importsOf(join(mainDir, f)).filter((s) => s === 'electron' || s.startsWith('electron-store') || s.startsWith('electron/')).map((s) => `${f} -> ${s}`));
+      .flatMap((f) =>
+        importsOf(join(mainDir, f))
+          .filter((s) => s === 'electron' || s.startsWith('electron-store') || s.startsWith('electron/'))
+          .map((s) => `${f} -> ${s}`),
+      );
     expect(offenders).toEqual([]);
     expect(files.filter((f) => GLUE.has(f)).sort()).toEqual([...GLUE].sort());
   });
@@ -57,7 +62,10 @@ describe('icons', () => {
     const png = readFileSync(join(root, icon.file));
     const decoded = decodePng(png);
     expect([decoded.width, decoded.height]).toEqual([icon.size, icon.size]);
-    expect(Buffer.from(decoded.rgba).equals(Buffer.from(renderIcon(icon.variant, icon.size))), `${icon.file} is stale: run npx tsx build/make-icons.ts`).toBe(true);
+    expect(
+      Buffer.from(decoded.rgba).equals(Buffer.from(renderIcon(icon.variant, icon.size))),
+      `${icon.file} is stale: run npx tsx build/make-icons.ts`,
+    ).toBe(true);
   });
 
   it('the PNG encoder and decoder agree', () => {

@@ -29,7 +29,13 @@ describe('app state (its own file beside config.json)', () => {
   /** The options main.ts gives electron-store, minus what only Electron supplies. */
   const open = () =>
     new AppStateStore(
-      new Conf<Record<string, unknown>>({ cwd: dir, configName: APP_STATE_FILE_NAME, projectName: 'spillway', accessPropertiesByDotNotation: false, clearInvalidConfig: true }),
+      new Conf<Record<string, unknown>>({
+        cwd: dir,
+        configName: APP_STATE_FILE_NAME,
+        projectName: 'spillway',
+        accessPropertiesByDotNotation: false,
+        clearInvalidConfig: true,
+      }),
     );
 
   it('starts with defaults and no file', () => {
@@ -96,10 +102,17 @@ describe('start at login', () => {
   });
 
   it('registers the AppImage itself, not its temporary mount; the app folder in development', () => {
-    expect(launchCommand({ execPath: '/tmp/.mount_Spill/spillway', isPackaged: true, appPath: '/tmp/.mount_Spill/resources/app.asar', env: { APPIMAGE: '/home/ada/Spillway.AppImage' } })).toEqual([
-      '/home/ada/Spillway.AppImage',
+    expect(
+      launchCommand({
+        execPath: '/tmp/.mount_Spill/spillway',
+        isPackaged: true,
+        appPath: '/tmp/.mount_Spill/resources/app.asar',
+        env: { APPIMAGE: '/home/ada/Spillway.AppImage' },
+      }),
+    ).toEqual(['/home/ada/Spillway.AppImage']);
+    expect(launchCommand({ execPath: '/opt/Spillway/spillway', isPackaged: true, appPath: '/opt/Spillway/resources/app.asar', env: {} })).toEqual([
+      '/opt/Spillway/spillway',
     ]);
-    expect(launchCommand({ execPath: '/opt/Spillway/spillway', isPackaged: true, appPath: '/opt/Spillway/resources/app.asar', env: {} })).toEqual(['/opt/Spillway/spillway']);
     expect(launchCommand({ execPath: '/repo/node_modules/electron/dist/electron', isPackaged: false, appPath: '/repo', env: {} })).toEqual([
       '/repo/node_modules/electron/dist/electron',
       '/repo',
@@ -132,18 +145,33 @@ describe('quit sequence', () => {
       },
     });
     expect(gate.quitting).toBe(false);
-    const first = { prevented: false, preventDefault() { this.prevented = true; } };
+    const first = {
+      prevented: false,
+      preventDefault() {
+        this.prevented = true;
+      },
+    };
     gate.beforeQuit(first);
     expect(first.prevented).toBe(true);
     expect(gate.quitting).toBe(true);
     // A second Quit while stopping is held too, and does not stop twice.
-    const impatient = { prevented: false, preventDefault() { this.prevented = true; } };
+    const impatient = {
+      prevented: false,
+      preventDefault() {
+        this.prevented = true;
+      },
+    };
     gate.beforeQuit(impatient);
     expect(impatient.prevented).toBe(true);
     release();
     await requeued;
     expect(calls).toEqual(['stop', 'stopped', 'quit']);
-    const last = { prevented: false, preventDefault() { this.prevented = true; } };
+    const last = {
+      prevented: false,
+      preventDefault() {
+        this.prevented = true;
+      },
+    };
     gate.beforeQuit(last);
     expect(last.prevented).toBe(false);
   });
@@ -171,7 +199,9 @@ describe('shell paths', () => {
 
   it('uses the same data folder as the headless hub on every OS', () => {
     expect(desktopDataDir('/home/ada/.config', 'linux', {})).toBe(defaultDataDir({ home: '/home/ada', platform: 'linux', env: {} }));
-    expect(desktopDataDir('/Users/ada/Library/Application Support', 'darwin', {})).toBe(defaultDataDir({ home: '/Users/ada', platform: 'darwin', env: {} }));
+    expect(desktopDataDir('/Users/ada/Library/Application Support', 'darwin', {})).toBe(
+      defaultDataDir({ home: '/Users/ada', platform: 'darwin', env: {} }),
+    );
     expect(desktopDataDir('C:\\Users\\Ada\\AppData\\Roaming', 'win32', {})).toBe(
       defaultDataDir({ home: 'C:\\Users\\Ada', platform: 'win32', env: { APPDATA: 'C:\\Users\\Ada\\AppData\\Roaming' } }),
     );
@@ -181,8 +211,14 @@ describe('shell paths', () => {
   it('serves the dev server only to an unpackaged app, and only on localhost', () => {
     const index = join(root, 'dist/renderer/index.html');
     const base = { rendererIndex: index, platform: 'linux' as const };
-    expect(rendererLocation({ ...base, isPackaged: false, env: { SPILLWAY_RENDERER_URL: 'http://localhost:5174/' } })).toEqual({ kind: 'dev', url: 'http://localhost:5174/' });
-    expect(rendererLocation({ ...base, isPackaged: true, env: { SPILLWAY_RENDERER_URL: 'http://localhost:5174/' } })).toEqual({ kind: 'file', url: pathToFileURL(index).href });
+    expect(rendererLocation({ ...base, isPackaged: false, env: { SPILLWAY_RENDERER_URL: 'http://localhost:5174/' } })).toEqual({
+      kind: 'dev',
+      url: 'http://localhost:5174/',
+    });
+    expect(rendererLocation({ ...base, isPackaged: true, env: { SPILLWAY_RENDERER_URL: 'http://localhost:5174/' } })).toEqual({
+      kind: 'file',
+      url: pathToFileURL(index).href,
+    });
     expect(rendererLocation({ ...base, isPackaged: false, env: { SPILLWAY_RENDERER_URL: 'https://evil.example/' } }).kind).toBe('file');
     expect(rendererLocation({ ...base, platform: 'win32', isPackaged: false, env: {} })).toMatchObject({ kind: 'file', caseInsensitive: true });
   });
@@ -215,7 +251,13 @@ describe('bridge launch', () => {
   });
 
   it('development: the repo’s launcher, which exists', () => {
-    const launch = bridgeLaunch({ execPath: '/x/electron', isPackaged: false, resourcesPath: '/x/resources', appRoot: root, platform: process.platform });
+    const launch = bridgeLaunch({
+      execPath: '/x/electron',
+      isPackaged: false,
+      resourcesPath: '/x/resources',
+      appRoot: root,
+      platform: process.platform,
+    });
     expect(launch.args).toEqual([join(root, 'electron/cli/spillway.js'), 'bridge']);
     expect(existsSync(launch.args[0])).toBe(true);
   });

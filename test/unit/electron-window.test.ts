@@ -57,9 +57,9 @@ describe('window options', () => {
 
   it('paints the renderer’s own background in light and dark', () => {
     expect(options.backgroundColor).toBe(WINDOW_BACKGROUND.light);
-    expect(mainWindowOptions({ preloadPath: 'p', bridgeArgument: 'a', dark: true, bounds: DEFAULT_WINDOW_SIZE, devTools: true }).backgroundColor).toBe(
-      WINDOW_BACKGROUND.dark,
-    );
+    expect(
+      mainWindowOptions({ preloadPath: 'p', bridgeArgument: 'a', dark: true, bounds: DEFAULT_WINDOW_SIZE, devTools: true }).backgroundColor,
+    ).toBe(WINDOW_BACKGROUND.dark);
     const css = readFileSync(join(root, 'renderer/src/app.css'), 'utf8');
     const bgs = [...css.matchAll(/--bg:\s*(#[0-9a-f]{6})/gi)].map((m) => m[1].toLowerCase());
     expect(bgs).toEqual([WINDOW_BACKGROUND.light, WINDOW_BACKGROUND.dark]);
@@ -78,8 +78,10 @@ describe('content security policy', () => {
   it('the weakness check catches what it should', () => {
     expect(cspWeaknesses("default-src 'self'; script-src 'self' 'unsafe-eval'")).toContain("script-src 'unsafe-eval'");
     expect(cspWeaknesses("default-src 'self'; script-src 'self' 'unsafe-inline'")).toContain("script-src 'unsafe-inline'");
-    expect(cspWeaknesses("default-src *")).toContain('script-src *');
-    expect(cspWeaknesses("script-src 'self'; style-src 'unsafe-inline'")).toEqual(expect.arrayContaining(["style-src 'unsafe-inline'", 'object-src not restricted']));
+    expect(cspWeaknesses('default-src *')).toContain('script-src *');
+    expect(cspWeaknesses("script-src 'self'; style-src 'unsafe-inline'")).toEqual(
+      expect.arrayContaining(["style-src 'unsafe-inline'", 'object-src not restricted']),
+    );
   });
 
   function metaPolicy(file: string): string {
@@ -160,22 +162,40 @@ describe('navigation guard', () => {
   });
 
   it('compares Windows paths without case, and percent-encoding consistently', () => {
-    const win: RendererLocation = { kind: 'file', url: 'file:///C:/Program%20Files/Spillway/resources/app.asar/dist/renderer/index.html', caseInsensitive: true };
+    const win: RendererLocation = {
+      kind: 'file',
+      url: 'file:///C:/Program%20Files/Spillway/resources/app.asar/dist/renderer/index.html',
+      caseInsensitive: true,
+    };
     expect(isRendererUrl(win, 'file:///c:/program files/spillway/resources/app.asar/dist/renderer/index.html#/')).toBe(true);
-    expect(isRendererUrl({ ...win, caseInsensitive: false }, 'file:///c:/program%20files/Spillway/resources/app.asar/dist/renderer/index.html')).toBe(false);
+    expect(isRendererUrl({ ...win, caseInsensitive: false }, 'file:///c:/program%20files/Spillway/resources/app.asar/dist/renderer/index.html')).toBe(
+      false,
+    );
   });
 
   it('only plain http(s) links go to the browser', () => {
     expect(externalLink('https://modelcontextprotocol.io/docs')).toBe('https://modelcontextprotocol.io/docs');
     expect(externalLink('http://localhost:3000/')).toBe('http://localhost:3000/');
-    for (const bad of ['file:///etc/passwd', 'javascript:alert(1)', 'smb://host/share', 'ms-settings:', 'https://user:pw@example.com/', 'data:text/html,x', '']) {
+    for (const bad of [
+      'file:///etc/passwd',
+      'javascript:alert(1)',
+      'smb://host/share',
+      'ms-settings:',
+      'https://user:pw@example.com/',
+      'data:text/html,x',
+      '',
+    ]) {
       expect(externalLink(bad), bad).toBeUndefined();
     }
   });
 
   it.each<[string, Parameters<typeof decideNavigation>[0], ReturnType<typeof decideNavigation>]>([
     ['reload of our page', { url: `${index}#/`, isMainFrame: true, initiatorUrl: index }, { allow: true }],
-    ['a link our page follows', { url: 'https://github.com/x', isMainFrame: true, initiatorUrl: `${index}#/servers` }, { allow: false, openExternal: 'https://github.com/x' }],
+    [
+      'a link our page follows',
+      { url: 'https://github.com/x', isMainFrame: true, initiatorUrl: `${index}#/servers` },
+      { allow: false, openExternal: 'https://github.com/x' },
+    ],
     ['a link with no initiator (typed, dropped)', { url: 'https://github.com/x', isMainFrame: true, initiatorUrl: null }, { allow: false }],
     ['a subframe', { url: 'https://github.com/x', isMainFrame: false, initiatorUrl: index }, { allow: false }],
     ['a local file', { url: 'file:///etc/passwd', isMainFrame: true, initiatorUrl: index }, { allow: false }],
@@ -185,11 +205,23 @@ describe('navigation guard', () => {
   });
 
   it.each<[string, Parameters<typeof decideWindowOpen>[0], ReturnType<typeof decideWindowOpen>]>([
-    ['target=_blank link', { url: 'https://example.com/', disposition: 'foreground-tab', openerUrl: index }, { action: 'deny', openExternal: 'https://example.com/' }],
-    ['middle click', { url: 'https://example.com/', disposition: 'background-tab', openerUrl: index }, { action: 'deny', openExternal: 'https://example.com/' }],
+    [
+      'target=_blank link',
+      { url: 'https://example.com/', disposition: 'foreground-tab', openerUrl: index },
+      { action: 'deny', openExternal: 'https://example.com/' },
+    ],
+    [
+      'middle click',
+      { url: 'https://example.com/', disposition: 'background-tab', openerUrl: index },
+      { action: 'deny', openExternal: 'https://example.com/' },
+    ],
     ['not a link click', { url: 'https://example.com/', disposition: 'other', openerUrl: index }, { action: 'deny' }],
     ['a file url', { url: 'file:///C:/Windows/System32/calc.exe', disposition: 'foreground-tab', openerUrl: index }, { action: 'deny' }],
-    ['opened by another page', { url: 'https://example.com/', disposition: 'foreground-tab', openerUrl: 'https://evil.example/' }, { action: 'deny' }],
+    [
+      'opened by another page',
+      { url: 'https://example.com/', disposition: 'foreground-tab', openerUrl: 'https://evil.example/' },
+      { action: 'deny' },
+    ],
   ])('new window: %s', (_name, attempt, expected) => {
     expect(decideWindowOpen(attempt, file)).toEqual(expected);
   });

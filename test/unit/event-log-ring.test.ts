@@ -50,12 +50,7 @@ describe('journal file names', () => {
       { file: '', path: '', day: '2025-03-10', index: 2 },
       { file: '', path: '', day: '2025-03-10', index: 0 },
     ];
-    expect(segs.sort(compareSegments).map((s) => `${s.day}.${s.index}`)).toEqual([
-      '2025-03-09.0',
-      '2025-03-10.0',
-      '2025-03-10.2',
-      '2025-03-10.10',
-    ]);
+    expect(segs.sort(compareSegments).map((s) => `${s.day}.${s.index}`)).toEqual(['2025-03-09.0', '2025-03-10.0', '2025-03-10.2', '2025-03-10.10']);
   });
 
   it('computes UTC days and offsets', () => {

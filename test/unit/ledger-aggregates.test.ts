@@ -1,12 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { SavingsAggregates } from '../../electron/core/ledger/savings-aggregates.js';
-import {
-  SavingsReportSchema,
-  addToSavingsTotals,
-  emptySavingsTotals,
-  type LedgerEntry,
-  type SavingsTotals,
-} from '../../shared/ledger.js';
+import { SavingsReportSchema, addToSavingsTotals, emptySavingsTotals, type LedgerEntry, type SavingsTotals } from '../../shared/ledger.js';
 
 const DAY = 86_400_000;
 const T0 = Date.parse('2025-03-10T09:00:00.000Z');
@@ -14,7 +8,12 @@ const T0 = Date.parse('2025-03-10T09:00:00.000Z');
 /** Records over 10 days: 3 servers, 4 tools, 2 clients plus calls with no client, and tools/list. */
 function sampleEntries(): LedgerEntry[] {
   const out: LedgerEntry[] = [];
-  const tools = [['github', 'search_code'], ['github', 'get_file'], ['files', 'read_file'], ['memory', 'read_graph']] as const;
+  const tools = [
+    ['github', 'search_code'],
+    ['github', 'get_file'],
+    ['files', 'read_file'],
+    ['memory', 'read_graph'],
+  ] as const;
   const actions = ['pass', 'spill', 'truncate', 'cache', 'compress', 'error'] as const;
   for (let i = 0; i < 120; i++) {
     const time = new Date(T0 - (i % 10) * DAY + i * 1000).toISOString();
@@ -27,11 +26,18 @@ function sampleEntries(): LedgerEntry[] {
     const tokensUpstream = 100 * i;
     const action = actions[i % 6];
     out.push({
-      kind: 'call', time, client, server, tool, action,
+      kind: 'call',
+      time,
+      client,
+      server,
+      tool,
+      action,
       tokensUpstream,
       tokensDelivered: action === 'pass' ? tokensUpstream : Math.min(tokensUpstream, 1000),
       tokensEstimated: i % 7 === 0,
-      bytesUpstream: 4 * tokensUpstream, bytesDelivered: 400, latencyMs: i,
+      bytesUpstream: 4 * tokensUpstream,
+      bytesDelivered: 400,
+      latencyMs: i,
     });
   }
   return out;
@@ -68,7 +74,12 @@ describe('SavingsAggregates', () => {
     for (const row of report.byTool) {
       expect(row.totals).toEqual(sum(calls.filter((e) => e.server === row.server && e.tool === row.tool)));
     }
-    expect(report.byTool.map((r) => `${r.server}/${r.tool}`).sort()).toEqual(['files/read_file', 'github/get_file', 'github/search_code', 'memory/read_graph']);
+    expect(report.byTool.map((r) => `${r.server}/${r.tool}`).sort()).toEqual([
+      'files/read_file',
+      'github/get_file',
+      'github/search_code',
+      'memory/read_graph',
+    ]);
     for (const row of report.byServer) expect(row.totals).toEqual(sum(calls.filter((e) => e.server === row.server)));
     expect(report.byServer.map((r) => r.server).sort()).toEqual(['files', 'github', 'memory']);
     for (const row of report.byClient) expect(row.totals).toEqual(sum(entries.filter((e) => e.client === row.client)));
@@ -109,8 +120,13 @@ describe('SavingsAggregates', () => {
   it('is empty before any record', () => {
     const report = new SavingsAggregates().report(today);
     expect(report).toEqual({
-      allTime: emptySavingsTotals(), today: emptySavingsTotals(), last7Days: emptySavingsTotals(),
-      byTool: [], byServer: [], byClient: [], byDay: [],
+      allTime: emptySavingsTotals(),
+      today: emptySavingsTotals(),
+      last7Days: emptySavingsTotals(),
+      byTool: [],
+      byServer: [],
+      byClient: [],
+      byDay: [],
     });
   });
 });

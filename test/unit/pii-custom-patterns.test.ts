@@ -4,7 +4,13 @@ import { checkCustomPattern, createMasker, findNestedQuantifier, PiiPatternError
 
 describe('custom patterns', () => {
   it('masks with a label made from the name', () => {
-    const masker = createMasker({ types: [], custom: [{ name: 'employee-id', pattern: 'EMP-\\d{6}' }, { name: 'Ticket', pattern: 'tkt_[a-z0-9]{8}', flags: 'i' }] });
+    const masker = createMasker({
+      types: [],
+      custom: [
+        { name: 'employee-id', pattern: 'EMP-\\d{6}' },
+        { name: 'Ticket', pattern: 'tkt_[a-z0-9]{8}', flags: 'i' },
+      ],
+    });
     expect(masker.maskText('EMP-123456 filed TKT_ab12CD34 about EMP-123456').text).toBe('[EMPLOYEE_ID_1] filed [TICKET_1] about [EMPLOYEE_ID_1]');
   });
 
@@ -53,7 +59,14 @@ describe('custom patterns', () => {
   });
 
   it('refuses two patterns with the same label', () => {
-    expect(() => createMasker({ custom: [{ name: 'a-b', pattern: 'x' }, { name: 'A B', pattern: 'y' }] })).toThrow(/A_B is used twice/);
+    expect(() =>
+      createMasker({
+        custom: [
+          { name: 'a-b', pattern: 'x' },
+          { name: 'A B', pattern: 'y' },
+        ],
+      }),
+    ).toThrow(/A_B is used twice/);
   });
 
   it('findNestedQuantifier returns the offending group or null', () => {

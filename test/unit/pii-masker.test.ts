@@ -216,10 +216,19 @@ describe('maskResult', () => {
 
 describe('restore(mask(x)) equals x', () => {
   const payloads: unknown[] = [
-    { to: ['jane.doe@example.com', 'bob@corp.example.org'], subject: 'Invoice for card 4111 1111 1111 1111', body: 'Call me at +44 20 7946 0958 or (555) 234-5678.\nDOB: 04/12/1990' },
+    {
+      to: ['jane.doe@example.com', 'bob@corp.example.org'],
+      subject: 'Invoice for card 4111 1111 1111 1111',
+      body: 'Call me at +44 20 7946 0958 or (555) 234-5678.\nDOB: 04/12/1990',
+    },
     { sql: "SELECT * FROM users WHERE email = 'a@x.com' OR ip = '192.168.0.7'", params: [1, 'a@x.com', null] },
     { customer: { name: 'Ann', ssn: '123-45-6789', dob: '1979-02-28', cards: [{ number: '5555555555554444', exp: '04/27' }] } },
-    { log: Array.from({ length: 50 }, (_, i) => `2024-01-15T10:${String(i).padStart(2, '0')}:00Z GET /api from 10.0.${i}.1 user${i}@example.com 200`).join('\n') },
+    {
+      log: Array.from(
+        { length: 50 },
+        (_, i) => `2024-01-15T10:${String(i).padStart(2, '0')}:00Z GET /api from 10.0.${i}.1 user${i}@example.com 200`,
+      ).join('\n'),
+    },
     { text: 'Literal [EMAIL_1] and [PHONE_3] in the input, plus real a@b.io and +14155552671 and [EMAIL_2].' },
     { v6: ['2001:db8::1', 'fe80::1ff:fe23:4567:890a'], nested: [[['deep a@b.io']]], n: 3.14, ok: false },
     { unicode: 'Grüße an jürgen@example.de — ☎ +49 30 1234567 🚀', empty: '' },

@@ -50,7 +50,8 @@ describe('masking around a real tool call', () => {
     phone: '+1 (415) 555-2671',
     notes: ['Prefers email to jane.doe@example.com', 'DOB: 04/12/1990', 'VPN from 203.0.113.7'],
   };
-  const call = (a: unknown) => client.request({ method: 'tools/call', params: { name: 'create_contact', arguments: a as Record<string, unknown> } }, CallToolResultSchema);
+  const call = (a: unknown) =>
+    client.request({ method: 'tools/call', params: { name: 'create_contact', arguments: a as Record<string, unknown> } }, CallToolResultSchema);
 
   it('the server never sees the originals, and the restored result equals an unmasked call', async () => {
     const direct = await call(args);

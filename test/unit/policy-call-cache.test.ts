@@ -69,7 +69,7 @@ describe('CallCache', () => {
     expect(cache.get('fs', 'list', {})?.result).toEqual(ok('L'));
   });
 
-  it('uses each entry\'s own TTL', () => {
+  it("uses each entry's own TTL", () => {
     const clock = fakeClock(5);
     const cache = new CallCache({ now: clock.now });
     cache.set('s', 'short', {}, ok('1'), { ttlSeconds: 1 });

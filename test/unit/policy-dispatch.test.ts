@@ -13,15 +13,63 @@ const obj = (properties: Record<string, object>, required: string[] = []) => ({ 
 
 /** Names and descriptions as server-filesystem, server-memory and server-everything publish them. */
 const TOOLS: DispatchEntry[] = [
-  { name: 'fs__read_text_file', server: 'fs', original: 'read_text_file', description: 'Read the complete contents of a file from the file system as text. Handles various text encodings.', inputSchema: obj({ path: { type: 'string' }, head: { type: 'number' } }, ['path']) },
-  { name: 'fs__write_file', server: 'fs', original: 'write_file', description: 'Create a new file or completely overwrite an existing file with new content.', inputSchema: obj({ path: { type: 'string' }, content: { type: 'string' } }, ['path', 'content']) },
-  { name: 'fs__list_directory', server: 'fs', original: 'list_directory', description: 'Get a detailed listing of all files and directories in a specified path.', inputSchema: obj({ path: { type: 'string' } }, ['path']) },
-  { name: 'fs__search_files', server: 'fs', original: 'search_files', description: 'Recursively search for files and directories matching a pattern.', inputSchema: obj({ path: { type: 'string' }, pattern: { type: 'string' } }, ['path', 'pattern']) },
-  { name: 'memory__create_entities', server: 'memory', original: 'create_entities', description: 'Create multiple new entities in the knowledge graph', inputSchema: obj({ entities: { type: 'array' } }, ['entities']) },
-  { name: 'memory__search_nodes', server: 'memory', original: 'search_nodes', description: 'Search for nodes in the knowledge graph based on a query', inputSchema: obj({ query: { type: 'string' } }, ['query']) },
+  {
+    name: 'fs__read_text_file',
+    server: 'fs',
+    original: 'read_text_file',
+    description: 'Read the complete contents of a file from the file system as text. Handles various text encodings.',
+    inputSchema: obj({ path: { type: 'string' }, head: { type: 'number' } }, ['path']),
+  },
+  {
+    name: 'fs__write_file',
+    server: 'fs',
+    original: 'write_file',
+    description: 'Create a new file or completely overwrite an existing file with new content.',
+    inputSchema: obj({ path: { type: 'string' }, content: { type: 'string' } }, ['path', 'content']),
+  },
+  {
+    name: 'fs__list_directory',
+    server: 'fs',
+    original: 'list_directory',
+    description: 'Get a detailed listing of all files and directories in a specified path.',
+    inputSchema: obj({ path: { type: 'string' } }, ['path']),
+  },
+  {
+    name: 'fs__search_files',
+    server: 'fs',
+    original: 'search_files',
+    description: 'Recursively search for files and directories matching a pattern.',
+    inputSchema: obj({ path: { type: 'string' }, pattern: { type: 'string' } }, ['path', 'pattern']),
+  },
+  {
+    name: 'memory__create_entities',
+    server: 'memory',
+    original: 'create_entities',
+    description: 'Create multiple new entities in the knowledge graph',
+    inputSchema: obj({ entities: { type: 'array' } }, ['entities']),
+  },
+  {
+    name: 'memory__search_nodes',
+    server: 'memory',
+    original: 'search_nodes',
+    description: 'Search for nodes in the knowledge graph based on a query',
+    inputSchema: obj({ query: { type: 'string' } }, ['query']),
+  },
   { name: 'memory__read_graph', server: 'memory', original: 'read_graph', description: 'Read the entire knowledge graph', inputSchema: obj({}) },
-  { name: 'everything__echo', server: 'everything', original: 'echo', description: 'Echoes back the input', inputSchema: obj({ message: { type: 'string' } }, ['message']) },
-  { name: 'everything__get-sum', server: 'everything', original: 'get-sum', description: 'Returns the sum of two numbers', inputSchema: obj({ a: { type: 'number' }, b: { type: 'number' } }, ['a', 'b']) },
+  {
+    name: 'everything__echo',
+    server: 'everything',
+    original: 'echo',
+    description: 'Echoes back the input',
+    inputSchema: obj({ message: { type: 'string' } }, ['message']),
+  },
+  {
+    name: 'everything__get-sum',
+    server: 'everything',
+    original: 'get-sum',
+    description: 'Returns the sum of two numbers',
+    inputSchema: obj({ a: { type: 'number' }, b: { type: 'number' } }, ['a', 'b']),
+  },
 ];
 
 function textOf(result: CallToolResult): string {
@@ -181,14 +229,23 @@ describe('dispatch call and read', () => {
   });
 
   it('a call that throws becomes an isError result', async () => {
-    const { dispatch } = setup({ call: async () => { throw new Error('Server "fs" is not available right now'); } });
+    const { dispatch } = setup({
+      call: async () => {
+        throw new Error('Server "fs" is not available right now');
+      },
+    });
     const result = await dispatch.handle({ action: 'call', name: 'fs__write_file', arguments: {} });
-    expect(result).toEqual({ content: [{ type: 'text', text: 'Calling "fs__write_file" failed: Server "fs" is not available right now' }], isError: true });
+    expect(result).toEqual({
+      content: [{ type: 'text', text: 'Calling "fs__write_file" failed: Server "fs" is not available right now' }],
+      isError: true,
+    });
   });
 
   it('read passes everything but the action to read_result', async () => {
     const { dispatch } = setup();
-    expect(textOf(await dispatch.handle({ action: 'read', handle: 'k3j5x2abq7mz', op: 'head', lines: 3 }))).toBe('read {"handle":"k3j5x2abq7mz","op":"head","lines":3}');
+    expect(textOf(await dispatch.handle({ action: 'read', handle: 'k3j5x2abq7mz', op: 'head', lines: 3 }))).toBe(
+      'read {"handle":"k3j5x2abq7mz","op":"head","lines":3}',
+    );
   });
 });
 
@@ -220,7 +277,10 @@ describe('selectDirectTools', () => {
   });
 
   it('takes a Map of counts and gives the same answer for any input order', () => {
-    const usage = new Map([['e', 4], ['a', 3]]);
+    const usage = new Map([
+      ['e', 4],
+      ['a', 3],
+    ]);
     const one = selectDirectTools(entries, 2, usage);
     const two = selectDirectTools([...entries].reverse(), 2, usage);
     expect(one.direct.map((e) => e.name).sort()).toEqual(['a', 'e']);

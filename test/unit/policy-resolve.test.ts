@@ -75,11 +75,7 @@ const table: Row[] = [
     { server: { thresholdTokens: 500 }, tool: { thresholdTokens: null } },
     { thresholdTokens: [null, 'tool'] },
   ],
-  [
-    'null threshold at server level, tool unset',
-    { server: { thresholdTokens: null } },
-    { thresholdTokens: [null, 'server'] },
-  ],
+  ['null threshold at server level, tool unset', { server: { thresholdTokens: null } }, { thresholdTokens: [null, 'server'] }],
   [
     'tool-only fields',
     { tool: { hidden: true, description: 'Say it back', hiddenParams: { root: '/data' }, paramOverrides: { limit: 5 } } },
@@ -105,21 +101,13 @@ const table: Row[] = [
     { readOnlyHint: false, defaults: { cacheReadOnlyTools: true } },
     { cacheTtlSeconds: [0, 'default'] },
   ],
-  [
-    'readOnlyHint alone does not turn the cache on',
-    { readOnlyHint: true },
-    { cacheTtlSeconds: [0, 'default'] },
-  ],
+  ['readOnlyHint alone does not turn the cache on', { readOnlyHint: true }, { cacheTtlSeconds: [0, 'default'] }],
   [
     'a tool TTL of 0 turns the read-only cache off for that tool',
     { readOnlyHint: true, tool: { cacheTtlSeconds: 0 }, defaults: { cacheReadOnlyTools: true } },
     { cacheTtlSeconds: [0, 'tool'] },
   ],
-  [
-    'cacheErrors from the server',
-    { server: { cacheErrors: true } },
-    { cacheErrors: [true, 'server'] },
-  ],
+  ['cacheErrors from the server', { server: { cacheErrors: true } }, { cacheErrors: [true, 'server'] }],
 ];
 
 describe('resolvePolicy', () => {

@@ -10,12 +10,7 @@ const base = {
 describe('schemaDiff', () => {
   it.each([
     ['no change', base, structuredClone(base), []],
-    [
-      'a property added',
-      base,
-      { ...base, properties: { ...base.properties, tail: { type: 'number' } } },
-      ['+ properties.tail'],
-    ],
+    ['a property added', base, { ...base, properties: { ...base.properties, tail: { type: 'number' } } }, ['+ properties.tail']],
     ['a property removed', base, { ...base, properties: { path: base.properties.path } }, ['- properties.head']],
     [
       'a nested value changed',

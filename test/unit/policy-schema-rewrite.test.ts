@@ -94,12 +94,7 @@ const table: Row[] = [
     },
   ],
   ['a tool without properties', bare, { description: null, hiddenParams: { x: 1 } }, bare],
-  [
-    'a hidden parameter the schema does not list changes nothing else',
-    echo,
-    { description: null, hiddenParams: { other: 1 } },
-    echo,
-  ],
+  ['a hidden parameter the schema does not list changes nothing else', echo, { description: null, hiddenParams: { other: 1 } }, echo],
 ];
 
 describe('exposeTool', () => {

@@ -27,20 +27,60 @@ const known: KnownServers = {
 type Bad = [label: string, policies: unknown, field: string, message: RegExp];
 
 const refused: Bad[] = [
-  ['unknown server in servers', { servers: { nope: { exposure: 'dispatch' } } }, 'servers.nope', /no server "nope" is configured \(configured: fs, later\)/],
+  [
+    'unknown server in servers',
+    { servers: { nope: { exposure: 'dispatch' } } },
+    'servers.nope',
+    /no server "nope" is configured \(configured: fs, later\)/,
+  ],
   ['unknown server in tools', { tools: { nope: { x: {} } } }, 'tools.nope', /no server "nope"/],
-  ['unknown tool', { tools: { fs: { read_fil: { hidden: true } } } }, 'tools.fs.read_fil', /server "fs" has no tool "read_fil" \(it has: read_file, write_file, list_directory\)/],
-  ['hidden parameter without a value (null)', { tools: { fs: { read_file: { hiddenParams: { path: null } } } } }, 'tools.fs.read_file.hiddenParams.path', /needs a value to inject/],
-  ['hidden parameter without a value (undefined)', { tools: { fs: { read_file: { hiddenParams: { path: undefined } } } } }, 'tools.fs.read_file.hiddenParams.path', /needs a value/],
-  ['hidden parameter the tool does not have', { tools: { fs: { read_file: { hiddenParams: { pth: '/x' } } } } }, 'tools.fs.read_file.hiddenParams.pth', /no parameter "pth" \(it has: path, head\)/],
-  ['override of a parameter the tool does not have', { tools: { fs: { read_file: { paramOverrides: { tail: 3 } } } } }, 'tools.fs.read_file.paramOverrides.tail', /no parameter "tail"/],
-  ['a parameter both hidden and overridden', { tools: { fs: { read_file: { hiddenParams: { path: '/a' }, paramOverrides: { path: '/b' } } } } }, 'tools.fs.read_file.paramOverrides.path', /also a hidden parameter/],
+  [
+    'unknown tool',
+    { tools: { fs: { read_fil: { hidden: true } } } },
+    'tools.fs.read_fil',
+    /server "fs" has no tool "read_fil" \(it has: read_file, write_file, list_directory\)/,
+  ],
+  [
+    'hidden parameter without a value (null)',
+    { tools: { fs: { read_file: { hiddenParams: { path: null } } } } },
+    'tools.fs.read_file.hiddenParams.path',
+    /needs a value to inject/,
+  ],
+  [
+    'hidden parameter without a value (undefined)',
+    { tools: { fs: { read_file: { hiddenParams: { path: undefined } } } } },
+    'tools.fs.read_file.hiddenParams.path',
+    /needs a value/,
+  ],
+  [
+    'hidden parameter the tool does not have',
+    { tools: { fs: { read_file: { hiddenParams: { pth: '/x' } } } } },
+    'tools.fs.read_file.hiddenParams.pth',
+    /no parameter "pth" \(it has: path, head\)/,
+  ],
+  [
+    'override of a parameter the tool does not have',
+    { tools: { fs: { read_file: { paramOverrides: { tail: 3 } } } } },
+    'tools.fs.read_file.paramOverrides.tail',
+    /no parameter "tail"/,
+  ],
+  [
+    'a parameter both hidden and overridden',
+    { tools: { fs: { read_file: { hiddenParams: { path: '/a' }, paramOverrides: { path: '/b' } } } } },
+    'tools.fs.read_file.paramOverrides.path',
+    /also a hidden parameter/,
+  ],
   ['negative tool threshold', { tools: { fs: { read_file: { thresholdTokens: -5 } } } }, 'tools.fs.read_file.thresholdTokens', /at least 1 token/],
   ['negative server threshold', { servers: { fs: { thresholdTokens: -1 } } }, 'servers.fs.thresholdTokens', /at least 1/],
   ['negative cache TTL', { tools: { fs: { read_file: { cacheTtlSeconds: -1 } } } }, 'tools.fs.read_file.cacheTtlSeconds', /must not be negative/],
   ['unknown action', { tools: { fs: { read_file: { action: 'zip' } } } }, 'tools.fs.read_file.action', /./],
   ['misspelt field', { tools: { fs: { read_file: { hiden: true } } } }, 'tools.fs.read_file', /hiden/],
-  ['non-JSON override value', { tools: { fs: { read_file: { paramOverrides: { head: Number.NaN } } } } }, 'tools.fs.read_file.paramOverrides.head', /JSON value/],
+  [
+    'non-JSON override value',
+    { tools: { fs: { read_file: { paramOverrides: { head: Number.NaN } } } } },
+    'tools.fs.read_file.paramOverrides.head',
+    /JSON value/,
+  ],
   ['unknown exposure', { servers: { fs: { exposure: 'sometimes' } } }, 'servers.fs.exposure', /./],
 ];
 

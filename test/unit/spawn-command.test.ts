@@ -57,9 +57,7 @@ describe('resolveSpawnCommand', () => {
   });
 
   it('uses the given comspec', () => {
-    expect(resolveSpawnCommand('npx', [], 'win32', 'C:\\Windows\\System32\\cmd.exe').command).toBe(
-      'C:\\Windows\\System32\\cmd.exe',
-    );
+    expect(resolveSpawnCommand('npx', [], 'win32', 'C:\\Windows\\System32\\cmd.exe').command).toBe('C:\\Windows\\System32\\cmd.exe');
   });
 
   it('escapes metacharacters twice for npm shims in node_modules/.bin', () => {

@@ -33,7 +33,8 @@ const spill = (thresholdTokens: number | null, previewTokens = 100): ShapePolicy
 const text = (t: string): CallToolResult => ({ content: [{ type: 'text', text: t }] });
 /** Exactly n o200k tokens. */
 const tokensOf = (n: number) => ' word'.repeat(n);
-const logLines = (n: number) => Array.from({ length: n }, (_, i) => `2026-01-01 12:00:${String(i % 60).padStart(2, '0')} INFO request ${i} served in ${i % 97} ms`).join('\n');
+const logLines = (n: number) =>
+  Array.from({ length: n }, (_, i) => `2026-01-01 12:00:${String(i % 60).padStart(2, '0')} INFO request ${i} served in ${i % 97} ms`).join('\n');
 
 function deliveredText(result: CallToolResult): string {
   const first = result.content[0];
@@ -112,7 +113,11 @@ describe('shapeResult: the decision', () => {
     const image = { type: 'image' as const, data: Buffer.alloc(200_000, 7).toString('base64'), mimeType: 'image/png' };
     const passed = await shapeResult({ content: [{ type: 'text', text: 'a chart' }, image] }, spill(10_000), ctx, { store, counter, now });
     expect(passed.outcome.action).toBe('pass');
-    const spilled = await shapeResult({ content: [{ type: 'text', text: tokensOf(100) }, image] }, spill(IMAGE_MAX_TOKENS + 50), ctx, { store, counter, now });
+    const spilled = await shapeResult({ content: [{ type: 'text', text: tokensOf(100) }, image] }, spill(IMAGE_MAX_TOKENS + 50), ctx, {
+      store,
+      counter,
+      now,
+    });
     expect(spilled.outcome.action).toBe('spill');
     expect(spilled.outcome.tokensUpstream).toEqual({ tokens: 100 + IMAGE_MAX_TOKENS, estimated: false });
     expect(deliveredText(spilled.delivered)).toMatch(/1 binary block\(s\) \(image\/png\)/);
@@ -204,14 +209,22 @@ describe('shapeResult: what a spilled result looks like', () => {
   });
 
   it('treats compress as spill for now', async () => {
-    const { outcome } = await shapeResult(text(logLines(2000)), { action: 'compress', thresholdTokens: 100, previewTokens: 50 }, ctx, { store, counter, now });
+    const { outcome } = await shapeResult(text(logLines(2000)), { action: 'compress', thresholdTokens: 100, previewTokens: 50 }, ctx, {
+      store,
+      counter,
+      now,
+    });
     expect(outcome.action).toBe('spill');
   });
 });
 
 describe('shapeResult: truncate and failures', () => {
   it('truncates when asked, keeping nothing, clearly labelled with the sizes', async () => {
-    const { delivered, outcome } = await shapeResult(text(logLines(3000)), { action: 'truncate', thresholdTokens: 500, previewTokens: 100 }, ctx, { store, counter, now });
+    const { delivered, outcome } = await shapeResult(text(logLines(3000)), { action: 'truncate', thresholdTokens: 500, previewTokens: 100 }, ctx, {
+      store,
+      counter,
+      now,
+    });
     expect(outcome.action).toBe('truncate');
     expect(outcome.handle).toBeUndefined();
     expect(store.list()).toEqual([]);

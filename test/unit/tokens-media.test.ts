@@ -1,11 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import {
-  audioTokens,
-  base64DecodedBytes,
-  IMAGE_MAX_TOKENS,
-  imageTokens,
-  readImageSize,
-} from '../../electron/core/tokens/media-tokens.js';
+import { audioTokens, base64DecodedBytes, IMAGE_MAX_TOKENS, imageTokens, readImageSize } from '../../electron/core/tokens/media-tokens.js';
 
 /** A PNG signature and IHDR chunk: enough for the size, as real encoders write it. */
 export function pngHeader(width: number, height: number): Buffer {

@@ -89,7 +89,8 @@ export function createChatClient(config: ChatEndpointConfig, deps: ChatClientDep
     });
     if ('error' in target) return fail('config', target.error);
     if (!config.model.trim()) return fail('config', 'no model is set');
-    if (!Number.isInteger(request.maxTokens) || request.maxTokens < 1) return fail('config', `max tokens must be a positive integer, not ${request.maxTokens}`);
+    if (!Number.isInteger(request.maxTokens) || request.maxTokens < 1)
+      return fail('config', `max tokens must be a positive integer, not ${request.maxTokens}`);
 
     const body: Record<string, unknown> = { model: config.model, messages: request.messages, max_tokens: request.maxTokens, stream: false };
     if (request.temperature !== undefined) body.temperature = request.temperature;

@@ -104,7 +104,17 @@ async function compress(input: CompressInput, deps: CompressDeps): Promise<Compr
   const hit = key ? cache!.get(key) : undefined;
   if (hit) {
     const text = withHeader(input, strategy, hit.bodyTokens, hit.body);
-    return { ok: true, text, tokens: await counter.count(text), bodyTokens: hit.bodyTokens, strategy, maxOutputTokens, cached: true, latencyMs: null, masked: {} };
+    return {
+      ok: true,
+      text,
+      tokens: await counter.count(text),
+      bodyTokens: hit.bodyTokens,
+      strategy,
+      maxOutputTokens,
+      cached: true,
+      latencyMs: null,
+      masked: {},
+    };
   }
 
   const maxInputChars = deps.maxInputChars ?? DEFAULT_MAX_INPUT_CHARS;
@@ -133,7 +143,13 @@ async function compress(input: CompressInput, deps: CompressDeps): Promise<Compr
     bodyTokens = await counter.count(body);
   }
   if (bodyTokens >= input.originalTokens) {
-    return { ok: false, error: { kind: 'not_smaller', message: `the condensed result (${formatCount(bodyTokens)} tokens) is not smaller than the original (${formatCount(input.originalTokens)})` } };
+    return {
+      ok: false,
+      error: {
+        kind: 'not_smaller',
+        message: `the condensed result (${formatCount(bodyTokens)} tokens) is not smaller than the original (${formatCount(input.originalTokens)})`,
+      },
+    };
   }
   if (key) cache!.set(key, { body, bodyTokens });
   const text = withHeader(input, strategy, bodyTokens, body);
@@ -151,7 +167,13 @@ async function compress(input: CompressInput, deps: CompressDeps): Promise<Compr
 }
 
 /** `[Compressed: 14,246 → 283 tokens, strategy: json, original: spill abcd2345efgh]` */
-export function compressionHeader(originalTokens: number, bodyTokens: number, strategy: CompressContentType, handle: string, estimated = false): string {
+export function compressionHeader(
+  originalTokens: number,
+  bodyTokens: number,
+  strategy: CompressContentType,
+  handle: string,
+  estimated = false,
+): string {
   return `[Compressed: ${estimated ? '~' : ''}${formatCount(originalTokens)} → ${formatCount(bodyTokens)} tokens, strategy: ${strategy}, original: spill ${handle}]`;
 }
 

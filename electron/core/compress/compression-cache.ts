@@ -54,7 +54,15 @@ export class CompressionCache {
   /** A sha256 over the key's parts, each length-prefixed so no two keys collide by concatenation. */
   static key(key: CompressionKey): string {
     const hash = createHash('sha256');
-    for (const part of [key.strategy, key.model, String(key.maxOutputTokens), key.masked ? 'masked' : 'plain', key.goal ?? '', key.customInstructions ?? '', key.text]) {
+    for (const part of [
+      key.strategy,
+      key.model,
+      String(key.maxOutputTokens),
+      key.masked ? 'masked' : 'plain',
+      key.goal ?? '',
+      key.customInstructions ?? '',
+      key.text,
+    ]) {
       hash.update(`${part.length}:`);
       hash.update(part);
     }

@@ -22,7 +22,10 @@ export interface CompressionFieldOptions {
  * A copy of a tool's input schema with the optional `_spillway_goal` and `_spillway_bypass` properties
  * added (never required). Properties a tool already defines under those names are left alone.
  */
-export function addCompressionFields<S extends ToolInputSchema>(schema: S, options: CompressionFieldOptions = {}): S & { properties: Record<string, object> } {
+export function addCompressionFields<S extends ToolInputSchema>(
+  schema: S,
+  options: CompressionFieldOptions = {},
+): S & { properties: Record<string, object> } {
   const properties: Record<string, object> = { ...(schema.properties ?? {}) };
   if ((options.goal ?? true) && !(GOAL_FIELD in properties)) {
     properties[GOAL_FIELD] = {

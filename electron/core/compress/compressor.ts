@@ -37,10 +37,20 @@ export function createCompressor(deps: CompressorDeps): Compressor {
   return {
     client: deps.client,
     async compress(input, options = {}) {
-      const grant = deps.budget?.next(options.budgetKey ?? input.tool, input.maxOutputTokens) ?? { maxOutputTokens: input.maxOutputTokens, attempt: 1 };
+      const grant = deps.budget?.next(options.budgetKey ?? input.tool, input.maxOutputTokens) ?? {
+        maxOutputTokens: input.maxOutputTokens,
+        attempt: 1,
+      };
       const outcome = await compressResult(
         { ...input, maxOutputTokens: grant.maxOutputTokens },
-        { client: deps.client, counter: deps.counter, cache: deps.cache, masker: options.masker, maxInputChars: deps.maxInputChars, signal: options.signal },
+        {
+          client: deps.client,
+          counter: deps.counter,
+          cache: deps.cache,
+          masker: options.masker,
+          maxInputChars: deps.maxInputChars,
+          signal: options.signal,
+        },
       );
       return { ...outcome, attempt: grant.attempt };
     },

@@ -1,6 +1,16 @@
 /** LLM compression of tool results through an OpenAI-compatible chat-completions endpoint. */
 export { createChatClient, completionsUrl, readCompletion } from './chat-client.js';
-export type { ChatClient, ChatClientDeps, ChatEndpointConfig, ChatError, ChatErrorKind, ChatMessage, ChatRequest, ChatResult, ChatUsage } from './chat-client.js';
+export type {
+  ChatClient,
+  ChatClientDeps,
+  ChatEndpointConfig,
+  ChatError,
+  ChatErrorKind,
+  ChatMessage,
+  ChatRequest,
+  ChatResult,
+  ChatUsage,
+} from './chat-client.js';
 export { detectContentType, COMPRESS_CONTENT_TYPES } from './content-type.js';
 export type { CompressContentType } from './content-type.js';
 export { buildCompressionMessages, STRATEGY_RULES } from './compression-prompts.js';

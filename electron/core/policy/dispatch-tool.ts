@@ -53,15 +53,15 @@ const INPUT_SCHEMA: Tool['inputSchema'] = {
       type: 'string',
       enum: [...DISPATCH_ACTIONS],
       description:
-        'list: tools by server; search: ranked search by words; describe: one tool\'s full input schema; ' +
+        "list: tools by server; search: ranked search by words; describe: one tool's full input schema; " +
         'call: run a tool; read: read a spilled result (same arguments as spillway__read_result).',
     },
     server: { type: 'string', description: 'list: only this server.' },
-    schemas: { type: 'boolean', description: 'list: include each tool\'s input schema (default false).' },
+    schemas: { type: 'boolean', description: "list: include each tool's input schema (default false)." },
     query: { type: 'string', description: 'search: words describing what you need.' },
     limit: { type: 'integer', minimum: 1, maximum: 50, description: 'search: most results (default 10).' },
     name: { type: 'string', description: 'describe/call: the tool name as listed.' },
-    arguments: { type: 'object', description: 'call: the tool\'s arguments.', additionalProperties: true },
+    arguments: { type: 'object', description: "call: the tool's arguments.", additionalProperties: true },
     argumentsFrom: {
       type: 'string',
       description: 'call: a spill handle whose content is a JSON object of arguments (merged under `arguments`).',

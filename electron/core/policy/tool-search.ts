@@ -22,7 +22,28 @@ export interface ToolHit {
 }
 
 /** Words too common in queries to say anything about a tool. */
-const STOP_WORDS = new Set(['a', 'an', 'and', 'the', 'of', 'to', 'in', 'for', 'on', 'with', 'or', 'is', 'it', 'my', 'me', 'i', 'that', 'this', 'from', 'by']);
+const STOP_WORDS = new Set([
+  'a',
+  'an',
+  'and',
+  'the',
+  'of',
+  'to',
+  'in',
+  'for',
+  'on',
+  'with',
+  'or',
+  'is',
+  'it',
+  'my',
+  'me',
+  'i',
+  'that',
+  'this',
+  'from',
+  'by',
+]);
 
 /** Splits `read_file`, `readFile`, `fs__list-dir` and prose into words. */
 export function toolTerms(text: string): string[] {

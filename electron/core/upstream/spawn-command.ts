@@ -22,12 +22,7 @@ const CMD_META = /([()\][%!^"`<>&|;, *?])/g;
  * CreateProcess runs only executables (and Node refuses `.cmd` without a shell since CVE-2024-27980).
  * Elsewhere the command is returned unchanged.
  */
-export function resolveSpawnCommand(
-  command: string,
-  args: readonly string[],
-  platform: NodeJS.Platform,
-  comspec = 'cmd.exe',
-): SpawnCommand {
+export function resolveSpawnCommand(command: string, args: readonly string[], platform: NodeJS.Platform, comspec = 'cmd.exe'): SpawnCommand {
   if (platform !== 'win32' || !needsCmd(command)) {
     return { command, args: [...args], windowsVerbatimArguments: false, viaCmd: false };
   }
