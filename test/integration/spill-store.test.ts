@@ -122,7 +122,10 @@ describe('SpillStore', () => {
     await store.readDocument(a.handle); // a is now more recently used than b
     clock += 1;
     const d = await store.put(body('d'), meta);
-    const kept = store.list().map((e) => e.handle).sort();
+    const kept = store
+      .list()
+      .map((e) => e.handle)
+      .sort();
     expect(kept).toEqual([a.handle, c.handle, d.handle].sort());
     expect(store.lookup(b.handle)).toMatchObject({ error: 'unknown' });
     await expect(stat(join(dir, b.handle))).rejects.toThrow();
@@ -225,5 +228,14 @@ describe('SpillStore', () => {
     await writeFile(dir, 'blocked');
     await expect(store.put(textResult('after'), meta)).rejects.toBeInstanceOf(SpillWriteError);
     expect(store.list().map((e) => e.handle)).toEqual([before.handle]);
+  });
+
+  it('counts a stored text without reading it here: the tokenizer thread reads the file', async () => {
+    const store = await open();
+    const text = 'line of log output — ünïcödé ✓ 日本語 🚀\n'.repeat(20_000);
+    const entry = await store.put(textResult(text), meta);
+    expect(await store.countText(entry.handle)).toEqual({ tokens: await counter.count(text), estimated: false });
+    await store.delete(entry.handle);
+    await expect(store.countText(entry.handle)).rejects.toThrow(/No spilled result/);
   });
 });

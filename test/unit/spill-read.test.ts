@@ -87,7 +87,10 @@ describe('readResult ops', () => {
       'Lines 101-102 of 1,000:\n101 ERROR disk full request=100\n102 INFO ok request=101',
     );
     expect((await read({ handle: logHandle, op: 'slice', start: 999, end: 5000 })).text.split('\n')[0]).toBe('Lines 999-1,000 of 1,000:');
-    expect(await read({ handle: logHandle, op: 'slice', start: 2000 })).toMatchObject({ isError: true, text: expect.stringContaining('past the end') });
+    expect(await read({ handle: logHandle, op: 'slice', start: 2000 })).toMatchObject({
+      isError: true,
+      text: expect.stringContaining('past the end'),
+    });
     expect(await read({ handle: logHandle, op: 'slice' })).toMatchObject({ isError: true, text: expect.stringContaining('needs `start`') });
     expect(await read({ handle: logHandle, op: 'slice', start: 5, end: 2 })).toMatchObject({ isError: true });
   });
@@ -97,11 +100,17 @@ describe('readResult ops', () => {
     expect(all.text.split('\n')[0]).toBe('grep /error/i: 10 matching lines of 1,000:');
     expect(all.text).toContain('\n1:1 ERROR disk full request=0');
     expect(all.text).toContain('\n901:901 ERROR disk full request=900');
-    expect((await read({ handle: logHandle, op: 'grep', pattern: 'error', caseSensitive: true })).text).toBe('grep /error/: 0 matching lines of 1,000.');
+    expect((await read({ handle: logHandle, op: 'grep', pattern: 'error', caseSensitive: true })).text).toBe(
+      'grep /error/: 0 matching lines of 1,000.',
+    );
     const ctx = await read({ handle: logHandle, op: 'grep', pattern: 'request=100$', context: 1 });
-    expect(ctx.text).toBe('grep /request=100$/i: 1 matching line of 1,000:\n100-100 INFO ok request=99\n101:101 ERROR disk full request=100\n102-102 INFO ok request=101');
+    expect(ctx.text).toBe(
+      'grep /request=100$/i: 1 matching line of 1,000:\n100-100 INFO ok request=99\n101:101 ERROR disk full request=100\n102-102 INFO ok request=101',
+    );
     const capped = await read({ handle: logHandle, op: 'grep', pattern: 'ERROR', maxMatches: 2, context: 1 });
-    expect(capped.text.split('\n')[0]).toBe('grep /ERROR/i: 10 matching lines of 1,000, showing the first 2 (raise maxMatches or narrow the pattern for more).');
+    expect(capped.text.split('\n')[0]).toBe(
+      'grep /ERROR/i: 10 matching lines of 1,000, showing the first 2 (raise maxMatches or narrow the pattern for more).',
+    );
     expect(capped.text).toContain('\n--\n');
     expect(capped.text.split('\n').filter((l) => /^\d+:/.test(l))).toHaveLength(2);
   });

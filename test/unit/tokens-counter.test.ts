@@ -1,6 +1,17 @@
-import { afterAll, describe, expect, it } from 'vitest';
-import { encode } from 'gpt-tokenizer/encoding/o200k_base';
+import * as fs from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it, vi } from 'vitest';
+import * as o200k from 'gpt-tokenizer/encoding/o200k_base';
+import * as cl100kEncoder from 'gpt-tokenizer/encoding/cl100k_base';
+import { pieceBoundary } from '../../electron/core/tokens/text-cuts.js';
+import { readTiktokenRanks } from '../../electron/core/tokens/tiktoken-ranks.js';
 import { TokenCounter } from '../../electron/core/tokens/token-counter.js';
+
+const { encode } = o200k;
+const AS_TEXT = { disallowedSpecial: new Set<string>() };
 
 const counter = new TokenCounter();
 const cl100k = new TokenCounter({ encoding: 'cl100k_base' });
@@ -173,5 +184,144 @@ describe('TokenCounter.truncateToTokens', () => {
     const tokens = await counter.count(cut);
     expect(tokens).toBeLessThanOrEqual(1000);
     expect(tokens).toBeGreaterThan(990);
+  });
+});
+
+describe('the tokenizer thread', () => {
+  const require = createRequire(import.meta.url);
+
+  it.each(['o200k_base', 'cl100k_base'] as const)('reads the same %s ranks from the .tiktoken file as the generated module holds', (encoding) => {
+    const expected = (require(`gpt-tokenizer/bpeRanks/${encoding}`) as { default: Array<string | number[]> }).default;
+    const ranks = readTiktokenRanks(require.resolve(`gpt-tokenizer/data/${encoding}.tiktoken`), fs);
+    expect(ranks.length).toBe(expected.length);
+    for (let i = 0; i < expected.length; i++) {
+      if (!(i in expected)) expect(i in ranks).toBe(false);
+      else if (typeof expected[i] === 'string') expect(ranks[i]).toBe(expected[i]);
+      else expect(ranks[i]).toEqual(expected[i]);
+    }
+  });
+
+  it('counts a text cut where pieces break as the sum of its parts (random texts, both encodings)', () => {
+    const encoders = [o200k, cl100kEncoder];
+    const alphabet = [
+      'a',
+      'Zq',
+      ' ',
+      '  ',
+      '\n',
+      '\n\n',
+      '\r\n',
+      ' \n',
+      '\t',
+      '.',
+      '/',
+      '//',
+      "'s",
+      "'",
+      '"',
+      ',',
+      ':',
+      '{',
+      '}',
+      '1',
+      '23',
+      '4567',
+      'é',
+      'e\u0301',
+      '日本',
+      '🚀',
+      '<|endoftext|>',
+      '—',
+      '\u00a0',
+      '\u3000',
+      'Hello',
+      '-',
+      '\n/',
+      '.\n',
+      '\n ',
+      '\n\t',
+    ];
+    let seed = 7;
+    const random = (n: number) => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) % n;
+    let checked = 0;
+    for (let round = 0; round < 1500; round++) {
+      let text = '';
+      for (let i = 50 + random(300); i > 0; i--) text += alphabet[random(alphabet.length)];
+      const at = pieceBoundary(text, 1, text.length);
+      if (at < 0) continue;
+      for (const e of encoders) {
+        expect(e.countTokens(text.slice(0, at), AS_TEXT) + e.countTokens(text.slice(at), AS_TEXT)).toBe(e.countTokens(text, AS_TEXT));
+      }
+      checked++;
+    }
+    expect(checked).toBeGreaterThan(1000);
+  });
+
+  it('answers limit questions on long texts window by window, as on the whole text', async () => {
+    const log = Array.from(
+      { length: 20_000 },
+      (_, i) => `2024-01-01T00:00:${i % 60}Z INFO request ${i} took ${(i * 7919) % 997} ms for /api/items/${i}`,
+    ).join('\n');
+    const exact = o200k.countTokens(log, AS_TEXT);
+    expect(await counter.countWithin(log, exact)).toBe(exact);
+    expect(await counter.countWithin(log, exact - 1)).toBe(false);
+    expect(await counter.isWithin(log, 5_000)).toBe(false);
+    const cut = await counter.truncateToTokens(log, 1_000);
+    expect(log.startsWith(cut)).toBe(true);
+    expect(o200k.countTokens(cut, AS_TEXT)).toBeLessThanOrEqual(1_000);
+    expect(log[cut.length]).toBe('\n');
+    expect(o200k.countTokens(log.slice(0, log.indexOf('\n', cut.length + 1)), AS_TEXT)).toBeGreaterThan(1_000);
+  });
+
+  it('counts a file it reads itself: exact, or its start scaled above the size limit', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'tokens-'));
+    try {
+      const text = '漢字とカタカナ 🎉 and English words, a JSON {"id": 1}\n'.repeat(40_000);
+      const path = join(dir, 'text.txt');
+      await writeFile(path, text);
+      expect(await counter.countFileOffThread(path)).toEqual({ tokens: o200k.countTokens(text, AS_TEXT), estimated: false });
+      const small = new TokenCounter({ offThreadExactLimitBytes: 100_000 });
+      try {
+        const estimate = await small.countFileOffThread(path);
+        expect(estimate.estimated).toBe(true);
+        expect(Math.abs(estimate.tokens - o200k.countTokens(text, AS_TEXT)) / estimate.tokens).toBeLessThan(0.01);
+      } finally {
+        await small.close();
+      }
+      await expect(counter.countFileOffThread(join(dir, 'missing.txt'))).rejects.toThrow(/ENOENT/);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('answers the request path while a long bookkeeping count runs', async () => {
+    const order: string[] = [];
+    const long = 'The quick brown fox jumps over the lazy dog 0123456789\n'.repeat(100_000);
+    await counter.count('warm up');
+    const bookkeeping = counter.countExactOffThread(long).then(() => order.push('bookkeeping'));
+    const request = counter.countWithin(long, 100).then(() => order.push('request'));
+    await Promise.all([bookkeeping, request]);
+    expect(order).toEqual(['request', 'bookkeeping']);
+  });
+
+  it('is not started for what sizes answer, and is stopped when idle, then started again', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    const c = new TokenCounter({ workerIdleMs: 1_000 });
+    try {
+      expect(await c.isWithin('short', 100)).toBe(true);
+      expect(await c.truncateToTokens('short', 100)).toBe('short');
+      expect(c.loaded).toBe(false);
+      expect(await c.count('a b c')).toBe(3);
+      expect(c.loaded).toBe(true);
+      vi.advanceTimersByTime(999);
+      expect(c.loaded).toBe(true);
+      vi.advanceTimersByTime(1);
+      expect(c.loaded).toBe(false);
+      expect(await c.count('a b c d')).toBe(4);
+      expect(c.loaded).toBe(true);
+    } finally {
+      vi.useRealTimers();
+      await c.close();
+    }
   });
 });

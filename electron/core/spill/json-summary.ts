@@ -1,3 +1,7 @@
+import { formatCount } from '../../../shared/plain-text.js';
+
+export { formatCount } from '../../../shared/plain-text.js';
+
 /**
  * A structural summary of a JSON value for the preview of a spilled result (issue 4): the top-level
  * keys with their types, array lengths, a string's size and start, then the first items of the main
@@ -77,9 +81,4 @@ function jsonKey(key: string): string {
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-/** 83421 → "83,421". */
-export function formatCount(n: number): string {
-  return Math.round(n).toLocaleString('en-US');
 }

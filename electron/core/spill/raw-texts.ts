@@ -1,13 +1,13 @@
 /**
- * Long texts an upstream streamed straight to disk (upstream/raw-spool.ts) while its message arrived: the
+ * Long texts an upstream streamed straight to disk (wire/raw-spool.ts) while its message arrived: the
  * parsed message holds a short placeholder string in their place, this registry knows which file each
  * placeholder stands for. The spill path moves such a file into the store as `text.txt` without ever
  * holding the text in memory (issue 4: time and peak memory flat in the payload); every other path reads
  * it back (`materialize`) and gets exactly the message the upstream sent.
  */
 import { readFileSync, rmSync } from 'node:fs';
-import { mkdir, rm } from 'node:fs/promises';
-import type { RawSpoolOptions, SpooledString } from '../upstream/raw-spool.js';
+import { mkdir, readFile, rm } from 'node:fs/promises';
+import type { RawSpoolOptions, SpooledString } from '../wire/raw-spool.js';
 
 /** The folder under the spill folder where texts are spooled; emptied at every start. */
 export const RAW_DIR_NAME = '.raw';
@@ -87,7 +87,7 @@ export class RawTexts implements SpoolTarget {
     });
     if (used.size === 0) return value;
     for (const text of used) this.#held.delete(text.placeholder);
-    return inlineSpooled(value, [...used]);
+    return readBackSpooled(value, [...used]);
   }
 
   /** Hands a text's file over to the caller (which moves or deletes it); the placeholder is forgotten. */
@@ -97,12 +97,9 @@ export class RawTexts implements SpoolTarget {
     return held?.text;
   }
 
-  /** Forgets the texts and deletes their files. */
+  /** Forgets the texts and deletes their files (in the background: nothing waits for it). */
   discard(texts: Iterable<SpooledString>): void {
-    for (const text of texts) {
-      this.#held.delete(text.placeholder);
-      rmSync(text.path, { force: true });
-    }
+    void this.#remove(texts);
   }
 
   /** Deletes texts nobody claimed within MAX_AGE_MS (their call was cancelled or failed on the way). */
@@ -113,13 +110,37 @@ export class RawTexts implements SpoolTarget {
 
   async close(): Promise<void> {
     clearInterval(this.#timer);
-    this.discard([...this.#held.values()].map((h) => h.text));
+    await this.#remove([...this.#held.values()].map((h) => h.text));
+  }
+
+  async #remove(texts: Iterable<SpooledString>): Promise<void> {
+    const paths: string[] = [];
+    for (const text of texts) {
+      this.#held.delete(text.placeholder);
+      paths.push(text.path);
+    }
+    await Promise.all(paths.map((path) => rm(path, { force: true }).catch(() => {})));
   }
 }
 
 /**
+ * A tool result (or any message) with each of `strings`' placeholders replaced by its text, read from
+ * disk without blocking; the files are deleted.
+ */
+export async function readBackSpooled<T>(message: T, strings: readonly SpooledString[]): Promise<T> {
+  const texts = new Map<string, string>();
+  try {
+    for (const s of strings) texts.set(s.placeholder, await readFile(s.path, 'utf8'));
+  } finally {
+    await Promise.all(strings.map((s) => rm(s.path, { force: true }).catch(() => {})));
+  }
+  return replaceStrings(message, (s) => texts.get(s)) as T;
+}
+
+/**
  * A message whose spooled texts nobody will adopt (anything but a tool result) as the upstream sent it:
- * each placeholder replaced by its text, the files deleted.
+ * each placeholder replaced by its text, the files deleted. Synchronous, for a transport that delivers
+ * messages in order as they arrive; tool results take the asynchronous `materialize` path instead.
  */
 export function inlineSpooled<T>(message: T, strings: readonly SpooledString[]): T {
   const texts = new Map<string, string>();

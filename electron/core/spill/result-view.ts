@@ -1,6 +1,9 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { SpooledString } from '../upstream/raw-spool.js';
+import type { SpooledString } from '../wire/raw-spool.js';
+import { looksLikeJson } from '../../../shared/plain-text.js';
 import { visitStrings } from './raw-texts.js';
+
+export { looksLikeJson, parseJson } from '../../../shared/plain-text.js';
 
 export type SpillContentType = 'json' | 'text' | 'mixed' | 'binary';
 
@@ -135,27 +138,6 @@ function countChar(text: string, char: string): number {
   return n;
 }
 
-/** A cheap test by the first and last characters; `parseJson` decides. */
-export function looksLikeJson(text: string): boolean {
-  let start = 0;
-  while (start < text.length && isSpace(text.charCodeAt(start))) start++;
-  let end = text.length - 1;
-  while (end > start && isSpace(text.charCodeAt(end))) end--;
-  const first = text[start];
-  const last = text[end];
-  return (first === '{' && last === '}') || (first === '[' && last === ']');
-}
-
-/** The parsed value of JSON text, or undefined when it is not JSON. */
-export function parseJson(text: string): { value: unknown } | undefined {
-  if (!looksLikeJson(text)) return undefined;
-  try {
-    return { value: JSON.parse(text) as unknown };
-  } catch {
-    return undefined;
-  }
-}
-
 const EXTENSIONS: Record<string, string> = {
   'image/png': 'png',
   'image/jpeg': 'jpg',
@@ -173,10 +155,6 @@ const EXTENSIONS: Record<string, string> = {
 /** File name for a binary block, e.g. `block-2.png`. */
 export function binaryFileName(block: BinaryBlock): string {
   return `block-${block.index}.${EXTENSIONS[block.mimeType.toLowerCase()] ?? 'bin'}`;
-}
-
-function isSpace(code: number): boolean {
-  return code === 32 || code === 9 || code === 10 || code === 13;
 }
 
 /** Marks a binary block's data moved to a file of its own; `restoreBinaryFiles` puts it back. */

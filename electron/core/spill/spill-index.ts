@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { AtomicFile } from '../atomic-file.js';
+import { AtomicFile } from '../files/atomic-file.js';
 import { isValidHandle } from './spill-handle.js';
 import type { SpillContentType } from './result-view.js';
 

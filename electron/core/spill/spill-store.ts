@@ -1,15 +1,13 @@
-import { createHash } from 'node:crypto';
-import { createReadStream } from 'node:fs';
-import { access, mkdir, mkdtemp, open, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { LRUCache } from 'lru-cache';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { TokenCount, TokenCounter } from '../tokens/token-counter.js';
-import { base32, HANDLE_LENGTH, HANDLE_PATTERN, isValidHandle } from './spill-handle.js';
-import type { SpooledString } from '../upstream/raw-spool.js';
-import { binaryFileName, countLines, restoreBinaryFiles, viewResult, withBinaryAsFiles } from './result-view.js';
-import type { ResultView, SpillContentType, SpooledView, TextPart } from './result-view.js';
+import { HANDLE_LENGTH, isValidHandle } from './spill-handle.js';
+import { countLines, viewResult } from './result-view.js';
+import type { ResultView, SpillContentType, SpooledView } from './result-view.js';
 import { SpillDocument } from './spill-document.js';
+import { filesPresent, makeTempFolder, moveIntoPlace, prepareFiles, readStoredResult, strayFolders, TEXT_FILE, writeFiles } from './spill-files.js';
 import { SpillIndexFile } from './spill-index.js';
 import type { SpillEntry } from './spill-index.js';
 
@@ -18,16 +16,9 @@ export type { SpillEntry, SpillBinaryFile } from './spill-index.js';
 export const DEFAULT_SPILL_TTL_MS = 24 * 60 * 60 * 1000;
 export const DEFAULT_SPILL_QUOTA_BYTES = 1024 * 1024 * 1024;
 
-const RESULT_FILE = 'result.json';
-const TEXT_FILE = 'text.txt';
 const INDEX_FILE = 'index.json';
-const TMP_PREFIX = '.tmp-';
-/**
- * In result.json: where each text of the result lies in text.txt, `[content index, 1 if an embedded
- * resource's text, start byte, end byte]`. The texts themselves are kept once, in text.txt.
- */
-const TEXT_RANGES_KEY = 'spillway/textRanges';
-type TextRange = [index: number, resource: 0 | 1, start: number, end: number];
+/** Read-back texts are cached for a model's run of reads, then given back. */
+const DOCUMENT_TTL_MS = 2 * 60_000;
 
 export interface SpillStoreOptions {
   /** The spill folder itself, normally `<dataDir>/spill`. */
@@ -101,6 +92,10 @@ export class SpillStore {
     this.#documents = new LRUCache<string, SpillDocument>({
       maxSize: options.cacheBytes ?? 64 * 1024 * 1024,
       sizeCalculation: (doc) => Math.max(1, doc.text.length * 3),
+      // Nothing payload-sized stays after the reads: a text unread for a while is dropped (timers unref'd).
+      ttl: DOCUMENT_TTL_MS,
+      ttlAutopurge: true,
+      updateAgeOnGet: true,
     });
   }
 
@@ -141,33 +136,8 @@ export class SpillStore {
   }
 
   async #put(result: CallToolResult, meta: SpillMeta, view: ResultView | SpooledView, knownBytes: number | undefined): Promise<SpillEntry> {
-    const binary = 'binary' in view ? view.binary : [];
-    const texts = view.parts.map((part) => ({
-      part,
-      data: typeof part.text === 'string' ? Buffer.from(part.text, 'utf8') : undefined,
-    }));
-    const ranges: TextRange[] = [];
-    let textBytes = 0;
-    const digest = createHash('sha256');
-    for (const [i, { part, data }] of texts.entries()) {
-      if (i > 0) textBytes += 1; // the newline joining the texts
-      const length = data ? data.length : (part.text as SpooledString).bytes;
-      if (part.index >= 0) ranges.push([part.index, part.resource ? 1 : 0, textBytes, textBytes + length]);
-      textBytes += length;
-      digest.update(data ? createHash('sha256').update(data).digest() : (part.text as SpooledString).sha256);
-    }
-    const binaryFiles = binary.map((block) => ({
-      index: block.index,
-      kind: block.kind,
-      mimeType: block.mimeType,
-      file: binaryFileName(block),
-      data: Buffer.from(block.base64, 'base64'),
-    }));
-    const skeleton = withTextsAsRanges(binary.length > 0 && 'text' in view ? withBinaryAsFiles(result, view) : result, ranges);
-    const stored = Buffer.from(JSON.stringify(skeleton), 'utf8');
-    digest.update(stored);
-    for (const file of binaryFiles) digest.update(file.data);
-    const hash = base32(digest.digest());
+    const files = prepareFiles(result, view);
+    const { hash, diskBytes } = files;
     const handle = this.#handleFor(hash);
     const now = this.#now();
     const expiresAt = now + (meta.ttlMs ?? this.ttlMs);
@@ -189,7 +159,6 @@ export class SpillStore {
       return { ...existing };
     }
 
-    const diskBytes = stored.length + textBytes + binaryFiles.reduce((n, f) => n + f.data.length, 0);
     if (diskBytes > this.quotaBytes) {
       throw new SpillWriteError(`result of ${diskBytes} bytes exceeds the spill quota of ${this.quotaBytes} bytes`);
     }
@@ -197,13 +166,10 @@ export class SpillStore {
     let tmp: string | null = null;
     this.#inFlight.add(handle);
     try {
-      await mkdir(this.dir, { recursive: true });
-      tmp = await mkdtemp(join(this.dir, TMP_PREFIX));
+      tmp = await makeTempFolder(this.dir);
       this.#inFlight.add(tmp);
-      await writeFile(join(tmp, RESULT_FILE), stored);
-      await writeText(join(tmp, TEXT_FILE), texts);
-      for (const file of binaryFiles) await writeFile(join(tmp, file.file), file.data);
-      await this.#moveIntoPlace(tmp, handle, hash);
+      const names = await writeFiles(tmp, files);
+      await moveIntoPlace(tmp, join(this.dir, handle), () => this.#entries.get(handle)?.hash === hash);
       tmp = null;
       const lines = 'lines' in view ? view.lines : countLines(view.text);
       const entry: SpillEntry = {
@@ -216,15 +182,15 @@ export class SpillStore {
         expiresAt,
         lastAccess: now,
         bytes: knownBytes ?? Buffer.byteLength(JSON.stringify(result), 'utf8'),
-        textBytes,
+        textBytes: files.textBytes,
         diskBytes,
         lines,
         tokens: meta.tokens?.tokens ?? null,
         tokensEstimated: meta.tokens?.estimated ?? true,
         contentType: view.contentType,
         textFromStructured: 'textFromStructured' in view ? view.textFromStructured : false,
-        files: [RESULT_FILE, TEXT_FILE, ...binaryFiles.map((f) => f.file)],
-        binary: binaryFiles.map(({ index, kind, mimeType, file }) => ({ index, kind, mimeType, file })),
+        files: names,
+        binary: files.binaryFiles.map(({ index, kind, mimeType, file }) => ({ index, kind, mimeType, file })),
       };
       this.#entries.set(handle, entry);
       await this.#evictOverQuota(handle);
@@ -267,6 +233,15 @@ export class SpillStore {
     return doc;
   }
 
+  /**
+   * The exact token count of a live entry's text view, made by the tokenizer thread reading the file
+   * itself (this thread never holds the text); an estimate above the counter's size limit.
+   */
+  async countText(handle: string): Promise<TokenCount> {
+    this.#live(handle);
+    return this.#counter.countFileOffThread(join(this.dir, handle, TEXT_FILE));
+  }
+
   /** The text view of a live entry read from disk, bypassing the cache (for one-off whole-text work). */
   async readText(handle: string): Promise<string> {
     this.#live(handle);
@@ -277,13 +252,7 @@ export class SpillStore {
   async readResult(handle: string): Promise<CallToolResult> {
     const entry = this.#live(handle);
     this.#touch(entry);
-    const result = JSON.parse(await readFile(join(this.dir, handle, RESULT_FILE), 'utf8')) as CallToolResult;
-    const ranges = (result as Record<string, unknown>)[TEXT_RANGES_KEY] as TextRange[] | undefined;
-    if (ranges) {
-      delete (result as Record<string, unknown>)[TEXT_RANGES_KEY];
-      restoreTexts(result, ranges, await readFile(join(this.dir, handle, TEXT_FILE)));
-    }
-    return restoreBinaryFiles(result, entry.binary, async (file) => (await readFile(join(this.dir, handle, file))).toString('base64'));
+    return readStoredResult(join(this.dir, handle), entry.binary);
   }
 
   /** Bytes of one binary block's file. */
@@ -358,17 +327,8 @@ export class SpillStore {
         report.missing++;
       }
     }
-    let names: string[] = [];
-    try {
-      names = await readdir(this.dir);
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-    }
-    for (const name of names) {
-      if (name.startsWith(INDEX_FILE) || this.#entries.has(name)) continue;
-      const path = join(this.dir, name);
-      if (this.#inFlight.has(name) || this.#inFlight.has(path)) continue;
-      if (!HANDLE_PATTERN.test(name) && !name.startsWith(TMP_PREFIX)) continue; // not ours: leave it alone
+    const known = (name: string, path: string) => this.#entries.has(name) || this.#inFlight.has(name) || this.#inFlight.has(path);
+    for (const path of await strayFolders(this.dir, known)) {
       await rm(path, { recursive: true, force: true });
       report.orphans++;
     }
@@ -402,28 +362,8 @@ export class SpillStore {
     this.#persistIndex().catch((error) => this.#log('spill index could not be written', error));
   }
 
-  async #filesPresent(entry: SpillEntry): Promise<boolean> {
-    try {
-      for (const file of entry.files) await access(join(this.dir, entry.handle, file));
-      return true;
-    } catch {
-      return false;
-    }
-  }
-
-  async #moveIntoPlace(tmp: string, handle: string, hash: string): Promise<void> {
-    const target = join(this.dir, handle);
-    try {
-      await rename(tmp, target);
-    } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code;
-      if (code !== 'ENOTEMPTY' && code !== 'EEXIST' && code !== 'EPERM') throw error;
-      // The same content, just written by a concurrent put: keep that copy.
-      if (this.#entries.get(handle)?.hash === hash) return;
-      // A folder left by a crashed write, or one an entry lost: replace it.
-      await rm(target, { recursive: true, force: true });
-      await rename(tmp, target);
-    }
+  #filesPresent(entry: SpillEntry): Promise<boolean> {
+    return filesPresent(join(this.dir, entry.handle), entry.files);
   }
 
   async #remove(handle: string): Promise<void> {
@@ -453,43 +393,3 @@ export class SpillStore {
 }
 
 export type { SpillContentType };
-
-/** The result with its texts emptied and their places in text.txt recorded (see TEXT_RANGES_KEY). */
-function withTextsAsRanges(result: CallToolResult, ranges: TextRange[]): Record<string, unknown> {
-  if (ranges.length === 0) return result;
-  const content = [...result.content] as Array<Record<string, unknown>>;
-  for (const [index, resource] of ranges) {
-    const block = content[index]!;
-    content[index] = resource ? { ...block, resource: { ...(block.resource as object), text: '' } } : { ...block, text: '' };
-  }
-  return { ...result, content, [TEXT_RANGES_KEY]: ranges };
-}
-
-function restoreTexts(result: CallToolResult, ranges: TextRange[], text: Buffer): void {
-  for (const [index, resource, start, end] of ranges) {
-    const block = result.content[index] as Record<string, unknown> | undefined;
-    if (!block) continue;
-    const value = text.toString('utf8', start, end);
-    if (resource) (block.resource as Record<string, unknown>).text = value;
-    else block.text = value;
-  }
-}
-
-/** Writes the joined text view: in-memory texts as they are, spooled ones moved (one) or copied (several). */
-async function writeText(path: string, texts: Array<{ part: TextPart; data: Buffer | undefined }>): Promise<void> {
-  const only = texts.length === 1 ? texts[0]!.part.text : undefined;
-  if (only !== undefined && typeof only !== 'string') {
-    await rename(only.path, path);
-    return;
-  }
-  const file = await open(path, 'wx', 0o600);
-  try {
-    for (const [i, { part, data }] of texts.entries()) {
-      if (i > 0) await file.write('\n');
-      if (data) await file.write(data);
-      else for await (const chunk of createReadStream((part.text as SpooledString).path)) await file.write(chunk as Buffer);
-    }
-  } finally {
-    await file.close();
-  }
-}

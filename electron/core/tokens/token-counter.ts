@@ -1,5 +1,7 @@
 import { createRequire } from 'node:module';
 import { TokenCountWorker } from './token-count-worker.js';
+import { charBoundary, pieceBoundary } from './text-cuts.js';
+import type { TokenizerOp, TokenizerReply, TokenizerThreadData } from './tokenizer-thread.js';
 
 export type EncodingName = 'o200k_base' | 'cl100k_base';
 
@@ -14,50 +16,44 @@ export interface TokenCounterOptions {
   encoding?: EncodingName;
   /** Above this UTF-8 size `countExactOffThread` estimates instead of counting. Default 32 MiB. */
   offThreadExactLimitBytes?: number;
-  /** Up to this UTF-8 size `quickCount` counts exactly in-thread. Default 256 KiB (~15-30 ms). */
+  /** Up to this UTF-8 size `quickCount` counts exactly. Default 256 KiB (~15-30 ms in the tokenizer thread). */
   quickExactLimitBytes?: number;
   /** Characters of the prefix whose exact density scales an estimate. Default 64 Ki chars. */
   estimatePrefixChars?: number;
+  /** Stop the tokenizer thread after this long without work. Default DEFAULT_WORKER_IDLE_MS (10 s). */
+  workerIdleMs?: number;
 }
-
-interface Encoder {
-  encodeGenerator(text: string, options?: EncodeOptions): Generator<number[], number, undefined>;
-  decode(tokens: Iterable<number>): string;
-  isWithinTokenLimit(text: string, limit: number, options?: EncodeOptions): false | number;
-  countTokens(text: string, options?: EncodeOptions): number;
-}
-interface EncodeOptions {
-  disallowedSpecial?: Set<string>;
-}
-
-/**
- * Tool output may contain `<|endoftext|>` and friends: count them as the text they are. By default
- * gpt-tokenizer throws on them, and its special-token scan grows with the input (TOOLCHAIN.md).
- */
-/** Texts up to this many characters are counted on the calling thread when the encoder is loaded. */
-const INLINE_COUNT_MAX_CHARS = 4096;
-const AS_TEXT: EncodeOptions = Object.freeze({ disallowedSpecial: new Set<string>() });
 
 const MiB = 1024 * 1024;
+/**
+ * Questions bounded by a limit send at least this much of a long text, and about 16 characters per
+ * token of the limit (real tool output has 2-5), cut where the tokenizer's pieces break.
+ */
+const WINDOW_MIN_CHARS = 64 * 1024;
+const WINDOW_CHARS_PER_TOKEN = 16;
 
 /**
- * Counts tokens with gpt-tokenizer. The encoder (~290 ms, ~51 MiB) is loaded on first use, and never when
- * every question can be answered from byte lengths (a token is at least one UTF-8 byte).
+ * Counts tokens with gpt-tokenizer, in one worker thread (token-count-worker.ts): the encoder (~50 MB,
+ * ~150 ms to load) is loaded there on first use, never in this thread, and dropped again when there has
+ * been nothing to count for a while. Questions that sizes alone answer never start it (a token is at
+ * least one UTF-8 byte). Questions bounded by a limit send only as much of a long text as they need.
  */
 export class TokenCounter {
   readonly encoding: EncodingName;
   readonly #offThreadExactLimitBytes: number;
   readonly #quickExactLimitBytes: number;
   readonly #estimatePrefixChars: number;
-  #encoder: Promise<Encoder> | null = null;
-  #encoderReady = false;
-  #worker: TokenCountWorker | null = null;
+  readonly #worker: TokenCountWorker;
 
   constructor(options: TokenCounterOptions = {}) {
     this.encoding = options.encoding ?? 'o200k_base';
     this.#offThreadExactLimitBytes = options.offThreadExactLimitBytes ?? 32 * MiB;
     this.#quickExactLimitBytes = options.quickExactLimitBytes ?? 256 * 1024;
     this.#estimatePrefixChars = options.estimatePrefixChars ?? 64 * 1024;
+    this.#worker = new TokenCountWorker({
+      thread: threadData(this.encoding),
+      ...(options.workerIdleMs !== undefined ? { idleMs: options.workerIdleMs } : {}),
+    });
   }
 
   /**
@@ -67,19 +63,25 @@ export class TokenCounter {
   async isWithin(text: string, limit: number): Promise<boolean> {
     if (limit < 0) return false;
     if (TokenCounter.surelyWithin(text, limit)) return true;
-    const encoder = await this.#load();
-    return encoder.isWithinTokenLimit(text, limit, AS_TEXT) !== false;
+    return (await this.countWithin(text, limit)) !== false;
   }
 
   /**
-   * The exact count when `text` has at most `limit` tokens, else false. Bounded like `isWithin`: a text
-   * of at most `limit` bytes is counted whole, a longer one only until the count passes `limit`.
+   * The exact count when `text` has at most `limit` tokens, else false. Bounded like `isWithin`: a long
+   * text is sent in windows cut where pieces break (their counts add up), stopping once past `limit`.
    */
   async countWithin(text: string, limit: number): Promise<number | false> {
     if (limit < 0) return false;
     if (text.length === 0) return 0;
-    const encoder = await this.#load();
-    return encoder.isWithinTokenLimit(text, limit, AS_TEXT);
+    let counted = 0;
+    for (let start = 0; ;) {
+      const end = windowEnd(text, start, windowChars(limit - counted));
+      const { value: within } = await this.#ask({ op: 'within', text: slice(text, start, end), limit: limit - counted });
+      if (typeof within !== 'number') return false;
+      counted += within;
+      if (end === text.length) return counted;
+      start = end;
+    }
   }
 
   /** Cheap check from sizes alone: true when the text surely has at most `limit` tokens. */
@@ -90,11 +92,10 @@ export class TokenCounter {
     return text.length <= limit && Buffer.byteLength(text, 'utf8') <= limit;
   }
 
-  /** Exact token count, in this thread. */
+  /** Exact token count (in the tokenizer thread, ahead of bookkeeping counts). */
   async count(text: string): Promise<number> {
     if (text.length === 0) return 0;
-    const encoder = await this.#load();
-    return encoder.countTokens(text, AS_TEXT);
+    return this.#tokens({ op: 'count', text });
   }
 
   /**
@@ -111,62 +112,60 @@ export class TokenCounter {
   }
 
   /**
-   * Exact count in a worker thread, for the ledger. Above `offThreadExactLimitBytes` only a prefix is
-   * counted there and scaled (estimated: true).
+   * Exact count for the ledger, as bookkeeping: it waits behind other bookkeeping and gives way to the
+   * request path. Above `offThreadExactLimitBytes` only a prefix is counted and scaled (estimated: true).
    */
   async countExactOffThread(text: string): Promise<TokenCount> {
     if (text.length === 0) return { tokens: 0, estimated: false };
-    // Tiny texts (most tool results) cost less to count here than a message to the worker does, once the
-    // encoder is loaded on this thread anyway.
-    if (this.#encoderReady && text.length <= INLINE_COUNT_MAX_CHARS) {
-      return { tokens: (await this.#encoder!).countTokens(text, AS_TEXT), estimated: false };
-    }
-    const worker = (this.#worker ??= new TokenCountWorker(encoderPath(this.encoding)));
     if (text.length <= this.#offThreadExactLimitBytes && Buffer.byteLength(text, 'utf8') <= this.#offThreadExactLimitBytes) {
-      return { tokens: await worker.count(text), estimated: false };
+      return { tokens: await this.#tokens({ op: 'count', text }, true), estimated: false };
     }
-    const prefix = safePrefix(text, Math.max(this.#estimatePrefixChars, 1024 * 1024));
-    return { tokens: scale(await worker.count(prefix), prefix.length, text.length), estimated: true };
+    const prefix = safePrefix(text, Math.max(this.#estimatePrefixChars, MiB));
+    return { tokens: scale(await this.#tokens({ op: 'count', text: prefix }, true), prefix.length, text.length), estimated: true };
+  }
+
+  /**
+   * Like `countExactOffThread` for the UTF-8 text of a file, which the tokenizer thread reads itself:
+   * this thread never holds the text. Above `offThreadExactLimitBytes` its first MiB is counted and scaled.
+   */
+  async countFileOffThread(path: string): Promise<TokenCount> {
+    const op: TokenizerOp = {
+      op: 'countFile',
+      path,
+      maxBytes: this.#offThreadExactLimitBytes,
+      prefixBytes: Math.max(this.#estimatePrefixChars, MiB),
+    };
+    const reply = await this.#ask(op, true);
+    return { tokens: typeof reply.value === 'number' ? reply.value : 0, estimated: reply.estimated ?? false };
   }
 
   /**
    * The longest prefix of `text` with at most `maxTokens` tokens, cut at the last line break when that
-   * keeps at least half of it (otherwise mid-line, never inside a character).
+   * keeps at least half of it (otherwise mid-line, never inside a character). Only a window of a long text
+   * is sent, cut where pieces break: up to there its tokens are those of the whole text.
    */
   async truncateToTokens(text: string, maxTokens: number): Promise<string> {
     if (maxTokens <= 0 || text.length === 0) return '';
     if (TokenCounter.surelyWithin(text, maxTokens)) return text;
-    const encoder = await this.#load();
-    if (encoder.isWithinTokenLimit(text, maxTokens, AS_TEXT) !== false) return text;
-
-    const head: number[] = [];
-    collect: for (const chunk of encoder.encodeGenerator(text, AS_TEXT)) {
-      for (const token of chunk) {
-        if (head.length >= maxTokens) break collect;
-        head.push(token);
-      }
+    for (let chars = windowChars(maxTokens); ; chars *= 4) {
+      const end = windowEnd(text, 0, chars);
+      const cut = await this.#tokens({ op: 'truncate', text: slice(text, 0, end), maxTokens });
+      // The whole window fitting says nothing about the rest: look further.
+      if (cut < end || end === text.length) return cut >= text.length ? text : text.slice(0, cut);
     }
-    // The decoded head may end in half a character (U+FFFD): keep only what matches the text.
-    const decoded = encoder.decode(head);
-    let end = 0;
-    const max = Math.min(decoded.length, text.length);
-    while (end < max && decoded.charCodeAt(end) === text.charCodeAt(end)) end++;
-    end = charBoundary(text, end);
-
-    let cut = lineCut(text, end);
-    // Re-tokenizing a cut can differ at its edge; shrink until the prefix really fits.
-    while (cut > 0 && encoder.isWithinTokenLimit(text.slice(0, cut), maxTokens, AS_TEXT) === false) {
-      const atLine = lineCut(text, cut - 1);
-      cut = text.charCodeAt(atLine) === 10 ? atLine : charBoundary(text, cut - Math.max(1, Math.ceil(cut * 0.02)));
-    }
-    return text.slice(0, cut);
   }
 
-  /** Stops the worker thread, if one was started. */
+  /**
+   * Starts the tokenizer thread now if it is stopped (~150 ms before it answers), e.g. when a tool call
+   * begins: the call's result needs it for the spill decision or the ledger's count anyway.
+   */
+  warm(): void {
+    this.#worker.warm();
+  }
+
+  /** Stops the tokenizer thread, if it runs (it starts again when needed). */
   async close(): Promise<void> {
-    const worker = this.#worker;
-    this.#worker = null;
-    await worker?.close();
+    await this.#worker.close();
   }
 
   /** Above this UTF-8 size `countExactOffThread` estimates instead of counting. */
@@ -174,23 +173,49 @@ export class TokenCounter {
     return this.#offThreadExactLimitBytes;
   }
 
-  #load(): Promise<Encoder> {
-    this.#encoder ??= loadEncoder(this.encoding).then((e) => {
-      this.#encoderReady = true;
-      return e;
-    });
-    return this.#encoder;
+  /** Whether the tokenizer thread is running, i.e. the encoder is in memory. */
+  get loaded(): boolean {
+    return this.#worker.running;
+  }
+
+  async #ask(op: TokenizerOp, background = false): Promise<TokenizerReply> {
+    const reply = await this.#worker.request(op, background);
+    if (reply.error !== undefined) throw new Error(reply.error);
+    return reply;
+  }
+
+  async #tokens(op: TokenizerOp, background = false): Promise<number> {
+    const { value } = await this.#ask(op, background);
+    return typeof value === 'number' ? value : 0;
   }
 }
 
-async function loadEncoder(encoding: EncodingName): Promise<Encoder> {
-  // Literal specifiers so TypeScript and bundlers can see them.
-  if (encoding === 'cl100k_base') return (await import('gpt-tokenizer/encoding/cl100k_base')) as Encoder;
-  return (await import('gpt-tokenizer/encoding/o200k_base')) as Encoder;
+function threadData(encoding: EncodingName): TokenizerThreadData {
+  const require = createRequire(import.meta.url);
+  return {
+    encoding,
+    gptEncodingPath: require.resolve('gpt-tokenizer/GptEncoding'),
+    // Literal specifiers, so packagers can see which files are needed.
+    ranksPath:
+      encoding === 'cl100k_base'
+        ? require.resolve('gpt-tokenizer/data/cl100k_base.tiktoken')
+        : require.resolve('gpt-tokenizer/data/o200k_base.tiktoken'),
+  };
 }
 
-function encoderPath(encoding: EncodingName): string {
-  return createRequire(import.meta.url).resolve(`gpt-tokenizer/encoding/${encoding}`);
+function windowChars(limit: number): number {
+  return Math.max(WINDOW_MIN_CHARS, limit * WINDOW_CHARS_PER_TOKEN);
+}
+
+/** Where a window of about `chars` characters from `start` ends: where pieces break, or at the end. */
+function windowEnd(text: string, start: number, chars: number): number {
+  if (text.length - start <= chars) return text.length;
+  const cut = pieceBoundary(text, start + chars / 2, start + chars);
+  return cut > start ? cut : text.length;
+}
+
+function slice(text: string, start: number, end: number): string {
+  return start === 0 && end === text.length ? text : text.slice(start, end);
 }
 
 function scale(prefixTokens: number, prefixChars: number, totalChars: number): number {
@@ -198,21 +223,6 @@ function scale(prefixTokens: number, prefixChars: number, totalChars: number): n
   return Math.round((prefixTokens / prefixChars) * totalChars);
 }
 
-/** Moves `index` back off the middle of a surrogate pair. */
-function charBoundary(text: string, index: number): number {
-  if (index <= 0 || index >= text.length) return Math.max(0, Math.min(index, text.length));
-  const before = text.charCodeAt(index - 1);
-  return before >= 0xd800 && before <= 0xdbff ? index - 1 : index;
-}
-
 function safePrefix(text: string, chars: number): string {
   return text.length <= chars ? text : text.slice(0, charBoundary(text, chars));
-}
-
-/** `end`, moved back to just before the last line break if that keeps at least half of it. */
-function lineCut(text: string, end: number): number {
-  if (end >= text.length) return text.length;
-  if (text.charCodeAt(end) === 10) return end;
-  const newline = text.lastIndexOf('\n', end - 1);
-  return newline >= end / 2 ? newline : end;
 }
