@@ -8,14 +8,15 @@ import { loadOrCreateToken } from '../core/files/access-token.js';
 import { resolvePaths, type AppPaths } from '../core/files/app-paths.js';
 
 const USAGE = `Usage:
-  spillway serve [--config FILE] [--data-dir DIR] [--port N] [--stdio]
+  spillway serve [--config FILE] [--data-dir DIR] [--port N] [--port-fallback] [--stdio]
       Runs the hub headless. Prints "Spillway listening on http://127.0.0.1:PORT/mcp" when ready.
-      --port 0 picks a free port. --stdio also serves one MCP session on stdin/stdout.
+      --port 0 picks a free port; --port-fallback picks one when the port is taken (the bridge starts
+      its hub so). --stdio also serves one MCP session on stdin/stdout.
   spillway token [--data-dir DIR]
       Prints the bearer token for the endpoint.
-  spillway bridge [--data-dir DIR] [--socket PATH] [--url URL] [--no-start]
-      Relays MCP on stdin/stdout to the hub (for stdio-only clients such as Claude Desktop); starts the hub
-      if it is not running, unless --no-start.
+  spillway bridge [--data-dir DIR] [--config FILE] [--socket PATH] [--url URL] [--no-start]
+      Relays MCP on stdin/stdout to the hub of the data folder (for stdio-only clients such as Claude
+      Desktop); starts that hub if it is not running (on the config file it last ran), unless --no-start.
   spillway clients list | connect <id> | disconnect <id> | import <id> [server…] [--replace] | restore <id> [--yes]
       Connects AI apps (claude-desktop, claude-code, cursor, vscode, windsurf, cline, zed, lm-studio,
       gemini-cli, codex) through Spillway, with a backup before every write; --yes skips the confirmation.
@@ -38,6 +39,7 @@ async function serve(args: string[]): Promise<number> {
       'data-dir': { type: 'string' },
       port: { type: 'string' },
       stdio: { type: 'boolean', default: false },
+      'port-fallback': { type: 'boolean', default: false },
     },
     strict: true,
   });
@@ -56,7 +58,14 @@ async function serve(args: string[]): Promise<number> {
   const [{ startHeadless }, { ConfigError }] = await Promise.all([import('../core/app/headless.js'), import('../../shared/config.js')]);
   let running;
   try {
-    running = await startHeadless({ paths: paths(values), port, stdio, platform: process.platform, env: process.env });
+    running = await startHeadless({
+      paths: paths(values),
+      port,
+      stdio,
+      portFallback: values['port-fallback'],
+      platform: process.platform,
+      env: process.env,
+    });
   } catch (err) {
     if (err instanceof ConfigError) {
       console.error(`spillway: ${err.message}`);

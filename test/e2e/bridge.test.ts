@@ -5,18 +5,17 @@
  * sampling; then the hub is restarted mid-session and the same client carries on. Runs the built dist.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { CreateMessageRequestSchema, ListRootsRequestSchema, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { CreateMessageRequestSchema, ListRootsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { createClientRegistry } from '../../electron/core/clients/index.js';
-import { EVERYTHING, NODE, ROOT, fixture } from '../support/hub-harness.js';
+import { BIN, LISTENING, toolListed } from '../support/bridge-client.js';
+import { EVERYTHING, NODE, fixture } from '../support/hub-harness.js';
+import { processesMentioning, stopHubsOf } from '../support/hub-processes.js';
 import { alive, spawnUntil, type Started } from '../support/processes.js';
-
-const BIN = join(ROOT, 'electron/cli/spillway.js');
-const LISTENING = /Spillway listening on (http:\/\/127\.0\.0\.1:\d+\/mcp)/;
 
 let root: string;
 let home: string;
@@ -63,15 +62,6 @@ async function connectLikeClaudeDesktop(): Promise<{ client: Client; transport: 
   return { client, transport, stderr: () => stderr };
 }
 
-/** Resolves once the hub lists `name` to this client (list_changed travels through the bridge). */
-async function toolListed(client: Client, name: string): Promise<void> {
-  const changed = new Promise<void>((resolve) => client.setNotificationHandler(ToolListChangedNotificationSchema, () => resolve()));
-  for (;;) {
-    if ((await client.listTools()).tools.some((t) => t.name === name)) return;
-    await changed;
-  }
-}
-
 beforeAll(async () => {
   root = await mkdtemp(join(tmpdir(), 'spillway-bridge-'));
   home = join(root, 'home');
@@ -98,10 +88,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await stopHub();
   // A hub the bridge started itself is detached: find it by its data folder and stop it.
-  for (const pid of await processesMentioning(dataDir)) {
-    process.kill(pid, 'SIGTERM');
-    for (let i = 0; i < 100 && alive(pid); i++) await new Promise((r) => setTimeout(r, 50));
-  }
+  await stopHubsOf(dataDir);
   await rm(root, { recursive: true, force: true });
 });
 
@@ -196,10 +183,7 @@ describe('spillway bridge, spawned from the Claude Desktop entry', () => {
   });
 
   it('with --no-start and no hub, fails the first request with a clear error', async () => {
-    for (const pid of await processesMentioning(dataDir)) {
-      process.kill(pid, 'SIGTERM');
-      for (let i = 0; i < 100 && alive(pid); i++) await new Promise((r) => setTimeout(r, 50));
-    }
+    await stopHubsOf(dataDir);
     const transport = new StdioClientTransport({
       command: NODE,
       args: [BIN, 'bridge', '--data-dir', dataDir, '--no-start'],
@@ -278,15 +262,3 @@ describe('spillway bridge, last guards and fallback', () => {
     }
   });
 });
-
-/** Spillway hub processes (`spillway.js serve`) whose command line names this data folder (Linux /proc). */
-async function processesMentioning(dir: string): Promise<number[]> {
-  const out: number[] = [];
-  for (const entry of await readdir('/proc').catch(() => [] as string[])) {
-    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
-    const cmdline = await readFile(`/proc/${entry}/cmdline`, 'utf8').catch(() => '');
-    const args = cmdline.split('\0');
-    if (args.includes('serve') && args.includes(dir)) out.push(Number(entry));
-  }
-  return out;
-}

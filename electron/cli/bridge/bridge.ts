@@ -10,12 +10,12 @@
 import type { Readable, Writable } from 'node:stream';
 import { CLIENT_PIPE_MAX_BYTES } from '../../../shared/limits.js';
 import { LineFramer, oversizedResponseId } from '../../core/wire/line-framer.js';
-import { httpLink } from './http-link.js';
+import { findHub } from './find-hub.js';
 import type { HubLink, HubLinkEvents } from './hub-link.js';
-import type { HubLauncher } from './launcher.js';
+import type { HubLauncher, HubStart } from './launcher.js';
 import { errorLine, isRequest, isResponse, peek, type Id, type Peek } from './messages.js';
 import { isReplayId, SessionReplay } from './session-replay.js';
-import { openSocket, socketLink } from './socket-link.js';
+import { ToolsWait } from './tools-wait.js';
 
 /** Lines up to this size are JSON-parsed to find their id; bigger ones are read at their edges only. */
 const PARSE_LIMIT = 64 * 1024;
@@ -33,21 +33,31 @@ export interface BridgeOptions {
   socketPath: string;
   /** The hub token: read before each connection (SPILLWAY_TOKEN, else the token file). */
   token: () => Promise<string | undefined>;
-  /** The HTTP endpoint to fall back to when no socket answers. */
-  httpUrl?: () => Promise<string | undefined>;
+  /** The HTTP endpoints to fall back to, in order, when no socket answers. */
+  httpUrls?: () => Promise<string[]>;
+  /**
+   * The id of this data folder's hub (files/hub-identity.ts), undefined before any hub ran there. Given,
+   * a hub is used only when it proves that id: over HTTP always, on the socket when it answers the
+   * challenge (the socket lives in the data folder, so one that does not is this folder's older hub).
+   */
+  hubId?: () => Promise<string | undefined>;
   /** Undefined with --no-start. */
   startHub?: HubLauncher;
   /** The client this bridge serves (e.g. claude-desktop), sent in the handshake. */
   client?: string;
-  /** How long to wait for a hub at start, and after losing one before failing queued calls. */
+  /** How long to wait for a hub at start, and after losing one before failing queued calls (default 20 s). */
   timeoutMs?: number;
-  /** After losing the hub, how long to wait for it to come back before starting one. */
+  /** After losing the hub, how long to wait for it to come back before starting one (default 10 s). */
   restartGraceMs?: number;
+  /** After a restart, how long calls sent during the outage wait for the tools they name (default 15 s). */
+  toolsWaitMs?: number;
 }
+
+type Bounds = Required<Pick<BridgeOptions, 'timeoutMs' | 'restartGraceMs' | 'toolsWaitMs'>>;
 
 /** The relay itself; `run()` resolves with the exit code when the client closes stdin (or start fails). */
 export class Bridge {
-  readonly #o: Required<Pick<BridgeOptions, 'timeoutMs' | 'restartGraceMs'>> & BridgeOptions;
+  readonly #o: BridgeOptions & Bounds;
   #link: HubLink | undefined;
   #ready = false;
   #closed = false;
@@ -60,6 +70,10 @@ export class Bridge {
   /** Hub requests (sampling, roots, elicitation) the client has not answered. */
   readonly #hubRequests = new Set<Id>();
   readonly #session = new SessionReplay();
+  /** After a restart: the calls of the outage wait for the new hub's tools. */
+  #toolsWait: ToolsWait | undefined;
+  /** Places where another Spillway answered (said once each). */
+  readonly #foreign = new Set<string>();
   #hubBlocked = false;
   #clientBlocked = false;
   #exit!: (code: number) => void;
@@ -77,7 +91,13 @@ export class Bridge {
   };
 
   constructor(options: BridgeOptions) {
-    this.#o = { timeoutMs: 20_000, restartGraceMs: 10_000, ...options };
+    // An option given as undefined (e.g. no SPILLWAY_BRIDGE_TIMEOUT_MS) keeps its default (issue 13, item 1).
+    this.#o = {
+      ...options,
+      timeoutMs: options.timeoutMs ?? 20_000,
+      restartGraceMs: options.restartGraceMs ?? 10_000,
+      toolsWaitMs: options.toolsWaitMs ?? 15_000,
+    };
   }
 
   run(): Promise<number> {
@@ -153,6 +173,7 @@ export class Bridge {
       m ??= peek(raw);
       if (isResponse(m)) id = m.id;
       else if (isRequest(m)) this.#hubRequests.add(m.id);
+      else if (m?.method === 'notifications/tools/list_changed') this.#toolsWait?.changed();
     }
     if (id !== undefined) {
       const reply = this.#session.takeReply(id);
@@ -223,8 +244,12 @@ export class Bridge {
   async #connect(first: boolean): Promise<void> {
     const began = Date.now();
     let delay = 25;
+    let launch: HubStart | undefined;
     let started = false;
+    /** Why the hub this bridge started could not start, in its own words. */
+    let failure: string | undefined;
     let reported = false;
+    let wake: (() => void) | undefined;
     while (!this.#closed) {
       const link = await this.#open().catch((err: Error) => {
         // A hub that refuses our token will not change its mind: say why, and end.
@@ -233,22 +258,47 @@ export class Bridge {
         return undefined;
       });
       if (this.#closed) return link?.close();
-      if (link) return this.#attach(link);
+      if (link) {
+        launch?.dispose();
+        return this.#attach(link);
+      }
       const waited = Date.now() - began;
       if (!started && this.#o.startHub && waited >= (first ? 0 : this.#o.restartGraceMs)) {
         started = true;
         this.#o.log('spillway bridge: Spillway is not running; starting it');
-        await Promise.resolve(this.#o.startHub()).catch((err: Error) => this.#o.log(`spillway bridge: could not start Spillway: ${err.message}`));
+        launch = await Promise.resolve(this.#o.startHub()).then(
+          (l) => l ?? undefined,
+          (err: Error) => {
+            failure = `could not run it: ${err.message}`;
+            return undefined;
+          },
+        );
+        void launch?.failed.then((why) => {
+          failure = why;
+          wake?.();
+        });
       }
-      if (!reported && waited >= this.#o.timeoutMs) {
+      if (!reported && (failure !== undefined || waited >= this.#o.timeoutMs)) {
         reported = true;
-        const why = this.#o.startHub
-          ? `Spillway did not start within ${Math.round(this.#o.timeoutMs / 1000)} s (no hub answers on ${this.#o.socketPath}).`
-          : `Spillway is not running (nothing answers on ${this.#o.socketPath}) and --no-start was given.`;
+        const why =
+          failure !== undefined
+            ? `Spillway could not start: ${failure}`
+            : this.#o.startHub
+              ? `Spillway did not start within ${Math.round(this.#o.timeoutMs / 1000)} s (no hub answers on ${this.#o.socketPath}).`
+              : `Spillway is not running (nothing answers on ${this.#o.socketPath}) and --no-start was given.`;
         this.#giveUp(why);
         if (first) return this.close(1);
       }
-      await new Promise((r) => setTimeout(r, delay));
+      // Never past the bound: the client hears within it (a failed start wakes this at once).
+      const pause = reported ? delay : Math.max(0, Math.min(delay, this.#o.timeoutMs - (Date.now() - began)));
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, pause);
+        wake = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+      wake = undefined;
       delay = Math.min(delay * 2, reported ? 2000 : 500);
     }
   }
@@ -263,14 +313,9 @@ export class Bridge {
     this.#inflight.clear();
   }
 
-  /** The socket if one answers, else the HTTP endpoint if it answers; undefined if neither. */
-  async #open(): Promise<HubLink | undefined> {
-    const token = await this.#o.token();
-    if (!token) return undefined; // no token file yet: the hub has never run here
-    const socket = await openSocket(this.#o.socketPath, token, this.#o.client);
-    if (socket) return socketLink(socket.socket, socket.rest, this.#linkEvents);
-    const url = await this.#o.httpUrl?.();
-    return url ? httpLink(url, token, this.#linkEvents) : undefined;
+  /** This folder's hub on the socket if it answers there, else over HTTP; undefined if neither. */
+  #open(): Promise<HubLink | undefined> {
+    return findHub({ ...this.#o, events: this.#linkEvents, notOurs: this.#foreign });
   }
 
   #attach(link: HubLink): void {
@@ -278,8 +323,28 @@ export class Bridge {
     this.#down = false;
     this.#o.log(`spillway bridge: connected to Spillway (${link.kind})`);
     // A new hub after the first: introduce the client again as it introduced itself, hiding the answers.
-    if (this.#session.started) this.#session.replay(link, () => this.#flush());
+    if (this.#session.started) this.#session.replay(link, () => this.#awaitTools(link));
     else this.#flush();
+  }
+
+  /** Holds the calls of the outage until the new hub lists the tools they name (bounded; issue 13, item 7). */
+  #awaitTools(link: HubLink): void {
+    const calls = this.#queue.filter((q) => q.message?.method === 'tools/call' && typeof q.message.params?.name === 'string');
+    if (calls.length === 0) return this.#flush();
+    const wait = new ToolsWait({
+      needed: new Set(calls.map((q) => q.message!.params!.name as string)),
+      calls: calls.length,
+      list: (cursor) => this.#session.ask(link, 'tools/list', cursor === undefined ? {} : { cursor }),
+      timeoutMs: this.#o.toolsWaitMs,
+      log: this.#o.log,
+      done: () => {
+        if (this.#toolsWait !== wait) return;
+        this.#toolsWait = undefined;
+        if (link === this.#link) this.#flush();
+      },
+    });
+    this.#toolsWait = wait;
+    wait.start();
   }
 
   #flush(): void {
@@ -303,6 +368,8 @@ export class Bridge {
     if (link !== this.#link || this.#closed) return;
     this.#link = undefined;
     this.#ready = false;
+    this.#toolsWait?.cancel();
+    this.#toolsWait = undefined;
     this.#session.forgetReplies();
     this.#hubRequests.clear();
     // Calls still queued never reached that hub: they wait for the next one; the rest fail once.

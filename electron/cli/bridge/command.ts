@@ -2,11 +2,12 @@ import { readFile } from 'node:fs/promises';
 import { homedir, tmpdir } from 'node:os';
 import { parseArgs } from 'node:util';
 import { resolvePaths } from '../../core/files/app-paths.js';
+import { readHubId, readHubRecord } from '../../core/files/hub-identity.js';
 import { socketPathFor } from '../../core/downstream/socket-endpoint.js';
 import { Bridge } from './bridge.js';
 import { hubLauncher, type HubLauncher } from './launcher.js';
 
-/** `spillway bridge [--data-dir DIR] [--socket PATH] [--url URL] [--no-start]`. */
+/** `spillway bridge [--data-dir DIR] [--config FILE] [--socket PATH] [--url URL] [--no-start]`. */
 export async function bridgeCommand(args: string[], deps: { startHub?: HubLauncher } = {}): Promise<number> {
   const { values } = parseArgs({
     args,
@@ -23,9 +24,12 @@ export async function bridgeCommand(args: string[], deps: { startHub?: HubLaunch
   const env = process.env;
   const paths = resolvePaths({ dataDir: values['data-dir'], configFile: values.config, os: { home: homedir(), platform: process.platform, env } });
   const mkdirData = async () => (await import('node:fs/promises')).mkdir(paths.dataDir, { recursive: true, mode: 0o700 });
+  // The config the user chose for this bridge; else the one this folder's hub runs or ran last (issue 13, item 4).
+  const chosenConfig = values.config ?? env.SPILLWAY_CONFIG;
+  const hubConfig = async () => chosenConfig ?? (await readHubRecord(paths.dataDir))?.configFile;
   const timeoutMs = Number(env.SPILLWAY_BRIDGE_TIMEOUT_MS) || undefined;
   const bridge = new Bridge({
-    timeoutMs,
+    ...(timeoutMs ? { timeoutMs } : {}),
     input: process.stdin,
     output: process.stdout,
     log: (l) => process.stderr.write(`${l}\n`),
@@ -37,17 +41,21 @@ export async function bridgeCommand(args: string[], deps: { startHub?: HubLaunch
         (t) => t.trim(),
         () => undefined,
       )),
-    httpUrl: async () => {
-      if (values.url) return values.url;
-      const port = await configuredPort(paths.configFile);
-      return port ? `http://127.0.0.1:${port}/mcp` : undefined;
+    hubId: () => readHubId(paths.dataDir),
+    httpUrls: async () => {
+      if (values.url) return [values.url];
+      // Where the folder's hub says it listens, then the port of its config file: each is checked to be that hub.
+      const record = await readHubRecord(paths.dataDir);
+      const port = await configuredPort((await hubConfig()) ?? paths.configFile);
+      const urls = [record?.state === 'running' ? record.url : undefined, port ? `http://127.0.0.1:${port}/mcp` : undefined];
+      return [...new Set(urls.filter((u): u is string => u !== undefined))];
     },
     startHub: values['no-start']
       ? undefined
       : (deps.startHub ??
         (async () => {
           await mkdirData();
-          hubLauncher({ dataDir: paths.dataDir, execPath: process.execPath, script: process.argv[1], env })();
+          return hubLauncher({ dataDir: paths.dataDir, execPath: process.execPath, script: process.argv[1], env, configFile: hubConfig })();
         })),
   });
   const code = await bridge.run();

@@ -57,13 +57,21 @@ export class SessionReplay {
     return this.#done !== undefined;
   }
 
+  /** Sends `m` to the hub behind `link` under an id of the bridge's own; its answer goes to `reply`, not the client. */
+  #send(link: HubLink, m: Peek, reply: (answer: Peek) => void): void {
+    const id = `${REPLAY_ID_PREFIX}${++this.#seq}`;
+    this.#replies.set(id, reply);
+    link.send(jsonLine({ ...m, id }), { ...m, id });
+  }
+
+  /** A request of the bridge's own to the hub (e.g. tools/list after a restart); never resolves if the hub goes away first. */
+  ask(link: HubLink, method: string, params: Record<string, unknown>): Promise<Peek> {
+    return new Promise((resolve) => this.#send(link, { jsonrpc: '2.0', method, params }, resolve));
+  }
+
   /** Introduces the client to the hub behind `link` again; `then` runs once the hub answered initialize. */
   replay(link: HubLink, then: () => void): void {
-    const send = (m: Peek, reply: (answer: Peek) => void) => {
-      const id = `${REPLAY_ID_PREFIX}${++this.#seq}`;
-      this.#replies.set(id, reply);
-      link.send(jsonLine({ ...m, id }), { ...m, id });
-    };
+    const send = (m: Peek, reply: (answer: Peek) => void) => this.#send(link, m, reply);
     send(this.#done!, (answer) => {
       const version = answer.result?.protocolVersion;
       if (typeof version === 'string') link.setProtocolVersion?.(version);

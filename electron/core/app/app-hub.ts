@@ -4,6 +4,7 @@
  */
 import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
+import type { ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import type { OsFacts as ClientOsFacts } from '../clients/index.js';
 import type { BridgeLaunch, ClientsService } from '../clients/clients-service.js';
@@ -14,8 +15,10 @@ import type { HubControl } from '../control/hub-control.js';
 import type { HubStatus } from '../control/hub-status.js';
 import { createHttpControl } from '../control/http-control.js';
 import type { AppPaths } from '../files/app-paths.js';
+import { HUB_IDENTITY_PATH, hubProof, loadOrCreateHubId } from '../files/hub-identity.js';
 import { appRoot, appVersion } from '../files/version.js';
 import { Hub, type HubOptions } from '../hub.js';
+import { recordStartFailure } from './hub-record.js';
 
 export interface AppHubOptions {
   paths: AppPaths;
@@ -45,6 +48,8 @@ export interface AppHub {
   noteClientSeen(clientId: string): void;
   /** Drift check after start: repairs connected clients whose entry went stale, and logs what it did. */
   repairClients(): Promise<void>;
+  /** This hub's answer to a bridge's challenge on the bridge socket's handshake (files/hub-identity.ts). */
+  proveIdentity(nonce: string): string;
 }
 
 /** The bridge as development and the headless hub run it: this Node and the CLI script. */
@@ -52,12 +57,14 @@ export function defaultBridgeLaunch(dataDir: string): BridgeLaunch {
   return { command: process.execPath, args: [join(appRoot(), 'electron', 'cli', 'spillway.js'), 'bridge', '--data-dir', dataDir] };
 }
 
+/** Builds the hub; a config it cannot load is recorded (event log, hub.json) before the error is thrown on. */
 export async function createAppHub(options: AppHubOptions): Promise<AppHub> {
+  const hubId = await loadOrCreateHubId(options.paths.dataDir);
   const { ClientTokens } = await import('../clients/client-tokens.js');
   const tokens = await ClientTokens.open(join(options.paths.dataDir, 'client-tokens.json'));
   const seen = new Map<string, string>();
   const noteClientSeen = (clientId: string) => seen.set(clientId, new Date().toISOString());
-  const hub = await Hub.create({
+  const hub: Hub = await Hub.create({
     paths: options.paths,
     version: appVersion(),
     platform: options.platform,
@@ -73,15 +80,22 @@ export async function createAppHub(options: AppHubOptions): Promise<AppHub> {
       return { clientId };
     },
     // The control API is built on the hub below; requests reach it only once the hub has started.
-    handleOther: (req, res, url) => handleControl(req, res, url),
+    handleOther: (req, res, url) =>
+      url.pathname === HUB_IDENTITY_PATH
+        ? answerIdentity(res, url, (nonce) => hubProof(hubId, nonce, { port: hub.endpoint.port }))
+        : handleControl(req, res, url),
+  }).catch(async (err: unknown) => {
+    await recordStartFailure(options.paths, err);
+    throw err;
   });
   const parts = controlParts(hub);
   const platform = options.platform === 'darwin' || options.platform === 'win32' ? options.platform : 'linux';
   let service: Promise<ClientsService> | undefined;
   const makeClients = async () => {
-    const [{ ClientsService }, { createClientRegistry }] = await Promise.all([
+    const [{ ClientsService }, { createClientRegistry }, { hubEndpoint }] = await Promise.all([
       import('../clients/clients-service.js'),
       import('../clients/index.js'),
+      import('../clients/entry-owner.js'),
     ]);
     return new ClientsService({
       registry: createClientRegistry({
@@ -90,8 +104,10 @@ export async function createAppHub(options: AppHubOptions): Promise<AppHub> {
       }),
       tokens,
       bridge: options.bridge ?? defaultBridgeLaunch(options.paths.dataDir),
+      dataDir: options.paths.dataDir,
       host: {
-        endpointUrl: () => `http://127.0.0.1:${hub.endpoint.port || hub.config.settings.port}/mcp`,
+        // The port it listens on now, and the one its next start asks for (its --port, else the setting).
+        endpoint: () => hubEndpoint(hub.endpoint.port, options.port ?? hub.config.settings.port),
         upstreamConfigs: () => hub.config.servers,
         addUpstream: (req) => parts.control.addUpstream(req),
         lastSeen: (id) => seen.get(id),
@@ -123,5 +139,15 @@ export async function createAppHub(options: AppHubOptions): Promise<AppHub> {
       hub.emit({ type: 'log', level: 'warn', message: `Client drift check failed: ${(err as Error).message}` });
     }
   };
-  return { hub, control: parts.control, status: parts.status, dispatcher, clients, noteClientSeen, repairClients };
+  const proveIdentity = (nonce: string) => hubProof(hubId, nonce, 'socket');
+  return { hub, control: parts.control, status: parts.status, dispatcher, clients, noteClientSeen, repairClients, proveIdentity };
+}
+
+/** A bridge asks whether this is its data folder's hub (issue 13, item 2): the proof, never the id. */
+async function answerIdentity(res: ServerResponse, url: URL, prove: (nonce: string) => string): Promise<boolean> {
+  const nonce = url.searchParams.get('nonce') ?? '';
+  const valid = nonce.length >= 16 && nonce.length <= 200;
+  res.writeHead(valid ? 200 : 400, { 'content-type': 'application/json', 'cache-control': 'no-store' });
+  res.end(JSON.stringify(valid ? { proof: prove(nonce) } : { error: 'nonce: 16 to 200 characters' }));
+  return true;
 }

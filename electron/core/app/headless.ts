@@ -4,11 +4,12 @@
  * (`spillway serve --stdio`).
  */
 import { tmpdir } from 'node:os';
-import { attachSocketEndpoint, socketPathFor, type SocketEndpoint } from '../downstream/socket-endpoint.js';
+import { attachSocketEndpoint, socketPathFor, SocketInUseError, type SocketEndpoint } from '../downstream/socket-endpoint.js';
 import type { AppPaths } from '../files/app-paths.js';
 import type { Hub } from '../hub.js';
 import { LineTransport } from '../wire/line-transport.js';
-import { createAppHub, type AppHubOptions } from './app-hub.js';
+import { createAppHub, type AppHub, type AppHubOptions } from './app-hub.js';
+import { recordHubRunning, recordHubStopped, recordStartFailure } from './hub-record.js';
 
 export interface HeadlessOptions {
   paths: AppPaths;
@@ -19,6 +20,11 @@ export interface HeadlessOptions {
   upstream?: AppHubOptions['upstream'];
   /** The bridge socket: its path (default socketPathFor the data dir), or false for none. */
   socket?: string | false;
+  /**
+   * When the port is taken, listen on a free one instead of failing: a bridge's own hub (bridges reach
+   * it over the socket) must start even where another Spillway holds the port (issue 13, item 2).
+   */
+  portFallback?: boolean;
 }
 
 export interface RunningHub {
@@ -32,9 +38,8 @@ export interface RunningHub {
 }
 
 export async function startHeadless(options: HeadlessOptions): Promise<RunningHub> {
-  const app = await createAppHub(options);
+  const app = await startAppHub(options);
   const { hub } = app;
-  await hub.start();
   void app.repairClients();
   let socket: SocketEndpoint | undefined;
   if (options.socket !== false) {
@@ -49,16 +54,22 @@ export async function startHeadless(options: HeadlessOptions): Promise<RunningHu
     } catch (err) {
       // Two hubs on one data folder would share its token, spill store and ledger: refuse the second.
       await hub.stop();
+      // The hub that answers there is running: its record stays, and a bridge finds it on the socket.
+      if (!(err instanceof SocketInUseError)) await recordStartFailure(options.paths, err);
       throw err;
     }
     hub.emit({ type: 'log', level: 'info', message: `Bridge socket at ${socket.path}` });
   }
+  await recordHubRunning(options.paths, hub.url).catch((err: Error) =>
+    hub.emit({ type: 'log', level: 'warn', message: `Could not write the hub record: ${err.message}` }),
+  );
   const stopped: (() => void)[] = [];
   let stopping: Promise<void> | undefined;
   const stop = () =>
     (stopping ??= (async () => {
       await socket?.close();
       await hub.stop();
+      await recordHubStopped(options.paths).catch(() => undefined);
       for (const fn of stopped) fn();
     })());
   if (options.stdio) {
@@ -79,4 +90,26 @@ export async function startHeadless(options: HeadlessOptions): Promise<RunningHu
     stop,
     onStopped: (fn) => stopped.push(fn),
   };
+}
+
+/** Builds and starts the app hub; a failed start is recorded (event log, hub.json) before it is thrown on. */
+async function startAppHub(options: HeadlessOptions): Promise<AppHub> {
+  const app = await createAppHub(options);
+  try {
+    await app.hub.start();
+    return app;
+  } catch (err) {
+    await app.hub.stop().catch(() => undefined);
+    if ((err as NodeJS.ErrnoException).code === 'EADDRINUSE' && options.portFallback && options.port !== 0) {
+      const retry = await startAppHub({ ...options, port: 0 });
+      retry.hub.emit({
+        type: 'log',
+        level: 'warn',
+        message: `Port ${(err as { port?: number }).port ?? options.port} is taken (another Spillway?); listening on ${retry.hub.url} for this run.`,
+      });
+      return retry;
+    }
+    await recordStartFailure(options.paths, err);
+    throw err;
+  }
 }

@@ -1,0 +1,74 @@
+/**
+ * What a hub leaves in its data folder about itself (files/hub-identity.ts): that it runs, where, on which
+ * config file — and when its start failed, why, in the app's event log too. A bridge that started the hub
+ * reads the failure and hands it to its client (issue 13, item 1) instead of waiting for a hub that will
+ * never come; the event log shows it in the Activity view once the hub runs again.
+ */
+import { resolve } from 'node:path';
+import { defaultConfig } from '../../../shared/config.js';
+import type { AppPaths } from '../files/app-paths.js';
+import { readHubRecord, writeHubRecord, type HubRecord } from '../files/hub-identity.js';
+
+const record = (paths: AppPaths, state: HubRecord['state'], extra: Partial<HubRecord> = {}): HubRecord => ({
+  state,
+  pid: process.pid,
+  // Absolute: a bridge started from anywhere must find the same file.
+  configFile: resolve(paths.configFile),
+  at: new Date().toISOString(),
+  ...extra,
+});
+
+/** The hub serves `url` (and the bridge socket) on its config file. */
+export async function recordHubRunning(paths: AppPaths, url: string): Promise<void> {
+  await writeHubRecord(paths.dataDir, record(paths, 'running', { url }));
+}
+
+/** The hub stopped; the record keeps its config file for the next start. */
+export async function recordHubStopped(paths: AppPaths): Promise<void> {
+  const current = await readHubRecord(paths.dataDir);
+  if (current && current.pid !== process.pid) return;
+  await writeHubRecord(paths.dataDir, record(paths, 'stopped'));
+}
+
+/** One line saying why the hub could not start, naming the config field and file when the config is at fault. */
+export function startErrorMessage(error: unknown, paths: AppPaths): string {
+  const e = error as NodeJS.ErrnoException & { file?: string; port?: number };
+  if (e?.name === 'ConfigError') return e.file ? e.message : `${e.message} (${resolve(paths.configFile)})`;
+  if (e?.code === 'EADDRINUSE')
+    return `port ${e.port ?? ''} is already in use (is another Spillway running?). Set another port in ${resolve(paths.configFile)}.`;
+  return e instanceof Error ? e.message : String(error);
+}
+
+/**
+ * Records a failed start: an error event in the app's event log, and the failure in hub.json (unless a
+ * hub that is still alive runs here: its record stays). Never throws; returns the message.
+ */
+export async function recordStartFailure(paths: AppPaths, error: unknown): Promise<string> {
+  const message = startErrorMessage(error, paths);
+  try {
+    const { EventLog } = await import('../log/event-log.js');
+    // The config could not be read, so its retention setting cannot be either: the default applies.
+    const log = new EventLog({ dir: paths.logDir, retentionDays: defaultConfig().settings.logRetentionDays });
+    log.emit({ type: 'log', level: 'error', message: `Spillway could not start: ${message}` });
+    await log.close();
+  } catch {
+    /* the log is best effort here: the message still reaches stderr and hub.json */
+  }
+  try {
+    const current = await readHubRecord(paths.dataDir);
+    const othersAlive = current?.state === 'running' && current.pid !== process.pid && processAlive(current.pid);
+    if (!othersAlive) await writeHubRecord(paths.dataDir, record(paths, 'failed', { error: message }));
+  } catch {
+    /* a folder that cannot be written: the caller reports the start error anyway */
+  }
+  return message;
+}
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
