@@ -7,8 +7,11 @@ import { GlobalPolicyDefaultsSchema, GlobalPolicyPatchSchema, PoliciesSchema, de
 
 export const CONFIG_VERSION = 1;
 
-/** Server ids become tool-name prefixes, so they are limited to what every client accepts. */
-export const SERVER_ID_PATTERN = /^[A-Za-z0-9_-]{1,40}$/;
+/**
+ * Server ids become tool-name prefixes, so they are limited to what every client accepts. `__proto__` is
+ * refused: as a key of a plain object it sets the prototype instead of adding the server.
+ */
+export const SERVER_ID_PATTERN = /^(?!__proto__$)[A-Za-z0-9_-]{1,40}$/;
 
 const serverId = z.string().regex(SERVER_ID_PATTERN, 'use 1-40 letters, digits, "_" or "-"');
 const stringMap = z.record(z.string(), z.string());
@@ -227,7 +230,7 @@ export function slugServerId(name: string): string {
     .replace(/[^a-z0-9_-]+/g, '-')
     .replace(/^-+|-+$/g, '')
     .slice(0, 40);
-  return slug || 'server';
+  return slug === '__proto__' ? 'proto' : slug || 'server';
 }
 
 /** Picks an id not yet in `taken`, adding -2, -3... */
@@ -354,6 +357,10 @@ export function parseConfig(text: string, file?: string): ParsedConfig {
     if (!migrate) throw new ConfigError(`version: no migration from version ${obj.version}${where}`, 'version', file);
     obj = migrate(obj);
     foreign = true;
+  }
+  // zod drops a `__proto__` key without a word (JSON.parse makes it an own key): name it instead.
+  if (obj.servers && typeof obj.servers === 'object' && Object.hasOwn(obj.servers, '__proto__')) {
+    throw new ConfigError(`Invalid config${where}: servers.__proto__: not a usable server id`, 'servers.__proto__', file);
   }
   const result = ConfigSchema.safeParse(obj);
   if (!result.success) {

@@ -4,6 +4,7 @@
  * Runtime-neutral: no node:*, no electron, no DOM.
  */
 import { z } from 'zod';
+import { ownValue } from './records.js';
 
 /**
  * What happens to a result over its threshold. 'compress' condenses it with the compression model
@@ -318,7 +319,7 @@ export function validatePolicies(policies: unknown, known: KnownServers): Policy
 
 /** The policies with one tool's policy replaced (undefined or `{}` removes it). Pure. */
 export function withToolPolicy(policies: Policies, serverId: string, toolName: string, policy: ToolPolicy | undefined): Policies {
-  const serverTools = { ...(policies.tools[serverId] ?? {}) };
+  const serverTools = { ...(ownValue(policies.tools, serverId) ?? {}) };
   if (policy === undefined || Object.keys(policy).length === 0) delete serverTools[toolName];
   else serverTools[toolName] = policy;
   const tools = { ...policies.tools };

@@ -1,7 +1,8 @@
 /**
  * `spillway clients list | connect <id> | disconnect <id> | import <id> [names…] | restore <id>`.
- * Talks to the running hub's control API when one answers (so nothing the hub holds in memory is lost);
- * otherwise works on the files directly. Every write is shown first and needs a yes (or --yes).
+ * Talks to the data folder's running hub when one answers — wherever it listens, found through the
+ * address it records in the folder — so a new entry carries that hub's port and a token it accepts at
+ * once; otherwise works on the files directly. Every write is shown first and needs a yes (or --yes).
  */
 import { homedir } from 'node:os';
 import { createInterface } from 'node:readline/promises';
@@ -15,9 +16,11 @@ import { resolvePaths, type AppPaths } from '../core/files/app-paths.js';
 import { ClientTokens } from '../core/clients/client-tokens.js';
 import { createClientRegistry } from '../core/clients/index.js';
 import { ClientsService } from '../core/clients/clients-service.js';
+import { hubEndpoint } from '../core/clients/entry-owner.js';
 import { ConfigFile } from '../core/files/config-file.js';
 import { clientsHandlers } from '../core/control/clients-handlers.js';
 import { ControlDispatcher } from '../core/control/control-handlers.js';
+import { findRunningHub } from '../core/control/running-hub.js';
 import { join } from 'node:path';
 
 type Call = (method: string, req: unknown) => Promise<ApiResult<unknown>>;
@@ -26,25 +29,13 @@ const USAGE = `Usage: spillway clients list | connect <id> | disconnect <id> | i
   [--yes] skips the confirmation   [--data-dir DIR] [--config FILE]
 Client ids: ${CLIENT_IDS.join(', ')}`;
 
-/** The running hub's API, if one answers on the configured port with our token. */
+/** This data folder's running hub: where it recorded it listens, else on the configured port. */
 async function hubApi(paths: AppPaths, config: Config): Promise<Call | undefined> {
-  if (!config.settings.port) return undefined;
-  const token = await loadOrCreateToken(paths.tokenFile);
-  const base = `http://127.0.0.1:${config.settings.port}/api/`;
-  const call: Call = async (method, req) => {
-    const res = await fetch(base + method, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-      body: JSON.stringify(req),
-    });
-    return (await res.json()) as ApiResult<unknown>;
-  };
-  try {
-    const status = await call('status', {});
-    return status.ok ? call : undefined;
-  } catch {
-    return undefined;
-  }
+  return findRunningHub({
+    dataDir: paths.dataDir,
+    token: await loadOrCreateToken(paths.tokenFile),
+    fallbackOrigins: config.settings.port ? [`http://127.0.0.1:${config.settings.port}`] : [],
+  });
 }
 
 /** No hub running: the same service over the files. */
@@ -55,11 +46,10 @@ async function directApi(paths: AppPaths, configFile: ConfigFile, config: Config
     registry: createClientRegistry({ os: { home: homedir(), platform, env: { ...process.env } }, backupDir: paths.backupDir }),
     tokens: await ClientTokens.open(join(paths.dataDir, 'client-tokens.json')),
     bridge: defaultBridgeLaunch(paths.dataDir),
+    dataDir: paths.dataDir,
     host: {
-      endpointUrl: () => {
-        if (!current.settings.port) throw new Error('The hub port is set to 0 (a new one at every start): set a fixed port in Settings first.');
-        return `http://127.0.0.1:${current.settings.port}/mcp`;
-      },
+      // No hub runs: the entry gets the port the hub will listen on when it starts.
+      endpoint: () => hubEndpoint(current.settings.port, current.settings.port),
       upstreamConfigs: () => current.servers,
       addUpstream: async ({ name, config: cfg }) => {
         current = await configFile.load();

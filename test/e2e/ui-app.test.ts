@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
-import { EVERYTHING, NODE, ROOT, startTestHub, type TestHub } from '../support/hub-harness.js';
+import { EVERYTHING, NODE, ROOT, freePort, startTestHub, type TestHub } from '../support/hub-harness.js';
 import { launchChromium, openPage, openSection, saveScreenshot, type OpenedPage } from '../support/browser.js';
 import { resolvePaths } from '../../electron/core/files/app-paths.js';
 import { createAppHub, type AppHub } from '../../electron/core/app/app-hub.js';
@@ -201,7 +201,8 @@ describe('Clients on a temporary HOME', () => {
     const paths = resolvePaths({ dataDir: data, os });
     await writeFile(paths.configFile, JSON.stringify({ version: 1, servers: {} }));
     // createAppHub takes the OS facts the clients use (clientOs); without it, this would touch the real HOME.
-    app = await createAppHub({ paths, platform: 'linux', env: {}, port: 0, uiDir: UI_DIR, clientOs: os });
+    // A fixed port: Cursor's entry is written only for a port that lasts (issue 13, item 5).
+    app = await createAppHub({ paths, platform: 'linux', env: {}, port: await freePort(), uiDir: UI_DIR, clientOs: os });
     await app.hub.start();
     if (!app.dispatcher.has('clients.list')) {
       ctx.skip('clients.* is not wired into the hub yet; skipped');

@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import type { Browser, Locator } from 'playwright-core';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { EVERYTHING, NODE, ROOT } from '../support/hub-harness.js';
+import { EVERYTHING, NODE, ROOT, freePort } from '../support/hub-harness.js';
 import { launchChromium, openPage, openSection, saveScreenshot } from '../support/browser.js';
 import { resolvePaths } from '../../electron/core/files/app-paths.js';
 import { createAppHub, type AppHub } from '../../electron/core/app/app-hub.js';
@@ -67,7 +67,8 @@ beforeAll(async () => {
   const os = { home, platform: 'linux' as const, env: { HOME: home } };
   const paths = resolvePaths({ dataDir: data, os });
   await writeFile(paths.configFile, JSON.stringify({ version: 1, servers: {} }));
-  app = await createAppHub({ paths, platform: 'linux', env: {}, port: 0, uiDir: UI_DIR, clientOs: os });
+  // A fixed port: Cursor's HTTP entry is written only for a port that lasts (issue 13, item 5).
+  app = await createAppHub({ paths, platform: 'linux', env: {}, port: await freePort(), uiDir: UI_DIR, clientOs: os });
   await app.hub.start();
   browser = await launchChromium();
 });

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { EVERYTHING, NODE, fixture, nodeServer, startTestHub, type TestHub } from '../support/hub-harness.js';
+import { EVERYTHING, NODE, fixture, freePort, nodeServer, startTestHub, type TestHub } from '../support/hub-harness.js';
 
 let hub: TestHub;
 let home: string;
@@ -29,7 +29,8 @@ beforeAll(async () => {
   );
   hub = await startTestHub(
     { mcpServers: { fx: nodeServer(fixture('fixture-server.mjs')) } },
-    { clientOs: { home, platform: 'linux', env: { HOME: home } } },
+    // A fixed port: an HTTP entry is written only for a port that lasts (issue 13, item 5).
+    { clientOs: { home, platform: 'linux', env: { HOME: home } }, port: await freePort() },
   );
   await hub.waitForStatus('fx', 'ready');
 });

@@ -3,6 +3,8 @@
  * its HTTP endpoint. Waits on the hub's own events, never on sleeps.
  */
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -30,7 +32,19 @@ export interface TestHub extends AppHub {
   stop(): Promise<void>;
 }
 
-export async function startTestHub(config: unknown, options: { uiDir?: string; clientOs?: AppHubOptions['clientOs'] } = {}): Promise<TestHub> {
+/** A port nothing listens on right now, for a hub that must keep one port (0 would be refused by client entries). */
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+export async function startTestHub(
+  config: unknown,
+  options: { uiDir?: string; clientOs?: AppHubOptions['clientOs']; port?: number } = {},
+): Promise<TestHub> {
   const dir = await mkdtemp(join(tmpdir(), 'spillway-test-'));
   const paths = resolvePaths({ dataDir: dir, os: { home: homedir(), platform: process.platform, env: {} } });
   await writeFile(paths.configFile, JSON.stringify(config, null, 2));
@@ -38,7 +52,7 @@ export async function startTestHub(config: unknown, options: { uiDir?: string; c
     paths,
     platform: process.platform,
     env: process.env,
-    port: 0,
+    port: options.port ?? 0,
     upstream: { backoffBaseMs: 50, backoffMaxMs: 500, connectTimeoutMs: 20_000 },
     uiDir: options.uiDir,
     // Never the real user's files: clients are looked for under a temp HOME unless a test gives one.

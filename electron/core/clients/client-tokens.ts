@@ -1,61 +1,103 @@
 /**
  * One bearer token per connected client, so the hub knows which client is calling and one can be revoked
  * without touching the others. Kept owner-only in `<dataDir>/client-tokens.json`.
+ *
+ * The file is shared: `spillway clients connect` may write it while a hub runs. So the store reads it
+ * again whenever it changed on disk (checked before each change, and on a token it does not know), and a
+ * new client entry works at once, without a restart (issue 13, item 5).
  */
-import { readFile } from 'node:fs/promises';
+import { readFileSync, statSync } from 'node:fs';
 import { newToken, tokensEqual } from '../files/access-token.js';
 import { AtomicFile } from '../files/atomic-file.js';
 
+/** What identifies one version of the file (a rename gives a new inode, so an atomic write always shows). */
+function fileVersion(file: string): string | undefined {
+  try {
+    const s = statSync(file, { bigint: true });
+    return `${s.ino}:${s.mtimeNs}:${s.size}`;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw err;
+  }
+}
+
+/** The tokens a file holds; a missing or unreadable JSON file holds none. */
+function readTokens(file: string): Map<string, string> {
+  const tokens = new Map<string, string>();
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT' || err instanceof SyntaxError) return tokens;
+    throw err;
+  }
+  if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) {
+    for (const [id, token] of Object.entries(parsed)) if (typeof token === 'string' && token.length >= 16) tokens.set(id, token);
+  }
+  return tokens;
+}
+
 export class ClientTokens {
-  #tokens: Record<string, string> = {};
+  #tokens = new Map<string, string>();
+  /** The version of the file the map was read from or last written to. */
+  #version: string | undefined;
   readonly #file: AtomicFile;
 
   private constructor(readonly file: string) {
-    this.#file = new AtomicFile(file, () => `${JSON.stringify(this.#tokens, null, 2)}\n`, { mode: 0o600 });
+    this.#file = new AtomicFile(file, () => `${JSON.stringify(Object.fromEntries(this.#tokens), null, 2)}\n`, { mode: 0o600 });
   }
 
   static async open(file: string): Promise<ClientTokens> {
     const store = new ClientTokens(file);
-    try {
-      const parsed = JSON.parse(await readFile(file, 'utf8')) as unknown;
-      if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) {
-        for (const [id, token] of Object.entries(parsed)) if (typeof token === 'string' && token.length >= 16) store.#tokens[id] = token;
-      }
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'ENOENT' && !(err instanceof SyntaxError)) throw err;
-    }
+    store.#reloadIfChanged();
     return store;
   }
 
   get(clientId: string): string | undefined {
-    return this.#tokens[clientId];
+    this.#reloadIfChanged();
+    return this.#tokens.get(clientId);
   }
 
   /** The client's token, created (and saved) on first use. */
   async ensure(clientId: string): Promise<string> {
-    const existing = this.#tokens[clientId];
+    this.#reloadIfChanged();
+    const existing = this.#tokens.get(clientId);
     if (existing) return existing;
     const token = newToken();
-    this.#tokens[clientId] = token;
+    this.#tokens.set(clientId, token);
     await this.#save();
     return token;
   }
 
   async revoke(clientId: string): Promise<boolean> {
-    if (!(clientId in this.#tokens)) return false;
-    delete this.#tokens[clientId];
+    this.#reloadIfChanged();
+    if (!this.#tokens.delete(clientId)) return false;
     await this.#save();
     return true;
   }
 
-  /** Which client holds this token (constant-time comparisons). */
+  /** Which client holds this token (constant-time comparisons); a token written by another process since counts. */
   lookup(token: string): string | undefined {
+    return this.#find(token) ?? (this.#reloadIfChanged() ? this.#find(token) : undefined);
+  }
+
+  #find(token: string): string | undefined {
     let found: string | undefined;
-    for (const [id, t] of Object.entries(this.#tokens)) if (tokensEqual(token, t)) found = id;
+    for (const [id, t] of this.#tokens) if (tokensEqual(token, t)) found = id;
     return found;
   }
 
-  #save(): Promise<void> {
-    return this.#file.save();
+  /** Reads the file again when another process wrote it; true when it did. */
+  #reloadIfChanged(): boolean {
+    const version = fileVersion(this.file);
+    if (version === this.#version) return false;
+    this.#tokens = readTokens(this.file);
+    this.#version = version;
+    return true;
+  }
+
+  async #save(): Promise<void> {
+    await this.#file.save();
+    this.#version = fileVersion(this.file);
   }
 }

@@ -7,6 +7,7 @@
 import type { ServerConfig, ServerConfigInput } from '../../../shared/config.js';
 import type { ClientIdName, ClientInfo } from '../../../shared/api-clients.js';
 import type { ClientTokens } from './client-tokens.js';
+import { UnstableEndpointError, writtenFrom, type HubEndpoint } from './entry-owner.js';
 import { importKey, type ClientRegistry } from './registry.js';
 import type { ImportCandidate, SpillwayEntry } from './types.js';
 
@@ -23,8 +24,8 @@ export interface BridgeLaunch {
 
 /** What the service needs from wherever it runs (the hub, or the config file when no hub runs). */
 export interface ClientsHost {
-  /** The URL HTTP clients are given. */
-  endpointUrl(): string;
+  /** Where HTTP clients reach the hub, and why that would not survive a restart (then no HTTP entry is written). */
+  endpoint(): HubEndpoint;
   upstreamConfigs(): Record<string, ServerConfig>;
   addUpstream(req: { name: string; config: ServerConfigInput }): Promise<{ id: string }>;
   /** When a client was last seen talking to the hub. */
@@ -37,6 +38,8 @@ export interface ClientsServiceOptions {
   host: ClientsHost;
   /** How a stdio client starts the bridge (the app's own executable when packaged). */
   bridge: BridgeLaunch;
+  /** The data folder this service writes from: drift repair touches only entries written from it. */
+  dataDir: string;
 }
 
 function configKey(cfg: ServerConfig): string {
@@ -50,7 +53,10 @@ function candidateConfig(c: ImportCandidate): ServerConfigInput {
 export class ClientsService {
   constructor(private readonly o: ClientsServiceOptions) {}
 
-  /** The entry Spillway wants in this client's file; creates the client's token when asked to. */
+  /**
+   * The entry Spillway wants in this client's file. To be written (`create`): the client's token is made,
+   * and an HTTP entry is refused with the reason when the hub's port would not last.
+   */
   async desired(id: ClientIdName, create = true): Promise<SpillwayEntry> {
     const def = this.o.registry.definition(id);
     const kind = def.kinds.includes('http') && id !== 'codex' ? 'http' : 'stdio';
@@ -62,13 +68,21 @@ export class ClientsService {
         ...(this.o.bridge.env ? { env: this.o.bridge.env } : {}),
       };
     }
+    const endpoint = this.o.host.endpoint();
+    if (create && endpoint.unstable) throw new UnstableEndpointError(endpoint.unstable);
     const token = create ? await this.o.tokens.ensure(id) : (this.o.tokens.get(id) ?? '');
-    return { kind: 'http', url: this.o.host.endpointUrl(), headers: { Authorization: `Bearer ${token}` } };
+    return { kind: 'http', url: endpoint.url, headers: { Authorization: `Bearer ${token}` } };
+  }
+
+  /** Every client's desired entry, as compared (nothing created). */
+  async #desiredAll(): Promise<Map<string, SpillwayEntry>> {
+    const desired = new Map<string, SpillwayEntry>();
+    for (const id of this.o.registry.ids) desired.set(id, await this.desired(id as ClientIdName, false));
+    return desired;
   }
 
   async list(): Promise<ClientInfo[]> {
-    const desired = new Map<string, SpillwayEntry>();
-    for (const id of this.o.registry.ids) desired.set(id, await this.desired(id as ClientIdName, false));
+    const desired = await this.#desiredAll();
     const statuses = await this.o.registry.list((id) => desired.get(id));
     const infos: ClientInfo[] = [];
     for (const s of statuses) {
@@ -135,6 +149,8 @@ export class ClientsService {
     const candidates = await this.o.registry.importCandidates(id);
     const unknown = names.filter((n) => !candidates.some((c) => c.name === n));
     if (unknown.length > 0) throw new UnknownImportError(`Not a server of ${id}: ${unknown.join(', ')}`);
+    // Asked first: an entry that cannot be written (a port that would not last) refuses before anything is added.
+    const entry = replace ? await this.desired(id) : undefined;
     const have = new Set(Object.values(this.o.host.upstreamConfigs()).map(configKey));
     const imported: string[] = [];
     const skipped: string[] = [];
@@ -147,7 +163,7 @@ export class ClientsService {
       have.add(importKey(c));
       imported.push(serverId);
     }
-    const change = replace ? this.#change(await this.o.registry.replaceWithSpillway(id, names, await this.desired(id))) : undefined;
+    const change = entry ? this.#change(await this.o.registry.replaceWithSpillway(id, names, entry)) : undefined;
     return { imported, skipped, ...(change ? { change } : {}) };
   }
 
@@ -156,11 +172,19 @@ export class ClientsService {
     return { file: r.file, deleted: r.deleted };
   }
 
-  /** Drift: repairs every stale Spillway entry (port, token or executable path changed), with a backup. */
+  /**
+   * Drift: repairs every stale Spillway entry (port, token or executable path changed), with a backup —
+   * only entries written from this data folder, and HTTP ones only while the hub's port is a lasting one.
+   * Another Spillway's entry is left byte for byte (issue 13, item 6).
+   */
   async repair() {
     const out: { id: ClientIdName; repaired: boolean; restartHint?: string; error?: string }[] = [];
-    for (const info of await this.list()) {
-      if (info.state !== 'stale') continue;
+    const lasting = !this.o.host.endpoint().unstable;
+    const desired = await this.#desiredAll();
+    for (const info of await this.o.registry.list((id) => desired.get(id))) {
+      if (info.state?.state !== 'stale' || !info.entry) continue;
+      if (!writtenFrom(info.entry, { dataDir: this.o.dataDir, clientToken: this.o.tokens.get(info.id) })) continue;
+      if (desired.get(info.id)?.kind === 'http' && !lasting) continue;
       try {
         const r = await this.connect(info.id);
         out.push({ id: info.id, repaired: r.changed, ...(r.restartHint ? { restartHint: r.restartHint } : {}) });

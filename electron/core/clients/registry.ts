@@ -167,7 +167,7 @@ export function createClientRegistry(options: ClientRegistryOptions): ClientRegi
   const listDir = options.listDir ?? listDirOnDisk;
 
   function definition(id: ClientId): ClientDefinition {
-    const def = (CLIENT_DEFINITIONS as Record<string, ClientDefinition | undefined>)[id];
+    const def = Object.hasOwn(CLIENT_DEFINITIONS, id) ? CLIENT_DEFINITIONS[id] : undefined;
     if (!def) throw new Error(`Unknown client "${id}". Known clients: ${CLIENT_IDS.join(', ')}.`);
     return def;
   }

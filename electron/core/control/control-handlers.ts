@@ -113,6 +113,7 @@ export function toApiError(err: unknown): ApiResult<never> {
   if (name === 'ConfigWriteError' || name === 'ConfigReadError') return { ok: false, code: 'unavailable', message: e.message };
   if (name === 'UnsupportedEntryError') return { ok: false, code: 'invalid', message: e.message };
   if (name === 'UnknownImportError') return { ok: false, code: 'invalid', message: e.message, field: 'names' };
+  if (name === 'UnstableEndpointError') return { ok: false, code: 'unavailable', message: e.message };
   if (e?.code === 'EACCES' || e?.code === 'EPERM' || e?.code === 'EROFS') {
     return { ok: false, code: 'unavailable', message: `Cannot write: ${e.message}` };
   }

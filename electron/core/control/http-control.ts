@@ -35,12 +35,21 @@ export const UI_SECURITY_HEADERS = {
   'referrer-policy': 'no-referrer',
 };
 
+/** A URI component decoded; undefined for a malformed `%` escape (the caller answers 400 or 401, never 500). */
+function decodeOrUndefined(text: string): string | undefined {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return undefined;
+  }
+}
+
 function cookieToken(req: IncomingMessage): string | undefined {
   const header = req.headers.cookie;
   if (!header) return undefined;
   for (const part of header.split(';')) {
     const [k, ...v] = part.trim().split('=');
-    if (k === SESSION_COOKIE) return decodeURIComponent(v.join('='));
+    if (k === SESSION_COOKIE) return decodeOrUndefined(v.join('='));
   }
   return undefined;
 }
@@ -101,7 +110,12 @@ export function createHttpControl(options: HttpControlOptions) {
       res.end();
       return true;
     }
-    const rel = url.pathname === '/' ? 'index.html' : decodeURIComponent(url.pathname.slice(1));
+    const rel = url.pathname === '/' ? 'index.html' : decodeOrUndefined(url.pathname.slice(1));
+    if (rel === undefined) {
+      res.writeHead(400, { 'content-type': 'text/plain; charset=utf-8', ...UI_SECURITY_HEADERS });
+      res.end('Spillway: the path has a malformed % escape.\n');
+      return true;
+    }
     const file = normalize(join(options.uiDir, rel));
     if (!file.startsWith(normalize(options.uiDir) + sep)) return false;
     const info = await stat(file).catch(() => undefined);

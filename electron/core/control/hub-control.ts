@@ -15,6 +15,7 @@ import {
   type SettingsPatch,
 } from '../../../shared/config.js';
 import type { HubEventInput, UpstreamStatus } from '../../../shared/events.js';
+import { ownValue } from '../../../shared/records.js';
 import type { Policies } from '../../../shared/policy.js';
 import type { PolicyRuntime } from '../policy/policy-runtime.js';
 import type { UpstreamPool } from '../upstream/upstream-pool.js';
@@ -51,7 +52,7 @@ export class HubControl {
     let id: string;
     if (req.id !== undefined) {
       if (!SERVER_ID_PATTERN.test(req.id)) throw new ControlError('invalid', 'id: use 1-40 letters, digits, "_" or "-"', 'id');
-      if (config.servers[req.id]) throw new ControlError('conflict', `A server with id "${req.id}" already exists`, 'id');
+      if (ownValue(config.servers, req.id)) throw new ControlError('conflict', `A server with id "${req.id}" already exists`, 'id');
       id = req.id;
     } else {
       id = uniqueServerId(req.name ?? (cfg.type === 'stdio' ? cfg.command : new URL(cfg.url).hostname), Object.keys(config.servers));
@@ -63,10 +64,10 @@ export class HubControl {
 
   async updateUpstream(req: { id: string; config: unknown }): Promise<{ id: string }> {
     const config = this.deps.config();
-    if (!config.servers[req.id]) throw new ControlError('not_found', `No server with id "${req.id}"`, 'id');
+    const before = ownValue(config.servers, req.id);
+    if (!before) throw new ControlError('not_found', `No server with id "${req.id}"`, 'id');
     const cfg = this.#validateServer(req.config);
     // A masked secret sent back unchanged from a list keeps the stored value.
-    const before = config.servers[req.id];
     const merged = restoreMaskedSecrets(cfg, before);
     await this.deps.saveConfig({ ...config, servers: { ...config.servers, [req.id]: merged } }, `server ${req.id} updated`);
     if (JSON.stringify(before) === JSON.stringify(merged) && this.deps.pool.has(req.id)) return { id: req.id };
@@ -78,7 +79,7 @@ export class HubControl {
 
   async removeUpstream(id: string): Promise<{ removed: boolean }> {
     const config = this.deps.config();
-    if (!config.servers[id]) throw new ControlError('not_found', `No server with id "${id}"`, 'id');
+    if (!ownValue(config.servers, id)) throw new ControlError('not_found', `No server with id "${id}"`, 'id');
     const { [id]: _removed, ...rest } = config.servers;
     await this.deps.saveConfig({ ...config, servers: rest }, `server ${id} removed`);
     await this.deps.pool.remove(id);
@@ -93,7 +94,7 @@ export class HubControl {
   }
 
   async restartUpstream(id: string): Promise<{ status: UpstreamStatus }> {
-    const cfg = this.deps.config().servers[id];
+    const cfg = ownValue(this.deps.config().servers, id);
     if (!cfg) throw new ControlError('not_found', `No server with id "${id}"`, 'id');
     this.deps.policy.cache.clear(id);
     const up = await this.deps.pool.restart(id, cfg);
@@ -133,7 +134,7 @@ export class HubControl {
    */
   async setServerFields(id: string, fields: { enabled?: boolean; prefix?: boolean; timeoutMs?: number }): Promise<void> {
     const config = this.deps.config();
-    const cfg = config.servers[id];
+    const cfg = ownValue(config.servers, id);
     if (!cfg) throw new ControlError('not_found', `No server with id "${id}"`, 'server');
     const next = { ...cfg, ...fields };
     if (JSON.stringify(next) === JSON.stringify(cfg)) return;

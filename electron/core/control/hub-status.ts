@@ -4,6 +4,7 @@
  */
 import type { Config, ServerConfig } from '../../../shared/config.js';
 import type { SessionInfo, Status, ToolSummary, UpstreamInfo } from '../../../shared/api.js';
+import { ownValue } from '../../../shared/records.js';
 import type { Catalog } from '../catalog/catalog.js';
 import type { DownstreamSession } from '../downstream/session.js';
 import { redactSecrets } from '../log/redact.js';
@@ -28,7 +29,7 @@ export class HubStatus {
   /** One configured server as the control API shows it (secrets masked); throws not_found for an unknown id. */
   upstreamInfo(id: string): UpstreamInfo {
     const up = this.deps.upstreams.get(id);
-    const cfg = this.deps.config().servers[id];
+    const cfg = ownValue(this.deps.config().servers, id);
     if (!cfg) throw new ControlError('not_found', `No server with id "${id}"`, 'id');
     return {
       id,
@@ -76,7 +77,7 @@ export class HubStatus {
 
   /** A server's tools as clients see them, with the tokens each schema costs in tools/list. */
   async toolSummaries(id: string): Promise<ToolSummary[]> {
-    if (!this.deps.config().servers[id]) throw new ControlError('not_found', `No server with id "${id}"`, 'id');
+    if (!ownValue(this.deps.config().servers, id)) throw new ControlError('not_found', `No server with id "${id}"`, 'id');
     const tools = this.deps.catalog.toolEntries().filter((t) => t.serverId === id);
     return Promise.all(
       tools.map(async (t) => ({

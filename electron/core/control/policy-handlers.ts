@@ -6,6 +6,7 @@
 import type { HandlerMap } from './control-handlers.js';
 import type { ToolExposure } from '../../../shared/api-policy.js';
 import { validatePolicies, withServerPolicy, withToolPolicy, type ServerPolicy, type ToolPolicy } from '../../../shared/policy.js';
+import { ownValue } from '../../../shared/records.js';
 import { SERVER_CONFIG_FIELDS } from '../policy/policy-runtime.js';
 import { ControlError } from './control-error.js';
 import type { ControlParts } from './control-parts.js';
@@ -25,7 +26,7 @@ function upstreamTool(parts: PolicyParts, server: string, tool: string) {
 
 function requireServer(parts: PolicyParts, server: string): void {
   const servers = parts.config().servers;
-  if (!servers[server]) {
+  if (!ownValue(servers, server)) {
     const known = Object.keys(servers).join(', ') || '(none)';
     throw new ControlError('invalid', `server: no server "${server}" is configured (configured: ${known})`, 'server');
   }

@@ -6,6 +6,7 @@
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { Config, ServerConfig } from '../../../shared/config.js';
 import type { HubEventInput } from '../../../shared/events.js';
+import { ownValue } from '../../../shared/records.js';
 import type { EffectivePolicy, KnownServers, ServerPolicy } from '../../../shared/policy.js';
 import type { ToolEntry, ToolShape } from '../catalog/catalog.js';
 import { addCompressionFields } from '../compress/compression-fields.js';
@@ -25,6 +26,12 @@ export interface PolicyRuntimeOptions {
   emit: (event: HubEventInput) => void;
   /** The cache's clock (ms); tests inject one to expire entries without waiting. */
   now?: () => number;
+}
+
+/** A tool's own policy; ids and tool names never reach Object.prototype ("constructor", "toString"). */
+function ownToolPolicy(config: Config, serverId: string, toolName: string) {
+  const tools = ownValue(config.policies.tools, serverId);
+  return tools ? ownValue(tools, toolName) : undefined;
 }
 
 /** A server's policy as resolution sees it: exposure and result fields from policies, the rest from its config. */
@@ -64,8 +71,8 @@ export class PolicyRuntime {
     const config = this.#config();
     return resolvePolicy({
       defaults: policyDefaults(config.settings, config.settings.policy),
-      server: serverLayer(config.policies.servers[serverId], config.servers[serverId]),
-      ...(toolName !== undefined ? { tool: config.policies.tools[serverId]?.[toolName] } : {}),
+      server: serverLayer(ownValue(config.policies.servers, serverId), ownValue(config.servers, serverId)),
+      ...(toolName !== undefined ? { tool: ownToolPolicy(config, serverId, toolName) } : {}),
       readOnlyHint: upstream?.annotations?.readOnlyHint === true,
     });
   }
@@ -76,7 +83,7 @@ export class PolicyRuntime {
     const config = this.#config();
     const cached = this.#values.get(entry);
     if (cached?.config === config) return cached.values;
-    const tool = config.policies.tools[entry.serverId]?.[entry.original];
+    const tool = ownToolPolicy(config, entry.serverId, entry.original);
     const values = { ...this.effective(entry.serverId, entry.original, entry.upstream).values, ...resolveToolExtras(tool) };
     this.#values.set(entry, { config, values });
     return values;

@@ -1,0 +1,76 @@
+/**
+ * Whose entry is it, and will it last (issue 13, items 5 and 6). Several Spillways may run on one machine
+ * (another data folder, a `serve --port 0` for a test): each may write and repair only the entries it
+ * wrote, and none may write an HTTP entry with a port that dies with it.
+ */
+import { resolve } from 'node:path';
+import type { ServerSpec } from './types.js';
+
+/** Where HTTP clients reach this hub now, and why an entry with that URL would not survive a restart. */
+export interface HubEndpoint {
+  url: string;
+  /** Set when the port is not the one the hub will listen on next time: the reason, for the user. */
+  unstable?: string;
+}
+
+/** An HTTP entry was asked for while the hub's port is not a lasting one (the control API answers `unavailable`). */
+export class UnstableEndpointError extends Error {
+  override readonly name = 'UnstableEndpointError';
+}
+
+/**
+ * The endpoint of a hub listening on `listening` that will ask for `next` at its next start (the
+ * `--port` it was given, else the configured port; 0 = a free one picked at each start).
+ */
+export function hubEndpoint(listening: number, next: number): HubEndpoint {
+  const url = `http://127.0.0.1:${listening}/mcp`;
+  if (next === 0) {
+    const now = listening ? ` (port ${listening} for this run only)` : '';
+    return {
+      url,
+      unstable:
+        `Spillway's port is picked at random at each start (port 0)${now}, so an entry written with it would stop working ` +
+        `when Spillway restarts. Set a fixed port (in Settings, or \`spillway serve --port N\`), then connect again.`,
+    };
+  }
+  if (next === listening) return { url };
+  return {
+    url,
+    unstable:
+      `Spillway listens on port ${listening} but will use port ${next} from its next start, so an entry written now ` +
+      `would stop working then. Restart Spillway, then connect again.`,
+  };
+}
+
+/** The bearer token of an HTTP entry's headers (any spelling of Authorization). */
+function bearerOf(spec: ServerSpec): string | undefined {
+  for (const [name, value] of Object.entries(spec.headers ?? {})) {
+    if (name.toLowerCase() !== 'authorization') continue;
+    const m = /^Bearer\s+(.+)$/i.exec(value.trim());
+    if (m) return m[1].trim();
+  }
+  return undefined;
+}
+
+/** The data folder a bridge entry names (`--data-dir DIR` or `--data-dir=DIR`). */
+function dataDirOf(args: readonly string[]): string | undefined {
+  for (let i = 0; i < args.length; i++) {
+    if (args[i] === '--data-dir') return args[i + 1];
+    if (args[i].startsWith('--data-dir=')) return args[i].slice('--data-dir='.length);
+  }
+  return undefined;
+}
+
+/**
+ * Whether an entry was written from this data folder: an HTTP entry carries the token this folder gave
+ * that client, a bridge entry names this folder. Anything else belongs to another Spillway (or to the
+ * user) and drift repair leaves it byte for byte.
+ */
+export function writtenFrom(spec: ServerSpec, here: { dataDir: string; clientToken: string | undefined }): boolean {
+  if (spec.transport === 'stdio') {
+    const dir = dataDirOf(spec.args ?? []);
+    return dir !== undefined && resolve(dir) === resolve(here.dataDir);
+  }
+  const token = bearerOf(spec);
+  return token !== undefined && here.clientToken !== undefined && token === here.clientToken;
+}
