@@ -10,6 +10,7 @@ import { app, BrowserWindow, clipboard, dialog, ipcMain, shell } from 'electron'
 import Store from 'electron-store';
 import type { ApiResult } from '../../shared/api.js';
 import { createAppHub, type AppHub } from '../core/app/app-hub.js';
+import { recordHubRunning, recordHubStopped, recordStartFailure } from '../core/app/hub-record.js';
 import { attachSocketEndpoint, socketPathFor, type SocketEndpoint } from '../core/downstream/socket-endpoint.js';
 import { resolvePaths, APP_NAME, type AppPaths } from '../core/files/app-paths.js';
 import { AppStateStore, APP_STATE_FILE_NAME } from './app-state.js';
@@ -98,16 +99,23 @@ async function run(dataDir: string): Promise<void> {
       hub.emit({ type: 'log', level: 'warn', message: `Bridge socket unavailable (${err.message}); stdio clients use the HTTP endpoint.` });
       return undefined;
     });
+    // The bridge reads this record to find this hub and the config it runs (issue 13, items 2 and 4).
+    await recordHubRunning(paths, hub.url).catch((err: Error) =>
+      hub.emit({ type: 'log', level: 'warn', message: `Could not write the hub record: ${err.message}` }),
+    );
     void appHub.repairClients();
   } catch (err) {
     startError = describeStartError(err, paths);
     log(`Spillway could not start: ${startError}`);
+    // A bridge waiting for this hub answers its client with this error instead of waiting out its bound.
+    await recordStartFailure(paths, err).catch(() => undefined);
   }
 
   const quitGate = createQuitGate({
     stop: async () => {
       await socket?.close();
       await appHub?.hub.stop();
+      if (appHub) await recordHubStopped(paths).catch(() => undefined);
     },
     quit: () => app.quit(),
     onStopError: (err) => log(`Stopping the hub failed: ${(err as Error).message}`),
