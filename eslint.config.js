@@ -23,6 +23,7 @@ const hub = inCore('hub.ts', 'hub');
 /** Every folder of electron/core (test/unit/architecture.test.ts fails when one is missing here). */
 const coreFolders = [
   'wire',
+  'text',
   'files',
   'tokens',
   'log',
@@ -42,7 +43,7 @@ const coreFolders = [
 
 /**
  * The folder direction (issue 12): files under `target` may not import anything under `from` (`except`
- * is relative to `from`). Lowest first: wire ← files ← leaves (tokens, log, pii, catalog, clients) ←
+ * is relative to `from`). Lowest first: wire, text ← files ← leaves (tokens, log, pii, catalog, clients) ←
  * ledger ← upstream/downstream ← spill/compress ← policy ← call ← hub ← control ← app (the composition
  * root). test/unit/architecture.test.ts reads this same list.
  */
@@ -57,6 +58,8 @@ export const zones = [
   },
   // wire/ is the floor of the core: framing and spooling only.
   { target: inCore('wire'), from: core, except: ['wire'], message: 'electron/core/wire imports no other electron/core folder.' },
+  // text/ (the linear-time regex engine and the deadline for user- and model-supplied patterns) is a floor too.
+  { target: inCore('text'), from: core, except: ['text'], message: 'electron/core/text imports no other electron/core folder.' },
   {
     target: inCore('files'),
     from: core,

@@ -1,4 +1,5 @@
-import { customDetector } from './custom-patterns.js';
+import { DeadlineExceeded, runWithin } from '../text/deadline.js';
+import { customDetector, PiiPatternError } from './custom-patterns.js';
 import type { CustomPiiPattern } from './custom-patterns.js';
 import { DETECTORS, PII_LABELS, PII_TYPES } from './pii-detectors.js';
 import type { DetectContext, Detector, PiiMatch, PiiType } from './pii-detectors.js';
@@ -9,7 +10,15 @@ export interface PiiMaskerOptions {
   types?: readonly PiiType[];
   /** The user's own patterns; they win over built-ins where both match. */
   custom?: readonly CustomPiiPattern[];
+  /** With custom patterns: how long one masking may run before it is refused (default PII_DEADLINE_MS). */
+  deadlineMs?: number;
 }
+
+/**
+ * Custom patterns run in linear time, yet a pattern with a huge automaton can still take seconds per
+ * megabyte; masking is cut off after this long. Generous: the built-ins alone take ~1 s on 10 MB here.
+ */
+export const PII_DEADLINE_MS = 10_000;
 
 export interface PiiMasker {
   /** Placeholder labels this masker can issue, in priority order. */
@@ -35,6 +44,8 @@ export interface PiiMasker {
 interface RankedDetector {
   label: string;
   detect: Detector;
+  /** A custom pattern's definition (a built-in has none). */
+  custom?: CustomPiiPattern;
 }
 
 /** Built-ins in the order they win overlaps: a card number is not also read as a phone number. */
@@ -53,21 +64,46 @@ export function createMasker(options: PiiMaskerOptions = {}): PiiMasker {
     const detector = customDetector(pattern);
     if (customLabels.has(detector.label)) throw new Error(`Custom PII pattern "${pattern.name}": the name ${detector.label} is used twice`);
     customLabels.add(detector.label);
-    detectors.push(detector);
+    detectors.push({ ...detector, custom: pattern });
   }
   for (const type of PRIORITY) if (enabled.has(type)) detectors.push({ label: PII_LABELS[type], detect: DETECTORS[type] });
 
-  const detect = (text: string, context: DetectContext = {}): PiiMatch[] => {
+  // The detector at work, so that a cut-off can name the custom pattern that ran out of time.
+  let running: RankedDetector | undefined;
+  const detectRaw = (text: string, context: DetectContext): PiiMatch[] => {
     if (detectors.length === 0 || text.length === 0) return [];
     const candidates: Array<PiiMatch & { rank: number }> = [];
     detectors.forEach((d, rank) => {
+      running = d;
       for (const m of d.detect(text, context)) candidates.push({ ...m, rank });
     });
+    running = undefined;
     return resolveOverlaps(candidates);
   };
 
+  const deadlineMs = options.deadlineMs ?? PII_DEADLINE_MS;
+  /** Runs a masking under the deadline when custom patterns take part (the built-ins are fixed and tested). */
+  const guarded = <T>(work: () => T): T => {
+    if (customLabels.size === 0) return work();
+    try {
+      return runWithin(deadlineMs, work);
+    } catch (error) {
+      if (!(error instanceof DeadlineExceeded)) throw error;
+      const culprit = running;
+      running = undefined;
+      // An interrupted match may leave its pattern's automaton cache half-filled: start the custom ones afresh.
+      for (const d of detectors) if (d.custom) d.detect = customDetector(d.custom).detect;
+      const reason =
+        `masking took longer than ${deadlineMs / 1000} s and was stopped (the call is refused rather than sent unmasked): simplify the pattern ` +
+        '(plain text and character classes run fastest; large counted repeats and lookbehinds are slow)';
+      throw new PiiPatternError(culprit?.custom?.name ?? [...customLabels].join(', '), reason);
+    }
+  };
+
+  const detect = (text: string, context: DetectContext = {}): PiiMatch[] => guarded(() => detectRaw(text, context));
+
   const maskString = (text: string, vault: PiiVault, context: DetectContext): string => {
-    const found = detect(text, context);
+    const found = detectRaw(text, context);
     if (found.length === 0) return text;
     let out = '';
     let at = 0;
@@ -83,33 +119,37 @@ export function createMasker(options: PiiMaskerOptions = {}): PiiMasker {
     detect,
     maskArguments<T>(args: T, vault = new PiiVault()) {
       forEachString(args, (text) => vault.reserveFrom(text));
-      const masked = mapStrings(args, (text, key) => maskString(text, vault, { key }));
+      const masked = guarded(() => mapStrings(args, (text, key) => maskString(text, vault, { key })));
       return { masked, vault };
     },
     maskText(text: string, vault = new PiiVault()) {
       vault.reserveFrom(text);
-      return { text: maskString(text, vault, {}), vault };
+      return { text: guarded(() => maskString(text, vault, {})), vault };
     },
     maskResult<T>(result: T, vault = new PiiVault()) {
-      if (typeof result !== 'object' || result === null) return { masked: result, vault };
-      const { content, structuredContent, ...rest } = result as { content?: unknown; structuredContent?: unknown };
-      const blocks = Array.isArray(content) ? content : [];
-      const texts = blocks.map(blockTextField);
-      texts.forEach((field, i) => field && vault.reserveFrom(field.read(blocks[i])));
-      forEachString(structuredContent, (text) => vault.reserveFrom(text));
-      const masked: Record<string, unknown> = { ...rest };
-      if (content !== undefined) {
-        masked.content = Array.isArray(content)
-          ? blocks.map((block, i) => {
-              const field = texts[i];
-              return field ? field.write(block, maskString(field.read(block), vault, {})) : block;
-            })
-          : content;
-      }
-      if (structuredContent !== undefined) masked.structuredContent = mapStrings(structuredContent, (text, key) => maskString(text, vault, { key }));
-      return { masked: masked as T, vault };
+      return guarded(() => maskWholeResult(result, vault));
     },
   };
+
+  function maskWholeResult<T>(result: T, vault: PiiVault): { masked: T; vault: PiiVault } {
+    if (typeof result !== 'object' || result === null) return { masked: result, vault };
+    const { content, structuredContent, ...rest } = result as { content?: unknown; structuredContent?: unknown };
+    const blocks = Array.isArray(content) ? content : [];
+    const texts = blocks.map(blockTextField);
+    texts.forEach((field, i) => field && vault.reserveFrom(field.read(blocks[i])));
+    forEachString(structuredContent, (text) => vault.reserveFrom(text));
+    const masked: Record<string, unknown> = { ...rest };
+    if (content !== undefined) {
+      masked.content = Array.isArray(content)
+        ? blocks.map((block, i) => {
+            const field = texts[i];
+            return field ? field.write(block, maskString(field.read(block), vault, {})) : block;
+          })
+        : content;
+    }
+    if (structuredContent !== undefined) masked.structuredContent = mapStrings(structuredContent, (text, key) => maskString(text, vault, { key }));
+    return { masked: masked as T, vault };
+  }
 }
 
 interface TextField {

@@ -1,6 +1,8 @@
-import { jsonquery } from '@jsonquerylang/jsonquery';
-import { findNestedQuantifier } from '../pii/custom-patterns.js';
+import { compile as compileQuery, jsonquery } from '@jsonquerylang/jsonquery';
 import type { JSONQuery } from '@jsonquerylang/jsonquery';
+import { DeadlineExceeded, runWithin } from '../text/deadline.js';
+import { compileRegex, parseFlags, RegexSyntaxError } from '../text/linear-regex.js';
+import type { LinearRegex } from '../text/linear-regex.js';
 import { formatCount } from './json-summary.js';
 import type { SpillDocument } from './spill-document.js';
 
@@ -11,6 +13,12 @@ export class ReadOpError extends Error {
 
 const MAX_LINE_CHARS = 2_000;
 const GREP_LINE_CHARS = 500;
+
+/**
+ * How long one grep or query may run on the main thread before it is cut off. Patterns run in linear
+ * time, and a grep over 10 MB takes ~0.05 s here; only a pattern whose automaton is huge gets near this.
+ */
+export const READ_DEADLINE_MS = 2_000;
 
 /** Lines `start`..`end` (1-based, inclusive), with a header saying where they sit. */
 export function sliceLines(doc: SpillDocument, start: number, end: number): string {
@@ -37,27 +45,29 @@ export interface GrepOptions {
   caseSensitive?: boolean;
   context?: number;
   maxMatches?: number;
+  /** Cut-off for the scan (default READ_DEADLINE_MS). */
+  deadlineMs?: number;
 }
 
 /** Matching lines with their numbers (`12:` a match, `11-` context, `--` between groups), grep style. */
 export function grepLines(doc: SpillDocument, options: GrepOptions): string {
-  let regex: RegExp;
+  const lines = doc.lines; // split before the clock starts: that costs the same for every pattern
+  const deadline = options.deadlineMs ?? READ_DEADLINE_MS;
   try {
-    regex = new RegExp(options.pattern, options.caseSensitive ? '' : 'i');
+    return runWithin(deadline, () => grepScan(lines, compileRegex(options.pattern, { ignoreCase: !options.caseSensitive }), options));
   } catch (error) {
-    throw new ReadOpError(`Bad regular expression ${JSON.stringify(options.pattern)}: ${(error as Error).message}`);
-  }
-  // The pattern comes from the model and runs on the main thread: refuse one that can backtrack
-  // exponentially (a repeated group that repeats inside, like (a+)+), which would freeze the hub.
-  const nested = findNestedQuantifier(options.pattern);
-  if (nested) {
+    if (error instanceof RegexSyntaxError) throw new ReadOpError(`Bad regular expression ${JSON.stringify(options.pattern)}: ${error.message}.`);
+    if (!(error instanceof DeadlineExceeded)) throw error;
     throw new ReadOpError(
-      `Pattern ${JSON.stringify(options.pattern)} has a repeated group with a repeat inside (${nested}), which can take exponential time; rewrite it without nesting, e.g. match one word instead of repeated words.`,
+      `grep ${JSON.stringify(options.pattern)} was stopped after ${seconds(deadline)} without finishing (${formatCount(lines.length)} lines, ` +
+        `${formatCount(doc.text.length)} characters): use a simpler or more specific pattern (plain words and character classes run fastest), or read a slice.`,
     );
   }
+}
+
+function grepScan(lines: readonly string[], regex: LinearRegex, options: GrepOptions): string {
   const context = options.context ?? 0;
   const maxMatches = options.maxMatches ?? 50;
-  const lines = doc.lines;
   const matches: number[] = [];
   let total = 0;
   for (let i = 0; i < lines.length; i++) {
@@ -70,7 +80,9 @@ export function grepLines(doc: SpillDocument, options: GrepOptions): string {
   const head = `grep /${options.pattern}/${flags}: ${formatCount(total)} matching ${total === 1 ? 'line' : 'lines'} of ${formatCount(lines.length)}`;
   if (total === 0) return `${head}.`;
   const out: string[] = [
-    total > matches.length ? `${head}, showing the first ${formatCount(matches.length)} (raise maxMatches or narrow the pattern for more).` : `${head}:`,
+    total > matches.length
+      ? `${head}, showing the first ${formatCount(matches.length)} (raise maxMatches or narrow the pattern for more).`
+      : `${head}:`,
   ];
   const matched = new Set(matches);
   let printedUpTo = -1;
@@ -88,13 +100,19 @@ export function grepLines(doc: SpillDocument, options: GrepOptions): string {
 }
 
 /** Runs a JSON Query (or a simple `$.a.b[0]` path) on the document's JSON. */
-export function queryJson(doc: SpillDocument, query: string): string {
-  const json = doc.json;
+export function queryJson(doc: SpillDocument, query: string, deadlineMs = READ_DEADLINE_MS): string {
+  const json = doc.json; // parsed before the clock starts
   if (!json) throw new ReadOpError('This result is not JSON, so it cannot be queried; use grep, slice or read instead.');
   let value: unknown;
   try {
-    value = jsonquery(json.value, toJsonQuery(query));
+    value = runWithin(deadlineMs, () => jsonquery(json.value, toJsonQuery(query), { functions: LINEAR_REGEX_FUNCTIONS }));
   } catch (error) {
+    if (error instanceof DeadlineExceeded) {
+      throw new ReadOpError(
+        `Query ${JSON.stringify(query)} was stopped after ${seconds(deadlineMs)} without finishing: filter earlier, use simpler regular expressions, or query a part (e.g. .items | limit(1000)).`,
+      );
+    }
+    if (error instanceof RegexSyntaxError) throw new ReadOpError(`Bad regular expression in query ${JSON.stringify(query)}: ${error.message}.`);
     throw new ReadOpError(
       `Bad query ${JSON.stringify(query)}: ${(error as Error).message}. ` +
         'Use JSON Query syntax (e.g. `.items | filter(.age > 30) | pick(.name)`, `.items.0.name`) or a path like `$.items[0].name`.',
@@ -103,6 +121,60 @@ export function queryJson(doc: SpillDocument, query: string): string {
   // JSON Query yields null for a missing path, so null cannot be told apart from "nothing there".
   if (value === undefined || value === null) return `Query ${JSON.stringify(query)}:\nnull\n[null: the value is null, or nothing matched]`;
   return `Query ${JSON.stringify(query)}:\n${JSON.stringify(value, null, 2)}`;
+}
+
+/**
+ * JSON Query's `regex`, `match` and `matchAll` on the linear-time engine, same arguments and results:
+ * its built-in ones make a `new RegExp` of the query's pattern, which `(a+)+$` keeps busy for minutes.
+ */
+const LINEAR_REGEX_FUNCTIONS: Record<string, (...args: JSONQuery[]) => (data: unknown) => unknown> = {
+  regex: (value, pattern, flags) => {
+    const regex = queryRegex('regex', pattern, flags);
+    const get = compileQuery(value);
+    return (data) => regex.test(String(get(data)));
+  },
+  match: (value, pattern, flags) => {
+    const regex = queryRegex('match', pattern, flags);
+    const global = typeof flags === 'string' && flags.includes('g');
+    const get = compileQuery(value);
+    return (data) => {
+      const text = textArgument('match', get(data));
+      if (global) {
+        // String.match with `g`: every match's text, which JSON Query shapes like one match's groups.
+        const all = Array.from(regex.matchAll(text), (m) => m[0]);
+        return all.length > 0 ? matchValue(all) : null;
+      }
+      const m = regex.exec(text);
+      return m ? matchValue(m) : null;
+    };
+  },
+  matchAll: (value, pattern, flags) => {
+    const regex = queryRegex('matchAll', pattern, flags);
+    const get = compileQuery(value);
+    return (data) => Array.from(regex.matchAll(textArgument('matchAll', get(data))), matchValue);
+  },
+};
+
+function queryRegex(fn: string, pattern: JSONQuery | undefined, flags: JSONQuery | undefined): LinearRegex {
+  if (typeof pattern !== 'string') throw new TypeError(`${fn}() needs its pattern as a string, e.g. ${fn}(.name, "^a", "i")`);
+  if (flags !== undefined && typeof flags !== 'string') throw new TypeError(`${fn}() needs its flags as a string, e.g. "i"`);
+  return compileRegex(pattern, parseFlags(flags ?? '', 'gimsudv'));
+}
+
+function textArgument(fn: string, value: unknown): string {
+  if (typeof value !== 'string') throw new TypeError(`${fn}() needs a string, got ${value === null ? 'null' : typeof value}`);
+  return value;
+}
+
+/** A match as JSON Query returns it: `{value}`, with `groups` and `namedGroups` when the pattern has them. */
+function matchValue(m: ArrayLike<string | undefined> & { groups?: Record<string, string | undefined> }): object {
+  const [value, ...groups] = Array.from(m);
+  if (groups.length === 0) return { value };
+  return m.groups ? { value, groups, namedGroups: m.groups } : { value, groups };
+}
+
+function seconds(ms: number): string {
+  return ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`;
 }
 
 /**
@@ -136,13 +208,15 @@ export function readFrom(doc: SpillDocument, offset: number): string {
 }
 
 function clipLine(line: string): string {
-  return line.length <= MAX_LINE_CHARS ? line : `${line.slice(0, MAX_LINE_CHARS)}… [line clipped: ${formatCount(line.length)} chars; use read with an offset for all of it]`;
+  return line.length <= MAX_LINE_CHARS
+    ? line
+    : `${line.slice(0, MAX_LINE_CHARS)}… [line clipped: ${formatCount(line.length)} chars; use read with an offset for all of it]`;
 }
 
 /** A long matching line shown around its first match. */
-function clipAround(line: string, regex: RegExp): string {
+function clipAround(line: string, regex: LinearRegex): string {
   if (line.length <= GREP_LINE_CHARS) return line;
-  const at = Math.max(0, line.search(regex));
+  const at = Math.max(0, regex.search(line));
   const from = Math.max(0, at - GREP_LINE_CHARS / 2);
   const to = Math.min(line.length, from + GREP_LINE_CHARS);
   return `${from > 0 ? '…' : ''}${line.slice(from, to)}${to < line.length ? '…' : ''}`;

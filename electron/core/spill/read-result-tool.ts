@@ -11,11 +11,11 @@ export const READ_RESULT_TOOL = {
   title: 'Read a spilled result',
   description:
     'Reads part of a tool result that Spillway kept aside because it was too large for the context. ' +
-    'Pass the handle from the result\'s header and one op: ' +
+    "Pass the handle from the result's header and one op: " +
     'stat (sizes, line count, tokens, content type, JSON top-level keys); ' +
     'head / tail (first or last `lines` lines, default 50); ' +
     'slice (lines `start` to `end`, 1-based, inclusive); ' +
-    'grep (lines matching the regex `pattern`, case-insensitive unless `caseSensitive`, with `context` lines around, at most `maxMatches`); ' +
+    'grep (lines matching the regex `pattern`, case-insensitive unless `caseSensitive`, with `context` lines around, at most `maxMatches`; RE2 syntax: no lookahead or backreferences); ' +
     'query (JSON only: a JSON Query expression such as `.items | filter(.status == "error") | pick(.id, .message)`, or a simple path such as `$.items[0].name`); ' +
     'read (raw text from the character `offset`, up to `maxTokens` tokens; says the next offset). ' +
     'Output is capped at about 8,000 tokens; narrow the request when it says so.',
@@ -27,7 +27,10 @@ export const READ_RESULT_TOOL = {
       lines: { type: 'integer', minimum: 1, description: 'head/tail: how many lines (default 50).' },
       start: { type: 'integer', minimum: 1, description: 'slice: first line, 1-based.' },
       end: { type: 'integer', minimum: 1, description: 'slice: last line, inclusive (default start + 99).' },
-      pattern: { type: 'string', description: 'grep: a JavaScript regular expression.' },
+      pattern: {
+        type: 'string',
+        description: 'grep: a regular expression as in JavaScript, run in linear time (RE2): lookbehind works, lookahead and backreferences do not.',
+      },
       caseSensitive: { type: 'boolean', description: 'grep: match case (default false).' },
       context: { type: 'integer', minimum: 0, maximum: 20, description: 'grep: lines of context around each match (default 0).' },
       maxMatches: { type: 'integer', minimum: 1, maximum: 1000, description: 'grep: most matching lines to show (default 50).' },

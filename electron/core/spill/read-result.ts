@@ -10,6 +10,8 @@ import type { SpillEntry, SpillStore } from './spill-store.js';
 export interface ReadResultOptions {
   /** Cap on what one call returns, so the read-back is never itself too large. Default 8,000. */
   maxOutputTokens?: number;
+  /** How long a grep or a query may run before it is cut off (default READ_DEADLINE_MS, 2 s). */
+  deadlineMs?: number;
 }
 
 const DEFAULT_OUTPUT_TOKENS = 8_000;
@@ -19,15 +21,11 @@ const DEFAULT_SLICE_LINES = 100;
 
 /**
  * Serves `spillway__read_result`: one op on one spilled result. Its own output is never spilled: it is
- * capped and says how to narrow the request. Unknown or expired handles, bad arguments, bad regexes and
- * bad queries are `isError` results with a message the model can act on.
+ * capped and says how to narrow the request. Unknown or expired handles, bad arguments, bad or
+ * unsupported regexes, bad queries and a grep or query cut off at its deadline are `isError` results with
+ * a message the model can act on.
  */
-export async function readResult(
-  store: SpillStore,
-  counter: TokenCounter,
-  args: unknown,
-  options: ReadResultOptions = {},
-): Promise<CallToolResult> {
+export async function readResult(store: SpillStore, counter: TokenCounter, args: unknown, options: ReadResultOptions = {}): Promise<CallToolResult> {
   const cap = options.maxOutputTokens ?? DEFAULT_OUTPUT_TOKENS;
   const parsed = ReadResultArgs.safeParse(args ?? {});
   if (!parsed.success) {
@@ -54,12 +52,19 @@ export async function readResult(
       }
       case 'grep': {
         if (a.pattern === undefined || a.pattern === '') return failure('grep needs a non-empty `pattern` (a regular expression).');
-        const text = grepLines(doc, { pattern: a.pattern, caseSensitive: a.caseSensitive, context: a.context, maxMatches: a.maxMatches });
+        const text = grepLines(doc, {
+          pattern: a.pattern,
+          caseSensitive: a.caseSensitive,
+          context: a.context,
+          maxMatches: a.maxMatches,
+          deadlineMs: options.deadlineMs,
+        });
         return await capped(counter, text, cap, 'grep');
       }
       case 'query': {
-        if (a.query === undefined || a.query.trim() === '') return failure('query needs a `query` (a JSON Query expression or a path like $.items[0]).');
-        return await capped(counter, queryJson(doc, a.query), cap, 'query');
+        if (a.query === undefined || a.query.trim() === '')
+          return failure('query needs a `query` (a JSON Query expression or a path like $.items[0]).');
+        return await capped(counter, queryJson(doc, a.query, options.deadlineMs), cap, 'query');
       }
       case 'read':
         return await read(counter, doc, a.offset ?? 0, Math.min(a.maxTokens ?? DEFAULT_READ_TOKENS, cap));
@@ -101,9 +106,10 @@ async function read(counter: TokenCounter, doc: SpillDocument, offset: number, m
   // A first line longer than the budget: cut mid-line rather than return nothing.
   if (chunk.length === 0) chunk = rest.slice(0, Math.max(1, maxTokens));
   const next = offset + chunk.length;
-  const tail = next >= doc.text.length
-    ? `\n[end of text: characters ${formatCount(offset)}-${formatCount(next)} of ${formatCount(doc.text.length)}]`
-    : `\n[characters ${formatCount(offset)}-${formatCount(next)} of ${formatCount(doc.text.length)}; continue with {"op":"read","offset":${next}}]`;
+  const tail =
+    next >= doc.text.length
+      ? `\n[end of text: characters ${formatCount(offset)}-${formatCount(next)} of ${formatCount(doc.text.length)}]`
+      : `\n[characters ${formatCount(offset)}-${formatCount(next)} of ${formatCount(doc.text.length)}; continue with {"op":"read","offset":${next}}]`;
   return ok(chunk + tail);
 }
 
