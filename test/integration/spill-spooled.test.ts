@@ -63,6 +63,14 @@ describe('results streamed to disk as they arrive', () => {
     expect(await readdir(rawDir)).toEqual([]);
   });
 
+  it('spills a result of a few hundred kilobytes (streamed from 256 KiB on) just as exactly', async () => {
+    const want = expected(400_000);
+    const r = await client.callTool({ name: 'big_unicode', arguments: { bytes: 400_000 } });
+    expect(textOf(r)).toMatch(/tokens \(\d[\d.]* KB\) — showing the first [\d,]+ tokens/);
+    expect(await readAll(handleOf(r), Buffer.byteLength(want))).toBe(want);
+    expect(await readdir(rawDir)).toEqual([]);
+  });
+
   it('keeps the same content once, whichever way it arrived', async () => {
     const a = await client.callTool({ name: 'big', arguments: { bytes: 2_500_000 } });
     const b = await client.callTool({ name: 'big', arguments: { bytes: 2_500_000 } });

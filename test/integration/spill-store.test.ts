@@ -91,6 +91,19 @@ describe('SpillStore', () => {
     expect(await readFile(join(dir, a.handle, 'text.txt'), 'utf8')).toBe('racing');
   });
 
+  it('tells the entry a result will have before writing it (plan), as write then keeps it', async () => {
+    const store = await open();
+    const plan = store.plan(textResult('planned\ntext'), meta);
+    expect(store.lookup(plan.entry.handle)).toMatchObject({ error: 'unknown' });
+    const written = await plan.write();
+    expect(written).toEqual(plan.entry);
+    expect(store.lookup(plan.entry.handle)).toEqual({ entry: plan.entry });
+    clock += HOUR;
+    const again = store.plan(textResult('planned\ntext'), { server: 'other', tool: 'cat' });
+    expect(again.entry).toMatchObject({ handle: written.handle, createdAt: written.createdAt, server: 'other', expiresAt: clock + 24 * HOUR });
+    expect(await again.write()).toEqual(again.entry);
+  });
+
   it('expires entries after their TTL (injected clock) and cleans them up', async () => {
     const store = await open({ ttlMs: 2 * HOUR });
     const short = await store.put(textResult('short-lived'), { ...meta, ttlMs: HOUR });

@@ -197,7 +197,9 @@ function counterPlaceholders() {
 
 /** Checks everything about one spooled run of a valid JSON message against the reference scan. */
 function checkMessage(message: Buffer, pieces: Buffer[], options: { minStringBytes: number; headBytes: number }, label: string) {
-  const s = spool({ ...options, newPlaceholder: counterPlaceholders() });
+  const heads = new Map<string, Buffer[]>();
+  const onHead = (placeholder: string, head: Buffer) => heads.set(placeholder, [...(heads.get(placeholder) ?? []), Buffer.from(head)]);
+  const s = spool({ ...options, newPlaceholder: counterPlaceholders(), onHead });
   for (const piece of pieces) s.push(piece);
   const { skeleton, strings, totalBytes } = s.finish();
   expect(totalBytes, label).toBe(message.length);
@@ -227,6 +229,10 @@ function checkMessage(message: Buffer, pieces: Buffer[], options: { minStringByt
     expect(spooled.newlines, label).toBe(want.reduce((n, b) => (b === 0x0a ? n + 1 : n), 0));
     expect(spooled.sha256.equals(createHash('sha256').update(want).digest()), label).toBe(true);
     expect(spooled.head.equals(want.subarray(0, options.headBytes)), `${label}: head ${k}`).toBe(true);
+    // Heard of once, when the head is full: the same bytes.
+    const heard = heads.get(spooled.placeholder) ?? [];
+    expect(heard, `${label}: onHead ${k}`).toHaveLength(options.headBytes > 0 && want.length >= options.headBytes ? 1 : 0);
+    if (heard.length > 0) expect(heard[0]!.equals(spooled.head), `${label}: onHead ${k}`).toBe(true);
     expect(spooled.tail.equals(want.subarray(Math.max(0, want.length - 1024))), `${label}: tail ${k}`).toBe(true);
     expect(statSync(spooled.path).mode & 0o777).toBe(0o600);
     texts.set(spooled.placeholder, file.toString('utf8'));
@@ -336,6 +342,19 @@ describe('RawMessageSpool', () => {
     const pieces: Buffer[] = [];
     for (let i = 0, size = 1; i < message.length; i += size, size = (size * 7 + 3) % 100_003) pieces.push(message.subarray(i, i + size));
     checkMessage(message, pieces, { minStringBytes: 64 * 1024, headBytes: 1000 }, 'base64');
+  });
+
+  it("tells of a long string's head while the rest of it is still arriving", () => {
+    const heard: string[] = [];
+    const s = spool({ minStringBytes: 1024, headBytes: 1000, onHead: (_placeholder, head) => heard.push(head.toString('utf8')) });
+    const text = 'line of text, and more of it\n'.repeat(10_000);
+    const message = Buffer.from(JSON.stringify({ result: { content: [{ type: 'text', text }] } }));
+    for (let at = 0; at < 100_000; at += 10_000) s.push(message.subarray(at, at + 10_000));
+    expect(heard).toEqual([text.slice(0, 1000)]);
+    s.push(message.subarray(100_000));
+    s.finish();
+    expect(heard).toHaveLength(1);
+    s.abort();
   });
 
   it('replaces invalid UTF-8 inside a spooled string exactly as decoding the whole line would', () => {

@@ -10,6 +10,8 @@ import { shapeResult } from '../../electron/core/spill/shape-result.js';
 import { decideShape, textTokenLimit, type ShapePolicy } from '../../electron/core/spill/shape-decision.js';
 import { summarizeJson } from '../../electron/core/spill/json-summary.js';
 import { IMAGE_MAX_TOKENS } from '../../electron/core/tokens/media-tokens.js';
+import { RawTexts } from '../../electron/core/spill/raw-texts.js';
+import { RawMessageSpool } from '../../electron/core/wire/raw-spool.js';
 
 const counter = new TokenCounter();
 afterAll(() => counter.close());
@@ -215,6 +217,46 @@ describe('shapeResult: what a spilled result looks like', () => {
       now,
     });
     expect(outcome.action).toBe('spill');
+  });
+});
+
+describe('shapeResult: texts streamed to disk', () => {
+  /** The result as an upstream's stdio line streamed through the raw spool would give it, its long text on disk. */
+  function spooled(raw: RawTexts, result: CallToolResult): CallToolResult {
+    const spool = new RawMessageSpool(raw.options);
+    const line = Buffer.from(JSON.stringify({ jsonrpc: '2.0', id: 1, result }));
+    for (let at = 0; at < line.length; at += 64 * 1024) spool.push(line.subarray(at, at + 64 * 1024));
+    const { skeleton, strings } = spool.finish();
+    raw.adopt(strings);
+    return (JSON.parse(skeleton) as { result: CallToolResult }).result;
+  }
+
+  it('decides and previews from the start counted while the text arrived, as it would have after', async () => {
+    const body = logLines(12_000);
+    const early = await RawTexts.open({ dir: join(root, 'raw-early'), counter, previewTokens: () => 100 });
+    const late = await RawTexts.open({ dir: join(root, 'raw-late') });
+    try {
+      const input = spooled(early, text(body));
+      const start = early.countedStart(deliveredText(input));
+      expect(start?.preview).toMatchObject({ previewTokens: 100 });
+      expect(await start?.sample).toEqual({ chars: expect.any(Number), tokens: await counter.count(body.slice(0, (await start!.sample)!.chars)) });
+      const first = await shapeResult(input, spill(1000), ctx, { store, counter, now, rawTexts: early });
+      const second = await shapeResult(spooled(late, text(body)), spill(1000), ctx, { store, counter, now, rawTexts: late });
+      expect(first.outcome.action).toBe('spill');
+      expect(second.outcome.handle).toBe(first.outcome.handle);
+      const preview = (r: CallToolResult) => deliveredText(r).split('\n---\n')[1];
+      expect(preview(first.delivered)).toBe(await counter.truncateToTokens(body, 100));
+      expect(preview(second.delivered)).toBe(preview(first.delivered));
+      const exact = await counter.count(body);
+      for (const { outcome } of [first, second]) {
+        expect(outcome.tokensUpstream?.estimated).toBe(true);
+        expect(Math.abs(outcome.tokensUpstream!.tokens - exact) / exact).toBeLessThan(0.02);
+      }
+      expect(await first.outcome.countUpstreamTokens()).toEqual({ tokens: exact, estimated: false });
+    } finally {
+      await early.close();
+      await late.close();
+    }
   });
 });
 

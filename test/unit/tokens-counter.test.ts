@@ -2,7 +2,10 @@ import * as fs from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
+import { execFile } from 'node:child_process';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import * as o200k from 'gpt-tokenizer/encoding/o200k_base';
 import * as cl100kEncoder from 'gpt-tokenizer/encoding/cl100k_base';
@@ -11,6 +14,7 @@ import { readTiktokenRanks } from '../../electron/core/tokens/tiktoken-ranks.js'
 import { TokenCounter } from '../../electron/core/tokens/token-counter.js';
 
 const { encode } = o200k;
+const run = promisify(execFile);
 const AS_TEXT = { disallowedSpecial: new Set<string>() };
 
 const counter = new TokenCounter();
@@ -187,6 +191,56 @@ describe('TokenCounter.truncateToTokens', () => {
   });
 });
 
+describe('TokenCounter.survey', () => {
+  const log = Array.from({ length: 8_000 }, (_, i) => `2024-01-01 INFO request ${i} took ${(i * 7919) % 997} ms for /api/items/${i}`).join('\n');
+  // Sends only a prefix of long texts: above 1000 bytes a sample of at most 40,000 characters.
+  const small = new TokenCounter({ quickExactLimitBytes: 1000, estimatePrefixChars: 40_000 });
+  afterAll(() => small.close());
+
+  it('gives the exact count of a text within the limit', async () => {
+    expect(await counter.survey(tokensOf(99), 100)).toEqual({ within: 99, sample: { chars: 99 * 5, tokens: 99 } });
+    const exact = o200k.countTokens(log, AS_TEXT);
+    expect((await small.survey(log, exact)).within).toBe(exact);
+    expect((await small.survey(log, exact - 1)).within).toBe(false);
+  });
+
+  it('counts a short text over the limit whole, and cuts its preview as truncateToTokens does', async () => {
+    const text = log.slice(0, 20_000);
+    const survey = await counter.survey(text, 100, { previewTokens: 333 });
+    expect(survey.within).toBe(false);
+    expect(survey.sample).toEqual({ chars: text.length, tokens: o200k.countTokens(text, AS_TEXT) });
+    expect(survey.preview!.text).toBe(await counter.truncateToTokens(text, 333));
+    expect(survey.preview!.tokens).toBe(o200k.countTokens(survey.preview!.text, AS_TEXT));
+  });
+
+  it('samples a long text only until it is past the limit, exactly as its start counts', async () => {
+    const survey = await small.survey(log, 5_000, { previewTokens: 50 });
+    expect(survey.within).toBe(false);
+    expect(survey.sample.tokens).toBeGreaterThan(5_000);
+    expect(survey.sample.chars).toBeGreaterThanOrEqual(16 * 1024);
+    expect(survey.sample.chars).toBeLessThan(40_000);
+    expect(survey.sample.tokens).toBe(o200k.countTokens(log.slice(0, survey.sample.chars), AS_TEXT));
+    expect(survey.preview).toEqual({ text: await small.truncateToTokens(log, 50), tokens: o200k.countTokens(survey.preview!.text, AS_TEXT) });
+  });
+
+  it('answers for a long text with nowhere to cut it (no spaces, no lines)', async () => {
+    const dense = 'a1+/'.repeat(30_000);
+    const exact = o200k.countTokens(dense, AS_TEXT);
+    expect((await small.survey(dense, exact)).within).toBe(exact);
+    const over = await small.survey(dense, 100);
+    expect(over.within).toBe(false);
+    expect(over.sample.tokens).toBe(o200k.countTokens(dense.slice(0, over.sample.chars), AS_TEXT));
+  });
+
+  it('counts the prefix it cuts (cutToTokens), in the same question', async () => {
+    const cut = await counter.cutToTokens(log, 1_000);
+    expect(cut.text).toBe(await counter.truncateToTokens(log, 1_000));
+    expect(cut.tokens).toBe(o200k.countTokens(cut.text, AS_TEXT));
+    expect(await counter.cutToTokens('short text', 100)).toEqual({ text: 'short text', tokens: 2 });
+    expect(await counter.cutToTokens('short text', 0)).toEqual({ text: '', tokens: 0 });
+  });
+});
+
 describe('the tokenizer thread', () => {
   const require = createRequire(import.meta.url);
 
@@ -302,6 +356,16 @@ describe('the tokenizer thread', () => {
     const request = counter.countWithin(long, 100).then(() => order.push('request'));
     await Promise.all([bookkeeping, request]);
     expect(order).toEqual(['request', 'bookkeeping']);
+  });
+
+  it('runs from TypeScript sources loaded through tsx (whose functions call a __name helper)', async () => {
+    const script = `const { TokenCounter } = await import('./electron/core/tokens/token-counter.ts');
+      const c = new TokenCounter();
+      console.log(await c.count('a b c'), (await c.survey('word '.repeat(50), 10, { previewTokens: 3 })).preview.tokens);
+      await c.close();`;
+    const root = fileURLToPath(new URL('../..', import.meta.url));
+    const { stdout } = await run(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { cwd: root });
+    expect(stdout.trim()).toBe('3 3');
   });
 
   it('is not started for what sizes answer, and is stopped when idle, then started again', async () => {

@@ -46,7 +46,9 @@ export function shape(value: unknown): string {
     return `object with ${formatCount(keys.length)} ${keys.length === 1 ? 'key' : 'keys'} ${keyList(keys)}`;
   }
   if (typeof value === 'string') {
-    return value.length <= 80 ? `string ${JSON.stringify(value)}` : `string (${formatCount(value.length)} chars) ${JSON.stringify(value.slice(0, 60))}…`;
+    return value.length <= 80
+      ? `string ${JSON.stringify(value)}`
+      : `string (${formatCount(value.length)} chars) ${JSON.stringify(value.slice(0, 60))}…`;
   }
   return `${typeof value} ${JSON.stringify(value)}`;
 }

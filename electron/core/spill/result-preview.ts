@@ -3,7 +3,7 @@
  * summary for JSON) under a header with the sizes, and for a spilled result the handle and how to read more.
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { TokenCount, TokenCounter } from '../tokens/token-counter.js';
+import type { TokenBudgetCut, TokenCount, TokenCounter } from '../tokens/token-counter.js';
 import { formatCount, summarizeJson } from './json-summary.js';
 import { READ_RESULT_TOOL_NAME } from './read-result-tool.js';
 import { parseJson, type ResultView } from './result-view.js';
@@ -25,26 +25,40 @@ export interface Sizes {
   preview: Preview;
 }
 
-/** The preview of a result over its threshold: a structural summary for JSON, else the text's start. */
-export async function buildPreview(result: CallToolResult, view: ResultView, previewTokens: number, counter: TokenCounter): Promise<Preview> {
+/**
+ * The preview of a result over its threshold: a structural summary for JSON, else the text's start
+ * (`start`, when the spill decision's survey has cut it already).
+ */
+export async function buildPreview(
+  result: CallToolResult,
+  view: ResultView,
+  previewTokens: number,
+  counter: TokenCounter,
+  start?: TokenBudgetCut,
+): Promise<Preview> {
   if (view.contentType === 'json') {
     const json = view.textFromStructured ? { value: result.structuredContent } : parseJson(view.text);
     if (json) return summaryPreview(json.value, previewTokens, counter);
   }
-  return textPreview(view.text, previewTokens, counter);
+  return start ? startPreview(start) : textPreview(view.text, previewTokens, counter);
 }
 
 /** A JSON value's structural summary, cut to the preview budget. */
 export async function summaryPreview(value: unknown, previewTokens: number, counter: TokenCounter): Promise<Preview> {
-  const text = await counter.truncateToTokens(summarizeJson(value, previewTokens * 8), previewTokens);
-  return { text, tokens: await counter.count(text), lines: 0, summary: true };
+  const { text, tokens } = await counter.cutToTokens(summarizeJson(value, previewTokens * 8), previewTokens);
+  return { text, tokens, lines: 0, summary: true };
 }
 
 /** A text's start, cut to the preview budget. */
 export async function textPreview(source: string, previewTokens: number, counter: TokenCounter): Promise<Preview> {
-  const text = await counter.truncateToTokens(source, previewTokens);
-  const lines = text.length === 0 ? 0 : text.split('\n').length;
-  return { text, tokens: await counter.count(text), lines, summary: false };
+  return startPreview(await counter.cutToTokens(source, previewTokens));
+}
+
+/** The preview of a text's start already cut to the budget. */
+export function startPreview({ text, tokens }: TokenBudgetCut): Preview {
+  let lines = text.length === 0 ? 0 : 1;
+  for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) lines++;
+  return { text, tokens, lines, summary: false };
 }
 
 /** `~14,246 tokens (52.1 KB)`. */

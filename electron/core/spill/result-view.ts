@@ -1,7 +1,7 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { SpooledString } from '../wire/raw-spool.js';
 import { looksLikeJson } from '../../../shared/plain-text.js';
-import { visitStrings } from './raw-texts.js';
+import { visitStrings } from '../wire/spooled-strings.js';
 
 export { looksLikeJson, parseJson } from '../../../shared/plain-text.js';
 
@@ -167,9 +167,7 @@ export function withBinaryAsFiles(result: CallToolResult, view: ResultView): Cal
     const original = content[block.index]!;
     const ref = FILE_REF + binaryFileName(block);
     content[block.index] =
-      original.type === 'resource'
-        ? { ...original, resource: { ...(original.resource as object), blob: ref } }
-        : { ...original, data: ref };
+      original.type === 'resource' ? { ...original, resource: { ...(original.resource as object), blob: ref } } : { ...original, data: ref };
   }
   return { ...result, content } as CallToolResult;
 }

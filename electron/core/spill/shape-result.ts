@@ -1,22 +1,21 @@
 /**
  * The shaper: applies a result policy to one tool result (pass, spill, truncate), from memory or from the
- * texts an upstream streamed to disk. The decision itself is shape-decision.ts; what the model reads in
- * place of a result is result-preview.ts.
+ * texts an upstream streamed to disk. The decision itself is shape-decision.ts; what a result over its
+ * threshold becomes is over-threshold.ts, and what the model reads in its place result-preview.ts.
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { audioTokens, imageTokens } from '../tokens/media-tokens.js';
-import { TokenCounter } from '../tokens/token-counter.js';
-import type { TokenCount } from '../tokens/token-counter.js';
 import { StringDecoder } from 'node:string_decoder';
 import { open } from 'node:fs/promises';
+import { audioTokens, imageTokens } from '../tokens/media-tokens.js';
+import { TokenCounter } from '../tokens/token-counter.js';
+import type { TextSample, TokenBudgetCut, TokenCount } from '../tokens/token-counter.js';
+import { deliverOver, jsonBytes, spooledTexts } from './over-threshold.js';
 import { parseJson, viewResult, viewSpooled } from './result-view.js';
 import type { ResultView, SpooledView } from './result-view.js';
 import type { RawTexts } from './raw-texts.js';
-import { buildPreview, meta, sizeLabel, spilledHeader, summaryPreview, textPreview, truncatedHeader, type Preview } from './result-preview.js';
-import { spillUri } from './spill-handle.js';
-import type { SpillEntry, SpillStore } from './spill-store.js';
-import type { SpooledString } from '../wire/raw-spool.js';
-import { decideShape, textTokenLimit, type ShapeAction, type ShapePolicy } from './shape-decision.js';
+import { buildPreview, startPreview, summaryPreview, textPreview, type Preview } from './result-preview.js';
+import type { SpillStore } from './spill-store.js';
+import { textTokenLimit, type ShapeAction, type ShapePolicy } from './shape-decision.js';
 
 export interface ShapeContext {
   server: string;
@@ -74,15 +73,14 @@ export interface ShapedResult {
  */
 export function shapeResult(result: CallToolResult, policy: ShapePolicy, ctx: ShapeContext, deps: ShapeDeps): ShapedResult | Promise<ShapedResult> {
   if (deps.rawTexts?.holds(result)) return shapeHeld(result, policy, ctx, deps);
-  const bytesUpstream = Buffer.byteLength(JSON.stringify(result), 'utf8');
   const view = viewResult(result);
   const media = mediaTokens(view);
   const limit = textTokenLimit(policy, result.isError === true, media);
   // Within by size: no tokenizer is loaded for the many small results.
   if (limit === null || (limit >= 0 && TokenCounter.surelyWithin(view.text, limit))) {
-    return passed(result, bytesUpstream, null, exactCountLater(deps.counter, view.text, media));
+    return passed(result, jsonBytes(result), null, exactCountLater(deps.counter, view.text, media));
   }
-  return shapeCounted(result, { view, bytesUpstream, media, limit }, policy, ctx, deps);
+  return shapeCounted(result, { view, media, limit }, policy, ctx, deps);
 }
 
 /** A result whose long texts are still on disk: shaped from there when it is over, else read back first. */
@@ -94,24 +92,35 @@ async function shapeHeld(result: CallToolResult, policy: ShapePolicy, ctx: Shape
   return spooled ?? shapeResult(await raw.materialize(result), policy, ctx, deps);
 }
 
-/** A result in memory that its size alone cannot pass: its text is counted against the limit. */
+/**
+ * A result in memory that its size alone cannot pass: one question to the tokenizer thread says whether
+ * its text is within the limit, how many tokens it has (exact when short, else estimated from its start)
+ * and, for a text that is not JSON, where its preview ends.
+ */
 async function shapeCounted(
   result: CallToolResult,
-  measured: { view: ResultView; bytesUpstream: number; media: number; limit: number },
+  measured: { view: ResultView; media: number; limit: number },
   policy: ShapePolicy,
   ctx: ShapeContext,
   deps: ShapeDeps,
 ): Promise<ShapedResult> {
   const { counter } = deps;
-  const { view, bytesUpstream, media, limit } = measured;
-  const within = await counter.countWithin(view.text, limit);
-  if (within !== false) {
-    const tokens = within + media;
+  const { view, media, limit } = measured;
+  const surveying = counter.survey(view.text, limit, view.contentType === 'json' ? {} : { previewTokens: policy.previewTokens });
+  // Measured while the tokenizer thread works.
+  const bytesUpstream = jsonBytes(result);
+  const survey = await surveying;
+  if (survey.within !== false) {
+    const tokens = survey.within + media;
     return passed(result, bytesUpstream, tokens, async () => ({ tokens, estimated: false }));
   }
-  const textCount = await counter.quickCount(view.text);
-  const tokensUpstream: TokenCount = { tokens: textCount.tokens + media, estimated: textCount.estimated };
-  const preview = await buildPreview(result, view, policy.previewTokens, counter);
+  const { sample } = survey;
+  const exact = sample.chars === view.text.length;
+  const tokensUpstream: TokenCount = {
+    tokens: (exact ? sample.tokens : Math.round((sample.tokens / Math.max(1, sample.chars)) * view.text.length)) + media,
+    estimated: !exact,
+  };
+  const preview = await buildPreview(result, view, policy.previewTokens, counter, survey.preview);
   return deliverOver(
     result,
     {
@@ -120,6 +129,7 @@ async function shapeCounted(
       tokensUpstream,
       threshold: limit + media,
       preview,
+      media,
       countExact: tokensUpstream.estimated ? exactCountLater(counter, view.text, media) : async () => tokensUpstream,
     },
     policy,
@@ -151,93 +161,6 @@ function exactCountLater(counter: TokenCounter, text: string, media: number): ()
   };
 }
 
-/** What the two ways of looking at a result over its threshold (in memory, spooled) found out. */
-interface OverThreshold {
-  view: ResultView | SpooledView;
-  bytesUpstream: number;
-  tokensUpstream: TokenCount;
-  threshold: number;
-  preview: Preview;
-  /** The exact count, made off the request path (or the estimate, when that is all there can be). */
-  countExact: () => Promise<TokenCount>;
-}
-
-/** A result over its threshold: truncated, or kept whole in the store with a header, preview and link. */
-async function deliverOver(
-  result: CallToolResult,
-  over: OverThreshold,
-  policy: ShapePolicy,
-  ctx: ShapeContext,
-  deps: ShapeDeps,
-): Promise<ShapedResult> {
-  const { counter, store } = deps;
-  const { view, bytesUpstream, tokensUpstream, preview } = over;
-  const sizes = { tokens: tokensUpstream, bytes: bytesUpstream, preview };
-  const base = { bytesUpstream, tokensUpstream, tokensUpstreamLowerBound: over.threshold + 1 };
-
-  if (decideShape(policy, true) === 'truncate') {
-    deps.rawTexts?.discard(spooledTexts(view));
-    const text = `${truncatedHeader(sizes, "This tool's policy keeps nothing: the rest was discarded.")}\n---\n${preview.text}`;
-    return finish(
-      { content: [{ type: 'text', text }], _meta: meta(tokensUpstream, { 'spillway/truncated': true }) },
-      {
-        ...base,
-        action: 'truncate',
-        countUpstreamTokens: 'text' in view ? over.countExact : async () => tokensUpstream,
-      },
-      counter,
-    );
-  }
-
-  let entry: SpillEntry;
-  try {
-    for (const text of spooledTexts(view)) deps.rawTexts?.take(text.placeholder);
-    entry = await store.put(
-      result,
-      { server: ctx.server, tool: ctx.tool, client: ctx.client ?? null, ttlMs: policy.ttlMs, tokens: tokensUpstream },
-      { bytes: bytesUpstream, view },
-    );
-  } catch (error) {
-    const reason = (error as Error).message;
-    const text = `${truncatedHeader(sizes, `The full result could not be kept (${reason}), so it cannot be read back; call the tool again with narrower arguments if you need more.`)}\n---\n${preview.text}`;
-    return finish(
-      { content: [{ type: 'text', text }], _meta: meta(tokensUpstream, { 'spillway/truncated': true }) },
-      {
-        ...base,
-        action: 'truncate',
-        note: `spill failed: ${reason}`,
-        countUpstreamTokens: 'text' in view ? over.countExact : async () => tokensUpstream,
-      },
-      counter,
-    );
-  }
-
-  const handle = entry.handle;
-  const text = `${spilledHeader(sizes, entry, deps.now(), preview.lines)}\n---\n${preview.text}`;
-  const delivered: CallToolResult = {
-    content: [
-      { type: 'text', text },
-      {
-        type: 'resource_link',
-        uri: spillUri(handle),
-        name: `spill-${handle}`,
-        title: `Full result of ${ctx.server} ${ctx.tool}`,
-        description: `Spilled tool result: ${sizeLabel(sizes)}, kept until ${new Date(entry.expiresAt).toISOString()}`,
-        mimeType: view.contentType === 'json' ? 'application/json' : 'text/plain',
-        size: entry.textBytes,
-      },
-    ],
-    _meta: meta(tokensUpstream, { 'spillway/handle': handle, 'spillway/expiresAt': new Date(entry.expiresAt).toISOString() }),
-  };
-  const countUpstreamTokens = async (): Promise<TokenCount> => {
-    if (!tokensUpstream.estimated) return tokensUpstream;
-    const exact = 'text' in view ? await over.countExact() : await countStoredText(deps, handle, tokensUpstream);
-    if (exact !== tokensUpstream) await store.setTokens(handle, exact).catch(() => {});
-    return exact;
-  };
-  return finish(delivered, { ...base, action: 'spill', handle, expiresAt: entry.expiresAt, countUpstreamTokens }, counter);
-}
-
 /**
  * A result whose long texts an upstream streamed to disk, shaped without reading them: the decision and
  * the preview come from the start of the text, the sizes from the spool, and the files move into the
@@ -260,19 +183,49 @@ async function shapeSpooled(
   // Counting stops at a line break: a longer text has at least the tokens of its lines up to there.
   const lineEnd = head.lastIndexOf('\n');
   const counted = whole || lineEnd <= 0 ? head : head.slice(0, lineEnd + 1);
-  if ((await counter.countWithin(counted, threshold)) !== false) return undefined;
+  const summarized = view.contentType === 'json' && view.bytes <= SUMMARY_MAX_BYTES;
+  // One question: within the threshold, the density of the start, and (not for JSON) the preview; most
+  // of it was usually answered while the text arrived.
+  const survey = await counter.survey(counted, threshold, {
+    exactUpToBytes: 0,
+    known: await countedStart(view, counted, policy.previewTokens, deps.rawTexts),
+    ...(summarized ? {} : { previewTokens: policy.previewTokens }),
+  });
+  if (survey.within !== false) return undefined;
 
-  const sample = counted.slice(0, 64 * 1024);
-  const sampleBytes = Math.max(1, Buffer.byteLength(sample, 'utf8'));
-  const tokensUpstream: TokenCount = { tokens: Math.round(((await counter.count(sample)) * view.bytes) / sampleBytes), estimated: true };
+  const sampleBytes = Math.max(1, Buffer.byteLength(counted.slice(0, survey.sample.chars), 'utf8'));
+  const tokensUpstream: TokenCount = { tokens: Math.round((survey.sample.tokens * view.bytes) / sampleBytes), estimated: true };
   let preview: Preview | undefined;
-  if (view.contentType === 'json' && view.bytes <= SUMMARY_MAX_BYTES) {
+  if (summarized) {
     const json = parseJson(await readStart(view, view.bytes));
     if (json) preview = await summaryPreview(json.value, policy.previewTokens, counter);
   }
-  preview ??= await textPreview(head, policy.previewTokens, counter);
+  preview ??= survey.preview ? startPreview(survey.preview) : await textPreview(head, policy.previewTokens, counter);
   const bytesUpstream = spooledResultBytes(result, view);
-  return deliverOver(result, { view, bytesUpstream, tokensUpstream, threshold, preview, countExact: async () => tokensUpstream }, policy, ctx, deps);
+  return deliverOver(
+    result,
+    { view, bytesUpstream, tokensUpstream, threshold, preview, media: 0, countExact: async () => tokensUpstream },
+    policy,
+    ctx,
+    deps,
+  );
+}
+
+/** What was counted and cut on the text's start while it arrived (RawTexts.countedStart), where it applies to `counted`. */
+async function countedStart(
+  view: SpooledView,
+  counted: string,
+  previewTokens: number,
+  raw: RawTexts | undefined,
+): Promise<{ sample?: TextSample; preview?: TokenBudgetCut }> {
+  const first = view.parts[0]!.text;
+  const start = typeof first === 'string' ? undefined : raw?.countedStart(first.placeholder);
+  if (!start) return {};
+  const sample = await start.sample;
+  // The same length is the same text: both are the text's start up to a line break.
+  const same = start.preview && start.preview.chars === counted.length && start.preview.previewTokens === previewTokens;
+  const preview = same ? await start.preview!.cut : undefined;
+  return { ...(sample ? { sample } : {}), ...(preview ? { preview } : {}) };
 }
 
 /** The result's size as the upstream sent it: its JSON with each placeholder counted as the escaped text it stands for. */
@@ -280,10 +233,6 @@ function spooledResultBytes(result: CallToolResult, view: SpooledView): number {
   let bytes = Buffer.byteLength(JSON.stringify(result), 'utf8');
   for (const text of spooledTexts(view)) bytes += text.escapedBytes - (Buffer.byteLength(JSON.stringify(text.placeholder), 'utf8') - 2);
   return bytes;
-}
-
-function spooledTexts(view: ResultView | SpooledView): SpooledString[] {
-  return view.parts.flatMap((part) => (typeof part.text === 'string' ? [] : [part.text]));
 }
 
 /** Up to `bytes` bytes of the joined text view from its start, decoded (never ending in half a character). */
@@ -320,14 +269,6 @@ async function readStart(view: SpooledView, bytes: number): Promise<string> {
   return out;
 }
 
-/** The exact count of a spilled text, read back from the store off the request path; the estimate when it is too big or gone. */
-async function countStoredText(deps: ShapeDeps, handle: string, estimate: TokenCount): Promise<TokenCount> {
-  const entry = deps.store.lookup(handle);
-  if ('error' in entry || entry.entry.textBytes > deps.counter.offThreadExactLimitBytes) return estimate;
-  const text = await deps.store.readText(handle).catch(() => undefined);
-  return text === undefined ? estimate : deps.counter.countExactOffThread(text);
-}
-
 function mediaTokens(view: ResultView): number {
   let tokens = 0;
   for (const block of view.binary) {
@@ -337,20 +278,4 @@ function mediaTokens(view: ResultView): number {
     else tokens += Math.ceil(block.base64.length / 4);
   }
   return tokens;
-}
-
-async function finish(
-  delivered: CallToolResult,
-  outcome: Omit<ShapeOutcome, 'bytesDelivered' | 'tokensDelivered'>,
-  counter: TokenCounter,
-): Promise<ShapedResult> {
-  const text = delivered.content.map((block) => (block.type === 'text' ? block.text : '')).join('\n');
-  return {
-    delivered,
-    outcome: {
-      ...outcome,
-      bytesDelivered: Buffer.byteLength(JSON.stringify(delivered), 'utf8'),
-      tokensDelivered: await counter.count(text),
-    },
-  };
 }

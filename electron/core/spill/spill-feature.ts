@@ -69,7 +69,12 @@ export async function createSpillFeature(options: SpillFeatureOptions): Promise<
     quotaBytes: settings().spill.quotaBytes,
     log: options.log,
   });
-  const rawTexts = await RawTexts.open({ dir: join(options.spillDir, RAW_DIR_NAME), now });
+  const rawTexts = await RawTexts.open({
+    dir: join(options.spillDir, RAW_DIR_NAME),
+    now,
+    counter,
+    previewTokens: () => settings().spill.previewTokens,
+  });
   const timer = setInterval(() => {
     void store.cleanup().catch((err) => options.log('spill cleanup failed', err));
   }, CLEANUP_INTERVAL_MS);

@@ -6,7 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { access, mkdir, mkdtemp, open, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { access, mkdir, open, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { SpooledString } from '../wire/raw-spool.js';
@@ -17,7 +17,7 @@ import type { SpillBinaryFile } from './spill-index.js';
 
 export const RESULT_FILE = 'result.json';
 export const TEXT_FILE = 'text.txt';
-/** Folders being written are made under this prefix, then renamed to their handle. */
+/** Folders of writes in progress, as earlier versions made them (removed as leftovers). */
 const TMP_PREFIX = '.tmp-';
 
 /**
@@ -75,12 +75,24 @@ export function prepareFiles(result: CallToolResult, view: ResultView | SpooledV
   return { hash: base32(digest.digest()), skeleton, texts, textBytes, binaryFiles, diskBytes };
 }
 
-/** Writes the prepared files into `folder`; a single spooled text is moved there, not copied. */
-export async function writeFiles(folder: string, files: PreparedFiles): Promise<string[]> {
-  await writeFile(join(folder, RESULT_FILE), files.skeleton);
-  await writeText(join(folder, TEXT_FILE), files.texts);
-  for (const file of files.binaryFiles) await writeFile(join(folder, file.file), file.data);
+/** The names of an entry's files. */
+export function fileNames(files: PreparedFiles): string[] {
   return [RESULT_FILE, TEXT_FILE, ...files.binaryFiles.map((f) => f.file)];
+}
+
+/**
+ * Writes the prepared files into `folder`, side by side. Spooled texts end up there: a single one is
+ * moved, several are copied and then deleted.
+ */
+async function writeFiles(folder: string, files: PreparedFiles): Promise<void> {
+  const writes = [
+    writeFile(join(folder, RESULT_FILE), files.skeleton),
+    writeText(join(folder, TEXT_FILE), files.texts),
+    ...files.binaryFiles.map((file) => writeFile(join(folder, file.file), file.data)),
+  ];
+  // Every write is waited for, also when one fails: the caller removes the folder next.
+  const failed = (await Promise.allSettled(writes)).find((outcome) => outcome.status === 'rejected');
+  if (failed) throw failed.reason;
 }
 
 /** The complete stored CallToolResult of the entry in `folder`, texts and binary data restored. */
@@ -94,26 +106,27 @@ export async function readStoredResult(folder: string, binary: SpillBinaryFile[]
   return restoreBinaryFiles(result, binary, async (file) => (await readFile(join(folder, file))).toString('base64'));
 }
 
-/** A new, empty folder in `dir` to write an entry's files into before it is moved into place. */
-export async function makeTempFolder(dir: string): Promise<string> {
-  await mkdir(dir, { recursive: true });
-  return mkdtemp(join(dir, TMP_PREFIX));
-}
-
 /**
- * Moves a written folder to `target`. When a folder is already there: kept if `sameContent()` says a
- * concurrent put just wrote the same content, otherwise (left by a crashed write, or one an entry lost)
- * replaced.
+ * Writes an entry's files straight into its own folder `<dir>/<handle>`, made for it (with `dir` when
+ * missing); a folder already there, left by a crashed write or by an entry the index lost, is replaced.
+ * On failure the folder is removed.
  */
-export async function moveIntoPlace(tmp: string, target: string, sameContent: () => boolean): Promise<void> {
+export async function writeEntryFolder(dir: string, handle: string, files: PreparedFiles): Promise<void> {
+  const folder = join(dir, handle);
   try {
-    await rename(tmp, target);
+    try {
+      await mkdir(folder);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'EEXIST') await rm(folder, { recursive: true, force: true });
+      else if (code === 'ENOENT') await mkdir(dir, { recursive: true });
+      else throw error;
+      await mkdir(folder);
+    }
+    await writeFiles(folder, files);
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code !== 'ENOTEMPTY' && code !== 'EEXIST' && code !== 'EPERM') throw error;
-    if (sameContent()) return;
-    await rm(target, { recursive: true, force: true });
-    await rename(tmp, target);
+    await rm(folder, { recursive: true, force: true }).catch(() => {});
+    throw error;
   }
 }
 
@@ -128,7 +141,7 @@ export async function filesPresent(folder: string, files: string[]): Promise<boo
 }
 
 /** Folders in `dir` that look like ours (a handle, or a write in progress) but `known` does not claim. */
-export async function strayFolders(dir: string, known: (name: string, path: string) => boolean): Promise<string[]> {
+export async function strayFolders(dir: string, known: (name: string) => boolean): Promise<string[]> {
   let names: string[] = [];
   try {
     names = await readdir(dir);
@@ -137,7 +150,7 @@ export async function strayFolders(dir: string, known: (name: string, path: stri
   }
   // Anything else in the folder is not ours: it is left alone.
   const ours = names.filter((name) => HANDLE_PATTERN.test(name) || name.startsWith(TMP_PREFIX));
-  return ours.filter((name) => !known(name, join(dir, name))).map((name) => join(dir, name));
+  return ours.filter((name) => !known(name)).map((name) => join(dir, name));
 }
 
 /** The result with its texts emptied and their places in text.txt recorded (see TEXT_RANGES_KEY). */
@@ -178,4 +191,6 @@ async function writeText(path: string, texts: Array<{ part: TextPart; data: Buff
   } finally {
     await file.close();
   }
+  const copied = texts.flatMap(({ part }) => (typeof part.text === 'string' ? [] : [part.text.path]));
+  await Promise.all(copied.map((spooled) => rm(spooled, { force: true })));
 }

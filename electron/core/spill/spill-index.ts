@@ -1,7 +1,10 @@
 import { readFile } from 'node:fs/promises';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { AtomicFile } from '../files/atomic-file.js';
 import { isValidHandle } from './spill-handle.js';
-import type { SpillContentType } from './result-view.js';
+import { countLines, type ResultView, type SpillContentType, type SpooledView } from './result-view.js';
+import { fileNames, type PreparedFiles } from './spill-files.js';
+import type { SpillMeta } from './spill-store.js';
 
 /** A binary block kept as its own file inside the entry's folder. */
 export interface SpillBinaryFile {
@@ -36,6 +39,41 @@ export interface SpillEntry {
   textFromStructured: boolean;
   files: string[];
   binary: SpillBinaryFile[];
+}
+
+/** The entry of a result about to be written (see SpillStore.plan). */
+export function plannedEntry(
+  result: CallToolResult,
+  view: ResultView | SpooledView,
+  files: PreparedFiles,
+  at: { handle: string; now: number; expiresAt: number; meta: SpillMeta; bytes: number | undefined },
+): SpillEntry {
+  const { meta, now } = at;
+  return {
+    handle: at.handle,
+    hash: files.hash,
+    server: meta.server,
+    tool: meta.tool,
+    client: meta.client ?? null,
+    createdAt: now,
+    expiresAt: at.expiresAt,
+    lastAccess: now,
+    bytes: at.bytes ?? Buffer.byteLength(JSON.stringify(result), 'utf8'),
+    textBytes: files.textBytes,
+    diskBytes: files.diskBytes,
+    lines: 'lines' in view ? view.lines : countLines(view.text),
+    tokens: meta.tokens?.tokens ?? null,
+    tokensEstimated: meta.tokens?.estimated ?? true,
+    contentType: view.contentType,
+    textFromStructured: 'textFromStructured' in view ? view.textFromStructured : false,
+    files: fileNames(files),
+    binary: files.binaryFiles.map(({ index, kind, mimeType, file }) => ({ index, kind, mimeType, file })),
+  };
+}
+
+/** What a second put of the same content changes in its entry (the expiry only grows, see SpillStore.plan). */
+export function refreshOf(entry: SpillEntry): Pick<SpillEntry, 'server' | 'tool' | 'client' | 'expiresAt' | 'lastAccess'> {
+  return { server: entry.server, tool: entry.tool, client: entry.client, expiresAt: entry.expiresAt, lastAccess: entry.lastAccess };
 }
 
 const INDEX_VERSION = 1;
@@ -88,6 +126,9 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
+/** How long `saveSoon` waits, so that a run of spilled calls writes the index once. */
+const SAVE_SOON_MS = 1000;
+
 /**
  * The index file: read once at open, written atomically (write-file-atomic) after changes. Saves are
  * coalesced: calls made while a write is pending share the next write of the latest snapshot.
@@ -95,6 +136,7 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 export class SpillIndexFile {
   readonly path: string;
   readonly #file: AtomicFile;
+  #soon: NodeJS.Timeout | undefined;
 
   constructor(path: string, snapshot: () => SpillEntry[]) {
     this.path = path;
@@ -114,11 +156,24 @@ export class SpillIndexFile {
   }
 
   save(): Promise<void> {
+    clearTimeout(this.#soon);
+    this.#soon = undefined;
     return this.#file.save();
   }
 
-  /** Resolves when no write is pending (errors are the savers' to handle). */
+  /**
+   * Saves within SAVE_SOON_MS, once for all the changes made until then; `onError` hears of a failed
+   * write. What the index does not know after a crash is removed at the next open.
+   */
+  saveSoon(onError: (error: unknown) => void): void {
+    if (this.#soon) return;
+    this.#soon = setTimeout(() => void this.save().catch(onError), SAVE_SOON_MS);
+    this.#soon.unref();
+  }
+
+  /** Writes what `saveSoon` still holds back, then resolves when no write is pending (errors are the savers' to handle). */
   settled(): Promise<void> {
+    if (this.#soon) void this.save().catch(() => undefined);
     return this.#file.settled();
   }
 }

@@ -3,13 +3,12 @@ import { join } from 'node:path';
 import { LRUCache } from 'lru-cache';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { TokenCount, TokenCounter } from '../tokens/token-counter.js';
+import type { SpooledString } from '../wire/raw-spool.js';
 import { HANDLE_LENGTH, isValidHandle } from './spill-handle.js';
-import { countLines, viewResult } from './result-view.js';
-import type { ResultView, SpillContentType, SpooledView } from './result-view.js';
+import { viewResult, type ResultView, type SpooledView } from './result-view.js';
 import { SpillDocument } from './spill-document.js';
-import { filesPresent, makeTempFolder, moveIntoPlace, prepareFiles, readStoredResult, strayFolders, TEXT_FILE, writeFiles } from './spill-files.js';
-import { SpillIndexFile } from './spill-index.js';
-import type { SpillEntry } from './spill-index.js';
+import { filesPresent, prepareFiles, readStoredResult, strayFolders, TEXT_FILE, writeEntryFolder, type PreparedFiles } from './spill-files.js';
+import { plannedEntry, refreshOf, SpillIndexFile, type SpillEntry } from './spill-index.js';
 
 export type { SpillEntry, SpillBinaryFile } from './spill-index.js';
 
@@ -39,6 +38,14 @@ export interface SpillMeta {
   client?: string | null;
   ttlMs?: number;
   tokens?: TokenCount;
+}
+
+/** A result laid out for the store (see SpillStore.plan). */
+export interface SpillPlan {
+  /** The entry the result will have once written (or the entry it refreshes). */
+  entry: SpillEntry;
+  /** Keeps the result (call it once). Rejects with SpillWriteError. */
+  write(): Promise<SpillEntry>;
 }
 
 /** Work already done by the caller, so a multi-megabyte result is not looked at twice. */
@@ -77,8 +84,8 @@ export class SpillStore {
   readonly #log: (message: string, error?: unknown) => void;
   readonly #entries = new Map<string, SpillEntry>();
   readonly #documents: LRUCache<string, SpillDocument>;
-  /** Temp folders and handles being written, which cleanup must not touch. */
-  readonly #inFlight = new Set<string>();
+  /** The puts under way, by handle (settled when done, never rejected): cleanup leaves their folders alone. */
+  readonly #writing = new Map<string, Promise<void>>();
   readonly #index: SpillIndexFile;
 
   private constructor(options: SpillStoreOptions) {
@@ -123,88 +130,73 @@ export class SpillStore {
   /**
    * Keeps a complete result and returns its entry. The same content is stored once: a second put
    * refreshes the entry's owner, expiry and last access. Throws SpillWriteError when it cannot be kept.
+   * Returns once the files are in place; the index follows within a second (a failure is logged): a
+   * crash in between leaves a folder the index does not know, removed at the next open.
    */
   async put(result: CallToolResult, meta: SpillMeta, prepared: SpillPrepared = {}): Promise<SpillEntry> {
-    const view = prepared.view ?? viewResult(result);
-    const spooled = view.parts.flatMap((p) => (typeof p.text === 'string' ? [] : [p.text]));
-    try {
-      return await this.#put(result, meta, view, prepared.bytes);
-    } finally {
-      // Spooled texts belong to the store now: moved into place, or no longer needed.
-      for (const text of spooled) await rm(text.path, { force: true }).catch(() => {});
-    }
+    return this.plan(result, meta, prepared).write();
   }
 
-  async #put(result: CallToolResult, meta: SpillMeta, view: ResultView | SpooledView, knownBytes: number | undefined): Promise<SpillEntry> {
+  /**
+   * `put` in two steps: the entry the result will have (handle, expiry, sizes) is known at once, before
+   * anything is written, so a caller can prepare its answer while `write` keeps the result.
+   */
+  plan(result: CallToolResult, meta: SpillMeta, prepared: SpillPrepared = {}): SpillPlan {
+    const view = prepared.view ?? viewResult(result);
     const files = prepareFiles(result, view);
-    const { hash, diskBytes } = files;
-    const handle = this.#handleFor(hash);
+    const handle = this.#handleFor(files.hash);
     const now = this.#now();
-    const expiresAt = now + (meta.ttlMs ?? this.ttlMs);
-
     const existing = this.#entries.get(handle);
-    if (existing && (await this.#filesPresent(existing))) {
-      Object.assign(existing, {
-        server: meta.server,
-        tool: meta.tool,
-        client: meta.client ?? null,
-        expiresAt: Math.max(existing.expiresAt, expiresAt),
-        lastAccess: now,
-      });
-      try {
-        await this.#persistIndex();
-      } catch (error) {
-        throw new SpillWriteError(`the spill index could not be written: ${(error as Error).message}`, { cause: error });
-      }
-      return { ...existing };
-    }
+    const expiresAt = Math.max(existing?.expiresAt ?? 0, now + (meta.ttlMs ?? this.ttlMs));
+    const entry = plannedEntry(result, view, files, { handle, now, expiresAt, meta, bytes: prepared.bytes });
+    const spooled = view.parts.flatMap((p) => (typeof p.text === 'string' ? [] : [p.text]));
+    return {
+      entry: existing ? { ...existing, ...refreshOf(entry) } : { ...entry },
+      write: () => this.#write(entry, files, spooled),
+    };
+  }
 
-    if (diskBytes > this.quotaBytes) {
-      throw new SpillWriteError(`result of ${diskBytes} bytes exceeds the spill quota of ${this.quotaBytes} bytes`);
-    }
+  #write(planned: SpillEntry, files: PreparedFiles, spooled: SpooledString[]): Promise<SpillEntry> {
+    const { handle } = planned;
+    // Puts of one content run one after another: a later one refreshes what an earlier one kept.
+    const earlier = this.#writing.get(handle);
+    const kept = (earlier ?? Promise.resolve()).then(() => this.#keep(planned, files, spooled));
+    const settled = kept.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.#writing.set(handle, settled);
+    void settled.then(() => {
+      if (this.#writing.get(handle) === settled) this.#writing.delete(handle);
+    });
+    return kept;
+  }
 
-    let tmp: string | null = null;
-    this.#inFlight.add(handle);
+  async #keep(planned: SpillEntry, files: PreparedFiles, spooled: SpooledString[]): Promise<SpillEntry> {
+    const { handle } = planned;
+    let written = false;
     try {
-      tmp = await makeTempFolder(this.dir);
-      this.#inFlight.add(tmp);
-      const names = await writeFiles(tmp, files);
-      await moveIntoPlace(tmp, join(this.dir, handle), () => this.#entries.get(handle)?.hash === hash);
-      tmp = null;
-      const lines = 'lines' in view ? view.lines : countLines(view.text);
-      const entry: SpillEntry = {
-        handle,
-        hash,
-        server: meta.server,
-        tool: meta.tool,
-        client: meta.client ?? null,
-        createdAt: now,
-        expiresAt,
-        lastAccess: now,
-        bytes: knownBytes ?? Buffer.byteLength(JSON.stringify(result), 'utf8'),
-        textBytes: files.textBytes,
-        diskBytes,
-        lines,
-        tokens: meta.tokens?.tokens ?? null,
-        tokensEstimated: meta.tokens?.estimated ?? true,
-        contentType: view.contentType,
-        textFromStructured: 'textFromStructured' in view ? view.textFromStructured : false,
-        files: names,
-        binary: files.binaryFiles.map(({ index, kind, mimeType, file }) => ({ index, kind, mimeType, file })),
-      };
-      this.#entries.set(handle, entry);
+      const existing = this.#entries.get(handle);
+      if (existing && (await this.#filesPresent(existing))) {
+        Object.assign(existing, refreshOf(planned), { expiresAt: Math.max(existing.expiresAt, planned.expiresAt) });
+        this.#persistIndexLater();
+        return { ...existing };
+      }
+      if (files.diskBytes > this.quotaBytes) {
+        throw new SpillWriteError(`result of ${files.diskBytes} bytes exceeds the spill quota of ${this.quotaBytes} bytes`);
+      }
+      await writeEntryFolder(this.dir, handle, files);
+      written = true;
+      this.#entries.set(handle, { ...planned });
       await this.#evictOverQuota(handle);
-      await this.#persistIndex();
-      return { ...entry };
+      this.#persistIndexLater();
+      return { ...planned };
     } catch (error) {
       if (error instanceof SpillWriteError) throw error;
       throw new SpillWriteError(`the spill folder could not be written: ${(error as Error).message}`, { cause: error });
     } finally {
-      this.#inFlight.delete(handle);
-      if (tmp) {
-        this.#inFlight.delete(tmp);
-        await rm(tmp, { recursive: true, force: true }).catch(() => {});
-      }
+      // Spooled texts belong to the store now: moved into place (or copied and deleted), or no longer needed.
+      if (!written) await Promise.all(spooled.map((text) => rm(text.path, { force: true }).catch(() => {})));
     }
   }
 
@@ -269,7 +261,7 @@ export class SpillStore {
     if (!entry) return;
     entry.tokens = count.tokens;
     entry.tokensEstimated = count.estimated;
-    await this.#persistIndex();
+    this.#persistIndexLater();
   }
 
   /** Live entries, newest first. */
@@ -318,7 +310,7 @@ export class SpillStore {
     const report: SpillCleanupReport = { expired: 0, missing: 0, orphans: 0, evicted: 0 };
     const now = this.#now();
     for (const entry of [...this.#entries.values()]) {
-      if (this.#inFlight.has(entry.handle)) continue;
+      if (this.#writing.has(entry.handle)) continue;
       if (entry.expiresAt <= now) {
         await this.#remove(entry.handle);
         report.expired++;
@@ -327,7 +319,7 @@ export class SpillStore {
         report.missing++;
       }
     }
-    const known = (name: string, path: string) => this.#entries.has(name) || this.#inFlight.has(name) || this.#inFlight.has(path);
+    const known = (name: string) => this.#entries.has(name) || this.#writing.has(name);
     for (const path of await strayFolders(this.dir, known)) {
       await rm(path, { recursive: true, force: true });
       report.orphans++;
@@ -337,7 +329,7 @@ export class SpillStore {
     return report;
   }
 
-  /** Waits for pending index writes. */
+  /** Writes the index if a write is still held back, and waits for pending writes. */
   async close(): Promise<void> {
     await this.#index.settled();
   }
@@ -359,7 +351,12 @@ export class SpillStore {
 
   #touch(entry: SpillEntry): void {
     entry.lastAccess = this.#now();
-    this.#persistIndex().catch((error) => this.#log('spill index could not be written', error));
+    this.#persistIndexLater();
+  }
+
+  /** Writes the index soon, without waiting for it (saves are coalesced; `close` writes what is held back). */
+  #persistIndexLater(): void {
+    this.#index.saveSoon((error) => this.#log('spill index could not be written', error));
   }
 
   #filesPresent(entry: SpillEntry): Promise<boolean> {
@@ -379,7 +376,7 @@ export class SpillStore {
     const byAge = [...this.#entries.values()].sort((a, b) => a.lastAccess - b.lastAccess);
     for (const entry of byAge) {
       if (total <= this.quotaBytes) break;
-      if (entry.handle === keep || this.#inFlight.has(entry.handle)) continue;
+      if (entry.handle === keep || this.#writing.has(entry.handle)) continue;
       await this.#remove(entry.handle);
       total -= entry.diskBytes;
       evicted++;
@@ -391,5 +388,3 @@ export class SpillStore {
     return this.#index.save();
   }
 }
-
-export type { SpillContentType };

@@ -11,6 +11,28 @@ export interface TokenCount {
   estimated: boolean;
 }
 
+/** The start of a text within a token budget, and its tokens. */
+export interface TokenBudgetCut {
+  text: string;
+  tokens: number;
+}
+
+/** An exactly counted start of a text: its first `chars` characters have `tokens` tokens. */
+export interface TextSample {
+  chars: number;
+  tokens: number;
+}
+
+/** What `survey` finds out about a text in one question. */
+export interface TextSurvey {
+  /** The exact count when the text has at most `limit` tokens, else false. */
+  within: number | false;
+  /** An exactly counted start of the text (all of it when short): what an estimate of the whole scales. */
+  sample: TextSample;
+  /** With `previewTokens`: the text's start within them, cut as `truncateToTokens` cuts it. */
+  preview?: TokenBudgetCut;
+}
+
 export interface TokenCounterOptions {
   /** Default 'o200k_base'. */
   encoding?: EncodingName;
@@ -31,6 +53,8 @@ const MiB = 1024 * 1024;
  */
 const WINDOW_MIN_CHARS = 64 * 1024;
 const WINDOW_CHARS_PER_TOKEN = 16;
+/** A sample that stops past a limit counts at least this much, for the density an estimate scales. */
+const SAMPLE_MIN_CHARS = 16 * 1024;
 
 /**
  * Counts tokens with gpt-tokenizer, in one worker thread (token-count-worker.ts): the encoder (~50 MB,
@@ -145,14 +169,78 @@ export class TokenCounter {
    * is sent, cut where pieces break: up to there its tokens are those of the whole text.
    */
   async truncateToTokens(text: string, maxTokens: number): Promise<string> {
-    if (maxTokens <= 0 || text.length === 0) return '';
-    if (TokenCounter.surelyWithin(text, maxTokens)) return text;
+    if (TokenCounter.surelyWithin(text, maxTokens) && maxTokens > 0) return text;
+    return (await this.cutToTokens(text, maxTokens)).text;
+  }
+
+  /** Like `truncateToTokens`, with the tokens of the prefix it keeps (counted in the same question). */
+  async cutToTokens(text: string, maxTokens: number): Promise<TokenBudgetCut> {
+    if (maxTokens <= 0 || text.length === 0) return { text: '', tokens: 0 };
     for (let chars = windowChars(maxTokens); ; chars *= 4) {
       const end = windowEnd(text, 0, chars);
-      const cut = await this.#tokens({ op: 'truncate', text: slice(text, 0, end), maxTokens });
-      // The whole window fitting says nothing about the rest: look further.
-      if (cut < end || end === text.length) return cut >= text.length ? text : text.slice(0, cut);
+      const cut = budgetCut(text, end, await this.#ask({ op: 'truncate', text: slice(text, 0, end), maxTokens }));
+      if (cut) return cut;
     }
+  }
+
+  /**
+   * What the spill decision asks of a text its size alone does not pass, in one round trip to the
+   * tokenizer thread: whether it is within `limit` (with its exact count if so); the exact count of its
+   * start, to estimate the whole from (all of it up to `exactUpToBytes`, default `quickExactLimitBytes`,
+   * else a prefix of up to `estimatePrefixChars`, which stops once past the limit); and with
+   * `previewTokens` its preview (see `cutToTokens`). Costs time bounded by the sample and the limit, not
+   * by the text.
+   */
+  async survey(
+    text: string,
+    limit: number,
+    options: { previewTokens?: number; exactUpToBytes?: number; known?: { sample?: TextSample; preview?: TokenBudgetCut } } = {},
+  ): Promise<TextSurvey> {
+    const previewTokens = options.previewTokens;
+    // A start counted before (see countStart) that is past the limit already decides; a preview cut
+    // before (for `previewTokens`, on this text) is the answer for it.
+    const known = options.known?.sample;
+    if (known && known.tokens > limit && known.chars < text.length) {
+      if (previewTokens === undefined) return { within: false, sample: known };
+      return { within: false, sample: known, preview: options.known?.preview ?? (await this.cutToTokens(text, previewTokens)) };
+    }
+    const exactUpTo = options.exactUpToBytes ?? this.#quickExactLimitBytes;
+    const whole = text.length <= exactUpTo && Buffer.byteLength(text, 'utf8') <= exactUpTo;
+    // Cut where pieces break, the sample counts as the start of the whole, and counting can go on from there.
+    let end = whole ? text.length : windowEnd(text, 0, this.#estimatePrefixChars);
+    const continuable = end < text.length || whole;
+    if (!continuable) end = safePrefix(text, this.#estimatePrefixChars).length;
+    // A long text's sample stops once past the limit: that decides, and is enough to estimate from.
+    const ops: TokenizerOp[] = [
+      whole ? { op: 'count', text } : { op: 'sample', text: slice(text, 0, end), above: limit, minChars: SAMPLE_MIN_CHARS },
+    ];
+    const previewEnd = previewTokens !== undefined && previewTokens > 0 ? windowEnd(text, 0, windowChars(previewTokens)) : 0;
+    if (previewEnd > 0) ops.push({ op: 'truncate', text: slice(text, 0, previewEnd), maxTokens: previewTokens! });
+    const replies = await this.#worker.requestAll(ops);
+    for (const reply of replies) if (reply.error !== undefined) throw new Error(reply.error);
+    const sample = { chars: replies[0]!.chars ?? end, tokens: typeof replies[0]!.value === 'number' ? replies[0]!.value : 0 };
+
+    let within: number | false;
+    if (sample.chars === text.length) within = sample.tokens <= limit ? sample.tokens : false;
+    else if (sample.tokens > limit) within = false;
+    else if (!continuable) within = await this.countWithin(text, limit);
+    else {
+      const rest = await this.countWithin(text.slice(end), limit - sample.tokens);
+      within = rest === false ? false : sample.tokens + rest;
+    }
+    if (previewTokens === undefined) return { within, sample };
+    const preview = previewEnd > 0 ? budgetCut(text, previewEnd, replies[1]!) : { text: '', tokens: 0 };
+    return { within, sample, preview: preview ?? (await this.cutToTokens(text, previewTokens)) };
+  }
+
+  /**
+   * The exact count of the start of `text`, at most `estimatePrefixChars` cut where pieces break: a
+   * sample to estimate the whole from, or to answer `survey` with (e.g. counted while the rest arrives).
+   */
+  async countStart(text: string): Promise<TextSample> {
+    let end = windowEnd(text, 0, this.#estimatePrefixChars);
+    if (end === text.length) end = safePrefix(text, this.#estimatePrefixChars).length;
+    return { chars: end, tokens: end === 0 ? 0 : await this.#tokens({ op: 'count', text: slice(text, 0, end) }) };
   }
 
   /**
@@ -212,6 +300,14 @@ function windowEnd(text: string, start: number, chars: number): number {
   if (text.length - start <= chars) return text.length;
   const cut = pieceBoundary(text, start + chars / 2, start + chars);
   return cut > start ? cut : text.length;
+}
+
+/** The prefix a `truncate` reply on the window `text[0, end)` keeps; undefined when the whole window fits and the text goes on. */
+function budgetCut(text: string, end: number, reply: TokenizerReply): TokenBudgetCut | undefined {
+  const cut = typeof reply.value === 'number' ? reply.value : 0;
+  // The whole window fitting says nothing about the rest: look further.
+  if (cut === end && end < text.length) return undefined;
+  return { text: cut >= text.length ? text : text.slice(0, cut), tokens: reply.tokens ?? 0 };
 }
 
 function slice(text: string, start: number, end: number): string {

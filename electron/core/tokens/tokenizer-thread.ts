@@ -17,8 +17,16 @@ import type { readTiktokenRanks } from './tiktoken-ranks.js';
 
 export type TokenizerOp =
   | { op: 'count'; text: string }
+  /**
+   * Counts `text` from its start, stopping once past `above` tokens with at least `minChars` counted:
+   * the tokens, and in the reply's `chars` how much of the text they are (all of it when not past).
+   */
+  | { op: 'sample'; text: string; above: number; minChars: number }
   | { op: 'within'; text: string; limit: number }
-  /** The length of the longest prefix of `text` within `maxTokens`, cut at a line break when that keeps half. */
+  /**
+   * The length of the longest prefix of `text` within `maxTokens`, cut at a line break when that keeps
+   * half; its tokens in the reply's `tokens`.
+   */
   | { op: 'truncate'; text: string; maxTokens: number }
   /** A file's UTF-8 text: exact up to `maxBytes`, above it its first `prefixBytes` scaled by size. */
   | { op: 'countFile'; path: string; maxBytes: number; prefixBytes: number };
@@ -29,6 +37,10 @@ export interface TokenizerReply {
   id: number;
   value?: number | false;
   estimated?: boolean;
+  /** `truncate`: the tokens of the prefix it keeps. */
+  tokens?: number;
+  /** `sample`: the characters counted. */
+  chars?: number;
   error?: string;
 }
 
@@ -107,9 +119,10 @@ export function tokenizerThread(helpers: ThreadHelpers): void {
   };
   const countTokens = (text: string): number => cached(text, () => encoder.countTokens(text, AS_TEXT));
 
-  /** The length of the longest prefix within `maxTokens` (see TokenCounter.truncateToTokens). */
-  const truncate = (text: string, maxTokens: number): number => {
-    if (encoder.isWithinTokenLimit(text, maxTokens, AS_TEXT) !== false) return text.length;
+  /** The longest prefix within `maxTokens` (see TokenCounter.truncateToTokens): its length and tokens. */
+  const truncate = (text: string, maxTokens: number): { cut: number; tokens: number } => {
+    const all = encoder.isWithinTokenLimit(text, maxTokens, AS_TEXT);
+    if (all !== false) return { cut: text.length, tokens: all };
     const head: number[] = [];
     collect: for (const chunk of encoder.encodeGenerator(text, AS_TEXT)) {
       for (const token of chunk) {
@@ -125,11 +138,27 @@ export function tokenizerThread(helpers: ThreadHelpers): void {
     end = helpers.charBoundary(text, end);
     let cut = helpers.lineCut(text, end);
     // Re-tokenizing a cut can differ at its edge; shrink until the prefix really fits.
-    while (cut > 0 && encoder.isWithinTokenLimit(text.slice(0, cut), maxTokens, AS_TEXT) === false) {
+    for (;;) {
+      const tokens = cut > 0 ? encoder.isWithinTokenLimit(text.slice(0, cut), maxTokens, AS_TEXT) : 0;
+      if (tokens !== false) return { cut, tokens };
       const atLine = helpers.lineCut(text, cut - 1);
       cut = text.charCodeAt(atLine) === 10 ? atLine : helpers.charBoundary(text, cut - Math.max(1, Math.ceil(cut * 0.02)));
     }
-    return cut;
+  };
+
+  /** See the `sample` op: counted in steps cut where pieces break, so the steps' counts add up. */
+  const SAMPLE_STEP_CHARS = 8 * 1024;
+  const sample = (text: string, above: number, minChars: number): { tokens: number; chars: number } => {
+    let total = 0;
+    let start = 0;
+    while (text.length - start > 2 * SAMPLE_STEP_CHARS) {
+      const end = helpers.pieceBoundary(text, start + SAMPLE_STEP_CHARS / 2, start + SAMPLE_STEP_CHARS);
+      if (end < 0) break;
+      total += countTokens(text.slice(start, end));
+      start = end;
+      if (total > above && start >= minChars) return { tokens: total, chars: start };
+    }
+    return { tokens: total + countTokens(start === 0 ? text : text.slice(start)), chars: text.length };
   };
 
   /** An exact count in parts cut where pieces break, letting other requests in between the parts. */
@@ -185,8 +214,14 @@ export function tokenizerThread(helpers: ThreadHelpers): void {
           return { id: request.id, value: countTokens(request.text) };
         case 'within':
           return { id: request.id, value: cached(request.text, () => encoder.isWithinTokenLimit(request.text, request.limit, AS_TEXT)) };
-        case 'truncate':
-          return { id: request.id, value: cached(request.text, () => truncate(request.text, request.maxTokens)) };
+        case 'sample': {
+          const { tokens, chars } = sample(request.text, request.above, request.minChars);
+          return { id: request.id, value: tokens, chars };
+        }
+        case 'truncate': {
+          const { cut, tokens } = cached(request.text, () => truncate(request.text, request.maxTokens));
+          return { id: request.id, value: cut, tokens };
+        }
         default:
           return failed(request.id, new Error(`${request.op} is bookkeeping only`));
       }

@@ -4,6 +4,11 @@ import type { SpoolFile } from './spool-file.js';
 
 /** Output is written in batches of about this size: few syscalls, bounded memory. */
 const BATCH_BYTES = 1024 * 1024;
+/**
+ * A batch holding this much is written when a piece has been read, without waiting for it to fill: the
+ * writing and hashing keep pace with the message as it arrives, and little is left for its end.
+ */
+const PIECE_FLUSH_BYTES = 64 * 1024;
 /** Room past BATCH_BYTES: one decoding step writes at most 7 bytes (U+FFFD + a 4-byte char). */
 const BATCH_SLACK = 16;
 /**
@@ -234,7 +239,7 @@ export class JsonStringUnescaper {
     scan.nextQuote = nextQuote;
     this.escapedBytes += (closedAt < 0 ? end : closedAt) - start;
     this.newlines += newlines;
-    this.#batchLength = o;
+    this.#batchLength = closedAt < 0 && o >= PIECE_FLUSH_BYTES ? this.#flush(o, false) : o;
     return closedAt < 0 ? -1 : closedAt + 1;
   }
 

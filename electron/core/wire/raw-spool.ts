@@ -39,6 +39,12 @@ export interface RawSpoolOptions {
   headBytes?: number;
   /** Makes each placeholder; default: '\u0000spillway-raw:' + crypto.randomUUID(). */
   newPlaceholder?: () => string;
+  /**
+   * Hears of a spooled string's first `headBytes` (its future `head`) as soon as they have arrived, while
+   * the rest still streams in: work on a text's start can begin early. Not called for shorter strings.
+   * Must not throw. `head` is not written to again (it is the same buffer as the string's `head`).
+   */
+  onHead?: (placeholder: string, head: Buffer) => void;
 }
 
 export const DEFAULT_MIN_STRING_BYTES = 64 * 1024;
@@ -66,6 +72,7 @@ export class RawMessageSpool {
   readonly #minStringBytes: number;
   readonly #headBytes: number;
   readonly #newPlaceholder: () => string;
+  readonly #onHead: RawSpoolOptions['onHead'];
 
   #state = OUTSIDE;
   #done = false;
@@ -102,6 +109,7 @@ export class RawMessageSpool {
     this.#minStringBytes = min;
     this.#headBytes = head;
     this.#newPlaceholder = options.newPlaceholder ?? (() => `\u0000spillway-raw:${randomUUID()}`);
+    this.#onHead = options.onHead;
   }
 
   /** The next bytes of the message, in order; any cut is allowed. Views of `piece` may be kept. */
@@ -268,7 +276,8 @@ export class RawMessageSpool {
   #becomeLong(): void {
     const literalStart = this.#takeSkeletonFrom(this.#quoteAt);
     const placeholder = this.#newPlaceholder();
-    const file = new SpoolFile(join(this.#dir, `raw-${randomUUID()}.txt`), this.#headBytes);
+    const onHead = this.#onHead;
+    const file = new SpoolFile(join(this.#dir, `raw-${randomUUID()}.txt`), this.#headBytes, onHead && ((head) => onHead(placeholder, head)));
     this.#paths.push(file.path);
     this.#open = { placeholder, file };
     const unescaper = (this.#unescaper ??= new JsonStringUnescaper(this.#scan));

@@ -13,11 +13,17 @@ export class SpoolFile {
   #headLength = 0;
   #tail: Buffer = Buffer.alloc(0);
 
-  /** Creates the file (mode 0o600, flag 'wx'); throws what the file system throws. */
-  constructor(path: string, headBytes: number) {
+  readonly #onHead: ((head: Buffer) => void) | undefined;
+
+  /**
+   * Creates the file (mode 0o600, flag 'wx'); throws what the file system throws. `onHead` hears of the
+   * first `headBytes` once they are written (never, for a shorter text).
+   */
+  constructor(path: string, headBytes: number, onHead?: (head: Buffer) => void) {
     this.#fd = openSync(path, 'wx', 0o600);
     this.path = path;
     this.#head = Buffer.allocUnsafe(headBytes);
+    this.#onHead = onHead;
   }
 
   /** UTF-8 bytes written so far. */
@@ -32,6 +38,7 @@ export class SpoolFile {
     this.#bytes += out.length;
     if (this.#headLength < this.#head.length) {
       this.#headLength += out.copy(this.#head, this.#headLength, 0, Math.min(out.length, this.#head.length - this.#headLength));
+      if (this.#headLength === this.#head.length && this.#head.length > 0) this.#onHead?.(this.#head);
     }
     if (out.length >= TAIL_BYTES) {
       this.#tail = Buffer.from(out.subarray(out.length - TAIL_BYTES));
