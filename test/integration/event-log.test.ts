@@ -39,15 +39,31 @@ function sampleInputs(n: number): HubEventInput[] {
     const client = clients[i % 2];
     switch (i % 5) {
       case 0:
-        out.push({ type: 'upstream.status', level: i % 10 === 0 ? 'error' : 'info', server, status: i % 10 === 0 ? 'error' : 'ready', error: i % 10 === 0 ? `spawn failed ${i}` : undefined });
+        out.push({
+          type: 'upstream.status',
+          level: i % 10 === 0 ? 'error' : 'info',
+          server,
+          status: i % 10 === 0 ? 'error' : 'ready',
+          error: i % 10 === 0 ? `spawn failed ${i}` : undefined,
+        });
         break;
       case 1:
         out.push({ type: 'call.started', level: 'debug', callId: `c${i}`, client, server, tool: 'read_file', exposedName: `${server}__read_file` });
         break;
       case 2:
         out.push({
-          type: 'call.finished', level: 'info', callId: `c${i - 1}`, client, server, tool: 'read_file', exposedName: `${server}__read_file`,
-          durationMs: i, isError: false, action: i % 4 === 0 ? 'spill' : 'pass', bytesUpstream: 1000 * i, bytesDelivered: 100,
+          type: 'call.finished',
+          level: 'info',
+          callId: `c${i - 1}`,
+          client,
+          server,
+          tool: 'read_file',
+          exposedName: `${server}__read_file`,
+          durationMs: i,
+          isError: false,
+          action: i % 4 === 0 ? 'spill' : 'pass',
+          bytesUpstream: 1000 * i,
+          bytesDelivered: 100,
         });
         break;
       case 3:
@@ -63,7 +79,10 @@ function sampleInputs(n: number): HubEventInput[] {
 /** What query must return, computed from everything emitted: the last `limit` matches, ascending. */
 function expected(all: HubEvent[], filter: EventFilter): number[] {
   const f = EventFilterSchema.parse(filter);
-  return all.filter((e) => matchesFilter(e, f)).slice(-f.limit).map((e) => e.seq);
+  return all
+    .filter((e) => matchesFilter(e, f))
+    .slice(-f.limit)
+    .map((e) => e.seq);
 }
 
 const filters: [string, EventFilter][] = [
@@ -143,7 +162,10 @@ describe('EventLog', () => {
     }
     // Queried while some events may still be pending: the log flushes before reading its files.
     for (const [name, filter] of filters) {
-      expect((await first.query(filter)).map((e) => e.seq), `before restart: ${name}`).toEqual(expected(all, filter));
+      expect(
+        (await first.query(filter)).map((e) => e.seq),
+        `before restart: ${name}`,
+      ).toEqual(expected(all, filter));
     }
     await first.close();
 
@@ -155,7 +177,10 @@ describe('EventLog', () => {
     }
     expect(all.map((e) => e.seq)).toEqual(Array.from({ length: 65 }, (_, i) => i + 1));
     for (const [name, filter] of filters) {
-      expect((await second.query(filter)).map((e) => e.seq), `after restart: ${name}`).toEqual(expected(all, filter));
+      expect(
+        (await second.query(filter)).map((e) => e.seq),
+        `after restart: ${name}`,
+      ).toEqual(expected(all, filter));
     }
     // Full events come back, not just seqs.
     const [last] = await second.query({ limit: 1 });
@@ -175,10 +200,19 @@ describe('EventLog', () => {
     }
     const files = (await readdir(dir)).sort();
     expect(files).toEqual(['events-2025-03-10.jsonl', 'events-2025-03-11.jsonl', 'events-2025-03-12.jsonl', 'events-2025-03-13.jsonl']);
-    for (const since of ['2025-03-11T00:00:00.000Z', '2025-03-12T12:02:00.000Z', '2025-03-13T12:03:30.000Z', '2025-03-20T00:00:00.000Z', '2025-01-01T00:00:00.000Z']) {
+    for (const since of [
+      '2025-03-11T00:00:00.000Z',
+      '2025-03-12T12:02:00.000Z',
+      '2025-03-13T12:03:30.000Z',
+      '2025-03-20T00:00:00.000Z',
+      '2025-01-01T00:00:00.000Z',
+    ]) {
       for (const extra of [{}, { level: 'warn' as const }, { limit: 2 }]) {
         const filter = { since, ...extra };
-        expect((await log.query(filter)).map((e) => e.seq), JSON.stringify(filter)).toEqual(expected(all, filter));
+        expect(
+          (await log.query(filter)).map((e) => e.seq),
+          JSON.stringify(filter),
+        ).toEqual(expected(all, filter));
       }
     }
     // A day file that predates `since` is not even opened: plant a matching event in it and it stays unseen.
@@ -276,8 +310,21 @@ describe('EventLog', () => {
     const log = openLog();
     const published: HubEvent[] = [];
     log.subscribe((e) => published.push(e));
-    const stored = log.emit({ type: 'upstream.stderr', level: 'debug', server: 'api', line: 'request failed: Authorization: Bearer sk-live-abcdef123456' });
-    log.emit({ type: 'call.started', level: 'debug', callId: 'c1', server: 'api', tool: 'search', exposedName: 'api__search', argumentsPreview: '{"q":"cats","api_key":"sk-123456"}' });
+    const stored = log.emit({
+      type: 'upstream.stderr',
+      level: 'debug',
+      server: 'api',
+      line: 'request failed: Authorization: Bearer sk-live-abcdef123456',
+    });
+    log.emit({
+      type: 'call.started',
+      level: 'debug',
+      callId: 'c1',
+      server: 'api',
+      tool: 'search',
+      exposedName: 'api__search',
+      argumentsPreview: '{"q":"cats","api_key":"sk-123456"}',
+    });
     expect(stored).toMatchObject({ line: `request failed: Authorization: Bearer ${REDACTED}` });
     expect(published[1]).toMatchObject({ argumentsPreview: `{"q":"cats","api_key":"${REDACTED}"}` });
     await log.flush();

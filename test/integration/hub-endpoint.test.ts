@@ -124,9 +124,7 @@ describe('one endpoint in front of three upstreams', () => {
     expect(read.contents[0].uri).toBe(first.uri);
     const { resourceTemplates } = await client.listResourceTemplates();
     expect(resourceTemplates.length).toBeGreaterThan(0);
-    const updated = new Promise<string>((resolve) =>
-      client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => resolve(n.params.uri)),
-    );
+    const updated = new Promise<string>((resolve) => client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => resolve(n.params.uri)));
     await client.subscribeResource({ uri: first.uri });
     await client.callTool({ name: 'everything__toggle-subscriber-updates', arguments: {} });
     expect(await updated).toBe(first.uri);

@@ -93,7 +93,9 @@ describe('Ledger', () => {
     expect(report.today.calls).toBe(1);
     expect(report.last7Days).toEqual(sum(entries.filter((e) => inWindow(e, 6))));
     expect(report.byDay.map((d) => d.totals)).toEqual(
-      [2, 1, 0].map((back) => sum(entries.filter((e) => e.time.startsWith(new Date(Date.parse(`${today}T00:00:00Z`) - back * DAY).toISOString().slice(0, 10))))),
+      [2, 1, 0].map((back) =>
+        sum(entries.filter((e) => e.time.startsWith(new Date(Date.parse(`${today}T00:00:00Z`) - back * DAY).toISOString().slice(0, 10)))),
+      ),
     );
     expect(report.byClient.find((c) => c.client === undefined)?.totals.calls).toBe(1);
     for (const row of report.byTool) {
@@ -106,7 +108,10 @@ describe('Ledger', () => {
     const entries = fill(ledger, 1, 4);
     await expect(readdir(dir)).resolves.toEqual([]);
     await ledger.flush();
-    const lines = (await readFile(join(dir, 'ledger.jsonl'), 'utf8')).trim().split('\n').map((l) => JSON.parse(l) as LedgerEntry);
+    const lines = (await readFile(join(dir, 'ledger.jsonl'), 'utf8'))
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as LedgerEntry);
     expect(lines).toEqual(entries);
     expect(lines[0]).toMatchObject({ kind: 'call', time: '2025-03-10T12:00:00.000Z', server: 'github' });
     expect('handle' in lines[0]).toBe(false);
@@ -136,12 +141,15 @@ describe('Ledger', () => {
   });
 
   it('skips lines that are JSON but not ledger records', async () => {
-    await writeFile(join(dir, 'ledger.jsonl'), [
-      JSON.stringify({ kind: 'list', time: '2025-03-10T10:00:00.000Z', tokensUpstreamSchemas: 10, tokensExposed: 4 }),
-      JSON.stringify({ kind: 'call', time: 'yesterday', server: 's', tool: 't' }),
-      JSON.stringify({ kind: 'other' }),
-      '',
-    ].join('\n'));
+    await writeFile(
+      join(dir, 'ledger.jsonl'),
+      [
+        JSON.stringify({ kind: 'list', time: '2025-03-10T10:00:00.000Z', tokensUpstreamSchemas: 10, tokensExposed: 4 }),
+        JSON.stringify({ kind: 'call', time: 'yesterday', server: 's', tool: 't' }),
+        JSON.stringify({ kind: 'other' }),
+        '',
+      ].join('\n'),
+    );
     const ledger = new Ledger({ dir, now });
     ledgers.push(ledger);
     expect(await ledger.open()).toEqual({ records: 1, skipped: 2 });
@@ -264,7 +272,13 @@ describe('UsageRecords: how a call is counted', () => {
 
   it('counts what a spilled, truncated or compressed result delivered as it was built', async () => {
     const [r] = await record([
-      counted({ action: 'spill', asIs: false, tokensDelivered: 150, handle: 'abcd2345efgh', countUpstreamTokens: async () => ({ tokens: 20_000, estimated: false }) }),
+      counted({
+        action: 'spill',
+        asIs: false,
+        tokensDelivered: 150,
+        handle: 'abcd2345efgh',
+        countUpstreamTokens: async () => ({ tokens: 20_000, estimated: false }),
+      }),
     ]);
     expect(r).toMatchObject({ action: 'spill', tokensUpstream: 20_000, tokensDelivered: 150, tokensEstimated: false, handle: 'abcd2345efgh' });
   });

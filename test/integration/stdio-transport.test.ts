@@ -12,11 +12,7 @@ import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { ChildReaper, type ProcessHooks } from '../../electron/core/upstream/child-reaper.js';
 import { buildChildEnv, readLoginShellPath } from '../../electron/core/upstream/child-env.js';
 import { OversizedMessageError } from '../../electron/core/wire/line-framer.js';
-import {
-  StdioUpstreamTransport,
-  UpstreamStartError,
-  type StdioUpstreamOptions,
-} from '../../electron/core/upstream/stdio-transport.js';
+import { StdioUpstreamTransport, UpstreamStartError, type StdioUpstreamOptions } from '../../electron/core/upstream/stdio-transport.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const everything = join(root, 'node_modules/@modelcontextprotocol/server-everything/dist/index.js');
@@ -97,10 +93,7 @@ describe('StdioUpstreamTransport with real servers', () => {
     const t = transport({ command: node, args: [bigServer] });
     const client = await connect(t);
     const chars = 15_000_000;
-    const result = await client.request(
-      { method: 'tools/call', params: { name: 'big', arguments: { chars } } },
-      CallToolResultSchema,
-    );
+    const result = await client.request({ method: 'tools/call', params: { name: 'big', arguments: { chars } } }, CallToolResultSchema);
     const text = textOf(result);
     expect(Buffer.byteLength(text)).toBeGreaterThan(15 * 1024 * 1024);
     expect(text.length).toBe(chars);
@@ -160,10 +153,7 @@ describe('StdioUpstreamTransport with real servers', () => {
     const client = await connect(t);
     // Well over the pipe's 64 KiB buffer, under the fixture's (SDK server's) own 10 MiB read cap.
     const message = bigText(5_000_000);
-    const result = await client.request(
-      { method: 'tools/call', params: { name: 'echo', arguments: { message } } },
-      CallToolResultSchema,
-    );
+    const result = await client.request({ method: 'tools/call', params: { name: 'echo', arguments: { message } } }, CallToolResultSchema);
     expect(textOf(result) === message).toBe(true);
   });
 });
@@ -175,9 +165,7 @@ describe('StdioUpstreamTransport start and stop', () => {
     t.onclose = () => (closed = true);
     const error = await t.start().catch((e: unknown) => e);
     expect(error).toBeInstanceOf(UpstreamStartError);
-    expect((error as UpstreamStartError).message).toBe(
-      'command not found: "spillway-no-such-command-4711" (is it installed and on PATH?)',
-    );
+    expect((error as UpstreamStartError).message).toBe('command not found: "spillway-no-such-command-4711" (is it installed and on PATH?)');
     expect((error as UpstreamStartError).code).toBe('ENOENT');
     expect(t.pid).toBeUndefined();
     expect(closed).toBe(false);

@@ -82,7 +82,10 @@ export function newCallContext(
     session,
     kind: session.kind,
     extra,
-    signal: extra.signal,
+    // Read when used: on the fast path the signal is made only then (request-extra.ts).
+    get signal() {
+      return extra.signal;
+    },
     params,
     entry,
     values,

@@ -26,6 +26,8 @@ export interface CallReport {
   savedMs: number | undefined;
   /** The exact count of what the upstream produced, made off the request path when the ledger asks. */
   countUpstreamTokens: (() => Promise<TokenCount>) | undefined;
+  /** countUpstreamTokens counts exactly what `delivered` holds (a result passed as it came, unmasked): the ledger may remember the count. */
+  countsDelivered: boolean;
 }
 
 /** One finished call, for the ledger and the policy's use counts. */
@@ -80,6 +82,7 @@ function report(delivered: CallToolResult, action: ResultAction, asIs: boolean, 
     note: undefined,
     savedMs: undefined,
     countUpstreamTokens: undefined,
+    countsDelivered: false,
   };
 }
 
@@ -100,7 +103,7 @@ export function reportStarted(ctx: CallContext, emit: (event: HubEventInput) => 
 
 /**
  * The last stage: the `call.finished` event (a warning when the result is an error or a stage fell
- * back) and the finished call for the ledger. Returns what the client gets.
+ * back) and the finished call for the ledger, both right after the answer. Returns what the client gets.
  */
 export function reportCall(
   ctx: CallContext,
@@ -132,8 +135,7 @@ export function reportCall(
   if (r.savedMs !== undefined) event.savedMs = r.savedMs;
   const why = error ?? r.note;
   if (why) event.error = why;
-  emit(event);
-  onCallFinished?.({
+  const finished: FinishedCall = {
     callId: ctx.callId,
     session: ctx.session,
     server: ctx.server,
@@ -141,8 +143,21 @@ export function reportCall(
     exposedName: ctx.entry.name,
     durationMs,
     report: r,
-  });
+  };
+  // Published once this turn's promise jobs are done, i.e. once the answer is on its way: the client's
+  // answer does not wait for the log and the ledger, and nothing before it needs them.
+  process.nextTick(publishFinished, event, finished, emit, onCallFinished);
   return r.delivered;
+}
+
+function publishFinished(
+  event: HubEventInput,
+  finished: FinishedCall,
+  emit: (event: HubEventInput) => void,
+  onCallFinished: ((call: FinishedCall) => void) | undefined,
+): void {
+  emit(event);
+  onCallFinished?.(finished);
 }
 
 function preview(value: unknown, max = 300): string | undefined {

@@ -25,7 +25,7 @@ import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/proto
 import { LOG_LEVELS, type DownstreamExtra, type DownstreamSession, type SessionRouter } from '../downstream/session.js';
 import type { Upstream, UpstreamRequestKind } from '../upstream/upstream.js';
 import { ProgressRoutes } from './progress-routes.js';
-import type { CallOptions, RelayDeps } from './relay-contract.js';
+import type { CallOptions, OwnTool, RelayDeps } from './relay-contract.js';
 import { bareMessage, rpcError, unavailableMessage } from './relay-errors.js';
 import { ToolCallPipeline } from './tool-call.js';
 
@@ -35,6 +35,7 @@ export class Relay implements SessionRouter {
   #progress = new ProgressRoutes();
   #toolCalls: ToolCallPipeline;
   #subscriptions = new Map<string, number>();
+  #ownNames: { tools: OwnTool[]; byName: Map<string, OwnTool> } | undefined;
 
   constructor(private readonly deps: RelayDeps) {
     this.#toolCalls = new ToolCallPipeline(deps, this.#progress);
@@ -65,17 +66,32 @@ export class Relay implements SessionRouter {
   }
 
   // ── tools/call ──────────────────────────────────────────────────────────────────────────────
-  async callTool(session: DownstreamSession, params: CallToolRequest['params'], extra: DownstreamExtra): Promise<CallToolResult> {
-    const own = this.deps.ownTools().find((t) => t.tool.name === params.name);
-    if (own) return own.call(params.arguments ?? {}, { session, extra });
-    return this.callUpstreamTool(session, params, extra);
+  // Not async, like callUpstreamTool: each async layer that returns a promise costs the answer extra turns.
+  callTool(session: DownstreamSession, params: CallToolRequest['params'], extra: DownstreamExtra): Promise<CallToolResult> {
+    const own = this.#ownTool(params.name);
+    if (!own) return this.#toolCalls.call(session, params, extra);
+    try {
+      return own.call(params.arguments ?? {}, { session, extra });
+    } catch (err) {
+      return Promise.reject(err);
+    }
+  }
+
+  /**
+   * The own tool of that name. Names are read once per list: an own tool's `tool` may be built on every
+   * read (dispatch's description lists the servers behind it), its name never changes.
+   */
+  #ownTool(name: string): OwnTool | undefined {
+    const tools = this.deps.ownTools();
+    if (this.#ownNames?.tools !== tools) this.#ownNames = { tools, byName: new Map(tools.map((t) => [t.tool.name, t])) };
+    return this.#ownNames.byName.get(name);
   }
 
   /**
    * Calls an upstream tool by its exposed name through the whole pipeline (policies, cache, timeout,
    * shaper, ledger). Direct calls and spillway__dispatch's `call` both come here.
    */
-  async callUpstreamTool(
+  callUpstreamTool(
     session: DownstreamSession,
     params: CallToolRequest['params'],
     extra: DownstreamExtra,

@@ -58,16 +58,21 @@ export class ToolCallPipeline {
     applyPolicyArguments(ctx);
     const invalidPii = this.#pii.maskArguments(ctx);
     if (invalidPii !== undefined) return this.#refusePii(ctx, invalidPii);
-    reportStarted(ctx, deps.emit);
     const cache = cacheFor(ctx, deps.cache, settings.paused);
     const hit = cache?.get(ctx.server, ctx.tool, ctx.args);
-    if (hit) return this.#fromCache(ctx, hit);
+    const upstream = hit ? undefined : deps.upstreams().get(ctx.server);
+    if (!upstream?.client) {
+      reportStarted(ctx, deps.emit);
+      if (hit) return this.#fromCache(ctx, hit);
+      return this.#failed(ctx, new UpstreamFailure(unavailableMessage(ctx.server, upstream)));
+    }
 
-    // The upstream call, then the result stages.
-    const upstream = deps.upstreams().get(ctx.server);
-    if (!upstream?.client) return this.#failed(ctx, new UpstreamFailure(unavailableMessage(ctx.server, upstream)));
+    // The upstream call, then the result stages. The request is written first (callUpstream sends
+    // before its first await): call.started is made while the server works on it.
+    const calling = callUpstream(ctx, upstream, this.progress, timeoutFor(ctx, upstream, settings));
     try {
-      let result = await callUpstream(ctx, upstream, this.progress, timeoutFor(ctx, upstream, settings));
+      reportStarted(ctx, deps.emit);
+      let result = await calling;
       // Long texts an upstream streamed to disk stay there for the shaper; the cache, masking and the
       // paths that deliver a result as it is need them read back.
       if ((cache || ctx.masking || settings.paused || result.isError) && deps.shaper.holdsSpooled(result)) {
@@ -79,6 +84,7 @@ export class ToolCallPipeline {
       const report = settings.paused || result.isError ? asIsReport(result) : this.#shape(ctx, result);
       return reportCall(ctx, report instanceof Promise ? await report : report, deps.emit, deps.onCallFinished);
     } catch (err) {
+      calling.catch(() => undefined); // settled already, unless call.started failed before the wait
       if (ctx.signal.aborted) throw err; // the client cancelled: the SDK drops the response anyway
       return this.#failed(ctx, upstreamFailure(ctx, upstream, err));
     }
@@ -96,7 +102,10 @@ export class ToolCallPipeline {
     if (shaped instanceof Promise || masking || shaped.outcome.action !== 'pass' || exceedsClientPipe(ctx.kind, shaped.outcome.bytesDelivered)) {
       return this.#shapeStages(ctx, input, shaped, masking);
     }
-    return shapeReport(shaped);
+    const report = shapeReport(shaped);
+    // Passed as it came and unmasked: what is delivered is what the count counts.
+    report.countsDelivered = true;
+    return report;
   }
 
   async #shapeStages(

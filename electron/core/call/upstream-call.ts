@@ -3,7 +3,8 @@
  * not the client asked for progress), the client's cancellation passed on, progress relayed back on the
  * client's request, and what a failure means for the client.
  */
-import { CallToolResultSchema, ErrorCode, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { whenCancelled } from '../downstream/request-cancellation.js';
 import type { Upstream } from '../upstream/upstream.js';
 import type { CallContext } from './call-context.js';
 import type { ProgressRoutes } from './progress-routes.js';
@@ -25,47 +26,50 @@ export class UpstreamFailure extends Error {
 /**
  * Sends the call to its upstream and waits for its result and for the progress relayed before it.
  * Throws an UpstreamFailure, or what the SDK threw when the client cancelled (its answer is dropped anyway).
+ * The request is written before anything else is set up (the timer, the cancellation listener): nothing
+ * can answer it before this turn of the event loop ends, and the server starts on it meanwhile.
  */
 export async function callUpstream(ctx: CallContext, upstream: Upstream, progress: ProgressRoutes, timeoutMs: number): Promise<CallToolResult> {
   const client = upstream.client!;
-  const tracked = ctx.session.inflight.get(ctx.extra.requestId);
-  if (tracked) tracked.upstream = ctx.server;
-  const signal = ctx.signal;
-  const abort = new AbortController();
-  const onDownstreamAbort = () => abort.abort(signal.reason ?? new Error('cancelled by the client'));
-  signal.addEventListener('abort', onDownstreamAbort, { once: true });
   let timedOut = false;
   let timer: NodeJS.Timeout | undefined;
   const arm = () => {
     clearTimeout(timer);
     timer = setTimeout(() => {
       timedOut = true;
-      abort.abort(new Error('timeout'));
+      call.cancel(new Error('timeout'));
     }, timeoutMs);
   };
-  arm();
   const params = ctx.params;
   const { upstreamToken, route } = progress.open(ctx.session, ctx.extra, params._meta?.progressToken, arm);
-  try {
-    const upstreamParams = {
+  const call = client.startToolCall(
+    {
       ...params,
       name: ctx.tool,
       ...(ctx.forwarded !== undefined ? { arguments: ctx.forwarded } : {}),
       _meta: { ...(params._meta ?? {}), progressToken: upstreamToken },
-    };
-    const result = await client.request({ method: 'tools/call', params: upstreamParams }, CallToolResultSchema, {
-      signal: abort.signal,
-      timeout: SDK_TIMEOUT_CEILING_MS,
-    });
+    },
+    SDK_TIMEOUT_CEILING_MS,
+  );
+  const tracked = ctx.session.inflight.get(ctx.extra.requestId);
+  if (tracked) tracked.upstream = ctx.server;
+  arm();
+  let cancelled = false;
+  const stopListening = whenCancelled(ctx.extra, (reason) => {
+    cancelled = true;
+    call.cancel(reason ?? new Error('cancelled by the client'));
+  });
+  try {
+    const result = await call.result;
     if (route) await progress.settle(route);
-    return result as CallToolResult;
+    return result;
   } catch (err) {
     if (route) await route.chain;
-    if (signal.aborted) throw err;
+    if (cancelled || ctx.signal.aborted) throw err;
     throw upstreamFailure(ctx, upstream, err, timedOut ? timeoutMs : undefined);
   } finally {
     clearTimeout(timer);
-    signal.removeEventListener('abort', onDownstreamAbort);
+    stopListening();
     progress.close(upstreamToken);
   }
 }

@@ -24,6 +24,7 @@ import {
   type MessageExtraInfo,
   type RequestId,
 } from '@modelcontextprotocol/sdk/types.js';
+import { RequestCancellation } from './request-cancellation.js';
 import { requestExtra, type DownstreamExtra } from './request-extra.js';
 
 type Params = CallToolRequest['params'];
@@ -48,7 +49,7 @@ export interface CallReply {
 }
 
 interface Call {
-  readonly controller: AbortController;
+  readonly cancellation: RequestCancellation;
   readonly reply: CallReply | undefined;
 }
 
@@ -86,7 +87,7 @@ export class FastToolCalls implements Transport {
   send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
     const related = options?.relatedRequestId;
     const call = related === undefined ? undefined : this.#calls.get(related);
-    if (call?.reply && !call.controller.signal.aborted) {
+    if (call?.reply && !call.cancellation.cancelled) {
       // As the SDK's transport does for a request whose stream is gone.
       if (!call.reply.stream(message)) return Promise.reject(new Error(`No connection established for request ID: ${String(related)}`));
       return Promise.resolve();
@@ -134,19 +135,19 @@ export class FastToolCalls implements Transport {
     if (m.method !== 'notifications/cancelled' || m.params?.requestId === undefined) return false;
     const call = this.#calls.get(m.params.requestId);
     if (!call) return false;
-    call.controller.abort(m.params.reason);
+    call.cancellation.cancel(m.params.reason);
     call.reply?.abandon();
     return true;
   }
 
   #call({ id, params }: PlainCall, reply: CallReply | undefined, info: MessageExtraInfo | undefined): void {
-    const controller = new AbortController();
-    const call: Call = { controller, reply };
+    const cancellation = new RequestCancellation();
+    const call: Call = { cancellation, reply };
     this.#calls.set(id, call);
     const extra = requestExtra({
       server: this.#session.server,
       requestId: id,
-      signal: controller.signal,
+      cancellation,
       sessionId: this.#inner.sessionId,
       meta: params._meta,
       info,
@@ -169,7 +170,7 @@ export class FastToolCalls implements Transport {
   #answer(id: RequestId, call: Call, message: JSONRPCResultResponse | JSONRPCErrorResponse): void {
     if (this.#calls.get(id) === call) this.#calls.delete(id);
     // As the SDK: nothing is answered to a cancelled request.
-    if (call.controller.signal.aborted) return;
+    if (call.cancellation.cancelled) return;
     if (call.reply) call.reply.answer(message);
     else void this.#inner.send(message).catch(() => undefined);
   }
@@ -179,7 +180,7 @@ export class FastToolCalls implements Transport {
     const calls = [...this.#calls.values()];
     this.#calls.clear();
     for (const call of calls) {
-      call.controller.abort();
+      call.cancellation.cancel();
       call.reply?.abandon();
     }
     this.onclose?.();

@@ -38,8 +38,9 @@ export class HttpCallReply implements CallReply {
       res.end(`event: message\ndata: ${JSON.stringify(message)}\n\n`);
       return;
     }
-    const body = Buffer.from(JSON.stringify(message));
-    res.writeHead(200, { 'content-type': 'application/json', 'content-length': body.length, 'mcp-session-id': this.#sessionId });
+    // A string body goes out with the head in one write (node joins them), without a Buffer copy first.
+    const body = JSON.stringify(message);
+    res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), 'mcp-session-id': this.#sessionId });
     res.end(body);
   }
 

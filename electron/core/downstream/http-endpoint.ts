@@ -159,15 +159,21 @@ export class HttpEndpoint {
     if (!originAllowed(origin, this.port)) {
       return jsonRpcError(res, 403, `Forbidden: Origin "${origin}" is not allowed`);
     }
-    const url = new URL(req.url ?? '/', `http://${host}`);
-    if (url.pathname === '/mcp' || url.pathname === '/mcp/') return this.#handleMcp(req, res, url);
+    const target = req.url ?? '/';
+    // The endpoint's own path is recognised without parsing a URL (a visible share of a small call);
+    // the URL is made when something needs it.
+    if (isMcpPath(target)) return this.#handleMcp(req, res, () => new URL(target, `http://${host}`));
+    const url = new URL(target, `http://${host}`);
+    if (url.pathname === '/mcp' || url.pathname === '/mcp/') return this.#handleMcp(req, res, () => url);
     if (this.hooks.handleOther && (await this.hooks.handleOther(req, res, url))) return;
     sendJson(res, 404, { ok: false, code: 'not_found', message: `No such path: ${url.pathname}` });
   }
 
-  async #handleMcp(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
+  async #handleMcp(req: IncomingMessage, res: ServerResponse, makeUrl: () => URL): Promise<void> {
+    let url: URL | undefined;
+    const urlOf = () => (url ??= makeUrl());
     // `?token=` is accepted for clients that cannot set headers (e.g. the conformance suite).
-    const token = bearerToken(req) ?? url.searchParams.get('token') ?? undefined;
+    const token = bearerToken(req) ?? urlOf().searchParams.get('token') ?? undefined;
     const who = token ? this.hooks.authenticate(token) : undefined;
     if (!who) {
       return jsonRpcError(res, 401, 'Unauthorized: a valid bearer token is required (see `spillway token`)', -32001, {
@@ -192,7 +198,13 @@ export class HttpEndpoint {
       if (known.clientId !== who.clientId) return jsonRpcError(res, 403, 'Forbidden: this session belongs to another token');
       if (req.method === 'POST' && sdkWouldAccept(req)) {
         const call = toolCall(body);
-        if (call && known.calls.serve(call, new HttpCallReply(res, sid), { requestInfo: { headers: req.headers, url } })) return;
+        const requestInfo = {
+          headers: req.headers,
+          get url() {
+            return urlOf();
+          },
+        };
+        if (call && known.calls.serve(call, new HttpCallReply(res, sid), { requestInfo })) return;
       }
       await known.transport.handleRequest(req, res, body);
       return;
@@ -221,6 +233,13 @@ export class HttpEndpoint {
     await session.connect(calls);
     await transport.handleRequest(req, res, body);
   }
+}
+
+/** `/mcp` or `/mcp/`, with or without a query: the paths whose URL's pathname is one of those two. */
+function isMcpPath(target: string): boolean {
+  if (!target.startsWith('/mcp')) return false;
+  const rest = target.length === 4 ? '' : target[4] === '/' ? target.slice(5) : target.slice(4);
+  return rest === '' || (rest[0] === '?' && !rest.includes('#'));
 }
 
 /**

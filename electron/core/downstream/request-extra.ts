@@ -14,6 +14,7 @@ import {
   type ServerNotification,
   type ServerRequest,
 } from '@modelcontextprotocol/sdk/types.js';
+import { CANCELLATION, type RequestCancellation } from './request-cancellation.js';
 
 export type DownstreamExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
@@ -21,8 +22,8 @@ export interface RequestExtraInput {
   /** The session's SDK Server: what is sent for the request goes through it, related to the request. */
   server: Server;
   requestId: RequestId;
-  /** Aborted when the client cancels the request or the session closes. */
-  signal: AbortSignal;
+  /** Cancelled when the client cancels the request or the session closes; `extra.signal` is its signal, made when read. */
+  cancellation: RequestCancellation;
   sessionId: string | undefined;
   meta: RequestMeta | undefined;
   /** What the transport knew of the request (HTTP: its headers and URL, and auth when there is any). */
@@ -31,9 +32,12 @@ export interface RequestExtraInput {
 
 /** A request's `extra`: nothing is sent for a cancelled request, and what is sent is related to it. */
 export function requestExtra(input: RequestExtraInput): DownstreamExtra {
-  const { server, requestId, signal } = input;
-  return {
-    signal,
+  const { server, requestId, cancellation } = input;
+  const extra: DownstreamExtra & { [CANCELLATION]: RequestCancellation } = {
+    get signal() {
+      return cancellation.signal;
+    },
+    [CANCELLATION]: cancellation,
     requestId,
     sessionId: input.sessionId,
     _meta: input.meta,
@@ -42,11 +46,12 @@ export function requestExtra(input: RequestExtraInput): DownstreamExtra {
     closeSSEStream: input.info?.closeSSEStream,
     closeStandaloneSSEStream: input.info?.closeStandaloneSSEStream,
     sendNotification: async (notification: ServerNotification) => {
-      if (!signal.aborted) await server.notification(notification, { relatedRequestId: requestId });
+      if (!cancellation.cancelled) await server.notification(notification, { relatedRequestId: requestId });
     },
     sendRequest: async <U extends AnySchema>(request: ServerRequest, schema: U, options?: TaskRequestOptions): Promise<SchemaOutput<U>> => {
-      if (signal.aborted) throw new McpError(ErrorCode.ConnectionClosed, 'Request was cancelled');
+      if (cancellation.cancelled) throw new McpError(ErrorCode.ConnectionClosed, 'Request was cancelled');
       return server.request(request, schema, { ...options, relatedRequestId: requestId });
     },
   };
+  return extra;
 }

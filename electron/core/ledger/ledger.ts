@@ -6,11 +6,9 @@
  * Day buckets are UTC dates unless `dayOffsetMinutes` is given.
  */
 import {
-  CallRecordSchema,
   LedgerEntrySchema,
   ListRecordSchema,
   SavingsQuerySchema,
-  type CallRecord,
   type LedgerEntry,
   type ListRecord,
   type SavingsQuery,
@@ -19,6 +17,7 @@ import {
 } from '../../../shared/ledger.js';
 import { listSegments, readJsonLines } from '../log/journal-files.js';
 import { JsonlJournal } from '../log/jsonl-journal.js';
+import { callEntry, type CallRecordInput } from './call-record.js';
 import { SavingsAggregates } from './savings-aggregates.js';
 
 /** File name stem of the ledger. */
@@ -37,7 +36,7 @@ export interface LedgerOptions {
 }
 
 /** A call to record; `time` defaults to the ledger's clock. */
-export type CallRecordInput = Omit<CallRecord, 'time'> & { time?: string };
+export type { CallRecordInput };
 /** A `tools/list` to record; `time` defaults to the ledger's clock. */
 export type ListRecordInput = Omit<ListRecord, 'time'> & { time?: string };
 
@@ -86,8 +85,7 @@ export class Ledger {
 
   /** Records one tool call. Throws (a ZodError) when the record is malformed. */
   recordCall(input: CallRecordInput): LedgerEntry {
-    const rec = CallRecordSchema.parse({ ...input, time: input.time ?? this.nowIso() });
-    return this.record({ kind: 'call', ...rec });
+    return this.record(callEntry(input, this.#nowIso));
   }
 
   /** Records one `tools/list` served. Throws (a ZodError) when the record is malformed. */
@@ -177,4 +175,6 @@ export class Ledger {
   private nowIso(): string {
     return new Date(this.now()).toISOString();
   }
+
+  readonly #nowIso = (): string => this.nowIso();
 }

@@ -21,6 +21,8 @@ interface DayBucket {
   byClient: Map<string, SavingsTotals>;
 }
 
+const DAY_MS = 86_400_000;
+
 function newBucket(): DayBucket {
   return { totals: emptySavingsTotals(), byTool: new Map(), byServer: new Map(), byClient: new Map() };
 }
@@ -52,13 +54,26 @@ export class SavingsAggregates {
     return dayOf(ms, this.dayOffsetMinutes);
   }
 
+  /** The day bucket of a record's time; the last one's day is reused while times stay within it. */
+  #dayOfTime(time: string): string {
+    const ms = Date.parse(time);
+    if (ms >= this.#dayStart && ms < this.#dayStart + DAY_MS) return this.#day;
+    const day = this.dayOf(ms);
+    this.#day = day;
+    this.#dayStart = Date.parse(`${day}T00:00:00Z`) - this.dayOffsetMinutes * 60_000;
+    return day;
+  }
+
+  #day = '';
+  #dayStart = Number.NaN;
+
   /** A copy of the all-time totals. */
   allTime(): SavingsTotals {
     return cloneSavingsTotals(this.all);
   }
 
   add(entry: LedgerEntry): void {
-    const day = this.dayOf(Date.parse(entry.time));
+    const day = this.#dayOfTime(entry.time);
     let bucket = this.days.get(day);
     if (!bucket) {
       bucket = newBucket();

@@ -1,11 +1,13 @@
 /**
  * How the hub's work is counted in the ledger, in one place: one record per finished tool call, and per
  * tools/list the schema tokens upstreams offered against what was exposed. Exact token counts are made
- * off the request path (the token counter's worker), after the answer is on its way.
+ * off the request path (the token counter's worker), after the answer is on its way; the counts of small
+ * results are remembered, since the same few (`ok`, `[]`) come back again and again.
  */
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { ResultAction } from '../../../shared/events.js';
 import type { TokenCount, TokenCounter } from '../tokens/token-counter.js';
+import type { CallRecordInput } from './call-record.js';
 import type { Ledger } from './ledger.js';
 
 /** One finished tool call, as the call path reports it. */
@@ -26,8 +28,15 @@ export interface CountedCall {
     delivered: { content?: unknown };
     /** The exact count of what the upstream produced, made when the ledger asks. */
     countUpstreamTokens?: () => Promise<TokenCount>;
+    /** countUpstreamTokens counts exactly what `delivered` holds: equal results, equal counts. */
+    countsDelivered?: boolean;
   };
 }
+
+/** Counts remembered, keyed by what was counted: small results repeat (`ok`, `[]`), and a count costs the tokenizer thread a round trip. */
+const REMEMBERED_COUNTS = 256;
+/** Results and content longer than this (JSON bytes, characters) are counted every time. */
+const REMEMBERED_MAX = 1024;
 
 export interface UsageRecordsParts {
   ledger: Ledger;
@@ -42,6 +51,8 @@ export class UsageRecords {
   /** Finished calls waiting to be recorded: the ledger's work is done after the answer is on its way. */
   #queued: CountedCall[] = [];
   #flushing: NodeJS.Immediate | undefined;
+  /** Exact counts by what was counted (see REMEMBERED_COUNTS); emptied when full. */
+  readonly #counts = new Map<string, TokenCount>();
 
   constructor(private readonly parts: UsageRecordsParts) {}
 
@@ -63,35 +74,63 @@ export class UsageRecords {
    * sides, with no second count; otherwise the delivered side is what the client got.
    */
   #record(call: CountedCall): void {
-    const { ledger, log } = this.parts;
     const r = call.report;
-    const upstream = r.countUpstreamTokens ? r.countUpstreamTokens() : this.#countContent(r.delivered);
+    const upstream = r.countUpstreamTokens ? this.#countUpstream(r, r.countUpstreamTokens) : this.#countContent(r.delivered);
     const delivered = r.asIs
       ? upstream
       : r.tokensDelivered !== undefined
-        ? Promise.resolve({ tokens: r.tokensDelivered, estimated: false })
+        ? { tokens: r.tokensDelivered, estimated: false }
         : this.#countContent(r.delivered);
+    if (!(upstream instanceof Promise) && !(delivered instanceof Promise)) return this.#write(call, upstream, delivered);
     void Promise.all([upstream, delivered])
-      .then(([up, down]) => {
-        ledger.recordCall({
-          ...(call.session.clientName ? { client: call.session.clientName } : {}),
-          server: call.server,
-          tool: call.tool,
-          action: r.action,
-          tokensUpstream: up.tokens,
-          tokensDelivered: down.tokens,
-          tokensEstimated: up.estimated || down.estimated,
-          bytesUpstream: r.bytesUpstream,
-          bytesDelivered: r.bytesDelivered,
-          latencyMs: call.durationMs,
-          ...(r.handle ? { handle: r.handle } : {}),
-        });
-      })
-      .catch((err) => log('ledger record failed', err));
+      .then(([up, down]) => this.#write(call, up, down))
+      .catch((err) => this.parts.log('ledger record failed', err));
   }
 
-  #countContent(result: { content?: unknown }): Promise<TokenCount> {
-    return this.parts.counter.countExactOffThread(JSON.stringify(result.content ?? []));
+  #write(call: CountedCall, up: TokenCount, down: TokenCount): void {
+    const r = call.report;
+    const record: CallRecordInput = {
+      server: call.server,
+      tool: call.tool,
+      action: r.action,
+      tokensUpstream: up.tokens,
+      tokensDelivered: down.tokens,
+      tokensEstimated: up.estimated || down.estimated,
+      bytesUpstream: r.bytesUpstream,
+      bytesDelivered: r.bytesDelivered,
+      latencyMs: call.durationMs,
+    };
+    const client = call.session.clientName;
+    if (client) record.client = client;
+    if (r.handle) record.handle = r.handle;
+    try {
+      this.parts.ledger.recordCall(record);
+    } catch (err) {
+      this.parts.log('ledger record failed', err);
+    }
+  }
+
+  #countUpstream(r: CountedCall['report'], count: () => Promise<TokenCount>): TokenCount | Promise<TokenCount> {
+    if (!r.countsDelivered || r.bytesUpstream > REMEMBERED_MAX) return count();
+    return this.#remembered(`r${JSON.stringify(r.delivered)}`, count);
+  }
+
+  #countContent(result: { content?: unknown }): TokenCount | Promise<TokenCount> {
+    const text = JSON.stringify(result.content ?? []);
+    const count = () => this.parts.counter.countExactOffThread(text);
+    return text.length <= REMEMBERED_MAX ? this.#remembered(`c${text}`, count) : count();
+  }
+
+  /** A count made before under the same key, else made now and kept when exact. */
+  #remembered(key: string, count: () => Promise<TokenCount>): TokenCount | Promise<TokenCount> {
+    const known = this.#counts.get(key);
+    if (known) return known;
+    return count().then((made) => {
+      if (made.estimated) return made;
+      if (this.#counts.size >= REMEMBERED_COUNTS) this.#counts.clear();
+      this.#counts.set(key, made);
+      return made;
+    });
   }
 
   /**

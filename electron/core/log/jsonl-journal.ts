@@ -144,33 +144,35 @@ export class JsonlJournal {
   private async writeBatch(values: unknown[]): Promise<void> {
     const day = this.daily ? dayOf(this.now()) : undefined;
     let seg = await this.segmentFor(day);
-    let chunk = '';
+    // Lines are joined once per write rather than appended one by one (fewer intermediate strings).
+    let lines: string[] = [];
     let chunkBytes = 0;
     for (const value of values) {
       let line: string;
       try {
-        line = `${JSON.stringify(value)}\n`;
+        line = `${JSON.stringify(value)}`;
       } catch (err) {
         // One value that cannot be serialized is reported alone; the rest of its batch is written.
         this.onError(err);
         continue;
       }
-      const bytes = Buffer.byteLength(line);
+      const bytes = Buffer.byteLength(line) + 1;
       const used = seg.size + chunkBytes;
       if (used > 0 && used + bytes > this.maxFileBytes) {
-        if (chunk) await this.write(seg, chunk, chunkBytes);
-        chunk = '';
+        if (lines.length > 0) await this.write(seg, lines, chunkBytes);
+        lines = [];
         chunkBytes = 0;
         seg = await this.rotate(seg);
       }
-      chunk += line;
+      lines.push(line);
       chunkBytes += bytes;
     }
-    if (chunk) await this.write(seg, chunk, chunkBytes);
+    if (lines.length > 0) await this.write(seg, lines, chunkBytes);
   }
 
-  private async write(seg: ActiveSegment, text: string, bytes: number): Promise<void> {
-    await seg.handle.appendFile(text, 'utf8');
+  private async write(seg: ActiveSegment, lines: string[], bytes: number): Promise<void> {
+    lines.push('');
+    await seg.handle.appendFile(lines.join('\n'), 'utf8');
     seg.size += bytes;
   }
 

@@ -21,6 +21,13 @@ const DIRECT_LAST_ID = 2_147_483_647;
 /** Below this a direct request keeps its own timer; the pipeline passes a 24 h ceiling and its own signal. */
 const DIRECT_TIMER_MAX_MS = 3_600_000;
 
+/** A direct request on its way: its answer, and how to withdraw it. */
+export interface DirectCall<T> {
+  result: Promise<T>;
+  /** Rejects `result` with `reason` (an McpError as it is, else a RequestTimeout McpError) and tells the server; no-op once settled. */
+  cancel(reason: unknown): void;
+}
+
 type DirectReply = { id: number; result: unknown } | { id: number; error: { code: number; message: string; data?: unknown } };
 
 export class DirectToolCalls implements Transport {
@@ -97,28 +104,46 @@ export class DirectToolCalls implements Transport {
     schema: T,
     options: RequestOptions = {},
   ): Promise<SchemaOutput<T>> {
-    return new Promise<SchemaOutput<T>>((resolve, reject) => {
-      const { signal } = options;
-      if (signal?.aborted) return reject(signal.reason);
-      const id = this.#nextId;
-      this.#nextId = id >= DIRECT_LAST_ID ? DIRECT_FIRST_ID : id + 1;
-      const timeout = options.timeout ?? 60_000;
-      let timer: NodeJS.Timeout | undefined;
-      const done = () => {
-        this.#pending.delete(id);
-        if (timer) clearTimeout(timer);
-        signal?.removeEventListener('abort', onAbort);
-      };
-      const cancel = (reason: unknown) => {
-        done();
+    const { signal } = options;
+    if (signal?.aborted) return Promise.reject(signal.reason);
+    const timeout = options.timeout ?? 60_000;
+    const call = this.call(request, schema);
+    let timer: NodeJS.Timeout | undefined;
+    const onAbort = () => call.cancel(signal!.reason);
+    // Armed once the request is on its way: nothing can answer it before this turn of the event loop ends.
+    signal?.addEventListener('abort', onAbort, { once: true });
+    // With a signal and a long ceiling the caller's own timer bounds the wait: no timer per call here.
+    if (!signal || timeout < DIRECT_TIMER_MAX_MS) {
+      timer = setTimeout(() => call.cancel(McpError.fromError(ErrorCode.RequestTimeout, 'Request timed out', { timeout })), timeout);
+    }
+    if (!signal && !timer) return call.result;
+    const settled = () => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', onAbort);
+    };
+    call.result.then(settled, settled);
+    return call.result;
+  }
+
+  /**
+   * Sends a request straight on the transport (it is written before this returns) and hands back its
+   * answer and how to withdraw it: `cancel` rejects the answer and sends notifications/cancelled upstream.
+   * No signal and no timer: the caller bounds the wait its own way.
+   */
+  call<T extends AnySchema>(request: { method: string; params?: Record<string, unknown> }, schema: T): DirectCall<SchemaOutput<T>> {
+    const id = this.#nextId;
+    this.#nextId = id >= DIRECT_LAST_ID ? DIRECT_FIRST_ID : id + 1;
+    let cancel!: (reason: unknown) => void;
+    const result = new Promise<SchemaOutput<T>>((resolve, reject) => {
+      cancel = (reason: unknown) => {
+        if (!this.#pending.delete(id)) return;
         this.#inner
           .send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id, reason: String(reason) } })
           .catch(() => undefined);
         reject(reason instanceof McpError ? reason : new McpError(ErrorCode.RequestTimeout, String(reason)));
       };
-      const onAbort = () => cancel(signal!.reason);
       this.#pending.set(id, (reply) => {
-        done();
+        this.#pending.delete(id);
         if (reply instanceof Error) return reject(reply);
         if ('error' in reply) return reject(McpError.fromError(reply.error.code, reply.error.message, reply.error.data));
         if (isPlainTextResult(reply.result)) return resolve(reply.result as SchemaOutput<T>);
@@ -126,17 +151,11 @@ export class DirectToolCalls implements Transport {
         if (parsed.success) resolve(parsed.data);
         else reject(parsed.error);
       });
-      signal?.addEventListener('abort', onAbort, { once: true });
-      // With a signal and a long ceiling the caller's own timer bounds the wait: no timer per call here.
-      if (!signal || timeout < DIRECT_TIMER_MAX_MS) {
-        timer = setTimeout(() => cancel(McpError.fromError(ErrorCode.RequestTimeout, 'Request timed out', { timeout })), timeout);
-      }
       this.#inner.send({ ...request, jsonrpc: '2.0', id } as JSONRPCMessage).catch((error: unknown) => {
-        if (!this.#pending.has(id)) return;
-        done();
-        reject(error);
+        if (this.#pending.delete(id)) reject(error);
       });
     });
+    return { result, cancel };
   }
 }
 

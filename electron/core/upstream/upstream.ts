@@ -72,7 +72,11 @@ export interface UpstreamOptions {
 /** True for commands that may download the server on first start. */
 export function downloadsOnFirstStart(config: ServerConfig): boolean {
   if (config.type !== 'stdio') return false;
-  const base = config.command.split(/[\\/]/).pop()!.toLowerCase().replace(/\.(cmd|exe|bat)$/, '');
+  const base = config.command
+    .split(/[\\/]/)
+    .pop()!
+    .toLowerCase()
+    .replace(/\.(cmd|exe|bat)$/, '');
   return ['npx', 'uvx', 'bunx', 'pnpx', 'pipx', 'dlx'].includes(base) || (base === 'pnpm' && config.args[0] === 'dlx');
 }
 
@@ -127,7 +131,7 @@ export class Upstream {
     };
   }
 
-  get client(): Client | undefined {
+  get client(): UpstreamClient | undefined {
     return this.status === 'ready' ? this.#client : undefined;
   }
 
@@ -242,7 +246,9 @@ export class Upstream {
   }
 
   #exitMessage(base: string): string {
-    const tail = this.stderrTail().filter((l) => l.trim()).slice(-3);
+    const tail = this.stderrTail()
+      .filter((l) => l.trim())
+      .slice(-3);
     return tail.length > 0 && !base.includes(tail[tail.length - 1]) ? `${base} — stderr: ${tail.join(' | ')}` : base;
   }
 
@@ -255,10 +261,7 @@ export class Upstream {
     const now = this.#opts.now();
     this.#failures = [...this.#failures.filter((t) => now - t < this.#opts.crashWindowMs), now];
     if (this.#failures.length >= this.#opts.crashLoopFailures) {
-      this.#setStatus(
-        'error',
-        `${message} (stopped after ${this.#failures.length} failures in a row; fix the server and press Retry)`,
-      );
+      this.#setStatus('error', `${message} (stopped after ${this.#failures.length} failures in a row; fix the server and press Retry)`);
       return;
     }
     const delay = Math.min(this.#opts.backoffMaxMs, this.#opts.backoffBaseMs * 2 ** (this.#failures.length - 1));
@@ -287,15 +290,9 @@ export class Upstream {
     client.setNotificationHandler(ToolListChangedNotificationSchema, refresh);
     client.setNotificationHandler(ResourceListChangedNotificationSchema, refresh);
     client.setNotificationHandler(PromptListChangedNotificationSchema, refresh);
-    client.setRequestHandler(CreateMessageRequestSchema, (req, extra) =>
-      this.hooks.routeRequest(id, 'sampling', req, extra as never) as never,
-    );
-    client.setRequestHandler(ElicitRequestSchema, (req, extra) =>
-      this.hooks.routeRequest(id, 'elicitation', req, extra as never) as never,
-    );
-    client.setRequestHandler(ListRootsRequestSchema, (req, extra) =>
-      this.hooks.routeRequest(id, 'roots', req, extra as never) as never,
-    );
+    client.setRequestHandler(CreateMessageRequestSchema, (req, extra) => this.hooks.routeRequest(id, 'sampling', req, extra as never) as never);
+    client.setRequestHandler(ElicitRequestSchema, (req, extra) => this.hooks.routeRequest(id, 'elicitation', req, extra as never) as never);
+    client.setRequestHandler(ListRootsRequestSchema, (req, extra) => this.hooks.routeRequest(id, 'roots', req, extra as never) as never);
     return client;
   }
 
@@ -313,13 +310,11 @@ export class Upstream {
     const caps = client.getServerCapabilities() ?? {};
     const [tools, resources, resourceTemplates, prompts] = await Promise.all([
       caps.tools ? drain((cursor) => client.listTools({ cursor }).then((r) => ({ items: r.tools, nextCursor: r.nextCursor }))) : [],
+      caps.resources ? drain((cursor) => client.listResources({ cursor }).then((r) => ({ items: r.resources, nextCursor: r.nextCursor }))) : [],
       caps.resources
-        ? drain((cursor) => client.listResources({ cursor }).then((r) => ({ items: r.resources, nextCursor: r.nextCursor })))
-        : [],
-      caps.resources
-        ? drain((cursor) =>
-            client.listResourceTemplates({ cursor }).then((r) => ({ items: r.resourceTemplates, nextCursor: r.nextCursor })),
-          ).catch(() => [] as ResourceTemplate[])
+        ? drain((cursor) => client.listResourceTemplates({ cursor }).then((r) => ({ items: r.resourceTemplates, nextCursor: r.nextCursor }))).catch(
+            () => [] as ResourceTemplate[],
+          )
         : [],
       caps.prompts ? drain((cursor) => client.listPrompts({ cursor }).then((r) => ({ items: r.prompts, nextCursor: r.nextCursor }))) : [],
     ]);
