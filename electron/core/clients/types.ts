@@ -1,16 +1,7 @@
-/** The MCP clients Spillway can configure; also the ids used by the CLI and the control API. */
-export const CLIENT_IDS = [
-  'claude-desktop',
-  'claude-code',
-  'cursor',
-  'vscode',
-  'windsurf',
-  'cline',
-  'zed',
-  'lm-studio',
-  'gemini-cli',
-  'codex',
-] as const;
+import { CLIENT_IDS } from '../../../shared/api-clients.js';
+
+/** The MCP clients Spillway can configure; also the ids used by the CLI and the control API (one list, in shared/). */
+export { CLIENT_IDS };
 
 export type ClientId = (typeof CLIENT_IDS)[number];
 
