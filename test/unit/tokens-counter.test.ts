@@ -9,7 +9,7 @@ import { promisify } from 'node:util';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import * as o200k from 'gpt-tokenizer/encoding/o200k_base';
 import * as cl100kEncoder from 'gpt-tokenizer/encoding/cl100k_base';
-import { pieceBoundary } from '../../electron/core/tokens/text-cuts.js';
+import { pieceBoundary, splitLongRuns } from '../../electron/core/tokens/text-cuts.js';
 import { readTiktokenRanks } from '../../electron/core/tokens/tiktoken-ranks.js';
 import { TokenCounter } from '../../electron/core/tokens/token-counter.js';
 
@@ -345,6 +345,30 @@ describe('the tokenizer thread', () => {
       await expect(counter.countFileOffThread(join(dir, 'missing.txt'))).rejects.toThrow(/ENOENT/);
     } finally {
       await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('counts long runs of one kind of character in parts (the merge is quadratic in a piece), close to the encoder', async () => {
+    // Unsplit, 400,000 `a`s would keep the thread busy for minutes (160,000 took 13.5 s).
+    expect(await counter.count('a'.repeat(400_000))).toBe(50_000);
+    const hash = Array.from({ length: 4_000 }, (_, i) => 'abcdefghijklmnopqrstuvwxyz'[(i * 7919) % 26]).join('');
+    const exact = encode(hash, AS_TEXT).length;
+    expect(Math.abs((await counter.count(hash)) - exact)).toBeLessThanOrEqual(Math.ceil(hash.length / 128));
+    const cut = await counter.cutToTokens(`${'b'.repeat(300_000)} tail`, 10);
+    expect(cut.tokens).toBeLessThanOrEqual(10);
+    expect(cut.text).toMatch(/^b+$/);
+  });
+
+  it('splits only runs past the limit, never inside a surrogate pair, and the parts join to the text', () => {
+    const prose = 'The quick brown fox jumps over the lazy dog. '.repeat(100);
+    expect(splitLongRuns(prose, 128)).toBeUndefined();
+    const text = `start ${'x'.repeat(300)} mid ${'\u{1F600}'.repeat(200)} ${' '.repeat(260)}end`;
+    const parts = splitLongRuns(text, 128)!;
+    expect(parts.join('')).toBe(text);
+    expect(parts.length).toBeGreaterThan(3);
+    for (const part of parts) {
+      expect(/[\ud800-\udbff]$/.test(part)).toBe(false);
+      expect(part).not.toMatch(/x{129}| {129}/);
     }
   });
 

@@ -1,5 +1,5 @@
 import { Worker } from 'node:worker_threads';
-import { charBoundary, lineCut, pieceBoundary } from './text-cuts.js';
+import { charBoundary, lineCut, pieceBoundary, splitLongRuns } from './text-cuts.js';
 import { readTiktokenRanks } from './tiktoken-ranks.js';
 import { tokenizerThread } from './tokenizer-thread.js';
 import type { TokenizerMessage, TokenizerOp, TokenizerReply, TokenizerRequest, TokenizerThreadData } from './tokenizer-thread.js';
@@ -15,6 +15,7 @@ var __name = (fn, name) => Object.defineProperty(fn, 'name', { value: name, conf
   charBoundary: ${charBoundary.toString()},
   lineCut: ${lineCut.toString()},
   pieceBoundary: ${pieceBoundary.toString()},
+  splitLongRuns: ${splitLongRuns.toString()},
   readTiktokenRanks: ${readTiktokenRanks.toString()},
 });\n`;
 

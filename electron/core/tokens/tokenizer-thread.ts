@@ -12,7 +12,7 @@
  * reference anything outside its body: node modules are `require`d inside, the helpers it shares with
  * the main thread are passed in (as their source text too).
  */
-import type { charBoundary, lineCut, pieceBoundary } from './text-cuts.js';
+import type { charBoundary, lineCut, pieceBoundary, splitLongRuns } from './text-cuts.js';
 import type { readTiktokenRanks } from './tiktoken-ranks.js';
 
 export type TokenizerOp =
@@ -60,6 +60,7 @@ export interface ThreadHelpers {
   charBoundary: typeof charBoundary;
   lineCut: typeof lineCut;
   pieceBoundary: typeof pieceBoundary;
+  splitLongRuns: typeof splitLongRuns;
   readTiktokenRanks: typeof readTiktokenRanks;
 }
 
@@ -117,17 +118,40 @@ export function tokenizerThread(helpers: ThreadHelpers): void {
     cachedChars += text.length;
     return work();
   };
-  const countTokens = (text: string): number => cached(text, () => encoder.countTokens(text, AS_TEXT));
+  // Runs longer than this are counted in parts (see splitLongRuns): the merge is quadratic in a piece's length.
+  const MAX_RUN_CHARS = 128;
+  const runParts = (text: string): string[] | undefined => (text.length > MAX_RUN_CHARS ? helpers.splitLongRuns(text, MAX_RUN_CHARS) : undefined);
+  const countTokens = (text: string): number => {
+    const parts = runParts(text);
+    if (!parts) return cached(text, () => encoder.countTokens(text, AS_TEXT));
+    let total = 0;
+    for (const part of parts) total += cached(part, () => encoder.countTokens(part, AS_TEXT));
+    return total;
+  };
+  /** The tokens of `text` when within `limit`, else false (stops counting once past it). */
+  const within = (text: string, limit: number): number | false => {
+    const parts = runParts(text);
+    if (!parts) return encoder.isWithinTokenLimit(text, limit, AS_TEXT);
+    let total = 0;
+    for (const part of parts) {
+      const tokens = encoder.isWithinTokenLimit(part, limit - total, AS_TEXT);
+      if (tokens === false) return false;
+      total += tokens;
+    }
+    return total;
+  };
 
   /** The longest prefix within `maxTokens` (see TokenCounter.truncateToTokens): its length and tokens. */
   const truncate = (text: string, maxTokens: number): { cut: number; tokens: number } => {
-    const all = encoder.isWithinTokenLimit(text, maxTokens, AS_TEXT);
+    const all = within(text, maxTokens);
     if (all !== false) return { cut: text.length, tokens: all };
     const head: number[] = [];
-    collect: for (const chunk of encoder.encodeGenerator(text, AS_TEXT)) {
-      for (const token of chunk) {
-        if (head.length >= maxTokens) break collect;
-        head.push(token);
+    collect: for (const part of runParts(text) ?? [text]) {
+      for (const chunk of encoder.encodeGenerator(part, AS_TEXT)) {
+        for (const token of chunk) {
+          if (head.length >= maxTokens) break collect;
+          head.push(token);
+        }
       }
     }
     // The decoded head may end in half a character (U+FFFD): keep only what matches the text.
@@ -139,7 +163,7 @@ export function tokenizerThread(helpers: ThreadHelpers): void {
     let cut = helpers.lineCut(text, end);
     // Re-tokenizing a cut can differ at its edge; shrink until the prefix really fits.
     for (;;) {
-      const tokens = cut > 0 ? encoder.isWithinTokenLimit(text.slice(0, cut), maxTokens, AS_TEXT) : 0;
+      const tokens = cut > 0 ? within(text.slice(0, cut), maxTokens) : 0;
       if (tokens !== false) return { cut, tokens };
       const atLine = helpers.lineCut(text, cut - 1);
       cut = text.charCodeAt(atLine) === 10 ? atLine : helpers.charBoundary(text, cut - Math.max(1, Math.ceil(cut * 0.02)));
@@ -213,7 +237,7 @@ export function tokenizerThread(helpers: ThreadHelpers): void {
         case 'count':
           return { id: request.id, value: countTokens(request.text) };
         case 'within':
-          return { id: request.id, value: cached(request.text, () => encoder.isWithinTokenLimit(request.text, request.limit, AS_TEXT)) };
+          return { id: request.id, value: cached(request.text, () => within(request.text, request.limit)) };
         case 'sample': {
           const { tokens, chars } = sample(request.text, request.above, request.minChars);
           return { id: request.id, value: tokens, chars };
