@@ -259,6 +259,9 @@ export class Hub {
     // A rebuild may have pinned new tools in the background: their write lands before the process may exit.
     // A failed write was already logged by the pins.
     await this.policy.pins.flush().catch(() => undefined);
+    // The last calls' records wait for their counts, which wait while calls come: they are due now.
+    this.spill.counter.hurry();
+    await this.#usage.settled();
     await this.spill.close();
     await this.ledger.close();
     await this.events.close();

@@ -382,6 +382,41 @@ describe('the tokenizer thread', () => {
     expect(order).toEqual(['request', 'bookkeeping']);
   });
 
+  it('holds bookkeeping back while request-path questions keep coming, unless told to hurry', async () => {
+    const question = 'The quick brown fox jumps over the lazy dog 0123456789\n'.repeat(1_000);
+    const run = async (c: TokenCounter, hurry: boolean): Promise<number> => {
+      const order: string[] = [];
+      await c.count('warm up');
+      if (hurry) c.hurry();
+      const bookkeeping = c.countExactOffThread('a small text for the ledger').then(() => order.push('bookkeeping'));
+      // Longer in all than the small-count batching delay (20 ms): unheld, the count lands among these.
+      for (let i = 0; i < 40; i++) {
+        await c.count(question);
+        order.push('question');
+      }
+      await bookkeeping;
+      return order.indexOf('bookkeeping');
+    };
+    expect(await run(counter, false)).toBe(40);
+    const hurried = new TokenCounter();
+    try {
+      expect(await run(hurried, true)).toBeLessThan(40);
+    } finally {
+      await hurried.close();
+    }
+  });
+
+  it('counts a start and cuts its preview in one question, as countStart and cutToTokens do', async () => {
+    const text = 'The quick brown fox jumps over the lazy dog.\n'.repeat(5_000);
+    const start = text.slice(0, text.lastIndexOf('\n', 100_000) + 1);
+    const both = counter.countStartAndCut(text, start, 500);
+    expect(await both.sample).toEqual(await counter.countStart(text));
+    expect(await both.cut).toEqual(await counter.cutToTokens(start, 500));
+    const none = counter.countStartAndCut('', '', 0);
+    expect(await none.sample).toEqual({ chars: 0, tokens: 0 });
+    expect(await none.cut).toEqual({ text: '', tokens: 0 });
+  });
+
   it('runs from TypeScript sources loaded through tsx (whose functions call a __name helper)', async () => {
     const script = `const { TokenCounter } = await import('./electron/core/tokens/token-counter.ts');
       const c = new TokenCounter();

@@ -51,6 +51,8 @@ export class UsageRecords {
   /** Finished calls waiting to be recorded: the ledger's work is done after the answer is on its way. */
   #queued: CountedCall[] = [];
   #flushing: NodeJS.Immediate | undefined;
+  /** Records waiting for their counts. */
+  readonly #writing = new Set<Promise<void>>();
   /** Exact counts by what was counted (see REMEMBERED_COUNTS); emptied when full. */
   readonly #counts = new Map<string, TokenCount>();
 
@@ -60,12 +62,24 @@ export class UsageRecords {
   recordCall(call: CountedCall): void {
     this.#queued.push(call);
     if (this.#flushing !== undefined) return;
-    this.#flushing = setImmediate(() => {
-      this.#flushing = undefined;
-      const calls = this.#queued;
-      this.#queued = [];
-      for (const c of calls) this.#record(c);
-    });
+    this.#flushing = setImmediate(() => this.#flush());
+  }
+
+  #flush(): void {
+    clearImmediate(this.#flushing);
+    this.#flushing = undefined;
+    const calls = this.#queued;
+    this.#queued = [];
+    for (const c of calls) this.#record(c);
+  }
+
+  /**
+   * Resolves once the calls recorded so far are in the ledger. Their counts wait while calls keep the
+   * tokenizer busy: a hub that stops asks the counter to hurry first (TokenCounter.hurry).
+   */
+  async settled(): Promise<void> {
+    this.#flush();
+    await Promise.all(this.#writing);
   }
 
   /**
@@ -82,9 +96,11 @@ export class UsageRecords {
         ? { tokens: r.tokensDelivered, estimated: false }
         : this.#countContent(r.delivered);
     if (!(upstream instanceof Promise) && !(delivered instanceof Promise)) return this.#write(call, upstream, delivered);
-    void Promise.all([upstream, delivered])
+    const writing = Promise.all([upstream, delivered])
       .then(([up, down]) => this.#write(call, up, down))
       .catch((err) => this.parts.log('ledger record failed', err));
+    this.#writing.add(writing);
+    void writing.finally(() => this.#writing.delete(writing));
   }
 
   #write(call: CountedCall, up: TokenCount, down: TokenCount): void {

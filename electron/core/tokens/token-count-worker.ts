@@ -104,6 +104,12 @@ export class TokenCountWorker {
     if (this.#pending.size === 0 && this.#batch.length === 0) this.#armIdle(worker);
   }
 
+  /** Bookkeeping waits no more for the request path to be quiet (see tokenizer-thread.ts): the hub is stopping. */
+  hurry(): void {
+    this.#sendBatch();
+    this.#worker?.postMessage({ hurry: true });
+  }
+
   /** Stops the thread; pending requests are rejected. */
   async close(): Promise<void> {
     clearTimeout(this.#batchTimer);

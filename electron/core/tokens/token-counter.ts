@@ -244,11 +244,45 @@ export class TokenCounter {
   }
 
   /**
+   * `countStart(text)` and `cutToTokens(previewText, previewTokens)` asked in one round trip to the
+   * thread (each message to it costs ~0.1 ms here): what a spooled text's start is asked while the rest
+   * of it arrives. `previewText` is usually `text` up to its last line break.
+   */
+  countStartAndCut(text: string, previewText: string, previewTokens: number): { sample: Promise<TextSample>; cut: Promise<TokenBudgetCut> } {
+    let end = windowEnd(text, 0, this.#estimatePrefixChars);
+    if (end === text.length) end = safePrefix(text, this.#estimatePrefixChars).length;
+    const previewEnd = previewTokens > 0 && previewText.length > 0 ? windowEnd(previewText, 0, windowChars(previewTokens)) : 0;
+    const ops: TokenizerOp[] = [];
+    if (end > 0) ops.push({ op: 'count', text: slice(text, 0, end) });
+    if (previewEnd > 0) ops.push({ op: 'truncate', text: slice(previewText, 0, previewEnd), maxTokens: previewTokens });
+    const replies = ops.length > 0 ? this.#worker.requestAll(ops) : Promise.resolve([]);
+    const reply = async (i: number): Promise<TokenizerReply> => {
+      const r = (await replies)[i]!;
+      if (r.error !== undefined) throw new Error(r.error);
+      return r;
+    };
+    const sample = end === 0 ? Promise.resolve({ chars: 0, tokens: 0 }) : reply(0).then((r) => ({ chars: end, tokens: typeof r.value === 'number' ? r.value : 0 }));
+    const cut =
+      previewEnd === 0
+        ? Promise.resolve({ text: '', tokens: 0 })
+        : reply(end > 0 ? 1 : 0).then((r) => budgetCut(previewText, previewEnd, r) ?? this.cutToTokens(previewText, previewTokens));
+    return { sample, cut };
+  }
+
+  /**
    * Starts the tokenizer thread now if it is stopped (~150 ms before it answers), e.g. when a tool call
    * begins: the call's result needs it for the spill decision or the ledger's count anyway.
    */
   warm(): void {
     this.#worker.warm();
+  }
+
+  /**
+   * Off-thread exact counts (the ledger's) wait while request-path questions keep coming; this ends the
+   * wait for those under way and to come, for a hub that is stopping and wants its last records.
+   */
+  hurry(): void {
+    this.#worker.hurry();
   }
 
   /** Stops the tokenizer thread, if it runs (it starts again when needed). */
