@@ -44,6 +44,8 @@ export interface RawTextsOptions {
 
 /** What was worked out on the start of a long text while the rest of it arrived. */
 export interface CountedStart {
+  /** The text's first bytes (its spooled `head`), decoded: the spill decision reads the same start. */
+  head: string;
   /** The exact count of its start (see TokenCounter.countStart). */
   sample: Promise<TextSample | undefined>;
   /**
@@ -142,15 +144,20 @@ export class RawTexts implements SpoolTarget {
     try {
       // The head may end inside a character: the decoder holds that back.
       const text = new StringDecoder('utf8').write(head);
-      const sample = counter.countStart(text).catch(() => undefined);
       const previewTokens = this.#previewTokens?.();
+      let sample: CountedStart['sample'];
       let preview: CountedStart['preview'];
       if (previewTokens !== undefined) {
         const lineEnd = text.lastIndexOf('\n');
         const start = lineEnd <= 0 ? text : text.slice(0, lineEnd + 1);
-        preview = { chars: start.length, previewTokens, cut: counter.cutToTokens(start, previewTokens).catch(() => undefined) };
+        // One question to the tokenizer thread for both.
+        const asked = counter.countStartAndCut(text, start, previewTokens);
+        sample = asked.sample.catch(() => undefined);
+        preview = { chars: start.length, previewTokens, cut: asked.cut.catch(() => undefined) };
+      } else {
+        sample = counter.countStart(text).catch(() => undefined);
       }
-      this.#starts.set(placeholder, { sample, preview });
+      this.#starts.set(placeholder, { head: text, sample, preview });
       if (this.#starts.size > MAX_STARTS) this.#starts.delete(this.#starts.keys().next().value!);
     } catch {
       // counted at decision time instead

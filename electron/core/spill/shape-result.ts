@@ -178,7 +178,7 @@ async function shapeSpooled(
   const threshold = policy.thresholdTokens;
   if (view.bytes <= threshold) return undefined; // within by size
   const wanted = Math.max(SPOOLED_HEAD_BYTES, threshold * 8, policy.previewTokens * 8);
-  const head = await readStart(view, wanted);
+  const head = await readStart(view, wanted, deps.rawTexts);
   const whole = Buffer.byteLength(head, 'utf8') >= view.bytes;
   // Counting stops at a line break: a longer text has at least the tokens of its lines up to there.
   const lineEnd = head.lastIndexOf('\n');
@@ -197,7 +197,7 @@ async function shapeSpooled(
   const tokensUpstream: TokenCount = { tokens: Math.round((survey.sample.tokens * view.bytes) / sampleBytes), estimated: true };
   let preview: Preview | undefined;
   if (summarized) {
-    const json = parseJson(await readStart(view, view.bytes));
+    const json = parseJson(await readStart(view, view.bytes, deps.rawTexts));
     if (json) preview = await summaryPreview(json.value, policy.previewTokens, counter);
   }
   preview ??= survey.preview ? startPreview(survey.preview) : await textPreview(head, policy.previewTokens, counter);
@@ -236,7 +236,13 @@ function spooledResultBytes(result: CallToolResult, view: SpooledView): number {
 }
 
 /** Up to `bytes` bytes of the joined text view from its start, decoded (never ending in half a character). */
-async function readStart(view: SpooledView, bytes: number): Promise<string> {
+async function readStart(view: SpooledView, bytes: number, raw: RawTexts | undefined): Promise<string> {
+  // One text whose whole kept head is wanted: decoded already, when its start was counted as it arrived.
+  const only = view.parts.length === 1 ? view.parts[0]!.text : undefined;
+  if (only && typeof only !== 'string' && Math.min(bytes, only.bytes) === only.head.length) {
+    const decoded = raw?.countedStart(only.placeholder)?.head;
+    if (decoded !== undefined) return decoded;
+  }
   const decoder = new StringDecoder('utf8');
   let out = '';
   let left = bytes;
