@@ -19,6 +19,8 @@ export interface CallReport {
   bytesDelivered: number;
   tokensUpstream: number | undefined;
   tokensDelivered: number | undefined;
+  /** The count of what is delivered, still under way: the call is published once it is made. */
+  countingDelivered: Promise<number> | undefined;
   handle: string | undefined;
   /** Why a stage fell back (spilling or compression failed, compression not set up): a warning in the log. */
   note: string | undefined;
@@ -62,7 +64,8 @@ export function shapeReport(shaped: ShapedResult): CallReport {
   const o = shaped.outcome;
   const r = report(shaped.delivered, o.action, o.action === 'pass', o.bytesUpstream, o.bytesDelivered);
   r.tokensUpstream = o.tokensUpstream?.tokens;
-  r.tokensDelivered = o.tokensDelivered ?? undefined;
+  if (o.tokensDelivered instanceof Promise) r.countingDelivered = o.tokensDelivered;
+  else r.tokensDelivered = o.tokensDelivered ?? undefined;
   r.handle = o.handle;
   r.note = o.note;
   r.countUpstreamTokens = o.countUpstreamTokens;
@@ -78,6 +81,7 @@ function report(delivered: CallToolResult, action: ResultAction, asIs: boolean, 
     bytesDelivered,
     tokensUpstream: undefined,
     tokensDelivered: undefined,
+    countingDelivered: undefined,
     handle: undefined,
     note: undefined,
     savedMs: undefined,
@@ -145,8 +149,22 @@ export function reportCall(
     report: r,
   };
   // Published once this turn's promise jobs are done, i.e. once the answer is on its way: the client's
-  // answer does not wait for the log and the ledger, and nothing before it needs them.
-  process.nextTick(publishFinished, event, finished, emit, onCallFinished);
+  // answer does not wait for the log and the ledger, and nothing before it needs them. A count of what
+  // is delivered still under way is waited for here, after the answer.
+  const counting = r.countingDelivered;
+  if (counting === undefined) process.nextTick(publishFinished, event, finished, emit, onCallFinished);
+  else {
+    r.countingDelivered = undefined;
+    void counting
+      .then(
+        (tokens) => {
+          r.tokensDelivered = tokens;
+          event.tokensDelivered = tokens;
+        },
+        () => undefined, // the ledger counts what was delivered itself
+      )
+      .then(() => publishFinished(event, finished, emit, onCallFinished));
+  }
   return r.delivered;
 }
 

@@ -100,6 +100,7 @@ export class CompressionStage {
     report.asIs = false;
     report.bytesDelivered = Buffer.byteLength(JSON.stringify(delivered), 'utf8');
     report.tokensDelivered = compressed.tokens;
+    report.countingDelivered = undefined;
     return report;
   }
 }

@@ -141,15 +141,18 @@ async function countStoredText(deps: ShapeDeps, handle: string, estimate: TokenC
   );
 }
 
-/** The shaped result, with the size and tokens of what is delivered (`tokens`: a counter, or the count under way). */
-async function finish(
+/**
+ * The shaped result, with the size of what is delivered and its tokens still being counted (`tokens`: a
+ * counter, or the count under way): the answer goes out without waiting for them (the report does).
+ */
+function finish(
   delivered: CallToolResult,
   outcome: Omit<ShapeOutcome, 'bytesDelivered' | 'tokensDelivered'>,
   tokens: TokenCounter | Promise<number>,
-): Promise<ShapedResult> {
+): ShapedResult {
   const counting = tokens instanceof Promise ? tokens : tokens.count(textOf(delivered));
-  const bytesDelivered = jsonBytes(delivered);
-  return { delivered, outcome: { ...outcome, bytesDelivered, tokensDelivered: await counting } };
+  counting.catch(() => undefined); // a failed count leaves the ledger to count what was delivered
+  return { delivered, outcome: { ...outcome, bytesDelivered: jsonBytes(delivered), tokensDelivered: counting } };
 }
 
 /** The text the model reads of a delivered result. */

@@ -41,8 +41,11 @@ export interface ShapeOutcome {
   /** UTF-8 size of the upstream result serialized as JSON. */
   bytesUpstream: number;
   bytesDelivered: number;
-  /** Tokens of what was delivered; null when it passed by size alone and was not tokenized. */
-  tokensDelivered: number | null;
+  /**
+   * Tokens of what was delivered; null when it passed by size alone and was not tokenized; a promise
+   * while they are still being counted (a spilled result's answer does not wait for that count).
+   */
+  tokensDelivered: number | null | Promise<number>;
   /** Upstream tokens as far as the request path counted them (text view + media); null when not counted. */
   tokensUpstream: TokenCount | null;
   /** Known when the decision stopped counting early: the upstream had more than this many tokens. */
