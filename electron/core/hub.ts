@@ -12,7 +12,9 @@ import type { Config, Settings } from '../../shared/config.js';
 import type { HubEvent, HubEventInput } from '../../shared/events.js';
 import { loadOrCreateToken, tokensEqual } from './files/access-token.js';
 import type { AppPaths } from './files/app-paths.js';
-import { Catalog } from './catalog/catalog.js';
+import { Catalog, type CatalogSource } from './catalog/catalog.js';
+import { KeptCatalog } from './catalog/kept-catalog.js';
+import { keptCatalogPath } from './files/kept-catalog-file.js';
 import { ConfigFile } from './files/config-file.js';
 import { FastToolCalls } from './downstream/fast-tool-calls.js';
 import { HttpEndpoint, type EndpointHooks } from './downstream/http-endpoint.js';
@@ -54,10 +56,17 @@ export interface HubOptions {
   createTransport?: UpstreamHooks['createTransport'];
   /** Open the HTTP endpoint on start (default true; in-process tests connect sessions with connectSession). */
   listen?: boolean;
+  /** How long a session's first tools/list waits for the upstreams ready last run (default FIRST_LIST_WAIT_MS). */
+  firstListWaitMs?: number;
 }
 
 /** The tool pins file: first-seen definitions and approvals, kept across restarts. */
 export const TOOL_PINS_FILE = 'tool-pins.json';
+
+/** The bound on a session's first tools/list waiting for the upstreams that were ready last run (issue 13, item 3). */
+export const FIRST_LIST_WAIT_MS = 5000;
+/** The bound on a call of a tool known from the last run waiting for its upstream to start (its default connect timeout). */
+export const KEPT_CALL_WAIT_MS = 30_000;
 
 export class Hub {
   readonly catalog = new Catalog();
@@ -79,13 +88,20 @@ export class Hub {
   readonly #spillTools: Tool[];
   #rebuildQueued = false;
   readonly #usage: UsageRecords;
+  /** The last run's lists, serving for upstreams still starting, and this run's for the next start. */
+  readonly #kept: KeptCatalog;
+  /** While upstreams ready last run are still starting: what a session's first tools/list waits for. */
+  #startup: { servers: string[]; settled: Promise<void> } | undefined;
+  readonly #listedOnce = new WeakSet<DownstreamSession>();
+  #removeExitHooks: (() => void) | undefined;
 
   private constructor(
     readonly options: HubOptions,
     configFile: ConfigFile,
-    parts: { events: EventLog; ledger: Ledger; spill: SpillFeature; pins: ToolPins },
+    parts: { events: EventLog; ledger: Ledger; spill: SpillFeature; pins: ToolPins; kept: KeptCatalog },
   ) {
     this.#configFile = configFile;
+    this.#kept = parts.kept;
     this.events = parts.events;
     this.ledger = parts.ledger;
     this.spill = parts.spill;
@@ -144,6 +160,8 @@ export class Hub {
         this.#usage.recordCall(call);
       },
       onToolsListed: (session) => this.#usage.recordToolsList(session.clientName),
+      beforeToolsList: (session) => this.#beforeFirstList(session),
+      untilStarted: (serverId) => this.#untilStarted(serverId),
       onSessionReady: (s) => {
         this.emit({
           type: 'session.opened',
@@ -163,7 +181,10 @@ export class Hub {
       hooks: {
         createTransport,
         onStderr: (id, line) => this.emit({ type: 'upstream.stderr', level: 'debug', server: id, line }),
-        onListsChanged: () => this.#queueRebuild(),
+        onListsChanged: (id) => {
+          this.#keepLists(id);
+          this.#queueRebuild();
+        },
         onProgress: (id, params) => this.relay.onUpstreamProgress(id, params),
         onLog: (id, params) => this.relay.onUpstreamLog(id, params),
         onResourceUpdated: (id, uri) => this.relay.onResourceUpdated(id, uri),
@@ -195,7 +216,8 @@ export class Hub {
       log,
     });
     const pins = await ToolPins.open({ file: join(options.paths.dataDir, TOOL_PINS_FILE), log });
-    return new Hub(options, configFile, { events, ledger, spill, pins });
+    const kept = await KeptCatalog.open(keptCatalogPath(options.paths.dataDir), log);
+    return new Hub(options, configFile, { events, ledger, spill, pins, kept });
   }
 
   #log(message: string, error?: unknown): void {
@@ -234,13 +256,21 @@ export class Hub {
   /** Opens the endpoint (answers initialize at once) and starts every upstream in the background. */
   async start(): Promise<void> {
     this.#token = await loadOrCreateToken(this.options.paths.tokenFile);
-    this.reaper.installExitHooks?.(process);
+    this.#removeExitHooks = this.reaper.installExitHooks(process);
     if (this.options.listen !== false) {
       await this.endpoint.listen(this.options.port ?? this.config.settings.port);
       this.emit({ type: 'log', level: 'info', message: `Spillway listening on ${this.url}` });
     }
+    // The last run's lists serve at once; a session's first tools/list waits (bounded) for their upstreams.
+    const awaited = this.#kept.standIn(this.config.servers);
     this.pool.start(this.config.servers);
     this.#rebuild();
+    if (awaited.length > 0) {
+      const settled = this.#settled(awaited, this.options.firstListWaitMs ?? FIRST_LIST_WAIT_MS).then(() => {
+        this.#startup = undefined;
+      });
+      this.#startup = { servers: awaited, settled };
+    }
   }
 
   #stopping: Promise<void> | undefined;
@@ -256,9 +286,12 @@ export class Hub {
     this.sessions.clear();
     await this.pool.stop();
     await this.reaper.killAll();
+    // No child is left to reap: a process that runs hubs one after another does not pile up listeners.
+    this.#removeExitHooks?.();
     // A rebuild may have pinned new tools in the background: their write lands before the process may exit.
     // A failed write was already logged by the pins.
     await this.policy.pins.flush().catch(() => undefined);
+    await this.#kept.flush();
     // The last calls' records wait for their counts, which wait while calls come: they are due now.
     this.spill.counter.hurry();
     await this.#usage.settled();
@@ -284,16 +317,63 @@ export class Hub {
   #onUpstreamStatus(change: UpstreamStatusChange): void {
     // A restarted or reconnected server may answer differently: nothing cached before counts.
     if (change.status === 'ready' || change.status === 'stopped') this.policy.cache.clear(change.server);
+    // It answered (ready or not): from now on its own lists count, not the last run's.
+    if (change.status !== 'connecting' && this.#kept.settle(change.server)) this.#queueRebuild();
     this.emit({ type: 'upstream.status', level: change.status === 'error' ? 'error' : 'info', ...change });
   }
 
   #queueRebuild(): void {
     if (this.#rebuildQueued) return;
     this.#rebuildQueued = true;
-    queueMicrotask(() => {
-      this.#rebuildQueued = false;
-      this.#rebuild();
+    queueMicrotask(() => this.#flushRebuild());
+  }
+
+  /** Runs a queued rebuild now (someone resuming on a status change must see the catalog it leads to). */
+  #flushRebuild(): void {
+    if (!this.#rebuildQueued) return;
+    this.#rebuildQueued = false;
+    this.#rebuild();
+  }
+
+  /** Resolves (bounded) once these upstreams answered and the catalog shows it. */
+  async #settled(servers: string[], timeoutMs: number): Promise<void> {
+    await this.pool.whenSettled(servers, timeoutMs);
+    this.#flushRebuild();
+  }
+
+  /** A session's first tools/list, while upstreams ready last run are still starting: waits for them. */
+  #beforeFirstList(session: DownstreamSession): Promise<void> | undefined {
+    const startup = this.#startup;
+    if (!startup || this.#listedOnce.has(session)) return undefined;
+    this.#listedOnce.add(session);
+    const starting = startup.servers.filter((id) => this.pool.get(id)?.status === 'connecting');
+    if (starting.length === 0) return undefined;
+    const bound = Math.round((this.options.firstListWaitMs ?? FIRST_LIST_WAIT_MS) / 1000);
+    const client = session.clientName ? ` of ${session.clientName}` : '';
+    this.emit({
+      type: 'log',
+      level: 'debug',
+      message: `tools/list${client} waits up to ${bound} s for ${starting.join(', ')} (ready last run) to start`,
     });
+    return startup.settled;
+  }
+
+  /** A call of a tool known only from the last run's catalog: waits (bounded) for its upstream to start. */
+  #untilStarted(serverId: string): Promise<void> {
+    this.emit({
+      type: 'log',
+      level: 'info',
+      server: serverId,
+      message: `A call waits for "${serverId}" to start (its tools are known from the last run)`,
+    });
+    return this.#settled([serverId], KEPT_CALL_WAIT_MS);
+  }
+
+  /** An upstream listed: its lists are kept for the next start (the file is written only when they changed). */
+  #keepLists(id: string): void {
+    const up = this.pool.get(id);
+    // Connected, not merely 'ready': a stopping or dropped upstream empties its lists before its status changes.
+    if (up?.status === 'ready' && up.client) this.#kept.record(id, up.config, up);
   }
 
   /** Whether results of this tool may be replaced by a preview (then its outputSchema is not exposed). */
@@ -312,20 +392,25 @@ export class Hub {
 
   #rebuild(): void {
     const withheld = new Map<string, Set<string>>();
-    const sources = [...this.pool.values()]
-      .filter((u) => u.status === 'ready')
-      .map((u) => {
-        withheld.set(u.id, this.policy.withheld(u.id, u.tools));
-        return {
+    const sources = [...this.pool.values()].flatMap((u): CatalogSource[] => {
+      // A ready upstream's own lists; else, until it answers, the lists it had last run.
+      const lists = u.status === 'ready' ? u : this.#kept.standingIn(u.id);
+      if (!lists) return [];
+      withheld.set(u.id, this.policy.withheld(u.id, lists.tools));
+      return [
+        {
           id: u.id,
           // The config is the source of truth: a prefix changed by a policy applies without a restart.
           prefix: this.config.servers[u.id]?.prefix ?? u.config.prefix,
-          tools: u.tools,
-          resources: u.resources,
-          resourceTemplates: u.resourceTemplates,
-          prompts: u.prompts,
-        };
-      });
+          tools: lists.tools,
+          resources: lists.resources,
+          resourceTemplates: lists.resourceTemplates,
+          prompts: lists.prompts,
+          ...(lists === u ? {} : { kept: true }),
+        },
+      ];
+    });
+    this.#kept.retain(Object.keys(this.config.servers));
     const changed = this.catalog.rebuild(sources, {
       maxLength: this.config.settings.toolNameMaxLength,
       ownTools: () => this.#listedOwnTools(),

@@ -42,7 +42,11 @@ export class Relay implements SessionRouter {
   }
 
   // ── lists ────────────────────────────────────────────────────────────────────────────────────
-  listTools(session: DownstreamSession): Tool[] {
+  listTools(session: DownstreamSession): Tool[] | Promise<Tool[]> {
+    const waiting = this.deps.beforeToolsList?.(session);
+    return waiting ? waiting.then(() => this.#listTools(session)) : this.#listTools(session);
+  }
+  #listTools(session: DownstreamSession): Tool[] {
     const tools = this.deps.catalog.listTools();
     this.deps.onToolsListed?.(session);
     return tools;

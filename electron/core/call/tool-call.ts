@@ -46,7 +46,14 @@ export class ToolCallPipeline {
     options: CallOptions = {},
   ): Promise<CallToolResult> {
     const deps = this.deps;
-    const entry = deps.catalog.tool(params.name);
+    let entry = deps.catalog.tool(params.name);
+    if (entry?.kept && deps.untilStarted) {
+      // Known from the last run's catalog only: its upstream is still starting, so the call waits for it.
+      const kept = entry;
+      await deps.untilStarted(kept.serverId);
+      // Gone once its upstream is up: unknown. Still not up: the call fails with the server's state.
+      entry = deps.catalog.tool(params.name) ?? (deps.upstreams().get(kept.serverId)?.client ? undefined : kept);
+    }
     if (!entry) throw rpcError(ErrorCode.InvalidParams, `Unknown tool: ${params.name}`);
     const refused = refuse(entry, deps.emit);
     if (refused) return refused;

@@ -29,6 +29,8 @@ export interface CatalogSource {
   resources: Resource[];
   resourceTemplates: ResourceTemplate[];
   prompts: Prompt[];
+  /** The lists are the last run's (kept-catalog.ts): the upstream is still starting. */
+  kept?: boolean;
 }
 
 export interface ToolEntry {
@@ -41,6 +43,8 @@ export interface ToolEntry {
   exposed: Tool;
   state: ToolState;
   reason?: ToolStateReason;
+  /** Known from the last run's catalog only: its upstream is still starting (a call waits for it). */
+  kept?: true;
 }
 
 export interface PromptEntry {
@@ -93,7 +97,9 @@ export class Catalog {
   /** Rebuilds from the sources; returns which lists changed (for list_changed notifications). */
   rebuild(sources: CatalogSource[], options: CatalogOptions): { tools: boolean; resources: boolean; prompts: boolean } {
     const reserved = [...new Set([...options.ownTools().map((t) => t.name), ...(options.reservedNames ?? [])])];
-    const toolItems = sources.flatMap((s) => s.tools.map((tool) => ({ serverId: s.id, original: tool.name, prefix: s.prefix, tool })));
+    const toolItems = sources.flatMap((s) =>
+      s.tools.map((tool) => ({ serverId: s.id, original: tool.name, prefix: s.prefix, tool, kept: s.kept === true })),
+    );
     const assigned = assignNames(toolItems, options.maxLength, reserved);
     const tools = new Map<string, ToolEntry>();
     for (const [name, item] of [...assigned.names].sort(([a], [b]) => a.localeCompare(b))) {
@@ -108,6 +114,7 @@ export class Catalog {
         exposed,
         state: shape.state,
         ...(shape.reason ? { reason: shape.reason } : {}),
+        ...(item.kept ? { kept: true as const } : {}),
       });
     }
     if (options.capDirect) {

@@ -40,7 +40,7 @@ export type SessionTransportKind = 'http' | 'stdio' | 'bridge';
 
 /** What a session asks of the hub. */
 export interface SessionRouter {
-  listTools(session: DownstreamSession): Tool[];
+  listTools(session: DownstreamSession): Tool[] | Promise<Tool[]>;
   callTool(session: DownstreamSession, params: CallToolRequest['params'], extra: DownstreamExtra): Promise<CallToolResult>;
   listResources(session: DownstreamSession): Resource[];
   listResourceTemplates(session: DownstreamSession): ResourceTemplate[];
@@ -161,7 +161,7 @@ export class DownstreamSession {
   #register(): void {
     const r = this.router;
     const s = this.server;
-    s.setRequestHandler(ListToolsRequestSchema, async () => (this.#touch(), { tools: r.listTools(this) }));
+    s.setRequestHandler(ListToolsRequestSchema, async () => (this.#touch(), { tools: await r.listTools(this) }));
     s.setRequestHandler(CallToolRequestSchema, (req, extra) => this.callTool(extra.requestId, req.params, extra));
     s.setRequestHandler(ListResourcesRequestSchema, async () => (this.#touch(), { resources: r.listResources(this) }));
     s.setRequestHandler(ListResourceTemplatesRequestSchema, async () => (this.#touch(), { resourceTemplates: r.listResourceTemplates(this) }));

@@ -24,9 +24,16 @@ export interface UpstreamPoolOptions {
   upstream: UpstreamOptions;
 }
 
+/** Someone waiting for upstreams to answer (see whenSettled). */
+interface SettleWaiter {
+  pending: Set<string>;
+  done(): void;
+}
+
 export class UpstreamPool implements ReadonlyMap<string, Upstream> {
   readonly #upstreams = new Map<string, Upstream>();
   readonly #hooks: UpstreamHooks;
+  readonly #waiters = new Set<SettleWaiter>();
   #running = false;
 
   constructor(private readonly options: UpstreamPoolOptions) {
@@ -76,6 +83,28 @@ export class UpstreamPool implements ReadonlyMap<string, Upstream> {
     return up;
   }
 
+  /**
+   * Resolves once none of these upstreams is connecting any more (each is ready, failed, stopped or gone),
+   * or after `timeoutMs`, whichever comes first. Never rejects.
+   */
+  whenSettled(ids: Iterable<string>, timeoutMs: number): Promise<void> {
+    const pending = new Set([...ids].filter((id) => this.#upstreams.get(id)?.status === 'connecting'));
+    if (pending.size === 0) return Promise.resolve();
+    return new Promise((resolve) => {
+      const waiter: SettleWaiter = {
+        pending,
+        done: () => {
+          clearTimeout(timer);
+          this.#waiters.delete(waiter);
+          resolve();
+        },
+      };
+      const timer = setTimeout(waiter.done, timeoutMs);
+      timer.unref?.();
+      this.#waiters.add(waiter);
+    });
+  }
+
   /** An upstream outside the pool, for a one-off connection test: it reports nothing. */
   probe(cfg: ServerConfig): Upstream {
     const quiet = { ...this.#hooks, onStatus: () => {}, onListsChanged: () => {}, onStderr: () => {} };
@@ -97,6 +126,10 @@ export class UpstreamPool implements ReadonlyMap<string, Upstream> {
       ...(error ? { error } : {}),
       ...(status === 'ready' && up ? { tools: up.tools.length } : {}),
     });
+    if (status === 'connecting') return;
+    for (const waiter of [...this.#waiters]) {
+      if (waiter.pending.delete(id) && waiter.pending.size === 0) waiter.done();
+    }
   }
 
   // ── ReadonlyMap ──────────────────────────────────────────────────────────────────────────────
