@@ -77,7 +77,8 @@ export const api = {
   'upstreams.remove': method(serverIdReq, z.object({ removed: z.boolean() })),
   'upstreams.restart': method(serverIdReq, z.object({ status: UpstreamStatusSchema })),
   'upstreams.test': method(
-    z.object({ config: ServerConfigSchema }),
+    // `id`: the server being edited, whose stored values stand in for the masked ones (`***`) sent back.
+    z.object({ config: ServerConfigSchema, id: z.string().optional() }),
     z.object({
       ok: z.boolean(),
       error: z.string().optional(),

@@ -26,6 +26,7 @@ import { PolicyRuntime } from './policy/policy-runtime.js';
 import { ToolPins } from './policy/tool-pins.js';
 import { DownstreamSession, type SessionTransportKind } from './downstream/session.js';
 import { EventLog } from './log/event-log.js';
+import { SecretValues, configSecretValues } from './log/secret-values.js';
 import { Ledger } from './ledger/ledger.js';
 import { createSpillFeature, type SpillFeature } from './spill/spill-feature.js';
 import { ChildReaper } from './upstream/child-reaper.js';
@@ -103,6 +104,11 @@ export class Hub {
     this.#configFile = configFile;
     this.#kept = parts.kept;
     this.events = parts.events;
+    this.events.secrets.track(
+      'access token',
+      () => this.#token,
+      (token) => [token],
+    );
     this.ledger = parts.ledger;
     this.spill = parts.spill;
     this.#spillTools = parts.spill.ownTools.map((t) => t.tool);
@@ -205,7 +211,10 @@ export class Hub {
     const configFile = new ConfigFile(options.paths.configFile);
     const config = await configFile.load();
     await mkdir(options.paths.dataDir, { recursive: true, mode: 0o700 });
-    const events = new EventLog({ dir: options.paths.logDir, retentionDays: config.settings.logRetentionDays });
+    // Every configured env and header value is masked wherever it appears in events (issue 13, item 12).
+    const secrets = new SecretValues();
+    secrets.track('config', () => configFile.current, configSecretValues);
+    const events = new EventLog({ dir: options.paths.logDir, retentionDays: config.settings.logRetentionDays, secrets });
     const log = (message: string, error?: unknown) =>
       events.emit({ type: 'log', level: 'warn', message: error ? `${message}: ${(error as Error).message ?? error}` : message });
     const ledger = new Ledger({ dir: options.paths.ledgerDir, onError: (err) => log('ledger write failed', err) });

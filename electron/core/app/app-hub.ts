@@ -88,6 +88,12 @@ export async function createAppHub(options: AppHubOptions): Promise<AppHub> {
     await recordStartFailure(options.paths, err);
     throw err;
   });
+  // Client tokens are secrets like the hub's own (issue 13, item 12); the joined string changes when they do.
+  hub.events.secrets.track(
+    'client tokens',
+    () => tokens.known().join('\n'),
+    (all) => all.split('\n'),
+  );
   const parts = controlParts(hub);
   const platform = options.platform === 'darwin' || options.platform === 'win32' ? options.platform : 'linux';
   let service: Promise<ClientsService> | undefined;

@@ -76,6 +76,11 @@ export class ClientTokens {
     return true;
   }
 
+  /** The tokens known now (without reading the file again), for masking them wherever they appear. */
+  known(): string[] {
+    return [...this.#tokens.values()];
+  }
+
   /** Which client holds this token (constant-time comparisons); a token written by another process since counts. */
   lookup(token: string): string | undefined {
     return this.#find(token) ?? (this.#reloadIfChanged() ? this.#find(token) : undefined);

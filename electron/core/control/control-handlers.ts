@@ -26,7 +26,7 @@ export function hubHandlers(parts: ControlParts): HandlerMap {
     'upstreams.update': (req) => control.updateUpstream(req),
     'upstreams.remove': (req) => control.removeUpstream(req.id),
     'upstreams.restart': (req) => control.restartUpstream(req.id),
-    'upstreams.test': (req) => control.testUpstream(req.config),
+    'upstreams.test': (req) => control.testUpstream(req.config, req.id),
     'upstreams.tools': (req) => status.toolSummaries(req.id),
     // Secrets (the compression API key) leave the hub masked; sent back masked, they keep the stored value.
     'settings.get': () => maskSettingsSecrets(parts.settings()),

@@ -36,6 +36,7 @@ export function controlParts(hub: Hub): ControlParts {
     policy: hub.policy,
     refreshCatalog: () => hub.refreshCatalog(),
     emit: (event) => hub.emit(event),
+    secrets: hub.events.secrets,
   });
   const status = new HubStatus({
     config,
@@ -49,6 +50,7 @@ export function controlParts(hub: Hub): ControlParts {
       dataDir: hub.options.paths.dataDir,
       configFile: hub.options.paths.configFile,
     }),
+    secrets: hub.events.secrets,
   });
   return {
     control,

@@ -17,9 +17,12 @@ import {
 import type { HubEventInput, UpstreamStatus } from '../../../shared/events.js';
 import { ownValue } from '../../../shared/records.js';
 import type { Policies } from '../../../shared/policy.js';
+import { redactText } from '../log/redact.js';
+import { serverSecretValues, valueMask, type SecretValues } from '../log/secret-values.js';
 import type { PolicyRuntime } from '../policy/policy-runtime.js';
 import type { UpstreamPool } from '../upstream/upstream-pool.js';
 import { ControlError } from './control-error.js';
+import { restoreMaskedSecrets } from './server-secrets.js';
 
 /** What the control operations use of the hub. */
 export interface HubControlDeps {
@@ -32,6 +35,8 @@ export interface HubControlDeps {
   /** Rebuilds the catalog now (after a policy or settings change). */
   refreshCatalog(): void;
   emit(event: HubEventInput): void;
+  /** The known secret values, masked in what a test reports (stderr, errors). */
+  secrets: Pick<SecretValues, 'snapshot'>;
 }
 
 export class HubControl {
@@ -101,19 +106,27 @@ export class HubControl {
     return { status: up.status };
   }
 
-  /** Connects to a server config without saving it and lists its tools. */
-  async testUpstream(config: unknown) {
-    const cfg = { ...this.#validateServer(config), enabled: true };
+  /**
+   * Connects to a server config without saving it and lists its tools. With the `id` of the server being
+   * edited, values sent back masked stand for its stored ones. What the server printed comes back with
+   * its own secret values and every known one masked.
+   */
+  async testUpstream(config: unknown, id?: string) {
+    const stored = id === undefined ? undefined : ownValue(this.deps.config().servers, id);
+    const cfg = { ...restoreMaskedSecrets(this.#validateServer(config), stored), enabled: true };
+    const own = valueMask(serverSecretValues(cfg));
+    const known = this.deps.secrets.snapshot();
+    const mask = (text: string) => redactText(own.mask(text), known);
     const started = performance.now();
     const up = this.deps.pool.probe(cfg);
     try {
       await up.connectOnce();
       return {
         ok: up.status === 'ready',
-        ...(up.error ? { error: up.error } : {}),
+        ...(up.error ? { error: mask(up.error) } : {}),
         ...(up.serverInfo ? { serverInfo: { name: up.serverInfo.name, version: up.serverInfo.version } } : {}),
         tools: up.tools.map((t) => ({ name: t.name, original: t.name, ...(t.description ? { description: t.description } : {}) })),
-        stderrTail: up.stderrTail().slice(-50),
+        stderrTail: up.stderrTail().slice(-50).map(mask),
         durationMs: Math.round(performance.now() - started),
       };
     } finally {
@@ -169,14 +182,4 @@ export class HubControl {
     this.deps.refreshCatalog();
     return parsed.data;
   }
-}
-
-/** Values the list showed masked ("••••") and the user sent back unchanged keep what was stored. */
-export function restoreMaskedSecrets(next: ServerConfig, before: ServerConfig | undefined): ServerConfig {
-  if (!before) return next;
-  const keep = (a: Record<string, string>, b: Record<string, string>) =>
-    Object.fromEntries(Object.entries(a).map(([k, v]) => [k, /^•+$|^\*{3,}$|\[redacted\]/i.test(v) && b[k] !== undefined ? b[k] : v]));
-  if (next.type === 'stdio' && before.type === 'stdio') return { ...next, env: keep(next.env, before.env) };
-  if (next.type !== 'stdio' && before.type !== 'stdio') return { ...next, headers: keep(next.headers, before.headers) };
-  return next;
 }

@@ -2,14 +2,16 @@
  * What the control API reports about a running hub: each upstream, the open sessions, the overall
  * status, and a server's tools with their schema cost.
  */
-import type { Config, ServerConfig } from '../../../shared/config.js';
+import type { Config } from '../../../shared/config.js';
 import type { SessionInfo, Status, ToolSummary, UpstreamInfo } from '../../../shared/api.js';
 import { ownValue } from '../../../shared/records.js';
 import type { Catalog } from '../catalog/catalog.js';
 import type { DownstreamSession } from '../downstream/session.js';
-import { redactSecrets } from '../log/redact.js';
+import { redactText } from '../log/redact.js';
+import type { SecretValues } from '../log/secret-values.js';
 import type { Upstream } from '../upstream/upstream.js';
 import { ControlError } from './control-error.js';
+import { maskServerSecrets } from './server-secrets.js';
 
 /** What the status reports read of the hub. */
 export interface HubStatusDeps {
@@ -21,6 +23,8 @@ export interface HubStatusDeps {
   countTokens(text: string): Promise<number>;
   /** Facts fixed at start: the version, where the hub listens and keeps its files. */
   facts(): Pick<Status, 'version' | 'endpoint' | 'dataDir' | 'configFile'>;
+  /** The known secret values (every env and header value, keys, tokens), masked in what servers print. */
+  secrets: Pick<SecretValues, 'snapshot'>;
 }
 
 export class HubStatus {
@@ -31,15 +35,17 @@ export class HubStatus {
     const up = this.deps.upstreams.get(id);
     const cfg = ownValue(this.deps.config().servers, id);
     if (!cfg) throw new ControlError('not_found', `No server with id "${id}"`, 'id');
+    const values = this.deps.secrets.snapshot();
     return {
       id,
-      config: redactSecrets(cfg) as ServerConfig,
+      config: maskServerSecrets(cfg),
       status: up?.status ?? (cfg.enabled ? 'stopped' : 'disabled'),
-      ...(up?.error ? { error: up.error } : {}),
+      // The error quotes the server's last stderr lines, which may echo its env.
+      ...(up?.error ? { error: redactText(up.error, values) } : {}),
       tools: up?.tools.length ?? 0,
       resources: up?.resources.length ?? 0,
       prompts: up?.prompts.length ?? 0,
-      stderrTail: (up?.stderrTail() ?? []).slice(-50).map((l) => redactSecrets(l) as string),
+      stderrTail: (up?.stderrTail() ?? []).slice(-50).map((l) => redactText(l, values)),
       ...(up?.serverInfo ? { serverInfo: { name: up.serverInfo.name, version: up.serverInfo.version } } : {}),
       restarts: up?.restarts ?? 0,
     };

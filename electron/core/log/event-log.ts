@@ -8,11 +8,30 @@ import { dayOf, daysBefore, lastJsonValueSync, listSegmentsSync, readJsonLines }
 import { JsonlJournal } from './jsonl-journal.js';
 import { Ring } from './event-ring.js';
 import { copyRedacted, redactSecrets } from './redact.js';
+import { SecretValues } from './secret-values.js';
 
 /** File name stem of the event log: `events-YYYY-MM-DD[.N].jsonl` (UTC days). */
 export const EVENT_LOG_NAME = 'events';
 export const DEFAULT_RING_SIZE = 5000;
 const DAY_MS = 24 * 3600_000;
+/**
+ * Event fields that hold ids and enums: they are not masked by value (a server id equal to some
+ * configured value must still match a filter), only the secret-shaped text pass applies.
+ */
+const PLAIN_EVENT_KEYS: ReadonlySet<string> = new Set([
+  'type',
+  'level',
+  'status',
+  'action',
+  'transport',
+  'server',
+  'tool',
+  'exposedName',
+  'callId',
+  'session',
+  'client',
+  'handle',
+]);
 
 export interface EventLogOptions {
   /** Folder of the event files (created on first write). */
@@ -28,6 +47,8 @@ export interface EventLogOptions {
   validate?: boolean;
   /** Disk errors (a failed write drops its batch; the ring and subscribers are unaffected). */
   onError?: (err: unknown) => void;
+  /** The secret values masked in every event (default: none known until tracked on `secrets`). */
+  secrets?: SecretValues;
 }
 
 export type EventListener = (event: HubEvent) => void;
@@ -39,6 +60,8 @@ function isStoredEvent(value: unknown): value is HubEvent {
 }
 
 export class EventLog {
+  /** The known secret values, masked wherever they appear in an event (issue 13, item 12). */
+  readonly secrets: SecretValues;
   private readonly ring: Ring<HubEvent>;
   private readonly journal: JsonlJournal;
   private readonly listeners = new Set<EventListener>();
@@ -60,6 +83,7 @@ export class EventLog {
     this.retentionDays = opts.retentionDays;
     this.validate = opts.validate ?? false;
     this.onError = opts.onError ?? (() => {});
+    this.secrets = opts.secrets ?? new SecretValues();
     this.ring = new Ring<HubEvent>(opts.ringSize ?? DEFAULT_RING_SIZE);
     this.journal = new JsonlJournal({
       dir: opts.dir,
@@ -89,11 +113,12 @@ export class EventLog {
   emit(input: HubEventInput): HubEvent {
     const now = this.now();
     // The log's own seq and time need no masking; a given time is masked like any other field.
+    const values = this.secrets.snapshot();
     const stamped: Record<string, unknown> = {
       seq: this.seq + 1,
-      time: input.time === undefined ? new Date(now).toISOString() : redactSecrets(input.time),
+      time: input.time === undefined ? new Date(now).toISOString() : redactSecrets(input.time, values),
     };
-    copyRedacted(stamped, input, 'time');
+    copyRedacted(stamped, input, 'time', values, PLAIN_EVENT_KEYS);
     const event = stamped as unknown as HubEvent;
     if (this.validate) HubEventSchema.parse(event);
     this.seq = event.seq;

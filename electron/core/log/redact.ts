@@ -1,8 +1,11 @@
 /**
  * Masks secrets before anything is persisted, listed or exported (DESIGN.md, "Non-negotiables").
- * Two passes: values under sensitive keys (at any depth), and secret-shaped text inside strings
- * (`Bearer xxx`, `api_key=xxx`, `"password": "xxx"`, `https://user:pass@host`).
+ * Passes: values under sensitive keys (at any depth), the known secret values wherever they appear
+ * (secret-values.ts, when a mask is given), and secret-shaped text inside strings (`Bearer xxx`,
+ * `api_key=xxx`, `"password": "xxx"`, `https://user:pass@host`). Prose that merely names a secret
+ * ("the token budget", "basic setup") is left alone (issue 13, item 12).
  */
+import type { ValueMask } from './secret-values.js';
 
 /** What a masked value becomes. Exported so a UI round-trip can recognise an unchanged masked value. */
 export const REDACTED = '***';
@@ -56,8 +59,11 @@ function judgeKey(key: string): boolean {
 
 // Every quantifier below is bounded and keys must start at a word boundary, so scanning stays linear in
 // the string's length: a 300 KB stderr line of one repeated character must not take minutes.
-// `Bearer abc.def`, `Basic dXNlcjpw`, also after `Authorization:` inside log lines.
-const AUTH_SCHEME = /\b(Bearer|Basic|Token)([ \t]{1,8})[A-Za-z0-9\-._~+/=:]{4,4096}/gi;
+// `Bearer abc.def`, `Basic dXNlcjpw`, also after `Authorization:` inside log lines. What follows the word
+// is masked only when it looks like a credential (credentialShaped) or sits in an Authorization value.
+const AUTH_SCHEME = /\b(Bearer|Basic|Token)([ \t]{1,8})([A-Za-z0-9\-._~+/=:]{4,4096})/gi;
+// An auth scheme word that is the value of an Authorization header or field: whatever follows is the credential.
+const AFTER_AUTHORIZATION = /authorization["']?[ \t]{0,8}[:=][ \t]{0,8}["']?$/i;
 // `key=value`, `key: value`, `"key": "value"`, `'key': 'value'`; the key is judged by isSensitiveKey.
 const KEY_VALUE =
   /(?<![A-Za-z0-9_.-])(["']?)([A-Za-z_][A-Za-z0-9_.-]{0,63})\1([ \t]{0,8}[:=][ \t]{0,8})("(?:[^"\\\n]|\\.){0,4096}"|'[^'\n]{0,4096}'|[^\s&,;"'}\])]{1,4096})/g;
@@ -68,14 +74,32 @@ const MIN_SCAN_LENGTH = 6;
 // Cheap tests that rule a pass out before its regex scans the string (most event strings are ids and names).
 const AUTH_SCHEME_WORD = /bearer|basic|token/i;
 
-/** Masks secret-shaped text inside one string. */
-export function redactText(text: string): string {
+/**
+ * Whether the word after `Bearer`/`Basic`/`Token` is a credential rather than prose ("token budget",
+ * "basic setup", "bearer token", "token 2048 of 4096"): it mixes letters and digits, has a capital inside
+ * it, a `.`, `/`, `+`, `:`, `~` or `=` between characters or `=` at the end (base64 padding), or is too
+ * long for a word.
+ */
+function credentialShaped(word: string): boolean {
+  // Separate tests, each linear in the word's length (one alternation with `[^\d]*` would be quadratic).
+  if (word.length >= 24 || word.endsWith('=')) return true;
+  if (/\d/.test(word) && /[A-Za-z]/.test(word)) return true;
+  return /[a-z][A-Z]|[A-Za-z0-9][./+=:~][A-Za-z0-9]/.test(word);
+}
+
+/** Masks secret-shaped text inside one string, and the known secret values when a mask is given. */
+export function redactText(text: string, values?: ValueMask): string {
+  if (values) text = values.mask(text);
   if (text.length < MIN_SCAN_LENGTH) return text;
   // KEY_VALUE needs a ':' or '=', URL_USERINFO a '://'; AUTH_SCHEME one of its words.
   const separated = text.includes(':') || text.includes('=');
   const scheme = AUTH_SCHEME_WORD.test(text);
   if (!separated && !scheme) return text;
-  let out = scheme ? text.replace(AUTH_SCHEME, (_m, word: string, space: string) => `${word}${space}${REDACTED}`) : text;
+  let out = scheme
+    ? text.replace(AUTH_SCHEME, (match, word: string, space: string, value: string, offset: number) =>
+        credentialShaped(value) || AFTER_AUTHORIZATION.test(text.slice(Math.max(0, offset - 40), offset)) ? `${word}${space}${REDACTED}` : match,
+      )
+    : text;
   if (!separated) return out;
   out = out.replace(KEY_VALUE, (match, quote: string, key: string, sep: string, value: string) => {
     if (!isSensitiveKey(key)) return match;
@@ -96,39 +120,47 @@ const MAX_DEPTH = 64;
  * becomes `***` (empty strings stay empty, so "not set" remains visible), and every string is scanned
  * for secret-shaped text. Objects that are not plain (Dates, Buffers, class instances) are returned as-is.
  */
-export function redactSecrets<T>(value: T): T {
-  return redactValue(value, 0) as T;
+export function redactSecrets<T>(value: T, values?: ValueMask): T {
+  return redactValue(value, 0, values) as T;
 }
 
-function redactValue(value: unknown, depth: number): unknown {
-  if (typeof value === 'string') return redactText(value);
+function redactValue(value: unknown, depth: number, values: ValueMask | undefined): unknown {
+  if (typeof value === 'string') return redactText(value, values);
   if (value === null || typeof value !== 'object' || depth > MAX_DEPTH) return value;
-  if (Array.isArray(value)) return value.map((item) => redactValue(item, depth + 1));
+  if (Array.isArray(value)) return value.map((item) => redactValue(item, depth + 1, values));
   const proto = Object.getPrototypeOf(value);
   if (proto !== Object.prototype && proto !== null) return value;
   const out: Record<string, unknown> = {};
   const source = value as Record<string, unknown>;
   for (const key in source) {
-    if (Object.hasOwn(source, key)) out[key] = redactEntry(key, source[key], depth + 1);
+    if (Object.hasOwn(source, key)) out[key] = redactEntry(key, source[key], depth + 1, values);
   }
   return out;
 }
 
 /** One property of an object being copied: masked whole under a sensitive key, else redacted within. */
-function redactEntry(key: string, item: unknown, depth: number): unknown {
+function redactEntry(key: string, item: unknown, depth: number, values: ValueMask | undefined): unknown {
   if (isSensitiveKey(key) && item !== undefined && item !== null && item !== '' && (typeof item !== 'object' || Array.isArray(item))) {
     return REDACTED;
   }
-  return redactValue(item, depth);
+  return redactValue(item, depth, values);
 }
 
 /**
  * Copies the properties of `source` onto `target` with secrets masked, as redactSecrets would copy
- * them, skipping `skip` (the event log adds its own fields without copying the event twice).
+ * them, skipping `skip` (the event log adds its own fields without copying the event twice). Values
+ * under `plainKeys` (ids and enums: an event's type, level, server) are not value-masked: a server id
+ * that happens to equal a configured value must stay filterable.
  */
-export function copyRedacted(target: Record<string, unknown>, source: object, skip: string): void {
+export function copyRedacted(
+  target: Record<string, unknown>,
+  source: object,
+  skip: string,
+  values?: ValueMask,
+  plainKeys?: ReadonlySet<string>,
+): void {
   const from = source as Record<string, unknown>;
   for (const key in from) {
-    if (key !== skip && Object.hasOwn(from, key)) target[key] = redactEntry(key, from[key], 1);
+    if (key !== skip && Object.hasOwn(from, key)) target[key] = redactEntry(key, from[key], 1, plainKeys?.has(key) ? undefined : values);
   }
 }

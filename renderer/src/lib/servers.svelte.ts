@@ -107,7 +107,8 @@ export class ServersState {
   async test(draft: ServerDraft): Promise<ApiResult<TestResult> | undefined> {
     const config = draft.validateConfig();
     if (!config) return undefined;
-    const result = await this.#backend.call('upstreams.test', { config });
+    // Editing: the hub tests with the stored values where the form still shows them masked.
+    const result = await this.#backend.call('upstreams.test', { config, ...(draft.editingId ? { id: draft.editingId } : {}) });
     if (!result.ok && result.field) draft.setProblem({ field: result.field, message: result.message });
     return result;
   }

@@ -1,0 +1,121 @@
+/**
+ * Masking by value (issue 13, item 12): every configured env and header value, the compression API key,
+ * the access token and the client tokens are secrets whatever key they sit under (`GITHUB_PAT`,
+ * `X-Custom-Auth`), so wherever one of them shows up in text — a server echoing its env to stderr, an
+ * error quoting a header — it becomes `***`. Sources are read when text is masked and the list is
+ * rebuilt only when a source's snapshot changed, so a config change applies to the very next event.
+ */
+import type { Config, ServerConfig } from '../../../shared/config.js';
+import { REDACTED } from './redact.js';
+
+/**
+ * Values shorter than this are not masked. Env values such as `true`, `debug`, `info` or `8080` would
+ * otherwise turn every occurrence of that word in logs into `***` (and masking a secret that short in
+ * text would not protect it anyway: it is guessable).
+ */
+export const MIN_SECRET_CHARS = 6;
+
+/** Masks the known secret values in one text; taken once per event or answer (see SecretValues.snapshot). */
+export interface ValueMask {
+  mask(text: string): string;
+}
+
+interface Source<T> {
+  read: () => T;
+  values: (snapshot: T) => Iterable<string>;
+  /** The snapshot `list` was built from (compared with `===`: config objects are replaced, never mutated). */
+  last: T | typeof UNREAD;
+  list: readonly string[];
+}
+
+const UNREAD = Symbol('unread');
+const NO_VALUES: ValueMask = { mask: (text) => text };
+
+export class SecretValues {
+  readonly #sources = new Map<string, Source<unknown>>();
+  #mask: ValueMask = NO_VALUES;
+  #stale = false;
+
+  /**
+   * Keeps the values `values(read())` masked, under `name` (a second call with the same name replaces the
+   * first). `read` must return a new snapshot (a new object, or a different string) whenever the values
+   * change.
+   */
+  track<T>(name: string, read: () => T, values: (snapshot: T) => Iterable<string>): void {
+    const source: Source<T> = { read, values, last: UNREAD, list: [] };
+    this.#sources.set(name, source as Source<unknown>);
+    this.#stale = true;
+  }
+
+  /** The masker for the values as they are now. */
+  snapshot(): ValueMask {
+    for (const source of this.#sources.values()) {
+      const now = source.read();
+      if (now === source.last) continue;
+      source.last = now;
+      source.list = [...source.values(now)];
+      this.#stale = true;
+    }
+    if (this.#stale) {
+      this.#stale = false;
+      this.#mask = valueMask([...this.#sources.values()].flatMap((s) => s.list));
+    }
+    return this.#mask;
+  }
+
+  /** Masks the known secret values in one text. */
+  mask(text: string): string {
+    return this.snapshot().mask(text);
+  }
+}
+
+/**
+ * A masker for a fixed list of values (e.g. a config being tested, not saved). Each value is also
+ * matched as it appears inside JSON text (quotes and backslashes escaped), and the longest values are
+ * replaced first, so a secret that contains another is masked whole.
+ */
+export function valueMask(values: Iterable<string>): ValueMask {
+  const forms = new Set<string>();
+  for (const value of values) {
+    if (value.trim().length < MIN_SECRET_CHARS) continue;
+    forms.add(value);
+    const escaped = JSON.stringify(value).slice(1, -1);
+    if (escaped !== value) forms.add(escaped);
+  }
+  if (forms.size === 0) return NO_VALUES;
+  const sorted = [...forms].sort((a, b) => b.length - a.length);
+  const shortest = sorted[sorted.length - 1].length;
+  return {
+    mask(text: string): string {
+      if (text.length < shortest) return text;
+      let out = text;
+      for (const value of sorted) if (out.includes(value)) out = out.split(value).join(REDACTED);
+      return out;
+    },
+  };
+}
+
+const AUTH_SCHEME_VALUE = /^(?:Bearer|Basic|Token)[ \t]+(\S+)$/i;
+
+/**
+ * The secret values of one server: every env value (stdio) or header value (HTTP, SSE), whatever its key.
+ * A header such as `Bearer xyz` also gives `xyz`, which is what a server echoing its credentials prints.
+ */
+export function serverSecretValues(server: ServerConfig): string[] {
+  const out: string[] = [];
+  const map = server.type === 'stdio' ? server.env : server.headers;
+  for (const value of Object.values(map ?? {})) {
+    out.push(value);
+    const credential = AUTH_SCHEME_VALUE.exec(value.trim())?.[1];
+    if (credential) out.push(credential);
+  }
+  return out;
+}
+
+/** The secret values of a config: those of every server, and the compression API key. */
+export function configSecretValues(config: Config): string[] {
+  const out = Object.values(config.servers).flatMap(serverSecretValues);
+  const apiKey = config.settings.compression.apiKey;
+  if (apiKey) out.push(apiKey);
+  return out;
+}
