@@ -53,7 +53,7 @@ describe('spilling through the endpoint', () => {
     const text = textOf(r);
     expect(text.length).toBeLessThan(20_000);
     expect(text).toMatch(/[\d,]+ tokens \([\d.]+ [KM]B\) — showing the first/);
-    expect(text).toContain('spillway__read_result');
+    expect(text).toContain('the tool whose name ends in spillway__read_result');
     expect(text).toContain('line 1: NEEDLE');
     handle = handleOf(r);
     expect(handle).toMatch(/^[a-z2-7]{12,}$/);

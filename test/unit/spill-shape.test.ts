@@ -147,7 +147,8 @@ describe('shapeResult: what a spilled result looks like', () => {
     expect(shown).toMatch(/— showing the first \d{3} tokens \(\d+ lines\)\./);
     expect(shown).toContain(`Handle "${handle}", kept until 2026-01-01T13:00:00.000Z (60 min)`);
     expect(shown).toContain(`{"handle":"${handle}","op":"grep","pattern":"<regex>"}`);
-    expect(shown).toContain('spillway__read_result');
+    // Named so that it holds in every client, whatever prefix the client puts on MCP tools (issue 13 item 8).
+    expect(shown).toContain('Read more with the tool whose name ends in spillway__read_result, e.g.');
     // The preview is the head of the text, cut at a line boundary, within its token budget.
     const preview = shown.slice(shown.indexOf('\n---\n') + 5);
     expect(body.startsWith(preview)).toBe(true);

@@ -9,7 +9,7 @@ import { createChatClient } from '../compress/chat-client.js';
 import { CompressionBudget } from '../compress/compression-budget.js';
 import { CompressionCache } from '../compress/compression-cache.js';
 import { createCompressor, type Compressor } from '../compress/compressor.js';
-import { READ_RESULT_TOOL_NAME } from '../spill/read-result-tool.js';
+import { READ_RESULT_TOOL_REFERENCE } from '../spill/read-result-tool.js';
 import type { ShapedResult } from '../spill/shape-result.js';
 import type { TokenCounter } from '../tokens/token-counter.js';
 import type { CallContext } from './call-context.js';
@@ -72,7 +72,7 @@ export class CompressionStage {
         originalTokens: o.tokensUpstream.tokens,
         originalTokensEstimated: o.tokensUpstream.estimated,
         handle: o.handle,
-        readTool: READ_RESULT_TOOL_NAME,
+        readTool: READ_RESULT_TOOL_REFERENCE,
       },
       { budgetKey: `${ctx.server}\u0000${ctx.tool}`, signal: ctx.signal },
     );

@@ -1,18 +1,26 @@
 /**
- * One file written atomically (temp file + rename), one write at a time. Saves asked for while a write
- * is waiting share it, and the text is rendered when that write starts, so it holds the newest state.
- * The config file, client tokens, tool pins and the spill index all save this way.
+ * One file written atomically (temp file, synced, then renamed over the file), one write at a time. Saves
+ * asked for while a write is waiting share it, and the text is rendered when that write starts, so it
+ * holds the newest state. The config file, client tokens, tool pins and the spill index all save this way.
+ * A full disk fails the save and leaves the old file as it was (issue 13 item 11: write-file-atomic did
+ * one write and renamed whatever part of the text it had taken).
  */
-import { mkdir } from 'node:fs/promises';
-import { dirname } from 'node:path';
-import writeFileAtomic from 'write-file-atomic';
+import { randomInt } from 'node:crypto';
+import { mkdir, open, readdir, realpath, rename, rm, stat, type FileHandle } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
 
 export interface AtomicFileOptions {
-  /** File mode for a new file (e.g. 0o600 for secrets). */
+  /** File mode for a new file (e.g. 0o600 for secrets); by default an existing file's mode is kept. */
   mode?: number;
   /** Runs before each write, after the folder exists (e.g. a one-time backup). */
   beforeWrite?: () => Promise<void>;
 }
+
+/**
+ * A temp file younger than this may belong to a write under way in another process (the CLI and the hub
+ * share the data folder): only older ones are taken for leftovers of an interrupted write.
+ */
+const STALE_TEMP_MS = 10_000;
 
 export class AtomicFile {
   #write: Promise<void> = Promise.resolve();
@@ -34,7 +42,7 @@ export class AtomicFile {
         this.#queued = false;
         await mkdir(dirname(this.path), { recursive: true });
         await this.options.beforeWrite?.();
-        await writeFileAtomic(this.path, this.render(), this.options.mode === undefined ? {} : { mode: this.options.mode });
+        await writeAtomically(this.path, Buffer.from(this.render(), 'utf8'), this.options.mode);
       });
     return this.#write;
   }
@@ -43,4 +51,99 @@ export class AtomicFile {
   settled(): Promise<void> {
     return this.#write.catch(() => undefined);
   }
+}
+
+/** Writes `data` to `file` through a synced temp file renamed over it; on failure the temp file is removed. */
+export async function writeAtomically(file: string, data: Buffer, mode?: number): Promise<void> {
+  // A symlinked file (a dotfiles repo) is written where it points, and stays a link.
+  const path = await realpath(file).catch(() => file);
+  // The same form write-file-atomic gave its temp files, so one pattern finds the leftovers of both.
+  const temp = `${path}.${randomInt(2 ** 47)}`;
+  const fileMode =
+    mode ??
+    (await stat(path).then(
+      (s) => s.mode & 0o7777,
+      () => 0o666,
+    ));
+  let handle: FileHandle | undefined;
+  try {
+    handle = await open(temp, 'wx', fileMode);
+    await writeAll(handle, data);
+    await handle.sync();
+    await handle.close();
+    handle = undefined;
+    await rename(temp, path);
+  } catch (error) {
+    await handle?.close().catch(() => undefined);
+    await rm(temp, { force: true }).catch(() => undefined);
+    throw error;
+  }
+  await syncFolder(dirname(path));
+}
+
+/** What `writeAll` needs of an open file (a FileHandle). */
+export interface ByteSink {
+  write(data: Uint8Array, offset: number, length: number): Promise<{ bytesWritten: number }>;
+}
+
+/**
+ * Writes all of `data` at the file's current position. A short write (a disk that fills up part way) is
+ * continued, so the disk's own error (ENOSPC) is what ends it; a write that makes no progress throws.
+ */
+export async function writeAll(file: ByteSink, data: Uint8Array): Promise<void> {
+  for (let offset = 0; offset < data.length;) {
+    const { bytesWritten } = await file.write(data, offset, data.length - offset);
+    if (bytesWritten <= 0) throw Object.assign(new Error(`short write: ${offset} of ${data.length} bytes written`), { code: 'EIO' });
+    offset += bytesWritten;
+  }
+}
+
+/** Syncs a file's data to the disk (opened for writing: Windows flushes only a handle that may write). */
+export async function syncFile(path: string): Promise<void> {
+  const handle = await open(path, 'r+');
+  try {
+    await handle.datasync();
+  } finally {
+    await handle.close();
+  }
+}
+
+/**
+ * Syncs a folder, so that files just created or renamed in it survive a crash. Best effort: some systems
+ * (Windows) cannot open a folder for this, and the files themselves are synced already.
+ */
+export async function syncFolder(folder: string): Promise<void> {
+  let handle: FileHandle | undefined;
+  try {
+    handle = await open(folder, 'r');
+    await handle.sync();
+  } catch {
+    // not supported here
+  } finally {
+    await handle?.close().catch(() => undefined);
+  }
+}
+
+/**
+ * Removes the temp files an interrupted atomic write of `path` left beside it (`<name>.<digits>`, as
+ * AtomicFile and write-file-atomic name them), when older than a write can take. Returns how many; never
+ * throws (a leftover only costs space).
+ */
+export async function removeStaleTemps(path: string, now: number = Date.now()): Promise<number> {
+  const folder = dirname(path);
+  const prefix = `${basename(path)}.`;
+  let removed = 0;
+  try {
+    for (const name of await readdir(folder)) {
+      if (!name.startsWith(prefix) || !/^\d+$/.test(name.slice(prefix.length))) continue;
+      const temp = join(folder, name);
+      const info = await stat(temp).catch(() => undefined);
+      if (!info?.isFile() || now - info.mtimeMs < STALE_TEMP_MS) continue;
+      await rm(temp, { force: true });
+      removed++;
+    }
+  } catch {
+    // a folder that is missing or unreadable has nothing to clean
+  }
+  return removed;
 }

@@ -5,7 +5,7 @@
  */
 import { copyFile, readFile } from 'node:fs/promises';
 import { defaultConfig, parseConfig, serializeConfig, type Config } from '../../../shared/config.js';
-import { AtomicFile } from './atomic-file.js';
+import { AtomicFile, removeStaleTemps } from './atomic-file.js';
 
 export class ConfigFile {
   #foreign = false;
@@ -27,8 +27,12 @@ export class ConfigFile {
     return this.#current;
   }
 
-  /** Loads the config; a missing file gives the defaults. Throws ConfigError naming the field and file. */
+  /**
+   * Loads the config; a missing file gives the defaults. Throws ConfigError naming the field and file.
+   * Temp files an interrupted save left beside it are removed first.
+   */
   async load(): Promise<Config> {
+    await removeStaleTemps(this.path);
     let text: string;
     try {
       text = await readFile(this.path, 'utf8');

@@ -2,6 +2,13 @@ import { z } from 'zod';
 
 export const READ_RESULT_TOOL_NAME = 'spillway__read_result';
 
+/**
+ * How previews name the read tool. Clients show MCP tools under their own prefix (Claude Code
+ * `mcp__spillway__spillway__read_result`, Gemini CLI `mcp_spillway_spillway__read_result`), so the bare
+ * name is not one the model can call in every client; its ending is (issue 13 item 8).
+ */
+export const READ_RESULT_TOOL_REFERENCE = `the tool whose name ends in ${READ_RESULT_TOOL_NAME}`;
+
 export const READ_OPS = ['stat', 'head', 'tail', 'slice', 'grep', 'query', 'read'] as const;
 export type ReadOp = (typeof READ_OPS)[number];
 

@@ -5,7 +5,7 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { TokenBudgetCut, TokenCount, TokenCounter } from '../tokens/token-counter.js';
 import { formatCount, summarizeJson } from './json-summary.js';
-import { READ_RESULT_TOOL_NAME } from './read-result-tool.js';
+import { READ_RESULT_TOOL_REFERENCE } from './read-result-tool.js';
 import { parseJson, type ResultView } from './result-view.js';
 import { formatBytes, formatDuration } from './size-labels.js';
 import { spillUri } from './spill-handle.js';
@@ -90,7 +90,7 @@ export function spilledHeader(sizes: Sizes, entry: SpillEntry, now: number, prev
   return (
     `[Spillway] Result too large for the context, kept in full: ${sizeLabel(sizes)} — ${showing(sizes.preview)}.\n` +
     `Handle "${h}", kept until ${new Date(entry.expiresAt).toISOString()} (${formatDuration(entry.expiresAt - now)}). ` +
-    `Read more with the tool ${READ_RESULT_TOOL_NAME}, e.g.\n  ${examples.join('\n  ')}\n` +
+    `Read more with ${READ_RESULT_TOOL_REFERENCE}, e.g.\n  ${examples.join('\n  ')}\n` +
     `Ops: stat, head, tail, slice (lines), grep (regex), query (JSON), read (from an offset).${binary}`
   );
 }

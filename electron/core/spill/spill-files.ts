@@ -6,9 +6,10 @@
  */
 import { createHash } from 'node:crypto';
 import { createReadStream, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { access, mkdir, open, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, open, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { syncFile, syncFolder, writeAll } from '../files/atomic-file.js';
 import type { SpooledString } from '../wire/raw-spool.js';
 import { base32, HANDLE_PATTERN } from './spill-handle.js';
 import { binaryFileName, restoreBinaryFiles, withBinaryAsFiles } from './result-view.js';
@@ -81,14 +82,14 @@ export function fileNames(files: PreparedFiles): string[] {
 }
 
 /**
- * Writes the prepared files into `folder`, side by side. Spooled texts end up there: a single one is
- * moved, several are copied and then deleted.
+ * Writes the prepared files into `folder`, side by side, each in full. Spooled texts end up there: a
+ * single one is moved, several are copied and then deleted.
  */
 async function writeFiles(folder: string, files: PreparedFiles): Promise<void> {
   const writes = [
-    writeFile(join(folder, RESULT_FILE), files.skeleton),
+    writeWhole(join(folder, RESULT_FILE), [files.skeleton]),
     writeText(join(folder, TEXT_FILE), files.texts),
-    ...files.binaryFiles.map((file) => writeFile(join(folder, file.file), file.data)),
+    ...files.binaryFiles.map((file) => writeWhole(join(folder, file.file), [file.data])),
   ];
   // Every write is waited for, also when one fails: the caller removes the folder next.
   const failed = (await Promise.allSettled(writes)).find((outcome) => outcome.status === 'rejected');
@@ -109,7 +110,9 @@ export async function readStoredResult(folder: string, binary: SpillBinaryFile[]
 /**
  * Writes an entry's files straight into its own folder `<dir>/<handle>`, made for it (with `dir` when
  * missing); a folder already there, left by a crashed write or by an entry the index lost, is replaced.
- * On failure the folder is removed.
+ * Resolves once every file is complete: a short write is continued or fails (issue 13 item 11: a full
+ * disk left a third of a result listed and readable). Syncing is left to `syncEntry`, before the entry
+ * is written to the index. On failure the folder is removed.
  */
 export async function writeEntryFolder(dir: string, handle: string, files: PreparedFiles): Promise<void> {
   const folder = join(dir, handle);
@@ -162,11 +165,18 @@ function writeMovedEntry(dir: string, folder: string, files: PreparedFiles): voi
   renameSync((files.texts[0]!.part.text as SpooledString).path, join(folder, TEXT_FILE));
 }
 
-/** Whether all of an entry's files are in `folder`. */
-export async function filesPresent(folder: string, files: string[]): Promise<boolean> {
+/** Syncs an entry's files and its folder to the disk (its parent folder is the caller's to sync). */
+export async function syncEntry(folder: string, files: string[]): Promise<void> {
+  for (const file of files) await syncFile(join(folder, file));
+  await syncFolder(folder);
+}
+
+/** Whether all of an entry's files are in `folder`, together as large as the entry says (`diskBytes`). */
+export async function filesComplete(folder: string, files: string[], diskBytes: number): Promise<boolean> {
   try {
-    for (const file of files) await access(join(folder, file));
-    return true;
+    let bytes = 0;
+    for (const file of files) bytes += (await stat(join(folder, file))).size;
+    return bytes === diskBytes;
   } catch {
     return false;
   }
@@ -213,16 +223,29 @@ async function writeText(path: string, texts: Array<{ part: TextPart; data: Buff
     await rename(only.path, path);
     return;
   }
-  const file = await open(path, 'wx', 0o600);
+  await writeWhole(
+    path,
+    (async function* () {
+      for (const [i, { part, data }] of texts.entries()) {
+        if (i > 0) yield NEWLINE;
+        if (data) yield data;
+        else for await (const chunk of createReadStream((part.text as SpooledString).path)) yield chunk as Buffer;
+      }
+    })(),
+    0o600,
+  );
+  const copied = texts.flatMap(({ part }) => (typeof part.text === 'string' ? [] : [part.text.path]));
+  await Promise.all(copied.map((spooled) => rm(spooled, { force: true })));
+}
+
+const NEWLINE = Buffer.from('\n');
+
+/** Creates `path` with `chunks`, each written in full (a short write is continued or fails). */
+async function writeWhole(path: string, chunks: Iterable<Buffer> | AsyncIterable<Buffer>, mode?: number): Promise<void> {
+  const file = await open(path, 'wx', mode);
   try {
-    for (const [i, { part, data }] of texts.entries()) {
-      if (i > 0) await file.write('\n');
-      if (data) await file.write(data);
-      else for await (const chunk of createReadStream((part.text as SpooledString).path)) await file.write(chunk as Buffer);
-    }
+    for await (const chunk of chunks) await writeAll(file, chunk);
   } finally {
     await file.close();
   }
-  const copied = texts.flatMap(({ part }) => (typeof part.text === 'string' ? [] : [part.text.path]));
-  await Promise.all(copied.map((spooled) => rm(spooled, { force: true })));
 }

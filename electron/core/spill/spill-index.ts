@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { AtomicFile } from '../files/atomic-file.js';
+import { AtomicFile, removeStaleTemps } from '../files/atomic-file.js';
 import { isValidHandle } from './spill-handle.js';
 import { countLines, type ResultView, type SpillContentType, type SpooledView } from './result-view.js';
 import { fileNames, type PreparedFiles } from './spill-files.js';
@@ -130,7 +130,7 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 const SAVE_SOON_MS = 1000;
 
 /**
- * The index file: read once at open, written atomically (write-file-atomic) after changes. Saves are
+ * The index file: read once at open, written atomically (files/atomic-file.ts) after changes. Saves are
  * coalesced: calls made while a write is pending share the next write of the latest snapshot.
  */
 export class SpillIndexFile {
@@ -138,13 +138,18 @@ export class SpillIndexFile {
   readonly #file: AtomicFile;
   #soon: NodeJS.Timeout | undefined;
 
-  constructor(path: string, snapshot: () => SpillEntry[]) {
+  /** `beforeWrite` runs before each write, before `snapshot` is taken (the store syncs new entries there). */
+  constructor(path: string, snapshot: () => SpillEntry[], beforeWrite?: () => Promise<void>) {
     this.path = path;
-    this.#file = new AtomicFile(path, () => serializeIndex(snapshot()));
+    this.#file = new AtomicFile(path, () => serializeIndex(snapshot()), beforeWrite ? { beforeWrite } : {});
   }
 
-  /** The entries on disk; null when there is no index yet; 'corrupt' when the file is not an index. */
+  /**
+   * The entries on disk; null when there is no index yet; 'corrupt' when the file is not an index. Read
+   * once, at open: temp files an interrupted save left beside it are removed first.
+   */
   async read(): Promise<SpillEntry[] | null | 'corrupt'> {
+    await removeStaleTemps(this.path);
     let raw: string;
     try {
       raw = await readFile(this.path, 'utf8');

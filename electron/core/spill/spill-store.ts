@@ -2,12 +2,22 @@ import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { LRUCache } from 'lru-cache';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { syncFolder } from '../files/atomic-file.js';
 import type { TokenCount, TokenCounter } from '../tokens/token-counter.js';
 import type { SpooledString } from '../wire/raw-spool.js';
 import { HANDLE_LENGTH, isValidHandle } from './spill-handle.js';
 import { viewResult, type ResultView, type SpooledView } from './result-view.js';
 import { SpillDocument } from './spill-document.js';
-import { filesPresent, prepareFiles, readStoredResult, strayFolders, TEXT_FILE, writeEntryFolder, type PreparedFiles } from './spill-files.js';
+import {
+  filesComplete,
+  prepareFiles,
+  readStoredResult,
+  strayFolders,
+  syncEntry,
+  TEXT_FILE,
+  writeEntryFolder,
+  type PreparedFiles,
+} from './spill-files.js';
 import { plannedEntry, refreshOf, SpillIndexFile, type SpillEntry } from './spill-index.js';
 
 export type { SpillEntry, SpillBinaryFile } from './spill-index.js';
@@ -86,6 +96,11 @@ export class SpillStore {
   readonly #documents: LRUCache<string, SpillDocument>;
   /** The puts under way, by handle (settled when done, never rejected): cleanup leaves their folders alone. */
   readonly #writing = new Map<string, Promise<void>>();
+  /**
+   * Entries whose files are complete but not yet synced: listed and readable here, left out of the index
+   * file until the next index write has synced them (issue 13 item 11), off the call's path.
+   */
+  readonly #unsynced = new Set<string>();
   readonly #index: SpillIndexFile;
 
   private constructor(options: SpillStoreOptions) {
@@ -95,7 +110,11 @@ export class SpillStore {
     this.ttlMs = options.ttlMs ?? DEFAULT_SPILL_TTL_MS;
     this.quotaBytes = options.quotaBytes ?? DEFAULT_SPILL_QUOTA_BYTES;
     this.#log = options.log ?? (() => {});
-    this.#index = new SpillIndexFile(join(this.dir, INDEX_FILE), () => [...this.#entries.values()]);
+    this.#index = new SpillIndexFile(
+      join(this.dir, INDEX_FILE),
+      () => [...this.#entries.values()].filter((entry) => !this.#unsynced.has(entry.handle)),
+      () => this.#syncNewEntries(),
+    );
     this.#documents = new LRUCache<string, SpillDocument>({
       maxSize: options.cacheBytes ?? 64 * 1024 * 1024,
       sizeCalculation: (doc) => Math.max(1, doc.text.length * 3),
@@ -130,8 +149,9 @@ export class SpillStore {
   /**
    * Keeps a complete result and returns its entry. The same content is stored once: a second put
    * refreshes the entry's owner, expiry and last access. Throws SpillWriteError when it cannot be kept.
-   * Returns once the files are in place; the index follows within a second (a failure is logged): a
-   * crash in between leaves a folder the index does not know, removed at the next open.
+   * Returns once the files are complete, and only then is the entry listed; the index file follows within
+   * a second, the entry's files synced first (a failure is logged): a crash in between leaves a folder the
+   * index does not know, removed at the next open. A failed write leaves nothing: its folder is removed.
    */
   async put(result: CallToolResult, meta: SpillMeta, prepared: SpillPrepared = {}): Promise<SpillEntry> {
     return this.plan(result, meta, prepared).write();
@@ -177,7 +197,7 @@ export class SpillStore {
     let written = false;
     try {
       const existing = this.#entries.get(handle);
-      if (existing && (await this.#filesPresent(existing))) {
+      if (existing && (await this.#filesComplete(existing))) {
         Object.assign(existing, refreshOf(planned), { expiresAt: Math.max(existing.expiresAt, planned.expiresAt) });
         this.#persistIndexLater();
         return { ...existing };
@@ -188,6 +208,7 @@ export class SpillStore {
       await writeEntryFolder(this.dir, handle, files);
       written = true;
       this.#entries.set(handle, { ...planned });
+      this.#unsynced.add(handle);
       await this.#evictOverQuota(handle);
       this.#persistIndexLater();
       return { ...planned };
@@ -302,9 +323,9 @@ export class SpillStore {
   }
 
   /**
-   * Drops expired entries and entries whose files vanished, removes folders the index does not know
-   * (crashed writes), and evicts least recently used entries over the quota. Run at open; call it
-   * periodically.
+   * Drops expired entries and entries whose files vanished or are incomplete, removes folders the index
+   * does not know (crashed writes), and evicts least recently used entries over the quota. Run at open;
+   * call it periodically.
    */
   async cleanup(): Promise<SpillCleanupReport> {
     const report: SpillCleanupReport = { expired: 0, missing: 0, orphans: 0, evicted: 0 };
@@ -314,7 +335,7 @@ export class SpillStore {
       if (entry.expiresAt <= now) {
         await this.#remove(entry.handle);
         report.expired++;
-      } else if (!(await this.#filesPresent(entry))) {
+      } else if (!(await this.#filesComplete(entry))) {
         await this.#remove(entry.handle);
         report.missing++;
       }
@@ -359,12 +380,35 @@ export class SpillStore {
     this.#index.saveSoon((error) => this.#log('spill index could not be written', error));
   }
 
-  #filesPresent(entry: SpillEntry): Promise<boolean> {
-    return filesPresent(join(this.dir, entry.handle), entry.files);
+  #filesComplete(entry: SpillEntry): Promise<boolean> {
+    return filesComplete(join(this.dir, entry.handle), entry.files, entry.diskBytes);
+  }
+
+  /**
+   * Syncs the files of the entries kept since the last index write, so that the index written next lists
+   * only entries whose files are on the disk. An entry that cannot be synced is removed.
+   */
+  async #syncNewEntries(): Promise<void> {
+    if (this.#unsynced.size === 0) return;
+    for (const handle of [...this.#unsynced]) {
+      const entry = this.#entries.get(handle);
+      this.#unsynced.delete(handle);
+      if (!entry) continue;
+      try {
+        await syncEntry(join(this.dir, handle), entry.files);
+      } catch (error) {
+        // A put of the same content rewriting the folder meanwhile marks it again once its files are complete.
+        if (this.#entries.get(handle) !== entry || this.#writing.has(handle)) continue;
+        this.#log(`spilled result ${handle} could not be synced to disk; it is removed`, error);
+        await this.#remove(handle);
+      }
+    }
+    await syncFolder(this.dir);
   }
 
   async #remove(handle: string): Promise<void> {
     this.#entries.delete(handle);
+    this.#unsynced.delete(handle);
     this.#documents.delete(handle);
     await rm(join(this.dir, handle), { recursive: true, force: true });
   }
