@@ -41,6 +41,25 @@ function finished(server: string, tool: string, extra: Record<string, unknown> =
 }
 
 describe('Activity', () => {
+  it('shows Info and up by default, debug details on request, and says a server failed in plain words (issue 14, items 7 and 11)', async () => {
+    const { fake, log } = setup();
+    await waitFor(() => expect(log.loading).toBe(false));
+    fake.emit({ type: 'log', level: 'debug', message: 'roots/list failed: Method not found' });
+    fake.emit({ type: 'upstream.status', level: 'error', server: 'weather', status: 'error', error: 'exited with code 1' });
+    await logRegion().findByText('weather failed: exited with code 1');
+    expect(logRegion().queryByText(/roots\/list/)).toBeNull();
+    expect(logRegion().queryByText(/is error/)).toBeNull();
+    fake.emit({ type: 'catalog.changed', level: 'info', tools: 1, resources: 0, prompts: 2 });
+    expect(await logRegion().findByText('Tools changed: 1 tool, 0 resources, 2 prompts')).toBeTruthy();
+    expect(screen.getByText('2 events')).toBeTruthy();
+    expect(screen.queryByRole('button', { name: 'Clear filters' })).toBeNull();
+
+    await fireEvent.change(screen.getByLabelText('Level'), { target: { value: '' } });
+    expect(await logRegion().findByText(/roots\/list failed/)).toBeTruthy();
+    await fireEvent.click(screen.getByRole('button', { name: 'Clear filters' }));
+    await waitFor(() => expect(logRegion().queryByText(/roots\/list/)).toBeNull());
+  });
+
   it('shows the history first, then events as they are pushed', async () => {
     const fake = new FakeBackend();
     fake.emit({ type: 'log', level: 'info', message: 'hub started' });

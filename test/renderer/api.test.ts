@@ -22,6 +22,15 @@ class ScriptedEventSource {
     this.readyState = 2;
     this.onerror?.();
   }
+  open() {
+    this.readyState = 1;
+    this.onopen?.();
+  }
+  /** The server went away: EventSource goes back to CONNECTING and retries by itself. */
+  drop() {
+    this.readyState = 0;
+    this.onerror?.();
+  }
   close() {
     this.closed = true;
     this.readyState = 2;
@@ -92,6 +101,26 @@ describe('HTTP backend', () => {
     expect(ScriptedEventSource.opened[1].closed).toBe(false);
     unsubscribeSecond();
     expect(ScriptedEventSource.opened[1].closed).toBe(true);
+  });
+
+  it('tells its watchers when the stream drops and when it is back, once per change (issue 14, item 2)', () => {
+    ScriptedEventSource.opened = [];
+    const backend = createHttpBackend({ EventSource: ScriptedEventSource as unknown as typeof EventSource, setTimeout: () => 0 });
+    const seen: boolean[] = [];
+    const unwatch = backend.watchConnection((up) => seen.push(up));
+    const stop = backend.subscribe(() => {});
+    const source = ScriptedEventSource.opened[0];
+    source.open();
+    expect(seen).toEqual([]);
+    source.drop();
+    source.drop();
+    expect(seen).toEqual([false]);
+    source.open();
+    expect(seen).toEqual([false, true]);
+    source.refuse();
+    expect(seen).toEqual([false, true, false]);
+    unwatch();
+    stop();
   });
 });
 

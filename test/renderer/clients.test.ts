@@ -23,6 +23,30 @@ async function setup(seed?: (fake: FakeBackend) => void) {
 const card = (name: string) => within(screen.getByRole('listitem', { name }));
 
 describe('Clients', () => {
+  it('lists the apps using Spillway now, one row per app, and never says none is connected beside Connected (issue 14, item 8)', async () => {
+    const { fake, clients } = await setup();
+    const now = Date.now();
+    const at = (ms: number) => new Date(now - ms).toISOString();
+    expect(screen.getByText(/No app is using Spillway right now/).textContent).toContain(
+      'The apps connected above start using it when you open them.',
+    );
+    expect(screen.queryByText(/No client is connected/)).toBeNull();
+
+    fake.clients.sessions = [
+      ...[1, 2, 3].map((i) => ({ id: `c${i}`, transport: 'http' as const, client: 'cursor', openedAt: at(60_000 * i), lastActivity: at(1000 * i) })),
+      { id: 'd1', transport: 'bridge' as const, client: 'claude-ai', clientVersion: '0.1.0', openedAt: at(30_000), lastActivity: at(10_000) },
+    ];
+    await clients.refreshSessions();
+    const table = await screen.findByRole('table', { name: 'Apps using Spillway now' });
+    const rows = within(table).getAllByRole('row').slice(1);
+    expect(rows).toHaveLength(2);
+    expect(rows[0].textContent).toContain('cursor · 3 sessions');
+    expect(rows[0].textContent).toContain('Web address');
+    expect(rows[1].textContent).toContain('claude-ai 0.1.0');
+    expect(rows[1].textContent).toContain('Connector program');
+    expect(rows[1].textContent).not.toMatch(/bridge|sessions/);
+  });
+
   it('shows each client with its state', async () => {
     await setup();
     expect(card('Claude Desktop').getByTestId('client-state').textContent).toBe('Not connected');

@@ -40,6 +40,7 @@ export class FakeBackend implements Backend {
   /** Methods this hub answers `not_found` for, as a hub does for what is not wired yet. */
   readonly notOffered = new Set<MethodName>();
   #subscribers = new Set<(e: HubEvent) => void>();
+  #connectionWatchers = new Set<(connected: boolean) => void>();
   #failures = new Map<MethodName, ApiFailure>();
   #seq = 0;
 
@@ -88,6 +89,16 @@ export class FakeBackend implements Backend {
   subscribe(fn: (e: HubEvent) => void): () => void {
     this.#subscribers.add(fn);
     return () => this.#subscribers.delete(fn);
+  }
+
+  watchConnection(fn: (connected: boolean) => void): () => void {
+    this.#connectionWatchers.add(fn);
+    return () => this.#connectionWatchers.delete(fn);
+  }
+
+  /** Tells the window the hub stopped answering (false) or is back (true), as the event stream would. */
+  setConnected(connected: boolean): void {
+    for (const fn of [...this.#connectionWatchers]) fn(connected);
   }
 
   async call<M extends MethodName>(method: M, req: Req<M>): Promise<ApiResult<Res<M>>> {

@@ -225,9 +225,13 @@ describe('the setup panel', () => {
     const fake = fakeHub();
     const first = await started(fake);
     renderPanel(first.onboarding);
-    await fireEvent.click(screen.getByRole('button', { name: 'Skip' }));
-    expect(screen.queryByRole('region')).toBeNull();
-    expect(first.flags.getItem(ONBOARDING_DONE_KEY)).toBe('1');
+    // Not pre-checked beside Skip: skipping alone means "not now" (issue 14, item 11).
+    const box = within(screen.getByRole('region', { name: 'Set up Spillway' })).getByRole('checkbox', { name: "Don't show this again" });
+    expect((box as HTMLInputElement).checked).toBe(false);
+    await fireEvent.keyDown(screen.getByRole('button', { name: 'Review changes' }), { key: 'Escape' });
+    expect(screen.queryByRole('region', { name: 'Set up Spillway' })).toBeNull();
+    expect(first.onboarding.phase).toBe('hidden');
+    expect(first.flags.getItem(ONBOARDING_DONE_KEY)).toBeNull();
     expect(fake.callsOf('clients.import')).toEqual([]);
     expect(fake.callsOf('clients.connect')).toEqual([]);
 
@@ -235,10 +239,9 @@ describe('the setup panel', () => {
     renderPanel(second.onboarding);
     const panel = screen.getByRole('region', { name: 'Set up Spillway' });
     await fireEvent.click(within(panel).getByRole('checkbox', { name: "Don't show this again" }));
-    await fireEvent.keyDown(within(panel).getByRole('button', { name: 'Review changes' }), { key: 'Escape' });
-    expect(screen.queryByRole('region', { name: 'Set up Spillway' })).toBeNull();
-    expect(second.onboarding.phase).toBe('hidden');
-    expect(second.flags.getItem(ONBOARDING_DONE_KEY)).toBeNull();
+    await fireEvent.click(within(panel).getByRole('button', { name: 'Skip' }));
+    expect(screen.queryByRole('region')).toBeNull();
+    expect(second.flags.getItem(ONBOARDING_DONE_KEY)).toBe('1');
   });
 });
 

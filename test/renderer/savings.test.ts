@@ -28,11 +28,11 @@ describe('Savings', () => {
     const today = await screen.findByRole('region', { name: 'Today' });
     expect(within(today).getByText('99K')).toBeTruthy();
     expect(within(today).getByText(/3K delivered of 102K produced · 2 calls/)).toBeTruthy();
-    expect(within(today).getByText(/Tool schemas: 9K tokens saved over 1 tools\/list/)).toBeTruthy();
+    expect(within(today).getByText(/Tool lists: 9K tokens saved over 1 list sent/)).toBeTruthy();
     const all = screen.getByRole('region', { name: 'All time' });
     expect(within(all).getByText('148K')).toBeTruthy();
     expect(within(all).getByText(/3 calls/)).toBeTruthy();
-    expect(screen.getByLabelText('Schema tokens saved').textContent).toContain('9,000');
+    expect(screen.getByLabelText('Tokens saved on tool lists').textContent).toContain('9,000');
 
     const byTool = screen.getByRole('region', { name: 'By tool' });
     const first = within(byTool).getAllByRole('row')[1];
@@ -59,6 +59,39 @@ describe('Savings', () => {
       bytesDelivered: 2_000,
     });
     await waitFor(() => expect(within(screen.getByRole('region', { name: 'Today' })).getByText(/3 calls/)).toBeTruthy());
+  });
+
+  it('counts a call the ledger records after its call.finished event, without Refresh (issue 14, item 3)', async () => {
+    const fake = new FakeBackend();
+    fake.ledger.call('files', 'read_file', 10_000, 500);
+    // The timers the state waits on, run by the test: no waiting on the clock.
+    const timers: Array<() => void> = [];
+    const savings = new SavingsState(fake, { setTimeout: (fn) => timers.push(fn), clearTimeout: () => {} });
+    stop = savings.start();
+    render(SavingsView, { savings });
+    const today = await screen.findByRole('region', { name: 'Today' });
+    await waitFor(() => expect(within(today).getByText(/· 1 call\b/)).toBeTruthy());
+
+    // As the hub does it: the event goes out with the answer, the ledger records the call just after.
+    fake.emit({
+      type: 'call.finished',
+      level: 'info',
+      callId: 'late',
+      server: 'files',
+      tool: 'read_file',
+      exposedName: 'files__read_file',
+      durationMs: 3,
+      isError: false,
+      action: 'spill',
+      bytesUpstream: 40_000,
+      bytesDelivered: 2_000,
+    });
+    await waitFor(() => expect(timers).toHaveLength(1));
+    fake.ledger.call('files', 'read_file', 10_000, 500);
+    timers.shift()!();
+    await waitFor(() => expect(within(today).getByText(/· 2 calls/)).toBeTruthy());
+    // Counted: nothing more is asked for.
+    expect(timers).toHaveLength(0);
   });
 
   it('says savings are not available yet when the hub does not offer savings.report', async () => {

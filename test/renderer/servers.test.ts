@@ -35,7 +35,7 @@ describe('Servers: add form', () => {
     expect(form().getByLabelText('Command').getAttribute('aria-invalid')).toBe('true');
     expect(form().getByLabelText('Name').getAttribute('aria-invalid')).toBe('false');
 
-    await fireEvent.click(form().getByLabelText('URL (Streamable HTTP)'));
+    await fireEvent.click(form().getByLabelText('Web address (URL)'));
     await fireEvent.input(form().getByLabelText('URL'), { target: { value: 'ftp://example.com/mcp' } });
     await fireEvent.click(form().getByRole('button', { name: 'Test' }));
     expect(form().getByRole('alert').textContent).toContain('http:// or https://');
@@ -84,6 +84,20 @@ describe('Servers: add form', () => {
     await fireEvent.input(form().getByLabelText('Command'), { target: { value: 'missing-program' } });
     await fireEvent.click(form().getByRole('button', { name: 'Test' }));
     expect((await form().findByRole('alert')).textContent).toContain('spawn missing-program ENOENT');
+  });
+
+  it('warns before adding a server whose Test failed, and adds it on the second press (issue 14, item 11)', async () => {
+    const { fake } = await setup();
+    await fireEvent.click(screen.getByRole('button', { name: 'Add server' }));
+    await fireEvent.input(form().getByLabelText('Name'), { target: { value: 'broken' } });
+    await fireEvent.input(form().getByLabelText('Command'), { target: { value: 'missing-program' } });
+    await fireEvent.click(form().getByRole('button', { name: 'Test' }));
+    await form().findByText(/spawn missing-program ENOENT/);
+    await fireEvent.click(form().getByRole('button', { name: 'Add server' }));
+    expect(fake.callsOf('upstreams.add')).toEqual([]);
+    expect(form().getByText(/The test of this server failed/)).toBeTruthy();
+    await fireEvent.click(form().getByRole('button', { name: 'Add anyway' }));
+    await waitFor(() => expect(fake.callsOf('upstreams.add')).toHaveLength(1));
   });
 
   it('shows the hub’s refusal at the named field', async () => {
@@ -135,6 +149,10 @@ describe('Servers: add form', () => {
     expect(await card.findByText('exited with code 1')).toBeTruthy();
     expect(card.getByText('Error')).toBeTruthy();
     expect(card.getByText('Error: EACCES /root')).toBeTruthy();
+    // Counts agree with their noun (issue 14, item 11): one line, one restart; "Program", not "stdio".
+    expect(card.getByText('Server output (1 line)')).toBeTruthy();
+    expect(card.getByText('Program')).toBeTruthy();
+    expect(card.queryByText('stdio')).toBeNull();
   });
 });
 

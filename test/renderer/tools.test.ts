@@ -26,7 +26,7 @@ async function setup(seed?: (fake: FakeBackend) => void) {
 }
 
 describe('Tools & policies', () => {
-  it('lists each tool with its schema tokens and hides one with its Visible toggle', async () => {
+  it('lists each tool with the tokens listing it costs and hides one with its Visible toggle', async () => {
     const { fake } = await setup();
     const table = screen.getByRole('table', { name: 'Tools of files' });
     expect(
@@ -34,7 +34,7 @@ describe('Tools & policies', () => {
         .getByRole('rowheader', { name: /read_file/ })
         .closest('tr')?.textContent,
     ).toContain('120');
-    expect(screen.getByText(/215 schema tokens/)).toBeTruthy();
+    expect(screen.getByText(/215 tokens to list them/)).toBeTruthy();
 
     const visible = (await screen.findByLabelText('Visible: read_file')) as HTMLInputElement;
     expect(visible.checked).toBe(true);

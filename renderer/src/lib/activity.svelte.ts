@@ -10,7 +10,7 @@ export interface ActivityFilter {
   server: string;
   tool: string;
   client: string;
-  /** Minimum level; '' shows all. */
+  /** Minimum level; '' shows all, debug details included. */
   level: Level | '';
   text: string;
 }
@@ -34,7 +34,8 @@ export interface ActivityOptions {
   schedule?: (flush: () => void) => void;
 }
 
-export const EMPTY_FILTER: ActivityFilter = { server: '', tool: '', client: '', level: '', text: '' };
+/** What the log shows until the user filters: Info and up, debug details hidden (issue 14, item 7). */
+export const EMPTY_FILTER: ActivityFilter = { server: '', tool: '', client: '', level: 'info', text: '' };
 
 function nextFrame(flush: () => void): void {
   if (typeof requestAnimationFrame === 'function') requestAnimationFrame(() => flush());
@@ -144,7 +145,7 @@ export class ActivityLog {
   }
   get filtered(): boolean {
     const f = this.filter;
-    return Boolean(f.server || f.tool || f.client || f.level || f.text.trim());
+    return Boolean(f.server || f.tool || f.client || f.level !== EMPTY_FILTER.level || f.text.trim());
   }
 
   select(seq: number | undefined): void {

@@ -18,6 +18,11 @@ export interface Backend {
   call<M extends MethodName>(method: M, req: Req<M>): Promise<ApiResult<Res<M>>>;
   /** Receives every pushed hub event; returns the unsubscribe. */
   subscribe(fn: (e: HubEvent) => void): () => void;
+  /**
+   * Told `false` as soon as the hub stops answering (its event stream dropped) and `true` once it is back;
+   * never told anything while it stays up. Returns the unsubscribe.
+   */
+  watchConnection(fn: (connected: boolean) => void): () => void;
 }
 
 /** What the Electron preload exposes on window.spillway (and nothing else). */
@@ -95,6 +100,25 @@ class EventFanout {
   }
 }
 
+/** A yes/no that tells its watchers only when it changes. */
+class ConnectionSignal {
+  #connected = true;
+  #watchers = new Set<(connected: boolean) => void>();
+
+  set(connected: boolean): void {
+    if (connected === this.#connected) return;
+    this.#connected = connected;
+    for (const w of [...this.#watchers]) w(connected);
+  }
+
+  watch(fn: (connected: boolean) => void): () => void {
+    this.#watchers.add(fn);
+    return () => {
+      this.#watchers.delete(fn);
+    };
+  }
+}
+
 /** The desktop transport: the contract over the preload's window.spillway. */
 export function createIpcBackend(bridge: SpillwayBridge): Backend {
   const events = new EventFanout((emit) =>
@@ -115,6 +139,8 @@ export function createIpcBackend(bridge: SpillwayBridge): Backend {
       }
     },
     subscribe: (fn) => events.subscribe(fn),
+    // The hub lives in the app's own main process: this window cannot outlive it.
+    watchConnection: () => () => undefined,
   };
 }
 
@@ -139,6 +165,7 @@ export function createHttpBackend(options: HttpBackendOptions = {}): Backend {
   const later = options.setTimeout ?? ((fn, ms) => setTimeout(fn, ms));
   const cancel = options.clearTimeout ?? ((h) => clearTimeout(h as ReturnType<typeof setTimeout>));
 
+  const connection = new ConnectionSignal();
   const events = new EventFanout((emit) => {
     let source: EventSource | undefined;
     let timer: unknown;
@@ -151,6 +178,7 @@ export function createHttpBackend(options: HttpBackendOptions = {}): Backend {
       source = new Source(url);
       source.onopen = () => {
         delay = retryMs;
+        connection.set(true);
       };
       source.onmessage = (message: MessageEvent) => {
         let raw: unknown;
@@ -165,8 +193,11 @@ export function createHttpBackend(options: HttpBackendOptions = {}): Backend {
         emit(event);
       };
       source.onerror = () => {
+        if (closed || !source) return;
+        // The stream dropped (the hub stopped) or could not open: the hub is not answering right now.
+        if (source.readyState !== 1) connection.set(false);
         // EventSource retries by itself unless the server refused the stream (readyState CLOSED).
-        if (closed || !source || source.readyState !== 2) return;
+        if (source.readyState !== 2) return;
         source.close();
         timer = later(() => {
           if (!closed) connect();
@@ -210,6 +241,7 @@ export function createHttpBackend(options: HttpBackendOptions = {}): Backend {
       return parseResult(method, body);
     },
     subscribe: (fn) => events.subscribe(fn),
+    watchConnection: (fn) => connection.watch(fn),
   };
 }
 

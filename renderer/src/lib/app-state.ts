@@ -3,6 +3,7 @@ import type { Backend } from './api.js';
 import { ActivityLog } from './activity.svelte.js';
 import { ClientsState } from './clients.svelte.js';
 import { CompressionState } from './compression.svelte.js';
+import { ConnectionState } from './connection.svelte.js';
 import { OnboardingState, type FlagStorage } from './onboarding.svelte.js';
 import { PoliciesState } from './policies.svelte.js';
 import { SavingsState } from './savings.svelte.js';
@@ -14,6 +15,7 @@ import { StatusState } from './status.svelte.js';
 import { ToolsState } from './tools.svelte.js';
 
 export interface AppState {
+  connection: ConnectionState;
   status: StatusState;
   servers: ServersState;
   tools: ToolsState;
@@ -33,6 +35,7 @@ export interface AppState {
 /** `flags` keeps first-run setup's "don't show again" (the browser's localStorage in the app). */
 export function createAppState(backend: Backend, flags?: FlagStorage): AppState {
   const state = {
+    connection: new ConnectionState(backend),
     status: new StatusState(backend),
     servers: new ServersState(backend),
     tools: new ToolsState(backend),
@@ -59,6 +62,7 @@ export function createAppState(backend: Backend, flags?: FlagStorage): AppState 
         state.savings.start(),
         state.settings.start(),
         state.storage.start(),
+        state.connection.start(() => reloadAll(state)),
       ];
       void state.onboarding.start();
       return () => {
@@ -66,4 +70,16 @@ export function createAppState(backend: Backend, flags?: FlagStorage): AppState 
       };
     },
   };
+}
+
+/** After a gap in the connection every view reloads what it shows: events missed while away are gone. */
+function reloadAll(state: Omit<AppState, 'start'>): void {
+  void state.status.refresh();
+  void state.servers.refresh();
+  void state.policies.refresh();
+  void state.clients.refreshSessions();
+  if (state.clients.available) void state.clients.loadClients();
+  void state.savings.load();
+  void state.settings.load();
+  void state.storage.refresh();
 }

@@ -1,6 +1,7 @@
 /** One line of plain text per hub event, for log rows and their accessible names. */
 import type { HubEvent, ResultAction } from '../../../shared/events.js';
-import { formatCompact, formatDuration } from './format.js';
+import { counted, formatCompact, formatDuration } from './format.js';
+import { statusSentence, transportWords } from './plain-words.js';
 
 const OUTCOME: Record<ResultAction, string> = {
   pass: 'passed',
@@ -26,15 +27,15 @@ export function summarize(e: HubEvent): string {
       return `${e.exposedName} ${outcome} in ${formatDuration(e.durationMs)}${tokens}`;
     }
     case 'upstream.status':
-      return `${e.server} is ${e.status}${e.error ? `: ${e.error}` : ''}`;
+      return statusSentence(e.server, e.status, e.error);
     case 'upstream.stderr':
       return `${e.server}: ${e.line}`;
     case 'session.opened':
-      return `${e.client ?? 'A client'}${e.clientVersion ? ` ${e.clientVersion}` : ''} connected (${e.transport})`;
+      return `${e.client ?? 'A client'}${e.clientVersion ? ` ${e.clientVersion}` : ''} connected ${transportWords(e.transport)}`;
     case 'session.closed':
       return `${e.client ?? 'A client'} disconnected`;
     case 'catalog.changed':
-      return `Tools changed: ${e.tools} tools, ${e.resources} resources, ${e.prompts} prompts`;
+      return `Tools changed: ${counted(e.tools, 'tool')}, ${counted(e.resources, 'resource')}, ${counted(e.prompts, 'prompt')}`;
     case 'config.changed':
       return `Settings changed: ${e.what}`;
     case 'tool.withheld':

@@ -40,3 +40,8 @@ export function savedPercent(produced: number, delivered: number): number {
   if (produced <= 0) return 0;
   return Math.max(0, Math.round(((produced - delivered) / produced) * 100));
 }
+
+/** "1 tool", "2 tools", "1,204 lines": a count with its noun in the right number. */
+export function counted(n: number, one: string, many = `${one}s`): string {
+  return `${formatCount(n)} ${n === 1 ? one : many}`;
+}

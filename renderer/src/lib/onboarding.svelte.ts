@@ -63,8 +63,8 @@ export class OnboardingState {
   #summary = $state<SetupSummary | undefined>();
   /** Move the client's servers out of its file so it reaches them through Spillway only. */
   replace = $state(true);
-  /** Kept when the user skips; finishing always keeps it. */
-  dontShowAgain = $state(true);
+  /** Kept when the user skips; finishing always keeps it. Off until asked for: Skip alone means "not now" (issue 14, item 11). */
+  dontShowAgain = $state(false);
   readonly #backend: Backend;
   readonly #storage: FlagStorage | undefined;
 
