@@ -4,6 +4,7 @@
  * decision it relies on lives in a pure module beside it and is tested in Node; this file only connects
  * them to Electron.
  */
+import { mkdirSync } from 'node:fs';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { app, BrowserWindow, clipboard, dialog, ipcMain, shell } from 'electron';
@@ -12,7 +13,7 @@ import type { ApiResult } from '../../shared/api.js';
 import { createAppHub, type AppHub } from '../core/app/app-hub.js';
 import { recordHubRunning, recordHubStopped, recordStartFailure } from '../core/app/hub-record.js';
 import { attachSocketEndpoint, socketPathFor, type SocketEndpoint } from '../core/downstream/socket-endpoint.js';
-import { resolvePaths, APP_NAME, type AppPaths } from '../core/files/app-paths.js';
+import { resolvePaths, APP_NAME } from '../core/files/app-paths.js';
 import { AppStateStore, APP_STATE_FILE_NAME } from './app-state.js';
 import { bindControlIpc, bridgeArgument } from './ipc-binding.js';
 import { launchCommand, launchedHidden, loginItemPlan, type LoginItemPlan } from './login-item.js';
@@ -40,18 +41,12 @@ async function applyLoginItem(plan: LoginItemPlan): Promise<void> {
   await writeFile(plan.path, plan.content, { mode: 0o644 });
 }
 
-function describeStartError(err: unknown, paths: AppPaths): string {
-  const e = err as NodeJS.ErrnoException & { file?: string };
-  if (e?.code === 'EADDRINUSE') return 'the endpoint port is already in use (is `spillway serve` running?)';
-  if (e?.name === 'ConfigError') return `${e.message}${e.file ? '' : ` (${paths.configFile})`}`;
-  return e instanceof Error ? e.message : String(err);
-}
-
 async function run(dataDir: string): Promise<void> {
   if (platform === 'win32') app.setAppUserModelId(APP_ID);
 
-  const mainWindowRef: { current?: MainWindow } = {};
-  app.on('second-instance', () => mainWindowRef.current?.show());
+  // A second instance may come while the hub still starts: the window then opens once there is one.
+  const mainWindowRef: { current?: MainWindow; asked?: boolean } = {};
+  app.on('second-instance', () => (mainWindowRef.current ? mainWindowRef.current.show() : (mainWindowRef.asked = true)));
   // The app lives in the tray: closing the last window must not quit it.
   app.on('window-all-closed', () => {});
 
@@ -105,17 +100,17 @@ async function run(dataDir: string): Promise<void> {
     );
     void appHub.repairClients();
   } catch (err) {
-    startError = describeStartError(err, paths);
+    // Recorded in hub.json too: a bridge waiting for this hub answers its client with the same words.
+    startError = await recordStartFailure(paths, err);
     log(`Spillway could not start: ${startError}`);
-    // A bridge waiting for this hub answers its client with this error instead of waiting out its bound.
-    await recordStartFailure(paths, err).catch(() => undefined);
   }
 
   const quitGate = createQuitGate({
     stop: async () => {
       await socket?.close();
       await appHub?.hub.stop();
-      if (appHub) await recordHubStopped(paths).catch(() => undefined);
+      // After a failed start the record keeps why (recordStartFailure) instead of a plain "stopped".
+      if (appHub && !startError) await recordHubStopped(paths).catch(() => undefined);
     },
     quit: () => app.quit(),
     onStopError: (err) => log(`Stopping the hub failed: ${(err as Error).message}`),
@@ -207,13 +202,15 @@ async function run(dataDir: string): Promise<void> {
   }
 
   const loginSettings = platform === 'darwin' ? app.getLoginItemSettings() : undefined;
-  if (!launchedHidden(process.argv, loginSettings?.wasOpenedAtLogin ?? false)) mainWindow.show();
+  if (mainWindowRef.asked || !launchedHidden(process.argv, loginSettings?.wasOpenedAtLogin ?? false)) mainWindow.show();
 }
 
 // One data folder for the app and the headless hub (see shell-paths.ts). Set before anything uses it:
 // the single-instance lock lives in userData too.
 app.setName(APP_NAME);
 const dataDir = desktopDataDir(app.getPath('appData'), platform, env);
+// Electron documents that setPath throws for a folder that does not exist: a first start has none yet.
+mkdirSync(dataDir, { recursive: true });
 app.setPath('userData', dataDir);
 
 if (!app.requestSingleInstanceLock()) {

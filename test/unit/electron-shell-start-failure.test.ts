@@ -1,0 +1,101 @@
+/**
+ * A start that fails (the configured port is taken): the shell says why in a dialog and in the tray, in
+ * the same words the hub records for a bridge, and "Quit" leaves no process and keeps that record. The
+ * built main process runs in Node against the electron double, with the real hub on a temp data folder.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { createServer, type AddressInfo, type Server } from 'node:net';
+import { tmpdir } from 'node:os';
+import { basename, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { afterAll, beforeAll, expect, it, vi } from 'vitest';
+import { callsTo, installElectronDouble, until, type ElectronDouble } from '../support/electron-double.js';
+
+vi.mock('electron', async () => (await import('../support/electron-double.js')).installedElectron());
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const MARKER = `shell-fail-fx-${process.pid}-${Date.now()}`;
+const savedEnv = { ...process.env };
+let tmp: string;
+let dataDir: string;
+let configFile: string;
+let blocker: Server;
+let electron: ElectronDouble;
+
+const readStat = (pid: string) => {
+  try {
+    return readFileSync(`/proc/${pid}/stat`, 'utf8');
+  } catch {
+    return '';
+  }
+};
+/** Live children of this process (Linux /proc: "state ppid" follow the name in stat). */
+const childrenOfThisProcess = () =>
+  readdirSync('/proc')
+    .filter((e) => /^\d+$/.test(e))
+    .filter((pid) => {
+      const stat = readStat(pid);
+      const [state, ppid] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      return Number(ppid) === process.pid && state !== 'Z';
+    });
+
+beforeAll(async () => {
+  tmp = await mkdtemp(join(tmpdir(), 'spillway-shell-fail-'));
+  const home = join(tmp, 'home');
+  await mkdir(home);
+  blocker = createServer();
+  await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+  const { port } = blocker.address() as AddressInfo;
+  dataDir = join(tmp, 'data');
+  configFile = join(tmp, 'config.json');
+  const fixture = join(ROOT, 'test/fixtures/fixture-server.mjs');
+  await writeFile(
+    configFile,
+    JSON.stringify({
+      version: 1,
+      settings: { port },
+      servers: { fx: { type: 'stdio', command: process.execPath, args: [fixture, '--name', MARKER] } },
+    }),
+  );
+  Object.assign(process.env, { SPILLWAY_DATA_DIR: dataDir, SPILLWAY_CONFIG: configFile, HOME: home, XDG_CONFIG_HOME: join(home, '.config') });
+  // The dialog's second button: Quit.
+  electron = installElectronDouble({ paths: { home, appData: tmp, temp: tmp }, appPath: ROOT, messageBoxResponse: 1 });
+  await import(pathToFileURL(join(ROOT, 'dist/electron/main/main.js')).href);
+});
+
+afterAll(async () => {
+  if (electron && electron.app.exitCode === undefined) {
+    electron.app.quit();
+    await until(() => electron.app.exitCode !== undefined, 'the app to quit');
+  }
+  await new Promise((resolve) => blocker?.close(resolve));
+  for (const key of Object.keys(process.env)) if (!(key in savedEnv)) delete process.env[key];
+  Object.assign(process.env, savedEnv);
+  if (tmp) await rm(tmp, { recursive: true, force: true });
+});
+
+it('says why in a dialog and the tray, then Quit leaves no process and keeps the failure on record', async () => {
+  electron.app.emitReady();
+  const [[box]] = (await until(() => callsTo('dialog.showMessageBox').length > 0 && callsTo('dialog.showMessageBox'), 'the dialog')) as [
+    [{ message: string; detail: string; buttons: string[] }],
+  ];
+  expect(box.message).toBe('Spillway could not start');
+  expect(box.buttons).toEqual(['Show the config file', 'Quit']);
+  const record = JSON.parse(await readFile(join(dataDir, 'hub.json'), 'utf8'));
+  expect(record).toMatchObject({ state: 'failed' });
+  // One wording everywhere: the dialog says what the bridge will tell its client, next step included.
+  expect(box.detail).toContain(record.error);
+  expect(record.error).toContain('already in use');
+  expect(record.error).toContain(configFile);
+
+  const [tray] = electron.Tray.all;
+  expect(tray.menu?.labels()[0]).toMatch(/^Not running: /);
+  expect(basename(tray.image.path)).toBe(process.platform === 'darwin' ? 'trayErrorTemplate.png' : 'tray-error.png');
+
+  await until(() => electron.app.exitCode !== undefined, 'the app to quit');
+  expect(childrenOfThisProcess()).toEqual([]);
+  expect(electron.BrowserWindow.getAllWindows()).toEqual([]);
+  // Quitting does not turn "failed, because ..." into "stopped": the reason stays for the next bridge.
+  expect(JSON.parse(await readFile(join(dataDir, 'hub.json'), 'utf8'))).toMatchObject({ state: 'failed', error: record.error });
+});
