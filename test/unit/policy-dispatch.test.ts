@@ -127,7 +127,7 @@ describe('dispatch search', () => {
     expect(result.isError).toBeUndefined();
     const lines = textOf(result).split('\n');
     expect(lines[0]).toBe('2 matches for "search files", best first:');
-    expect(lines[1]).toMatch(/^1\. fs__search_files \(fs, score \d+\.\d\d\): Recursively search/);
+    expect(lines[1]).toMatch(/^1\. fs__search_files \(fs, score \d+\.\d\d; matched search, files\): Recursively search/);
     expect(lines).toHaveLength(3);
   });
 

@@ -53,6 +53,8 @@ export function catalogDispatch<Session, Extra extends DispatchRequestExtra>(
         ...(e.exposed.title ? { title: e.exposed.title } : {}),
         ...(e.exposed.description !== undefined ? { description: e.exposed.description } : {}),
         inputSchema: e.exposed.inputSchema,
+        ...(e.exposed.outputSchema ? { outputSchema: e.exposed.outputSchema } : {}),
+        ...(e.exposed.annotations ? { annotations: e.exposed.annotations } : {}),
       })),
     // The same path as a direct call; the dispatch request's _meta carries its progress token along.
     call: (name, args, opts, ctx) =>

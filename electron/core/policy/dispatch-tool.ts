@@ -23,6 +23,9 @@ export interface DispatchEntry {
   title?: string;
   description?: string;
   inputSchema: Tool['inputSchema'];
+  outputSchema?: Tool['outputSchema'];
+  /** readOnlyHint / destructiveHint steer search for "delete ..." or "show ..." requests. */
+  annotations?: Tool['annotations'];
 }
 
 /** `Ctx` is whatever the caller passes to handle() (e.g. the downstream session); it reaches `call` untouched. */
@@ -58,7 +61,7 @@ const INPUT_SCHEMA: Tool['inputSchema'] = {
     },
     server: { type: 'string', description: 'list: only this server.' },
     schemas: { type: 'boolean', description: "list: include each tool's input schema (default false)." },
-    query: { type: 'string', description: 'search: words describing what you need.' },
+    query: { type: 'string', description: 'search: what you need, as an action and its object (e.g. "delete file").' },
     limit: { type: 'integer', minimum: 1, maximum: 50, description: 'search: most results (default 10).' },
     name: { type: 'string', description: 'describe/call: the tool name as listed.' },
     arguments: { type: 'object', description: "call: the tool's arguments.", additionalProperties: true },
@@ -182,7 +185,9 @@ export function createDispatch<Ctx = undefined>(deps: DispatchDeps<Ctx>): Dispat
     const lines = [`${plural(hits.length, 'match', 'matches')} for "${parsed.data.query}", best first:`];
     hits.forEach((h, i) => {
       const description = firstLine(h.description);
-      lines.push(`${i + 1}. ${h.name} (${h.server}, score ${h.score.toFixed(2)})${description ? `: ${description}` : ''}`);
+      lines.push(
+        `${i + 1}. ${h.name} (${h.server}, score ${h.score.toFixed(2)}; matched ${h.matched.join(', ')})${description ? `: ${description}` : ''}`,
+      );
     });
     return text(lines.join('\n'));
   }
@@ -193,8 +198,22 @@ export function createDispatch<Ctx = undefined>(deps: DispatchDeps<Ctx>): Dispat
     const entries = deps.tools();
     const entry = find(entries, parsed.data.name);
     if (!entry) return unknownTool(entries, parsed.data.name);
-    const { name, server, title, description, inputSchema } = entry;
-    return text(JSON.stringify({ name, server, ...(title ? { title } : {}), description: description ?? '', inputSchema }, undefined, 2));
+    const { name, server, title, description, inputSchema, outputSchema, annotations } = entry;
+    return text(
+      JSON.stringify(
+        {
+          name,
+          server,
+          ...(title ? { title } : {}),
+          description: description ?? '',
+          inputSchema,
+          ...(outputSchema ? { outputSchema } : {}),
+          ...(annotations ? { annotations } : {}),
+        },
+        undefined,
+        2,
+      ),
+    );
   }
 
   async function call(args: Record<string, unknown>, ctx: Ctx): Promise<CallToolResult> {
@@ -266,7 +285,8 @@ export function createDispatch<Ctx = undefined>(deps: DispatchDeps<Ctx>): Dispat
         description:
           'Reaches tools that are not listed directly. ' +
           (names.length > 0 ? `Servers behind it: ${shown}${more}. ` : '') +
-          'First "search" (or "list") to find a tool, "describe" it to see its parameters, then "call" it with ' +
+          'First "search" (or "list") to find a tool: a few words for the action and its object ("delete file", ' +
+          '"list open issues"), not a whole sentence; results say which words matched. "describe" a tool to see its parameters, then "call" it with ' +
           '{"action":"call","name":...,"arguments":{...}}. "argumentsFrom" takes the arguments from a spilled JSON ' +
           'result\'s handle; "resultToSpill" keeps a large result aside. "read" reads a spilled result.',
         inputSchema: INPUT_SCHEMA,

@@ -1,8 +1,14 @@
 /**
- * Ranked full-text search over tool names and descriptions (MiniSearch, BM25+), for the dispatch tool.
- * The index is rebuilt only when the tool list it was built from changes.
+ * Ranked search over the tools behind dispatch (issue 17): BM25F over fields weighted by what they are
+ * (the tool's own name, title, description, parameter names and descriptions), on Porter stems, with
+ * related words and stem prefixes at a lower weight, server names matched only as whole words, and a nudge
+ * from the request's intent (read / write / delete) against the tool's annotations. Each hit says which
+ * words matched. The index is rebuilt only when the tools it was built from change.
  */
-import MiniSearch from 'minisearch';
+import { intentFactor, queryIntent, toolKind, type Intent } from './search-intent.js';
+import { normalizeTerm, proseTerms, queryWords, relatedStems, stems, toolTerms } from './search-terms.js';
+
+export { toolTerms } from './search-terms.js';
 
 export interface SearchableTool {
   /** The exposed name (unique). */
@@ -12,6 +18,8 @@ export interface SearchableTool {
   original?: string;
   title?: string;
   description?: string;
+  inputSchema?: { properties?: Record<string, object> };
+  annotations?: { title?: string; readOnlyHint?: boolean; destructiveHint?: boolean };
 }
 
 export interface ToolHit {
@@ -19,87 +27,229 @@ export interface ToolHit {
   server: string;
   score: number;
   description?: string;
+  /** The request's words that matched, as `word` or `word≈tool's word` when they matched another form. */
+  matched: string[];
 }
 
-/** Words too common in queries to say anything about a tool. */
-const STOP_WORDS = new Set([
-  'a',
-  'an',
-  'and',
-  'the',
-  'of',
-  'to',
-  'in',
-  'for',
-  'on',
-  'with',
-  'or',
-  'is',
-  'it',
-  'my',
-  'me',
-  'i',
-  'that',
-  'this',
-  'from',
-  'by',
-]);
+/** Field weights and length normalization: a name word says more than a word deep in a description. */
+const FIELDS = [
+  { weight: 3, b: 0.3 }, // name (the upstream's own)
+  { weight: 2, b: 0.3 }, // title
+  { weight: 1, b: 0.75 }, // description
+  { weight: 0.8, b: 0.3 }, // parameter names
+  { weight: 0.3, b: 0.75 }, // parameter descriptions
+] as const;
+const K1 = 1.2;
+/** Fields of prose (title, description, parameter descriptions), split without breaking `GitHub` apart. */
+const PROSE_FIELDS = new Set([1, 2, 4]);
+/** How much a stem sharing a prefix counts (`relat` and `relationship`), and how alike the two must be. */
+const PREFIX_WEIGHT = 0.6;
+const MIN_PREFIX = 5;
+const MIN_PREFIX_SHARE = 0.6;
+/** A query word naming a server counts like one mention in the description. */
+const SERVER_WEIGHT = 0.8;
 
-/** Splits `read_file`, `readFile`, `fs__list-dir` and prose into words. */
-export function toolTerms(text: string): string[] {
-  return text
-    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
-    .replace(/([A-Z]+)([A-Z][a-z])/g, '$1 $2')
-    .split(/[^\p{L}\p{N}]+/u)
-    .filter(Boolean);
+interface Posting {
+  doc: number;
+  tf: number[];
 }
 
-function processTerm(term: string): string | null {
-  const lower = term.toLowerCase();
-  return STOP_WORDS.has(lower) ? null : lower;
+interface Doc {
+  tool: SearchableTool;
+  lengths: number[];
+  kind: Intent;
+  serverStems: Set<string>;
 }
 
-function fingerprint(tools: SearchableTool[]): string {
-  return tools.map((t) => `${t.name}\u0000${t.server}\u0000${t.title ?? ''}\u0000${t.description ?? ''}`).join('\u0001');
+interface Index {
+  docs: Doc[];
+  postings: Map<string, Posting[]>;
+  /** Stems, for prefix matches. */
+  vocabulary: string[];
+  /** The first tool word seen for each stem, to say what matched. */
+  surface: Map<string, string>;
+  averages: number[];
+  /** How many tools each server-name stem covers. */
+  serverDocs: Map<string, number>;
+}
+
+interface PropertyLike {
+  description?: unknown;
+}
+
+function fieldTexts(tool: SearchableTool): string[] {
+  const prefix = `${tool.server}__`;
+  const own = tool.original ?? (tool.name.startsWith(prefix) ? tool.name.slice(prefix.length) : tool.name);
+  const properties = tool.inputSchema?.properties ?? {};
+  const paramText = Object.values(properties)
+    .map((p) => (p as PropertyLike).description)
+    .filter((d): d is string => typeof d === 'string');
+  return [own, tool.title ?? tool.annotations?.title ?? '', tool.description ?? '', Object.keys(properties).join(' '), paramText.join(' ')];
+}
+
+function buildIndex(tools: SearchableTool[]): Index {
+  const postings = new Map<string, Posting[]>();
+  const surface = new Map<string, string>();
+  const serverDocs = new Map<string, number>();
+  const totals = FIELDS.map(() => 0);
+  const docs = tools.map((tool, doc): Doc => {
+    const counts = new Map<string, number[]>();
+    const lengths = fieldTexts(tool).map((text, field) => {
+      const words = PROSE_FIELDS.has(field) ? proseTerms(text) : toolTerms(text);
+      let length = 0;
+      for (const word of words) {
+        const stem = normalizeTerm(word);
+        if (!stem) continue;
+        length++;
+        if (!surface.has(stem)) surface.set(stem, word.toLowerCase());
+        const tf = counts.get(stem) ?? FIELDS.map(() => 0);
+        tf[field]++;
+        counts.set(stem, tf);
+      }
+      totals[field] += length;
+      return length;
+    });
+    for (const [stem, tf] of counts) {
+      const list = postings.get(stem) ?? [];
+      list.push({ doc, tf });
+      postings.set(stem, list);
+    }
+    const serverStems = new Set(stems(tool.server));
+    for (const s of serverStems) serverDocs.set(s, (serverDocs.get(s) ?? 0) + 1);
+    return {
+      tool,
+      lengths,
+      kind: toolKind({ name: fieldTexts(tool)[0], ...(tool.annotations ? { annotations: tool.annotations } : {}) }),
+      serverStems,
+    };
+  });
+  const averages = totals.map((t) => Math.max(1, t / Math.max(1, tools.length)));
+  return { docs, postings, vocabulary: [...postings.keys()], surface, averages, serverDocs };
+}
+
+function idf(n: number, total: number): number {
+  return Math.log(1 + (total - n + 0.5) / (n + 0.5));
+}
+
+/** The index stems one query stem reaches, each with its weight (the stem itself 1). */
+function variants(stem: string, index: Index): Map<string, number> {
+  const out = new Map<string, number>();
+  if (index.postings.has(stem)) out.set(stem, 1);
+  for (const [related, weight] of relatedStems(stem)) if (index.postings.has(related) && !out.has(related)) out.set(related, weight);
+  if (stem.length >= MIN_PREFIX) {
+    for (const term of index.vocabulary) {
+      if (out.has(term) || term.length < MIN_PREFIX) continue;
+      const [short, long] = term.length < stem.length ? [term, stem] : [stem, term];
+      if (long.startsWith(short) && short.length >= MIN_PREFIX_SHARE * long.length) out.set(term, PREFIX_WEIGHT);
+    }
+  }
+  return out;
+}
+
+interface Match {
+  score: number;
+  /** Per query word: the index stem that matched it best. */
+  words: Map<number, string>;
+}
+
+/** Scores every tool that matches at least one query word. */
+function score(index: Index, queryStems: string[]): Map<number, Match> {
+  const total = index.docs.length;
+  const matches = new Map<number, Match>();
+  const unique = [...new Set(queryStems)];
+  unique.forEach((stem, i) => {
+    const best = new Map<number, { value: number; term: string }>();
+    for (const [term, weight] of variants(stem, index)) {
+      const list = index.postings.get(term) ?? [];
+      const termIdf = idf(list.length, total);
+      for (const { doc, tf } of list) {
+        const lengths = index.docs[doc].lengths;
+        let weighted = 0;
+        for (let f = 0; f < FIELDS.length; f++) {
+          if (tf[f] === 0) continue;
+          const { weight: w, b } = FIELDS[f];
+          weighted += (w * tf[f]) / (1 - b + (b * lengths[f]) / index.averages[f]);
+        }
+        const value = (weight * termIdf * weighted) / (K1 + weighted);
+        const previous = best.get(doc);
+        if (!previous || value > previous.value) best.set(doc, { value, term });
+      }
+    }
+    // A server's name counts only as a whole word ("files" does not reach "filesystem").
+    const serverCount = index.serverDocs.get(stem);
+    if (serverCount) {
+      const value = SERVER_WEIGHT * idf(serverCount, total) * (1 / (K1 + 1));
+      index.docs.forEach((d, doc) => {
+        if (!d.serverStems.has(stem)) return;
+        const previous = best.get(doc);
+        best.set(doc, { value: (previous?.value ?? 0) + value, term: previous?.term ?? stem });
+      });
+    }
+    for (const [doc, { value, term }] of best) {
+      const match = matches.get(doc) ?? { score: 0, words: new Map<number, string>() };
+      match.score += value;
+      match.words.set(i, term);
+      matches.set(doc, match);
+    }
+  });
+  return matches;
+}
+
+function fingerprint(tools: SearchableTool[], ids: WeakMap<object, number>, next: () => number): string {
+  const idOf = (o: object | undefined) => {
+    if (!o) return 0;
+    let id = ids.get(o);
+    if (id === undefined) ids.set(o, (id = next()));
+    return id;
+  };
+  return tools
+    .map(
+      (t) =>
+        `${t.name}\u0000${t.server}\u0000${t.original ?? ''}\u0000${t.title ?? ''}\u0000${t.description ?? ''}\u0000${idOf(t.inputSchema)}\u0000${idOf(t.annotations)}`,
+    )
+    .join('\u0001');
 }
 
 export class ToolSearch {
-  #index: MiniSearch<SearchableTool & { id: number }> | undefined;
+  #index: Index | undefined;
   #built = '';
-  #tools: SearchableTool[] = [];
+  readonly #ids = new WeakMap<object, number>();
+  #nextId = 0;
 
-  /** The best matches first, at most `limit`; names weigh more than descriptions. */
+  /** The best matches first, at most `limit`, each with the words that matched. */
   search(tools: SearchableTool[], query: string, limit = 10): ToolHit[] {
     const index = this.#indexFor(tools);
-    const hits = index.search(query, {
-      prefix: (term) => term.length >= 3,
-      fuzzy: (term) => (term.length >= 5 ? 0.2 : false),
-      boost: { name: 3, original: 3, title: 2, server: 1, description: 1 },
-      combineWith: 'OR',
-    });
-    return hits.slice(0, Math.max(0, limit)).map((hit) => {
-      const tool = this.#tools[hit.id as number];
+    const words = queryWords(query).filter((w) => normalizeTerm(w) !== null);
+    const queryStems = words.map((w) => normalizeTerm(w) as string);
+    if (queryStems.length === 0) return [];
+    const unique = [...new Set(queryStems)];
+    const spoken = unique.map((stem) => words[queryStems.indexOf(stem)].toLowerCase());
+    const intent = queryIntent(queryStems);
+    const ranked = [...score(index, queryStems)]
+      .map(([doc, match]) => ({ doc, match, value: match.score * intentFactor(intent, index.docs[doc].kind) }))
+      .sort((a, b) => b.value - a.value || index.docs[a.doc].tool.name.localeCompare(index.docs[b.doc].tool.name));
+    return ranked.slice(0, Math.max(0, limit)).map(({ doc, match, value }) => {
+      const tool = index.docs[doc].tool;
+      const matched = [...match.words].map(([i, term]) => {
+        const said = spoken[i];
+        const toolWord = index.surface.get(term) ?? term;
+        return term === unique[i] || toolWord === said ? said : `${said}≈${toolWord}`;
+      });
       return {
         name: tool.name,
         server: tool.server,
-        score: Math.round(hit.score * 1000) / 1000,
+        score: Math.round(value * 1000) / 1000,
         ...(tool.description !== undefined ? { description: tool.description } : {}),
+        matched,
       };
     });
   }
 
-  #indexFor(tools: SearchableTool[]): MiniSearch<SearchableTool & { id: number }> {
-    const print = fingerprint(tools);
+  #indexFor(tools: SearchableTool[]): Index {
+    const print = fingerprint(tools, this.#ids, () => ++this.#nextId);
     if (this.#index && print === this.#built) return this.#index;
-    const index = new MiniSearch<SearchableTool & { id: number }>({
-      fields: ['name', 'original', 'title', 'server', 'description'],
-      tokenize: toolTerms,
-      processTerm,
-    });
-    index.addAll(tools.map((t, id) => ({ ...t, id })));
-    this.#index = index;
-    this.#tools = tools.slice();
+    this.#index = buildIndex(tools.slice());
     this.#built = print;
-    return index;
+    return this.#index;
   }
 }

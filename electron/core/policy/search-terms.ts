@@ -1,0 +1,163 @@
+/**
+ * Words for tool search (issue 17): splitting names and prose, stop words, Porter stems (the `stemmer`
+ * package), and a small table of related words that tool descriptions and requests use for one another.
+ * The table is software vocabulary, not a thesaurus: general ones (the `synonyms` package, WordNet) were
+ * measured and left out — 2 MB, ~290 ms to load, noisy senses ("list" → "heel") and no "folder",
+ * "directory", "download" or "entity" at all.
+ */
+import { stemmer } from 'stemmer';
+
+/** Words too common in queries to say anything about a tool. */
+const STOP_WORDS = new Set(
+  (
+    'a an and the of to in for on with or is it its my me i that this these those from by be are was at as into ' +
+    'some any can could would should do does please using use via so then than just about there here you your we our'
+  ).split(' '),
+);
+
+/** Splits `read_file`, `readFile`, `fs__list-dir` and prose into words (case kept). */
+export function toolTerms(text: string): string[] {
+  return text
+    .replace(/\b([A-Z]{2,})s\b/g, '$1') // "PRs", "URLs"
+    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+    .replace(/([A-Z]+)([A-Z][a-z])/g, '$1 $2')
+    .split(/[^\p{L}\p{N}]+/u)
+    .filter(Boolean);
+}
+
+/** The normalized form of one word: lower case, stemmed; null for a stop word. */
+export function normalizeTerm(word: string): string | null {
+  const lower = word.toLowerCase();
+  if (STOP_WORDS.has(lower)) return null;
+  return /^[a-z]+$/.test(lower) ? stemmer(lower) : lower;
+}
+
+/**
+ * Splits prose: on anything but letters and digits, keeping `GitHub` or `perPage` whole (in prose, a word
+ * with inner capitals is a name: splitting it would let "git" reach every GitHub tool).
+ */
+export function proseTerms(text: string): string[] {
+  return text.split(/[^\p{L}\p{N}]+/u).filter(Boolean);
+}
+
+/** A text's stems in order (stop words dropped). */
+export function stems(text: string): string[] {
+  const out: string[] = [];
+  for (const word of toolTerms(text)) {
+    const stem = normalizeTerm(word);
+    if (stem) out.push(stem);
+  }
+  return out;
+}
+
+/**
+ * Groups of words that requests and tool definitions use for the same thing. Each word reaches the others
+ * at a lower weight than an exact match; abbreviations sit with what they stand for.
+ */
+const RELATED: string[] = [
+  '!delete remove erase forget drop discard destroy purge wipe rid unlink disconnect detach',
+  '!create make new add insert',
+  'append add attach',
+  'all entire whole every',
+  'multiple several many batch bulk together',
+  'status state untracked',
+  '!reaction react emoji thumbs upvote',
+  'write save store put persist overwrite',
+  'edit modify change update patch alter replace',
+  'read open view show display print load dump cat contents',
+  'get retrieve fetch obtain',
+  'list enumerate ls listing',
+  'search find locate lookup query grep seek discover',
+  '!folder directory dir',
+  '!rename move relocate mv',
+  'link connect relate relation relationship associate',
+  'node entity',
+  'fact observation note',
+  'insight memo',
+  'image picture photo screenshot png jpg jpeg media',
+  'audio sound mp3 wav media',
+  'web url page website site internet http html online download browse',
+  'time clock date now today',
+  'timezone tz',
+  '!repository repo',
+  '!pr pull',
+  'issue bug ticket',
+  'commit snapshot',
+  'unstage reset undo',
+  'history log',
+  'sum add total plus calculate addition',
+  'echo repeat',
+  '!environment env variable',
+  'compress gzip zip',
+  '!database db sql sqlite',
+  'select query',
+  'size space big large',
+  'metadata info information details stat permission',
+  'comment reply',
+  'approve review',
+  'notification alert',
+  'label tag',
+  'user account profile',
+  'team member org organization',
+  'tree structure hierarchy recursive',
+  'structured schema',
+  'progress long slow',
+  'research investigate',
+  'workflow action ci pipeline',
+  'vulnerability advisory cve security',
+  'secret leak credential',
+  'gist snippet',
+];
+
+/** How much a related word counts against the word itself: near-synonyms (groups marked `!`) and the rest. */
+const STRONG = 0.8;
+const WEAK = 0.45;
+
+const relatedIndex: Map<string, Map<string, number>> = (() => {
+  const index = new Map<string, Map<string, number>>();
+  for (const line of RELATED) {
+    const weight = line.startsWith('!') ? STRONG : WEAK;
+    const words = [
+      ...new Set(
+        line
+          .replace(/^!/, '')
+          .split(' ')
+          .map((w) => normalizeTerm(w) ?? w),
+      ),
+    ];
+    for (const w of words) {
+      const related = index.get(w) ?? new Map<string, number>();
+      for (const other of words) if (other !== w) related.set(other, Math.max(weight, related.get(other) ?? 0));
+      index.set(w, related);
+    }
+  }
+  return index;
+})();
+
+/** The stems related to one stem (not including itself), each with the weight it counts for. */
+export function relatedStems(stem: string): ReadonlyMap<string, number> {
+  return relatedIndex.get(stem) ?? EMPTY;
+}
+
+const EMPTY: ReadonlyMap<string, number> = new Map();
+
+/** Phrases whose words would mislead one by one ("get rid of" is no `get_*`, "open an issue" creates one). */
+const PHRASES: [RegExp, string][] = [
+  [/\bget rid of\b/gi, 'remove'],
+  [/\bopen (a|an|new)\b/gi, 'create'],
+];
+/** A path or file name in a request (`config.yaml`, `src/app.ts`): the request is about a file. */
+const PATH_LIKE = /(^|\s)[\w.-]*(\/[\w.-]+|\.[a-z][a-z0-9]{0,4})(?=$|[\s,;:!?'")])/i;
+
+/** A request's words: phrases rewritten, and "path" added when it names one. */
+export function queryWords(query: string): string[] {
+  let text = query;
+  for (const [pattern, replacement] of PHRASES) text = text.replace(pattern, replacement);
+  // A request may name a tool (`readFile`, `read_file`): its parts count as well as the whole word.
+  const words = proseTerms(text).flatMap((w) => {
+    const parts = toolTerms(w);
+    return parts.length > 1 && /[a-z][A-Z]/.test(w) ? [w, ...parts] : parts;
+  });
+  if (PATH_LIKE.test(query)) words.push('path');
+  return words;
+}

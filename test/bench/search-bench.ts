@@ -1,0 +1,72 @@
+/**
+ * Tool-search part (issue 17): the ranker behind `spillway__dispatch` search scored on the golden set
+ * (test/fixtures/search/: 171 tools of 8 real servers, 174 queries with graded labels), the tuned and the
+ * held-out part apart, and the time of one search over 1,000 tools (the real ones replicated under other
+ * server names). Runs in process on the TypeScript sources: nothing here is spawned.
+ */
+import type { ProcessGroup } from './bench-processes.js';
+import { median } from './measure.js';
+import type { Report } from './report.js';
+import { evaluate, loadQueries, loadTools, synthesizeTools, type Metrics } from './search-eval.js';
+import { ToolSearch } from '../../electron/core/policy/tool-search.js';
+
+const LATENCY_TOOLS = 1000;
+const LATENCY_ROUNDS = 5;
+
+const fixed = (n: number) => n.toFixed(3);
+const row = (label: string, m: Metrics) => [
+  label,
+  String(m.queries),
+  fixed(m.recall1),
+  fixed(m.recall5),
+  fixed(m.recall10),
+  fixed(m.mrr),
+  fixed(m.ndcg10),
+];
+
+export async function searchBench(_g: ProcessGroup, _tmp: string, report: Report): Promise<void> {
+  const tools = loadTools();
+  const queries = loadQueries();
+  const search = new ToolSearch();
+  const rank = (query: string) => search.search(tools, query, 10).map((h) => h.name);
+  const tuned = evaluate(
+    rank,
+    queries.filter((q) => q.split === 'tune'),
+  );
+  const heldOut = evaluate(
+    rank,
+    queries.filter((q) => q.split === 'heldout'),
+  );
+  const all = evaluate(rank, queries);
+
+  const many = synthesizeTools(LATENCY_TOOLS);
+  const timed = new ToolSearch();
+  timed.search(many, 'warm up the index', 10);
+  const perSearch: number[] = [];
+  for (let round = 0; round < LATENCY_ROUNDS; round++) {
+    for (const q of queries) {
+      const began = performance.now();
+      timed.search(many, q.query, 10);
+      perSearch.push(performance.now() - began);
+    }
+  }
+  perSearch.sort((a, b) => a - b);
+  const p50 = median(perSearch);
+  const p99 = perSearch[Math.floor(perSearch.length * 0.99)];
+  const indexBegan = performance.now();
+  new ToolSearch().search(many, 'index build', 1);
+  const buildMs = performance.now() - indexBegan;
+
+  report.table(
+    `Tool search: ${tools.length} tools of real servers, ${all.queries} golden queries (graded)`,
+    ['queries', 'n', 'recall@1', 'recall@5', 'recall@10', 'MRR', 'nDCG@10'],
+    [row('tuned on', tuned), row('held out', heldOut), row('all', all)],
+    [
+      `Search over ${many.length} tools: p50 ${p50.toFixed(2)} ms, p99 ${p99.toFixed(2)} ms per search; first search (index build) ${buildMs.toFixed(0)} ms.`,
+      `Held-out misses (no right tool in the top 5): ${heldOut.misses.map((m) => `"${m.query}"`).join(', ') || 'none'}.`,
+    ],
+  );
+  report.goal('tool search recall@5 >= 0.9 (held out)', fixed(heldOut.recall5), heldOut.recall5 >= 0.9);
+  report.goal('tool search MRR >= 0.8 (held out)', fixed(heldOut.mrr), heldOut.mrr >= 0.8);
+  report.goal(`tool search under 10 ms for ${LATENCY_TOOLS} tools (p99)`, `${p99.toFixed(2)} ms`, p99 < 10);
+}

@@ -1,0 +1,142 @@
+/**
+ * The tool-search ranker in tables (issue 17): words, intent, and the misses the issue names, each on the
+ * real tool definitions of test/fixtures/search/tools.json.
+ */
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { describe, expect, it } from 'vitest';
+import { createDispatch } from '../../electron/core/policy/dispatch-tool.js';
+import { intentFactor, queryIntent, toolKind } from '../../electron/core/policy/search-intent.js';
+import { proseTerms, queryWords, relatedStems, stems } from '../../electron/core/policy/search-terms.js';
+import { ToolSearch } from '../../electron/core/policy/tool-search.js';
+import { loadTools } from '../bench/search-eval.js';
+
+const TOOLS = loadTools();
+
+describe('search words', () => {
+  it.each([
+    ['Lists GitHub repositories', ['Lists', 'GitHub', 'repositories']],
+    ['per perPage, max_count', ['per', 'perPage', 'max', 'count']],
+  ])('prose keeps names with inner capitals whole: %s', (text, words) => {
+    expect(proseTerms(text)).toEqual(words);
+  });
+
+  it.each([
+    ['find PRs by author', ['find', 'PR', 'by', 'author']],
+    ['call readFile', ['call', 'readFile', 'read', 'File']],
+    ['get rid of old records', ['remove', 'old', 'records']],
+    ['open an issue', ['create', 'issue']],
+    ["show me what's inside config.yaml", ['show', 'me', 'what', 's', 'inside', 'config', 'yaml', 'path']],
+  ])('query %s', (query, words) => {
+    expect(queryWords(query)).toEqual(words);
+  });
+
+  it.each([
+    ['Read the files in directories', ['read', 'file', 'directori']],
+    ['relations between the entities', ['relat', 'between', 'entiti']],
+  ])('stems %s', (text, expected) => {
+    expect(stems(text)).toEqual(expected);
+  });
+
+  it.each([
+    ['relationship', 'relat'],
+    ['folder', 'directori'],
+    ['remov', 'delet'],
+    ['node', 'entiti'],
+  ])('%s is related to %s', (a, b) => {
+    expect(relatedStems(a).has(b)).toBe(true);
+  });
+});
+
+describe('intent', () => {
+  it.each([
+    ['delete the old logs', 'delete'],
+    ['remove some stored records', 'delete'],
+    ['create a new branch', 'write'],
+    ['show the recent history', 'read'],
+    ['show the commit history', undefined], // "commit" is also a verb that writes
+    ['list and create', undefined],
+    ['weather in Paris', undefined],
+  ] as const)('"%s" → %s', (query, intent) => {
+    expect(queryIntent(stems(query))).toBe(intent);
+  });
+
+  it.each([
+    ['delete_entities', { readOnlyHint: false, destructiveHint: true }, 'delete'],
+    ['write_file', { readOnlyHint: false, destructiveHint: true }, 'write'],
+    ['read_graph', { readOnlyHint: true }, 'read'],
+    ['write_query', undefined, 'write'],
+    ['list_tables', undefined, 'read'],
+    ['fetch', undefined, 'read'],
+  ] as const)('tool %s is a %s… tool', (name, annotations, kind) => {
+    expect(toolKind({ name, ...(annotations ? { annotations } : {}) })).toBe(kind);
+  });
+
+  it('a clear intent favours tools of its kind; no intent changes nothing', () => {
+    expect(intentFactor('delete', 'delete')).toBeGreaterThan(1);
+    expect(intentFactor('delete', 'read')).toBeLessThan(intentFactor('delete', 'write'));
+    expect(intentFactor('read', 'write')).toBeLessThan(1);
+    expect(intentFactor(undefined, 'write')).toBe(1);
+  });
+});
+
+describe('ranking the real tools', () => {
+  const search = new ToolSearch();
+  const top = (query: string, n = 5) => search.search(TOOLS, query, n).map((h) => h.name);
+
+  // The three misses issue 17 names, then one per kind of cue.
+  it.each([
+    ['get rid of some stored records', 'memory__delete_entities', 5],
+    ['connect two nodes with a labeled relationship', 'memory__create_relations', 1],
+    ['forget everything about Carol', 'memory__delete_entities', 5],
+    ['create a nested folder', 'filesystem__create_directory', 1],
+    ['find PRs by author octocat', 'github__search_pull_requests', 5],
+    ['what time is it in Tokyo', 'time__get_current_time', 5],
+    ['insert a new customer record into the db', 'sqlite__write_query', 1],
+  ] as const)('"%s" has %s in the top %i', (query, tool, n) => {
+    expect(top(query, n)).toContain(tool);
+  });
+
+  it('a server name counts only as a whole word: "files" does not pull in every filesystem tool', () => {
+    const hits = search.search(TOOLS, 'files', 50);
+    expect(hits.every((h) => h.matched.includes('files'))).toBe(true);
+    expect(top('filesystem', 20).filter((n) => n.startsWith('filesystem__'))).toHaveLength(14);
+  });
+
+  it('says which words matched, and which tool word a related one reached', () => {
+    const [hit] = search.search(TOOLS, 'connect two nodes with a labeled relationship', 1);
+    expect(hit.name).toBe('memory__create_relations');
+    expect(hit.matched).toEqual(expect.arrayContaining(['connect≈relations', 'nodes≈entities']));
+  });
+
+  it('scores best first, equal scores by name; nothing for stop words only', () => {
+    const hits = search.search(TOOLS, 'list issues', 10);
+    for (let i = 1; i < hits.length; i++) expect(hits[i - 1].score).toBeGreaterThanOrEqual(hits[i].score);
+    expect(search.search(TOOLS, 'the of and', 10)).toEqual([]);
+  });
+});
+
+describe('dispatch search and describe', () => {
+  const text = (r: CallToolResult) => r.content.map((c) => (c.type === 'text' ? c.text : '')).join('');
+  const entries = TOOLS.filter((t) => t.server === 'memory').map((t) => ({ ...t, inputSchema: { type: 'object' as const, ...t.inputSchema } }));
+  const dispatch = createDispatch({
+    tools: () => entries,
+    call: async () => ({ content: [] }),
+    read: async () => ({ content: [] }),
+    loadSpilledJson: async () => undefined,
+  });
+
+  it('search lines say what matched', async () => {
+    const out = text(await dispatch.handle({ action: 'search', query: 'remove entities', limit: 1 }));
+    expect(out.split('\n')[1]).toMatch(/^1\. memory__delete_entities \(memory, score \d+\.\d\d; matched remove≈delete, entities\): Delete/);
+  });
+
+  it('describe gives the full schema and the annotations', async () => {
+    const described = JSON.parse(text(await dispatch.handle({ action: 'describe', name: 'memory__delete_entities' })));
+    expect(described.inputSchema.properties.entityNames.type).toBe('array');
+    expect(described.annotations).toMatchObject({ destructiveHint: true });
+  });
+
+  it('the tool description tells the model how to search', () => {
+    expect(dispatch.tool.description).toMatch(/a few words for the action and its object/);
+  });
+});
