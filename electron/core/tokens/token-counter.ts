@@ -261,7 +261,10 @@ export class TokenCounter {
       if (r.error !== undefined) throw new Error(r.error);
       return r;
     };
-    const sample = end === 0 ? Promise.resolve({ chars: 0, tokens: 0 }) : reply(0).then((r) => ({ chars: end, tokens: typeof r.value === 'number' ? r.value : 0 }));
+    const sample =
+      end === 0
+        ? Promise.resolve({ chars: 0, tokens: 0 })
+        : reply(0).then((r) => ({ chars: end, tokens: typeof r.value === 'number' ? r.value : 0 }));
     const cut =
       previewEnd === 0
         ? Promise.resolve({ text: '', tokens: 0 })
