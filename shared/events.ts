@@ -16,7 +16,8 @@ const base = {
   level: LevelSchema,
 };
 
-export const ResultActionSchema = z.enum(['pass', 'spill', 'truncate', 'cache', 'compress', 'error']);
+/** What became of a call; 'cancelled': the client cancelled it (or closed its session) before the answer. */
+export const ResultActionSchema = z.enum(['pass', 'spill', 'truncate', 'cache', 'compress', 'error', 'cancelled']);
 export type ResultAction = z.infer<typeof ResultActionSchema>;
 
 export const HubEventSchema = z.discriminatedUnion('type', [
@@ -97,6 +98,16 @@ export const HubEventSchema = z.discriminatedUnion('type', [
     type: z.literal('session.closed'),
     session: z.string(),
     client: z.string().optional(),
+  }),
+  z.object({
+    ...base,
+    type: z.literal('session.reaped'),
+    session: z.string(),
+    client: z.string().optional(),
+    /** 'idle': nothing came for the idle timeout; 'cap': too many HTTP sessions were open, the least recently used went. */
+    reason: z.enum(['idle', 'cap']),
+    /** How long the session had been idle. */
+    idleMs: z.number().int().nonnegative(),
   }),
   z.object({
     ...base,

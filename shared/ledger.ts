@@ -51,6 +51,8 @@ export const ByActionSchema = z.object({
   cache: count,
   compress: count,
   error: count,
+  /** Calls the client cancelled: zero tokens on both sides. */
+  cancelled: count,
 });
 
 export const SavingsTotalsSchema = z.object({
@@ -115,7 +117,7 @@ export function emptySavingsTotals(): SavingsTotals {
     bytesUpstream: 0,
     bytesDelivered: 0,
     estimatedCalls: 0,
-    byAction: { pass: 0, spill: 0, truncate: 0, cache: 0, compress: 0, error: 0 },
+    byAction: { pass: 0, spill: 0, truncate: 0, cache: 0, compress: 0, error: 0, cancelled: 0 },
   };
 }
 

@@ -18,6 +18,7 @@ import { keptCatalogPath } from './files/kept-catalog-file.js';
 import { ConfigFile } from './files/config-file.js';
 import { FastToolCalls } from './downstream/fast-tool-calls.js';
 import { HttpEndpoint, type EndpointHooks } from './downstream/http-endpoint.js';
+import type { HttpSessionLimits } from './downstream/session-reaping.js';
 import { Relay } from './call/relay.js';
 import type { OwnTool } from './call/relay-contract.js';
 import { catalogDispatch, type DispatchContext } from './policy/catalog-dispatch.js';
@@ -59,6 +60,8 @@ export interface HubOptions {
   listen?: boolean;
   /** How long a session's first tools/list waits for the upstreams ready last run (default FIRST_LIST_WAIT_MS). */
   firstListWaitMs?: number;
+  /** When abandoned HTTP sessions are closed: idle timeout, cap and clock (tests shorten them). */
+  httpSessions?: HttpSessionLimits;
 }
 
 /** The tool pins file: first-seen definitions and approvals, kept across restarts. */
@@ -199,11 +202,16 @@ export class Hub {
       onStatus: (change) => this.#onUpstreamStatus(change),
       upstream: { clientInfo: { name: 'spillway', version: options.version }, ...options.upstream },
     });
-    this.endpoint = new HttpEndpoint({
-      authenticate: (token) => (this.token && tokensEqual(token, this.token) ? {} : authenticateClient?.(token)),
-      createSession: (id, _clientId, kind) => this.#newSession(id, kind),
-      handleOther: (req, res, url) => handleOther?.(req, res, url) ?? Promise.resolve(false),
-    });
+    this.endpoint = new HttpEndpoint(
+      {
+        authenticate: (token) => (this.token && tokensEqual(token, this.token) ? {} : authenticateClient?.(token)),
+        createSession: (id, _clientId, kind) => this.#newSession(id, kind),
+        handleOther: (req, res, url) => handleOther?.(req, res, url) ?? Promise.resolve(false),
+        onSessionReaped: (s, reason, idleMs) =>
+          this.emit({ type: 'session.reaped', level: reason === 'cap' ? 'warn' : 'info', session: s.id, client: s.clientName, reason, idleMs }),
+      },
+      options.httpSessions,
+    );
   }
 
   /** Loads the config (throws ConfigError naming the field and file) and builds the hub; nothing starts yet. */

@@ -43,7 +43,7 @@ export async function freePort(): Promise<number> {
 
 export async function startTestHub(
   config: unknown,
-  options: { uiDir?: string; clientOs?: AppHubOptions['clientOs']; port?: number } = {},
+  options: { uiDir?: string; clientOs?: AppHubOptions['clientOs']; port?: number; httpSessions?: AppHubOptions['httpSessions'] } = {},
 ): Promise<TestHub> {
   const dir = await mkdtemp(join(tmpdir(), 'spillway-test-'));
   const paths = resolvePaths({ dataDir: dir, os: { home: homedir(), platform: process.platform, env: {} } });
@@ -55,6 +55,7 @@ export async function startTestHub(
     port: options.port ?? 0,
     upstream: { backoffBaseMs: 50, backoffMaxMs: 500, connectTimeoutMs: 20_000 },
     uiDir: options.uiDir,
+    httpSessions: options.httpSessions,
     // Never the real user's files: clients are looked for under a temp HOME unless a test gives one.
     clientOs: options.clientOs ?? { home: join(dir, 'home'), platform: 'linux', env: { HOME: join(dir, 'home') } },
   });

@@ -27,6 +27,8 @@ export interface AppHubOptions {
   port?: number;
   useLoginShellPath?: boolean;
   upstream?: HubOptions['upstream'];
+  /** When abandoned HTTP sessions are closed (tests shorten the idle timeout and the cap). */
+  httpSessions?: HubOptions['httpSessions'];
   /** Folder of the built renderer; defaults to dist/renderer beside the app. */
   uiDir?: string;
   /** Where clients' config files are looked for (tests point HOME at a temp folder). */
@@ -72,6 +74,7 @@ export async function createAppHub(options: AppHubOptions): Promise<AppHub> {
     port: options.port,
     useLoginShellPath: options.useLoginShellPath,
     upstream: options.upstream,
+    httpSessions: options.httpSessions,
     // Every MCP request with a client's own token passes here: that is when the client was last seen.
     authenticateClient: (token) => {
       const clientId = tokens.lookup(token);

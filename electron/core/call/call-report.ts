@@ -4,6 +4,7 @@
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { HubEventInput, ResultAction } from '../../../shared/events.js';
+import { isCancelled } from '../downstream/request-cancellation.js';
 import type { DownstreamSession } from '../downstream/session.js';
 import type { ShapedResult } from '../spill/shape-result.js';
 import type { TokenCount } from '../tokens/token-counter.js';
@@ -59,6 +60,11 @@ export function errorReport(result: CallToolResult, rpc: boolean): CallReport {
   return report(result, 'error', true, 0, rpc ? 0 : jsonBytes(result));
 }
 
+/** A call the client cancelled, or whose session closed, before its answer: nothing was delivered, nothing is counted. */
+export function cancelledReport(): CallReport {
+  return report({ content: [] }, 'cancelled', false, 0, 0);
+}
+
 /** The report of what the shaper did. */
 export function shapeReport(shaped: ShapedResult): CallReport {
   const o = shaped.outcome;
@@ -111,11 +117,17 @@ export function reportStarted(ctx: CallContext, emit: (event: HubEventInput) => 
  */
 export function reportCall(
   ctx: CallContext,
-  r: CallReport,
+  made: CallReport,
   emit: (event: HubEventInput) => void,
   onCallFinished: ((call: FinishedCall) => void) | undefined,
-  error?: string,
+  failure?: string,
 ): CallToolResult {
+  // The client gave up on the call: whatever came of it, the answer is dropped (the SDK and the fast path
+  // send nothing to a cancelled request), so it is recorded as cancelled.
+  const cancelled = isCancelled(ctx.extra);
+  if (cancelled) void made.countingDelivered?.catch(() => undefined);
+  const r = cancelled ? cancelledReport() : made;
+  const error = cancelled ? undefined : failure;
   const durationMs = elapsedMs(ctx);
   const isError = r.delivered.isError === true;
   const event: Extract<HubEventInput, { type: 'call.finished' }> = {
@@ -165,7 +177,7 @@ export function reportCall(
       )
       .then(() => publishFinished(event, finished, emit, onCallFinished));
   }
-  return r.delivered;
+  return made.delivered;
 }
 
 function publishFinished(

@@ -7,12 +7,13 @@
 import { ErrorCode, type CallToolRequest, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Settings } from '../../../shared/config.js';
 import type { DownstreamExtra, DownstreamSession } from '../downstream/session.js';
+import { isCancelled } from '../downstream/request-cancellation.js';
 import type { CachedCall } from '../policy/call-cache.js';
 import type { ShapedResult } from '../spill/shape-result.js';
 import type { Upstream } from '../upstream/upstream.js';
 import { applyPolicyArguments } from './call-arguments.js';
 import { newCallContext, type CallContext, type Masking } from './call-context.js';
-import { asIsReport, errorReport, reportCall, reportStarted, shapeReport, type CallReport } from './call-report.js';
+import { asIsReport, cancelledReport, errorReport, reportCall, reportStarted, shapeReport, type CallReport } from './call-report.js';
 import { cacheFor, keepInCache } from './cached-result.js';
 import { exceedsClientPipe, guardClientPipe } from './client-pipe-guard.js';
 import { takeCompressionRequest } from './compression-request.js';
@@ -92,7 +93,11 @@ export class ToolCallPipeline {
       return reportCall(ctx, report instanceof Promise ? await report : report, deps.emit, deps.onCallFinished);
     } catch (err) {
       calling.catch(() => undefined); // settled already, unless call.started failed before the wait
-      if (ctx.signal.aborted) throw err; // the client cancelled: the SDK drops the response anyway
+      if (isCancelled(ctx.extra)) {
+        // The client cancelled (or its session closed): recorded as such; the SDK drops the response anyway.
+        reportCall(ctx, cancelledReport(), deps.emit, deps.onCallFinished);
+        throw err;
+      }
       return this.#failed(ctx, upstreamFailure(ctx, upstream, err));
     }
   }

@@ -24,6 +24,7 @@ import {
   type MessageExtraInfo,
   type RequestId,
 } from '@modelcontextprotocol/sdk/types.js';
+import { callParamsProblem } from './call-params.js';
 import { RequestCancellation } from './request-cancellation.js';
 import { requestExtra, type DownstreamExtra } from './request-extra.js';
 
@@ -118,7 +119,22 @@ export class FastToolCalls implements Transport {
     const call = this.#plainCall(message);
     if (call) return this.#call(call, undefined, extra);
     if (this.#calls.size > 0 && this.#cancel(message)) return;
+    if (this.#refuseParams(message)) return;
     this.onmessage?.(message, extra);
+  }
+
+  /**
+   * A tools/call whose params the SDK would fail to parse: answered here with -32602 and a sentence (the
+   * SDK answers -32603 with zod's dump). Both entrances come through here: HTTP posts the fast path left
+   * to the transport, and every stdio and bridge message.
+   */
+  #refuseParams(message: JSONRPCMessage): boolean {
+    const m = message as { id?: RequestId; method?: unknown; params?: unknown };
+    if (m.method !== 'tools/call' || m.id === undefined) return false;
+    const problem = callParamsProblem(m.params);
+    if (problem === undefined) return false;
+    void this.#inner.send({ jsonrpc: '2.0', id: m.id, error: { code: ErrorCode.InvalidParams, message: problem } }).catch(() => undefined);
+    return true;
   }
 
   #plainCall(message: JSONRPCMessage): PlainCall | undefined {

@@ -7,6 +7,7 @@
  * session's FastToolCalls answers it straight onto the response (http-call-reply.ts), without the SDK
  * transport's per-request work (a Web Request and Response per POST, a stream, zod on every message).
  * Everything else, and any request the SDK transport would refuse, goes to the SDK transport as before.
+ * Sessions their clients abandon (no DELETE) are closed once idle, or past a cap (session-reaping.ts).
  */
 import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -18,6 +19,14 @@ import { plainMessage } from '../wire/plain-message.js';
 import { FastToolCalls } from './fast-tool-calls.js';
 import { HttpCallReply } from './http-call-reply.js';
 import type { DownstreamSession, SessionTransportKind } from './session.js';
+import {
+  DEFAULT_IDLE_TIMEOUT_MS,
+  DEFAULT_MAX_SESSIONS,
+  sessionsToReap,
+  type HttpSessionLimits,
+  type ReapReason,
+  type SessionUse,
+} from './session-reaping.js';
 
 export const LOOPBACK = '127.0.0.1';
 const MAX_BODY_BYTES = 64 * 1024 * 1024;
@@ -29,6 +38,8 @@ export interface EndpointHooks {
   createSession(id: string, clientId: string | undefined, kind: SessionTransportKind): DownstreamSession;
   /** Control API, UI and anything else that is not /mcp. Return false to answer 404. */
   handleOther?(req: IncomingMessage, res: ServerResponse, url: URL): Promise<boolean>;
+  /** A session is being closed without its client asking (session-reaping.ts); its later requests get 404. */
+  onSessionReaped?(session: DownstreamSession, reason: ReapReason, idleMs: number): void;
 }
 
 export { tokensEqual } from '../files/access-token.js';
@@ -83,7 +94,7 @@ export function readBody(req: IncomingMessage, limit = MAX_BODY_BYTES): Promise<
 /** The header the bridge's HTTP fallback sends: its session is a 'bridge' one (client-pipe limits apply). */
 export const BRIDGE_HEADER = 'x-spillway-bridge';
 
-interface HttpSession {
+interface HttpSession extends SessionUse {
   transport: StreamableHTTPServerTransport;
   /** The transport the session's SDK Server is connected to: the fast path in front of `transport`. */
   calls: FastToolCalls;
@@ -95,11 +106,20 @@ export class HttpEndpoint {
   #server: HttpServer | undefined;
   #sessions = new Map<string, HttpSession>();
   #hosts = new Set<string>();
+  readonly #limits: { idleTimeoutMs: number; maxSessions: number };
+  readonly #now: () => number;
+  #sweeping: NodeJS.Timeout | undefined;
   port = 0;
   /** Told whenever a request arrives with a client's own token (for "last seen"). */
   onClientSeen: ((clientId: string) => void) | undefined;
 
-  constructor(private readonly hooks: EndpointHooks) {}
+  constructor(
+    private readonly hooks: EndpointHooks,
+    limits: HttpSessionLimits = {},
+  ) {
+    this.#limits = { idleTimeoutMs: limits.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS, maxSessions: limits.maxSessions ?? DEFAULT_MAX_SESSIONS };
+    this.#now = limits.now ?? Date.now;
+  }
 
   get url(): string {
     return `http://${LOOPBACK}:${this.port}/mcp`;
@@ -127,6 +147,10 @@ export class HttpEndpoint {
     this.#server = server;
     this.port = (server.address() as AddressInfo).port;
     this.#hosts = allowedHosts(this.port);
+    // Idle sessions are looked for a few times per timeout, at most once a minute.
+    const every = Math.min(60_000, Math.max(10, Math.floor(this.#limits.idleTimeoutMs / 4)));
+    this.#sweeping = setInterval(() => this.reapSessions(), every);
+    this.#sweeping.unref();
   }
 
   /** The listening socket's address (tests check it is loopback). */
@@ -138,7 +162,24 @@ export class HttpEndpoint {
     return this.#sessions.size;
   }
 
+  /**
+   * Closes the sessions idle past the timeout, and the least recently used ones past the cap (except
+   * `keep`, the session opening); runs on a timer, and whenever a session opens.
+   */
+  reapSessions(keep?: string): void {
+    for (const { use, reason, idleMs } of sessionsToReap(this.#sessions.values(), this.#now(), this.#limits, keep)) {
+      const id = use.session.id;
+      if (this.#sessions.get(id) !== use) continue;
+      // Gone from the map first: from now on its requests get the 404 that makes a client start anew.
+      this.#sessions.delete(id);
+      this.hooks.onSessionReaped?.(use.session, reason, idleMs);
+      void use.session.close();
+    }
+  }
+
   async close(): Promise<void> {
+    clearInterval(this.#sweeping);
+    this.#sweeping = undefined;
     const sessions = [...this.#sessions.values()];
     this.#sessions.clear();
     await Promise.all(sessions.map((s) => s.session.close()));
@@ -196,6 +237,7 @@ export class HttpEndpoint {
       const known = this.#sessions.get(sid);
       if (!known) return jsonRpcError(res, 404, 'Session not found (it may have expired): start a new session', -32001);
       if (known.clientId !== who.clientId) return jsonRpcError(res, 403, 'Forbidden: this session belongs to another token');
+      this.#inUse(known, req.method === 'GET', res);
       if (req.method === 'POST' && sdkWouldAccept(req)) {
         const call = toolCall(body);
         const requestInfo = {
@@ -219,7 +261,8 @@ export class HttpEndpoint {
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => id,
       onsessioninitialized: () => {
-        this.#sessions.set(id, { transport, calls, session, clientId: who.clientId });
+        this.#sessions.set(id, { transport, calls, session, clientId: who.clientId, open: 0, streams: 0, lastSeenMs: this.#now() });
+        if (this.#sessions.size > this.#limits.maxSessions) this.reapSessions(id);
       },
       onsessionclosed: () => {
         this.#sessions.delete(id);
@@ -232,6 +275,20 @@ export class HttpEndpoint {
     };
     await session.connect(calls);
     await transport.handleRequest(req, res, body);
+    // Refused (a malformed initialize): nothing will ever reach this session, so it is not kept.
+    if (!this.#sessions.has(id) && !session.closed) await session.close();
+  }
+
+  /** A request of a known session is open until its response closes; the session is not idle meanwhile. */
+  #inUse(use: HttpSession, stream: boolean, res: ServerResponse): void {
+    use.open++;
+    if (stream) use.streams++;
+    use.lastSeenMs = this.#now();
+    res.once('close', () => {
+      use.open--;
+      if (stream) use.streams--;
+      use.lastSeenMs = this.#now();
+    });
   }
 }
 

@@ -61,3 +61,9 @@ export function whenCancelled(extra: { readonly signal: AbortSignal }, listener:
   signal.addEventListener('abort', onAbort, { once: true });
   return () => signal.removeEventListener('abort', onAbort);
 }
+
+/** Whether the request was cancelled (by its client, or by its session closing), without making a fast path's signal. */
+export function isCancelled(extra: { readonly signal: AbortSignal }): boolean {
+  const cancellation = (extra as { [CANCELLATION]?: RequestCancellation })[CANCELLATION];
+  return cancellation ? cancellation.cancelled : extra.signal.aborted;
+}

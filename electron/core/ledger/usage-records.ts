@@ -38,6 +38,8 @@ const REMEMBERED_COUNTS = 256;
 /** Results and content longer than this (JSON bytes, characters) are counted every time. */
 const REMEMBERED_MAX = 1024;
 
+const NOTHING: TokenCount = { tokens: 0, estimated: false };
+
 export interface UsageRecordsParts {
   ledger: Ledger;
   counter: Pick<TokenCounter, 'countExactOffThread'>;
@@ -85,10 +87,13 @@ export class UsageRecords {
   /**
    * The rules: the upstream side is the exact count of what the upstream produced (or, when the call
    * brought no count, of the delivered content). A result delivered as it came counts the same on both
-   * sides, with no second count; otherwise the delivered side is what the client got.
+   * sides, with no second count; otherwise the delivered side is what the client got. A cancelled call
+   * counts zero on both sides.
    */
   #record(call: CountedCall): void {
     const r = call.report;
+    // A cancelled call delivered nothing, and what its upstream may have produced reached no one.
+    if (r.action === 'cancelled') return this.#write(call, NOTHING, NOTHING);
     const upstream = r.countUpstreamTokens ? this.#countUpstream(r, r.countUpstreamTokens) : this.#countContent(r.delivered);
     const delivered = r.asIs
       ? upstream

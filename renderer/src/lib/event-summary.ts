@@ -10,6 +10,7 @@ const OUTCOME: Record<ResultAction, string> = {
   cache: 'answered from cache',
   compress: 'compressed',
   error: 'failed',
+  cancelled: 'cancelled by the client',
 };
 
 export function summarize(e: HubEvent): string {
@@ -34,6 +35,8 @@ export function summarize(e: HubEvent): string {
       return `${e.client ?? 'A client'}${e.clientVersion ? ` ${e.clientVersion}` : ''} connected ${transportWords(e.transport)}`;
     case 'session.closed':
       return `${e.client ?? 'A client'} disconnected`;
+    case 'session.reaped':
+      return `${e.client ?? 'A client'}'s session was closed: ${e.reason === 'idle' ? 'unused for a while' : 'too many sessions were open'}`;
     case 'catalog.changed':
       return `Tools changed: ${counted(e.tools, 'tool')}, ${counted(e.resources, 'resource')}, ${counted(e.prompts, 'prompt')}`;
     case 'config.changed':

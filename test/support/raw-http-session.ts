@@ -1,0 +1,62 @@
+/**
+ * One MCP session spoken in raw HTTP (fetch), so what is on the wire is what a test checks: no GET stream
+ * is opened, nothing is validated on the client's side, and the session is left open unless deleted.
+ */
+import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js';
+
+export class RawHttpSession {
+  private constructor(
+    readonly id: string,
+    readonly url: string,
+    readonly token: string,
+  ) {}
+
+  /** Initializes a session (initialize, then notifications/initialized) as `client`. */
+  static async open(url: string, token: string, client = 'raw-client'): Promise<RawHttpSession> {
+    const res = await fetch(url, {
+      method: 'POST',
+      headers: headers(token),
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 0,
+        method: 'initialize',
+        params: { protocolVersion: LATEST_PROTOCOL_VERSION, capabilities: {}, clientInfo: { name: client, version: '1' } },
+      }),
+    });
+    await res.text();
+    const id = res.headers.get('mcp-session-id');
+    if (!res.ok || !id) throw new Error(`initialize answered ${res.status}`);
+    const session = new RawHttpSession(id, url, token);
+    const done = await session.post({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    await done.text();
+    if (done.status !== 202) throw new Error(`notifications/initialized answered ${done.status}`);
+    return session;
+  }
+
+  post(message: unknown, signal?: AbortSignal): Promise<Response> {
+    return fetch(this.url, {
+      method: 'POST',
+      headers: { ...headers(this.token), 'mcp-session-id': this.id, 'mcp-protocol-version': LATEST_PROTOCOL_VERSION },
+      body: JSON.stringify(message),
+      signal,
+    });
+  }
+
+  /** Posts one request and reads its answer, sent as JSON or as the last message of an SSE stream. */
+  async request(message: { id: number | string } & Record<string, unknown>): Promise<{ status: number; body: Record<string, unknown> }> {
+    const res = await this.post({ jsonrpc: '2.0', ...message });
+    const text = await res.text();
+    if (!(res.headers.get('content-type') ?? '').includes('text/event-stream')) return { status: res.status, body: JSON.parse(text) };
+    const data = text
+      .split('\n')
+      .filter((line) => line.startsWith('data: '))
+      .map((line) => JSON.parse(line.slice(6)) as Record<string, unknown>);
+    const answer = data.find((m) => m.id === message.id);
+    if (!answer) throw new Error(`no answer to ${String(message.id)} in the stream: ${text}`);
+    return { status: res.status, body: answer };
+  }
+}
+
+function headers(token: string): Record<string, string> {
+  return { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+}
