@@ -9,6 +9,7 @@ import { spillApi } from './api-spill.js';
 import { policyApi } from './api-policy.js';
 import { clientsApi } from './api-clients.js';
 import { compressApi } from './api-compress.js';
+import { registryApi } from './api-registry.js';
 
 export const ToolSummarySchema = z.object({
   /** The name exposed to clients (namespaced). */
@@ -97,6 +98,7 @@ export const api = {
   ...policyApi,
   ...clientsApi,
   ...compressApi,
+  ...registryApi,
 } as const;
 
 export type Api = typeof api;

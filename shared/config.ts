@@ -116,6 +116,8 @@ export const SettingsSchema = z.object({
   policy: GlobalPolicyDefaultsSchema.default(defaultGlobalPolicy),
   /** The compression model (issue 8). */
   compression: CompressionSettingsSchema.default(() => CompressionSettingsSchema.parse({})),
+  /** The MCP Registry the server catalog browses (issue 16); self-hosted and sub-registries speak the same API. */
+  registryUrl: httpUrl.default('https://registry.modelcontextprotocol.io'),
 });
 export type Settings = z.infer<typeof SettingsSchema>;
 
@@ -132,6 +134,7 @@ export const SettingsPatchSchema = z
     logRetentionDays: SettingsSchema.shape.logRetentionDays.unwrap().optional(),
     tokenizer: SettingsSchema.shape.tokenizer.unwrap().optional(),
     paused: SettingsSchema.shape.paused.unwrap().optional(),
+    registryUrl: SettingsSchema.shape.registryUrl.unwrap().optional(),
     spill: z
       .object({
         action: SpillSettingsSchema.shape.action.unwrap().optional(),

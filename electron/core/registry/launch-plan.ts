@@ -1,0 +1,209 @@
+/**
+ * From a registry entry to what Spillway runs: a package becomes a command line (npx, uvx, docker, dnx)
+ * with its runtime arguments, package arguments and environment; a remote becomes an HTTP or SSE
+ * upstream with its headers. The plan also says, in one plain sentence, exactly what will run or where
+ * it will connect.
+ */
+import { EntryInputs, type InputMode } from './entry-inputs.js';
+import type { Package, RemoteTransport, ServerDetail } from './server-json.js';
+
+export type EntryOption = { kind: 'package'; index: number; pkg: Package } | { kind: 'remote'; index: number; remote: RemoteTransport };
+
+export type Launch =
+  | { type: 'stdio'; command: string; args: string[]; env: Record<string, string> }
+  | { type: 'http' | 'sse'; url: string; headers: Record<string, string> };
+
+export interface LaunchPlan {
+  launch: Launch;
+  inputs: EntryInputs;
+  /** What will run or where it will connect, secret values masked. */
+  summary: string;
+}
+
+/** Every way to run an entry: its packages, then its remotes. */
+export function entryOptions(server: ServerDetail): EntryOption[] {
+  return [
+    ...(server.packages ?? []).map((pkg, index) => ({ kind: 'package' as const, index, pkg })),
+    ...(server.remotes ?? []).map((remote, index) => ({ kind: 'remote' as const, index, remote })),
+  ];
+}
+
+const TRANSPORT_WORDS = { 'streamable-http': 'Streamable HTTP', sse: 'SSE' } as const;
+
+/** A short name for an option: "npm package airtable-mcp-server 1.7.3", "Remote server (SSE)". */
+export function optionLabel(option: EntryOption): string {
+  if (option.kind === 'remote') return `Remote server (${TRANSPORT_WORDS[option.remote.type]})`;
+  const { registryType, identifier, version } = option.pkg;
+  const kind = registryType === 'oci' ? 'Container image' : registryType === 'mcpb' ? 'MCPB bundle' : `${registryType} package`;
+  return `${kind} ${identifier}${version && registryType !== 'oci' && registryType !== 'mcpb' ? ` ${version}` : ''}`;
+}
+
+/** The command a package runs with (npx, uvx, docker or podman, dnx), or why Spillway cannot run it. */
+export function packageCommand(pkg: Package): { command: string } | { reason: string } {
+  if (pkg.transport.type !== 'stdio') {
+    return {
+      reason: `This package serves over HTTP once it is started (at ${pkg.transport.url}); Spillway can add packages that talk over stdio, or remote servers.`,
+    };
+  }
+  switch (pkg.registryType) {
+    case 'npm':
+      return { command: 'npx' };
+    case 'pypi':
+      return { command: 'uvx' };
+    case 'oci':
+      // podman takes docker's arguments; any other hint still runs with docker.
+      return { command: pkg.runtimeHint === 'podman' ? 'podman' : 'docker' };
+    case 'nuget':
+      return { command: 'dnx' };
+    case 'mcpb':
+      return { reason: 'MCPB bundles are downloaded and unpacked by the app itself, which this version of Spillway cannot do yet.' };
+    default:
+      return { reason: `Spillway does not know how to run "${pkg.registryType}" packages.` };
+  }
+}
+
+/** Plans one option; throws an Error with the reason when Spillway cannot run it. */
+export function planOption(option: EntryOption, mode: InputMode): LaunchPlan {
+  const inputs = new EntryInputs(mode);
+  const launch = option.kind === 'remote' ? remoteLaunch(option.remote, inputs) : packageLaunch(option.pkg, inputs);
+  return { launch, inputs, summary: launchSummary(launch, inputs.secretValues, secretNames(inputs)) };
+}
+
+function remoteLaunch(remote: RemoteTransport, inputs: EntryInputs): Launch {
+  const url = inputs.template(remote.url, remote.variables, 'address') ?? remote.url;
+  const headers: Record<string, string> = {};
+  for (const header of remote.headers ?? []) {
+    const value = inputs.keyValue('header', header);
+    if (value !== undefined) headers[header.name] = value;
+  }
+  return { type: remote.type === 'sse' ? 'sse' : 'http', url, headers };
+}
+
+function packageLaunch(pkg: Package, inputs: EntryInputs): Launch {
+  const how = packageCommand(pkg);
+  if ('reason' in how) throw new Error(how.reason);
+  const runtimeArgs = inputs.arguments(pkg.runtimeArguments, 'runtime');
+  const env: Record<string, string> = {};
+  const isOci = pkg.registryType === 'oci';
+  // Variables a docker `-e NAME=…` argument sets already: asking for them again would be asking twice.
+  const setByArguments = isOci ? dockerInlineEnv(pkg) : new Set<string>();
+  for (const item of pkg.environmentVariables ?? []) {
+    if (setByArguments.has(item.name)) continue;
+    const value = inputs.keyValue('env', item);
+    if (value !== undefined) env[item.name] = value;
+  }
+  const packageArgs = inputs.arguments(pkg.packageArguments, 'package');
+  const version = pkg.version;
+  switch (pkg.registryType) {
+    case 'npm':
+      return {
+        type: 'stdio',
+        command: how.command,
+        args: ['-y', ...runtimeArgs, version ? `${pkg.identifier}@${version}` : pkg.identifier, ...packageArgs],
+        env,
+      };
+    case 'pypi':
+      return {
+        type: 'stdio',
+        command: how.command,
+        args: [...runtimeArgs, version ? `${pkg.identifier}==${version}` : pkg.identifier, ...packageArgs],
+        env,
+      };
+    case 'nuget':
+      return {
+        type: 'stdio',
+        command: how.command,
+        args: [
+          ...runtimeArgs,
+          version ? `${pkg.identifier}@${version}` : pkg.identifier,
+          '--yes',
+          ...(packageArgs.length ? ['--', ...packageArgs] : []),
+        ],
+        env,
+      };
+    default:
+      return dockerLaunch(pkg, how.command, runtimeArgs, packageArgs, env, inputs.secretValues);
+  }
+}
+
+/** Names that a docker `-e NAME=value` runtime argument sets. */
+function dockerInlineEnv(pkg: Package): Set<string> {
+  const names = new Set<string>();
+  for (const arg of pkg.runtimeArguments ?? []) {
+    if (arg.type !== 'named' || (arg.name !== '-e' && arg.name !== '--env') || arg.value === undefined) continue;
+    const m = /^([A-Za-z_][A-Za-z0-9_]*)=/.exec(arg.value);
+    if (m) names.add(m[1]);
+  }
+  return names;
+}
+
+/**
+ * `docker run -i --rm [-e NAME…] <image> [package args]`. An entry's runtime arguments may hold the whole
+ * `run --rm -i … <image>` (terraform 0.3.2) or only the `-e` parts (terraform 1.2.0): what is missing is
+ * added, nothing twice. Environment values reach the container as `-e NAME` (docker reads them from its
+ * own environment), and a secret written as `-e NAME=secret` is moved there too, off the command line.
+ */
+function dockerLaunch(
+  pkg: Package,
+  command: string,
+  runtimeArgs: string[],
+  packageArgs: string[],
+  env: Record<string, string>,
+  secrets: Set<string>,
+): Launch {
+  const args = runtimeArgs[0] === 'run' ? [...runtimeArgs] : ['run', '-i', '--rm', ...runtimeArgs];
+  for (let i = 0; i < args.length - 1; i++) {
+    if (args[i] !== '-e' && args[i] !== '--env') continue;
+    const m = /^([A-Za-z_][A-Za-z0-9_]*)=(.*)$/s.exec(args[i + 1]);
+    if (m && [...secrets].some((s) => m[2].includes(s))) {
+      env[m[1]] = m[2];
+      args[i + 1] = m[1];
+    }
+  }
+  const forwarded = new Set(args.filter((_, i) => i > 0 && (args[i - 1] === '-e' || args[i - 1] === '--env')).map((a) => a.split('=')[0]));
+  const forwards = Object.keys(env)
+    .filter((name) => !forwarded.has(name))
+    .flatMap((name) => ['-e', name]);
+  const image = imageRef(pkg);
+  const at = args.findIndex((a) => a === image || `docker.io/${a}` === image || a === pkg.identifier);
+  if (at >= 0) args.splice(at, 0, ...forwards);
+  else args.push(...forwards, image);
+  return { type: 'stdio', command, args: [...args, ...packageArgs], env };
+}
+
+/** The image reference: the identifier, with `:version` when it names no tag or digest. */
+function imageRef(pkg: Package): string {
+  const last = pkg.identifier.split('/').pop() ?? '';
+  return pkg.version && !last.includes(':') && !last.includes('@') ? `${pkg.identifier}:${pkg.version}` : pkg.identifier;
+}
+
+function secretNames(inputs: EntryInputs): Set<string> {
+  return new Set(inputs.fields.filter((f) => f.secret).map((f) => f.label));
+}
+
+/** A word of a command line as a shell would need it quoted (for reading only: Spillway never uses a shell). */
+function shellWord(word: string): string {
+  return /^[A-Za-z0-9_@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
+}
+
+function maskText(text: string, secrets: Set<string>): string {
+  let out = text;
+  for (const s of [...secrets].sort((a, b) => b.length - a.length)) if (s) out = out.split(s).join('***');
+  return out;
+}
+
+/** "Runs on this computer: npx -y pkg@1.0 (with AIRTABLE_API_KEY set, a secret)." / "Connects to https://… over SSE …". */
+export function launchSummary(launch: Launch, secretValues: Set<string>, secretLabels: Set<string> = new Set()): string {
+  const named = (names: string[]) =>
+    names
+      .map((n) => (secretLabels.has(n) || secretValues.has(launch.type === 'stdio' ? launch.env[n] : launch.headers[n]) ? `${n} (secret)` : n))
+      .join(', ');
+  if (launch.type === 'stdio') {
+    const line = maskText([launch.command, ...launch.args].map(shellWord).join(' '), secretValues);
+    const env = Object.keys(launch.env);
+    return `Runs on this computer: ${line}${env.length ? `, with ${env.length === 1 ? 'the variable' : 'the variables'} ${named(env)} set` : ''}.`;
+  }
+  const headers = Object.keys(launch.headers);
+  const how = launch.type === 'sse' ? 'SSE' : 'Streamable HTTP';
+  return `Connects to ${maskText(launch.url, secretValues)} over ${how}${headers.length ? `, sending ${headers.length === 1 ? 'the header' : 'the headers'} ${named(headers)}` : ''}.`;
+}

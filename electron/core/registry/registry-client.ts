@@ -1,0 +1,138 @@
+/**
+ * The MCP Registry read API, v0.1: `GET /v0.1/servers` (search, cursor, limit, version=latest) and
+ * `GET /v0.1/servers/{name}/versions/{version}`. Every failure becomes a RegistryError whose message says,
+ * in plain words, what went wrong and what to do next; the raw answer bodies are returned for the caller
+ * to validate and cache.
+ */
+
+export const DEFAULT_REGISTRY_URL = 'https://registry.modelcontextprotocol.io';
+const DEFAULT_TIMEOUT_MS = 15_000;
+
+/**
+ * `unreachable`: no answer (network, timeout) or a broken one (5xx, not the API): cached results may stand
+ * in. `not_found` and `refused`: the registry answered and said no.
+ */
+export type RegistryErrorKind = 'unreachable' | 'not_found' | 'refused';
+
+export class RegistryError extends Error {
+  constructor(
+    readonly kind: RegistryErrorKind,
+    message: string,
+    readonly status?: number,
+  ) {
+    super(message);
+    this.name = 'RegistryError';
+  }
+}
+
+export interface RegistryClientOptions {
+  baseUrl: string;
+  timeoutMs?: number;
+  /** Injected in tests; the global fetch otherwise. */
+  fetch?: typeof fetch;
+}
+
+export interface ListQuery {
+  search?: string;
+  cursor?: string;
+  limit?: number;
+}
+
+/** The settings hint every "could not reach" message ends with. */
+const CHECK_SETTINGS = 'Check your internet connection and the registry address in Settings, then try again.';
+
+export class RegistryClient {
+  readonly #base: URL;
+  readonly #timeoutMs: number;
+  readonly #fetch: typeof fetch;
+
+  constructor(options: RegistryClientOptions) {
+    // A base with a path (a sub-registry behind a prefix) keeps it: `new URL('v0.1/…', base/)`.
+    this.#base = new URL(options.baseUrl.endsWith('/') ? options.baseUrl : `${options.baseUrl}/`);
+    this.#timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    this.#fetch = options.fetch ?? fetch;
+  }
+
+  /** The URL of one list page (also the cache key of its answer). */
+  listUrl(query: ListQuery): string {
+    const url = new URL('v0.1/servers', this.#base);
+    if (query.search) url.searchParams.set('search', query.search);
+    if (query.cursor) url.searchParams.set('cursor', query.cursor);
+    if (query.limit) url.searchParams.set('limit', String(query.limit));
+    url.searchParams.set('version', 'latest');
+    return url.href;
+  }
+
+  /** The URL of one version of one server (`latest` for the newest); the name is URL-encoded (`/` → `%2F`). */
+  versionUrl(name: string, version = 'latest'): string {
+    return new URL(`v0.1/servers/${encodeURIComponent(name)}/versions/${encodeURIComponent(version)}`, this.#base).href;
+  }
+
+  /** GETs a registry URL and returns its JSON body; throws RegistryError. */
+  async getJson(url: string, what: string): Promise<unknown> {
+    const origin = this.#base.origin;
+    let res: Response;
+    try {
+      res = await this.#fetch(url, { headers: { accept: 'application/json' }, signal: AbortSignal.timeout(this.#timeoutMs) });
+    } catch (err) {
+      const e = err as Error & { cause?: { code?: string } };
+      if (e.name === 'TimeoutError' || e.name === 'AbortError') {
+        throw new RegistryError(
+          'unreachable',
+          `The registry at ${origin} did not answer within ${Math.round(this.#timeoutMs / 1000)} seconds. ${CHECK_SETTINGS}`,
+        );
+      }
+      const code = e.cause?.code ? ` (${e.cause.code})` : '';
+      throw new RegistryError('unreachable', `Could not reach the registry at ${origin}${code}. ${CHECK_SETTINGS}`);
+    }
+    const text = await res.text().catch(() => '');
+    if (!res.ok) throw answerError(res.status, problemDetail(text), origin, what);
+    try {
+      return JSON.parse(text);
+    } catch {
+      throw new RegistryError(
+        'unreachable',
+        `The address ${origin} answered, but not as an MCP Registry does. Check the registry address in Settings.`,
+        res.status,
+      );
+    }
+  }
+}
+
+/** The `detail` (or `title`) of an RFC 9457 problem answer, if the body is one. */
+function problemDetail(text: string): string | undefined {
+  try {
+    const body = JSON.parse(text) as { detail?: unknown; title?: unknown };
+    const detail = typeof body.detail === 'string' ? body.detail : typeof body.title === 'string' ? body.title : undefined;
+    return detail?.slice(0, 300);
+  } catch {
+    return undefined;
+  }
+}
+
+function answerError(status: number, detail: string | undefined, origin: string, what: string): RegistryError {
+  const said = detail ? ` It said: "${detail}".` : '';
+  if (status === 404 && detail?.startsWith('Endpoint not found')) {
+    return new RegistryError(
+      'refused',
+      `The address ${origin} does not serve the MCP Registry API (v0.1). Check the registry address in Settings.`,
+      status,
+    );
+  }
+  if (status === 404) return new RegistryError('not_found', `The registry has no ${what}. It may have been removed; search again.`, status);
+  if (status >= 500) {
+    return new RegistryError(
+      'unreachable',
+      `The registry at ${origin} is having trouble (HTTP ${status}).${said} Try again in a few minutes.`,
+      status,
+    );
+  }
+  if (status === 401 || status === 403) {
+    return new RegistryError(
+      'refused',
+      `The registry at ${origin} refused access (HTTP ${status}).${said} Check the registry address in Settings.`,
+      status,
+    );
+  }
+  return new RegistryError('refused', `The registry at ${origin} refused the request for ${what} (HTTP ${status}).${said}`, status);
+}

@@ -1,0 +1,121 @@
+/** Control contract: the catalog of servers from the MCP Registry (issue 16). */
+import { z } from 'zod';
+
+/** Set when the registry could not be reached and an earlier answer is shown instead. */
+export const RegistryCachedSchema = z.object({
+  /** When that answer was received (ISO time). */
+  at: z.string(),
+  /** "Cached, from <time>: ..." in plain words. */
+  notice: z.string(),
+});
+
+export const RegistryServerSchema = z.object({
+  name: z.string(),
+  version: z.string(),
+  title: z.string().optional(),
+  description: z.string(),
+  icon: z.object({ src: z.string(), mimeType: z.string().optional(), theme: z.enum(['light', 'dark']).optional() }).optional(),
+  websiteUrl: z.string().optional(),
+  repository: z.string().optional(),
+  /** How it can be run: `npm`, `pypi`, `oci`, `nuget`, `mcpb` (packages) and `remote`. */
+  kinds: z.array(z.string()),
+  /** The registry's status: `active`, `deprecated` or `deleted`. */
+  status: z.string().optional(),
+});
+export type RegistryServer = z.infer<typeof RegistryServerSchema>;
+
+/** Whether the program a package needs is on this computer, and if not, what to install. */
+export const RegistryRuntimeSchema = z.object({
+  command: z.string(),
+  present: z.boolean(),
+  missing: z.string().optional(),
+});
+export type RegistryRuntime = z.infer<typeof RegistryRuntimeSchema>;
+
+/** One way to run the server: one of its packages, or one of its remotes. */
+export const RegistryOptionSchema = z.object({
+  kind: z.enum(['package', 'remote']),
+  index: z.number().int(),
+  /** e.g. "npm package airtable-mcp-server 1.7.3", "Remote server (Streamable HTTP)". */
+  label: z.string(),
+  /** Exactly what will run or where it will connect, in plain words. */
+  summary: z.string(),
+  supported: z.boolean(),
+  /** Why Spillway cannot add it yet (when not supported). */
+  reason: z.string().optional(),
+  runtime: RegistryRuntimeSchema.optional(),
+});
+export type RegistryOption = z.infer<typeof RegistryOptionSchema>;
+
+export const RegistryFormFieldSchema = z.object({
+  /** The key of its value in `registry.add`'s `values`. */
+  key: z.string(),
+  label: z.string(),
+  description: z.string().optional(),
+  group: z.enum(['arguments', 'environment', 'headers', 'address']),
+  required: z.boolean(),
+  /** Masked in the form; kept as a secret, never shown again. */
+  secret: z.boolean(),
+  input: z.enum(['text', 'number', 'boolean', 'filepath', 'select']),
+  choices: z.array(z.string()).optional(),
+  default: z.string().optional(),
+  placeholder: z.string().optional(),
+  /** Several values allowed, one per line. */
+  repeated: z.boolean().optional(),
+});
+export type RegistryFormField = z.infer<typeof RegistryFormFieldSchema>;
+
+const entryRef = {
+  name: z.string().min(1).max(200),
+  version: z.string().min(1).max(255).optional(),
+  package: z.number().int().min(0).optional(),
+  remote: z.number().int().min(0).optional(),
+};
+/** One package or one remote of an entry, never both. */
+const oneOption = (req: { package?: number; remote?: number }, ctx: z.RefinementCtx) => {
+  if ((req.package === undefined) === (req.remote === undefined)) {
+    ctx.addIssue({ code: 'custom', path: ['package'], message: 'give either a package index or a remote index' });
+  }
+};
+
+export const registryApi = {
+  /** A page of the registry's latest versions; `query` matches the server's name. */
+  'registry.search': {
+    req: z.object({ query: z.string().max(200).optional(), cursor: z.string().max(1000).optional() }),
+    res: z.object({
+      servers: z.array(RegistryServerSchema),
+      nextCursor: z.string().optional(),
+      /** Entries in this page that did not follow the registry's schema, left out. */
+      skipped: z.number().int(),
+      cached: RegistryCachedSchema.optional(),
+    }),
+  },
+  /** One entry's detail page: what it is and each way to run it. */
+  'registry.get': {
+    req: z.object({ name: entryRef.name, version: entryRef.version }),
+    res: z.object({ server: RegistryServerSchema, options: z.array(RegistryOptionSchema), cached: RegistryCachedSchema.optional() }),
+  },
+  /** The form for one package or remote, generated from its declared arguments, variables and headers. */
+  'registry.form': {
+    req: z.object(entryRef).superRefine(oneOption),
+    res: z.object({ option: RegistryOptionSchema, fields: z.array(RegistryFormFieldSchema) }),
+  },
+  /** Adds the server from the filled form (as `upstreams.add` does); secret values are kept apart. */
+  'registry.add': {
+    req: z
+      .object({
+        ...entryRef,
+        values: z.record(z.string(), z.string()).default({}),
+        id: z.string().optional(),
+        label: z.string().max(200).optional(),
+      })
+      .superRefine(oneOption),
+    res: z.object({
+      id: z.string(),
+      /** What was added, secrets masked. */
+      summary: z.string(),
+      /** Where the secret values went: none given, the secret store, or (no store yet) the config file. */
+      secrets: z.enum(['none', 'secret-store', 'config']),
+    }),
+  },
+} as const;
