@@ -8,7 +8,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { fixture, nodeServer, startTestHub, type TestHub } from '../support/hub-harness.js';
+import { fixture, NODE, nodeServer, startTestHub, type TestHub } from '../support/hub-harness.js';
+import { spawnUntil, type Started } from '../support/processes.js';
 // @ts-expect-error -- a plain .mjs fixture module without types
 import { unicodeText } from '../fixtures/unicode-text.mjs';
 
@@ -16,6 +17,7 @@ const expected = unicodeText as (bytes: number) => string;
 let hub: TestHub;
 let client: Client;
 let rawDir: string;
+let web: Started;
 
 type Result = Record<string, unknown>;
 const blocks = (r: Result) => r.content as { type: string; text?: string }[];
@@ -35,14 +37,20 @@ async function readAll(handle: string, bytes: number): Promise<string> {
 }
 
 beforeAll(async () => {
-  hub = await startTestHub({ version: 1, servers: { fx: { type: 'stdio', ...nodeServer(fixture('fixture-server.mjs')), prefix: false } } });
-  await hub.waitForStatus('fx', 'ready');
+  // The same server over HTTP too, whose results arrive whole in memory: the path the streamed one must match.
+  web = await spawnUntil(NODE, [fixture('fixture-server.mjs'), '--http', '--port', '0'], /listening on (\S+)/);
+  hub = await startTestHub({
+    version: 1,
+    servers: { fx: { type: 'stdio', ...nodeServer(fixture('fixture-server.mjs')), prefix: false }, web: { type: 'http', url: web.match[1] } },
+  });
+  await Promise.all([hub.waitForStatus('fx', 'ready'), hub.waitForStatus('web', 'ready')]);
   client = await hub.connect();
   rawDir = join(hub.dir, 'spill', '.raw');
 });
 
 afterAll(async () => {
   await hub?.stop();
+  await web?.stop();
 });
 
 describe('results streamed to disk as they arrive', () => {
@@ -68,6 +76,17 @@ describe('results streamed to disk as they arrive', () => {
     const r = await client.callTool({ name: 'big_unicode', arguments: { bytes: 400_000 } });
     expect(textOf(r)).toMatch(/tokens \(\d[\d.]* KB\) — showing the first [\d,]+ tokens/);
     expect(await readAll(handleOf(r), Buffer.byteLength(want))).toBe(want);
+    expect(await readdir(rawDir)).toEqual([]);
+  });
+
+  it('decides on the start counted while the text arrived: the same estimate and preview as a result held whole', async () => {
+    const streamed = textOf(await client.callTool({ name: 'big', arguments: { bytes: 1_200_000 } }));
+    const whole = textOf(await client.callTool({ name: 'web__big', arguments: { bytes: 1_200_000 } }));
+    const header = (text: string) => /~[\d,]+ tokens \([\d.]+ MB\) — showing the first [\d,]+ tokens/.exec(text)?.[0];
+    expect(header(streamed)).toBeDefined();
+    expect(header(streamed)).toBe(header(whole));
+    const preview = (text: string) => text.slice(text.indexOf('\n---\n'));
+    expect(preview(streamed)).toBe(preview(whole));
     expect(await readdir(rawDir)).toEqual([]);
   });
 

@@ -67,10 +67,13 @@ export async function deliverOver(
       { server: ctx.server, tool: ctx.tool, client: ctx.client ?? null, ttlMs: policy.ttlMs, tokens: tokensUpstream },
       { bytes: bytesUpstream, view },
     );
-    // The answer is known before the files are written: it is counted while they are.
+    // The answer is known before the files are written. It is counted once it has gone out (the report
+    // waits for the count, the client does not): asking the tokenizer thread before would wake it while
+    // the answer is still on its way.
     delivered = spilledResult(plan.entry, { sizes, view, ctx, now: deps.now() });
-    tokensDelivered = counter.count(textOf(delivered));
-    tokensDelivered.catch(() => undefined); // awaited below, unless the write fails first
+    const text = textOf(delivered);
+    tokensDelivered = new Promise<void>((resolve) => setImmediate(resolve)).then(() => counter.count(text));
+    tokensDelivered.catch(() => undefined); // awaited by the report, unless the write fails first
     entry = await plan.write();
   } catch (error) {
     const reason = (error as Error).message;

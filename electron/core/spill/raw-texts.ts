@@ -5,6 +5,7 @@
  * holding the text in memory (issue 4: time and peak memory flat in the payload); every other path reads
  * it back (`materialize`) and gets exactly the message the upstream sent.
  */
+import { isAscii } from 'node:buffer';
 import { mkdir, readFile, rm } from 'node:fs/promises';
 import { StringDecoder } from 'node:string_decoder';
 import type { TextSample, TokenBudgetCut, TokenCounter } from '../tokens/token-counter.js';
@@ -40,17 +41,19 @@ export interface RawTextsOptions {
   counter?: TokenCounter;
   /** The preview budget most results get, cut in advance on the same start. */
   previewTokens?: () => number;
+  /** The threshold most results get: counting the start stops once past it (that decides). */
+  thresholdTokens?: () => number | undefined;
 }
 
 /** What was worked out on the start of a long text while the rest of it arrived. */
 export interface CountedStart {
-  /** The text's first bytes (its spooled `head`), decoded: the spill decision reads the same start. */
-  head: string;
   /** The exact count of its start (see TokenCounter.countStart). */
   sample: Promise<TextSample | undefined>;
+  /** UTF-8 bytes of the sample's characters (to scale the count to the whole text by its size). */
+  sampleBytes: Promise<number | undefined>;
   /**
-   * Its preview, cut from `chars` characters (its first `headBytes`, up to the last line break, as the
-   * spill decision reads them) for `previewTokens` tokens.
+   * Its preview, cut from `chars` characters (its start as the spool handed it over, up to the last line
+   * break) for `previewTokens` tokens.
    */
   preview: { chars: number; previewTokens: number; cut: Promise<TokenBudgetCut | undefined> } | undefined;
 }
@@ -63,6 +66,7 @@ export class RawTexts implements SpoolTarget {
   /** Starts of texts counted while they arrived, by placeholder. */
   readonly #starts = new Map<string, CountedStart>();
   readonly #previewTokens: (() => number) | undefined;
+  readonly #thresholdTokens: (() => number | undefined) | undefined;
   readonly #now: () => number;
   readonly #timer: NodeJS.Timeout;
 
@@ -72,6 +76,7 @@ export class RawTexts implements SpoolTarget {
     this.aboveBytes = options.aboveBytes ?? DEFAULT_SPOOL_ABOVE_BYTES;
     const counter = options.counter;
     this.#previewTokens = options.previewTokens;
+    this.#thresholdTokens = options.thresholdTokens;
     this.options = {
       dir: this.dir,
       minStringBytes: options.minStringBytes ?? DEFAULT_SPOOL_MIN_STRING_BYTES,
@@ -133,17 +138,17 @@ export class RawTexts implements SpoolTarget {
 
   /**
    * What was worked out on a text's start while the rest of it arrived, if it was: the spill decision
-   * usually needs nothing more. Undefined for a text shorter than the spool's head, or without a counter.
+   * usually needs nothing more. Undefined for a text shorter than the spool's start, or without a counter.
    */
   countedStart(placeholder: string): CountedStart | undefined {
     return this.#starts.get(placeholder);
   }
 
   /** Runs inside the spool, which must not fail for it: whatever goes wrong only leaves the start uncounted. */
-  #countStart(counter: TokenCounter, placeholder: string, head: Buffer): void {
+  #countStart(counter: TokenCounter, placeholder: string, start: Buffer): void {
     try {
-      // The head may end inside a character: the decoder holds that back.
-      const text = new StringDecoder('utf8').write(head);
+      // The start may end inside a character: the decoder holds that back. Plain ASCII is copied as it is.
+      const text = isAscii(start) ? start.toString('latin1') : new StringDecoder('utf8').write(start);
       const previewTokens = this.#previewTokens?.();
       let sample: CountedStart['sample'];
       let preview: CountedStart['preview'];
@@ -151,13 +156,14 @@ export class RawTexts implements SpoolTarget {
         const lineEnd = text.lastIndexOf('\n');
         const start = lineEnd <= 0 ? text : text.slice(0, lineEnd + 1);
         // One question to the tokenizer thread for both.
-        const asked = counter.countStartAndCut(text, start, previewTokens);
+        const asked = counter.countStartAndCut(text, start, previewTokens, this.#thresholdTokens?.());
         sample = asked.sample.catch(() => undefined);
         preview = { chars: start.length, previewTokens, cut: asked.cut.catch(() => undefined) };
       } else {
         sample = counter.countStart(text).catch(() => undefined);
       }
-      this.#starts.set(placeholder, { head: text, sample, preview });
+      const sampleBytes = sample.then((s) => (s ? Buffer.byteLength(text.slice(0, s.chars), 'utf8') : undefined));
+      this.#starts.set(placeholder, { sample, sampleBytes, preview });
       if (this.#starts.size > MAX_STARTS) this.#starts.delete(this.#starts.keys().next().value!);
     } catch {
       // counted at decision time instead

@@ -180,13 +180,20 @@ async function shapeSpooled(
   const { counter } = deps;
   const threshold = policy.thresholdTokens;
   if (view.bytes <= threshold) return undefined; // within by size
+  const summarized = view.contentType === 'json' && view.bytes <= SUMMARY_MAX_BYTES;
+  // Usually decided on what was worked out while the text arrived, without reading its start again.
+  const early = summarized ? undefined : await decidedEarly(view, policy, deps.rawTexts);
+  if (early) {
+    const tokensUpstream: TokenCount = { tokens: Math.round((early.sample.tokens * view.bytes) / early.sampleBytes), estimated: true };
+    const over = { view, bytesUpstream: spooledResultBytes(result, view), tokensUpstream, threshold, media: 0 };
+    return deliverOver(result, { ...over, preview: startPreview(early.cut), countExact: async () => tokensUpstream }, policy, ctx, deps);
+  }
   const wanted = Math.max(SPOOLED_HEAD_BYTES, threshold * 8, policy.previewTokens * 8);
-  const head = await readStart(view, wanted, deps.rawTexts);
+  const head = await readStart(view, wanted);
   const whole = Buffer.byteLength(head, 'utf8') >= view.bytes;
   // Counting stops at a line break: a longer text has at least the tokens of its lines up to there.
   const lineEnd = head.lastIndexOf('\n');
   const counted = whole || lineEnd <= 0 ? head : head.slice(0, lineEnd + 1);
-  const summarized = view.contentType === 'json' && view.bytes <= SUMMARY_MAX_BYTES;
   // One question: within the threshold, the density of the start, and (not for JSON) the preview; most
   // of it was usually answered while the text arrived.
   const survey = await counter.survey(counted, threshold, {
@@ -200,7 +207,7 @@ async function shapeSpooled(
   const tokensUpstream: TokenCount = { tokens: Math.round((survey.sample.tokens * view.bytes) / sampleBytes), estimated: true };
   let preview: Preview | undefined;
   if (summarized) {
-    const json = parseJson(await readStart(view, view.bytes, deps.rawTexts));
+    const json = parseJson(await readStart(view, view.bytes));
     if (json) preview = await summaryPreview(json.value, policy.previewTokens, counter);
   }
   preview ??= survey.preview ? startPreview(survey.preview) : await textPreview(head, policy.previewTokens, counter);
@@ -238,14 +245,28 @@ function spooledResultBytes(result: CallToolResult, view: SpooledView): number {
   return bytes;
 }
 
+/**
+ * The decision made on the first text's start while it arrived (RawTexts.countedStart), when that start
+ * alone is past the threshold and its preview was cut for this policy: the same sample, density and
+ * preview the full path below would find on the same start (both cut where pieces break, within it).
+ */
+async function decidedEarly(
+  view: SpooledView,
+  policy: ShapePolicy & { thresholdTokens: number },
+  raw: RawTexts | undefined,
+): Promise<{ sample: TextSample; sampleBytes: number; cut: TokenBudgetCut } | undefined> {
+  const first = view.parts[0]!.text;
+  const start = typeof first === 'string' ? undefined : raw?.countedStart(first.placeholder);
+  if (!start?.preview || start.preview.previewTokens !== policy.previewTokens) return undefined;
+  const sample = await start.sample;
+  if (!sample || sample.tokens <= policy.thresholdTokens) return undefined;
+  const [sampleBytes, cut] = await Promise.all([start.sampleBytes, start.preview.cut]);
+  // A preview that took the whole start might have gone on past it: that is for the full path to cut.
+  return sampleBytes && cut && cut.text.length < start.preview.chars ? { sample, sampleBytes, cut } : undefined;
+}
+
 /** Up to `bytes` bytes of the joined text view from its start, decoded (never ending in half a character). */
-async function readStart(view: SpooledView, bytes: number, raw: RawTexts | undefined): Promise<string> {
-  // One text whose whole kept head is wanted: decoded already, when its start was counted as it arrived.
-  const only = view.parts.length === 1 ? view.parts[0]!.text : undefined;
-  if (only && typeof only !== 'string' && Math.min(bytes, only.bytes) === only.head.length) {
-    const decoded = raw?.countedStart(only.placeholder)?.head;
-    if (decoded !== undefined) return decoded;
-  }
+async function readStart(view: SpooledView, bytes: number): Promise<string> {
   const decoder = new StringDecoder('utf8');
   let out = '';
   let left = bytes;

@@ -74,6 +74,7 @@ export async function createSpillFeature(options: SpillFeatureOptions): Promise<
     now,
     counter,
     previewTokens: () => settings().spill.previewTokens,
+    thresholdTokens: () => settings().spill.thresholdTokens ?? undefined,
   });
   const timer = setInterval(() => {
     void store.cleanup().catch((err) => options.log('spill cleanup failed', err));

@@ -246,14 +246,23 @@ export class TokenCounter {
   /**
    * `countStart(text)` and `cutToTokens(previewText, previewTokens)` asked in one round trip to the
    * thread (each message to it costs ~0.1 ms here): what a spooled text's start is asked while the rest
-   * of it arrives. `previewText` is usually `text` up to its last line break.
+   * of it arrives. `previewText` is usually `text` up to its last line break. With `above`, the count
+   * stops once past that many tokens (as `survey` samples a text against its limit).
    */
-  countStartAndCut(text: string, previewText: string, previewTokens: number): { sample: Promise<TextSample>; cut: Promise<TokenBudgetCut> } {
+  countStartAndCut(
+    text: string,
+    previewText: string,
+    previewTokens: number,
+    above?: number,
+  ): { sample: Promise<TextSample>; cut: Promise<TokenBudgetCut> } {
     let end = windowEnd(text, 0, this.#estimatePrefixChars);
     if (end === text.length) end = safePrefix(text, this.#estimatePrefixChars).length;
     const previewEnd = previewTokens > 0 && previewText.length > 0 ? windowEnd(previewText, 0, windowChars(previewTokens)) : 0;
     const ops: TokenizerOp[] = [];
-    if (end > 0) ops.push({ op: 'count', text: slice(text, 0, end) });
+    if (end > 0) {
+      const start = slice(text, 0, end);
+      ops.push(above === undefined ? { op: 'count', text: start } : { op: 'sample', text: start, above, minChars: SAMPLE_MIN_CHARS });
+    }
     if (previewEnd > 0) ops.push({ op: 'truncate', text: slice(previewText, 0, previewEnd), maxTokens: previewTokens });
     const replies = ops.length > 0 ? this.#worker.requestAll(ops) : Promise.resolve([]);
     const reply = async (i: number): Promise<TokenizerReply> => {
@@ -264,7 +273,7 @@ export class TokenCounter {
     const sample =
       end === 0
         ? Promise.resolve({ chars: 0, tokens: 0 })
-        : reply(0).then((r) => ({ chars: end, tokens: typeof r.value === 'number' ? r.value : 0 }));
+        : reply(0).then((r) => ({ chars: r.chars ?? end, tokens: typeof r.value === 'number' ? r.value : 0 }));
     const cut =
       previewEnd === 0
         ? Promise.resolve({ text: '', tokens: 0 })

@@ -13,17 +13,19 @@ export class SpoolFile {
   #headLength = 0;
   #tail: Buffer = Buffer.alloc(0);
 
-  readonly #onHead: ((head: Buffer) => void) | undefined;
+  readonly #onHead: ((start: Buffer) => void) | undefined;
+  readonly #startBytes: number;
 
   /**
    * Creates the file (mode 0o600, flag 'wx'); throws what the file system throws. `onHead` hears of the
-   * first `headBytes` once they are written (never, for a shorter text).
+   * first `startBytes` (at most `headBytes`) once they are written (never, for a shorter text).
    */
-  constructor(path: string, headBytes: number, onHead?: (head: Buffer) => void) {
+  constructor(path: string, headBytes: number, onHead?: (start: Buffer) => void, startBytes = headBytes) {
     this.#fd = openSync(path, 'wx', 0o600);
     this.path = path;
     this.#head = Buffer.allocUnsafe(headBytes);
     this.#onHead = onHead;
+    this.#startBytes = Math.min(startBytes, headBytes);
   }
 
   /** UTF-8 bytes written so far. */
@@ -37,8 +39,11 @@ export class SpoolFile {
     this.#hash.update(out);
     this.#bytes += out.length;
     if (this.#headLength < this.#head.length) {
+      const before = this.#headLength;
       this.#headLength += out.copy(this.#head, this.#headLength, 0, Math.min(out.length, this.#head.length - this.#headLength));
-      if (this.#headLength === this.#head.length && this.#head.length > 0) this.#onHead?.(this.#head);
+      const start = this.#startBytes;
+      // The start is never written to again: later bytes go after it.
+      if (before < start && this.#headLength >= start && start > 0) this.#onHead?.(this.#head.subarray(0, start));
     }
     if (out.length >= TAIL_BYTES) {
       this.#tail = Buffer.from(out.subarray(out.length - TAIL_BYTES));
