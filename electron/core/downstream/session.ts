@@ -60,7 +60,7 @@ export const LOG_LEVELS: LoggingLevel[] = ['debug', 'info', 'notice', 'warning',
 
 export const SPILLWAY_INSTRUCTIONS =
   'Spillway aggregates several MCP servers; tool names are prefixed with their server. Large tool results are ' +
-  'kept by Spillway and replaced by a preview with a handle: read more with spillway__read_result ' +
+  'kept by Spillway and replaced by a preview with a handle: read more with the tool whose name ends in spillway__read_result ' +
   '(ops: stat, head, tail, slice, grep, query, read) instead of calling the tool again.';
 
 export class DownstreamSession {

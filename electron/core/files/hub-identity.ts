@@ -10,7 +10,7 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import writeFileAtomic from 'write-file-atomic';
+import { writeAtomically } from './atomic-file.js';
 
 export const HUB_ID_FILE = 'hub-id';
 export const HUB_RECORD_FILE = 'hub.json';
@@ -100,5 +100,5 @@ export async function readHubRecord(dataDir: string): Promise<HubRecord | undefi
 /** Replaces the record atomically (owner-only). */
 export async function writeHubRecord(dataDir: string, record: HubRecord): Promise<void> {
   await mkdir(dataDir, { recursive: true, mode: 0o700 });
-  await writeFileAtomic(join(dataDir, HUB_RECORD_FILE), `${JSON.stringify(record, null, 2)}\n`, { mode: 0o600 });
+  await writeAtomically(join(dataDir, HUB_RECORD_FILE), Buffer.from(`${JSON.stringify(record, null, 2)}\n`), 0o600);
 }

@@ -17,7 +17,7 @@ import {
   type ResourceTemplate,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
-import { AtomicFile } from './atomic-file.js';
+import { AtomicFile, removeStaleTemps } from './atomic-file.js';
 
 export const KEPT_CATALOG_FILE = 'kept-catalog.json';
 
@@ -57,6 +57,7 @@ export function keptCatalogPath(dataDir: string): string {
 
 /** Reads the kept catalog; never throws (a cache that cannot be read is an empty one). */
 export async function readKeptCatalog(path: string): Promise<KeptCatalogRead> {
+  await removeStaleTemps(path); // left by a write a crash interrupted
   let text: string;
   try {
     text = await readFile(path, 'utf8');

@@ -57,7 +57,7 @@ const INPUT_SCHEMA: Tool['inputSchema'] = {
       enum: [...DISPATCH_ACTIONS],
       description:
         "list: tools by server; search: ranked search by words; describe: one tool's full input schema; " +
-        'call: run a tool; read: read a spilled result (same arguments as spillway__read_result).',
+        'call: run a tool; read: read a spilled result (same arguments as the tool whose name ends in spillway__read_result).',
     },
     server: { type: 'string', description: 'list: only this server.' },
     schemas: { type: 'boolean', description: "list: include each tool's input schema (default false)." },
