@@ -14,6 +14,8 @@ export interface Goal {
   goal: string;
   figure: string;
   met: boolean;
+  /** The issue the goal belongs to. */
+  issue: number;
 }
 
 function markdown(s: Section): string {
@@ -41,8 +43,9 @@ export class Report {
     console.log(`\n${markdown(section)}`);
   }
 
-  goal(goal: string, figure: string, met: boolean): void {
-    this.#goals.push({ goal, figure, met });
+  /** A goal of an issue (12, the call path, unless said) and whether this run met it. */
+  goal(goal: string, figure: string, met: boolean, issue = 12): void {
+    this.#goals.push({ goal, figure, met, issue });
   }
 
   /** A part that could not run: said in the final output rather than dropped silently. */
@@ -58,9 +61,9 @@ export class Report {
     const met = this.#goals.filter((g) => g.met).length;
     console.log(
       markdown({
-        title: `Goals (issue 12): ${met} of ${this.#goals.length} met`,
-        header: ['goal', 'this run', 'met'],
-        rows: this.#goals.map((g) => [g.goal, g.figure, g.met ? 'yes' : '**no**']),
+        title: `Goals: ${met} of ${this.#goals.length} met`,
+        header: ['issue', 'goal', 'this run', 'met'],
+        rows: this.#goals.map((g) => [`#${g.issue}`, g.goal, g.figure, g.met ? 'yes' : '**no**']),
         notes: [],
       }),
     );
