@@ -9,6 +9,7 @@ import type { ApiFailure, Backend } from '../../renderer/src/lib/api.js';
 import { FakeClients } from './fake-clients.js';
 import { FakeLedger } from './fake-ledger.js';
 import { FakePolicies } from './fake-policies.js';
+import { FakeRegistry } from './fake-registry.js';
 import { FakeSpill } from './fake-spill.js';
 
 type Handler<M extends MethodName> = (req: z_out<M>, raw: Req<M>) => ApiResult<Res<M>>;
@@ -37,6 +38,7 @@ export class FakeBackend implements Backend {
   readonly ledger = new FakeLedger();
   readonly policies = new FakePolicies(this);
   readonly clients = new FakeClients(this);
+  readonly registry = new FakeRegistry(this);
   /** Methods this hub answers `not_found` for, as a hub does for what is not wired yet. */
   readonly notOffered = new Set<MethodName>();
   #subscribers = new Set<(e: HubEvent) => void>();
@@ -142,7 +144,7 @@ export class FakeBackend implements Backend {
   }
 
   get #areas(): Handlers {
-    return { ...this.spill.handlers, ...this.ledger.handlers, ...this.policies.handlers, ...this.clients.handlers };
+    return { ...this.spill.handlers, ...this.ledger.handlers, ...this.policies.handlers, ...this.clients.handlers, ...this.registry.handlers };
   }
 
   #handlers: { [M in MethodName]?: Handler<M> } = {

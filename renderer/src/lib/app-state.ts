@@ -1,6 +1,7 @@
 /** The renderer's composition root: every state object, built from one backend. */
 import type { Backend } from './api.js';
 import { ActivityLog } from './activity.svelte.js';
+import { BrowseState } from './browse.svelte.js';
 import { ClientsState } from './clients.svelte.js';
 import { CompressionState } from './compression.svelte.js';
 import { ConnectionState } from './connection.svelte.js';
@@ -18,6 +19,7 @@ export interface AppState {
   connection: ConnectionState;
   status: StatusState;
   servers: ServersState;
+  browse: BrowseState;
   tools: ToolsState;
   policies: PoliciesState;
   clients: ClientsState;
@@ -38,6 +40,7 @@ export function createAppState(backend: Backend, flags?: FlagStorage): AppState 
     connection: new ConnectionState(backend),
     status: new StatusState(backend),
     servers: new ServersState(backend),
+    browse: new BrowseState(backend),
     tools: new ToolsState(backend),
     policies: new PoliciesState(backend),
     clients: new ClientsState(backend),

@@ -1,0 +1,230 @@
+/**
+ * Browse (issue 16): the MCP Registry's servers through the hub's `registry.*` methods — search with
+ * paging, one entry's detail page, the form for one of its packages or remotes, and adding it.
+ * The hub does the reading of server.json; this only keeps what the window shows.
+ */
+import type { ApiFailure, Backend, Res } from './api.js';
+import type { RegistryFormField, RegistryOption, RegistryServer } from '../../../shared/api-registry.js';
+
+type Cached = NonNullable<Res<'registry.search'>['cached']>;
+export type BrowseDetail = Res<'registry.get'>;
+
+/** The filled form of one package or remote: values by field key, and the problem the hub named. */
+export class RegistryFormState {
+  /** Public $state because the form binds it. */
+  values = $state<Record<string, string>>({});
+  #problem = $state<ApiFailure | undefined>();
+  #saving = $state(false);
+
+  constructor(
+    readonly option: RegistryOption,
+    readonly fields: RegistryFormField[],
+  ) {
+    // Defaults filled in, as the registry entry declares them; the user sees exactly what will be sent.
+    this.values = Object.fromEntries(fields.map((f) => [f.key, f.default ?? '']));
+  }
+
+  get problem(): ApiFailure | undefined {
+    return this.#problem;
+  }
+  get saving(): boolean {
+    return this.#saving;
+  }
+  /** The field key the hub's last refusal named (`values.<key>`), if any. */
+  get problemKey(): string | undefined {
+    const field = this.#problem?.field;
+    return field?.startsWith('values.') ? field.slice('values.'.length) : undefined;
+  }
+
+  setProblem(problem: ApiFailure | undefined): void {
+    this.#problem = problem;
+  }
+  setSaving(saving: boolean): void {
+    this.#saving = saving;
+  }
+}
+
+export class BrowseState {
+  #query = $state('');
+  #servers = $state<RegistryServer[]>([]);
+  #nextCursor = $state<string | undefined>();
+  #skipped = $state(0);
+  #cached = $state<Cached | undefined>();
+  #loading = $state(false);
+  #searched = $state(false);
+  #error = $state<ApiFailure | undefined>();
+  #detail = $state<BrowseDetail | undefined>();
+  #detailLoading = $state(false);
+  #detailError = $state<ApiFailure | undefined>();
+  #form = $state<RegistryFormState | undefined>();
+  #formLoading = $state(false);
+  #formError = $state<ApiFailure | undefined>();
+  /** Bumped on every new search so a slow answer to an older one is dropped. */
+  #searchSeq = 0;
+  readonly #backend: Backend;
+
+  constructor(backend: Backend) {
+    this.#backend = backend;
+  }
+
+  get query(): string {
+    return this.#query;
+  }
+  get servers(): RegistryServer[] {
+    return this.#servers;
+  }
+  get hasMore(): boolean {
+    return this.#nextCursor !== undefined;
+  }
+  /** Entries of the pages shown that did not follow the registry's schema and were left out. */
+  get skipped(): number {
+    return this.#skipped;
+  }
+  /** Set when the registry could not be reached and an earlier answer is shown. */
+  get cached(): Cached | undefined {
+    return this.#cached ?? this.#detail?.cached;
+  }
+  get loading(): boolean {
+    return this.#loading;
+  }
+  /** True once a search has been answered (so "nothing found" can be told apart from "not asked yet"). */
+  get searched(): boolean {
+    return this.#searched;
+  }
+  get error(): ApiFailure | undefined {
+    return this.#error;
+  }
+  get detail(): BrowseDetail | undefined {
+    return this.#detail;
+  }
+  get detailLoading(): boolean {
+    return this.#detailLoading;
+  }
+  get detailError(): ApiFailure | undefined {
+    return this.#detailError;
+  }
+  get form(): RegistryFormState | undefined {
+    return this.#form;
+  }
+  get formLoading(): boolean {
+    return this.#formLoading;
+  }
+  get formError(): ApiFailure | undefined {
+    return this.#formError;
+  }
+
+  /** The first page of servers whose name contains `query` (all servers when empty). */
+  async search(query: string): Promise<void> {
+    const seq = ++this.#searchSeq;
+    this.#query = query;
+    this.#loading = true;
+    const trimmed = query.trim();
+    const result = await this.#backend.call('registry.search', trimmed ? { query: trimmed } : {});
+    if (seq !== this.#searchSeq) return;
+    this.#loading = false;
+    this.#searched = true;
+    if (!result.ok) {
+      this.#error = result;
+      this.#servers = [];
+      this.#nextCursor = undefined;
+      this.#cached = undefined;
+      return;
+    }
+    this.#error = undefined;
+    this.#servers = result.value.servers;
+    this.#nextCursor = result.value.nextCursor;
+    this.#skipped = result.value.skipped;
+    this.#cached = result.value.cached;
+  }
+
+  /** Appends the next page of the current search. */
+  async more(): Promise<void> {
+    const cursor = this.#nextCursor;
+    if (cursor === undefined || this.#loading) return;
+    const seq = this.#searchSeq;
+    this.#loading = true;
+    const trimmed = this.#query.trim();
+    const result = await this.#backend.call('registry.search', { ...(trimmed ? { query: trimmed } : {}), cursor });
+    if (seq !== this.#searchSeq) return;
+    this.#loading = false;
+    if (!result.ok) {
+      this.#error = result;
+      return;
+    }
+    this.#error = undefined;
+    const known = this.#servers.map((s) => s.name);
+    this.#servers = [...this.#servers, ...result.value.servers.filter((s) => !known.includes(s.name))];
+    this.#nextCursor = result.value.nextCursor;
+    this.#skipped += result.value.skipped;
+    this.#cached = result.value.cached ?? this.#cached;
+  }
+
+  /** Opens one entry's detail page (its latest version unless `version` is given). */
+  async open(name: string, version?: string): Promise<void> {
+    this.#form = undefined;
+    this.#formError = undefined;
+    this.#detailLoading = true;
+    this.#detailError = undefined;
+    const result = await this.#backend.call('registry.get', { name, ...(version ? { version } : {}) });
+    this.#detailLoading = false;
+    if (result.ok) this.#detail = result.value;
+    else {
+      this.#detail = undefined;
+      this.#detailError = result;
+    }
+  }
+
+  /** Back to the list. */
+  close(): void {
+    this.#detail = undefined;
+    this.#detailError = undefined;
+    this.#form = undefined;
+    this.#formError = undefined;
+  }
+
+  /** Loads the form for one way to run the open entry. */
+  async choose(option: RegistryOption): Promise<void> {
+    const detail = this.#detail;
+    if (!detail) return;
+    this.#formLoading = true;
+    this.#formError = undefined;
+    const { name, version } = detail.server;
+    const result = await this.#backend.call('registry.form', { name, version, ...optionRef(option) });
+    this.#formLoading = false;
+    if (result.ok) this.#form = new RegistryFormState(result.value.option, result.value.fields);
+    else this.#formError = result;
+  }
+
+  /** Back from the form to the detail page. */
+  cancelForm(): void {
+    this.#form = undefined;
+    this.#formError = undefined;
+  }
+
+  /** Adds the server from the filled form; returns its id, or undefined with the problem set on the form. */
+  async add(): Promise<string | undefined> {
+    const detail = this.#detail;
+    const form = this.#form;
+    if (!detail || !form || form.saving) return undefined;
+    form.setSaving(true);
+    form.setProblem(undefined);
+    const { name, version } = detail.server;
+    const result = await this.#backend.call('registry.add', { name, version, ...optionRef(form.option), values: { ...form.values } });
+    form.setSaving(false);
+    if (!result.ok) {
+      form.setProblem(result);
+      return undefined;
+    }
+    this.close();
+    return result.value.id;
+  }
+}
+
+/** What a server is called in the list: its title, else the last part of its name (as the hub names its id). */
+export function displayName(server: RegistryServer): string {
+  return server.title ?? server.name.split('/').pop() ?? server.name;
+}
+
+function optionRef(option: RegistryOption): { package: number } | { remote: number } {
+  return option.kind === 'package' ? { package: option.index } : { remote: option.index };
+}

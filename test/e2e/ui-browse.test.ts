@@ -1,0 +1,119 @@
+/**
+ * Servers → Browse end to end (issue 16): the built renderer served by a real in-process hub whose
+ * registry URL is the shared registry fixture, driven in Debian's Chromium at 800x600. Searches with
+ * Enter, opens airtable-mcp-server's detail page (npm runs, Docker missing, MCPB not yet), fills its
+ * secret in the generated form and adds it. Nothing is downloaded: the hub's PATH holds only a stand-in
+ * `npx` that starts server-everything, so the added server comes up Ready with tools.
+ * Screenshots of the list and the detail page go to test-artifacts/screenshots/.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { existsSync } from 'node:fs';
+import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { homedir, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { EVERYTHING, NODE, ROOT } from '../support/hub-harness.js';
+import { launchChromium, openPage, openSection, saveScreenshot, type OpenedPage } from '../support/browser.js';
+import { spawnUntil, type Started } from '../support/processes.js';
+import { resolvePaths } from '../../electron/core/files/app-paths.js';
+import { createAppHub, type AppHub } from '../../electron/core/app/app-hub.js';
+
+const UI_DIR = join(ROOT, 'dist', 'renderer');
+const FIXTURE = join(ROOT, '..', 'shared', 'registry-fixture', 'server.mjs');
+
+let registry: Started & { url: string };
+let dir: string;
+let app: AppHub;
+let browser: Browser;
+let opened: OpenedPage;
+let page: Page;
+
+beforeAll(async () => {
+  if (!existsSync(join(UI_DIR, 'index.html'))) {
+    throw new Error('dist/renderer is missing: run `npx vite build --config renderer/vite.config.ts` first (npm test builds it).');
+  }
+  const started = await spawnUntil(NODE, [FIXTURE, '--port', '0', '--page-size', '5'], /REGISTRY-FIXTURE (http:\/\/\S+)/);
+  registry = { ...started, url: started.match[1] };
+
+  dir = await mkdtemp(join(tmpdir(), 'spillway-browse-'));
+  const bin = join(dir, 'bin');
+  await mkdir(bin);
+  // The only program on the hub's PATH: "npx", which starts a real MCP server from node_modules instead of downloading.
+  await writeFile(join(bin, 'npx'), `#!/bin/sh\nexec "${NODE}" "${EVERYTHING}" stdio\n`);
+  await chmod(join(bin, 'npx'), 0o755);
+
+  const paths = resolvePaths({ dataDir: join(dir, 'data'), os: { home: homedir(), platform: process.platform, env: {} } });
+  await mkdir(paths.dataDir, { recursive: true });
+  await writeFile(paths.configFile, JSON.stringify({ version: 1, servers: {}, settings: { registryUrl: registry.url } }));
+  app = await createAppHub({
+    paths,
+    platform: process.platform,
+    env: { ...process.env, PATH: bin },
+    port: 0,
+    upstream: { backoffBaseMs: 50, backoffMaxMs: 500, connectTimeoutMs: 20_000 },
+    uiDir: UI_DIR,
+    clientOs: { home: join(dir, 'home'), platform: 'linux', env: { HOME: join(dir, 'home') } },
+  });
+  await app.hub.start();
+
+  browser = await launchChromium();
+  opened = await openPage(browser, `${app.hub.endpoint.origin}/?token=${app.hub.token}`, { width: 800, height: 600 });
+  page = opened.page;
+  await page.getByRole('heading', { level: 1, name: 'Servers' }).waitFor();
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await app?.hub.stop();
+  await registry?.stop();
+  if (dir) await rm(dir, { recursive: true, force: true });
+});
+
+describe('Browse in Chromium against the real hub and the registry fixture', () => {
+  it('lists the registry, pages on, and searches with Enter', async () => {
+    await openSection(page, 'Servers');
+    await page.getByRole('tab', { name: 'Browse' }).click();
+    const list = page.getByRole('list', { name: 'Servers in the registry' });
+    await list.getByRole('listitem').nth(4).waitFor();
+    expect(await list.getByRole('listitem').count()).toBe(5);
+    await saveScreenshot(page, 'browse-800x600');
+
+    await page.getByRole('button', { name: 'More servers' }).click();
+    await list.getByRole('listitem').nth(9).waitFor();
+
+    await page.getByLabel('Search servers by name').fill('airtable');
+    await page.getByLabel('Search servers by name').press('Enter');
+    await list.getByRole('button', { name: 'airtable-mcp-server', exact: true }).waitFor();
+    await expect.poll(() => list.getByRole('listitem').count()).toBe(1);
+  });
+
+  it("the detail page says what each option runs; Docker missing is said in the hub's plain words", async () => {
+    await page.getByRole('button', { name: 'airtable-mcp-server', exact: true }).click();
+    const detail = page.getByRole('article', { name: 'airtable-mcp-server', exact: true });
+    await detail.getByText('Runs on this computer: npx -y airtable-mcp-server@1.7.3', { exact: false }).waitFor();
+    expect(await detail.getByRole('note').textContent()).toMatch(/needs Docker.*docker\.com/);
+    expect(await detail.getByRole('link', { name: 'Source code' }).getAttribute('href')).toMatch(/^https:\/\/github\.com\//);
+    await saveScreenshot(page, 'browse-detail-800x600');
+  });
+
+  it('fills the generated form (the secret masked) and adds the server; the user lands on its status', async () => {
+    const detail = page.getByRole('article', { name: 'airtable-mcp-server', exact: true });
+    await detail.getByRole('button', { name: 'Set up this package' }).first().click();
+    const form = page.getByRole('form', { name: /Set up npm package airtable-mcp-server/ });
+    const key = form.getByLabel(/AIRTABLE_API_KEY/);
+    expect(await key.getAttribute('type')).toBe('password');
+
+    await form.getByRole('button', { name: 'Add' }).click();
+    expect(await form.getByRole('alert').textContent()).toBe('AIRTABLE_API_KEY is required');
+    await saveScreenshot(page, 'browse-form-800x600');
+
+    await key.fill('patAIRTABLE-SECRET');
+    await form.getByRole('button', { name: 'Add' }).click();
+    await page.getByRole('tab', { name: 'Installed', selected: true }).waitFor();
+    const card = page.getByRole('article', { name: 'io.github.domdomegg/airtable-mcp-server' });
+    await card.getByText('Ready', { exact: true }).waitFor({ timeout: 30_000 });
+    expect(Number((await card.getByText(/^\d+ tools$/).textContent())?.split(' ')[0])).toBeGreaterThan(3);
+    await saveScreenshot(page, 'browse-added-800x600');
+    expect(opened.errors).toEqual([]);
+  });
+});
