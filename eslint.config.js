@@ -31,6 +31,7 @@ const coreFolders = [
   'catalog',
   'clients',
   'registry',
+  'secrets',
   'ledger',
   'upstream',
   'downstream',
@@ -44,7 +45,7 @@ const coreFolders = [
 
 /**
  * The folder direction (issue 12): files under `target` may not import anything under `from` (`except`
- * is relative to `from`). Lowest first: wire, text ← files ← leaves (tokens, log, pii, catalog, clients, registry) ←
+ * is relative to `from`). Lowest first: wire, text ← files ← leaves (tokens, log, pii, catalog, clients, registry, secrets) ←
  * ledger ← upstream/downstream ← spill/compress ← policy ← call ← hub ← control ← app (the composition
  * root). test/unit/architecture.test.ts reads this same list.
  */
@@ -80,14 +81,14 @@ export const zones = [
   { target: inCore('upstream'), from: inCore('downstream'), message: 'upstream/ and downstream/ never import each other.' },
   { target: inCore('downstream'), from: inCore('upstream'), message: 'upstream/ and downstream/ never import each other.' },
   {
-    target: inCore('spill', 'compress', 'policy', 'tokens', 'log', 'pii', 'catalog', 'ledger', 'clients', 'registry', 'files'),
+    target: inCore('spill', 'compress', 'policy', 'tokens', 'log', 'pii', 'catalog', 'ledger', 'clients', 'registry', 'secrets', 'files'),
     from: [...inCore('call', 'downstream', 'control'), ...hub],
     message: 'Leaf folders never import call/, downstream/, control/ or the hub.',
   },
   {
-    target: inCore('tokens', 'log', 'pii', 'catalog', 'clients', 'registry', 'files'),
+    target: inCore('tokens', 'log', 'pii', 'catalog', 'clients', 'registry', 'secrets', 'files'),
     from: inCore('ledger', 'upstream', 'spill', 'compress', 'policy'),
-    message: 'The lowest leaves (tokens, log, pii, catalog, clients, registry, files) never import the folders built on them.',
+    message: 'The lowest leaves (tokens, log, pii, catalog, clients, registry, secrets, files) never import the folders built on them.',
   },
   {
     target: inCore('ledger'),

@@ -52,6 +52,8 @@ export const StatusSchema = z.object({
   endpoint: z.string(),
   dataDir: z.string(),
   configFile: z.string(),
+  /** Where env and header values are kept (issue 15): the OS keychain, or the encrypted file in the data folder. */
+  secrets: z.object({ store: z.enum(['keychain', 'encrypted-file']) }).optional(),
   paused: z.boolean(),
   upstreams: z.array(UpstreamInfoSchema),
   sessions: z.array(SessionInfoSchema),

@@ -3,6 +3,7 @@
  * Runtime-neutral: no node:*, no electron, no DOM.
  */
 import { z } from 'zod';
+import { plainIssue } from './plain-issues.js';
 import { GlobalPolicyDefaultsSchema, GlobalPolicyPatchSchema, PoliciesSchema, defaultGlobalPolicy, emptyPolicies } from './policy.js';
 
 export const CONFIG_VERSION = 1;
@@ -16,6 +17,13 @@ export const SERVER_ID_PATTERN = /^(?!__proto__$)[A-Za-z0-9_-]{1,40}$/;
 const serverId = z.string().regex(SERVER_ID_PATTERN, 'use 1-40 letters, digits, "_" or "-"');
 const stringMap = z.record(z.string(), z.string());
 
+/**
+ * An env or header value kept in the secret store (issue 15): config.json holds this exact string in its
+ * place, never the value (`"env": { "GITHUB_PAT": "<secret>" }`). The hub writes it when a server is
+ * added or updated and when it moves plain values at start; a server start reads the value from the store.
+ */
+export const SECRET_REF = '<secret>';
+
 const serverCommon = {
   /** Disabled servers are kept in the config but not started. */
   enabled: z.boolean().default(true),
@@ -25,6 +33,13 @@ const serverCommon = {
   timeoutMs: z.number().int().positive().max(3_600_000).optional(),
   /** Optional human label shown in the UI. */
   label: z.string().max(200).optional(),
+  /**
+   * When the server starts: with the hub, or on its first call (its lists kept from the last run serve
+   * until then). Unset: on first use for stdio servers whose lists are kept, else always (issue 18).
+   */
+  startMode: z.enum(['always', 'on-first-use']).optional(),
+  /** Minutes without a call after which a server started on first use is stopped (0 = never; unset: 10). */
+  idleStopMinutes: z.number().min(0, 'use 0 (never) or more minutes').max(10_080, 'use at most 10080 minutes (a week)').optional(),
 };
 
 export const StdioServerSchema = z.object({
@@ -217,11 +232,11 @@ export class ConfigError extends Error {
   }
 }
 
-/** Turns a zod error into one readable line naming the field. */
+/** Turns a zod error into the field's path and one plain sentence naming the setting (shared/plain-issues.ts). */
 export function describeZodError(error: z.ZodError, prefix = ''): { field: string; message: string } {
   const issue = error.issues[0];
   const path = [prefix, ...issue.path.map(String)].filter(Boolean).join('.');
-  return { field: path || '(root)', message: `${path || '(root)'}: ${issue.message}` };
+  return { field: path || '(root)', message: plainIssue(issue) };
 }
 
 /** Makes a server id from any name: lower-case slug of [a-z0-9_-]. */
@@ -270,7 +285,7 @@ export function fromMcpServerEntry(raw: unknown, path: string): ServerConfigInpu
   const parsed = McpServerEntrySchema.safeParse(raw);
   if (!parsed.success) {
     const { field, message } = describeZodError(parsed.error, path);
-    throw new ConfigError(message, field);
+    throw new ConfigError(`${path}: ${message}`, field);
   }
   const e = parsed.data;
   const common = {
@@ -368,7 +383,8 @@ export function parseConfig(text: string, file?: string): ParsedConfig {
   const result = ConfigSchema.safeParse(obj);
   if (!result.success) {
     const { field, message } = describeZodError(result.error);
-    throw new ConfigError(`Invalid config${where}: ${message}`, field, file);
+    // A file is fixed by hand: where in it, then what is wrong.
+    throw new ConfigError(`Invalid config${where}, at ${field}: ${message}`, field, file);
   }
   return { config: result.data, foreign };
 }

@@ -4,7 +4,8 @@
  */
 import { z } from 'zod';
 
-export const UpstreamStatusSchema = z.enum(['connecting', 'ready', 'error', 'stopped', 'disabled']);
+/** 'idle': started on first use, not running now (issue 18); its kept lists serve until a call starts it. */
+export const UpstreamStatusSchema = z.enum(['connecting', 'ready', 'error', 'stopped', 'disabled', 'idle']);
 export type UpstreamStatus = z.infer<typeof UpstreamStatusSchema>;
 
 export const LevelSchema = z.enum(['debug', 'info', 'warn', 'error']);

@@ -4,7 +4,9 @@
  * Runtime-neutral: no node:*, no electron, no DOM.
  */
 import { z } from 'zod';
+import { plainIssue } from './plain-issues.js';
 import { ownValue } from './records.js';
+import { previewWarning } from './spill-advice.js';
 
 /**
  * What happens to a result over its threshold. 'compress' condenses it with the compression model
@@ -251,7 +253,9 @@ export interface KnownServers {
   checkPattern?: (pattern: CustomPiiPatternPolicy) => { ok: true } | { ok: false; message: string };
 }
 
-export type PolicyValidation = { ok: true; value: Policies } | { ok: false; field: string; message: string };
+/** Valid policies may still carry warnings: settings that work against themselves, by field (issue 14, item 5). */
+export type PolicyValidation =
+  { ok: true; value: Policies; warnings?: { field: string; message: string }[] } | { ok: false; field: string; message: string };
 
 function fail(field: string, message: string): PolicyValidation {
   return { ok: false, field, message: `${field}: ${message}` };
@@ -285,7 +289,7 @@ export function validatePolicies(policies: unknown, known: KnownServers): Policy
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     const field = issue.path.map(String).join('.') || '(root)';
-    return fail(field, issue.message);
+    return fail(field, plainIssue(issue));
   }
   const value = parsed.data;
   const knownIds = Object.keys(known.servers);
@@ -314,7 +318,22 @@ export function validatePolicies(policies: unknown, known: KnownServers): Policy
       }
     }
   }
-  return { ok: true, value };
+  const warnings = previewWarnings(value);
+  return warnings.length > 0 ? { ok: true, value, warnings } : { ok: true, value };
+}
+
+/** A warning for each server or tool policy whose own preview is not below its own threshold. */
+function previewWarnings(policies: Policies): { field: string; message: string }[] {
+  const out: { field: string; message: string }[] = [];
+  const check = (field: string, policy: { thresholdTokens?: number | null; previewTokens?: number }) => {
+    const message = previewWarning(policy.thresholdTokens, policy.previewTokens);
+    if (message) out.push({ field: `${field}.previewTokens`, message });
+  };
+  for (const [serverId, policy] of Object.entries(policies.servers)) check(`servers.${serverId}`, policy);
+  for (const [serverId, tools] of Object.entries(policies.tools)) {
+    for (const [toolName, policy] of Object.entries(tools)) check(`tools.${serverId}.${toolName}`, policy);
+  }
+  return out;
 }
 
 /** The policies with one tool's policy replaced (undefined or `{}` removes it). Pure. */

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { Config, Settings } from '../../shared/config.js';
+import { ownValue } from '../../shared/records.js';
 import type { HubEvent, HubEventInput } from '../../shared/events.js';
 import { loadOrCreateToken, tokensEqual } from './files/access-token.js';
 import type { AppPaths } from './files/app-paths.js';
@@ -30,12 +31,17 @@ import { EventLog } from './log/event-log.js';
 import { SecretValues, configSecretValues } from './log/secret-values.js';
 import { Ledger } from './ledger/ledger.js';
 import { createSpillFeature, type SpillFeature } from './spill/spill-feature.js';
+import { migrateConfigSecrets } from './secrets/migrate-config-secrets.js';
+import { openSecretStore } from './secrets/open-secret-store.js';
+import type { SecretStore } from './secrets/secret-store.js';
+import { resolveServerSecrets } from './secrets/server-secret-refs.js';
 import { ChildReaper } from './upstream/child-reaper.js';
 import { readLoginShellPath } from './upstream/child-env.js';
 import { createTransportFactory } from './upstream/transport-factory.js';
 import { UsageRecords } from './ledger/usage-records.js';
 import type { UpstreamHooks, UpstreamOptions } from './upstream/upstream.js';
 import { UpstreamPool, type UpstreamStatusChange } from './upstream/upstream-pool.js';
+import { startPlan } from './upstream/start-plan.js';
 
 export interface HubOptions {
   paths: AppPaths;
@@ -81,6 +87,8 @@ export class Hub {
   readonly endpoint: HttpEndpoint;
   readonly relay: Relay;
   readonly events: EventLog;
+  /** Where env and header values live; config.json holds references (issue 15). */
+  readonly secretStore: SecretStore;
   readonly ledger: Ledger;
   readonly spill: SpillFeature;
   readonly policy: PolicyRuntime;
@@ -102,7 +110,7 @@ export class Hub {
   private constructor(
     readonly options: HubOptions,
     configFile: ConfigFile,
-    parts: { events: EventLog; ledger: Ledger; spill: SpillFeature; pins: ToolPins; kept: KeptCatalog },
+    parts: { events: EventLog; ledger: Ledger; spill: SpillFeature; pins: ToolPins; kept: KeptCatalog; secretStore: SecretStore },
   ) {
     this.#configFile = configFile;
     this.#kept = parts.kept;
@@ -113,6 +121,7 @@ export class Hub {
       (token) => [token],
     );
     this.ledger = parts.ledger;
+    this.secretStore = parts.secretStore;
     this.spill = parts.spill;
     this.#spillTools = parts.spill.ownTools.map((t) => t.tool);
     const { handleOther, authenticateClient } = options;
@@ -147,6 +156,7 @@ export class Hub {
         reaper: this.reaper,
         maxMessageBytes: () => this.config.settings.maxMessageBytes,
         spool: parts.spill.rawTexts,
+        resolveSecrets: (id, cfg) => resolveServerSecrets(parts.secretStore, id, cfg),
         loginShellPath: options.useLoginShellPath
           ? () => (loginPath ??= readLoginShellPath({ platform: options.platform, env: options.env, timeoutMs: 5000 }))
           : undefined,
@@ -200,6 +210,8 @@ export class Hub {
         routeRequest: (id, kind, req, extra) => this.relay.routeRequest(id, kind, req, extra),
       },
       onStatus: (change) => this.#onUpstreamStatus(change),
+      // On first use (issue 18) only with lists kept: until its first call they are all it offers.
+      plan: (id, cfg) => startPlan(cfg, this.#kept.has(id, cfg)),
       upstream: { clientInfo: { name: 'spillway', version: options.version }, ...options.upstream },
     });
     this.endpoint = new HttpEndpoint(
@@ -222,6 +234,14 @@ export class Hub {
     // Every configured env and header value is masked wherever it appears in events (issue 13, item 12).
     const secrets = new SecretValues();
     secrets.track('config', () => configFile.current, configSecretValues);
+    // Plain values left in config.json move into the store before anything reads them (issue 15).
+    const secretStore = await openSecretStore({ dataDir: options.paths.dataDir });
+    const moved = await migrateConfigSecrets(configFile, secretStore);
+    secrets.track(
+      'secret store',
+      () => secretStore.known(),
+      (values) => values,
+    );
     const events = new EventLog({ dir: options.paths.logDir, retentionDays: config.settings.logRetentionDays, secrets });
     const log = (message: string, error?: unknown) =>
       events.emit({ type: 'log', level: 'warn', message: error ? `${message}: ${(error as Error).message ?? error}` : message });
@@ -234,7 +254,13 @@ export class Hub {
     });
     const pins = await ToolPins.open({ file: join(options.paths.dataDir, TOOL_PINS_FILE), log });
     const kept = await KeptCatalog.open(keptCatalogPath(options.paths.dataDir), log);
-    return new Hub(options, configFile, { events, ledger, spill, pins, kept });
+    if (moved.length > 0)
+      events.emit({
+        type: 'log',
+        level: 'info',
+        message: `Moved the env and header values of ${moved.join(', ')} into the ${secretStore.kind} (config.json keeps a backup copy)`,
+      });
+    return new Hub(options, configFile, { events, ledger, spill, pins, kept, secretStore });
   }
 
   #log(message: string, error?: unknown): void {
@@ -279,8 +305,10 @@ export class Hub {
       this.emit({ type: 'log', level: 'info', message: `Spillway listening on ${this.url}` });
     }
     // The last run's lists serve at once; a session's first tools/list waits (bounded) for their upstreams.
-    const awaited = this.#kept.standIn(this.config.servers);
+    const standing = this.#kept.standIn(this.config.servers);
     this.pool.start(this.config.servers);
+    // Servers on first use are not starting: nothing waits for them.
+    const awaited = standing.filter((id) => this.pool.get(id)?.status === 'connecting');
     this.#rebuild();
     if (awaited.length > 0) {
       const settled = this.#settled(awaited, this.options.firstListWaitMs ?? FIRST_LIST_WAIT_MS).then(() => {
@@ -334,8 +362,14 @@ export class Hub {
   #onUpstreamStatus(change: UpstreamStatusChange): void {
     // A restarted or reconnected server may answer differently: nothing cached before counts.
     if (change.status === 'ready' || change.status === 'stopped') this.policy.cache.clear(change.server);
-    // It answered (ready or not): from now on its own lists count, not the last run's.
-    if (change.status !== 'connecting' && this.#kept.settle(change.server)) this.#queueRebuild();
+    const cfg = ownValue(this.config.servers, change.server);
+    if (change.status === 'idle') {
+      // Not running (on first use, or stopped when idle): the last lists it gave serve until a call starts it.
+      if (cfg && this.#kept.resume(change.server, cfg)) this.#queueRebuild();
+    } else if (change.status !== 'connecting' && this.#kept.settle(change.server)) {
+      // It answered (ready or not): from now on its own lists count, not the last run's.
+      this.#queueRebuild();
+    }
     this.emit({ type: 'upstream.status', level: change.status === 'error' ? 'error' : 'info', ...change });
   }
 
@@ -375,13 +409,19 @@ export class Hub {
     return startup.settled;
   }
 
-  /** A call of a tool known only from the last run's catalog: waits (bounded) for its upstream to start. */
+  /**
+   * A call of a tool known only from the kept lists: starts its upstream if it is idle (on first use,
+   * issue 18), then waits (bounded) for it to start.
+   */
   #untilStarted(serverId: string): Promise<void> {
+    const woken = this.pool.get(serverId)?.wake() === true;
     this.emit({
       type: 'log',
       level: 'info',
       server: serverId,
-      message: `A call waits for "${serverId}" to start (its tools are known from the last run)`,
+      message: woken
+        ? `"${serverId}" starts for a call (it starts on first use)`
+        : `A call waits for "${serverId}" to start (its tools are known from the last run)`,
     });
     return this.#settled([serverId], KEPT_CALL_WAIT_MS);
   }

@@ -3,7 +3,7 @@
  * as a ratio, with the goals of issue 12 and whether this run met them.
  * Knobs: BENCH_CALLS (calls per row and load, default 1000), BENCH_ROUNDS (interleaved rounds, 10),
  * BENCH_WARMUP, BENCH_BIG_ROUNDS (rounds of the 1 MB comparison, 15), BENCH_SETTLE_MS (the wait before a
- * memory reading, 15000), BENCH_ONLY (a comma list of parts: http, bridge, memory, spill, dispatch, search).
+ * memory reading, 15000), BENCH_ONLY (a comma list of parts: http, bridge, memory, lazy, spill, dispatch, search).
  * Quick run: `BENCH_CALLS=200 BENCH_SETTLE_MS=2000 npm run bench`.
  */
 import { rmSync } from 'node:fs';
@@ -18,6 +18,7 @@ type Part = (g: ProcessGroup, tmp: string, report: Report) => Promise<unknown>;
 // Loaded one by one: a part whose imports are broken mid-change fails alone, in the summary.
 const parts: [string, () => Promise<Part>][] = [
   ['memory', async () => (await import('./memory-bench.js')).memoryBench],
+  ['lazy', async () => (await import('./lazy-bench.js')).lazyBench],
   ['http', async () => (await import('./http-bench.js')).httpBench],
   ['bridge', async () => (await import('./bridge-bench.js')).bridgeBench],
   ['spill', async () => (await import('./spill-bench.js')).spillBench],

@@ -56,8 +56,9 @@ beforeAll(async () => {
   gate = join(root, 'gate-open');
   await mkdir(dataDir, { recursive: true, mode: 0o700 });
   const servers = {
-    everything: { type: 'stdio', command: NODE, args: [EVERYTHING, 'stdio'] },
-    slow: { type: 'stdio', command: NODE, args: [fixture('gated-server.mjs'), '--gate', gate] },
+    // Started with the hub: with their lists kept they would otherwise start on first use (issue 18).
+    everything: { type: 'stdio', command: NODE, args: [EVERYTHING, 'stdio'], startMode: 'always' },
+    slow: { type: 'stdio', command: NODE, args: [fixture('gated-server.mjs'), '--gate', gate], startMode: 'always' },
   };
   await writeFile(join(dataDir, 'config.json'), JSON.stringify({ version: 1, servers, settings: { port: 0 } }));
 });

@@ -41,7 +41,7 @@ beforeAll(async () => {
   await mkdir(join(dir, 'home'), { recursive: true });
   await writeFile(
     join(dir, 'data', 'config.json'),
-    JSON.stringify({ version: 1, servers: { everything: { type: 'stdio', command: NODE, args: [EVERYTHING, 'stdio'] } } }),
+    JSON.stringify({ version: 1, servers: { everything: { type: 'stdio', command: NODE, args: [EVERYTHING, 'stdio'], startMode: 'always' } } }),
   );
   port = await freePort();
   hub = await startHub();

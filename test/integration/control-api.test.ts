@@ -8,7 +8,7 @@ import { readFile, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
-import { parseConfig } from '../../shared/config.js';
+import { parseConfig, SECRET_REF } from '../../shared/config.js';
 import { EVERYTHING, fixture, nodeServer, startTestHub, type TestHub } from '../support/hub-harness.js';
 
 let hub: TestHub;
@@ -79,9 +79,11 @@ describe('control API', () => {
     const listed = (await hub.api<{ id: string; config: { env: Record<string, string> } }[]>('upstreams.list')).value!;
     const shown = listed.find((u) => u.id === 'everything-server')!.config.env.API_TOKEN;
     expect(shown).not.toContain('secret-value-123');
-    // Sending the masked value back keeps the real one.
+    // Sending the masked value back keeps the real one (in the secret store; the config refers to it).
     await hub.api('upstreams.update', { id: 'everything-server', config: { ...everything, env: { API_TOKEN: shown, OTHER: 'x' } } });
-    expect(hub.hub.config.servers['everything-server']).toMatchObject({ env: { API_TOKEN: 'secret-value-123', OTHER: 'x' } });
+    expect(hub.hub.config.servers['everything-server']).toMatchObject({ env: { API_TOKEN: SECRET_REF, OTHER: SECRET_REF } });
+    expect(await hub.hub.secretStore.get('everything-server', 'env:API_TOKEN')).toBe('secret-value-123');
+    expect(await hub.hub.secretStore.get('everything-server', 'env:OTHER')).toBe('x');
     expect(hub.hub.pool.get('fx')!.pid).toBe(fxPid);
   });
 

@@ -55,7 +55,8 @@ async function run(options: {
   firstListWaitMs?: number;
 }): Promise<Run> {
   const paths = resolvePaths({ dataDir: dir, os: { home: homedir(), platform: process.platform, env: {} } });
-  const servers = options.servers ?? { s: { type: 'stdio', command: options.command ?? 'in-memory-s' } };
+  // Started with the hub: a stdio server with kept lists would otherwise start on first use (issue 18).
+  const servers = options.servers ?? { s: { type: 'stdio', command: options.command ?? 'in-memory-s', startMode: 'always' } };
   await writeFile(paths.configFile, JSON.stringify({ version: 1, servers }));
   const hub = await Hub.create({
     paths,

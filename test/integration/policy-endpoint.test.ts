@@ -308,7 +308,9 @@ describe('call cache through the endpoint', () => {
 describe('tool pinning through the endpoint', () => {
   it('withholds a tool whose description changed until approved; approval persists across a restart', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'spillway-pins-'));
-    await writeFile(join(dir, 'config.json'), JSON.stringify({ version: 1, servers: { fx: { type: 'stdio', command: NODE, args: [FIXTURE] } } }));
+    // Started with the hub after the restart too (else on first use, issue 18).
+    const fx = { type: 'stdio', command: NODE, args: [FIXTURE], startMode: 'always' };
+    await writeFile(join(dir, 'config.json'), JSON.stringify({ version: 1, servers: { fx } }));
     let h = await openHub(dir);
     let app: AppHub | undefined;
     try {

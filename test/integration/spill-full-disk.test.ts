@@ -127,8 +127,9 @@ describe.skipIf(spill.error !== undefined)('a full disk under the spill folder',
         version: 1,
         servers: {
           web: { type: 'http', url: web.match[1] },
-          fx: { type: 'stdio', ...nodeServer(fixture('fixture-server.mjs')) },
-          split: { type: 'stdio', ...nodeServer(fixture('split-result-server.mjs')) },
+          // Started with the hub after the restart too (else on first use, issue 18): the helper waits for all.
+          fx: { type: 'stdio', ...nodeServer(fixture('fixture-server.mjs')), startMode: 'always' },
+          split: { type: 'stdio', ...nodeServer(fixture('split-result-server.mjs')), startMode: 'always' },
         },
       }),
     );

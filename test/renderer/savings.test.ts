@@ -94,6 +94,15 @@ describe('Savings', () => {
     expect(timers).toHaveLength(0);
   });
 
+  it('shows a negative saving as it is, never as 0 (issue 14, item 5)', async () => {
+    setup((f) => f.ledger.call('files', 'read_file', 1_079, 1_232));
+    const today = await screen.findByRole('region', { name: 'Today' });
+    expect(within(today).getByText('-153')).toBeTruthy();
+    expect(within(today).getByRole('meter').getAttribute('aria-valuenow')).toBe('100');
+    const row = within(screen.getByRole('region', { name: 'By tool' })).getAllByRole('row')[1];
+    expect(row.textContent).toContain('-153 (-14%)');
+  });
+
   it('says savings are not available yet when the hub does not offer savings.report', async () => {
     const { savings } = setup((f) => f.withhold('savings'));
     await waitFor(() => expect(savings.available).toBe(false));

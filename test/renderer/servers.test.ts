@@ -26,7 +26,7 @@ describe('Servers: add form', () => {
     await fireEvent.click(screen.getByRole('button', { name: 'Add server' }));
 
     await fireEvent.click(form().getByRole('button', { name: 'Add server' }));
-    expect(form().getByRole('alert').textContent).toContain('give the server a name');
+    expect(form().getByRole('alert').textContent).toContain('Give the server a name');
     expect(form().getByLabelText('Name').getAttribute('aria-invalid')).toBe('true');
 
     await fireEvent.input(form().getByLabelText('Name'), { target: { value: 'files' } });
@@ -127,6 +127,45 @@ describe('Servers: add form', () => {
     expect((form().getByLabelText('Value of MEMORY_FILE_PATH') as HTMLInputElement).value).toBe('/tmp/m.json');
   });
 
+  // Issue 14, item 6: what users actually paste.
+  const pasted: Array<[string, string, { name: string; command: string; args: string }]> = [
+    [
+      'a snippet with trailing commas',
+      '{ "mcpServers": { "memory": { "command": "npx", "args": ["-y", "@modelcontextprotocol/server-memory",], }, }, }',
+      { name: 'memory', command: 'npx', args: '-y\n@modelcontextprotocol/server-memory' },
+    ],
+    [
+      'a whole claude_desktop_config.json',
+      '{\n  "globalShortcut": "",\n  "mcpServers": {\n    "fetch": { "command": "uvx", "args": ["mcp-server-fetch"] }\n  }\n}\n',
+      { name: 'fetch', command: 'uvx', args: 'mcp-server-fetch' },
+    ],
+    [
+      'an npx command line',
+      'npx -y @modelcontextprotocol/server-filesystem "/tmp/my files"',
+      { name: 'filesystem', command: 'npx', args: '-y\n@modelcontextprotocol/server-filesystem\n/tmp/my files' },
+    ],
+  ];
+  it.each(pasted)('fills the form from %s', async (_label, text, want) => {
+    await setup();
+    await fireEvent.click(screen.getByRole('button', { name: 'Add server' }));
+    await fireEvent.input(form().getByLabelText(/JSON with/), { target: { value: text } });
+    await fireEvent.click(form().getByRole('button', { name: 'Fill the form' }));
+    expect(form().queryByRole('alert')).toBeNull();
+    expect((form().getByLabelText('Name') as HTMLInputElement).value).toBe(want.name);
+    expect((form().getByLabelText('Command') as HTMLInputElement).value).toBe(want.command);
+    expect((form().getByLabelText('Arguments, one per line') as HTMLTextAreaElement).value).toBe(want.args);
+  });
+
+  it('says in a sentence what is wrong with a pasted snippet', async () => {
+    await setup();
+    await fireEvent.click(screen.getByRole('button', { name: 'Add server' }));
+    await fireEvent.input(form().getByLabelText(/JSON with/), { target: { value: '{"mcpServers": {"a": {"command": "npx" "args": []}}}' } });
+    await fireEvent.click(form().getByRole('button', { name: 'Fill the form' }));
+    const alert = (await form().findByRole('alert')).textContent ?? '';
+    expect(alert).toMatch(/a comma was expected at line 1/);
+    expect(alert).not.toMatch(/Unexpected token/);
+  });
+
   it('restarts, disables and removes a server from its card', async () => {
     const { fake } = await setup((f) => f.seedServer('files', { type: 'stdio', command: 'node', args: [], env: {}, enabled: true, prefix: true }));
     const card = within(screen.getByRole('article', { name: 'files' }));
@@ -167,8 +206,8 @@ describe('mcpServers snippets', () => {
   });
 
   it('says what is wrong', () => {
-    expect(() => parseSnippet('')).toThrow('paste a JSON snippet first');
+    expect(() => parseSnippet('')).toThrow(/^Paste a server first/);
     expect(() => parseSnippet('{oops')).toThrow(/not JSON/);
-    expect(() => parseSnippet('{"mcpServers":{}}')).toThrow(/no server found/);
+    expect(() => parseSnippet('{"mcpServers":{}}')).toThrow(/No server found/);
   });
 });

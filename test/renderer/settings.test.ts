@@ -68,8 +68,32 @@ describe('Settings', () => {
     await fireEvent.change(exact, { target: { value: '10' } });
     const alert = await screen.findByRole('alert');
     expect(alert.id).toBe('settings-spill-previewTokens-error');
-    expect(alert.textContent).toMatch(/spill\.previewTokens/);
+    // A sentence naming the setting, not zod's words (issue 14, item 6).
+    expect(alert.textContent).toBe('The preview must be at least 50 tokens.');
     expect(fake.settings.spill.previewTokens).toBe(1000);
+  });
+
+  it('warns when the preview is not below the threshold, while the slider moves and once saved', async () => {
+    const { fake } = await setup();
+    expect(screen.queryByText(/is not below the threshold/)).toBeNull();
+    const exact = screen.getByLabelText('Preview the model sees, exact tokens');
+    await fireEvent.change(exact, { target: { value: '20000' } });
+    await waitFor(() => expect(fake.settings.spill.previewTokens).toBe(20_000));
+    expect(
+      await screen.findByText(
+        'The preview (20,000 tokens) is not below the threshold (10,000 tokens), so a large result saves little or nothing: lower the preview or raise the threshold.',
+      ),
+    ).toBeTruthy();
+    // Dragging the threshold above the preview clears it before anything is saved.
+    const threshold = screen.getByLabelText('Threshold') as HTMLInputElement;
+    await fireEvent.input(threshold, { target: { value: '6' } });
+    await waitFor(() => expect(screen.queryByText(/is not below the threshold/)).toBeNull());
+    // Spilling off: no threshold, nothing to warn about.
+    await fireEvent.input(threshold, { target: { value: '4' } });
+    expect(await screen.findByText(/is not below the threshold/)).toBeTruthy();
+    await fireEvent.click(screen.getByLabelText('Act on large results'));
+    await waitFor(() => expect(fake.settings.spill.thresholdTokens).toBeNull());
+    await waitFor(() => expect(screen.queryByText(/is not below the threshold/)).toBeNull());
   });
 
   it('shows a port conflict at the port field', async () => {

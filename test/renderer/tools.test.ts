@@ -72,6 +72,20 @@ describe('Tools & policies', () => {
     expect(fake.callsOf('policies.resetTool')).toEqual([{ server: 'files', tool: 'read_file' }]);
   });
 
+  it('warns when the preview is not below the threshold in force (issue 14, item 5)', async () => {
+    await setup();
+    await fireEvent.click(await screen.findByRole('button', { name: 'Edit policy of read_file' }));
+    const editor = screen.getByRole('group', { name: 'Policy for read_file' });
+    expect(await within(editor).findByText(/In force: 10,000 tokens/)).toBeTruthy();
+    expect(within(editor).queryByText(/is not below the threshold/)).toBeNull();
+    // Threshold down to 500 while the preview in force is 1,000.
+    const slider = within(editor).getByLabelText('Threshold for read_file');
+    await fireEvent.input(slider, { target: { value: '0' } });
+    expect(await within(editor).findByText(/^The preview \(1,000 tokens\) is not below the threshold \(500 tokens\)/)).toBeTruthy();
+    await fireEvent.input(slider, { target: { value: '3' } });
+    await waitFor(() => expect(within(editor).queryByText(/is not below the threshold/)).toBeNull());
+  });
+
   it('shows a refused hidden parameter at that field', async () => {
     const { fake } = await setup();
     await fireEvent.click(await screen.findByRole('button', { name: 'Edit policy of read_file' }));

@@ -76,7 +76,9 @@ describe('shapeResult: the decision', () => {
     ['no content at all', { content: [] }, 100, 'pass'],
     ['under', text(tokensOf(99)), 100, 'pass'],
     ['exactly at the threshold', text(tokensOf(100)), 100, 'pass'],
-    ['one over', text(tokensOf(101)), 100, 'spill'],
+    // A header over the preview would cost more than the result itself (issue 14, item 5).
+    ['one over, smaller than what would replace it', text(tokensOf(101)), 100, 'pass'],
+    ['over by more than a header and the preview', text(tokensOf(600)), 100, 'spill'],
     ['far over', text(logLines(5000)), 100, 'spill'],
     ['threshold off', text(logLines(5000)), null, 'pass'],
     ['CJK: more bytes than tokens, under', text('東京の天気'.repeat(40)), 300, 'pass'],

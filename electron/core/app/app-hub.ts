@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import type { OsFacts as ClientOsFacts } from '../clients/index.js';
 import type { BridgeLaunch, ClientsService } from '../clients/clients-service.js';
 import { clientsHandlers } from '../control/clients-handlers.js';
-import { appRegistryHandlers } from '../control/registry-handlers.js';
+import { appRegistryHandlers, registrySecretStore } from '../control/registry-handlers.js';
 import { ControlDispatcher, hubHandlers, type HandlerMap } from '../control/control-handlers.js';
 import { controlParts } from '../control/control-parts.js';
 import type { HubControl } from '../control/hub-control.js';
@@ -125,7 +125,12 @@ export async function createAppHub(options: AppHubOptions): Promise<AppHub> {
     });
   };
   const clients = () => (service ??= makeClients());
-  const registry = appRegistryHandlers({ ...options, settings: () => hub.settings, addUpstream: (req) => parts.control.addUpstream(req) });
+  const registry = appRegistryHandlers({
+    ...options,
+    settings: () => hub.settings,
+    addUpstream: (req) => parts.control.addUpstream(req),
+    secrets: registrySecretStore(hub.secretStore),
+  });
   const handlers: HandlerMap = { ...hubHandlers(parts), ...clientsHandlers(clients), ...registry };
   const dispatcher = new ControlDispatcher(handlers);
   const uiDir = options.uiDir ?? join(appRoot(), 'dist', 'renderer');

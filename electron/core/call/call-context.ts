@@ -74,7 +74,7 @@ export function newCallContext(
   options: CallOptions,
 ): CallContext {
   const resultPolicy: ResultPolicy = options.resultToSpill
-    ? { action: 'spill', thresholdTokens: 1, previewTokens: values?.previewTokens ?? settings.spill.previewTokens }
+    ? { action: 'spill', thresholdTokens: 1, previewTokens: values?.previewTokens ?? settings.spill.previewTokens, spillAlways: true }
     : (values ?? settings.spill);
   return {
     callId: randomUUID(),

@@ -27,5 +27,5 @@ export async function guardClientPipe(ctx: CallContext, source: CallToolResult, 
   // A passed result is the one to spill (a spooled one has been read back by then).
   const input = shaped.outcome.action === 'pass' ? shaped.delivered : source;
   const threshold = Math.min(ctx.resultPolicy.thresholdTokens ?? FORCED_THRESHOLD_MAX_TOKENS, FORCED_THRESHOLD_MAX_TOKENS);
-  return shaper.shape(input, { action: 'spill', thresholdTokens: threshold, previewTokens: ctx.resultPolicy.previewTokens }, ctx);
+  return shaper.shape(input, { action: 'spill', thresholdTokens: threshold, previewTokens: ctx.resultPolicy.previewTokens, spillAlways: true }, ctx);
 }

@@ -30,7 +30,7 @@ export interface OwnResources {
 }
 
 /** The policy a result is shaped under: the tool's effective one (or settings.spill without a policy). */
-export type ResultPolicy = Pick<EffectiveValues, 'action' | 'thresholdTokens' | 'previewTokens'>;
+export type ResultPolicy = Pick<EffectiveValues, 'action' | 'thresholdTokens' | 'previewTokens'> & { spillAlways?: boolean };
 
 /** The pass/spill/truncate stage (spill/spill-feature.ts implements it). */
 export interface ResultShaper {

@@ -4,7 +4,7 @@
  * serves them at once, so a client that lists once sees every tool even while its upstream is still
  * starting (issue 13, item 3). Until an upstream answers in this run (ready or failed), its kept lists
  * "stand in" for it; the catalog marks the entries that come from them. Issue 18 (lazy start) builds on
- * this: serving the kept lists of an upstream it has not started.
+ * this: serving the kept lists of an upstream it has not started, or stopped when idle.
  */
 import { createHash } from 'node:crypto';
 import type { ServerConfig } from '../../../shared/config.js';
@@ -79,7 +79,7 @@ export class KeptCatalog {
   standIn(servers: Readonly<Record<string, ServerConfig>>): string[] {
     this.#standingIn.clear();
     for (const [id, config] of Object.entries(servers)) {
-      if (config.enabled && this.#kept.get(id)?.config === serverConfigKey(config)) this.#standingIn.add(id);
+      if (config.enabled && this.has(id, config)) this.#standingIn.add(id);
     }
     return [...this.#standingIn];
   }
@@ -87,6 +87,18 @@ export class KeptCatalog {
   /** The kept lists serving for this upstream now (it has not answered yet in this run), else undefined. */
   standingIn(id: string): KeptUpstream | undefined {
     return this.#standingIn.has(id) ? this.#kept.get(id) : undefined;
+  }
+
+  /** Whether lists are kept for this server under this config (it may start on first use). */
+  has(id: string, config: ServerConfig): boolean {
+    return this.#kept.get(id)?.config === serverConfigKey(config);
+  }
+
+  /** The upstream is idle again (stopped for want of calls): its kept lists serve again. True when they now do. */
+  resume(id: string, config: ServerConfig): boolean {
+    if (this.#standingIn.has(id) || !this.has(id, config)) return false;
+    this.#standingIn.add(id);
+    return true;
   }
 
   /** The upstream answered in this run (ready, failed, stopped): its kept lists no longer serve. True when they did. */

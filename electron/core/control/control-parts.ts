@@ -37,6 +37,7 @@ export function controlParts(hub: Hub): ControlParts {
     refreshCatalog: () => hub.refreshCatalog(),
     emit: (event) => hub.emit(event),
     secrets: hub.events.secrets,
+    secretStore: hub.secretStore,
   });
   const status = new HubStatus({
     config,
@@ -49,6 +50,7 @@ export function controlParts(hub: Hub): ControlParts {
       endpoint: hub.url,
       dataDir: hub.options.paths.dataDir,
       configFile: hub.options.paths.configFile,
+      secrets: { store: hub.secretStore.kind },
     }),
     secrets: hub.events.secrets,
   });

@@ -20,6 +20,8 @@ import type { Policies } from '../../../shared/policy.js';
 import { redactText } from '../log/redact.js';
 import { serverSecretValues, valueMask, type SecretValues } from '../log/secret-values.js';
 import type { PolicyRuntime } from '../policy/policy-runtime.js';
+import { SecretStoreError, type SecretStore } from '../secrets/secret-store.js';
+import { forgetServerSecrets, forgetUnreferenced, resolveServerSecrets, storeServerSecrets } from '../secrets/server-secret-refs.js';
 import type { UpstreamPool } from '../upstream/upstream-pool.js';
 import { ControlError } from './control-error.js';
 import { restoreMaskedSecrets } from './server-secrets.js';
@@ -37,6 +39,18 @@ export interface HubControlDeps {
   emit(event: HubEventInput): void;
   /** The known secret values, masked in what a test reports (stderr, errors). */
   secrets: Pick<SecretValues, 'snapshot'>;
+  /** Where env and header values go (issue 15); without one they stay in config.json. */
+  secretStore?: SecretStore;
+}
+
+/** A store that refuses (a locked keychain, a damaged secrets file) as the control API reports it. */
+async function storeCall<T>(run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (err) {
+    if (err instanceof SecretStoreError) throw new ControlError('unavailable', err.message, 'config');
+    throw err;
+  }
 }
 
 export class HubControl {
@@ -62,8 +76,16 @@ export class HubControl {
     } else {
       id = uniqueServerId(req.name ?? (cfg.type === 'stdio' ? cfg.command : new URL(cfg.url).hostname), Object.keys(config.servers));
     }
-    await this.deps.saveConfig({ ...config, servers: { ...config.servers, [id]: cfg } }, `server ${id} added`);
-    this.deps.pool.add(id, cfg);
+    const store = this.deps.secretStore;
+    const saved = store ? (await storeCall(() => storeServerSecrets(store, id, cfg))).config : cfg;
+    try {
+      await this.deps.saveConfig({ ...config, servers: { ...config.servers, [id]: saved } }, `server ${id} added`);
+    } catch (err) {
+      // Nothing half-saved: values of a server that was not added are not kept either.
+      if (store) await forgetServerSecrets(store, id, saved).catch(() => undefined);
+      throw err;
+    }
+    this.deps.pool.add(id, saved);
     return { id };
   }
 
@@ -73,9 +95,15 @@ export class HubControl {
     if (!before) throw new ControlError('not_found', `No server with id "${req.id}"`, 'id');
     const cfg = this.#validateServer(req.config);
     // A masked secret sent back unchanged from a list keeps the stored value.
-    const merged = restoreMaskedSecrets(cfg, before);
+    const restored = restoreMaskedSecrets(cfg, before);
+    const store = this.deps.secretStore;
+    const { config: merged, changed } = store
+      ? await storeCall(() => storeServerSecrets(store, req.id, restored))
+      : { config: restored, changed: false };
     await this.deps.saveConfig({ ...config, servers: { ...config.servers, [req.id]: merged } }, `server ${req.id} updated`);
-    if (JSON.stringify(before) === JSON.stringify(merged) && this.deps.pool.has(req.id)) return { id: req.id };
+    if (store) await this.#forget(() => forgetUnreferenced(store, req.id, before, merged), req.id);
+    // A new secret value reads the same in the config (a reference): it still needs a restart.
+    if (!changed && JSON.stringify(before) === JSON.stringify(merged) && this.deps.pool.has(req.id)) return { id: req.id };
     await this.deps.pool.replace(req.id, merged);
     this.deps.policy.cache.clear(req.id);
     this.deps.refreshCatalog();
@@ -84,9 +112,12 @@ export class HubControl {
 
   async removeUpstream(id: string): Promise<{ removed: boolean }> {
     const config = this.deps.config();
-    if (!ownValue(config.servers, id)) throw new ControlError('not_found', `No server with id "${id}"`, 'id');
+    const removed = ownValue(config.servers, id);
+    if (!removed) throw new ControlError('not_found', `No server with id "${id}"`, 'id');
     const { [id]: _removed, ...rest } = config.servers;
     await this.deps.saveConfig({ ...config, servers: rest }, `server ${id} removed`);
+    const store = this.deps.secretStore;
+    if (store) await this.#forget(() => forgetServerSecrets(store, id, removed), id);
     await this.deps.pool.remove(id);
     this.deps.policy.cache.clear(id);
     await this.deps.policy.pins
@@ -113,7 +144,10 @@ export class HubControl {
    */
   async testUpstream(config: unknown, id?: string) {
     const stored = id === undefined ? undefined : ownValue(this.deps.config().servers, id);
-    const cfg = { ...restoreMaskedSecrets(this.#validateServer(config), stored), enabled: true };
+    const restored = { ...restoreMaskedSecrets(this.#validateServer(config), stored), enabled: true };
+    // Values kept in the store (references in the config) are the server's own: the test uses them.
+    const store = this.deps.secretStore;
+    const cfg = store ? await storeCall(() => resolveServerSecrets(store, id ?? '', restored)) : restored;
     const own = valueMask(serverSecretValues(cfg));
     const known = this.deps.secrets.snapshot();
     const mask = (text: string) => redactText(own.mask(text), known);
@@ -132,6 +166,13 @@ export class HubControl {
     } finally {
       await up.stop();
     }
+  }
+
+  /** Forgets stored values no config refers to any more; a store refusing leaves a stray entry, said in the log. */
+  async #forget(run: () => Promise<void>, id: string): Promise<void> {
+    await run().catch((err: Error) =>
+      this.deps.emit({ type: 'log', level: 'warn', message: `Could not forget the old secrets of ${id}: ${err.message ?? err}` }),
+    );
   }
 
   /** Saves policies (validated by the caller) and applies them at once; upstreams keep running. */

@@ -22,7 +22,7 @@ export interface HubStatusDeps {
   /** Tokens a text costs a model (a tool's schema in tools/list). */
   countTokens(text: string): Promise<number>;
   /** Facts fixed at start: the version, where the hub listens and keeps its files. */
-  facts(): Pick<Status, 'version' | 'endpoint' | 'dataDir' | 'configFile'>;
+  facts(): Pick<Status, 'version' | 'endpoint' | 'dataDir' | 'configFile' | 'secrets'>;
   /** The known secret values (every env and header value, keys, tokens), masked in what servers print. */
   secrets: Pick<SecretValues, 'snapshot'>;
 }
@@ -74,6 +74,7 @@ export class HubStatus {
       endpoint: facts.endpoint,
       dataDir: facts.dataDir,
       configFile: facts.configFile,
+      ...(facts.secrets ? { secrets: facts.secrets } : {}),
       paused: this.deps.config().settings.paused,
       upstreams: this.listUpstreams(),
       sessions: this.sessionInfos(),

@@ -13,10 +13,15 @@ import { RegistryCatalog, serverSummary } from '../registry/registry-catalog.js'
 import { hasSecrets, registryUpstream, withSecrets } from '../registry/registry-upstream.js';
 import { checkRuntime, type PathFacts } from '../registry/runtime-check.js';
 import type { ServerDetail } from '../registry/server-json.js';
+import type { SecretStore } from '../secrets/secret-store.js';
+import { secretName } from '../secrets/server-secret-refs.js';
 import { ControlError } from './control-error.js';
 import type { HandlerMap } from './control-handlers.js';
 
-/** Where secret values go when one exists (the keychain store of the OAuth issue); config.json otherwise. */
+/**
+ * Where a registry entry's secret values go (the hub's secret store, issue 15). They also reach
+ * `addUpstream` with the config, which with a store keeps only references in config.json.
+ */
 export interface RegistrySecretStore {
   put(serverId: string, secrets: { env: Record<string, string>; headers: Record<string, string> }): Promise<void>;
 }
@@ -105,9 +110,20 @@ export function registryHandlers(deps: RegistryHandlerDeps): HandlerMap {
       }
       const secret = hasSecrets(upstream);
       const store = secret ? deps.secrets : undefined;
-      const { id } = await deps.addUpstream({ id: req.id, name: idName(server), config: store ? upstream.config : withSecrets(upstream) });
+      // With the values, so that the server starts with them; upstreams.add moves them into the store.
+      const { id } = await deps.addUpstream({ id: req.id, name: idName(server), config: withSecrets(upstream) });
       if (store) await store.put(id, upstream.secrets);
       return { id, summary: plan.summary, secrets: !secret ? 'none' : store ? 'secret-store' : 'config' };
+    },
+  };
+}
+
+/** The registry's view of a hub's secret store: each value under the name upstreams.add gives it. */
+export function registrySecretStore(store: SecretStore): RegistrySecretStore {
+  return {
+    put: async (serverId, secrets) => {
+      for (const [key, value] of Object.entries(secrets.env)) await store.set(serverId, secretName('env', key), value);
+      for (const [key, value] of Object.entries(secrets.headers)) await store.set(serverId, secretName('header', key), value);
     },
   };
 }

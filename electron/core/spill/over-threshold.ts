@@ -44,8 +44,9 @@ export async function deliverOver(
   const base = { bytesUpstream, tokensUpstream, tokensUpstreamLowerBound: over.threshold + 1 };
 
   if (decideShape(policy, true) === 'truncate') {
-    deps.rawTexts?.discard(spooledTexts(view));
     const text = `${truncatedHeader(sizes, "This tool's policy keeps nothing: the rest was discarded.")}\n---\n${preview.text}`;
+    if ('text' in view && !policy.spillAlways && (await notSmaller(text, over, counter))) return passedWhole(result, over);
+    deps.rawTexts?.discard(spooledTexts(view));
     return finish(
       { content: [{ type: 'text', text }], _meta: meta(tokensUpstream, { 'spillway/truncated': true }) },
       {
@@ -72,6 +73,8 @@ export async function deliverOver(
     // the answer is still on its way.
     delivered = spilledResult(plan.entry, { sizes, view, ctx, now: deps.now() });
     const text = textOf(delivered);
+    // Nothing was written yet: a plan not carried out leaves no trace (and a view in memory took no texts).
+    if ('text' in view && !policy.spillAlways && (await notSmaller(text, over, counter))) return passedWhole(result, over);
     tokensDelivered = new Promise<void>((resolve) => setImmediate(resolve)).then(() => counter.count(text));
     tokensDelivered.catch(() => undefined); // awaited by the report, unless the write fails first
     entry = await plan.write();
@@ -100,6 +103,38 @@ export async function deliverOver(
     return exact;
   };
   return finish(delivered, { ...base, action: 'spill', handle, expiresAt: entry.expiresAt, countUpstreamTokens }, tokensDelivered);
+}
+
+/**
+ * Tokens a spilled or truncated header adds at most over its preview (it is a few hundred): a spooled
+ * result whose preview comes this close to its size is shaped in memory instead, where notSmaller decides.
+ */
+export const HEADER_TOKENS_MAX = 1024;
+
+/**
+ * Whether `text` (a header over the preview) would cost the model at least what the result itself does,
+ * as with a preview not below its threshold (issue 14, item 5). Counted only when the sizes are close:
+ * tokens are at most UTF-8 bytes, so the header's bytes bound what it adds to the preview.
+ */
+async function notSmaller(text: string, over: OverThreshold, counter: TokenCounter): Promise<boolean> {
+  const headerBound = Buffer.byteLength(text, 'utf8') - Buffer.byteLength(over.preview.text, 'utf8');
+  if (over.preview.tokens + headerBound < over.tokensUpstream.tokens) return false;
+  // A count that fails leaves the usual answer: it was never larger by more than the header.
+  return counter.count(text).then(
+    (tokens) => tokens >= over.tokensUpstream.tokens,
+    () => false,
+  );
+}
+
+/** The result passed as it came, because what would replace it is no smaller. */
+function passedWhole(result: CallToolResult, over: OverThreshold): ShapedResult {
+  const { tokensUpstream, bytesUpstream } = over;
+  const tokensDelivered = tokensUpstream.estimated ? over.countExact().then((count) => count.tokens) : tokensUpstream.tokens;
+  if (tokensDelivered instanceof Promise) tokensDelivered.catch(() => undefined);
+  return {
+    delivered: result,
+    outcome: { action: 'pass', bytesUpstream, bytesDelivered: bytesUpstream, tokensDelivered, tokensUpstream, countUpstreamTokens: over.countExact },
+  };
 }
 
 /** What the model gets for a spilled result: the header over the preview, and a link to the whole. */

@@ -18,6 +18,12 @@ export interface ShapePolicy {
   thresholdTokens: number | null;
   previewTokens: number;
   ttlMs?: number;
+  /**
+   * Spill over the threshold even when a header over the preview would not be smaller than the result
+   * (otherwise it passes whole, issue 14 item 5): the caller needs the handle, or the result must not go
+   * down the client's pipe.
+   */
+  spillAlways?: boolean;
 }
 
 /**

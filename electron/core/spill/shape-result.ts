@@ -9,7 +9,7 @@ import { open } from 'node:fs/promises';
 import { audioTokens, imageTokens } from '../tokens/media-tokens.js';
 import { TokenCounter } from '../tokens/token-counter.js';
 import type { TextSample, TokenBudgetCut, TokenCount } from '../tokens/token-counter.js';
-import { deliverOver, jsonBytes, spooledTexts } from './over-threshold.js';
+import { deliverOver, HEADER_TOKENS_MAX, jsonBytes, spooledTexts } from './over-threshold.js';
 import { parseJson, viewResult, viewSpooled } from './result-view.js';
 import type { ResultView, SpooledView } from './result-view.js';
 import type { RawTexts } from './raw-texts.js';
@@ -185,6 +185,7 @@ async function shapeSpooled(
   const early = summarized ? undefined : await decidedEarly(view, policy, deps.rawTexts);
   if (early) {
     const tokensUpstream: TokenCount = { tokens: Math.round((early.sample.tokens * view.bytes) / early.sampleBytes), estimated: true };
+    if (!policy.spillAlways && mayNotSave(early.cut.tokens, tokensUpstream)) return undefined;
     const over = { view, bytesUpstream: spooledResultBytes(result, view), tokensUpstream, threshold, media: 0 };
     return deliverOver(result, { ...over, preview: startPreview(early.cut), countExact: async () => tokensUpstream }, policy, ctx, deps);
   }
@@ -211,6 +212,7 @@ async function shapeSpooled(
     if (json) preview = await summaryPreview(json.value, policy.previewTokens, counter);
   }
   preview ??= survey.preview ? startPreview(survey.preview) : await textPreview(head, policy.previewTokens, counter);
+  if (!policy.spillAlways && mayNotSave(preview.tokens, tokensUpstream)) return undefined;
   const bytesUpstream = spooledResultBytes(result, view);
   return deliverOver(
     result,
@@ -219,6 +221,14 @@ async function shapeSpooled(
     ctx,
     deps,
   );
+}
+
+/**
+ * Whether a header over a preview of `previewTokens` might not be smaller than the result: then it is
+ * read back and shaped in memory, where the delivered text is counted against it (over-threshold.ts).
+ */
+function mayNotSave(previewTokens: number, tokensUpstream: TokenCount): boolean {
+  return previewTokens + HEADER_TOKENS_MAX >= tokensUpstream.tokens;
 }
 
 /** What was counted and cut on the text's start while it arrived (RawTexts.countedStart), where it applies to `counted`. */

@@ -86,7 +86,13 @@ export async function createSpillFeature(options: SpillFeatureOptions): Promise<
     shape: (result, p, ctx) =>
       shapeResult(
         result,
-        { action: p.action, thresholdTokens: p.thresholdTokens, previewTokens: p.previewTokens, ttlMs: settings().spill.ttlHours * 3600_000 },
+        {
+          action: p.action,
+          thresholdTokens: p.thresholdTokens,
+          previewTokens: p.previewTokens,
+          ttlMs: settings().spill.ttlHours * 3600_000,
+          ...(p.spillAlways ? { spillAlways: true } : {}),
+        },
         ctx,
         deps,
       ),

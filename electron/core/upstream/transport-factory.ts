@@ -19,10 +19,13 @@ export interface TransportFactoryOptions {
   maxMessageBytes: () => number;
   /** Where stdio upstreams stream multi-megabyte lines (see StdioUpstreamOptions.spool). */
   spool?: SpoolTarget;
+  /** The config with its secret references replaced by the stored values (issue 15; the hub's secret store). */
+  resolveSecrets?: (id: string, config: ServerConfig) => Promise<ServerConfig>;
 }
 
 export function createTransportFactory(options: TransportFactoryOptions) {
-  return async (id: string, config: ServerConfig, onStderr: (line: string) => void): Promise<UpstreamTransportHandle> => {
+  return async (id: string, configured: ServerConfig, onStderr: (line: string) => void): Promise<UpstreamTransportHandle> => {
+    const config = options.resolveSecrets ? await options.resolveSecrets(id, configured) : configured;
     if (config.type === 'stdio') {
       const transport = new StdioUpstreamTransport({
         command: config.command,

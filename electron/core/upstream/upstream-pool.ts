@@ -5,6 +5,7 @@
  */
 import type { ServerConfig } from '../../../shared/config.js';
 import type { UpstreamStatus } from '../../../shared/events.js';
+import type { StartPlan } from './start-plan.js';
 import { Upstream, type UpstreamHooks, type UpstreamOptions } from './upstream.js';
 
 /** One status change of a pooled upstream. */
@@ -22,6 +23,8 @@ export interface UpstreamPoolOptions {
   onStatus(change: UpstreamStatusChange): void;
   /** Client info and reconnect tuning for every upstream. */
   upstream: UpstreamOptions;
+  /** Whether a server starts now or on its first call, and its idle stop (default: now, never). */
+  plan?(id: string, cfg: ServerConfig): StartPlan;
 }
 
 /** Someone waiting for upstreams to answer (see whenSettled). */
@@ -45,7 +48,7 @@ export class UpstreamPool implements ReadonlyMap<string, Upstream> {
     return this.#running;
   }
 
-  /** Starts one upstream per configured server (disabled ones report 'disabled'). */
+  /** Starts one upstream per configured server (disabled ones report 'disabled', those on first use 'idle'). */
   start(servers: Readonly<Record<string, ServerConfig>>): void {
     this.#running = true;
     for (const [id, cfg] of Object.entries(servers)) this.#start(id, cfg);
@@ -114,7 +117,10 @@ export class UpstreamPool implements ReadonlyMap<string, Upstream> {
   #start(id: string, cfg: ServerConfig): Upstream {
     const up = new Upstream(id, cfg, this.#hooks, this.options.upstream);
     this.#upstreams.set(id, up);
-    up.start();
+    const plan = this.options.plan?.(id, cfg);
+    up.idleStopMs = plan?.idleStopMs ?? 0;
+    if (plan?.lazy) up.park();
+    else up.start();
     return up;
   }
 

@@ -25,6 +25,8 @@ import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/proto
 import type { ServerConfig } from '../../../shared/config.js';
 import type { UpstreamStatus } from '../../../shared/events.js';
 import { UpstreamStartError } from './stdio-transport.js';
+import { ActivityTransport } from './activity-transport.js';
+import { IdleTimer } from './idle-timer.js';
 import { DirectToolCalls } from './direct-tool-calls.js';
 import { UpstreamClient } from './upstream-client.js';
 
@@ -102,6 +104,8 @@ export class Upstream {
   capabilities: ServerCapabilities | undefined;
   serverInfo: Implementation | undefined;
   restarts = 0;
+  /** Stopped after this long without a call, until the next call starts it (0: never; start-plan.ts). */
+  idleStopMs = 0;
 
   #client: UpstreamClient | undefined;
   #handle: UpstreamTransportHandle | undefined;
@@ -111,6 +115,9 @@ export class Upstream {
   #retryTimer: NodeJS.Timeout | undefined;
   #stderr: string[] = [];
   #started = false;
+  #idle: IdleTimer | undefined;
+  /** The last connection's close (a stdio child's exit). */
+  #closing: Promise<void> = Promise.resolve();
   readonly #opts: Required<UpstreamOptions>;
 
   constructor(
@@ -155,6 +162,23 @@ export class Upstream {
     void this.#connect();
   }
 
+  /** Not started now: status 'idle' until `wake` (start on first use; the kept lists serve meanwhile). */
+  park(): void {
+    this.#setStatus(this.config.enabled ? 'idle' : 'disabled');
+  }
+
+  /** Starts a server that is idle (parked or stopped for want of calls); false when it was not idle. */
+  wake(): boolean {
+    if (this.status !== 'idle') return false;
+    this.start();
+    return true;
+  }
+
+  /** Resolves once the last connection closed (a stdio server's process is gone). */
+  closed(): Promise<void> {
+    return this.#closing;
+  }
+
   /** A request found the server unreachable (HTTP): mark it down and reconnect with backoff. */
   reportUnreachable(message: string): void {
     if (this.status !== 'ready' || this.#stopping) return;
@@ -175,12 +199,44 @@ export class Upstream {
     this.#generation++;
     clearTimeout(this.#retryTimer);
     this.#retryTimer = undefined;
+    this.#idle?.cancel();
     const client = this.#client;
     this.#client = undefined;
     this.#handle = undefined;
     this.#clearLists();
-    if (client) await client.close().catch(() => undefined);
+    if (client) await (this.#closing = client.close().catch(() => undefined));
     this.#setStatus(this.config.enabled ? 'stopped' : 'disabled');
+  }
+
+  /** Idle stop: the connection closes (the child ends), 'idle' at once so the kept lists serve before the catalog rebuilds. */
+  #sleep(): void {
+    this.#generation++;
+    this.#idle?.cancel();
+    this.#idle = undefined;
+    const client = this.#client;
+    this.#client = undefined;
+    this.#handle = undefined;
+    this.#clearLists();
+    this.#setStatus('idle');
+    if (client) this.#closing = client.close().catch(() => undefined);
+  }
+
+  /** With idle stop on: the transport as seen through what keeps the server busy, and its idle timer. */
+  #watch(transport: Transport, generation: number): Transport {
+    this.#idle?.cancel();
+    this.#idle = undefined;
+    if (this.idleStopMs <= 0) return transport;
+    const activity = new ActivityTransport(transport, () => idle.touch());
+    const idle = new IdleTimer({
+      ms: this.idleStopMs,
+      busy: () => activity.busy,
+      onIdle: () => {
+        if (generation === this.#generation && this.status === 'ready') this.#sleep();
+      },
+      now: this.#opts.now,
+    });
+    this.#idle = idle;
+    return activity;
   }
 
   async restart(): Promise<void> {
@@ -227,8 +283,9 @@ export class Upstream {
         if (generation !== this.#generation || this.#stopping) return;
         this.#onDropped(generation, this.#exitMessage('the server closed the connection'), retry);
       };
+      const wire = this.#watch(handle.transport, generation);
       // Over stdio (one client per child) plain tools/call requests go straight onto the wire.
-      await client.connect(this.config.type === 'stdio' ? new DirectToolCalls(handle.transport) : handle.transport, { timeout });
+      await client.connect(this.config.type === 'stdio' ? new DirectToolCalls(wire) : wire, { timeout });
       if (generation !== this.#generation) return;
       this.capabilities = client.getServerCapabilities();
       this.serverInfo = client.getServerVersion();
@@ -237,6 +294,7 @@ export class Upstream {
       this.#started = true;
       this.#setStatus('ready');
       this.hooks.onListsChanged(this.id);
+      this.#idle?.touch();
     } catch (err) {
       if (generation !== this.#generation || this.#stopping) return;
       const message = this.#exitMessage(describeConnectError(err, this.config));
@@ -253,6 +311,7 @@ export class Upstream {
   }
 
   #onDropped(generation: number, message: string, retry: boolean): void {
+    this.#idle?.cancel();
     this.#client = undefined;
     this.#handle = undefined;
     this.#clearLists();
@@ -261,7 +320,7 @@ export class Upstream {
     const now = this.#opts.now();
     this.#failures = [...this.#failures.filter((t) => now - t < this.#opts.crashWindowMs), now];
     if (this.#failures.length >= this.#opts.crashLoopFailures) {
-      this.#setStatus('error', `${message} (stopped after ${this.#failures.length} failures in a row; fix the server and press Retry)`);
+      this.#setStatus('error', `${message} (stopped after ${this.#failures.length} failures in a row; fix the server and press Restart)`);
       return;
     }
     const delay = Math.min(this.#opts.backoffMaxMs, this.#opts.backoffBaseMs * 2 ** (this.#failures.length - 1));

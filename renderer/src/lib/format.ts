@@ -35,10 +35,10 @@ export function formatClock(iso: string): string {
   return Number.isNaN(d.getTime()) ? iso : d.toLocaleTimeString(undefined, { hour12: false });
 }
 
-/** Share of produced tokens kept out of the context, as a whole percent. */
+/** Share of produced tokens kept out of the context, as a whole percent; negative when more was delivered (shown as it is). */
 export function savedPercent(produced: number, delivered: number): number {
   if (produced <= 0) return 0;
-  return Math.max(0, Math.round(((produced - delivered) / produced) * 100));
+  return Math.round(((produced - delivered) / produced) * 100);
 }
 
 /** "1 tool", "2 tools", "1,204 lines": a count with its noun in the right number. */

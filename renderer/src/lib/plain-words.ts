@@ -37,5 +37,7 @@ export function statusSentence(server: string, status: UpstreamStatus, error?: s
       return `${server} stopped${why}`;
     case 'disabled':
       return `${server} is turned off`;
+    case 'idle':
+      return `${server} is idle (it starts on its next call)`;
   }
 }

@@ -1,17 +1,19 @@
 /**
  * The add/edit server form as a model: fields bound to inputs, validation with the contract's own
- * ServerConfigSchema (so the form and the hub agree), and parsing of pasted `mcpServers` snippets.
+ * ServerConfigSchema (so the form and the hub agree), and filling from a pasted snippet (snippet-parse.ts).
  * Fields are public $state because the form binds them; everything derived stays private.
  */
 import {
   ServerConfigSchema,
   SERVER_ID_PATTERN,
   describeZodError,
-  fromMcpServerEntry,
   uniqueServerId,
   type ServerConfig,
   type ServerConfigInput,
 } from '../../../shared/config.js';
+import { parseSnippet, type SnippetServer } from './snippet-parse.js';
+
+export { parseSnippet, type SnippetServer };
 
 export type ServerKind = 'stdio' | 'http' | 'sse';
 
@@ -26,12 +28,6 @@ export interface PairRow {
 export interface DraftProblem {
   field: string;
   message: string;
-}
-
-/** A server found in a pasted snippet. */
-export interface SnippetServer {
-  name: string;
-  config: ServerConfigInput;
 }
 
 const SECRET_KEY = /(key|token|secret|passw|pwd|auth|credential|cookie|session|bearer)/i;
@@ -151,7 +147,13 @@ export class ServerDraft {
   validateConfig(): ServerConfig | undefined {
     for (const row of this.kind === 'stdio' ? this.env : this.headers) {
       if (row.key.trim() === '' && row.value !== '') {
-        this.setProblem({ field: this.kind === 'stdio' ? 'env' : 'headers', message: 'every value needs a name' });
+        this.setProblem({
+          field: this.kind === 'stdio' ? 'env' : 'headers',
+          message:
+            this.kind === 'stdio'
+              ? 'Every environment variable needs a name: type its name, or remove the row.'
+              : 'Every header needs a name: type its name, or remove the row.',
+        });
         return undefined;
       }
     }
@@ -171,7 +173,7 @@ export class ServerDraft {
   validate(takenIds: Iterable<string>): { id: string; label?: string; config: ServerConfig } | undefined {
     const name = this.name.trim();
     if (!this.editingId && name === '') {
-      this.setProblem({ field: 'name', message: 'give the server a name' });
+      this.setProblem({ field: 'name', message: 'Give the server a name, such as "files" or "github".' });
       return undefined;
     }
     const config = this.validateConfig();
@@ -196,43 +198,4 @@ export class ServerDraft {
       return undefined;
     }
   }
-}
-
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return v !== null && typeof v === 'object' && !Array.isArray(v);
-}
-
-function looksLikeEntry(v: unknown): boolean {
-  return isRecord(v) && ('command' in v || 'url' in v || 'serverUrl' in v || 'httpUrl' in v);
-}
-
-/**
- * Reads what READMEs show: `{"mcpServers": {...}}`, VS Code's `{"servers": {...}}`, a bare
- * `"name": {...}` pair, or one entry `{command, args}`. Throws with a readable message.
- */
-export function parseSnippet(text: string): SnippetServer[] {
-  const trimmed = text.trim().replace(/,\s*$/, '');
-  if (trimmed === '') throw new Error('paste a JSON snippet first');
-  let raw: unknown;
-  try {
-    raw = JSON.parse(trimmed);
-  } catch (first) {
-    try {
-      // README excerpts often omit the outer braces: `"memory": { "command": "npx", ... }`.
-      raw = JSON.parse(`{${trimmed}}`);
-    } catch {
-      throw new Error(`this is not JSON: ${(first as Error).message}`);
-    }
-  }
-  if (!isRecord(raw)) throw new Error('expected a JSON object with "mcpServers"');
-  if (looksLikeEntry(raw)) return [{ name: '', config: fromMcpServerEntry(raw, 'snippet') }];
-  const group = isRecord(raw.mcpServers) ? raw.mcpServers : isRecord(raw.servers) ? raw.servers : raw;
-  const label = group === raw ? '' : raw.mcpServers ? 'mcpServers.' : 'servers.';
-  const out: SnippetServer[] = [];
-  for (const [name, entry] of Object.entries(group)) {
-    if (!looksLikeEntry(entry)) continue;
-    out.push({ name, config: fromMcpServerEntry(entry, `${label}${name}`) });
-  }
-  if (out.length === 0) throw new Error('no server found: expected entries with "command" or "url"');
-  return out;
 }

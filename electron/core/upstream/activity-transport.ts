@@ -1,0 +1,87 @@
+/**
+ * A Transport wrapping an upstream's real one (installed before connect) that sees what keeps the
+ * server busy: our requests awaiting its answer, its requests awaiting a client's (sampling,
+ * elicitation, roots), and the resources a client subscribed to. Idle stop (issue 18) asks it whether
+ * the server may be stopped, and hears of every request and answer.
+ */
+import type { Transport, TransportSendOptions } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { JSONRPCMessage, MessageExtraInfo } from '@modelcontextprotocol/sdk/types.js';
+
+type RequestId = string | number;
+
+interface Fields {
+  id?: RequestId;
+  method?: string;
+  params?: { requestId?: RequestId; uri?: unknown };
+}
+
+export class ActivityTransport implements Transport {
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: (message: JSONRPCMessage, extra?: MessageExtraInfo) => void;
+  readonly #inner: Transport;
+  readonly #onActivity: () => void;
+  /** Our requests the server has not answered. */
+  readonly #outgoing = new Set<RequestId>();
+  /** The server's requests nobody has answered yet. */
+  readonly #incoming = new Set<RequestId>();
+  readonly #subscribed = new Set<string>();
+
+  constructor(inner: Transport, onActivity: () => void) {
+    this.#inner = inner;
+    this.#onActivity = onActivity;
+  }
+
+  get sessionId(): string | undefined {
+    return this.#inner.sessionId;
+  }
+
+  setProtocolVersion(version: string): void {
+    this.#inner.setProtocolVersion?.(version);
+  }
+
+  /** Whether stopping the server now would cut something off. */
+  get busy(): boolean {
+    return this.#outgoing.size > 0 || this.#incoming.size > 0 || this.#subscribed.size > 0;
+  }
+
+  async start(): Promise<void> {
+    const inner = this.#inner;
+    inner.onmessage = (message, extra) => {
+      const m = message as Fields;
+      if (m.method === undefined) {
+        if (m.id !== undefined) this.#outgoing.delete(m.id);
+      } else if (m.id !== undefined) {
+        this.#incoming.add(m.id);
+      } else if (m.method === 'notifications/cancelled' && m.params?.requestId !== undefined) {
+        this.#incoming.delete(m.params.requestId);
+      }
+      this.onmessage?.(message, extra);
+      this.#onActivity();
+    };
+    inner.onclose = () => this.onclose?.();
+    inner.onerror = (error) => this.onerror?.(error);
+    await inner.start();
+  }
+
+  send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
+    const m = message as Fields;
+    if (m.method === undefined) {
+      if (m.id !== undefined) this.#incoming.delete(m.id);
+    } else if (m.id !== undefined) {
+      this.#outgoing.add(m.id);
+      const uri = typeof m.params?.uri === 'string' ? m.params.uri : undefined;
+      if (uri && m.method === 'resources/subscribe') this.#subscribed.add(uri);
+      if (uri && m.method === 'resources/unsubscribe') this.#subscribed.delete(uri);
+    } else if (m.method === 'notifications/cancelled' && m.params?.requestId !== undefined) {
+      // A withdrawn request gets no answer.
+      this.#outgoing.delete(m.params.requestId);
+    }
+    this.#onActivity();
+    return this.#inner.send(message, options);
+  }
+
+  close(): Promise<void> {
+    return this.#inner.close();
+  }
+}

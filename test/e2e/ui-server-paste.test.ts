@@ -1,0 +1,94 @@
+/**
+ * Issue 14, items 5 and 6 in the built renderer, in Chromium against a real hub: what users paste into the
+ * server form (a snippet with trailing commas and a comment, a whole claude_desktop_config.json, an
+ * `npx -y …` command line) fills it, a broken one is refused in a sentence, and Settings warns about a
+ * preview not below the threshold. Waits on locators, never on sleeps.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { ROOT, startTestHub, type TestHub } from '../support/hub-harness.js';
+import { launchChromium, openPage, openSection } from '../support/browser.js';
+
+const UI_DIR = join(ROOT, 'dist', 'renderer');
+
+let hub: TestHub;
+let browser: Browser;
+let page: Page;
+
+beforeAll(async () => {
+  if (!existsSync(join(UI_DIR, 'index.html'))) {
+    throw new Error('dist/renderer is missing: run `npx vite build --config renderer/vite.config.ts` first (npm test builds it).');
+  }
+  hub = await startTestHub({ version: 1, servers: {} }, { uiDir: UI_DIR });
+  browser = await launchChromium();
+  page = (await openPage(browser, `${hub.hub.endpoint.origin}/?token=${hub.token}`)).page;
+  await page.getByRole('heading', { level: 1, name: 'Servers' }).waitFor();
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await hub?.stop();
+});
+
+const CLAUDE_DESKTOP = `{
+  "globalShortcut": "",
+  "mcpServers": {
+    "fetch": { "command": "uvx", "args": ["mcp-server-fetch"] }
+  }
+}
+`;
+
+describe('pasting a server into the form, in Chromium', () => {
+  const cases: Array<[string, string, { name: string; command: string; args: string }]> = [
+    [
+      'a snippet with a comment and trailing commas',
+      '{\n  // from the README\n  "mcpServers": { "memory": { "command": "npx", "args": ["-y", "@modelcontextprotocol/server-memory",], }, },\n}',
+      { name: 'memory', command: 'npx', args: '-y\n@modelcontextprotocol/server-memory' },
+    ],
+    ['a whole claude_desktop_config.json', CLAUDE_DESKTOP, { name: 'fetch', command: 'uvx', args: 'mcp-server-fetch' }],
+    [
+      'an npx command line',
+      'npx -y @modelcontextprotocol/server-filesystem /tmp',
+      { name: 'filesystem', command: 'npx', args: '-y\n@modelcontextprotocol/server-filesystem\n/tmp' },
+    ],
+  ];
+  it.each(cases)('fills the form from %s', async (_label, text, want) => {
+    await page.getByRole('button', { name: 'Add server' }).click();
+    const form = page.getByRole('form', { name: 'Add a server' });
+    await form.getByText(/^Paste a snippet/).click();
+    await form.getByLabel(/JSON with/).fill(text);
+    await form.getByRole('button', { name: 'Fill the form' }).click();
+    await expect.poll(() => form.getByLabel('Name', { exact: true }).inputValue()).toBe(want.name);
+    expect(await form.getByLabel('Command', { exact: true }).inputValue()).toBe(want.command);
+    expect(await form.getByLabel('Arguments, one per line').inputValue()).toBe(want.args);
+    expect(await form.getByRole('alert').count()).toBe(0);
+    await form.getByRole('button', { name: 'Cancel' }).click();
+    await form.waitFor({ state: 'detached' });
+  });
+
+  it('refuses broken JSON in a sentence, not in the parser’s words', async () => {
+    await page.getByRole('button', { name: 'Add server' }).click();
+    const form = page.getByRole('form', { name: 'Add a server' });
+    await form.getByText(/^Paste a snippet/).click();
+    await form.getByLabel(/JSON with/).fill('{"mcpServers": {"a": {"command": "npx" "args": []}}}');
+    await form.getByRole('button', { name: 'Fill the form' }).click();
+    const alert = await form.getByRole('alert').textContent();
+    expect(alert).toMatch(/^This is not JSON Spillway can read \(a comma was expected at line 1, column \d+\)\./);
+    expect(alert).not.toMatch(/Unexpected token/);
+    await form.getByRole('button', { name: 'Cancel' }).click();
+  });
+});
+
+describe('Settings, in Chromium', () => {
+  it('warns when the preview is not below the threshold, and the hub names a bad value in words', async () => {
+    await openSection(page, 'Settings');
+    await page.getByRole('heading', { level: 1, name: 'Settings' }).waitFor();
+    await page.getByLabel('Preview the model sees, exact tokens').fill('20000');
+    await page.getByLabel('Preview the model sees, exact tokens').press('Enter');
+    await page.getByText(/^The preview \(20,000 tokens\) is not below the threshold \(10,000 tokens\)/).waitFor();
+    const refused = await hub.api('settings.set', { spill: { thresholdTokens: 0 } });
+    expect(refused).toMatchObject({ ok: false, field: 'spill.thresholdTokens', message: 'The spill threshold must be at least 1 token.' });
+  });
+});

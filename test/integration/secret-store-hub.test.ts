@@ -1,0 +1,129 @@
+/**
+ * The secret store through a real hub (issue 15): a server added with env values keeps only references in
+ * config.json while its child process gets the values, across a restart; a plain config from before is
+ * moved into the store at start (a backup kept); the status names the store. On this machine no keychain
+ * runs, so the store is the encrypted file.
+ */
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { homedir, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { SECRET_REF } from '../../shared/config.js';
+import type { HubEvent } from '../../shared/events.js';
+import { createAppHub, type AppHub } from '../../electron/core/app/app-hub.js';
+import { resolvePaths } from '../../electron/core/files/app-paths.js';
+import { fixture, nodeServer } from '../support/hub-harness.js';
+
+const PAT = 'ghp_StoreSecret0Value9xyz';
+const OPENAI = 'sk-proj-stored-Q7w8e9r0';
+const echo = (names: string) => nodeServer(fixture('env-echo-server.mjs'), ['--echo', names]);
+
+let dir: string;
+let running: AppHub | undefined;
+
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'spillway-secret-hub-'));
+});
+afterEach(async () => {
+  await running?.hub.stop();
+  running = undefined;
+  await rm(dir, { recursive: true, force: true });
+});
+
+const paths = () => resolvePaths({ dataDir: dir, os: { home: homedir(), platform: process.platform, env: {} } });
+
+async function start(config?: unknown): Promise<AppHub> {
+  if (config) await writeFile(paths().configFile, JSON.stringify(config, null, 2));
+  const app = await createAppHub({
+    paths: paths(),
+    platform: process.platform,
+    env: process.env,
+    port: 0,
+    upstream: { backoffBaseMs: 50, backoffMaxMs: 500, connectTimeoutMs: 20_000 },
+    clientOs: { home: join(dir, 'home'), platform: 'linux', env: { HOME: join(dir, 'home') } },
+  });
+  running = app;
+  await app.hub.start();
+  return app;
+}
+
+/** Resolves once the server is ready (started now if it waits for its first use). */
+async function ready(app: AppHub, id: string): Promise<void> {
+  if (app.hub.pool.get(id)?.status === 'ready') return;
+  const seen = new Promise<void>((resolve) => {
+    const off = app.hub.events.subscribe((e: HubEvent) => {
+      if (e.type === 'upstream.status' && e.server === id && e.status === 'ready') {
+        off();
+        resolve();
+      }
+    });
+  });
+  if (!app.hub.pool.get(id)) await app.control.restartUpstream(id);
+  await seen;
+}
+
+/** What the child printed of its environment, read from its own stderr (not the masked events). */
+const childSaw = (app: AppHub, id: string) => app.hub.pool.get(id)!.stderrTail().join('\n');
+const onDisk = async () => readFile(paths().configFile, 'utf8');
+
+describe('the secret store through a real hub', () => {
+  it('upstreams.add keeps references in config.json; the child gets the values, also after a restart', async () => {
+    let app = await start({ version: 1, servers: {} });
+    expect(app.status.report().secrets).toEqual({ store: 'encrypted-file' });
+    const { id } = await app.control.addUpstream({
+      id: 'gh',
+      config: { type: 'stdio', ...echo('GITHUB_PAT,OPENAI_KEY,EMPTY'), env: { GITHUB_PAT: PAT, OPENAI_KEY: OPENAI, EMPTY: '' } },
+    });
+    const text = await onDisk();
+    expect(text).not.toContain(PAT);
+    expect(text).not.toContain(OPENAI);
+    expect(JSON.parse(text).servers.gh.env).toEqual({ GITHUB_PAT: SECRET_REF, OPENAI_KEY: SECRET_REF, EMPTY: '' });
+    await ready(app, id);
+    await expect.poll(() => childSaw(app, id)).toContain('env-echo-server: ready');
+    expect(childSaw(app, id)).toContain(`GITHUB_PAT=${PAT}`);
+    expect(childSaw(app, id)).toContain(`OPENAI_KEY=${OPENAI}`);
+    // The events mask the stored values like any other secret.
+    expect(JSON.stringify(app.hub.events.recent())).not.toContain(PAT);
+
+    // A changed value from the edit form: stored, the reference unchanged, the server restarted with it.
+    await app.control.updateUpstream({
+      id,
+      config: { type: 'stdio', ...echo('GITHUB_PAT,OPENAI_KEY'), env: { GITHUB_PAT: '***', OPENAI_KEY: 'sk-proj-new-value-42' } },
+    });
+    expect(await onDisk()).not.toContain('sk-proj-new-value-42');
+    await app.hub.stop();
+    running = undefined;
+
+    app = await start();
+    await ready(app, id);
+    await expect.poll(() => childSaw(app, id)).toContain('env-echo-server: ready');
+    expect(childSaw(app, id)).toContain(`GITHUB_PAT=${PAT}`);
+    expect(childSaw(app, id)).toContain('OPENAI_KEY=sk-proj-new-value-42');
+
+    // Removing the server forgets its values.
+    await app.control.removeUpstream(id);
+    expect(await app.hub.secretStore.get(id, 'env:GITHUB_PAT')).toBeUndefined();
+  });
+
+  it('moves the plain values of an older config.json into the store at start, a backup kept', async () => {
+    const plain = {
+      version: 1,
+      servers: {
+        gh: { type: 'stdio', ...echo('GITHUB_PAT'), env: { GITHUB_PAT: PAT } },
+        web: { type: 'http', url: 'http://127.0.0.1:9/mcp', enabled: false, headers: { Authorization: 'Bearer web-secret-123' } },
+      },
+    };
+    const app = await start(plain);
+    const text = await onDisk();
+    expect(text).not.toContain(PAT);
+    expect(text).not.toContain('web-secret-123');
+    expect(JSON.parse(text).servers.web.headers).toEqual({ Authorization: SECRET_REF });
+    const backups = (await readdir(dir)).filter((f) => /^config\.json\..+\.bak$/.test(f));
+    expect(backups).toHaveLength(1);
+    expect(JSON.parse(await readFile(join(dir, backups[0]!), 'utf8'))).toEqual(plain);
+    expect(await app.hub.secretStore.get('web', 'header:Authorization')).toBe('Bearer web-secret-123');
+    await ready(app, 'gh');
+    await expect.poll(() => childSaw(app, 'gh')).toContain(`GITHUB_PAT=${PAT}`);
+    expect(app.hub.events.recent().some((e) => e.type === 'log' && /Moved the env and header values of gh, web/.test(e.message))).toBe(true);
+  });
+});

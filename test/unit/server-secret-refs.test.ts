@@ -1,0 +1,58 @@
+/**
+ * A server's env and header values as references to the secret store (issue 15): stored and referred to,
+ * resolved for a start (a missing one said plainly), and forgotten when no config refers to them.
+ */
+import { describe, expect, it } from 'vitest';
+import { SECRET_REF, defaultConfig, type ServerConfig } from '../../shared/config.js';
+import { KnownValues, type SecretStore } from '../../electron/core/secrets/secret-store.js';
+import { forgetUnreferenced, moveConfigSecrets, resolveServerSecrets, storeServerSecrets } from '../../electron/core/secrets/server-secret-refs.js';
+
+function memoryStore(): SecretStore & { items: Map<string, string> } {
+  const items = new Map<string, string>();
+  const known = new KnownValues();
+  return {
+    kind: 'encrypted-file',
+    items,
+    get: async (id, name) => items.get(`${id}/${name}`),
+    set: async (id, name, value) => void (items.set(`${id}/${name}`, value), known.note(`${id}/${name}`, value)),
+    delete: async (id, name) => void items.delete(`${id}/${name}`),
+    known: () => known.list(),
+  };
+}
+
+const stdio = (env: Record<string, string>): ServerConfig => ({ type: 'stdio', command: 'x', args: [], env, enabled: true, prefix: true });
+
+describe('server secret references', () => {
+  it('stores every non-empty value and resolves the references back', async () => {
+    const store = memoryStore();
+    const { config, changed } = await storeServerSecrets(store, 'gh', stdio({ PAT: 'ghp_1', EMPTY: '' }));
+    expect(changed).toBe(true);
+    expect(config).toMatchObject({ env: { PAT: SECRET_REF, EMPTY: '' } });
+    expect(store.items.get('gh/env:PAT')).toBe('ghp_1');
+    expect(await resolveServerSecrets(store, 'gh', config)).toMatchObject({ env: { PAT: 'ghp_1', EMPTY: '' } });
+    expect((await storeServerSecrets(store, 'gh', config)).changed).toBe(false);
+  });
+
+  it('says which value is missing from the store and what to do', async () => {
+    await expect(resolveServerSecrets(memoryStore(), 'gh', stdio({ PAT: SECRET_REF }))).rejects.toThrow(
+      "The variable PAT of gh is not in the secrets file: enter its value again in the server's settings.",
+    );
+  });
+
+  it('forgets values a new config no longer refers to, and all of another kind of server', async () => {
+    const store = memoryStore();
+    const before = (await storeServerSecrets(store, 'gh', stdio({ A: 'value-a', B: 'value-b' }))).config;
+    await forgetUnreferenced(store, 'gh', before, stdio({ A: SECRET_REF, B: '' }));
+    expect([...store.items.keys()]).toEqual(['gh/env:A']);
+    await forgetUnreferenced(store, 'gh', before, { type: 'http', url: 'http://x/mcp', headers: { A: SECRET_REF }, enabled: true, prefix: true });
+    expect(store.items.size).toBe(0);
+  });
+
+  it('moves a whole config, leaving one without plain values alone', async () => {
+    const store = memoryStore();
+    const config = { ...defaultConfig(), servers: { gh: stdio({ PAT: 'ghp_2' }), none: stdio({}) } };
+    const moved = await moveConfigSecrets(store, config);
+    expect(moved?.servers).toEqual(['gh']);
+    expect(await moveConfigSecrets(store, moved!.config)).toBeUndefined();
+  });
+});
