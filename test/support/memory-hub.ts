@@ -32,7 +32,9 @@ export interface MemoryHub {
 /** Starts a hub on in-memory upstreams and resolves once every upstream is ready. */
 export async function startMemoryHub(options: MemoryHubOptions): Promise<MemoryHub> {
   const paths = resolvePaths({ dataDir: options.dir, os: { home: homedir(), platform: process.platform, env: {} } });
-  const servers = Object.fromEntries(Object.keys(options.servers).map((id) => [id, { type: 'stdio', command: `in-memory-${id}`, startMode: 'always' }]));
+  const servers = Object.fromEntries(
+    Object.keys(options.servers).map((id) => [id, { type: 'stdio', command: `in-memory-${id}`, startMode: 'always' }]),
+  );
   await writeFile(paths.configFile, JSON.stringify({ version: 1, servers, ...options.config }, null, 2));
   const hub = await Hub.create({
     paths,
