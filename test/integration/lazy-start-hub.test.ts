@@ -15,6 +15,7 @@ import { ToolListChangedNotificationSchema, type CallToolResult } from '@modelco
 import type { HubEvent } from '../../shared/events.js';
 import { resolvePaths } from '../../electron/core/files/app-paths.js';
 import { Hub } from '../../electron/core/hub.js';
+import { controlParts } from '../../electron/core/control/control-parts.js';
 import { NODE, fixture } from '../support/hub-harness.js';
 
 let dir: string;
@@ -98,6 +99,9 @@ describe('a stdio server on first use', () => {
     const names = (await client.listTools()).tools.map((t) => t.name);
     expect(names).toContain('s__add');
     expect(hub.catalog.tool('s__add')?.kept).toBe(true);
+    // The window shows the tools it serves while idle, not 0.
+    const listed = (await controlParts(hub).status.listUpstreams()).find((u) => u.id === 's');
+    expect(listed?.tools).toBe(names.filter((n) => n.startsWith('s__')).length);
 
     const result = await add(client);
     expect(result.isError).toBeFalsy();
@@ -107,6 +111,18 @@ describe('a stdio server on first use', () => {
     // It offers what was kept: nothing to announce.
     await client.ping();
     expect(changes()).toBe(0);
+  });
+
+  it('starts for a resource read too, as for a call of its tools', async () => {
+    const server = { args: [fixture('fixture-server.mjs')] };
+    await firstRun(server);
+    const hub = await startHub(server);
+    const up = hub.pool.get('s')!;
+    expect(up.status).toBe('idle');
+    const { client } = await connect(hub);
+    const read = await client.readResource({ uri: 'fixture://big/100' });
+    expect((read.contents[0] as { text: string }).text).toContain('"quoted"');
+    expect(up.status).toBe('ready');
   });
 
   it('with startMode "always" starts with the hub even with its lists kept', async () => {

@@ -69,6 +69,16 @@ export class Relay implements SessionRouter {
     return unavailableMessage(serverId, this.#upstream(serverId));
   }
 
+  /**
+   * The upstream, started first when it is not connected yet: a server on first use (issue 18) or one
+   * still starting serves its resources and prompts as a call of its tools would be (bounded wait).
+   */
+  async #startedUpstream(serverId: string): Promise<Upstream | undefined> {
+    const up = this.#upstream(serverId);
+    if (up && !up.client && this.deps.untilStarted) await this.deps.untilStarted(serverId);
+    return this.#upstream(serverId);
+  }
+
   // ── tools/call ──────────────────────────────────────────────────────────────────────────────
   // Not async, like callUpstreamTool: each async layer that returns a promise costs the answer extra turns.
   callTool(session: DownstreamSession, params: CallToolRequest['params'], extra: DownstreamExtra): Promise<CallToolResult> {
@@ -110,10 +120,10 @@ export class Relay implements SessionRouter {
   }
 
   // ── resources ───────────────────────────────────────────────────────────────────────────────
-  #resourceServer(uri: string): Upstream {
+  async #resourceServer(uri: string): Promise<Upstream> {
     const serverId = this.deps.catalog.serverForUri(uri);
     if (!serverId) throw rpcError(ErrorCode.InvalidParams, `Resource not found: ${uri} (no connected server offers it)`);
-    const up = this.#upstream(serverId);
+    const up = await this.#startedUpstream(serverId);
     if (!up?.client) throw rpcError(ErrorCode.InternalError, this.#unavailable(serverId));
     return up;
   }
@@ -121,7 +131,7 @@ export class Relay implements SessionRouter {
   async readResource(_session: DownstreamSession, params: ReadResourceRequest['params'], extra: DownstreamExtra): Promise<ReadResourceResult> {
     const own = this.deps.ownResources;
     if (own?.matches(params.uri)) return own.read(params.uri);
-    const up = this.#resourceServer(params.uri);
+    const up = await this.#resourceServer(params.uri);
     return this.#forward(up, { method: 'resources/read', params }, ReadResourceResultSchema, extra) as Promise<ReadResourceResult>;
   }
 
@@ -129,7 +139,7 @@ export class Relay implements SessionRouter {
     const n = this.#subscriptions.get(uri) ?? 0;
     this.#subscriptions.set(uri, n + 1);
     if (n > 0) return;
-    const up = this.#resourceServer(uri);
+    const up = await this.#resourceServer(uri);
     if (up.capabilities?.resources?.subscribe) await up.client!.subscribeResource({ uri });
   }
 
@@ -155,7 +165,7 @@ export class Relay implements SessionRouter {
   async getPrompt(_session: DownstreamSession, params: GetPromptRequest['params'], extra: DownstreamExtra) {
     const entry = this.deps.catalog.prompt(params.name);
     if (!entry) throw rpcError(ErrorCode.InvalidParams, `Unknown prompt: ${params.name}`);
-    const up = this.#upstream(entry.serverId);
+    const up = await this.#startedUpstream(entry.serverId);
     if (!up?.client) throw rpcError(ErrorCode.InternalError, this.#unavailable(entry.serverId));
     return this.#forward(up, { method: 'prompts/get', params: { ...params, name: entry.original } }, GetPromptResultSchema, extra);
   }
@@ -167,11 +177,11 @@ export class Relay implements SessionRouter {
     if (ref.type === 'ref/prompt') {
       const entry = this.deps.catalog.prompt(ref.name);
       if (!entry) throw rpcError(ErrorCode.InvalidParams, `Unknown prompt: ${ref.name}`);
-      up = this.#upstream(entry.serverId);
+      up = await this.#startedUpstream(entry.serverId);
       ref = { ...ref, name: entry.original };
     } else {
       const serverId = this.deps.catalog.serverForTemplate(ref.uri) ?? this.deps.catalog.serverForUri(ref.uri);
-      up = serverId ? this.#upstream(serverId) : undefined;
+      up = serverId ? await this.#startedUpstream(serverId) : undefined;
     }
     if (!up?.client || !up.capabilities?.completions) return empty;
     return this.#forward(up, { method: 'completion/complete', params: { ...params, ref } }, CompleteResultSchema, extra) as Promise<CompleteResult>;

@@ -42,7 +42,8 @@ export class HubStatus {
       status: up?.status ?? (cfg.enabled ? 'stopped' : 'disabled'),
       // The error quotes the server's last stderr lines, which may echo its env.
       ...(up?.error ? { error: redactText(up.error, values) } : {}),
-      tools: up?.tools.length ?? 0,
+      // Not connected (on first use, or still starting): the tools its kept lists serve meanwhile.
+      tools: up?.client ? up.tools.length : this.deps.catalog.toolEntries().filter((t) => t.serverId === id).length,
       resources: up?.resources.length ?? 0,
       prompts: up?.prompts.length ?? 0,
       stderrTail: (up?.stderrTail() ?? []).slice(-50).map((l) => redactText(l, values)),
