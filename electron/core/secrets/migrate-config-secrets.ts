@@ -1,9 +1,10 @@
 /**
  * At hub start: plain env and header values left in config.json (written before the secret store, or
- * typed into the file by hand) move into the store, and the file is rewritten with references, a copy of
- * it kept first (`config.json.<time>.bak`, beside it).
+ * typed into the file by hand) move into the store, and the file is rewritten with references. A copy of
+ * it is kept first (`config.json.<time>.bak`, beside it) until the rewritten file is in place, then
+ * removed: it holds the very values the move takes out of plain text. A failed rewrite leaves it.
  */
-import { copyFile } from 'node:fs/promises';
+import { copyFile, rm } from 'node:fs/promises';
 import type { ConfigFile } from '../files/config-file.js';
 import { moveConfigSecrets } from './server-secret-refs.js';
 import type { SecretStore } from './secret-store.js';
@@ -13,10 +14,12 @@ export async function migrateConfigSecrets(configFile: ConfigFile, store: Secret
   const moved = await moveConfigSecrets(store, configFile.current);
   if (!moved) return [];
   const stamp = now.toISOString().replace(/[:.]/g, '-');
-  await copyFile(configFile.path, `${configFile.path}.${stamp}.bak`).catch((err: NodeJS.ErrnoException) => {
+  const backup = `${configFile.path}.${stamp}.bak`;
+  await copyFile(configFile.path, backup).catch((err: NodeJS.ErrnoException) => {
     // Defaults with plain values cannot happen, but a file removed meanwhile has nothing to back up.
     if (err.code !== 'ENOENT') throw err;
   });
   await configFile.save(moved.config);
+  await rm(backup, { force: true });
   return moved.servers;
 }
