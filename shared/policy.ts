@@ -211,6 +211,8 @@ export type PolicyField = z.infer<typeof PolicyFieldSchema>;
 export const EffectivePolicySchema = z.object({
   values: EffectiveValuesSchema,
   sources: z.record(PolicyFieldSchema, PolicySourceSchema),
+  /** Values in force that work against themselves (a preview not below the threshold), in plain words. */
+  warnings: z.array(z.string()).optional(),
 });
 export type EffectivePolicy = z.infer<typeof EffectivePolicySchema>;
 

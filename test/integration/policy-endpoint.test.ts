@@ -79,6 +79,24 @@ describe('policies and dispatch through the endpoint', () => {
     expect(await listedNames(client)).toContain('everything__get-sum');
   });
 
+  it('answers a preview not below its threshold with a warning in plain words (and without, once it makes sense)', async () => {
+    type Answer = { warnings?: string[] };
+    const silly = await t.api<Answer>('policies.setTool', {
+      server: 'everything',
+      tool: 'get-sum',
+      policy: { thresholdTokens: 100, previewTokens: 5000 },
+    });
+    expect(silly.ok).toBe(true);
+    expect(silly.value?.warnings?.[0]).toMatch(/preview \(5,000 tokens\) is not below the threshold \(100 tokens\)/);
+    const sane = await t.api<Answer>('policies.setTool', {
+      server: 'everything',
+      tool: 'get-sum',
+      policy: { thresholdTokens: 5000, previewTokens: 100 },
+    });
+    expect(sane.value?.warnings).toBeUndefined();
+    await t.api('policies.resetTool', { server: 'everything', tool: 'get-sum' });
+  });
+
   it("overrides echo's description and hides its parameter, injecting the value upstream", async () => {
     const res = await t.api<{ values: Record<string, unknown>; sources: Record<string, string> }>('policies.setTool', {
       server: 'everything',

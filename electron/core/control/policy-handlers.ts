@@ -7,6 +7,8 @@ import type { HandlerMap } from './control-handlers.js';
 import type { ToolExposure } from '../../../shared/api-policy.js';
 import { validatePolicies, withServerPolicy, withToolPolicy, type ServerPolicy, type ToolPolicy } from '../../../shared/policy.js';
 import { ownValue } from '../../../shared/records.js';
+import { previewWarning } from '../../../shared/spill-advice.js';
+import type { EffectivePolicy } from '../../../shared/policy.js';
 import { SERVER_CONFIG_FIELDS } from '../policy/policy-runtime.js';
 import { ControlError } from './control-error.js';
 import type { ControlParts } from './control-parts.js';
@@ -32,8 +34,14 @@ function requireServer(parts: PolicyParts, server: string): void {
   }
 }
 
+/** The effective values with a warning when they work against themselves (issue 14, item 5). */
+function advised(policy: EffectivePolicy): EffectivePolicy {
+  const warning = previewWarning(policy.values.thresholdTokens, policy.values.previewTokens);
+  return warning ? { ...policy, warnings: [warning] } : policy;
+}
+
 export function policyHandlers(parts: PolicyParts): HandlerMap {
-  const effective = (server: string, tool: string) => parts.policy.effective(server, tool, upstreamTool(parts, server, tool));
+  const effective = (server: string, tool: string) => advised(parts.policy.effective(server, tool, upstreamTool(parts, server, tool)));
 
   async function setTool(server: string, tool: string, policy: ToolPolicy | undefined, what: string) {
     if (policy && Object.keys(policy).length > 0) check(parts, { tools: { [server]: { [tool]: policy } } });
@@ -62,7 +70,7 @@ export function policyHandlers(parts: PolicyParts): HandlerMap {
       if (JSON.stringify(next) !== JSON.stringify(parts.config().policies))
         await parts.control.setPolicies(next, `policy of server ${req.server}`, req.server);
       if (Object.keys(fields).length > 0) await parts.control.setServerFields(req.server, fields);
-      return parts.policy.effective(req.server, undefined);
+      return advised(parts.policy.effective(req.server, undefined));
     },
 
     'policies.setDefaults': async (req) => (await parts.control.setSettings({ policy: req })).policy,
