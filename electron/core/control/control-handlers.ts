@@ -40,6 +40,15 @@ export function hubHandlers(parts: ControlParts): HandlerMap {
       const p = await spill.preview(req.handle, req.maxTokens);
       return { entry: spillInfo(p.entry), text: p.text, truncated: p.truncated };
     },
+    // The same read-back the model gets; its failures (bad regex, line past the end) come back as `invalid`.
+    'spill.read': async (req) => {
+      if ('error' in spill.lookup(req.handle))
+        throw new ControlError('not_found', `No spilled result "${req.handle}" (unknown or expired)`, 'handle');
+      const result = await parts.readSpill(req);
+      const text = result.content.flatMap((c) => (c.type === 'text' ? [c.text] : [])).join('\n');
+      if (result.isError) throw new ControlError('invalid', text, req.op === 'grep' ? 'pattern' : undefined);
+      return { text };
+    },
     'spill.delete': async (req) => ({ deleted: await spill.delete(req.handle) }),
     'spill.clear': async () => ({ deleted: await spill.clear() }),
     'spill.usage': () => spill.diskUsage(),

@@ -2,12 +2,14 @@
  * The control side of one hub: its operations, its status reports and the parts the contract's handlers
  * read, each taken from the hub once here so that nothing in control/ holds the whole hub.
  */
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Config, Settings } from '../../../shared/config.js';
 import type { Catalog } from '../catalog/catalog.js';
 import type { Hub } from '../hub.js';
 import type { Ledger } from '../ledger/ledger.js';
 import type { EventLog } from '../log/event-log.js';
 import type { PolicyRuntime } from '../policy/policy-runtime.js';
+import { readResult } from '../spill/read-result.js';
 import type { SpillStore } from '../spill/spill-store.js';
 import type { Upstream } from '../upstream/upstream.js';
 import { HubControl } from './hub-control.js';
@@ -23,6 +25,8 @@ export interface ControlParts {
   policy: PolicyRuntime;
   events: EventLog;
   spill: SpillStore;
+  /** One op of the model's read tool (`spillway__read_result`), with its arguments and limits. */
+  readSpill(args: Record<string, unknown>): Promise<CallToolResult>;
   ledger: Ledger;
 }
 
@@ -64,6 +68,7 @@ export function controlParts(hub: Hub): ControlParts {
     policy: hub.policy,
     events: hub.events,
     spill: hub.spill.store,
+    readSpill: (args) => readResult(hub.spill.store, hub.spill.counter, args),
     ledger: hub.ledger,
   };
 }

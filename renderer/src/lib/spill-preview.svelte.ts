@@ -1,5 +1,6 @@
 /** The spilled original of a call, read through `spill.preview` by its handle (never a file path). */
 import type { ApiFailure, Backend, Res } from './api.js';
+import { SpillViewerState } from './spill-viewer.svelte.js';
 
 export type SpillPreview = Res<'spill.preview'>;
 
@@ -21,6 +22,11 @@ export class SpillPreviewState {
 
   of(handle: string): PreviewEntry | undefined {
     return this.#byHandle[handle];
+  }
+
+  /** A pager over the whole original of a previewed result. */
+  viewer(preview: SpillPreview): SpillViewerState {
+    return new SpillViewerState(this.#backend, preview.entry);
   }
 
   async load(handle: string): Promise<void> {
