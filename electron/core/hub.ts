@@ -4,8 +4,6 @@
  * The control side (control/) is built on top of it and reaches only the parts it uses.
  */
 import { randomUUID } from 'node:crypto';
-import { mkdir } from 'node:fs/promises';
-import { join } from 'node:path';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { Config, Settings } from '../../shared/config.js';
@@ -15,7 +13,6 @@ import { loadOrCreateToken, tokensEqual } from './files/access-token.js';
 import type { AppPaths } from './files/app-paths.js';
 import { Catalog, type CatalogSource } from './catalog/catalog.js';
 import { KeptCatalog } from './catalog/kept-catalog.js';
-import { keptCatalogPath } from './files/kept-catalog-file.js';
 import { ConfigFile } from './files/config-file.js';
 import { FastToolCalls } from './downstream/fast-tool-calls.js';
 import { HttpEndpoint, type EndpointHooks } from './downstream/http-endpoint.js';
@@ -25,14 +22,10 @@ import type { OwnTool } from './call/relay-contract.js';
 import { catalogDispatch, type DispatchContext } from './policy/catalog-dispatch.js';
 import { DISPATCH_TOOL_NAME, type Dispatch } from './policy/dispatch-tool.js';
 import { PolicyRuntime } from './policy/policy-runtime.js';
-import { ToolPins } from './policy/tool-pins.js';
 import { DownstreamSession, type SessionTransportKind } from './downstream/session.js';
 import { EventLog } from './log/event-log.js';
-import { SecretValues, configSecretValues } from './log/secret-values.js';
 import { Ledger } from './ledger/ledger.js';
-import { createSpillFeature, type SpillFeature } from './spill/spill-feature.js';
-import { migrateConfigSecrets } from './secrets/migrate-config-secrets.js';
-import { openSecretStore } from './secrets/open-secret-store.js';
+import type { SpillFeature } from './spill/spill-feature.js';
 import type { SecretStore } from './secrets/secret-store.js';
 import { resolveServerSecrets } from './secrets/server-secret-refs.js';
 import { ChildReaper } from './upstream/child-reaper.js';
@@ -42,6 +35,8 @@ import { UsageRecords } from './ledger/usage-records.js';
 import type { UpstreamHooks, UpstreamOptions } from './upstream/upstream.js';
 import { UpstreamPool, type UpstreamStatusChange } from './upstream/upstream-pool.js';
 import { startPlan } from './upstream/start-plan.js';
+import { StartupWaits } from './hub/startup-waits.js';
+import { openHubParts, type HubParts } from './hub/hub-parts.js';
 
 export interface HubOptions {
   paths: AppPaths;
@@ -70,13 +65,9 @@ export interface HubOptions {
   httpSessions?: HttpSessionLimits;
 }
 
-/** The tool pins file: first-seen definitions and approvals, kept across restarts. */
-export const TOOL_PINS_FILE = 'tool-pins.json';
+export { TOOL_PINS_FILE } from './hub/hub-parts.js';
 
-/** The bound on a session's first tools/list waiting for the upstreams that were ready last run (issue 13, item 3). */
-export const FIRST_LIST_WAIT_MS = 5000;
-/** The bound on a call of a tool known from the last run waiting for its upstream to start (its default connect timeout). */
-export const KEPT_CALL_WAIT_MS = 30_000;
+export { FIRST_LIST_WAIT_MS, KEPT_CALL_WAIT_MS } from './hub/startup-waits.js';
 
 export class Hub {
   readonly catalog = new Catalog();
@@ -103,14 +94,13 @@ export class Hub {
   /** The last run's lists, serving for upstreams still starting, and this run's for the next start. */
   readonly #kept: KeptCatalog;
   /** While upstreams ready last run are still starting: what a session's first tools/list waits for. */
-  #startup: { servers: string[]; settled: Promise<void> } | undefined;
-  readonly #listedOnce = new WeakSet<DownstreamSession>();
+  readonly #waits: StartupWaits;
   #removeExitHooks: (() => void) | undefined;
 
   private constructor(
     readonly options: HubOptions,
     configFile: ConfigFile,
-    parts: { events: EventLog; ledger: Ledger; spill: SpillFeature; pins: ToolPins; kept: KeptCatalog; secretStore: SecretStore },
+    parts: HubParts,
   ) {
     this.#configFile = configFile;
     this.#kept = parts.kept;
@@ -179,8 +169,8 @@ export class Hub {
         this.#usage.recordCall(call);
       },
       onToolsListed: (session) => this.#usage.recordToolsList(session.clientName),
-      beforeToolsList: (session) => this.#beforeFirstList(session),
-      untilStarted: (serverId) => this.#untilStarted(serverId),
+      beforeToolsList: (session) => this.#waits.beforeFirstList(session),
+      untilStarted: (serverId) => this.#waits.untilStarted(serverId),
       onSessionReady: (s) => {
         this.emit({
           type: 'session.opened',
@@ -214,6 +204,12 @@ export class Hub {
       plan: (id, cfg) => startPlan(cfg, this.#kept.has(id, cfg)),
       upstream: { clientInfo: { name: 'spillway', version: options.version }, ...options.upstream },
     });
+    this.#waits = new StartupWaits({
+      pool: this.pool,
+      emit: (event) => this.emit(event),
+      flushRebuild: () => this.#flushRebuild(),
+      firstListWaitMs: options.firstListWaitMs,
+    });
     this.endpoint = new HttpEndpoint(
       {
         authenticate: (token) => (this.token && tokensEqual(token, this.token) ? {} : authenticateClient?.(token)),
@@ -228,39 +224,8 @@ export class Hub {
 
   /** Loads the config (throws ConfigError naming the field and file) and builds the hub; nothing starts yet. */
   static async create(options: HubOptions): Promise<Hub> {
-    const configFile = new ConfigFile(options.paths.configFile);
-    const config = await configFile.load();
-    await mkdir(options.paths.dataDir, { recursive: true, mode: 0o700 });
-    // Every configured env and header value is masked wherever it appears in events (issue 13, item 12).
-    const secrets = new SecretValues();
-    secrets.track('config', () => configFile.current, configSecretValues);
-    // Plain values left in config.json move into the store before anything reads them (issue 15).
-    const secretStore = await openSecretStore({ dataDir: options.paths.dataDir });
-    const moved = await migrateConfigSecrets(configFile, secretStore);
-    secrets.track(
-      'secret store',
-      () => secretStore.known(),
-      (values) => values,
-    );
-    const events = new EventLog({ dir: options.paths.logDir, retentionDays: config.settings.logRetentionDays, secrets });
-    const log = (message: string, error?: unknown) =>
-      events.emit({ type: 'log', level: 'warn', message: error ? `${message}: ${(error as Error).message ?? error}` : message });
-    const ledger = new Ledger({ dir: options.paths.ledgerDir, onError: (err) => log('ledger write failed', err) });
-    await ledger.open();
-    const spill = await createSpillFeature({
-      spillDir: options.paths.spillDir,
-      settings: () => configFile.current.settings,
-      log,
-    });
-    const pins = await ToolPins.open({ file: join(options.paths.dataDir, TOOL_PINS_FILE), log });
-    const kept = await KeptCatalog.open(keptCatalogPath(options.paths.dataDir), log);
-    if (moved.length > 0)
-      events.emit({
-        type: 'log',
-        level: 'info',
-        message: `Moved the env and header values of ${moved.join(', ')} into the ${secretStore.kind} (config.json keeps a backup copy)`,
-      });
-    return new Hub(options, configFile, { events, ledger, spill, pins, kept, secretStore });
+    const { configFile, parts } = await openHubParts(options.paths);
+    return new Hub(options, configFile, parts);
   }
 
   #log(message: string, error?: unknown): void {
@@ -310,12 +275,7 @@ export class Hub {
     // Servers on first use are not starting: nothing waits for them.
     const awaited = standing.filter((id) => this.pool.get(id)?.status === 'connecting');
     this.#rebuild();
-    if (awaited.length > 0) {
-      const settled = this.#settled(awaited, this.options.firstListWaitMs ?? FIRST_LIST_WAIT_MS).then(() => {
-        this.#startup = undefined;
-      });
-      this.#startup = { servers: awaited, settled };
-    }
+    this.#waits.begin(awaited);
   }
 
   #stopping: Promise<void> | undefined;
@@ -384,46 +344,6 @@ export class Hub {
     if (!this.#rebuildQueued) return;
     this.#rebuildQueued = false;
     this.#rebuild();
-  }
-
-  /** Resolves (bounded) once these upstreams answered and the catalog shows it. */
-  async #settled(servers: string[], timeoutMs: number): Promise<void> {
-    await this.pool.whenSettled(servers, timeoutMs);
-    this.#flushRebuild();
-  }
-
-  /** A session's first tools/list, while upstreams ready last run are still starting: waits for them. */
-  #beforeFirstList(session: DownstreamSession): Promise<void> | undefined {
-    const startup = this.#startup;
-    if (!startup || this.#listedOnce.has(session)) return undefined;
-    this.#listedOnce.add(session);
-    const starting = startup.servers.filter((id) => this.pool.get(id)?.status === 'connecting');
-    if (starting.length === 0) return undefined;
-    const bound = Math.round((this.options.firstListWaitMs ?? FIRST_LIST_WAIT_MS) / 1000);
-    const client = session.clientName ? ` of ${session.clientName}` : '';
-    this.emit({
-      type: 'log',
-      level: 'debug',
-      message: `tools/list${client} waits up to ${bound} s for ${starting.join(', ')} (ready last run) to start`,
-    });
-    return startup.settled;
-  }
-
-  /**
-   * A call of a tool known only from the kept lists: starts its upstream if it is idle (on first use,
-   * issue 18), then waits (bounded) for it to start.
-   */
-  #untilStarted(serverId: string): Promise<void> {
-    const woken = this.pool.get(serverId)?.wake() === true;
-    this.emit({
-      type: 'log',
-      level: 'info',
-      server: serverId,
-      message: woken
-        ? `"${serverId}" starts for a call (it starts on first use)`
-        : `A call waits for "${serverId}" to start (its tools are known from the last run)`,
-    });
-    return this.#settled([serverId], KEPT_CALL_WAIT_MS);
   }
 
   /** An upstream listed: its lists are kept for the next start (the file is written only when they changed). */

@@ -1,0 +1,61 @@
+/**
+ * The parts a hub is built on, opened from its data folder in order: the config, the secret store (plain
+ * values moved into it before anything reads them), the event log that masks every secret, the ledger,
+ * the spill feature, tool pins and the last run's catalog.
+ */
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { KeptCatalog } from '../catalog/kept-catalog.js';
+import type { AppPaths } from '../files/app-paths.js';
+import { ConfigFile } from '../files/config-file.js';
+import { keptCatalogPath } from '../files/kept-catalog-file.js';
+import { Ledger } from '../ledger/ledger.js';
+import { EventLog } from '../log/event-log.js';
+import { SecretValues, configSecretValues } from '../log/secret-values.js';
+import { ToolPins } from '../policy/tool-pins.js';
+import { migrateConfigSecrets } from '../secrets/migrate-config-secrets.js';
+import { openSecretStore } from '../secrets/open-secret-store.js';
+import type { SecretStore } from '../secrets/secret-store.js';
+import { createSpillFeature, type SpillFeature } from '../spill/spill-feature.js';
+
+/** The tool pins file: first-seen definitions and approvals, kept across restarts. */
+export const TOOL_PINS_FILE = 'tool-pins.json';
+
+export interface HubParts {
+  events: EventLog;
+  ledger: Ledger;
+  spill: SpillFeature;
+  pins: ToolPins;
+  kept: KeptCatalog;
+  secretStore: SecretStore;
+}
+
+/** Opens the config file and every part of a hub on `paths` (the folders are made when missing). */
+export async function openHubParts(paths: AppPaths): Promise<{ configFile: ConfigFile; parts: HubParts }> {
+  const configFile = new ConfigFile(paths.configFile);
+  const config = await configFile.load();
+  await mkdir(paths.dataDir, { recursive: true, mode: 0o700 });
+  // Every configured env and header value is masked wherever it appears in events (issue 13, item 12).
+  const secrets = new SecretValues();
+  secrets.track('config', () => configFile.current, configSecretValues);
+  // Plain values left in config.json move into the store before anything reads them (issue 15).
+  const secretStore = await openSecretStore({ dataDir: paths.dataDir });
+  const moved = await migrateConfigSecrets(configFile, secretStore);
+  secrets.track(
+    'secret store',
+    () => secretStore.known(),
+    (values) => values,
+  );
+  const events = new EventLog({ dir: paths.logDir, retentionDays: config.settings.logRetentionDays, secrets });
+  const log = (message: string, error?: unknown) =>
+    events.emit({ type: 'log', level: 'warn', message: error ? `${message}: ${(error as Error).message ?? error}` : message });
+  const ledger = new Ledger({ dir: paths.ledgerDir, onError: (err) => log('ledger write failed', err) });
+  await ledger.open();
+  const spill = await createSpillFeature({ spillDir: paths.spillDir, settings: () => configFile.current.settings, log });
+  const pins = await ToolPins.open({ file: join(paths.dataDir, TOOL_PINS_FILE), log });
+  const kept = await KeptCatalog.open(keptCatalogPath(paths.dataDir), log);
+  if (moved.length > 0) {
+    events.emit({ type: 'log', level: 'info', message: `Moved the env and header values of ${moved.join(', ')} into the ${secretStore.kind}` });
+  }
+  return { configFile, parts: { events, ledger, spill, pins, kept, secretStore } };
+}
