@@ -111,8 +111,8 @@ describe('choosing the store', () => {
   });
 });
 
-// The real keychain only where one runs: this Linux machine has no Secret Service (the probe fails with
-// "Couldn't access platform storage"), so there the test is skipped and the fake above covers the adapter.
+// The real keychain only where one runs in this process's session (a desktop); test/e2e/keychain-real.test.ts
+// runs the whole hub against a real gnome-keyring in a private D-Bus session on Linux CI.
 const keychainHere = await keychainWorks(keyringEntry, `Spillway probe test ${process.pid}`);
 describe.skipIf(!keychainHere)('the OS keychain (skipped where no keychain service runs)', () => {
   it('stores, reads and forgets a value', async () => {
