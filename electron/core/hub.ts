@@ -27,6 +27,7 @@ import { EventLog } from './log/event-log.js';
 import { Ledger } from './ledger/ledger.js';
 import type { SpillFeature } from './spill/spill-feature.js';
 import type { SecretStore } from './secrets/secret-store.js';
+import type { SettingsSecrets } from './secrets/settings-secrets.js';
 import { resolveServerSecrets } from './secrets/server-secret-refs.js';
 import { ChildReaper } from './upstream/child-reaper.js';
 import { readLoginShellPath } from './upstream/child-env.js';
@@ -80,6 +81,7 @@ export class Hub {
   readonly events: EventLog;
   /** Where env and header values live; config.json holds references (issue 15). */
   readonly secretStore: SecretStore;
+  readonly settingsSecrets: SettingsSecrets;
   readonly ledger: Ledger;
   readonly spill: SpillFeature;
   readonly policy: PolicyRuntime;
@@ -112,6 +114,7 @@ export class Hub {
     );
     this.ledger = parts.ledger;
     this.secretStore = parts.secretStore;
+    this.settingsSecrets = parts.settingsSecrets;
     this.spill = parts.spill;
     this.#spillTools = parts.spill.ownTools.map((t) => t.tool);
     const { handleOther, authenticateClient } = options;
@@ -155,7 +158,7 @@ export class Hub {
       upstreams: () => this.pool,
       catalog: this.catalog,
       sessions: () => this.sessions.values(),
-      settings: () => this.config.settings,
+      settings: () => this.settings,
       emit: (e) => this.emit(e),
       ownTools: () => ownTools,
       ownResources: parts.spill.ownResources,
@@ -246,8 +249,9 @@ export class Hub {
     return this.#configFile.current;
   }
 
+  /** The settings, with the values kept in the secret store in place of their references. */
   get settings(): Settings {
-    return this.config.settings;
+    return this.settingsSecrets.view(this.config.settings);
   }
 
   /** The bearer token of the endpoint and the control API (read from the data folder on start). */

@@ -125,4 +125,30 @@ describe('the secret store through a real hub', () => {
     await expect.poll(() => childSaw(app, 'gh')).toContain(`GITHUB_PAT=${PAT}`);
     expect(app.hub.events.recent().some((e) => e.type === 'log' && /Moved the env and header values of gh, web/.test(e.message))).toBe(true);
   });
+  it('keeps the compression API key in the store: config.json holds a reference, the hub the value', async () => {
+    const KEY = 'sk-compress-Q1w2e3r4t5y6';
+    let app = await start({ version: 1, servers: {}, settings: { compression: { baseUrl: 'http://127.0.0.1:9/v1', model: 'm', apiKey: KEY } } });
+    // A plain key from an older file moved at start.
+    expect(await onDisk()).not.toContain(KEY);
+    expect(JSON.parse(await onDisk()).settings.compression.apiKey).toBe(SECRET_REF);
+    expect(app.hub.settings.compression.apiKey).toBe(KEY);
+    expect(app.hub.events.recent().some((e) => e.type === 'log' && /Moved the compression API key/.test(e.message))).toBe(true);
+
+    // A new key from Settings: stored, the file keeps the reference; sent back masked, the key is kept.
+    const answer = await app.control.setSettings({ compression: { apiKey: 'sk-compress-new-Z9x8' } });
+    expect(answer.compression.apiKey).toBe(SECRET_REF);
+    expect(await onDisk()).not.toContain('sk-compress-new-Z9x8');
+    expect(app.hub.settings.compression.apiKey).toBe('sk-compress-new-Z9x8');
+    await app.control.setSettings({ compression: { apiKey: '***', model: 'm2' } });
+    expect(app.hub.settings.compression).toMatchObject({ apiKey: 'sk-compress-new-Z9x8', model: 'm2' });
+    await app.hub.stop();
+    running = undefined;
+
+    app = await start();
+    expect(app.hub.settings.compression.apiKey).toBe('sk-compress-new-Z9x8');
+    // Cleared: forgotten by the store too.
+    await app.control.setSettings({ compression: { apiKey: '' } });
+    expect(app.hub.settings.compression.apiKey).toBeUndefined();
+    expect(await app.hub.secretStore.get('(settings)', 'compression:apiKey')).toBeUndefined();
+  });
 });

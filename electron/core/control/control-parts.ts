@@ -42,6 +42,7 @@ export function controlParts(hub: Hub): ControlParts {
     emit: (event) => hub.emit(event),
     secrets: hub.events.secrets,
     secretStore: hub.secretStore,
+    settingsSecrets: hub.settingsSecrets,
   });
   const status = new HubStatus({
     config,

@@ -21,6 +21,7 @@ import { redactText } from '../log/redact.js';
 import { serverSecretValues, valueMask, type SecretValues } from '../log/secret-values.js';
 import type { PolicyRuntime } from '../policy/policy-runtime.js';
 import { SecretStoreError, type SecretStore } from '../secrets/secret-store.js';
+import type { SettingsSecrets } from '../secrets/settings-secrets.js';
 import { forgetServerSecrets, forgetUnreferenced, resolveServerSecrets, storeServerSecrets } from '../secrets/server-secret-refs.js';
 import type { UpstreamPool } from '../upstream/upstream-pool.js';
 import { ControlError } from './control-error.js';
@@ -41,6 +42,8 @@ export interface HubControlDeps {
   secrets: Pick<SecretValues, 'snapshot'>;
   /** Where env and header values go (issue 15); without one they stay in config.json. */
   secretStore?: SecretStore;
+  /** Where the compression API key goes; without it the key stays in config.json. */
+  settingsSecrets?: Pick<SettingsSecrets, 'keep'>;
 }
 
 /** A store that refuses (a locked keychain, a damaged secrets file) as the control API reports it. */
@@ -218,9 +221,11 @@ export class HubControl {
       const { field, message } = describeZodError(parsed.error, 'settings');
       throw new ControlError('invalid', message, field);
     }
-    await this.deps.saveConfig({ ...config, settings: parsed.data }, 'settings');
-    if (!parsed.data.policy.pinning) this.deps.policy.pins.clearPending();
+    const keeper = this.deps.settingsSecrets;
+    const settings = keeper ? await storeCall(() => keeper.keep(parsed.data, config.settings)) : parsed.data;
+    await this.deps.saveConfig({ ...config, settings }, 'settings');
+    if (!settings.policy.pinning) this.deps.policy.pins.clearPending();
     this.deps.refreshCatalog();
-    return parsed.data;
+    return settings;
   }
 }

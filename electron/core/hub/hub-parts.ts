@@ -14,6 +14,7 @@ import { EventLog } from '../log/event-log.js';
 import { SecretValues, configSecretValues } from '../log/secret-values.js';
 import { ToolPins } from '../policy/tool-pins.js';
 import { migrateConfigSecrets } from '../secrets/migrate-config-secrets.js';
+import { SettingsSecrets } from '../secrets/settings-secrets.js';
 import { openSecretStore } from '../secrets/open-secret-store.js';
 import type { SecretStore } from '../secrets/secret-store.js';
 import { createSpillFeature, type SpillFeature } from '../spill/spill-feature.js';
@@ -28,6 +29,7 @@ export interface HubParts {
   pins: ToolPins;
   kept: KeptCatalog;
   secretStore: SecretStore;
+  settingsSecrets: SettingsSecrets;
 }
 
 /** Opens the config file and every part of a hub on `paths` (the folders are made when missing). */
@@ -40,7 +42,9 @@ export async function openHubParts(paths: AppPaths): Promise<{ configFile: Confi
   secrets.track('config', () => configFile.current, configSecretValues);
   // Plain values left in config.json move into the store before anything reads them (issue 15).
   const secretStore = await openSecretStore({ dataDir: paths.dataDir });
-  const moved = await migrateConfigSecrets(configFile, secretStore);
+  const settingsSecrets = new SettingsSecrets(secretStore);
+  const moved = await migrateConfigSecrets(configFile, secretStore, settingsSecrets);
+  await settingsSecrets.load(configFile.current.settings);
   secrets.track(
     'secret store',
     () => secretStore.known(),
@@ -54,8 +58,13 @@ export async function openHubParts(paths: AppPaths): Promise<{ configFile: Confi
   const spill = await createSpillFeature({ spillDir: paths.spillDir, settings: () => configFile.current.settings, log });
   const pins = await ToolPins.open({ file: join(paths.dataDir, TOOL_PINS_FILE), log });
   const kept = await KeptCatalog.open(keptCatalogPath(paths.dataDir), log);
-  if (moved.length > 0) {
-    events.emit({ type: 'log', level: 'info', message: `Moved the env and header values of ${moved.join(', ')} into the ${secretStore.kind}` });
+  if (moved.servers.length > 0) {
+    events.emit({
+      type: 'log',
+      level: 'info',
+      message: `Moved the env and header values of ${moved.servers.join(', ')} into the ${secretStore.kind}`,
+    });
   }
-  return { configFile, parts: { events, ledger, spill, pins, kept, secretStore } };
+  if (moved.apiKey) events.emit({ type: 'log', level: 'info', message: `Moved the compression API key into the ${secretStore.kind}` });
+  return { configFile, parts: { events, ledger, spill, pins, kept, secretStore, settingsSecrets } };
 }
