@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { SECRET_REF } from '../../shared/config.js';
 import { EVERYTHING, NODE, fixture, freePort, nodeServer, startTestHub, type TestHub } from '../support/hub-harness.js';
 
 let hub: TestHub;
@@ -85,6 +86,17 @@ describe('clients through the control API', () => {
     expect(await readFile(cursorFile(), 'utf8')).toBe(CURSOR_ORIGINAL);
     const res = await fetch(entry.url, { method: 'POST', headers: { ...entry.headers, 'content-type': 'application/json' }, body: '{}' });
     expect(res.status).toBe(401);
+  });
+
+  it("moves an imported server's header value into the secret store: config.json holds a reference", async () => {
+    const r = (await hub.api<{ imported: string[] }>('clients.import', { id: 'cursor', names: ['github'], replace: false })).value!;
+    expect(r.imported).toEqual(['github']);
+    const saved = await readFile(join(hub.dir, 'config.json'), 'utf8');
+    expect(saved).not.toContain('gh-secret');
+    expect(JSON.parse(saved).servers.github.headers).toEqual({ Authorization: SECRET_REF });
+    expect(await hub.hub.secretStore.get('github', 'header:Authorization')).toBe('Bearer gh-secret');
+    await hub.api('upstreams.remove', { id: 'github' });
+    expect(await hub.hub.secretStore.get('github', 'header:Authorization')).toBeUndefined();
   });
 
   it('imports Claude Desktop servers and replaces them by the one bridge entry; restore gives back the exact bytes', async () => {
