@@ -1,0 +1,126 @@
+/**
+ * MCPB bundles (issue 16): a real bundle — the fixture MCP server bundled into one file with esbuild,
+ * packed by the official MCPB packer — served over HTTP, installed (SHA-256 checked, unpacked off the
+ * main thread), and run with this process's own runtime: an SDK client lists its tools. A checksum
+ * mismatch, a zip leaving its folder and an interrupted install each leave nothing behind.
+ */
+import { createHash } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import { mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { build } from 'esbuild';
+import { zipSync } from 'fflate';
+import { packExtension } from '@anthropic-ai/mcpb';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { BUNDLE_INSTALLING_PREFIX, BundleError, cleanInterruptedBundles, installBundle } from '../../electron/core/registry/mcpb/mcpb-bundle.js';
+import { bundleLaunch } from '../../electron/core/registry/mcpb/mcpb-launch.js';
+import { fixture } from '../support/hub-harness.js';
+
+let work: string;
+let server: Server;
+let base: string;
+const files = new Map<string, Buffer>();
+const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
+
+beforeAll(async () => {
+  work = await mkdtemp(join(tmpdir(), 'spillway-mcpb-'));
+  const ext = join(work, 'ext');
+  await mkdir(join(ext, 'server'), { recursive: true });
+  // A bundled server as publishers ship it: one file with its dependencies inside.
+  await build({
+    entryPoints: [fixture('fixture-server.mjs')],
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    outfile: join(ext, 'server', 'index.mjs'),
+    logLevel: 'silent',
+    banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" },
+  });
+  const manifest = {
+    manifest_version: '0.3',
+    name: 'fixture-bundle',
+    display_name: 'Fixture bundle',
+    version: '1.0.0',
+    description: 'The fixture MCP server as an MCPB bundle.',
+    author: { name: 'Spillway tests' },
+    server: {
+      type: 'node',
+      entry_point: 'server/index.mjs',
+      mcp_config: { command: 'node', args: ['${__dirname}/server/index.mjs'], env: { FIXTURE_GREETING: '${user_config.greeting}' } },
+    },
+    user_config: { greeting: { type: 'string', title: 'Greeting', description: 'Said hello with', default: 'hello' } },
+  };
+  await writeFile(join(ext, 'manifest.json'), JSON.stringify(manifest, null, 2));
+  const packed = join(work, 'fixture.mcpb');
+  expect(await packExtension({ extensionPath: ext, outputPath: packed, silent: true })).toBe(true);
+  files.set('/fixture.mcpb', await readFile(packed));
+  files.set('/escape.mcpb', Buffer.from(zipSync({ 'manifest.json': Buffer.from('{}'), '../escaped.txt': Buffer.from('x') })));
+  server = createServer((req, res) => {
+    const body = files.get(req.url ?? '');
+    if (!body) return void res.writeHead(404).end();
+    res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': body.length }).end(body);
+  });
+  await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}, 60_000);
+
+afterAll(async () => {
+  await new Promise((ok) => server?.close(ok));
+  await rm(work, { recursive: true, force: true });
+});
+
+describe('MCPB bundles', () => {
+  it('installs a bundle whose checksum matches and runs it with the own runtime', async () => {
+    const dir = join(work, 'bundles-ok');
+    const bundle = await installBundle(dir, { url: `${base}/fixture.mcpb`, sha256: sha(files.get('/fixture.mcpb')!), folder: 'fixture@1.0.0' });
+    expect(bundle.manifest.name).toBe('fixture-bundle');
+    expect(await readdir(dir)).toEqual(['fixture@1.0.0']);
+    const launch = await bundleLaunch(bundle, { command: process.execPath, env: { ELECTRON_RUN_AS_NODE: '1' } });
+    expect(launch).toMatchObject({ command: process.execPath, args: [join(bundle.dir, 'server', 'index.mjs')] });
+    expect(launch.env).toEqual({ FIXTURE_GREETING: 'hello', ELECTRON_RUN_AS_NODE: '1' });
+    const client = new Client({ name: 'mcpb-test', version: '1' });
+    await client.connect(
+      new StdioClientTransport({ command: launch.command, args: launch.args, env: { ...launch.env, PATH: '' }, stderr: 'ignore' }),
+    );
+    try {
+      expect((await client.listTools()).tools.map((t) => t.name)).toContain('add');
+      expect(await client.callTool({ name: 'add', arguments: { a: 2, b: 3 } })).toMatchObject({ structuredContent: { sum: 5 } });
+    } finally {
+      await client.close();
+    }
+    // Installed once: a second install finds it without downloading.
+    expect((await installBundle(dir, { url: `${base}/missing.mcpb`, sha256: 'x', folder: 'fixture@1.0.0' })).dir).toBe(bundle.dir);
+  }, 60_000);
+
+  it('refuses a checksum mismatch in plain words, leaving nothing behind', async () => {
+    const dir = join(work, 'bundles-bad-sum');
+    const wrong = sha(Buffer.from('something else'));
+    const err = await installBundle(dir, { url: `${base}/fixture.mcpb`, sha256: wrong, folder: 'fixture@1.0.0' }).catch((e: Error) => e);
+    expect(err).toBeInstanceOf(BundleError);
+    expect((err as Error).message).toMatch(/does not match its published checksum.*nothing was installed/);
+    expect(await readdir(dir)).toEqual([]);
+  });
+
+  it('refuses a zip with a file outside its folder, and a download that fails', async () => {
+    const dir = join(work, 'bundles-escape');
+    const body = files.get('/escape.mcpb')!;
+    const err = await installBundle(dir, { url: `${base}/escape.mcpb`, sha256: sha(body), folder: 'evil@1.0.0' }).catch((e: Error) => e);
+    expect((err as Error).message).toMatch(/outside its folder/);
+    expect(await readdir(dir)).toEqual([]);
+    await expect(readFile(join(work, 'escaped.txt'))).rejects.toThrow();
+    const gone = await installBundle(dir, { url: `${base}/nothing.mcpb`, sha256: 'ab', folder: 'gone@1.0.0' }).catch((e: Error) => e);
+    expect((gone as Error).message).toMatch(/answered 404/);
+  });
+
+  it('cleans what an interrupted install left at the next start', async () => {
+    const dir = join(work, 'bundles-cut');
+    await mkdir(join(dir, `${BUNDLE_INSTALLING_PREFIX}abc`, 'server'), { recursive: true });
+    await mkdir(join(dir, 'kept@1.0.0'));
+    expect(await cleanInterruptedBundles(dir)).toEqual([`${BUNDLE_INSTALLING_PREFIX}abc`]);
+    expect(await readdir(dir)).toEqual(['kept@1.0.0']);
+  });
+});
