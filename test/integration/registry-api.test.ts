@@ -96,9 +96,11 @@ describe('registry.get and registry.form', () => {
       index: 0,
       label: 'npm package airtable-mcp-server 1.7.3',
       supported: true,
-      summary: 'Runs on this computer: npx -y airtable-mcp-server@1.7.3, with the variable AIRTABLE_API_KEY (secret) set.',
-      runtime: { command: 'npx' },
+      // The app installs npm packages into its data folder and runs them itself (registry-install.test.ts).
+      summary:
+        "Installs airtable-mcp-server 1.7.3 into Spillway's data folder and runs it on this computer with Spillway's own runtime (Node.js is not needed), with the variable AIRTABLE_API_KEY (secret) set.",
     });
+    expect(npm.runtime).toBeUndefined();
     expect(oci.summary).toContain('docker run -i --rm -e AIRTABLE_API_KEY docker.io/domdomegg/airtable-mcp-server:1.7.3');
     expect(mcpb).toMatchObject({ supported: false, reason: expect.stringContaining('MCPB') });
   });
@@ -210,7 +212,7 @@ describe('registry.add', () => {
 });
 
 describe('registry down', () => {
-  it('serves cached answers with a "cached, from <time>" notice; what was never cached is a plain error', async () => {
+  it('serves cached answers with a "cached, from <time>" notice; what was never cached comes from the curated list', async () => {
     // Two answers, then 503 for everything.
     const flaky = await startRegistry('--fail-after', '2');
     const cacheDir = await mkdtemp(join(tmpdir(), 'spillway-registry-cache-'));
@@ -227,7 +229,15 @@ describe('registry down', () => {
         /^Cached, from \d{4}-\d\d-\d\dT.*: The registry at http:\/\/127\.0\.0\.1:\d+ is having trouble \(HTTP 503\)/,
       );
       expect((await catalog.get('io.github.hashicorp/terraform-mcp-server')).cached).toBeDefined();
-      await expect(catalog.search('neon')).rejects.toThrow(/having trouble \(HTTP 503\).*Try again in a few minutes/);
+      // Never cached: the servers that come with the app (none match here), with why the registry was not asked.
+      const curated = await catalog.search('neon');
+      expect(curated.servers).toEqual([]);
+      expect(curated.cached!.notice).toMatch(/having trouble \(HTTP 503\).*Try again in a few minutes.*come with Spillway/);
+      expect((await catalog.search('memory')).servers.map((s) => s.name)).toEqual(['io.github.modelcontextprotocol/server-memory']);
+      expect((await catalog.get('io.github.modelcontextprotocol/server-filesystem')).response.server.packages![0]!.identifier).toBe(
+        '@modelcontextprotocol/server-filesystem',
+      );
+      await expect(catalog.get('io.github.neondatabase/mcp-server-neon')).rejects.toThrow(/having trouble \(HTTP 503\)/);
 
       await flaky.stop();
       const offline = await catalog.search('terraform');

@@ -4,6 +4,7 @@
  * cannot be reached.
  */
 import type { RegistryServer } from '../../../shared/api-registry.js';
+import { CURATED_AT, curatedEntry, searchCurated } from './curated-servers.js';
 import { RegistryCache } from './registry-cache.js';
 import { RegistryClient, RegistryError } from './registry-client.js';
 import { officialMeta, parseServerList, ServerResponseSchema, type ServerResponse } from './server-json.js';
@@ -51,7 +52,16 @@ export class RegistryCatalog {
   async search(query?: string, cursor?: string): Promise<CatalogPage> {
     const client = this.#client();
     const url = client.listUrl({ search: query?.trim() || undefined, cursor, limit: this.options.pageSize });
-    const { body, cached } = await this.#fetch(client, url, 'list of servers');
+    let fetched;
+    try {
+      fetched = await this.#fetch(client, url, 'list of servers');
+    } catch (err) {
+      // A first run without the network: the servers that ship with the app, said so.
+      if (cursor || !unreachable(err)) throw err;
+      const servers = searchCurated(query);
+      return { servers: servers.map(serverSummary), skipped: 0, cached: curatedNotice(err) };
+    }
+    const { body, cached } = fetched;
     let list;
     try {
       list = parseServerList(body);
@@ -73,7 +83,15 @@ export class RegistryCatalog {
   async get(name: string, version?: string): Promise<CatalogEntry> {
     const client = this.#client();
     const what = version ? `server "${name}" version ${version}` : `server "${name}"`;
-    const { body, cached } = await this.#fetch(client, client.versionUrl(name, version ?? 'latest'), what);
+    let fetched;
+    try {
+      fetched = await this.#fetch(client, client.versionUrl(name, version ?? 'latest'), what);
+    } catch (err) {
+      const curated = unreachable(err) ? curatedEntry(name) : undefined;
+      if (!curated || (version && version !== curated.server.version)) throw err;
+      return { response: curated, cached: curatedNotice(err) };
+    }
+    const { body, cached } = fetched;
     const parsed = ServerResponseSchema.safeParse(body);
     if (!parsed.success) {
       throw new RegistryError('refused', `The registry's entry for ${what} does not follow the server.json schema, so it cannot be added.`);
@@ -94,6 +112,16 @@ export class RegistryCatalog {
       return { body: kept.body, cached: { at: kept.at, notice: `Cached, from ${kept.at}: ${err.message}` } };
     }
   }
+}
+
+const unreachable = (err: unknown) => err instanceof RegistryError && err.kind === 'unreachable';
+
+/** The notice on curated answers: when the list was made, and why the registry was not asked. */
+function curatedNotice(err: unknown): CachedNotice {
+  return {
+    at: CURATED_AT,
+    notice: `${(err as Error).message} Showing the servers that come with Spillway; the whole catalog is searchable once the registry can be reached.`,
+  };
 }
 
 /** What the catalog lists of one entry. */
