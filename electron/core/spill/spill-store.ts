@@ -6,7 +6,18 @@ import { syncFolder } from '../files/atomic-file.js';
 import type { TokenCount, TokenCounter } from '../tokens/token-counter.js';
 import type { SpooledString } from '../wire/raw-spool.js';
 import { HANDLE_LENGTH, isValidHandle } from './spill-handle.js';
-import { viewResult, type ResultView, type SpooledView } from './result-view.js';
+import { viewResult } from './result-view.js';
+import {
+  DEFAULT_SPILL_QUOTA_BYTES,
+  DEFAULT_SPILL_TTL_MS,
+  SpillWriteError,
+  type SpillCleanupReport,
+  type SpillLookup,
+  type SpillMeta,
+  type SpillPlan,
+  type SpillPrepared,
+  type SpillStoreOptions,
+} from './spill-types.js';
 import { SpillDocument } from './spill-document.js';
 import {
   filesComplete,
@@ -22,63 +33,11 @@ import { plannedEntry, refreshOf, SpillIndexFile, type SpillEntry } from './spil
 
 export type { SpillEntry, SpillBinaryFile } from './spill-index.js';
 
-export const DEFAULT_SPILL_TTL_MS = 24 * 60 * 60 * 1000;
-export const DEFAULT_SPILL_QUOTA_BYTES = 1024 * 1024 * 1024;
+export * from './spill-types.js';
 
 const INDEX_FILE = 'index.json';
 /** Read-back texts are cached for a model's run of reads, then given back. */
 const DOCUMENT_TTL_MS = 2 * 60_000;
-
-export interface SpillStoreOptions {
-  /** The spill folder itself, normally `<dataDir>/spill`. */
-  dir: string;
-  now: () => number;
-  counter: TokenCounter;
-  ttlMs?: number;
-  quotaBytes?: number;
-  /** Memory for recently read texts and their line splits. Default 64 MiB. */
-  cacheBytes?: number;
-  log?: (message: string, error?: unknown) => void;
-}
-
-/** Who produced a result, and how long to keep it. */
-export interface SpillMeta {
-  server: string;
-  tool: string;
-  client?: string | null;
-  ttlMs?: number;
-  tokens?: TokenCount;
-}
-
-/** A result laid out for the store (see SpillStore.plan). */
-export interface SpillPlan {
-  /** The entry the result will have once written (or the entry it refreshes). */
-  entry: SpillEntry;
-  /** Keeps the result (call it once). Rejects with SpillWriteError. */
-  write(): Promise<SpillEntry>;
-}
-
-/** Work already done by the caller, so a multi-megabyte result is not looked at twice. */
-export interface SpillPrepared {
-  /** The result's view; a SpooledView's texts are on disk and are moved into the store, not read. */
-  view?: ResultView | SpooledView;
-  /** UTF-8 size of the result as the upstream sent it (JSON); serialized to measure when absent. */
-  bytes?: number;
-}
-
-export type SpillLookup = { entry: SpillEntry } | { error: 'invalid' | 'unknown' | 'expired'; message: string };
-
-export interface SpillCleanupReport {
-  expired: number;
-  missing: number;
-  orphans: number;
-  evicted: number;
-}
-
-/** Raised when a result cannot be kept (folder unwritable, disk full, over the quota). */
-export class SpillWriteError extends Error {
-  override readonly name = 'SpillWriteError';
-}
 
 /**
  * Complete tool results kept on disk, content-addressed, with an index of who made them and when they
