@@ -44,6 +44,10 @@ export const RegistryOptionSchema = z.object({
   /** Why Spillway cannot add it yet (when not supported). */
   reason: z.string().optional(),
   runtime: RegistryRuntimeSchema.optional(),
+  /** The npm package Spillway installs into its data folder when this option is added. */
+  installs: z.object({ name: z.string(), version: z.string().optional() }).optional(),
+  /** Servers already added that run this npm package from the data folder, with the version they run. */
+  installed: z.array(z.object({ id: z.string(), version: z.string() })).optional(),
 });
 export type RegistryOption = z.infer<typeof RegistryOptionSchema>;
 
@@ -116,6 +120,25 @@ export const registryApi = {
       summary: z.string(),
       /** Where the secret values went: none given, the secret store, or (no store yet) the config file. */
       secrets: z.enum(['none', 'secret-store', 'config']),
+      /** The npm package installed into the data folder for it (npm packages run with the app's own runtime). */
+      installed: z.object({ name: z.string(), version: z.string() }).optional(),
     }),
+  },
+  /** The npm package an upstream runs from the data folder, and whether the npm registry has a newer version. */
+  'registry.installed': {
+    req: z.object({ id: z.string().min(1) }),
+    res: z.object({
+      name: z.string(),
+      version: z.string(),
+      /** The registry's latest version; absent when the registry could not be asked (then `notice` says why). */
+      latest: z.string().optional(),
+      updateAvailable: z.boolean(),
+      notice: z.string().optional(),
+    }),
+  },
+  /** Installs the registry's latest version of the upstream's npm package, switches the upstream to it, removes the old one. */
+  'registry.update': {
+    req: z.object({ id: z.string().min(1) }),
+    res: z.object({ id: z.string(), name: z.string(), version: z.string(), previous: z.string(), updated: z.boolean() }),
   },
 } as const;

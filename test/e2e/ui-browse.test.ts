@@ -2,17 +2,19 @@
  * Servers → Browse end to end (issue 16): the built renderer served by a real in-process hub whose
  * registry URL is the shared registry fixture, driven in Debian's Chromium at 800x600. Searches with
  * Enter, opens airtable-mcp-server's detail page (npm runs, Docker missing, MCPB not yet), fills its
- * secret in the generated form and adds it. Nothing is downloaded: the hub's PATH holds only a stand-in
- * `npx` that starts server-everything, so the added server comes up Ready with tools.
+ * secret in the generated form and adds it. Nothing comes from the network: the package is installed from
+ * the local npm registry fixture (a real MCP server, server-memory, published there under the entry's
+ * name) into the data folder and runs with the hub's own runtime, no node or npx on the hub's PATH, so
+ * the added server comes up Ready with tools; then Update switches it to the fixture's newer version.
  * Screenshots of the list and the detail page go to test-artifacts/screenshots/.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { existsSync } from 'node:fs';
-import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
-import { EVERYTHING, NODE, ROOT } from '../support/hub-harness.js';
+import { fixture, NODE, ROOT } from '../support/hub-harness.js';
 import { launchChromium, openPage, openSection, saveScreenshot, type OpenedPage } from '../support/browser.js';
 import { spawnUntil, type Started } from '../support/processes.js';
 import { resolvePaths } from '../../electron/core/files/app-paths.js';
@@ -22,6 +24,7 @@ const UI_DIR = join(ROOT, 'dist', 'renderer');
 const FIXTURE = join(ROOT, '..', 'shared', 'registry-fixture', 'server.mjs');
 
 let registry: Started & { url: string };
+let npm: Started & { url: string };
 let dir: string;
 let app: AppHub;
 let browser: Browser;
@@ -38,9 +41,13 @@ beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'spillway-browse-'));
   const bin = join(dir, 'bin');
   await mkdir(bin);
-  // The only program on the hub's PATH: "npx", which starts a real MCP server from node_modules instead of downloading.
-  await writeFile(join(bin, 'npx'), `#!/bin/sh\nexec "${NODE}" "${EVERYTHING}" stdio\n`);
-  await chmod(join(bin, 'npx'), 0o755);
+  // The hub's PATH is an empty folder; npm packages come from the local npm registry fixture.
+  const npmStarted = await spawnUntil(
+    NODE,
+    [fixture('npm-registry-fixture.mjs'), '--port', '0', '--as', 'airtable-mcp-server@1.7.3'],
+    /NPM-REGISTRY-FIXTURE (http:\/\/\S+)/,
+  );
+  npm = { ...npmStarted, url: npmStarted.match[1] };
 
   const paths = resolvePaths({ dataDir: join(dir, 'data'), os: { home: homedir(), platform: process.platform, env: {} } });
   await mkdir(paths.dataDir, { recursive: true });
@@ -48,7 +55,7 @@ beforeAll(async () => {
   app = await createAppHub({
     paths,
     platform: process.platform,
-    env: { ...process.env, PATH: bin },
+    env: { ...process.env, PATH: bin, npm_config_registry: npm.url, NPM_CONFIG_REGISTRY: undefined },
     port: 0,
     upstream: { backoffBaseMs: 50, backoffMaxMs: 500, connectTimeoutMs: 20_000 },
     uiDir: UI_DIR,
@@ -66,6 +73,7 @@ afterAll(async () => {
   await browser?.close();
   await app?.hub.stop();
   await registry?.stop();
+  await npm?.stop();
   if (dir) await rm(dir, { recursive: true, force: true });
 });
 
@@ -90,7 +98,7 @@ describe('Browse in Chromium against the real hub and the registry fixture', () 
   it("the detail page says what each option runs; Docker missing is said in the hub's plain words", async () => {
     await page.getByRole('button', { name: 'airtable-mcp-server', exact: true }).click();
     const detail = page.getByRole('article', { name: 'airtable-mcp-server', exact: true });
-    await detail.getByText('Runs on this computer: npx -y airtable-mcp-server@1.7.3', { exact: false }).waitFor();
+    await detail.getByText("Installs airtable-mcp-server 1.7.3 into Spillway's data folder", { exact: false }).waitFor();
     expect(await detail.getByRole('note').textContent()).toMatch(/needs Docker.*docker\.com/);
     expect(await detail.getByRole('link', { name: 'Source code' }).getAttribute('href')).toMatch(/^https:\/\/github\.com\//);
     await saveScreenshot(page, 'browse-detail-800x600');
@@ -111,9 +119,21 @@ describe('Browse in Chromium against the real hub and the registry fixture', () 
     await form.getByRole('button', { name: 'Add' }).click();
     await page.getByRole('tab', { name: 'Installed', selected: true }).waitFor();
     const card = page.getByRole('article', { name: 'io.github.domdomegg/airtable-mcp-server' });
-    await card.getByText('Ready', { exact: true }).waitFor({ timeout: 30_000 });
+    await card.getByText('Ready', { exact: true }).waitFor({ timeout: 60_000 });
     expect(Number((await card.getByText(/^\d+ tools$/).textContent())?.split(' ')[0])).toBeGreaterThan(3);
     await saveScreenshot(page, 'browse-added-800x600');
+    expect(opened.errors).toEqual([]);
+  });
+
+  it('offers Update when the npm registry has a newer version, and switches the server to it', async () => {
+    await fetch(`${npm.url}/-/fixture`, { method: 'POST', body: JSON.stringify({ newer: true }) });
+    await page.getByRole('tab', { name: 'Browse' }).click();
+    await page.getByRole('button', { name: 'airtable-mcp-server', exact: true }).click();
+    const detail = page.getByRole('article', { name: 'airtable-mcp-server', exact: true });
+    await detail.getByText('running version 1.7.3', { exact: false }).waitFor();
+    await detail.getByRole('button', { name: 'Update to 1.7.4' }).click();
+    await detail.getByText('running version 1.7.4', { exact: false }).waitFor({ timeout: 60_000 });
+    expect(await detail.getByRole('button', { name: /^Update to/ }).count()).toBe(0);
     expect(opened.errors).toEqual([]);
   });
 });

@@ -130,6 +130,9 @@ export async function createAppHub(options: AppHubOptions): Promise<AppHub> {
     settings: () => hub.settings,
     addUpstream: (req) => parts.control.addUpstream(req),
     secrets: registrySecretStore(hub.secretStore),
+    upstreamConfigs: () => hub.config.servers,
+    updateUpstream: (req) => parts.control.updateUpstream(req),
+    onInstalling: ({ name, version }) => hub.emit({ type: 'log', level: 'info', message: `Installing ${name}${version ? ` ${version}` : ''}…` }),
   });
   const handlers: HandlerMap = { ...hubHandlers(parts), ...clientsHandlers(clients), ...registry };
   const dispatcher = new ControlDispatcher(handlers);

@@ -7,7 +7,9 @@ import { ZodError } from 'zod';
 import type { RegistryOption } from '../../../shared/api-registry.js';
 import { describeZodError, type ServerConfig, type Settings } from '../../../shared/config.js';
 import { join } from 'node:path';
-import { entryOptions, optionLabel, packageCommand, planOption, type EntryOption } from '../registry/launch-plan.js';
+import { DEFAULT_NPM_REGISTRY, InstallError } from '../registry/install/npm-install.js';
+import { NpmInstaller } from '../registry/install/npm-installer.js';
+import { entryOptions, optionLabel, packageCommand, planOption, type EntryOption, type NpmMode } from '../registry/launch-plan.js';
 import { RegistryError } from '../registry/registry-client.js';
 import { RegistryCatalog, serverSummary } from '../registry/registry-catalog.js';
 import { hasSecrets, registryUpstream, withSecrets } from '../registry/registry-upstream.js';
@@ -34,6 +36,18 @@ export interface RegistryHandlerDeps {
   /** The control operation behind `upstreams.add`. */
   addUpstream(req: { id?: string; name?: string; config: ServerConfig }): Promise<{ id: string }>;
   secrets?: RegistrySecretStore;
+  /**
+   * Installs npm packages into the data folder. With it, every npm package added from the catalog is
+   * installed and run with the app's own runtime, even where npx is on the PATH: the same pinned version
+   * runs at every start (npx may fetch again, or find another), nothing depends on a Node.js the user
+   * may not have or may change, and it keeps working offline once installed. Without it (tests of the
+   * plan only), npm packages run with npx.
+   */
+  npm?: NpmInstaller;
+  /** The upstreams' configs as saved (for `registry.update`, and what the detail page says is added). */
+  upstreamConfigs?(): Record<string, ServerConfig>;
+  /** The control operation behind `upstreams.update`. */
+  updateUpstream?(req: { id: string; config: ServerConfig }): Promise<{ id: string }>;
 }
 
 /** A registry failure as the control API reports it (its message already says what to do next). */
@@ -58,12 +72,22 @@ function pickOption(server: ServerDetail, req: { package?: number; remote?: numb
   return option;
 }
 
-function describeOption(option: EntryOption, facts: PathFacts): RegistryOption {
+function describeOption(option: EntryOption, facts: PathFacts, npmMode: NpmMode): RegistryOption {
   const base = { kind: option.kind, index: option.index, label: optionLabel(option) };
   const how = option.kind === 'package' ? packageCommand(option.pkg) : undefined;
   if (how && 'reason' in how) return { ...base, summary: how.reason, supported: false, reason: how.reason };
-  const runtime = how ? checkRuntime(how.command, facts) : undefined;
-  return { ...base, summary: planOption(option, { kind: 'preview' }).summary, supported: true, ...(runtime ? { runtime } : {}) };
+  // An installed npm package runs with the app's own runtime: there is no program to look for.
+  const ownRuntime = npmMode === 'install' && option.kind === 'package' && option.pkg.registryType === 'npm';
+  const runtime = how && !ownRuntime ? checkRuntime(how.command, facts) : undefined;
+  const plan = planOption(option, { kind: 'preview' }, npmMode);
+  const installs = plan.npm ? { name: plan.npm.name, ...(plan.npm.version ? { version: plan.npm.version } : {}) } : undefined;
+  return { ...base, summary: plan.summary, supported: true, ...(runtime ? { runtime } : {}), ...(installs ? { installs } : {}) };
+}
+
+/** An install failure as the control API reports it: what happened and what to do next. */
+function installError(err: unknown): unknown {
+  if (!(err instanceof InstallError)) return err;
+  return new ControlError(err.kind === 'no_program' ? 'invalid' : 'unavailable', err.message);
 }
 
 /** A short server name for its id: the title, else the part of the name after the slash. */
@@ -71,6 +95,28 @@ const idName = (server: ServerDetail) => server.title ?? server.name.split('/').
 
 export function registryHandlers(deps: RegistryHandlerDeps): HandlerMap {
   const load = (name: string, version?: string) => registryCall(() => deps.catalog().get(name, version));
+  const npmMode: NpmMode = deps.npm ? 'install' : 'npx';
+  const describe = (option: EntryOption) => withInstalled(describeOption(option, deps.pathFacts(), npmMode));
+  /** Adds the servers that already run the option's npm package (the detail page offers their Update). */
+  const withInstalled = (described: RegistryOption): RegistryOption => {
+    const name = described.installs?.name;
+    if (!name || !deps.npm || !deps.upstreamConfigs) return described;
+    const installed = Object.entries(deps.upstreamConfigs()).flatMap(([id, config]) => {
+      const ref = deps.npm?.packageOf(config);
+      return ref?.name === name ? [{ id, version: ref.version }] : [];
+    });
+    return installed.length ? { ...described, installed } : described;
+  };
+  /** The npm package an upstream runs from the data folder, or a plain refusal. */
+  const installedOf = (id: string) => {
+    const configs = deps.upstreamConfigs?.() ?? {};
+    const config = Object.hasOwn(configs, id) ? configs[id] : undefined;
+    if (!config) throw new ControlError('not_found', `No server with id "${id}"`, 'id');
+    const ref = deps.npm?.packageOf(config);
+    if (!deps.npm || !ref || config.type !== 'stdio')
+      throw new ControlError('invalid', `"${id}" does not run an npm package that Spillway installed, so there is nothing to update here.`, 'id');
+    return { config, ref, npm: deps.npm };
+  };
   return {
     'registry.search': (req) => registryCall(() => deps.catalog().search(req.query, req.cursor)),
     'registry.get': async (req) => {
@@ -78,42 +124,86 @@ export function registryHandlers(deps: RegistryHandlerDeps): HandlerMap {
       const facts = deps.pathFacts();
       return {
         server: serverSummary(response),
-        options: entryOptions(response.server).map((o) => describeOption(o, facts)),
+        options: entryOptions(response.server).map((o) => withInstalled(describeOption(o, facts, npmMode))),
         ...(cached ? { cached } : {}),
       };
     },
     'registry.form': async (req) => {
       const { response } = await load(req.name, req.version);
       const option = pickOption(response.server, req);
-      const described = describeOption(option, deps.pathFacts());
+      const described = describe(option);
       if (!described.supported) throw new ControlError('invalid', described.reason ?? 'Spillway cannot run this yet', option.kind);
-      return { option: described, fields: planOption(option, { kind: 'preview' }).inputs.fields };
+      return { option: described, fields: planOption(option, { kind: 'preview' }, npmMode).inputs.fields };
     },
     'registry.add': async (req) => {
       const { response } = await load(req.name, req.version);
       const server = response.server;
       const option = pickOption(server, req);
-      const described = describeOption(option, deps.pathFacts());
+      const described = describe(option);
       if (!described.supported) throw new ControlError('invalid', described.reason ?? 'Spillway cannot run this yet', option.kind);
       if (described.runtime && !described.runtime.present)
         throw new ControlError('unavailable', described.runtime.missing ?? 'A runtime is missing', option.kind);
-      const plan = planOption(option, { kind: 'values', values: req.values });
+      const plan = planOption(option, { kind: 'values', values: req.values }, npmMode);
       const problem = plan.inputs.problems[0];
       if (problem) throw new ControlError('invalid', problem.message, `values.${problem.key}`);
+      const label = req.label ?? server.title ?? server.name;
       let upstream;
       try {
-        upstream = registryUpstream(plan.launch, plan.inputs.secretValues, req.label ?? server.title ?? server.name);
+        // Checked before anything is downloaded: a form that makes no usable server installs nothing.
+        upstream = registryUpstream(plan.launch, plan.inputs.secretValues, label);
       } catch (err) {
         if (err instanceof ZodError)
           throw new ControlError('invalid', `The filled form does not make a usable server: ${describeZodError(err).message}`, 'values');
         throw err;
+      }
+      let installed;
+      if (plan.npm && deps.npm) {
+        const { name, version, packageArgs, env } = plan.npm;
+        try {
+          installed = await deps.npm.install(name, version);
+        } catch (err) {
+          throw installError(err);
+        }
+        upstream = registryUpstream(deps.npm.launch(installed, packageArgs, env), plan.inputs.secretValues, label);
       }
       const secret = hasSecrets(upstream);
       const store = secret ? deps.secrets : undefined;
       // With the values, so that the server starts with them; upstreams.add moves them into the store.
       const { id } = await deps.addUpstream({ id: req.id, name: idName(server), config: withSecrets(upstream) });
       if (store) await store.put(id, upstream.secrets);
-      return { id, summary: plan.summary, secrets: !secret ? 'none' : store ? 'secret-store' : 'config' };
+      return {
+        id,
+        summary: plan.summary,
+        secrets: !secret ? 'none' : store ? 'secret-store' : 'config',
+        ...(installed ? { installed: { name: installed.name, version: installed.version } } : {}),
+      };
+    },
+    'registry.installed': async (req) => {
+      const { ref, npm } = installedOf(req.id);
+      try {
+        const latest = await npm.latest(ref.name);
+        // The registry's `latest` tag is the version its publisher wants installed: any other is an update.
+        return { name: ref.name, version: ref.version, latest, updateAvailable: latest !== ref.version };
+      } catch (err) {
+        return { name: ref.name, version: ref.version, updateAvailable: false, notice: err instanceof Error ? err.message : String(err) };
+      }
+    },
+    'registry.update': async (req) => {
+      const { config, ref, npm } = installedOf(req.id);
+      if (!deps.updateUpstream) throw new ControlError('unavailable', 'This hub cannot update servers');
+      let installed;
+      try {
+        const latest = await npm.latest(ref.name);
+        if (latest === ref.version) return { id: req.id, name: ref.name, version: ref.version, previous: ref.version, updated: false };
+        installed = await npm.install(ref.name, latest);
+      } catch (err) {
+        throw installError(err);
+      }
+      // The same command line with the new version's program: arguments and variables stay as they were.
+      const args = [installed.script, ...config.args.slice(1)];
+      await deps.updateUpstream({ id: req.id, config: { ...config, args } });
+      await npm.remove(ref);
+      return { id: req.id, name: ref.name, version: installed.version, previous: ref.version, updated: true };
     },
   };
 }
@@ -136,6 +226,10 @@ export interface AppRegistryOptions {
   settings(): Settings;
   addUpstream: RegistryHandlerDeps['addUpstream'];
   secrets?: RegistrySecretStore;
+  upstreamConfigs?: RegistryHandlerDeps['upstreamConfigs'];
+  updateUpstream?: RegistryHandlerDeps['updateUpstream'];
+  /** Told as an npm package starts installing (the hub logs it; the UI shows it). */
+  onInstalling?(ref: { name: string; version?: string }): void;
 }
 
 /** The registry methods of an app hub: the registry URL from the settings, the cache in the data folder. */
@@ -148,5 +242,14 @@ export function appRegistryHandlers(options: AppRegistryOptions): HandlerMap {
     pathFacts: () => ({ path: options.env[pathKey], platform: options.platform, pathExt: options.env.PATHEXT }),
     addUpstream: options.addUpstream,
     secrets: options.secrets,
+    // Made now, as the hub starts: that is when what an interrupted install left is removed.
+    npm: new NpmInstaller({
+      dataDir: options.paths.dataDir,
+      // npm's own variable, so a company mirror set for npm is used here too.
+      registry: () => options.env.npm_config_registry || options.env.NPM_CONFIG_REGISTRY || DEFAULT_NPM_REGISTRY,
+      onInstalling: options.onInstalling,
+    }),
+    upstreamConfigs: options.upstreamConfigs,
+    updateUpstream: options.updateUpstream,
   });
 }

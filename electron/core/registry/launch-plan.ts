@@ -13,8 +13,26 @@ export type Launch =
   | { type: 'stdio'; command: string; args: string[]; env: Record<string, string> }
   | { type: 'http' | 'sse'; url: string; headers: Record<string, string> };
 
+/** An npm package Spillway installs into its data folder and runs with its own runtime (install/). */
+export interface NpmInstall {
+  name: string;
+  /** The entry's pinned version; the registry's latest when it names none. */
+  version?: string;
+  packageArgs: string[];
+  env: Record<string, string>;
+}
+
+/**
+ * How npm packages run: `install` into the data folder and with the app's own runtime (what the catalog
+ * does), or `npx` (without an installer, e.g. a plan shown only).
+ */
+export type NpmMode = 'install' | 'npx';
+
 export interface LaunchPlan {
+  /** With `npm: 'install'`, the npx line is only a placeholder: the real one comes from the install. */
   launch: Launch;
+  /** Set for an npm package planned with `npm: 'install'`. */
+  npm?: NpmInstall;
   inputs: EntryInputs;
   /** What will run or where it will connect, secret values masked. */
   summary: string;
@@ -63,10 +81,29 @@ export function packageCommand(pkg: Package): { command: string } | { reason: st
 }
 
 /** Plans one option; throws an Error with the reason when Spillway cannot run it. */
-export function planOption(option: EntryOption, mode: InputMode): LaunchPlan {
+export function planOption(option: EntryOption, mode: InputMode, npmMode: NpmMode = 'npx'): LaunchPlan {
   const inputs = new EntryInputs(mode);
   const launch = option.kind === 'remote' ? remoteLaunch(option.remote, inputs) : packageLaunch(option.pkg, inputs);
+  if (npmMode === 'install' && option.kind === 'package' && option.pkg.registryType === 'npm' && launch.type === 'stdio') {
+    const pkg = option.pkg;
+    // npx's own arguments (runtimeArguments) mean nothing to the runtime that runs the installed program.
+    const packageArgs = inputs.arguments(pkg.packageArguments, 'package');
+    const npm = { name: pkg.identifier, ...(pkg.version ? { version: pkg.version } : {}), packageArgs, env: launch.env };
+    return { launch, npm, inputs, summary: installSummary(npm, inputs.secretValues, secretNames(inputs)) };
+  }
   return { launch, inputs, summary: launchSummary(launch, inputs.secretValues, secretNames(inputs)) };
+}
+
+/** "Installs pkg 1.0 into Spillway's data folder and runs it with Spillway's own runtime …". */
+function installSummary(npm: NpmInstall, secretValues: Set<string>, secretLabels: Set<string>): string {
+  const what = `${npm.name} ${npm.version ?? '(its latest version)'}`;
+  const args = npm.packageArgs.length ? ` with ${maskText(npm.packageArgs.map(shellWord).join(' '), secretValues)}` : '';
+  const env = Object.keys(npm.env);
+  const named = env.map((n) => (secretLabels.has(n) || secretValues.has(npm.env[n]) ? `${n} (secret)` : n)).join(', ');
+  return (
+    `Installs ${what} into Spillway's data folder and runs it on this computer with Spillway's own runtime (Node.js is not needed)${args}` +
+    `${env.length ? `, with ${env.length === 1 ? 'the variable' : 'the variables'} ${named} set` : ''}.`
+  );
 }
 
 function remoteLaunch(remote: RemoteTransport, inputs: EntryInputs): Launch {

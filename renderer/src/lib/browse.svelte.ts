@@ -8,6 +8,8 @@ import type { RegistryFormField, RegistryOption, RegistryServer } from '../../..
 
 type Cached = NonNullable<Res<'registry.search'>['cached']>;
 export type BrowseDetail = Res<'registry.get'>;
+/** An added server's installed npm package and the registry's latest version of it. */
+export type InstalledPackage = Res<'registry.installed'>;
 
 /** The filled form of one package or remote: values by field key, and the problem the hub named. */
 export class RegistryFormState {
@@ -59,6 +61,10 @@ export class BrowseState {
   #form = $state<RegistryFormState | undefined>();
   #formLoading = $state(false);
   #formError = $state<ApiFailure | undefined>();
+  /** Installed packages of the added servers the open entry runs, by server id. */
+  #installed = $state<Record<string, InstalledPackage>>({});
+  #updating = $state<string | undefined>();
+  #updateError = $state<ApiFailure | undefined>();
   /** Bumped on every new search so a slow answer to an older one is dropped. */
   #searchSeq = 0;
   readonly #backend: Backend;
@@ -111,6 +117,17 @@ export class BrowseState {
   }
   get formError(): ApiFailure | undefined {
     return this.#formError;
+  }
+  /** What the added server `id` runs, once asked (whether the npm registry has a newer version). */
+  installedPackage(id: string): InstalledPackage | undefined {
+    return this.#installed[id];
+  }
+  /** The id of the server being updated, while it is. */
+  get updating(): string | undefined {
+    return this.#updating;
+  }
+  get updateError(): ApiFailure | undefined {
+    return this.#updateError;
   }
 
   /** The first page of servers whose name contains `query` (all servers when empty). */
@@ -167,11 +184,40 @@ export class BrowseState {
     this.#detailError = undefined;
     const result = await this.#backend.call('registry.get', { name, ...(version ? { version } : {}) });
     this.#detailLoading = false;
-    if (result.ok) this.#detail = result.value;
-    else {
+    if (result.ok) {
+      this.#detail = result.value;
+      void this.#checkInstalled(result.value);
+    } else {
       this.#detail = undefined;
       this.#detailError = result;
     }
+  }
+
+  /** Asks, for each added server that runs one of the entry's npm packages, whether a newer version exists. */
+  async #checkInstalled(detail: BrowseDetail): Promise<void> {
+    const ids = detail.options.flatMap((o) => (o.installed ?? []).map((i) => i.id));
+    for (const id of ids) {
+      const result = await this.#backend.call('registry.installed', { id });
+      if (result.ok) this.#installed = { ...this.#installed, [id]: result.value };
+    }
+  }
+
+  /** Installs the registry's newer version for the added server `id` and switches it over. */
+  async update(id: string): Promise<boolean> {
+    if (this.#updating) return false;
+    this.#updating = id;
+    this.#updateError = undefined;
+    const result = await this.#backend.call('registry.update', { id });
+    this.#updating = undefined;
+    if (!result.ok) {
+      this.#updateError = result;
+      return false;
+    }
+    const { [id]: _old, ...rest } = this.#installed;
+    this.#installed = rest;
+    const detail = this.#detail;
+    if (detail) await this.open(detail.server.name, detail.server.version);
+    return true;
   }
 
   /** Back to the list. */

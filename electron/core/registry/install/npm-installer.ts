@@ -1,0 +1,63 @@
+/**
+ * The npm installs of one hub: its packages folder, the npm registry it downloads from, and the runtime
+ * that runs what it installed. Made as the hub starts, which is when an interrupted install is cleaned.
+ */
+import { rm } from 'node:fs/promises';
+import type { ServerConfig } from '../../../../shared/config.js';
+import { findInstalled, installNpmPackage, latestVersion, type InstalledPackage, type NpmSource } from './npm-install.js';
+import { ownRuntime, ownRuntimeLaunch, type OwnRuntime } from './own-runtime.js';
+import { cleanInterruptedInstalls, packageOfFile, packagesDir, type PackageRef } from './package-folders.js';
+
+export interface NpmInstallerOptions {
+  dataDir: string;
+  /** The npm registry's URL, read at each install (a setting or the environment). */
+  registry(): string;
+  runtime?: OwnRuntime;
+  /** Called as an install starts ("Installing name 1.2.3…"). */
+  onInstalling?(ref: { name: string; version?: string }): void;
+}
+
+export class NpmInstaller {
+  readonly dir: string;
+  readonly runtime: OwnRuntime;
+  /** The folders an interrupted install had left, removed when this installer was made. */
+  readonly cleaned: string[];
+
+  constructor(private readonly options: NpmInstallerOptions) {
+    this.dir = packagesDir(options.dataDir);
+    this.runtime = options.runtime ?? ownRuntime();
+    this.cleaned = cleanInterruptedInstalls(this.dir);
+  }
+
+  private source(): NpmSource {
+    return { dir: this.dir, registry: this.options.registry() };
+  }
+
+  /** Installs name@version (latest when none), or finds it installed. */
+  async install(name: string, version?: string): Promise<InstalledPackage> {
+    if (!version || !(await findInstalled(this.source(), { name, version }))) this.options.onInstalling?.({ name, version });
+    return installNpmPackage(this.source(), name, version);
+  }
+
+  /** The registry's latest version of a package. */
+  latest(name: string): Promise<string> {
+    return latestVersion(this.source(), name);
+  }
+
+  /** The stdio launch that runs an installed package's program with the app's own runtime. */
+  launch(installed: InstalledPackage, packageArgs: string[], env: Record<string, string>) {
+    return ownRuntimeLaunch(this.runtime, installed.script, packageArgs, env);
+  }
+
+  /** The installed package an upstream runs, when it runs one of this installer's packages. */
+  packageOf(config: ServerConfig): (PackageRef & { folder: string }) | undefined {
+    if (config.type !== 'stdio' || !config.args?.[0]) return undefined;
+    return packageOfFile(this.dir, config.args[0]);
+  }
+
+  /** Removes an installed package's folder (after an update switched away from it). */
+  async remove(ref: { folder: string }): Promise<void> {
+    if (packageOfFile(this.dir, ref.folder) === undefined) return;
+    await rm(ref.folder, { recursive: true, force: true });
+  }
+}
