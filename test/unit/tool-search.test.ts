@@ -6,7 +6,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it } from 'vitest';
 import { createDispatch } from '../../electron/core/policy/dispatch-tool.js';
 import { intentFactor, queryIntent, toolKind } from '../../electron/core/policy/search-intent.js';
-import { proseTerms, queryWords, relatedStems, stems } from '../../electron/core/policy/search-terms.js';
+import { isQuestionWord, proseTerms, queryWords, relatedStems, stems } from '../../electron/core/policy/search-terms.js';
 import { ToolSearch } from '../../electron/core/policy/tool-search.js';
 import { loadTools } from '../bench/search-eval.js';
 
@@ -25,9 +25,23 @@ describe('search words', () => {
     ['call readFile', ['call', 'readFile', 'read', 'File']],
     ['get rid of old records', ['remove', 'old', 'records']],
     ['open an issue', ['create', 'issue']],
-    ["show me what's inside config.yaml", ['show', 'me', 'what', 's', 'inside', 'config', 'yaml', 'path']],
+    ["show me what's inside config.yaml", ['show', 'me', 'what', 'inside', 'config', 'yaml', 'path']],
+    ["don't list them", ['don', 'list', 'them']],
   ])('query %s', (query, words) => {
     expect(queryWords(query)).toEqual(words);
+  });
+
+  it('a word with inner capitals stays whole when the tools use it whole (GitHub is no git)', () => {
+    expect(queryWords('on GitHub', (stem) => stem === 'github')).toEqual(['on', 'GitHub']);
+    expect(queryWords('call readFile', (stem) => stem === 'github')).toEqual(['call', 'readFile', 'read', 'File']);
+  });
+
+  it.each([
+    ['what', true],
+    ['Which', true],
+    ['file', false],
+  ] as const)('%s is a question word: %s', (word, yes) => {
+    expect(isQuestionWord(word)).toBe(yes);
   });
 
   it.each([
@@ -85,7 +99,8 @@ describe('ranking the real tools', () => {
 
   // The three misses issue 17 names, then one per kind of cue.
   it.each([
-    ['get rid of some stored records', 'memory__delete_entities', 5],
+    // The golden set grades both memory deletions of records as right.
+    ['get rid of some stored records', 'memory__delete_entities|memory__delete_observations', 5],
     ['connect two nodes with a labeled relationship', 'memory__create_relations', 1],
     ['forget everything about Carol', 'memory__delete_entities', 5],
     ['create a nested folder', 'filesystem__create_directory', 1],
@@ -93,7 +108,10 @@ describe('ranking the real tools', () => {
     ['what time is it in Tokyo', 'time__get_current_time', 5],
     ['insert a new customer record into the db', 'sqlite__write_query', 1],
   ] as const)('"%s" has %s in the top %i', (query, tool, n) => {
-    expect(top(query, n)).toContain(tool);
+    expect(
+      top(query, n).some((name) => tool.split('|').includes(name)),
+      top(query, n).join(', '),
+    ).toBe(true);
   });
 
   it('a server name counts only as a whole word: "files" does not pull in every filesystem tool', () => {
@@ -106,6 +124,27 @@ describe('ranking the real tools', () => {
     const [hit] = search.search(TOOLS, 'connect two nodes with a labeled relationship', 1);
     expect(hit.name).toBe('memory__create_relations');
     expect(hit.matched).toEqual(expect.arrayContaining(['connect≈relations', 'nodes≈entities']));
+  });
+
+  it('a request on GitHub finds the GitHub tool, not the local git one', () => {
+    expect(top('make a branch on GitHub off main', 1)).toEqual(['github__create_branch']);
+    expect(search.search(TOOLS, 'commit a file change on GitHub', 10).every((h) => !h.matched.includes('git'))).toBe(true);
+  });
+
+  it('question words match nothing, yet a request of nothing else still searches', () => {
+    const hits = search.search(TOOLS, 'which branch is checked out', 10);
+    expect(hits.every((h) => !h.matched.includes('which'))).toBe(true);
+    expect(search.search(TOOLS, 'what', 3).length).toBeGreaterThan(0);
+  });
+
+  it('a tool that answers every word of the request ranks above one that answers one word well', () => {
+    expect(top('create a new entity in the knowledge graph', 1)).toEqual(['memory__create_entities']);
+  });
+
+  it('reads a request only up to its first 1,000 characters', () => {
+    const long = `delete entities ${'zzz '.repeat(100_000)}`;
+    expect(top(long, 1)).toEqual(['memory__delete_entities']);
+    expect(top(`${'zzz '.repeat(300)}delete entities`, 1)).toEqual([]);
   });
 
   it('scores best first, equal scores by name; nothing for stop words only', () => {

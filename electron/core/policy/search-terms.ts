@@ -15,6 +15,17 @@ const STOP_WORDS = new Set(
   ).split(' '),
 );
 
+/**
+ * Words that ask a question or carry a verb's particle ("what", "look up"): they tell the request's intent
+ * (search-intent.ts) but say nothing about which tool, and in a description they match by accident.
+ */
+const QUESTION_WORDS = new Set('what whats which who whom whose when where why how have has am been being'.split(' '));
+
+/** Whether a request's word only tells its intent (a question word), not which tool it wants. */
+export function isQuestionWord(word: string): boolean {
+  return QUESTION_WORDS.has(word.toLowerCase());
+}
+
 /** Splits `read_file`, `readFile`, `fs__list-dir` and prose into words (case kept). */
 export function toolTerms(text: string): string[] {
   return text
@@ -149,14 +160,19 @@ const PHRASES: [RegExp, string][] = [
 /** A path or file name in a request (`config.yaml`, `src/app.ts`): the request is about a file. */
 const PATH_LIKE = /(^|\s)[\w.-]*(\/[\w.-]+|\.[a-z][a-z0-9]{0,4})(?=$|[\s,;:!?'")])/i;
 
-/** A request's words: phrases rewritten, and "path" added when it names one. */
-export function queryWords(query: string): string[] {
-  let text = query;
+/**
+ * A request's words: phrases rewritten, and "path" added when it names one. `known` says whether the
+ * tools use a word whole: then a word with inner capitals is a name (`GitHub`), not parts (`git`, `hub`).
+ */
+export function queryWords(query: string, known: (stem: string) => boolean = () => false): string[] {
+  // Contractions ("what's", "don't") would leave a stray "s" or "t".
+  let text = query.replace(/['\u2019](s|t|re|ve|ll|d|m)\b/gi, '');
   for (const [pattern, replacement] of PHRASES) text = text.replace(pattern, replacement);
   // A request may name a tool (`readFile`, `read_file`): its parts count as well as the whole word.
   const words = proseTerms(text).flatMap((w) => {
     const parts = toolTerms(w);
-    return parts.length > 1 && /[a-z][A-Z]/.test(w) ? [w, ...parts] : parts;
+    if (parts.length > 1 && /[a-z][A-Z]/.test(w)) return known(normalizeTerm(w) ?? '') ? [w] : [w, ...parts];
+    return parts;
   });
   if (PATH_LIKE.test(query)) words.push('path');
   return words;

@@ -2,11 +2,12 @@
  * Ranked search over the tools behind dispatch (issue 17): BM25F over fields weighted by what they are
  * (the tool's own name, title, description, parameter names and descriptions), on Porter stems, with
  * related words and stem prefixes at a lower weight, server names matched only as whole words, and a nudge
- * from the request's intent (read / write / delete) against the tool's annotations. Each hit says which
- * words matched. The index is rebuilt only when the tools it was built from change.
+ * from the request's intent (read / write / delete) against the tool's annotations. A tool's score grows
+ * with the share of the request's words it answers and of its own name's words the request reached;
+ * question words ("what", "which") tell the intent but match nothing. Each hit says which words matched. The index is rebuilt only when the tools it was built from change.
  */
 import { intentFactor, queryIntent, toolKind, type Intent } from './search-intent.js';
-import { normalizeTerm, proseTerms, queryWords, relatedStems, stems, toolTerms } from './search-terms.js';
+import { isQuestionWord, normalizeTerm, proseTerms, queryWords, relatedStems, stems, toolTerms } from './search-terms.js';
 
 export { toolTerms } from './search-terms.js';
 
@@ -44,10 +45,28 @@ const K1 = 1.2;
 const PROSE_FIELDS = new Set([1, 2, 4]);
 /** How much a stem sharing a prefix counts (`relat` and `relationship`), and how alike the two must be. */
 const PREFIX_WEIGHT = 0.6;
-const MIN_PREFIX = 5;
+const MIN_PREFIX = 4;
 const MIN_PREFIX_SHARE = 0.6;
 /** A query word naming a server counts like one mention in the description. */
 const SERVER_WEIGHT = 0.8;
+/**
+ * How the share of the request's words a tool matched scales its score (score × share^COVERAGE): a tool
+ * that answers every word beats one that answers one word very well.
+ */
+const COVERAGE = 0.5;
+/** The boost for a tool whose own name the request covers: × (1 + NAME_COVERAGE × share of name words). */
+const NAME_COVERAGE = 0.3;
+
+/** A request is read up to this length: a long one costs a vocabulary scan per word, on the main thread. */
+const MAX_QUERY_CHARS = 1000;
+
+/** The share of a tool's own name words the request reached. */
+function nameCoverage(doc: Doc, match: Match): number {
+  if (doc.nameStems.size === 0) return 0;
+  let hit = 0;
+  for (const term of new Set(match.words.values())) if (doc.nameStems.has(term)) hit++;
+  return hit / doc.nameStems.size;
+}
 
 interface Posting {
   doc: number;
@@ -59,6 +78,8 @@ interface Doc {
   lengths: number[];
   kind: Intent;
   serverStems: Set<string>;
+  /** The stems of the tool's own name. */
+  nameStems: Set<string>;
 }
 
 interface Index {
@@ -121,6 +142,7 @@ function buildIndex(tools: SearchableTool[]): Index {
       lengths,
       kind: toolKind({ name: fieldTexts(tool)[0], ...(tool.annotations ? { annotations: tool.annotations } : {}) }),
       serverStems,
+      nameStems: new Set(stems(fieldTexts(tool)[0])),
     };
   });
   const averages = totals.map((t) => Math.max(1, t / Math.max(1, tools.length)));
@@ -153,11 +175,12 @@ interface Match {
 }
 
 /** Scores every tool that matches at least one query word. */
-function score(index: Index, queryStems: string[]): Map<number, Match> {
+function score(index: Index, queryStems: string[], skip: ReadonlySet<string>): Map<number, Match> {
   const total = index.docs.length;
   const matches = new Map<number, Match>();
   const unique = [...new Set(queryStems)];
   unique.forEach((stem, i) => {
+    if (skip.has(stem)) return;
     const best = new Map<number, { value: number; term: string }>();
     for (const [term, weight] of variants(stem, index)) {
       const list = index.postings.get(term) ?? [];
@@ -219,14 +242,27 @@ export class ToolSearch {
   /** The best matches first, at most `limit`, each with the words that matched. */
   search(tools: SearchableTool[], query: string, limit = 10): ToolHit[] {
     const index = this.#indexFor(tools);
-    const words = queryWords(query).filter((w) => normalizeTerm(w) !== null);
+    const words = queryWords(query.slice(0, MAX_QUERY_CHARS), (stem) => index.postings.has(stem) || index.serverDocs.has(stem)).filter(
+      (w) => normalizeTerm(w) !== null,
+    );
     const queryStems = words.map((w) => normalizeTerm(w) as string);
     if (queryStems.length === 0) return [];
     const unique = [...new Set(queryStems)];
     const spoken = unique.map((stem) => words[queryStems.indexOf(stem)].toLowerCase());
     const intent = queryIntent(queryStems);
-    const ranked = [...score(index, queryStems)]
-      .map(([doc, match]) => ({ doc, match, value: match.score * intentFactor(intent, index.docs[doc].kind) }))
+    // Question words tell the intent only; a request of nothing else still searches with them.
+    const questions = new Set(queryStems.filter((_, k) => isQuestionWord(words[k])));
+    const asked = questions.size < unique.length ? questions : new Set<string>();
+    const ranked = [...score(index, queryStems, asked)]
+      .map(([doc, match]) => ({
+        doc,
+        match,
+        value:
+          match.score *
+          intentFactor(intent, index.docs[doc].kind) *
+          (match.words.size / Math.max(1, unique.length - asked.size)) ** COVERAGE *
+          (1 + NAME_COVERAGE * nameCoverage(index.docs[doc], match)),
+      }))
       .sort((a, b) => b.value - a.value || index.docs[a.doc].tool.name.localeCompare(index.docs[b.doc].tool.name));
     return ranked.slice(0, Math.max(0, limit)).map(({ doc, match, value }) => {
       const tool = index.docs[doc].tool;
