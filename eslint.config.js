@@ -32,6 +32,7 @@ const coreFolders = [
   'clients',
   'registry',
   'secrets',
+  'encoding',
   'ledger',
   'upstream',
   'downstream',
@@ -81,15 +82,32 @@ export const zones = [
   { target: inCore('upstream'), from: inCore('downstream'), message: 'upstream/ and downstream/ never import each other.' },
   { target: inCore('downstream'), from: inCore('upstream'), message: 'upstream/ and downstream/ never import each other.' },
   {
-    target: inCore('spill', 'compress', 'policy', 'tokens', 'log', 'pii', 'catalog', 'ledger', 'clients', 'registry', 'secrets', 'files'),
+    target: inCore(
+      'spill',
+      'compress',
+      'policy',
+      'tokens',
+      'log',
+      'pii',
+      'catalog',
+      'ledger',
+      'clients',
+      'registry',
+      'secrets',
+          'encoding',
+      'files',
+    ),
     from: [...inCore('call', 'downstream', 'control'), ...hub],
     message: 'Leaf folders never import call/, downstream/, control/ or the hub.',
   },
   {
-    target: inCore('tokens', 'log', 'pii', 'catalog', 'clients', 'registry', 'secrets', 'files'),
+    target: inCore('tokens', 'log', 'pii', 'catalog', 'clients', 'registry', 'secrets', 'encoding', 'files'),
     from: inCore('ledger', 'upstream', 'spill', 'compress', 'policy'),
-    message: 'The lowest leaves (tokens, log, pii, catalog, clients, registry, secrets, files) never import the folders built on them.',
+    message:
+      'The lowest leaves (tokens, log, pii, catalog, clients, registry, secrets, encoding, files) never import the folders built on them.',
   },
+  // encoding/ (JSON or TOON, issue 18) measures with tokens/ and nothing else of the core.
+  { target: inCore('encoding'), from: core, except: ['encoding', 'tokens'], message: 'electron/core/encoding imports only tokens/ of the core.' },
   {
     target: inCore('ledger'),
     from: inCore('upstream', 'spill', 'compress', 'policy'),

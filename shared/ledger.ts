@@ -25,6 +25,8 @@ export const CallRecordSchema = z.object({
   latencyMs: z.number().nonnegative(),
   /** The spill handle, when the result was kept. */
   handle: z.string().optional(),
+  /** Tokens saved by showing tabular JSON as TOON (issue 18); part of tokensUpstream - tokensDelivered. */
+  tokensSavedByEncoding: count.optional(),
 });
 export type CallRecord = z.infer<typeof CallRecordSchema>;
 
@@ -70,6 +72,8 @@ export const SavingsTotalsSchema = z.object({
   bytesDelivered: count,
   /** Calls whose token counts are estimates. */
   estimatedCalls: count,
+  /** Of tokensSaved, what showing tabular JSON as TOON saved (absent in totals made before issue 18). */
+  encodingTokensSaved: count.optional(),
   byAction: ByActionSchema,
 });
 export type SavingsTotals = z.infer<typeof SavingsTotalsSchema>;
@@ -117,6 +121,7 @@ export function emptySavingsTotals(): SavingsTotals {
     bytesUpstream: 0,
     bytesDelivered: 0,
     estimatedCalls: 0,
+    encodingTokensSaved: 0,
     byAction: { pass: 0, spill: 0, truncate: 0, cache: 0, compress: 0, error: 0, cancelled: 0 },
   };
 }
@@ -131,6 +136,7 @@ export function addToSavingsTotals(totals: SavingsTotals, entry: LedgerEntry): S
     totals.bytesUpstream += entry.bytesUpstream;
     totals.bytesDelivered += entry.bytesDelivered;
     if (entry.tokensEstimated) totals.estimatedCalls++;
+    if (entry.tokensSavedByEncoding) totals.encodingTokensSaved = (totals.encodingTokensSaved ?? 0) + entry.tokensSavedByEncoding;
     totals.byAction[entry.action as ResultAction]++;
   } else {
     totals.lists++;
@@ -154,6 +160,7 @@ export function mergeSavingsTotals(a: SavingsTotals, b: SavingsTotals): SavingsT
   a.bytesUpstream += b.bytesUpstream;
   a.bytesDelivered += b.bytesDelivered;
   a.estimatedCalls += b.estimatedCalls;
+  if (b.encodingTokensSaved) a.encodingTokensSaved = (a.encodingTokensSaved ?? 0) + b.encodingTokensSaved;
   for (const key of Object.keys(a.byAction) as ResultAction[]) a.byAction[key] += b.byAction[key];
   return a;
 }

@@ -19,6 +19,13 @@ export type PolicyAction = z.infer<typeof PolicyActionSchema>;
 export const ExposureSchema = z.enum(['direct', 'dispatch']);
 export type Exposure = z.infer<typeof ExposureSchema>;
 
+/**
+ * How JSON results are shown to the model (issue 18): 'toon' renders a uniform array of objects as TOON,
+ * 'auto' does so only where that saves at least 15% of the tokens, 'json' never.
+ */
+export const ResultEncodingSchema = z.enum(['json', 'toon', 'auto']);
+export type ResultEncoding = z.infer<typeof ResultEncodingSchema>;
+
 export const PolicySourceSchema = z.enum(['default', 'server', 'tool']);
 export type PolicySource = z.infer<typeof PolicySourceSchema>;
 
@@ -70,6 +77,8 @@ const resultFields = {
   cacheErrors: z.boolean().optional(),
   /** Per-call timeout (ms), reset by progress. */
   timeoutMs: z.number().int().positive('must be more than 0 ms').max(3_600_000).optional(),
+  /** JSON or TOON for tabular JSON results (previews, read_result output, pass-through text). */
+  encoding: ResultEncodingSchema.optional(),
 };
 
 /** Kinds of personal data the masker knows (electron/core/pii PII_TYPES; a test keeps them equal). */
@@ -161,6 +170,8 @@ export const GlobalPolicyDefaultsSchema = z.strictObject({
     .default(300),
   /** Withhold tools whose name, description or schema changed until the user approves. */
   pinning: z.boolean().default(true),
+  /** How tabular JSON results are shown when no server or tool sets it. */
+  encoding: ResultEncodingSchema.default('auto'),
 });
 export type GlobalPolicyDefaults = z.infer<typeof GlobalPolicyDefaultsSchema>;
 
@@ -175,6 +186,7 @@ export const GlobalPolicyPatchSchema = z
     cacheReadOnlyTools: GlobalPolicyDefaultsSchema.shape.cacheReadOnlyTools.unwrap().optional(),
     readOnlyCacheTtlSeconds: GlobalPolicyDefaultsSchema.shape.readOnlyCacheTtlSeconds.unwrap().optional(),
     pinning: GlobalPolicyDefaultsSchema.shape.pinning.unwrap().optional(),
+    encoding: ResultEncodingSchema.optional(),
   })
   .strict();
 export type GlobalPolicyPatch = z.infer<typeof GlobalPolicyPatchSchema>;
@@ -201,6 +213,7 @@ export const EffectiveValuesSchema = z.object({
   cacheTtlSeconds: z.number().int(),
   cacheErrors: z.boolean(),
   timeoutMs: z.number().int(),
+  encoding: ResultEncodingSchema,
 });
 export type EffectiveValues = z.infer<typeof EffectiveValuesSchema>;
 

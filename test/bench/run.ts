@@ -3,7 +3,7 @@
  * as a ratio, with the goals of issue 12 and whether this run met them.
  * Knobs: BENCH_CALLS (calls per row and load, default 1000), BENCH_ROUNDS (interleaved rounds, 10),
  * BENCH_WARMUP, BENCH_BIG_ROUNDS (rounds of the 1 MB comparison, 15), BENCH_SETTLE_MS (the wait before a
- * memory reading, 15000), BENCH_ONLY (a comma list of parts: http, bridge, memory, lazy, spill, dispatch, search).
+ * memory reading, 15000), BENCH_ONLY (a comma list of parts: http, bridge, memory, lazy, spill, dispatch, search, toon).
  * Quick run: `BENCH_CALLS=200 BENCH_SETTLE_MS=2000 npm run bench`.
  */
 import { rmSync } from 'node:fs';
@@ -24,6 +24,7 @@ const parts: [string, () => Promise<Part>][] = [
   ['spill', async () => (await import('./spill-bench.js')).spillBench],
   ['dispatch', async () => (await import('./dispatch-bench.js')).dispatchBench],
   ['search', async () => (await import('./search-bench.js')).searchBench],
+  ['toon', async () => (await import('./toon-bench.js')).toonBench],
 ];
 const only = process.env.BENCH_ONLY?.split(',').map((s) => s.trim());
 

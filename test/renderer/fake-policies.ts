@@ -41,6 +41,7 @@ export class FakePolicies {
       cacheTtlSeconds: 0,
       cacheErrors: false,
       timeoutMs: 60_000,
+      encoding: this.defaults.encoding,
     };
     const values: Record<string, unknown> = { ...base };
     const sources: Record<string, PolicySource> = Object.fromEntries(Object.keys(base).map((k) => [k, 'default']));

@@ -18,6 +18,7 @@ describe('policyDefaults', () => {
       dispatchOnly: false,
       cacheReadOnlyTools: false,
       readOnlyCacheTtlSeconds: 300,
+      encoding: 'auto',
     });
   });
 });

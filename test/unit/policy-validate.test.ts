@@ -162,6 +162,7 @@ describe('global defaults and the contract', () => {
       cacheReadOnlyTools: false,
       readOnlyCacheTtlSeconds: 300,
       pinning: true,
+      encoding: 'auto',
     });
     expect(GlobalPolicyDefaultsSchema.safeParse({ maxDirectTools: -1 }).success).toBe(false);
   });

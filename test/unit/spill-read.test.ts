@@ -3,6 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { decode } from '@toon-format/toon';
 import { TokenCounter } from '../../electron/core/tokens/token-counter.js';
 import { SpillStore } from '../../electron/core/spill/spill-store.js';
 import { readResult } from '../../electron/core/spill/read-result.js';
@@ -133,7 +134,7 @@ describe('readResult ops', () => {
   ])('query %s', async (query, expected) => {
     const { text, isError } = await read({ handle: jsonHandle, op: 'query', query });
     expect(isError).toBe(false);
-    expect(JSON.parse(text.slice(text.indexOf('\n') + 1))).toEqual(expected);
+    expect(answerOf(text.slice(text.indexOf('\n') + 1))).toEqual(expected);
   });
 
   it('query: bad queries, non-JSON results and no match', async () => {
@@ -295,7 +296,7 @@ describe('regular expressions run in linear time (issue 13, item 10)', () => {
       const { text, isError } = await read({ handle: records, op: 'query', query: q });
       if (isError) return text;
       const body = text.slice(text.indexOf('\n') + 1);
-      return body.startsWith('null\n') ? null : JSON.parse(body);
+      return body.startsWith('null\n') ? null : answerOf(body);
     };
     expect(await query('.items | filter(regex(.name, "(a+)+$")) | map(.name)')).toEqual(['aaaaaaaa']);
     expect(await query('.items | filter(regex(.name, "^(a|aa)+$")) | size()')).toBe(1);
@@ -337,3 +338,9 @@ describe('regular expressions run in linear time (issue 13, item 10)', () => {
     expect((await read({ handle: big, op: 'grep', pattern: 'header' })).text).toContain('1:header');
   });
 });
+
+/** A query's answer: pretty JSON, or (tabular answers in 'auto', issue 18) TOON with its note line, decoded. */
+function answerOf(body: string): unknown {
+  const note = body.lastIndexOf('\n[shown as TOON');
+  return note === -1 ? JSON.parse(body) : decode(body.slice(0, note));
+}

@@ -74,7 +74,13 @@ export function newCallContext(
   options: CallOptions,
 ): CallContext {
   const resultPolicy: ResultPolicy = options.resultToSpill
-    ? { action: 'spill', thresholdTokens: 1, previewTokens: values?.previewTokens ?? settings.spill.previewTokens, spillAlways: true }
+    ? {
+        action: 'spill',
+        thresholdTokens: 1,
+        previewTokens: values?.previewTokens ?? settings.spill.previewTokens,
+        spillAlways: true,
+        encoding: values?.encoding ?? settings.policy.encoding,
+      }
     : (values ?? settings.spill);
   return {
     callId: randomUUID(),

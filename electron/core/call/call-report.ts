@@ -31,6 +31,8 @@ export interface CallReport {
   countUpstreamTokens: (() => Promise<TokenCount>) | undefined;
   /** countUpstreamTokens counts exactly what `delivered` holds (a result passed as it came, unmasked): the ledger may remember the count. */
   countsDelivered: boolean;
+  /** Tokens saved by showing tabular JSON as TOON (issue 18), for the ledger. */
+  tokensSavedByEncoding?: number;
 }
 
 /** One finished call, for the ledger and the policy's use counts. */
@@ -75,6 +77,7 @@ export function shapeReport(shaped: ShapedResult): CallReport {
   r.handle = o.handle;
   r.note = o.note;
   r.countUpstreamTokens = o.countUpstreamTokens;
+  if (o.tokensSavedByEncoding) r.tokensSavedByEncoding = o.tokensSavedByEncoding;
   return r;
 }
 

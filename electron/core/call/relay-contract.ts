@@ -30,7 +30,11 @@ export interface OwnResources {
 }
 
 /** The policy a result is shaped under: the tool's effective one (or settings.spill without a policy). */
-export type ResultPolicy = Pick<EffectiveValues, 'action' | 'thresholdTokens' | 'previewTokens'> & { spillAlways?: boolean };
+export type ResultPolicy = Pick<EffectiveValues, 'action' | 'thresholdTokens' | 'previewTokens'> & {
+  spillAlways?: boolean;
+  /** JSON or TOON for tabular JSON (issue 18); absent: 'auto'. */
+  encoding?: EffectiveValues['encoding'];
+};
 
 /** The pass/spill/truncate stage (spill/spill-feature.ts implements it). */
 export interface ResultShaper {

@@ -19,6 +19,7 @@ import { exceedsClientPipe, guardClientPipe } from './client-pipe-guard.js';
 import { takeCompressionRequest } from './compression-request.js';
 import { CompressionStage } from './compression-stage.js';
 import { maskResult, PiiMaskers, restoreDelivered, restorePii } from './pii-masking.js';
+import { encodePassed, mayEncodePassed } from './result-encoding.js';
 import type { ProgressRoutes } from './progress-routes.js';
 import { refuse } from './refusal.js';
 import type { CallOptions, RelayDeps } from './relay-contract.js';
@@ -117,6 +118,8 @@ export class ToolCallPipeline {
     const report = shapeReport(shaped);
     // Passed as it came and unmasked: what is delivered is what the count counts.
     report.countsDelivered = true;
+    // Tabular JSON may be shown as TOON (issue 18): only text that looks like it is parsed.
+    if (mayEncodePassed(ctx.resultPolicy, report.delivered)) return encodePassed(report, ctx.resultPolicy, this.deps.counter);
     return report;
   }
 
@@ -130,6 +133,10 @@ export class ToolCallPipeline {
     let report = shapeReport(shaped);
     if (ctx.resultPolicy.action === 'compress') report = await this.#compression.condense(ctx, shaped, report);
     if (masking) report.delivered = restoreDelivered(masking, report.delivered);
+    // Passed whole (not masked: the restored values are the client's own): tabular JSON may be shown as TOON.
+    else if (report.action === 'pass' && mayEncodePassed(ctx.resultPolicy, report.delivered)) {
+      report = await encodePassed(report, ctx.resultPolicy, this.deps.counter);
+    }
     return report;
   }
 

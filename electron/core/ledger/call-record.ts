@@ -30,6 +30,7 @@ export function callEntry(input: CallRecordInput, now: () => string): CallEntry 
   record.bytesDelivered = input.bytesDelivered;
   record.latencyMs = input.latencyMs;
   if (input.handle !== undefined) record.handle = input.handle;
+  if (input.tokensSavedByEncoding !== undefined) record.tokensSavedByEncoding = input.tokensSavedByEncoding;
   return record;
 }
 
@@ -47,7 +48,8 @@ function wellFormed(r: CallRecordInput): boolean {
     typeof r.latencyMs === 'number' &&
     Number.isFinite(r.latencyMs) &&
     r.latencyMs >= 0 &&
-    (r.handle === undefined || typeof r.handle === 'string')
+    (r.handle === undefined || typeof r.handle === 'string') &&
+    (r.tokensSavedByEncoding === undefined || isCount(r.tokensSavedByEncoding))
   );
 }
 

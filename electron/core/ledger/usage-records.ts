@@ -30,6 +30,8 @@ export interface CountedCall {
     countUpstreamTokens?: () => Promise<TokenCount>;
     /** countUpstreamTokens counts exactly what `delivered` holds: equal results, equal counts. */
     countsDelivered?: boolean;
+    /** Tokens saved by showing tabular JSON as TOON (issue 18). */
+    tokensSavedByEncoding?: number;
   };
 }
 
@@ -124,6 +126,7 @@ export class UsageRecords {
     const client = call.session.clientName;
     if (client) record.client = client;
     if (r.handle) record.handle = r.handle;
+    if (r.tokensSavedByEncoding) record.tokensSavedByEncoding = r.tokensSavedByEncoding;
     try {
       this.parts.ledger.recordCall(record);
     } catch (err) {

@@ -10,6 +10,7 @@ import type {
   PolicyField,
   PiiPolicy,
   PolicySource,
+  ResultEncoding,
   ServerPolicy,
   ToolPolicy,
 } from '../../../shared/policy.js';
@@ -26,12 +27,15 @@ export interface PolicyDefaults {
   dispatchOnly: boolean;
   cacheReadOnlyTools: boolean;
   readOnlyCacheTtlSeconds: number;
+  /** JSON or TOON for tabular results when no server or tool sets it (issue 18). */
+  encoding: ResultEncoding;
 }
 
 /** Builds the defaults from the settings and the global policy switches. */
 export function policyDefaults(
   settings: Pick<Settings, 'spill' | 'requestTimeoutMs'>,
-  global: Pick<GlobalPolicyDefaults, 'dispatchOnly' | 'cacheReadOnlyTools' | 'readOnlyCacheTtlSeconds'>,
+  global: Pick<GlobalPolicyDefaults, 'dispatchOnly' | 'cacheReadOnlyTools' | 'readOnlyCacheTtlSeconds'> &
+    Partial<Pick<GlobalPolicyDefaults, 'encoding'>>,
 ): PolicyDefaults {
   return {
     action: settings.spill.action,
@@ -43,6 +47,7 @@ export function policyDefaults(
     dispatchOnly: global.dispatchOnly,
     cacheReadOnlyTools: global.cacheReadOnlyTools,
     readOnlyCacheTtlSeconds: global.readOnlyCacheTtlSeconds,
+    encoding: global.encoding ?? 'auto',
   };
 }
 
@@ -54,7 +59,7 @@ export interface ResolveInput {
   readOnlyHint?: boolean;
 }
 
-type Layered = 'action' | 'thresholdTokens' | 'previewTokens' | 'cacheTtlSeconds' | 'cacheErrors' | 'timeoutMs';
+type Layered = 'action' | 'thresholdTokens' | 'previewTokens' | 'cacheTtlSeconds' | 'cacheErrors' | 'timeoutMs' | 'encoding';
 
 /**
  * The effective value of every field and its source. A field set at tool level wins over the server's,
@@ -100,6 +105,7 @@ export function resolvePolicy({ defaults, server = {}, tool = {}, readOnlyHint =
   pick('cacheTtlSeconds', defaults.cacheReadOnlyTools && readOnlyHint ? defaults.readOnlyCacheTtlSeconds : defaults.cacheTtlSeconds);
   pick('cacheErrors', defaults.cacheErrors);
   pick('timeoutMs', defaults.timeoutMs);
+  pick('encoding', defaults.encoding ?? 'auto');
 
   return { values, sources };
 }

@@ -2,12 +2,30 @@ import { formatCount } from '../../../shared/plain-text.js';
 
 export { formatCount } from '../../../shared/plain-text.js';
 
+/** The first items of an array shown as TOON instead of one JSON line each (issue 18). */
+export interface ShownTable {
+  /** TOON of the array's first `rows` items: it decodes to exactly those items. */
+  toon: string;
+  rows: number;
+}
+
+/** Items of an array the summary shows at most. */
+export const SUMMARY_ITEMS = 20;
+
+/** The arrays whose first items the summary shows, by path (`$` for the value itself, `.key` for a top-level key). */
+export function summaryArrays(value: unknown): { path: string; items: unknown[] }[] {
+  if (Array.isArray(value)) return value.length > 0 ? [{ path: '$', items: value }] : [];
+  if (!isObject(value)) return [];
+  return largestArrays(value).map((key) => ({ path: `.${jsonKey(key)}`, items: value[key] as unknown[] }));
+}
+
 /**
  * A structural summary of a JSON value for the preview of a spilled result (issue 4): the top-level
  * keys with their types, array lengths, a string's size and start, then the first items of the main
- * arrays. It is built up to `maxChars`; the caller cuts it to its token budget.
+ * arrays (as TOON where `tables` has them by path). It is built up to `maxChars`; the caller cuts it to
+ * its token budget.
  */
-export function summarizeJson(value: unknown, maxChars: number): string {
+export function summarizeJson(value: unknown, maxChars: number, tables?: ReadonlyMap<string, ShownTable>): string {
   const out: string[] = [];
   let size = 0;
   const push = (line: string): boolean => {
@@ -19,18 +37,16 @@ export function summarizeJson(value: unknown, maxChars: number): string {
 
   if (Array.isArray(value)) {
     push(`JSON array of ${formatCount(value.length)} ${value.length === 1 ? 'item' : 'items'}${itemShape(value)}.`);
-    firstItems(value, '$', push);
+    firstItems(value, '$', push, tables?.get('$'));
   } else if (isObject(value)) {
     const keys = Object.keys(value);
     push(`JSON object with ${formatCount(keys.length)} top-level ${keys.length === 1 ? 'key' : 'keys'}:`);
     for (const key of keys.slice(0, 100)) if (!push(`  ${JSON.stringify(key)}: ${shape(value[key])}`)) break;
     if (keys.length > 100) push(`  … ${formatCount(keys.length - 100)} more keys`);
-    // The largest arrays are what the model most likely wants to see into.
-    const arrays = keys
-      .filter((key) => Array.isArray(value[key]) && (value[key] as unknown[]).length > 0)
-      .sort((a, b) => (value[b] as unknown[]).length - (value[a] as unknown[]).length)
-      .slice(0, 3);
-    for (const key of arrays) firstItems(value[key] as unknown[], `.${jsonKey(key)}`, push);
+    for (const key of largestArrays(value)) {
+      const path = `.${jsonKey(key)}`;
+      firstItems(value[key] as unknown[], path, push, tables?.get(path));
+    }
   } else {
     push(`JSON ${shape(value)}`);
   }
@@ -61,10 +77,24 @@ function itemShape(items: unknown[]): string {
   return ` (${first === null ? 'null' : typeof first}s)`;
 }
 
-function firstItems(items: unknown[], path: string, push: (line: string) => boolean): void {
+/** The largest arrays are what the model most likely wants to see into. */
+function largestArrays(value: Record<string, unknown>): string[] {
+  return Object.keys(value)
+    .filter((key) => Array.isArray(value[key]) && (value[key] as unknown[]).length > 0)
+    .sort((a, b) => (value[b] as unknown[]).length - (value[a] as unknown[]).length)
+    .slice(0, 3);
+}
+
+function firstItems(items: unknown[], path: string, push: (line: string) => boolean, table: ShownTable | undefined): void {
   if (items.length === 0) return;
+  if (table) {
+    if (!push(`First ${formatCount(table.rows)} items of ${path} as TOON:`)) return;
+    for (const line of table.toon.split('\n')) if (!push(line)) return;
+    if (items.length > table.rows) push(`… ${formatCount(items.length - table.rows)} more`);
+    return;
+  }
   if (!push(`First items of ${path}:`)) return;
-  const shown = Math.min(items.length, 20);
+  const shown = Math.min(items.length, SUMMARY_ITEMS);
   for (let i = 0; i < shown; i++) {
     const json = JSON.stringify(items[i]) ?? 'null';
     if (!push(`  [${i}] ${json.length > 400 ? `${json.slice(0, 400)}…` : json}`)) return;

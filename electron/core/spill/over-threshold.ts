@@ -41,7 +41,12 @@ export async function deliverOver(
   const { counter, store } = deps;
   const { view, bytesUpstream, tokensUpstream, preview } = over;
   const sizes = { tokens: tokensUpstream, bytes: bytesUpstream, preview };
-  const base = { bytesUpstream, tokensUpstream, tokensUpstreamLowerBound: over.threshold + 1 };
+  const base = {
+    bytesUpstream,
+    tokensUpstream,
+    tokensUpstreamLowerBound: over.threshold + 1,
+    ...(preview.encoding ? { tokensSavedByEncoding: preview.encoding.tokensSaved } : {}),
+  };
 
   if (decideShape(policy, true) === 'truncate') {
     const text = `${truncatedHeader(sizes, "This tool's policy keeps nothing: the rest was discarded.")}\n---\n${preview.text}`;

@@ -99,8 +99,16 @@ function grepScan(lines: readonly string[], regex: LinearRegex, options: GrepOpt
   return out.join('\n');
 }
 
-/** Runs a JSON Query (or a simple `$.a.b[0]` path) on the document's JSON. */
-export function queryJson(doc: SpillDocument, query: string, deadlineMs = READ_DEADLINE_MS): string {
+/**
+ * Runs a JSON Query (or a simple `$.a.b[0]` path) on the document's JSON; `render` shows a non-null
+ * answer (default pretty JSON; read-encoding.ts may show it as TOON).
+ */
+export async function queryJson(
+  doc: SpillDocument,
+  query: string,
+  deadlineMs = READ_DEADLINE_MS,
+  render: (value: unknown) => string | Promise<string> = (value) => JSON.stringify(value, null, 2),
+): Promise<string> {
   const json = doc.json; // parsed before the clock starts
   if (!json) throw new ReadOpError('This result is not JSON, so it cannot be queried; use grep, slice or read instead.');
   let value: unknown;
@@ -120,7 +128,7 @@ export function queryJson(doc: SpillDocument, query: string, deadlineMs = READ_D
   }
   // JSON Query yields null for a missing path, so null cannot be told apart from "nothing there".
   if (value === undefined || value === null) return `Query ${JSON.stringify(query)}:\nnull\n[null: the value is null, or nothing matched]`;
-  return `Query ${JSON.stringify(query)}:\n${JSON.stringify(value, null, 2)}`;
+  return `Query ${JSON.stringify(query)}:\n${await render(value)}`;
 }
 
 /**

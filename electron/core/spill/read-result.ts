@@ -1,6 +1,8 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { ResultEncoding } from '../../../shared/policy.js';
 import type { TokenCounter } from '../tokens/token-counter.js';
 import { formatCount, shape } from './json-summary.js';
+import { queryAnswer, tabularView } from './read-encoding.js';
 import { grepLines, headLines, queryJson, ReadOpError, readFrom, sliceLines, tailLines } from './read-ops.js';
 import { READ_RESULT_TOOL_NAME, ReadResultArgs } from './read-result-tool.js';
 import { formatBytes } from './size-labels.js';
@@ -12,6 +14,8 @@ export interface ReadResultOptions {
   maxOutputTokens?: number;
   /** How long a grep or a query may run before it is cut off (default READ_DEADLINE_MS, 2 s). */
   deadlineMs?: number;
+  /** How a result's tabular JSON is shown (issue 18); default 'auto'. */
+  encodingFor?: (entry: SpillEntry) => ResultEncoding;
 }
 
 const DEFAULT_OUTPUT_TOKENS = 8_000;
@@ -39,16 +43,23 @@ export async function readResult(store: SpillStore, counter: TokenCounter, args:
 
   try {
     const doc = await store.readDocument(entry.handle);
+    const encoding = options.encodingFor?.(entry) ?? 'auto';
+    // Lines of a tabular JSON result are read on its TOON view, where each row is a line.
+    const lined = async (read: (lines: SpillDocument) => string): Promise<string> => {
+      const toon = entry.contentType === 'json' ? await tabularView(doc, encoding, counter) : undefined;
+      return toon ? `[Lines of the result as TOON: ${toon.note}; grep, read and query use its JSON]\n${read(toon.doc)}` : read(doc);
+    };
     switch (a.op) {
       case 'stat':
         return await capped(counter, stat(entry, doc), cap, 'stat');
       case 'head':
-        return await capped(counter, headLines(doc, a.lines ?? DEFAULT_LINES), cap, 'lines');
+        return await capped(counter, await lined((d) => headLines(d, a.lines ?? DEFAULT_LINES)), cap, 'lines');
       case 'tail':
-        return await capped(counter, tailLines(doc, a.lines ?? DEFAULT_LINES), cap, 'lines');
+        return await capped(counter, await lined((d) => tailLines(d, a.lines ?? DEFAULT_LINES)), cap, 'lines');
       case 'slice': {
         if (a.start === undefined) return failure('slice needs `start` (1-based line number) and optionally `end` (inclusive).');
-        return await capped(counter, sliceLines(doc, a.start, a.end ?? a.start + DEFAULT_SLICE_LINES - 1), cap, 'lines');
+        const start = a.start;
+        return await capped(counter, await lined((d) => sliceLines(d, start, a.end ?? start + DEFAULT_SLICE_LINES - 1)), cap, 'lines');
       }
       case 'grep': {
         if (a.pattern === undefined || a.pattern === '') return failure('grep needs a non-empty `pattern` (a regular expression).');
@@ -64,7 +75,8 @@ export async function readResult(store: SpillStore, counter: TokenCounter, args:
       case 'query': {
         if (a.query === undefined || a.query.trim() === '')
           return failure('query needs a `query` (a JSON Query expression or a path like $.items[0]).');
-        return await capped(counter, queryJson(doc, a.query, options.deadlineMs), cap, 'query');
+        const answer = await queryJson(doc, a.query, options.deadlineMs, (value) => queryAnswer(value, encoding, counter));
+        return await capped(counter, answer, cap, 'query');
       }
       case 'read':
         return await read(counter, doc, a.offset ?? 0, Math.min(a.maxTokens ?? DEFAULT_READ_TOKENS, cap));

@@ -3,8 +3,10 @@
  * summary for JSON) under a header with the sizes, and for a spilled result the handle and how to read more.
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { ResultEncoding } from '../../../shared/policy.js';
+import { encodeValue, isUniformObjectArray, tokensSaved } from '../encoding/toon-encoding.js';
 import type { TokenBudgetCut, TokenCount, TokenCounter } from '../tokens/token-counter.js';
-import { formatCount, summarizeJson } from './json-summary.js';
+import { formatCount, SUMMARY_ITEMS, summarizeJson, summaryArrays, type ShownTable } from './json-summary.js';
 import { READ_RESULT_TOOL_REFERENCE } from './read-result-tool.js';
 import { parseJson, type ResultView } from './result-view.js';
 import { formatBytes, formatDuration } from './size-labels.js';
@@ -17,6 +19,8 @@ export interface Preview {
   /** Lines of the text view the preview shows (0 for a JSON summary). */
   lines: number;
   summary: boolean;
+  /** Set when items are shown as TOON: the line saying so, and the tokens that saved against JSON. */
+  encoding?: { note: string; tokensSaved: number };
 }
 
 export interface Sizes {
@@ -35,18 +39,59 @@ export async function buildPreview(
   previewTokens: number,
   counter: TokenCounter,
   start?: TokenBudgetCut,
+  encoding: ResultEncoding = 'auto',
 ): Promise<Preview> {
   if (view.contentType === 'json') {
     const json = view.textFromStructured ? { value: result.structuredContent } : parseJson(view.text);
-    if (json) return summaryPreview(json.value, previewTokens, counter);
+    if (json) return summaryPreview(json.value, previewTokens, counter, encoding);
   }
   return start ? startPreview(start) : textPreview(view.text, previewTokens, counter);
 }
 
-/** A JSON value's structural summary, cut to the preview budget. */
-export async function summaryPreview(value: unknown, previewTokens: number, counter: TokenCounter): Promise<Preview> {
-  const { text, tokens } = await counter.cutToTokens(summarizeJson(value, previewTokens * 8), previewTokens);
-  return { text, tokens, lines: 0, summary: true };
+/** A JSON value's structural summary, cut to the preview budget; uniform items as TOON where `encoding` allows. */
+export async function summaryPreview(
+  value: unknown,
+  previewTokens: number,
+  counter: TokenCounter,
+  encoding: ResultEncoding = 'auto',
+): Promise<Preview> {
+  const shown = encoding === 'json' ? undefined : await summaryTables(value, previewTokens, encoding, counter);
+  const { text, tokens } = await counter.cutToTokens(summarizeJson(value, previewTokens * 8, shown?.tables), previewTokens);
+  const preview: Preview = { text, tokens, lines: 0, summary: true };
+  if (shown && shown.saved > 0) {
+    const percent = Math.round((shown.saved / Math.max(1, shown.jsonTokens)) * 100);
+    preview.encoding = { note: `items shown as TOON (tabular), ${percent}% fewer tokens than JSON`, tokensSaved: shown.saved };
+  }
+  return preview;
+}
+
+/**
+ * The first items of the arrays the summary shows, as TOON where they are uniform objects and the
+ * encoding pays; fewer rows where a table would take most of the budget (a cut table would not decode).
+ */
+async function summaryTables(
+  value: unknown,
+  previewTokens: number,
+  encoding: ResultEncoding,
+  counter: TokenCounter,
+): Promise<{ tables: Map<string, ShownTable>; saved: number; jsonTokens: number } | undefined> {
+  const tables = new Map<string, ShownTable>();
+  let saved = 0;
+  let jsonTokens = 0;
+  for (const { path, items } of summaryArrays(value)) {
+    let rows = Math.min(items.length, SUMMARY_ITEMS);
+    if (!isUniformObjectArray(items.slice(0, rows))) continue;
+    for (; rows >= 2; rows = Math.floor(rows / 2)) {
+      const encoded = await encodeValue(items.slice(0, rows), encoding, counter);
+      if (encoded.encoding !== 'toon') break;
+      if (encoded.toonTokens! > previewTokens / 2 && rows > 2) continue;
+      tables.set(path, { toon: encoded.text, rows });
+      saved += tokensSaved(encoded);
+      jsonTokens += encoded.jsonTokens;
+      break;
+    }
+  }
+  return tables.size > 0 ? { tables, saved, jsonTokens } : undefined;
 }
 
 /** A text's start, cut to the preview budget. */
@@ -68,8 +113,9 @@ export function sizeLabel(sizes: Sizes): string {
 }
 
 function showing(preview: Preview): string {
+  const encoding = preview.encoding ? `; ${preview.encoding.note}` : '';
   return preview.summary
-    ? `showing a structural summary (${formatCount(preview.tokens)} tokens)`
+    ? `showing a structural summary (${formatCount(preview.tokens)} tokens${encoding})`
     : `showing the first ${formatCount(preview.tokens)} tokens (${formatCount(preview.lines)} ${preview.lines === 1 ? 'line' : 'lines'})`;
 }
 

@@ -24,6 +24,8 @@ export interface ShapePolicy {
    * down the client's pipe.
    */
   spillAlways?: boolean;
+  /** JSON or TOON for the preview of tabular JSON (issue 18); absent: 'auto'. */
+  encoding?: EffectiveValues['encoding'];
 }
 
 /**

@@ -60,6 +60,8 @@ export interface ShapeOutcome {
   expiresAt?: number;
   /** Why the full result could not be kept, when it could not. */
   note?: string;
+  /** Tokens saved by showing the preview's items as TOON (issue 18). */
+  tokensSavedByEncoding?: number;
 }
 
 export interface ShapedResult {
@@ -123,7 +125,7 @@ async function shapeCounted(
     tokens: (exact ? sample.tokens : Math.round((sample.tokens / Math.max(1, sample.chars)) * view.text.length)) + media,
     estimated: !exact,
   };
-  const preview = await buildPreview(result, view, policy.previewTokens, counter, survey.preview);
+  const preview = await buildPreview(result, view, policy.previewTokens, counter, survey.preview, policy.encoding);
   return deliverOver(
     result,
     {
@@ -209,7 +211,7 @@ async function shapeSpooled(
   let preview: Preview | undefined;
   if (summarized) {
     const json = parseJson(await readStart(view, view.bytes));
-    if (json) preview = await summaryPreview(json.value, policy.previewTokens, counter);
+    if (json) preview = await summaryPreview(json.value, policy.previewTokens, counter, policy.encoding);
   }
   preview ??= survey.preview ? startPreview(survey.preview) : await textPreview(head, policy.previewTokens, counter);
   if (!policy.spillAlways && mayNotSave(preview.tokens, tokensUpstream)) return undefined;

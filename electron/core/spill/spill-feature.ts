@@ -6,6 +6,7 @@
 import { join } from 'node:path';
 import type { CallToolResult, ReadResourceResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { Settings } from '../../../shared/config.js';
+import type { ResultEncoding } from '../../../shared/policy.js';
 import { TokenCounter } from '../tokens/token-counter.js';
 import { RAW_DIR_NAME, RawTexts } from './raw-texts.js';
 import { READ_RESULT_TOOL } from './read-result-tool.js';
@@ -22,6 +23,8 @@ export interface SpillFeatureOptions {
   settings: () => Settings;
   now?: () => number;
   log: (message: string, error?: unknown) => void;
+  /** The encoding a tool's read_result output is shown in (issue 18); default the global setting. */
+  encodingFor?: (server: string, tool: string) => ResultEncoding | undefined;
 }
 
 /** The shaper of the call path: pass, spill or truncate one result (see shapeResult). */
@@ -82,9 +85,14 @@ export async function createSpillFeature(options: SpillFeatureOptions): Promise<
   timer.unref();
 
   const deps: ShapeDeps = { store, counter, now, rawTexts };
+  // The encoding each tool's results were last shaped under: read_result shows a tool's spilled result
+  // in it (its per-tool policy), unless the hub says otherwise; the global setting before any call.
+  const shapedEncoding = new Map<string, ResultEncoding>();
+  const encodingKey = (server: string, tool: string) => JSON.stringify([server, tool]);
   const shaper: SpillShaper = {
-    shape: (result, p, ctx) =>
-      shapeResult(
+    shape: (result, p, ctx) => {
+      if (p.encoding) shapedEncoding.set(encodingKey(ctx.server, ctx.tool), p.encoding);
+      return shapeResult(
         result,
         {
           action: p.action,
@@ -92,17 +100,23 @@ export async function createSpillFeature(options: SpillFeatureOptions): Promise<
           previewTokens: p.previewTokens,
           ttlMs: settings().spill.ttlHours * 3600_000,
           ...(p.spillAlways ? { spillAlways: true } : {}),
+          ...(p.encoding ? { encoding: p.encoding } : {}),
         },
         ctx,
         deps,
-      ),
+      );
+    },
     holdsSpooled: (result) => rawTexts.holds(result),
     materialize: (result) => rawTexts.materialize(result),
   };
 
   const readTool: SpillReadTool = {
     tool: READ_RESULT_TOOL as Tool,
-    call: (args) => readResult(store, counter, args),
+    call: (args) =>
+      readResult(store, counter, args, {
+        encodingFor: (entry) =>
+          options.encodingFor?.(entry.server, entry.tool) ?? shapedEncoding.get(encodingKey(entry.server, entry.tool)) ?? settings().policy.encoding,
+      }),
   };
 
   const ownResources: SpillResources = {
