@@ -22,6 +22,14 @@ export const ToolSummarySchema = z.object({
 });
 export type ToolSummary = z.infer<typeof ToolSummarySchema>;
 
+/** An HTTP or SSE server's OAuth sign-in (issue 15): 'none' for servers that never asked for one. */
+export const UpstreamAuthSchema = z.object({
+  state: z.enum(['none', 'signed-in', 'needs-sign-in']),
+  /** While a sign-in is needed: the last authorization URL made for it (a fresh one comes from upstreams.signIn). */
+  authorizationUrl: z.string().optional(),
+});
+export type UpstreamAuth = z.infer<typeof UpstreamAuthSchema>;
+
 export const UpstreamInfoSchema = z.object({
   id: z.string(),
   config: ServerConfigSchema,
@@ -34,6 +42,7 @@ export const UpstreamInfoSchema = z.object({
   /** Upstream serverInfo, once connected. */
   serverInfo: z.object({ name: z.string(), version: z.string() }).optional(),
   restarts: z.number().int(),
+  auth: UpstreamAuthSchema.optional(),
 });
 export type UpstreamInfo = z.infer<typeof UpstreamInfoSchema>;
 
@@ -79,6 +88,10 @@ export const api = {
   'upstreams.update': method(z.object({ id: z.string(), config: ServerConfigSchema }), z.object({ id: z.string() })),
   'upstreams.remove': method(serverIdReq, z.object({ removed: z.boolean() })),
   'upstreams.restart': method(serverIdReq, z.object({ status: UpstreamStatusSchema })),
+  /** Starts a sign-in: open the URL in a browser; the redirect back to the hub finishes it. */
+  'upstreams.signIn': method(serverIdReq, z.object({ authorizationUrl: z.string() })),
+  /** Forgets the server's tokens (revoked where it supports RFC 7009); it then needs a sign-in. */
+  'upstreams.signOut': method(serverIdReq, z.object({ revoked: z.boolean() })),
   'upstreams.test': method(
     // `id`: the server being edited, whose stored values stand in for the masked ones (`***`) sent back.
     z.object({ config: ServerConfigSchema, id: z.string().optional() }),

@@ -4,8 +4,11 @@
  */
 import { z } from 'zod';
 
-/** 'idle': started on first use, not running now (issue 18); its kept lists serve until a call starts it. */
-export const UpstreamStatusSchema = z.enum(['connecting', 'ready', 'error', 'stopped', 'disabled', 'idle']);
+/**
+ * 'idle': started on first use, not running now (issue 18); its kept lists serve until a call starts it.
+ * 'needs-sign-in': an HTTP or SSE server answered 401 and the user must sign in (issue 15).
+ */
+export const UpstreamStatusSchema = z.enum(['connecting', 'ready', 'error', 'stopped', 'disabled', 'idle', 'needs-sign-in']);
 export type UpstreamStatus = z.infer<typeof UpstreamStatusSchema>;
 
 export const LevelSchema = z.enum(['debug', 'info', 'warn', 'error']);

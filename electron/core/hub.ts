@@ -38,6 +38,7 @@ import { UpstreamPool, type UpstreamStatusChange } from './upstream/upstream-poo
 import { startPlan } from './upstream/start-plan.js';
 import { StartupWaits } from './hub/startup-waits.js';
 import { openHubParts, type HubParts } from './hub/hub-parts.js';
+import { HubSignIns } from './hub/hub-sign-ins.js';
 
 export interface HubOptions {
   paths: AppPaths;
@@ -81,6 +82,8 @@ export class Hub {
   readonly events: EventLog;
   /** Where env and header values live; config.json holds references (issue 15). */
   readonly secretStore: SecretStore;
+  /** Sign-in of HTTP and SSE upstreams (issue 15). */
+  readonly signIns: HubSignIns;
   readonly settingsSecrets: SettingsSecrets;
   readonly ledger: Ledger;
   readonly spill: SpillFeature;
@@ -140,6 +143,13 @@ export class Hub {
       log: (m, e) => this.#log(m, e),
     });
     this.reaper = new ChildReaper({ platform: options.platform });
+    this.signIns = new HubSignIns({
+      store: parts.secretStore,
+      upstreams: () => this.pool,
+      servers: () => this.config.servers,
+      endpointUrl: () => this.url,
+      emit: (e) => this.emit(e),
+    });
     let loginPath: Promise<string | undefined> | undefined;
     const createTransport =
       options.createTransport ??
@@ -150,6 +160,7 @@ export class Hub {
         maxMessageBytes: () => this.config.settings.maxMessageBytes,
         spool: parts.spill.rawTexts,
         resolveSecrets: (id, cfg) => resolveServerSecrets(parts.secretStore, id, cfg),
+        authProvider: (id, url) => this.signIns.providerFor(id, url),
         loginShellPath: options.useLoginShellPath
           ? () => (loginPath ??= readLoginShellPath({ platform: options.platform, env: options.env, timeoutMs: 5000 }))
           : undefined,
@@ -218,6 +229,7 @@ export class Hub {
         authenticate: (token) => (this.token && tokensEqual(token, this.token) ? {} : authenticateClient?.(token)),
         createSession: (id, _clientId, kind) => this.#newSession(id, kind),
         handleOther: (req, res, url) => handleOther?.(req, res, url) ?? Promise.resolve(false),
+        oauthCallback: (query) => this.signIns.callback(query),
         onSessionReaped: (s, reason, idleMs) =>
           this.emit({ type: 'session.reaped', level: reason === 'cap' ? 'warn' : 'info', session: s.id, client: s.clientName, reason, idleMs }),
       },
@@ -327,14 +339,16 @@ export class Hub {
     // A restarted or reconnected server may answer differently: nothing cached before counts.
     if (change.status === 'ready' || change.status === 'stopped') this.policy.cache.clear(change.server);
     const cfg = ownValue(this.config.servers, change.server);
-    if (change.status === 'idle') {
-      // Not running (on first use, or stopped when idle): the last lists it gave serve until a call starts it.
+    if (change.status === 'idle' || change.status === 'needs-sign-in') {
+      // Not running (on first use, stopped when idle, or waiting for a sign-in): the last lists it gave
+      // serve until a call starts it (or, for a sign-in, answer each call with what the user must do).
       if (cfg && this.#kept.resume(change.server, cfg)) this.#queueRebuild();
     } else if (change.status !== 'connecting' && this.#kept.settle(change.server)) {
       // It answered (ready or not): from now on its own lists count, not the last run's.
       this.#queueRebuild();
     }
-    this.emit({ type: 'upstream.status', level: change.status === 'error' ? 'error' : 'info', ...change });
+    const level = change.status === 'error' ? 'error' : change.status === 'needs-sign-in' ? 'warn' : 'info';
+    this.emit({ type: 'upstream.status', level, ...change });
   }
 
   #queueRebuild(): void {

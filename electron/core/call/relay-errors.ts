@@ -36,6 +36,7 @@ export function errorResult(text: string): CallToolResult {
 /** Why a server cannot take a request now: not configured, or its status (and last error). */
 export function unavailableMessage(serverId: string, up: Upstream | undefined): string {
   if (!up) return `Server "${serverId}" is not configured in Spillway.`;
+  if (up.status === 'needs-sign-in') return `Server "${serverId}" needs a sign-in: ${up.error ?? "open Spillway's Servers view and press Sign in."}`;
   const why = up.status === 'error' && up.error ? `: ${up.error}` : '';
   return `Server "${serverId}" is not available right now (status: ${up.status}${why}).`;
 }

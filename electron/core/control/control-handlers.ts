@@ -12,6 +12,7 @@ import { compressHandlers } from './compress-handlers.js';
 import { ControlError } from './control-error.js';
 import type { ControlParts } from './control-parts.js';
 import { policyHandlers } from './policy-handlers.js';
+import { signInHandlers } from './sign-in-handlers.js';
 
 export type Handler<M extends MethodName> = (req: ReturnType<(typeof api)[M]['req']['parse']>) => Promise<Res<M>> | Res<M>;
 export type HandlerMap = { [M in MethodName]?: Handler<M> };
@@ -54,6 +55,7 @@ export function hubHandlers(parts: ControlParts): HandlerMap {
     'spill.usage': () => spill.diskUsage(),
     'savings.report': (req) => parts.ledger.report(req),
     ...policyHandlers(parts),
+    ...signInHandlers(parts.signIns),
     ...compressHandlers(parts.settings),
   };
 }

@@ -6,6 +6,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Config, Settings } from '../../../shared/config.js';
 import type { Catalog } from '../catalog/catalog.js';
 import type { Hub } from '../hub.js';
+import type { HubSignIns } from '../hub/hub-sign-ins.js';
 import type { Ledger } from '../ledger/ledger.js';
 import type { EventLog } from '../log/event-log.js';
 import type { PolicyRuntime } from '../policy/policy-runtime.js';
@@ -28,6 +29,8 @@ export interface ControlParts {
   /** One op of the model's read tool (`spillway__read_result`), with its arguments and limits. */
   readSpill(args: Record<string, unknown>): Promise<CallToolResult>;
   ledger: Ledger;
+  /** Upstream OAuth sign-in (issue 15). */
+  signIns: HubSignIns;
 }
 
 /** Builds the control side of a hub. */
@@ -43,6 +46,7 @@ export function controlParts(hub: Hub): ControlParts {
     secrets: hub.events.secrets,
     secretStore: hub.secretStore,
     settingsSecrets: hub.settingsSecrets,
+    forgetSignIn: (id) => hub.signIns.oauth.forget(id),
   });
   const status = new HubStatus({
     config,
@@ -58,6 +62,7 @@ export function controlParts(hub: Hub): ControlParts {
       secrets: { store: hub.secretStore.kind },
     }),
     secrets: hub.events.secrets,
+    auth: (id) => hub.signIns.authInfo(id),
   });
   return {
     control,
@@ -71,5 +76,6 @@ export function controlParts(hub: Hub): ControlParts {
     spill: hub.spill.store,
     readSpill: (args) => readResult(hub.spill.store, hub.spill.counter, args),
     ledger: hub.ledger,
+    signIns: hub.signIns,
   };
 }

@@ -44,6 +44,8 @@ export interface HubControlDeps {
   secretStore?: SecretStore;
   /** Where the compression API key goes; without it the key stays in config.json. */
   settingsSecrets?: Pick<SettingsSecrets, 'keep'>;
+  /** Forgets a removed server's OAuth tokens and registration (issue 15). */
+  forgetSignIn?(id: string): Promise<void>;
 }
 
 /** A store that refuses (a locked keychain, a damaged secrets file) as the control API reports it. */
@@ -121,6 +123,8 @@ export class HubControl {
     await this.deps.saveConfig({ ...config, servers: rest }, `server ${id} removed`);
     const store = this.deps.secretStore;
     if (store) await this.#forget(() => forgetServerSecrets(store, id, removed), id);
+    const forgetSignIn = this.deps.forgetSignIn;
+    if (forgetSignIn) await this.#forget(() => forgetSignIn(id), id);
     await this.deps.pool.remove(id);
     this.deps.policy.cache.clear(id);
     await this.deps.policy.pins

@@ -3,7 +3,7 @@
  * status, and a server's tools with their schema cost.
  */
 import type { Config } from '../../../shared/config.js';
-import type { SessionInfo, Status, ToolSummary, UpstreamInfo } from '../../../shared/api.js';
+import type { SessionInfo, Status, ToolSummary, UpstreamAuth, UpstreamInfo } from '../../../shared/api.js';
 import { ownValue } from '../../../shared/records.js';
 import type { Catalog } from '../catalog/catalog.js';
 import type { DownstreamSession } from '../downstream/session.js';
@@ -25,6 +25,8 @@ export interface HubStatusDeps {
   facts(): Pick<Status, 'version' | 'endpoint' | 'dataDir' | 'configFile' | 'secrets'>;
   /** The known secret values (every env and header value, keys, tokens), masked in what servers print. */
   secrets: Pick<SecretValues, 'snapshot'>;
+  /** A server's OAuth sign-in (issue 15). */
+  auth?(id: string): UpstreamAuth;
 }
 
 export class HubStatus {
@@ -49,6 +51,7 @@ export class HubStatus {
       stderrTail: (up?.stderrTail() ?? []).slice(-50).map((l) => redactText(l, values)),
       ...(up?.serverInfo ? { serverInfo: { name: up.serverInfo.name, version: up.serverInfo.version } } : {}),
       restarts: up?.restarts ?? 0,
+      ...(this.deps.auth ? { auth: this.deps.auth(id) } : {}),
     };
   }
 

@@ -38,6 +38,11 @@ export interface EndpointHooks {
   createSession(id: string, clientId: string | undefined, kind: SessionTransportKind): DownstreamSession;
   /** Control API, UI and anything else that is not /mcp. Return false to answer 404. */
   handleOther?(req: IncomingMessage, res: ServerResponse, url: URL): Promise<boolean>;
+  /**
+   * GET /oauth/callback, the browser's redirect after an upstream sign-in (issue 15): no bearer token (the
+   * browser has none); the handler checks the state. Answers an HTML page.
+   */
+  oauthCallback?(query: URLSearchParams): Promise<{ status: number; html: string }>;
   /** A session is being closed without its client asking (session-reaping.ts); its later requests get 404. */
   onSessionReaped?(session: DownstreamSession, reason: ReapReason, idleMs: number): void;
 }
@@ -206,6 +211,12 @@ export class HttpEndpoint {
     if (isMcpPath(target)) return this.#handleMcp(req, res, () => new URL(target, `http://${host}`));
     const url = new URL(target, `http://${host}`);
     if (url.pathname === '/mcp' || url.pathname === '/mcp/') return this.#handleMcp(req, res, () => url);
+    if (url.pathname === '/oauth/callback' && req.method === 'GET' && this.hooks.oauthCallback) {
+      const page = await this.hooks.oauthCallback(url.searchParams);
+      res.writeHead(page.status, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store', 'referrer-policy': 'no-referrer' });
+      res.end(page.html);
+      return;
+    }
     if (this.hooks.handleOther && (await this.hooks.handleOther(req, res, url))) return;
     sendJson(res, 404, { ok: false, code: 'not_found', message: `No such path: ${url.pathname}` });
   }

@@ -1,8 +1,10 @@
 /**
  * Builds the client transport for one upstream config: our linear-framing stdio transport, Streamable
  * HTTP, or legacy SSE. Headers are the configured ones only — a downstream client's credentials are never
- * forwarded upstream.
+ * forwarded upstream. HTTP and SSE servers get an OAuth provider (issue 15) unless an Authorization header
+ * is configured: the SDK then signs in, refreshes and retries on a 401 by itself.
  */
+import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { ServerConfig } from '../../../shared/config.js';
 import type { ChildReaper } from './child-reaper.js';
 import type { EnvLike } from './child-env.js';
@@ -21,7 +23,11 @@ export interface TransportFactoryOptions {
   spool?: SpoolTarget;
   /** The config with its secret references replaced by the stored values (issue 15; the hub's secret store). */
   resolveSecrets?: (id: string, config: ServerConfig) => Promise<ServerConfig>;
+  /** The OAuth provider of an HTTP or SSE server (the hub's sign-ins). */
+  authProvider?: (id: string, serverUrl: string) => OAuthClientProvider | undefined;
 }
+
+const hasAuthorizationHeader = (headers: Record<string, string>) => Object.keys(headers).some((k) => k.toLowerCase() === 'authorization');
 
 export function createTransportFactory(options: TransportFactoryOptions) {
   return async (id: string, configured: ServerConfig, onStderr: (line: string) => void): Promise<UpstreamTransportHandle> => {
@@ -45,12 +51,14 @@ export function createTransportFactory(options: TransportFactoryOptions) {
     }
     const url = new URL(config.url);
     const requestInit: RequestInit = { headers: { ...config.headers } };
+    const authProvider = hasAuthorizationHeader(config.headers) ? undefined : options.authProvider?.(id, config.url);
     // Loaded on first use: most setups are stdio-only, and startup time counts.
     if (config.type === 'sse') {
       const { SSEClientTransport } = await import('@modelcontextprotocol/sdk/client/sse.js');
       return {
         transport: new SSEClientTransport(url, {
           requestInit,
+          ...(authProvider ? { authProvider } : {}),
           eventSourceInit: {
             fetch: (input, init) => fetch(input, { ...init, headers: { ...(init?.headers as Record<string, string>), ...config.headers } }),
           },
@@ -58,6 +66,6 @@ export function createTransportFactory(options: TransportFactoryOptions) {
       };
     }
     const { StreamableHTTPClientTransport } = await import('@modelcontextprotocol/sdk/client/streamableHttp.js');
-    return { transport: new StreamableHTTPClientTransport(url, { requestInit }) };
+    return { transport: new StreamableHTTPClientTransport(url, { requestInit, ...(authProvider ? { authProvider } : {}) }) };
   };
 }

@@ -24,11 +24,12 @@ import {
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { ServerConfig } from '../../../shared/config.js';
 import type { UpstreamStatus } from '../../../shared/events.js';
-import { UpstreamStartError } from './stdio-transport.js';
 import { ActivityTransport } from './activity-transport.js';
 import { IdleTimer } from './idle-timer.js';
 import { DirectToolCalls } from './direct-tool-calls.js';
 import { UpstreamClient } from './upstream-client.js';
+import { isSignInNeeded, signInMessage } from './sign-in-needed.js';
+import { describeConnectError } from './connect-error.js';
 
 export interface UpstreamTransportHandle {
   transport: Transport;
@@ -118,6 +119,8 @@ export class Upstream {
   #idle: IdleTimer | undefined;
   /** The last connection's close (a stdio child's exit). */
   #closing: Promise<void> = Promise.resolve();
+  /** This connect's 401 asked for a sign-in: its failure is not a crash (requireSignIn). */
+  #signInWanted = false;
   readonly #opts: Required<UpstreamOptions>;
 
   constructor(
@@ -186,6 +189,18 @@ export class Upstream {
     const client = this.#client;
     void client?.close().catch(() => undefined);
     this.#onDropped(generation, message, true);
+  }
+
+  /**
+   * The server wants a sign-in (its auth provider was asked for one): a connect under way ends in
+   * 'needs-sign-in' instead of 'error'; a connected server (a refresh failed) drops to it and waits.
+   */
+  requireSignIn(): void {
+    if (this.status === 'connecting') this.#signInWanted = true;
+    if (this.status !== 'ready' || this.#stopping) return;
+    const generation = ++this.#generation;
+    void this.#client?.close().catch(() => undefined);
+    this.#onSignInNeeded(generation);
   }
 
   /** Connects once and resolves when ready or failed (used by `upstreams.test`). */
@@ -262,6 +277,7 @@ export class Upstream {
 
   async #connect(retry = true): Promise<void> {
     const generation = ++this.#generation;
+    this.#signInWanted = false;
     this.#setStatus('connecting');
     const firstStart = !this.#started && downloadsOnFirstStart(this.config);
     const timeout = firstStart ? this.#opts.downloadGraceMs : this.#opts.connectTimeoutMs;
@@ -280,7 +296,7 @@ export class Upstream {
       client = this.#makeClient();
       this.#client = client;
       client.onclose = () => {
-        if (generation !== this.#generation || this.#stopping) return;
+        if (generation !== this.#generation || this.#stopping || this.#signInWanted) return;
         this.#onDropped(generation, this.#exitMessage('the server closed the connection'), retry);
       };
       const wire = this.#watch(handle.transport, generation);
@@ -299,6 +315,7 @@ export class Upstream {
       if (generation !== this.#generation || this.#stopping) return;
       const message = this.#exitMessage(describeConnectError(err, this.config));
       await client?.close().catch(() => undefined);
+      if (this.#signInWanted || isSignInNeeded(err)) return this.#onSignInNeeded(generation);
       this.#onDropped(generation, message, retry);
     }
   }
@@ -308,6 +325,18 @@ export class Upstream {
       .filter((l) => l.trim())
       .slice(-3);
     return tail.length > 0 && !base.includes(tail[tail.length - 1]) ? `${base} — stderr: ${tail.join(' | ')}` : base;
+  }
+
+  /** No retry: reconnecting cannot help until the user signs in (the hub restarts it then). */
+  #onSignInNeeded(generation: number): void {
+    if (generation !== this.#generation) return;
+    clearTimeout(this.#retryTimer);
+    this.#retryTimer = undefined;
+    this.#idle?.cancel();
+    this.#client = undefined;
+    this.#handle = undefined;
+    this.#clearLists();
+    this.#setStatus('needs-sign-in', signInMessage(this.id));
   }
 
   #onDropped(generation: number, message: string, retry: boolean): void {
@@ -382,20 +411,4 @@ export class Upstream {
     this.resourceTemplates = resourceTemplates;
     this.prompts = prompts;
   }
-}
-
-/** One readable sentence for a failed connect. */
-export function describeConnectError(err: unknown, config: ServerConfig): string {
-  const e = err as NodeJS.ErrnoException & { cause?: NodeJS.ErrnoException };
-  const code = e?.code ?? e?.cause?.code;
-  const msg = e instanceof Error ? e.message : String(err);
-  if (e instanceof UpstreamStartError) return msg;
-  if (code === 'ENOENT' && config.type === 'stdio') {
-    return `command not found: "${config.command}" (is it installed and on PATH?)`;
-  }
-  if (code === 'ECONNREFUSED' || /ECONNREFUSED|fetch failed/.test(msg)) {
-    return config.type === 'stdio' ? msg : `cannot reach ${config.url} (connection refused)`;
-  }
-  if (/Request timed out|timed out/i.test(msg)) return `no answer to initialize within the time limit (${msg})`;
-  return msg.replace(/^MCP error -?\d+: /, '');
 }

@@ -39,5 +39,7 @@ export function statusSentence(server: string, status: UpstreamStatus, error?: s
       return `${server} is turned off`;
     case 'idle':
       return `${server} is idle (it starts on its next call)`;
+    case 'needs-sign-in':
+      return `${server} needs you to sign in${why}`;
   }
 }

@@ -1,0 +1,22 @@
+/** The control methods of upstream sign-in (issue 15): upstreams.signIn and upstreams.signOut. */
+import { SignInRefused, type HubSignIns } from '../hub/hub-sign-ins.js';
+import { ControlError } from './control-error.js';
+import type { HandlerMap } from './control-handlers.js';
+
+/** A refused sign-in is the caller's mistake (unknown or stdio server); anything else means the server could not be reached or read. */
+async function mapped<T>(run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (err) {
+    if (err instanceof SignInRefused) throw new ControlError(/^No server/.test(err.message) ? 'not_found' : 'invalid', err.message, 'id');
+    if (err instanceof ControlError) throw err;
+    throw new ControlError('unavailable', `Signing in could not start: ${err instanceof Error ? err.message : String(err)}`);
+  }
+}
+
+export function signInHandlers(signIns: HubSignIns): HandlerMap {
+  return {
+    'upstreams.signIn': (req) => mapped(() => signIns.signIn(req.id)),
+    'upstreams.signOut': (req) => mapped(() => signIns.signOut(req.id)),
+  };
+}

@@ -1,0 +1,102 @@
+/**
+ * The hub's side of upstream sign-in (issue 15): the OAuth sign-ins wired to the upstream pool. A sign-in
+ * asked for by the SDK puts the upstream in 'needs-sign-in'; the browser's redirect, once its code is
+ * exchanged, starts the upstream again by itself; sign-out forgets the tokens and asks for a sign-in.
+ */
+import type { ServerConfig } from '../../../shared/config.js';
+import type { HubEventInput } from '../../../shared/events.js';
+import { ownValue } from '../../../shared/records.js';
+import { callbackPage } from '../oauth/callback-page.js';
+import { OAuthSignIns } from '../oauth/oauth-sign-ins.js';
+import type { UpstreamOAuthProvider } from '../oauth/upstream-oauth-provider.js';
+import type { SecretStore } from '../secrets/secret-store.js';
+import type { Upstream } from '../upstream/upstream.js';
+
+/** What list reports of a server's sign-in. */
+export interface UpstreamAuthInfo {
+  state: 'none' | 'signed-in' | 'needs-sign-in';
+  authorizationUrl?: string;
+}
+
+export interface HubSignInsDeps {
+  store: SecretStore;
+  upstreams: () => ReadonlyMap<string, Upstream>;
+  servers: () => Readonly<Record<string, ServerConfig>>;
+  /** The hub's MCP endpoint URL (its port is the callback's). */
+  endpointUrl: () => string;
+  emit(event: HubEventInput): void;
+}
+
+/** A sign-in that cannot start (the server is unknown or not reached over HTTP). */
+export class SignInRefused extends Error {
+  override name = 'SignInRefused';
+}
+
+export class HubSignIns {
+  readonly oauth: OAuthSignIns;
+
+  constructor(private readonly deps: HubSignInsDeps) {
+    this.oauth = new OAuthSignIns({
+      store: deps.store,
+      redirectUrl: () => new URL('/oauth/callback', deps.endpointUrl()).href,
+      onNeedsSignIn: (id) => deps.upstreams().get(id)?.requireSignIn(),
+    });
+  }
+
+  /** The provider of a configured HTTP or SSE server; none for a connection test's unsaved config (it never signs in or stores anything). */
+  providerFor(id: string, url: string): UpstreamOAuthProvider | undefined {
+    const cfg = ownValue(this.deps.servers(), id);
+    return cfg && cfg.type !== 'stdio' && cfg.url === url ? this.oauth.providerFor(id, url) : undefined;
+  }
+
+  #url(id: string): string {
+    const cfg = ownValue(this.deps.servers(), id);
+    if (!cfg) throw new SignInRefused(`No server with id "${id}"`);
+    if (cfg.type === 'stdio') throw new SignInRefused(`"${id}" runs on this computer: only servers reached over HTTP or SSE sign in.`);
+    return cfg.url;
+  }
+
+  /** An authorization URL to open in a browser. */
+  async signIn(id: string): Promise<{ authorizationUrl: string }> {
+    const authorizationUrl = await this.oauth.signIn(id, this.#url(id));
+    return { authorizationUrl };
+  }
+
+  /** Forgets (and revokes) a server's tokens; it then needs a sign-in. */
+  async signOut(id: string): Promise<{ revoked: boolean }> {
+    const result = await this.oauth.signOut(id, this.#url(id));
+    const up = this.deps.upstreams().get(id);
+    // Stopping closes the connection the old token opened; the fresh connect meets the 401 and waits.
+    if (up && up.config.enabled) await up.restart();
+    this.deps.emit({ type: 'log', level: 'info', server: id, message: `Signed out of ${id}${result.revoked ? ' (tokens revoked)' : ''}` });
+    return result;
+  }
+
+  /** A server's sign-in as list reports it (from what this run has read of the store). */
+  authInfo(id: string): UpstreamAuthInfo {
+    const up = this.deps.upstreams().get(id);
+    const provider = this.oauth.provider(id);
+    if (up?.status === 'needs-sign-in')
+      return { state: 'needs-sign-in', ...(provider?.authorizationUrl ? { authorizationUrl: provider.authorizationUrl } : {}) };
+    if (provider?.hasCachedTokens) return { state: 'signed-in' };
+    return { state: 'none' };
+  }
+
+  /** The browser's redirect: the page to show; on success the upstream starts (no restart needed). */
+  async callback(query: URLSearchParams): Promise<{ status: number; html: string }> {
+    const outcome = await this.oauth.finish(query);
+    if (!outcome.ok) {
+      this.deps.emit({
+        type: 'log',
+        level: 'warn',
+        ...(outcome.serverId ? { server: outcome.serverId } : {}),
+        message: `Sign-in failed: ${outcome.message}`,
+      });
+      return { status: outcome.status, html: callbackPage(outcome.title, outcome.message) };
+    }
+    const up = this.deps.upstreams().get(outcome.serverId);
+    if (up && up.status !== 'ready') up.start();
+    this.deps.emit({ type: 'log', level: 'info', server: outcome.serverId, message: `Signed in to ${outcome.serverId}` });
+    return { status: 200, html: callbackPage('Signed in', `Spillway is signed in to "${outcome.serverId}". You can close this tab.`) };
+  }
+}

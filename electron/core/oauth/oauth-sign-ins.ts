@@ -1,0 +1,148 @@
+/**
+ * Sign-in for HTTP and SSE upstreams (issue 15), built on the SDK's client auth: one provider per server,
+ * the table of sign-ins waiting for their browser redirect, the redirect's handling (state checked, the
+ * code exchanged for tokens) and sign-out (tokens forgotten, and revoked where the server supports RFC
+ * 7009). The hub wires it to the upstreams; nothing here knows them.
+ */
+import { auth, discoverOAuthServerInfo } from '@modelcontextprotocol/sdk/client/auth.js';
+import type { SecretStore } from '../secrets/secret-store.js';
+import { PendingSignIns } from './pending-sign-ins.js';
+import { OAUTH_SECRETS, UpstreamOAuthProvider } from './upstream-oauth-provider.js';
+
+export interface OAuthSignInsOptions {
+  store: SecretStore;
+  /** The hub's callback URL, `http://127.0.0.1:<port>/oauth/callback`. */
+  redirectUrl(): string;
+  /** The SDK asked for a sign-in (a first 401, or a refresh that failed). */
+  onNeedsSignIn(serverId: string, authorizationUrl: string): void;
+  pending?: PendingSignIns;
+}
+
+/** What the callback did: signed a server in, or refused (with the page's words). */
+export type CallbackOutcome = { ok: true; serverId: string } | { ok: false; status: number; title: string; message: string; serverId?: string };
+
+const NEXT_STEP = "Go back to Spillway's Servers view and press Sign in again.";
+
+export class OAuthSignIns {
+  readonly pending: PendingSignIns;
+  readonly #providers = new Map<string, { provider: UpstreamOAuthProvider; serverUrl: string }>();
+
+  constructor(private readonly options: OAuthSignInsOptions) {
+    this.pending = options.pending ?? new PendingSignIns();
+  }
+
+  /** The provider for a server at `serverUrl` (the same one as long as the URL stays the same). */
+  providerFor(serverId: string, serverUrl: string): UpstreamOAuthProvider {
+    const known = this.#providers.get(serverId);
+    if (known && known.serverUrl === serverUrl) return known.provider;
+    const provider = new UpstreamOAuthProvider({
+      serverId,
+      serverUrl,
+      store: this.options.store,
+      pending: this.pending,
+      redirectUrl: () => this.options.redirectUrl(),
+      onAuthorizationUrl: (id, url) => this.options.onNeedsSignIn(id, url),
+    });
+    this.#providers.set(serverId, { provider, serverUrl });
+    return provider;
+  }
+
+  /** The provider already made for a server, if any. */
+  provider(serverId: string): UpstreamOAuthProvider | undefined {
+    return this.#providers.get(serverId)?.provider;
+  }
+
+  /** A fresh authorization URL for a server (its stored tokens, refused anyway, are dropped first). */
+  async signIn(serverId: string, serverUrl: string): Promise<string> {
+    const provider = this.providerFor(serverId, serverUrl);
+    await provider.invalidateCredentials('tokens');
+    // Refreshing works with any registration; a new authorization needs one for today's callback address.
+    if (await provider.registeredElsewhere()) await provider.invalidateCredentials('client');
+    const result = await auth(provider, { serverUrl });
+    if (result !== 'REDIRECT' || !provider.authorizationUrl) throw new Error('The server signed in without asking the user: press Restart instead.');
+    return provider.authorizationUrl;
+  }
+
+  /** Handles the browser's redirect to /oauth/callback. */
+  async finish(query: URLSearchParams): Promise<CallbackOutcome> {
+    const state = query.get('state');
+    if (!state) return { ok: false, status: 400, title: 'Sign-in failed', message: `This address is missing its state. ${NEXT_STEP}` };
+    const taken = this.pending.take(state);
+    if ('refused' in taken) {
+      const why =
+        taken.refused === 'expired'
+          ? 'This sign-in took too long and expired.'
+          : 'This sign-in link was already used, or was not made by this Spillway.';
+      return { ok: false, status: 400, title: 'Sign-in failed', message: `${why} ${NEXT_STEP}` };
+    }
+    const { serverId } = taken;
+    const error = query.get('error');
+    if (error) {
+      const message =
+        error === 'access_denied'
+          ? `Access was denied, so Spillway cannot use "${serverId}". To use it, go back to Spillway's Servers view, press Sign in and allow access.`
+          : `The server refused the sign-in (${error}${query.get('error_description') ? `: ${query.get('error_description')}` : ''}). ${NEXT_STEP}`;
+      return { ok: false, status: 400, title: error === 'access_denied' ? 'Access denied' : 'Sign-in failed', message, serverId };
+    }
+    const code = query.get('code');
+    const entry = this.#providers.get(serverId);
+    if (!code || !entry)
+      return { ok: false, status: 400, title: 'Sign-in failed', message: `The server sent no authorization code. ${NEXT_STEP}`, serverId };
+    try {
+      // What the transport's finishAuth does: exchange the code (with the saved PKCE verifier) for tokens.
+      const result = await auth(entry.provider, { serverUrl: entry.serverUrl, authorizationCode: code });
+      if (result !== 'AUTHORIZED') throw new Error('the server did not issue tokens');
+    } catch (err) {
+      const reason = err instanceof Error ? err.message : String(err);
+      return {
+        ok: false,
+        status: 502,
+        title: 'Sign-in failed',
+        message: `Spillway could not finish signing in to "${serverId}" (${reason}). ${NEXT_STEP}`,
+        serverId,
+      };
+    }
+    await entry.provider.invalidateCredentials('verifier');
+    return { ok: true, serverId };
+  }
+
+  /** Forgets a server's tokens, revoking them first where the server offers revocation (RFC 7009). */
+  async signOut(serverId: string, serverUrl: string): Promise<{ revoked: boolean }> {
+    const provider = this.providerFor(serverId, serverUrl);
+    const tokens = await provider.tokens();
+    let revoked = false;
+    if (tokens) revoked = await revoke(provider, serverUrl, [tokens.refresh_token, tokens.access_token]).catch(() => false);
+    await provider.invalidateCredentials('tokens');
+    await provider.invalidateCredentials('verifier');
+    provider.authorizationUrl = undefined;
+    this.pending.forget(serverId);
+    return { revoked };
+  }
+
+  /** A removed server: its provider goes, and its OAuth values leave the secret store (read this run or not). */
+  async forget(serverId: string): Promise<void> {
+    this.#providers.delete(serverId);
+    this.pending.forget(serverId);
+    for (const name of Object.values(OAUTH_SECRETS)) await this.options.store.delete(serverId, name);
+  }
+}
+
+/** Posts each token to the revocation endpoint (client_secret_post, the SDK server's method); true when all were accepted. */
+async function revoke(provider: UpstreamOAuthProvider, serverUrl: string, tokens: (string | undefined)[]): Promise<boolean> {
+  const metadata = provider.discoveryState()?.authorizationServerMetadata ?? (await discoverOAuthServerInfo(serverUrl)).authorizationServerMetadata;
+  // OpenID discovery documents may carry it too, though their schema does not name it.
+  const endpoint =
+    metadata && 'revocation_endpoint' in metadata && typeof metadata.revocation_endpoint === 'string' ? metadata.revocation_endpoint : undefined;
+  const client = await provider.clientInformation();
+  if (!endpoint || !client) return false;
+  let all = true;
+  for (const token of tokens) {
+    if (!token) continue;
+    const body = new URLSearchParams({ token, client_id: client.client_id });
+    if (client.client_secret) body.set('client_secret', client.client_secret);
+    const res = await fetch(endpoint, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body });
+    await res.body?.cancel();
+    all &&= res.ok;
+  }
+  return all;
+}
