@@ -5,13 +5,11 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { Config, Settings } from '../../shared/config.js';
-import { ownValue } from '../../shared/records.js';
 import type { HubEvent, HubEventInput } from '../../shared/events.js';
 import { loadOrCreateToken, tokensEqual } from './files/access-token.js';
 import type { AppPaths } from './files/app-paths.js';
-import { Catalog, type CatalogSource } from './catalog/catalog.js';
+import { Catalog } from './catalog/catalog.js';
 import { KeptCatalog } from './catalog/kept-catalog.js';
 import { ConfigFile } from './files/config-file.js';
 import { FastToolCalls } from './downstream/fast-tool-calls.js';
@@ -20,7 +18,7 @@ import type { HttpSessionLimits } from './downstream/session-reaping.js';
 import { Relay } from './call/relay.js';
 import type { OwnTool } from './call/relay-contract.js';
 import { catalogDispatch, type DispatchContext } from './policy/catalog-dispatch.js';
-import { DISPATCH_TOOL_NAME, type Dispatch } from './policy/dispatch-tool.js';
+import type { Dispatch } from './policy/dispatch-tool.js';
 import { PolicyRuntime } from './policy/policy-runtime.js';
 import { DownstreamSession, type SessionTransportKind } from './downstream/session.js';
 import { EventLog } from './log/event-log.js';
@@ -39,6 +37,7 @@ import { startPlan } from './upstream/start-plan.js';
 import { StartupWaits } from './hub/startup-waits.js';
 import { openHubParts, type HubParts } from './hub/hub-parts.js';
 import { HubSignIns } from './hub/hub-sign-ins.js';
+import { CatalogRebuild } from './hub/catalog-rebuild.js';
 
 export interface HubOptions {
   paths: AppPaths;
@@ -92,9 +91,8 @@ export class Hub {
   readonly dispatch: Dispatch<DispatchContext>;
   readonly #configFile: ConfigFile;
   #token = '';
-  /** The definitions of spill/'s own tools (read_result and the like), listed before every upstream tool. */
-  readonly #spillTools: Tool[];
-  #rebuildQueued = false;
+  /** Merges what the upstreams offer into the catalog and tells the sessions what changed. */
+  readonly #catalog: CatalogRebuild;
   readonly #usage: UsageRecords;
   /** The last run's lists, serving for upstreams still starting, and this run's for the next start. */
   readonly #kept: KeptCatalog;
@@ -119,7 +117,6 @@ export class Hub {
     this.secretStore = parts.secretStore;
     this.settingsSecrets = parts.settingsSecrets;
     this.spill = parts.spill;
-    this.#spillTools = parts.spill.ownTools.map((t) => t.tool);
     const { handleOther, authenticateClient } = options;
     this.policy = new PolicyRuntime({
       config: () => this.config,
@@ -141,6 +138,18 @@ export class Hub {
       counter: parts.spill.counter,
       schemas: () => ({ upstream: this.catalog.toolEntries().map((t) => t.upstream), exposed: this.catalog.listTools() }),
       log: (m, e) => this.#log(m, e),
+    });
+    this.#catalog = new CatalogRebuild({
+      catalog: this.catalog,
+      pool: () => this.pool,
+      kept: parts.kept,
+      policy: this.policy,
+      config: () => this.config,
+      spillTools: parts.spill.ownTools.map((t) => t.tool),
+      dispatchTool: () => this.dispatch.tool,
+      sessions: () => this.sessions.values(),
+      onToolsChanged: () => this.#usage.toolsChanged(),
+      emit: (e) => this.emit(e),
     });
     this.reaper = new ChildReaper({ platform: options.platform });
     this.signIns = new HubSignIns({
@@ -205,8 +214,8 @@ export class Hub {
         createTransport,
         onStderr: (id, line) => this.emit({ type: 'upstream.stderr', level: 'debug', server: id, line }),
         onListsChanged: (id) => {
-          this.#keepLists(id);
-          this.#queueRebuild();
+          this.#catalog.keepLists(id);
+          this.#catalog.queue();
         },
         onProgress: (id, params) => this.relay.onUpstreamProgress(id, params),
         onLog: (id, params) => this.relay.onUpstreamLog(id, params),
@@ -221,7 +230,7 @@ export class Hub {
     this.#waits = new StartupWaits({
       pool: this.pool,
       emit: (event) => this.emit(event),
-      flushRebuild: () => this.#flushRebuild(),
+      flushRebuild: () => this.#catalog.flush(),
       firstListWaitMs: options.firstListWaitMs,
     });
     this.endpoint = new HttpEndpoint(
@@ -290,7 +299,7 @@ export class Hub {
     this.pool.start(this.config.servers);
     // Servers on first use are not starting: nothing waits for them.
     const awaited = standing.filter((id) => this.pool.get(id)?.status === 'connecting');
-    this.#rebuild();
+    this.#catalog.rebuild();
     this.#waits.begin(awaited);
   }
 
@@ -338,105 +347,13 @@ export class Hub {
   #onUpstreamStatus(change: UpstreamStatusChange): void {
     // A restarted or reconnected server may answer differently: nothing cached before counts.
     if (change.status === 'ready' || change.status === 'stopped') this.policy.cache.clear(change.server);
-    const cfg = ownValue(this.config.servers, change.server);
-    if (change.status === 'idle' || change.status === 'needs-sign-in') {
-      // Not running (on first use, stopped when idle, or waiting for a sign-in): the last lists it gave
-      // serve until a call starts it (or, for a sign-in, answer each call with what the user must do).
-      if (cfg && this.#kept.resume(change.server, cfg)) this.#queueRebuild();
-    } else if (change.status !== 'connecting' && this.#kept.settle(change.server)) {
-      // It answered (ready or not): from now on its own lists count, not the last run's.
-      this.#queueRebuild();
-    }
+    this.#catalog.statusChanged(change);
     const level = change.status === 'error' ? 'error' : change.status === 'needs-sign-in' ? 'warn' : 'info';
     this.emit({ type: 'upstream.status', level, ...change });
   }
 
-  #queueRebuild(): void {
-    if (this.#rebuildQueued) return;
-    this.#rebuildQueued = true;
-    queueMicrotask(() => this.#flushRebuild());
-  }
-
-  /** Runs a queued rebuild now (someone resuming on a status change must see the catalog it leads to). */
-  #flushRebuild(): void {
-    if (!this.#rebuildQueued) return;
-    this.#rebuildQueued = false;
-    this.#rebuild();
-  }
-
-  /** An upstream listed: its lists are kept for the next start (the file is written only when they changed). */
-  #keepLists(id: string): void {
-    const up = this.pool.get(id);
-    // Connected, not merely 'ready': a stopping or dropped upstream empties its lists before its status changes.
-    if (up?.status === 'ready' && up.client) this.#kept.record(id, up.config, up);
-  }
-
-  /** Whether results of this tool may be replaced by a preview (then its outputSchema is not exposed). */
-  #mayRewriteResult(serverId: string, tool: Tool): boolean {
-    const v = this.policy.effective(serverId, tool.name, tool).values;
-    return !this.config.settings.paused && v.action !== 'pass' && v.thresholdTokens !== null;
-  }
-
-  /**
-   * Own tools as listed: read_result (and the like), plus dispatch when some tool is behind it. Dispatch's
-   * definition is read each rebuild: its description names the servers behind it.
-   */
-  #listedOwnTools(): Tool[] {
-    return this.catalog.toolEntries('dispatch').length > 0 ? [...this.#spillTools, this.dispatch.tool] : this.#spillTools;
-  }
-
-  #rebuild(): void {
-    const withheld = new Map<string, Set<string>>();
-    const sources = [...this.pool.values()].flatMap((u): CatalogSource[] => {
-      // A ready upstream's own lists; else, until it answers, the lists it had last run.
-      const lists = u.status === 'ready' ? u : this.#kept.standingIn(u.id);
-      if (!lists) return [];
-      withheld.set(u.id, this.policy.withheld(u.id, lists.tools));
-      return [
-        {
-          id: u.id,
-          // The config is the source of truth: a prefix changed by a policy applies without a restart.
-          prefix: this.config.servers[u.id]?.prefix ?? u.config.prefix,
-          tools: lists.tools,
-          resources: lists.resources,
-          resourceTemplates: lists.resourceTemplates,
-          prompts: lists.prompts,
-          ...(lists === u ? {} : { kept: true }),
-        },
-      ];
-    });
-    this.#kept.retain(Object.keys(this.config.servers));
-    const changed = this.catalog.rebuild(sources, {
-      maxLength: this.config.settings.toolNameMaxLength,
-      ownTools: () => this.#listedOwnTools(),
-      reservedNames: [DISPATCH_TOOL_NAME],
-      mayRewriteResult: (id, tool) => this.#mayRewriteResult(id, tool),
-      toolShape: (id, tool) => this.policy.shape(id, tool, withheld.get(id)?.has(tool.name) ?? false),
-      // Dispatch joins the listed own tools once anything is capped, so it counts against the cap too.
-      capDirect: (direct) => this.policy.overCap(direct, this.#spillTools.length + 1),
-    });
-    for (const clash of this.catalog.clashes) {
-      this.emit({ type: 'log', level: 'error', server: clash.serverId, message: `Tool withheld: ${clash.reason}` });
-    }
-    if (changed.tools) this.#usage.toolsChanged();
-    if (!changed.tools && !changed.resources && !changed.prompts) return;
-    this.emit({
-      type: 'catalog.changed',
-      level: 'info',
-      tools: this.catalog.toolCount(),
-      resources: this.catalog.listResources().length,
-      prompts: this.catalog.listPrompts().length,
-    });
-    for (const s of this.sessions.values()) {
-      if (s.closed || !s.server.transport) continue;
-      if (changed.tools) void s.server.sendToolListChanged().catch(() => undefined);
-      if (changed.resources) void s.server.sendResourceListChanged().catch(() => undefined);
-      if (changed.prompts) void s.server.sendPromptListChanged().catch(() => undefined);
-    }
-  }
-
   /** Rebuilds the catalog now (after a policy or settings change). */
   refreshCatalog(): void {
-    this.#rebuild();
+    this.#catalog.rebuild();
   }
 }

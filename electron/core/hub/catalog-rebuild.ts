@@ -1,0 +1,136 @@
+/**
+ * Keeping the hub's catalog in step with its upstreams: what each server offers (its own lists once it
+ * is ready, else the lists kept from its last run) is merged under the policies into the catalog, at
+ * most once per turn of the event loop, and every open session is told what changed (list_changed only
+ * for the lists that did).
+ */
+import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { Config } from '../../../shared/config.js';
+import type { HubEventInput } from '../../../shared/events.js';
+import { ownValue } from '../../../shared/records.js';
+import type { Catalog, CatalogSource } from '../catalog/catalog.js';
+import type { KeptCatalog } from '../catalog/kept-catalog.js';
+import type { DownstreamSession } from '../downstream/session.js';
+import { DISPATCH_TOOL_NAME } from '../policy/dispatch-tool.js';
+import type { PolicyRuntime } from '../policy/policy-runtime.js';
+import type { UpstreamPool, UpstreamStatusChange } from '../upstream/upstream-pool.js';
+
+export interface CatalogRebuildDeps {
+  catalog: Catalog;
+  pool: () => UpstreamPool;
+  /** The last run's lists, serving for upstreams still starting, and this run's for the next start. */
+  kept: KeptCatalog;
+  policy: PolicyRuntime;
+  config: () => Config;
+  /** The definitions of spill/'s own tools (read_result and the like), listed before every upstream tool. */
+  spillTools: Tool[];
+  /** spillway__dispatch's definition, read each rebuild: its description names the servers behind it. */
+  dispatchTool: () => Tool;
+  sessions: () => Iterable<DownstreamSession>;
+  onToolsChanged: () => void;
+  emit: (event: HubEventInput) => void;
+}
+
+export class CatalogRebuild {
+  #queued = false;
+
+  constructor(private readonly deps: CatalogRebuildDeps) {}
+
+  /** Rebuilds once, at the end of this turn (many list changes in a row make one rebuild). */
+  queue(): void {
+    if (this.#queued) return;
+    this.#queued = true;
+    queueMicrotask(() => this.flush());
+  }
+
+  /** Runs a queued rebuild now (someone resuming on a status change must see the catalog it leads to). */
+  flush(): void {
+    if (!this.#queued) return;
+    this.#queued = false;
+    this.rebuild();
+  }
+
+  /** An upstream listed: its lists are kept for the next start (the file is written only when they changed). */
+  keepLists(id: string): void {
+    const up = this.deps.pool().get(id);
+    // Connected, not merely 'ready': a stopping or dropped upstream empties its lists before its status changes.
+    if (up?.status === 'ready' && up.client) this.deps.kept.record(id, up.config, up);
+  }
+
+  /** Which lists a server's new status puts in the catalog: the kept ones while it is not running, else its own. */
+  statusChanged(change: UpstreamStatusChange): void {
+    const cfg = ownValue(this.deps.config().servers, change.server);
+    if (change.status === 'idle' || change.status === 'needs-sign-in') {
+      // Not running (on first use, stopped when idle, or waiting for a sign-in): the last lists it gave
+      // serve until a call starts it (or, for a sign-in, answer each call with what the user must do).
+      if (cfg && this.deps.kept.resume(change.server, cfg)) this.queue();
+    } else if (change.status !== 'connecting' && this.deps.kept.settle(change.server)) {
+      // It answered (ready or not): from now on its own lists count, not the last run's.
+      this.queue();
+    }
+  }
+
+  /** Whether results of this tool may be replaced by a preview (then its outputSchema is not exposed). */
+  #mayRewriteResult(serverId: string, tool: Tool): boolean {
+    const v = this.deps.policy.effective(serverId, tool.name, tool).values;
+    return !this.deps.config().settings.paused && v.action !== 'pass' && v.thresholdTokens !== null;
+  }
+
+  /** Own tools as listed: read_result (and the like), plus dispatch when some tool is behind it. */
+  #listedOwnTools(): Tool[] {
+    const { catalog, spillTools } = this.deps;
+    return catalog.toolEntries('dispatch').length > 0 ? [...spillTools, this.deps.dispatchTool()] : spillTools;
+  }
+
+  rebuild(): void {
+    const { catalog, kept, policy } = this.deps;
+    const config = this.deps.config();
+    const withheld = new Map<string, Set<string>>();
+    const sources = [...this.deps.pool().values()].flatMap((u): CatalogSource[] => {
+      // A ready upstream's own lists; else, until it answers, the lists it had last run.
+      const lists = u.status === 'ready' ? u : kept.standingIn(u.id);
+      if (!lists) return [];
+      withheld.set(u.id, policy.withheld(u.id, lists.tools));
+      return [
+        {
+          id: u.id,
+          // The config is the source of truth: a prefix changed by a policy applies without a restart.
+          prefix: config.servers[u.id]?.prefix ?? u.config.prefix,
+          tools: lists.tools,
+          resources: lists.resources,
+          resourceTemplates: lists.resourceTemplates,
+          prompts: lists.prompts,
+          ...(lists === u ? {} : { kept: true }),
+        },
+      ];
+    });
+    kept.retain(Object.keys(config.servers));
+    const changed = catalog.rebuild(sources, {
+      maxLength: config.settings.toolNameMaxLength,
+      ownTools: () => this.#listedOwnTools(),
+      reservedNames: [DISPATCH_TOOL_NAME],
+      mayRewriteResult: (id, tool) => this.#mayRewriteResult(id, tool),
+      toolShape: (id, tool) => policy.shape(id, tool, withheld.get(id)?.has(tool.name) ?? false),
+      // Dispatch joins the listed own tools once anything is capped, so it counts against the cap too.
+      capDirect: (direct) => policy.overCap(direct, this.deps.spillTools.length + 1),
+    });
+    for (const clash of catalog.clashes) {
+      this.deps.emit({ type: 'log', level: 'error', server: clash.serverId, message: `Tool withheld: ${clash.reason}` });
+    }
+    if (changed.tools) this.deps.onToolsChanged();
+    if (!changed.tools && !changed.resources && !changed.prompts) return;
+    this.deps.emit({
+      type: 'catalog.changed',
+      level: 'info',
+      tools: catalog.toolCount(),
+      resources: catalog.listResources().length,
+      prompts: catalog.listPrompts().length,
+    });
+    for (const s of this.deps.sessions()) {
+      if (s.closed || !s.server.transport) continue;
+      if (changed.tools) void s.server.sendToolListChanged().catch(() => undefined);
+      if (changed.resources) void s.server.sendResourceListChanged().catch(() => undefined);
+      if (changed.prompts) void s.server.sendPromptListChanged().catch(() => undefined);
+    }
+  }
+}
