@@ -7,8 +7,8 @@
 import { randomUUID } from 'node:crypto';
 import { readFile, rename, rm, stat, writeFile, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import Arborist from '@npmcli/arborist';
-import pacote from 'pacote';
+// Arborist and pacote load a few hundred modules: they are imported on the first install, not at hub start.
+const libraries = async () => ({ Arborist: (await import('@npmcli/arborist')).default, pacote: (await import('pacote')).default });
 import { ensurePackagesDir, INSTALLING_PREFIX, packageFolderName, type PackageRef } from './package-folders.js';
 
 export const DEFAULT_NPM_REGISTRY = 'https://registry.npmjs.org/';
@@ -103,6 +103,7 @@ export function installFailure(err: unknown, spec: string, registry: string): In
 /** The registry's newest version of a package (its `latest` tag), asked afresh. */
 export async function latestVersion(source: NpmSource, name: string): Promise<string> {
   try {
+    const { pacote } = await libraries();
     const manifest = await pacote.manifest(`${name}@latest`, { registry: source.registry, cache: cacheDir(source), preferOnline: true });
     return manifest.version;
   } catch (err) {
@@ -127,6 +128,7 @@ export async function installNpmPackage(source: NpmSource, name: string, version
     const project = { name: 'spillway-installed-package', version: '0.0.0', private: true, dependencies: { [name]: resolved } };
     await writeFile(join(temp, 'package.json'), JSON.stringify(project, null, 2));
     // preferOnline: the registry's current documents, so a version published since the last look is found.
+    const { Arborist } = await libraries();
     const arborist = new Arborist({
       path: temp,
       registry: source.registry,
