@@ -193,7 +193,7 @@ export class Hub {
       },
       onToolsListed: (session) => this.#usage.recordToolsList(session.clientName),
       beforeToolsList: (session) => this.#waits.beforeFirstList(session),
-      untilStarted: (serverId) => this.#waits.untilStarted(serverId),
+      untilStarted: (serverId, onWait) => this.#waits.untilStarted(serverId, onWait),
       onSessionReady: (s) => {
         this.emit({
           type: 'session.opened',

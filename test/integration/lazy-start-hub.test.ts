@@ -113,6 +113,28 @@ describe('a stdio server on first use', () => {
     expect(changes()).toBe(0);
   });
 
+  it('tells a client that asked for progress that it starts, before the result, and shows "connecting" meanwhile', async () => {
+    const server = { args: [fixture('fixture-server.mjs')] };
+    await firstRun(server);
+    const hub = await startHub(server);
+    const up = hub.pool.get('s')!;
+    expect(up.status).toBe('idle');
+    const statuses: string[] = [];
+    hub.events.subscribe((e) => {
+      if (e.type === 'upstream.status' && e.server === 's') statuses.push(e.status);
+    });
+    const { client } = await connect(hub);
+    const seen: string[] = [];
+    const result = (await client.callTool({ name: 's__add', arguments: { a: 2, b: 3 } }, undefined, {
+      onprogress: (p) => seen.push(`${p.progress} ${p.message ?? ''}`),
+    })) as CallToolResult;
+    // Heard before the result came back.
+    expect(seen).toEqual(['0 Starting s (it starts on first use)…']);
+    expect(text(result)).toBe('5');
+    // The window saw it go idle → connecting → ready.
+    expect(statuses).toEqual(['connecting', 'ready']);
+  });
+
   it('starts for a resource read too, as for a call of its tools', async () => {
     const server = { args: [fixture('fixture-server.mjs')] };
     await firstRun(server);
@@ -120,8 +142,10 @@ describe('a stdio server on first use', () => {
     const up = hub.pool.get('s')!;
     expect(up.status).toBe('idle');
     const { client } = await connect(hub);
-    const read = await client.readResource({ uri: 'fixture://big/100' });
+    const seen: string[] = [];
+    const read = await client.readResource({ uri: 'fixture://big/100' }, { onprogress: (p) => void seen.push(`${p.progress} ${p.message ?? ''}`) });
     expect((read.contents[0] as { text: string }).text).toContain('"quoted"');
+    expect(seen).toEqual(['0 Starting s (it starts on first use)…']);
     expect(up.status).toBe('ready');
   });
 

@@ -81,3 +81,17 @@ export class ProgressRoutes {
     );
   }
 }
+
+/**
+ * Runs a wait for a server to start (issue 18) and tells a client that asked for progress what it waits
+ * for: one notification (progress 0) on the request's own stream, out before the wait ends.
+ */
+export async function waitWithProgress(extra: DownstreamExtra, wait: (onWait?: (message: string) => void) => Promise<void>): Promise<void> {
+  const progressToken = extra._meta?.progressToken;
+  if (progressToken === undefined) return wait();
+  let sent = Promise.resolve();
+  await wait((message) => {
+    sent = extra.sendNotification({ method: 'notifications/progress', params: { progressToken, progress: 0, message } }).catch(() => undefined);
+  });
+  await sent;
+}

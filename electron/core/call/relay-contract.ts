@@ -76,8 +76,11 @@ export interface RelayDeps {
   onToolsListed?: (session: DownstreamSession) => void;
   /** What a session's tools/list waits for first (its first list while upstreams start); undefined: nothing. */
   beforeToolsList?: (session: DownstreamSession) => Promise<void> | undefined;
-  /** A tool known only from the last run's catalog (ToolEntry.kept): resolves, bounded, once its upstream started or failed. */
-  untilStarted?: (serverId: string) => Promise<void>;
+  /**
+   * A tool known only from the last run's catalog (ToolEntry.kept): resolves, bounded, once its upstream
+   * started or failed. `onWait` gets a sentence saying what the wait is (for the client's progress).
+   */
+  untilStarted?: (serverId: string, onWait?: (message: string) => void) => Promise<void>;
   /** The effective policy of a tool (defaults ← server ← tool); without it, settings alone apply. */
   policy?: (entry: ToolEntry) => CallPolicy;
   /** The tool-call cache (used when a tool's effective cacheTtlSeconds is above 0). */

@@ -24,7 +24,7 @@ import {
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import { LOG_LEVELS, type DownstreamExtra, type DownstreamSession, type SessionRouter } from '../downstream/session.js';
 import type { Upstream, UpstreamRequestKind } from '../upstream/upstream.js';
-import { ProgressRoutes } from './progress-routes.js';
+import { ProgressRoutes, waitWithProgress } from './progress-routes.js';
 import type { CallOptions, OwnTool, RelayDeps } from './relay-contract.js';
 import { bareMessage, rpcError, unavailableMessage } from './relay-errors.js';
 import { ToolCallPipeline } from './tool-call.js';
@@ -73,9 +73,14 @@ export class Relay implements SessionRouter {
    * The upstream, started first when it is not connected yet: a server on first use (issue 18) or one
    * still starting serves its resources and prompts as a call of its tools would be (bounded wait).
    */
-  async #startedUpstream(serverId: string): Promise<Upstream | undefined> {
+  async #startedUpstream(serverId: string, extra?: DownstreamExtra): Promise<Upstream | undefined> {
     const up = this.#upstream(serverId);
-    if (up && !up.client && this.deps.untilStarted) await this.deps.untilStarted(serverId);
+    const untilStarted = this.deps.untilStarted;
+    if (up && !up.client && untilStarted) {
+      // A client that asked for progress hears what its request waits for.
+      if (extra) await waitWithProgress(extra, (onWait) => untilStarted(serverId, onWait));
+      else await untilStarted(serverId);
+    }
     return this.#upstream(serverId);
   }
 
@@ -120,10 +125,10 @@ export class Relay implements SessionRouter {
   }
 
   // ── resources ───────────────────────────────────────────────────────────────────────────────
-  async #resourceServer(uri: string): Promise<Upstream> {
+  async #resourceServer(uri: string, extra?: DownstreamExtra): Promise<Upstream> {
     const serverId = this.deps.catalog.serverForUri(uri);
     if (!serverId) throw rpcError(ErrorCode.InvalidParams, `Resource not found: ${uri} (no connected server offers it)`);
-    const up = await this.#startedUpstream(serverId);
+    const up = await this.#startedUpstream(serverId, extra);
     if (!up?.client) throw rpcError(ErrorCode.InternalError, this.#unavailable(serverId));
     return up;
   }
@@ -131,7 +136,7 @@ export class Relay implements SessionRouter {
   async readResource(_session: DownstreamSession, params: ReadResourceRequest['params'], extra: DownstreamExtra): Promise<ReadResourceResult> {
     const own = this.deps.ownResources;
     if (own?.matches(params.uri)) return own.read(params.uri);
-    const up = await this.#resourceServer(params.uri);
+    const up = await this.#resourceServer(params.uri, extra);
     return this.#forward(up, { method: 'resources/read', params }, ReadResourceResultSchema, extra) as Promise<ReadResourceResult>;
   }
 
@@ -165,7 +170,7 @@ export class Relay implements SessionRouter {
   async getPrompt(_session: DownstreamSession, params: GetPromptRequest['params'], extra: DownstreamExtra) {
     const entry = this.deps.catalog.prompt(params.name);
     if (!entry) throw rpcError(ErrorCode.InvalidParams, `Unknown prompt: ${params.name}`);
-    const up = await this.#startedUpstream(entry.serverId);
+    const up = await this.#startedUpstream(entry.serverId, extra);
     if (!up?.client) throw rpcError(ErrorCode.InternalError, this.#unavailable(entry.serverId));
     return this.#forward(up, { method: 'prompts/get', params: { ...params, name: entry.original } }, GetPromptResultSchema, extra);
   }
@@ -177,11 +182,11 @@ export class Relay implements SessionRouter {
     if (ref.type === 'ref/prompt') {
       const entry = this.deps.catalog.prompt(ref.name);
       if (!entry) throw rpcError(ErrorCode.InvalidParams, `Unknown prompt: ${ref.name}`);
-      up = await this.#startedUpstream(entry.serverId);
+      up = await this.#startedUpstream(entry.serverId, extra);
       ref = { ...ref, name: entry.original };
     } else {
       const serverId = this.deps.catalog.serverForTemplate(ref.uri) ?? this.deps.catalog.serverForUri(ref.uri);
-      up = serverId ? await this.#startedUpstream(serverId) : undefined;
+      up = serverId ? await this.#startedUpstream(serverId, extra) : undefined;
     }
     if (!up?.client || !up.capabilities?.completions) return empty;
     return this.#forward(up, { method: 'completion/complete', params: { ...params, ref } }, CompleteResultSchema, extra) as Promise<CompleteResult>;

@@ -20,7 +20,7 @@ import { takeCompressionRequest } from './compression-request.js';
 import { CompressionStage } from './compression-stage.js';
 import { maskResult, PiiMaskers, restoreDelivered, restorePii } from './pii-masking.js';
 import { encodePassed, mayEncodePassed } from './result-encoding.js';
-import type { ProgressRoutes } from './progress-routes.js';
+import { waitWithProgress, type ProgressRoutes } from './progress-routes.js';
 import { refuse } from './refusal.js';
 import type { CallOptions, RelayDeps } from './relay-contract.js';
 import { errorResult, rpcError, unavailableMessage } from './relay-errors.js';
@@ -52,7 +52,8 @@ export class ToolCallPipeline {
     if (entry?.kept && deps.untilStarted) {
       // Known from the last run's catalog only: its upstream is still starting, so the call waits for it.
       const kept = entry;
-      await deps.untilStarted(kept.serverId);
+      const untilStarted = deps.untilStarted;
+      await waitWithProgress(extra, (onWait) => untilStarted(kept.serverId, onWait));
       // Gone once its upstream is up: unknown. Still not up: the call fails with the server's state.
       entry = deps.catalog.tool(params.name) ?? (deps.upstreams().get(kept.serverId)?.client ? undefined : kept);
     }

@@ -12,6 +12,7 @@ import { keptCatalogPath } from '../files/kept-catalog-file.js';
 import { Ledger } from '../ledger/ledger.js';
 import { EventLog } from '../log/event-log.js';
 import { SecretValues, configSecretValues } from '../log/secret-values.js';
+import { toolEncoding } from '../policy/policy-runtime.js';
 import { ToolPins } from '../policy/tool-pins.js';
 import { migrateConfigSecrets } from '../secrets/migrate-config-secrets.js';
 import { SettingsSecrets } from '../secrets/settings-secrets.js';
@@ -55,7 +56,13 @@ export async function openHubParts(paths: AppPaths): Promise<{ configFile: Confi
     events.emit({ type: 'log', level: 'warn', message: error ? `${message}: ${(error as Error).message ?? error}` : message });
   const ledger = new Ledger({ dir: paths.ledgerDir, onError: (err) => log('ledger write failed', err) });
   await ledger.open();
-  const spill = await createSpillFeature({ spillDir: paths.spillDir, settings: () => configFile.current.settings, log });
+  const spill = await createSpillFeature({
+    spillDir: paths.spillDir,
+    settings: () => configFile.current.settings,
+    log,
+    // read_result shows a spilled result in the encoding of the tool that made it, from any run.
+    encodingFor: (server, tool) => toolEncoding(configFile.current, server, tool),
+  });
   const pins = await ToolPins.open({ file: join(paths.dataDir, TOOL_PINS_FILE), log });
   const kept = await KeptCatalog.open(keptCatalogPath(paths.dataDir), log);
   if (moved.servers.length > 0) {

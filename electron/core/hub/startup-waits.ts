@@ -57,9 +57,10 @@ export class StartupWaits {
 
   /**
    * A call of a tool known only from the kept lists: starts its upstream if it is idle (on first use,
-   * issue 18), then waits (bounded) for it to start.
+   * issue 18), then waits (bounded) for it to start. `onWait` hears what the wait is, in a sentence for
+   * the client (its progress notification).
    */
-  untilStarted(serverId: string): Promise<void> {
+  untilStarted(serverId: string, onWait?: (message: string) => void): Promise<void> {
     const woken = this.deps.pool.get(serverId)?.wake() === true;
     this.deps.emit({
       type: 'log',
@@ -69,6 +70,7 @@ export class StartupWaits {
         ? `"${serverId}" starts for a call (it starts on first use)`
         : `A call waits for "${serverId}" to start (its tools are known from the last run)`,
     });
+    onWait?.(woken ? `Starting ${serverId} (it starts on first use)…` : `Waiting for ${serverId} to start…`);
     return this.#settled([serverId], KEPT_CALL_WAIT_MS);
   }
 

@@ -7,7 +7,7 @@ import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { Config, ServerConfig } from '../../../shared/config.js';
 import type { HubEventInput } from '../../../shared/events.js';
 import { ownValue } from '../../../shared/records.js';
-import type { EffectivePolicy, KnownServers, ServerPolicy } from '../../../shared/policy.js';
+import type { EffectivePolicy, KnownServers, ResultEncoding, ServerPolicy } from '../../../shared/policy.js';
 import type { ToolEntry, ToolShape } from '../catalog/catalog.js';
 import { addCompressionFields } from '../compress/compression-fields.js';
 import { CallCache } from './call-cache.js';
@@ -45,6 +45,18 @@ export function serverLayer(policy: ServerPolicy | undefined, cfg: ServerConfig 
     ...(cfg.prefix === false ? { prefix: false } : {}),
     ...(cfg.timeoutMs !== undefined ? { timeoutMs: cfg.timeoutMs } : {}),
   };
+}
+
+/**
+ * The encoding a tool's results are shown in (issue 18), from the config alone: read_result needs it for
+ * results spilled in an earlier run, before the tool is in the catalog or was called.
+ */
+export function toolEncoding(config: Config, serverId: string, toolName: string): ResultEncoding {
+  return resolvePolicy({
+    defaults: policyDefaults(config.settings, config.settings.policy),
+    server: serverLayer(ownValue(config.policies.servers, serverId), ownValue(config.servers, serverId)),
+    tool: ownToolPolicy(config, serverId, toolName),
+  }).values.encoding;
 }
 
 export class PolicyRuntime {

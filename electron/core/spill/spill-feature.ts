@@ -23,7 +23,7 @@ export interface SpillFeatureOptions {
   settings: () => Settings;
   now?: () => number;
   log: (message: string, error?: unknown) => void;
-  /** The encoding a tool's read_result output is shown in (issue 18); default the global setting. */
+  /** The encoding a tool's spilled results are read back in (issue 18), whatever run made them; default the global setting. */
   encodingFor?: (server: string, tool: string) => ResultEncoding | undefined;
 }
 
@@ -85,14 +85,9 @@ export async function createSpillFeature(options: SpillFeatureOptions): Promise<
   timer.unref();
 
   const deps: ShapeDeps = { store, counter, now, rawTexts };
-  // The encoding each tool's results were last shaped under: read_result shows a tool's spilled result
-  // in it (its per-tool policy), unless the hub says otherwise; the global setting before any call.
-  const shapedEncoding = new Map<string, ResultEncoding>();
-  const encodingKey = (server: string, tool: string) => JSON.stringify([server, tool]);
   const shaper: SpillShaper = {
-    shape: (result, p, ctx) => {
-      if (p.encoding) shapedEncoding.set(encodingKey(ctx.server, ctx.tool), p.encoding);
-      return shapeResult(
+    shape: (result, p, ctx) =>
+      shapeResult(
         result,
         {
           action: p.action,
@@ -104,8 +99,7 @@ export async function createSpillFeature(options: SpillFeatureOptions): Promise<
         },
         ctx,
         deps,
-      );
-    },
+      ),
     holdsSpooled: (result) => rawTexts.holds(result),
     materialize: (result) => rawTexts.materialize(result),
   };
@@ -114,8 +108,8 @@ export async function createSpillFeature(options: SpillFeatureOptions): Promise<
     tool: READ_RESULT_TOOL as Tool,
     call: (args) =>
       readResult(store, counter, args, {
-        encodingFor: (entry) =>
-          options.encodingFor?.(entry.server, entry.tool) ?? shapedEncoding.get(encodingKey(entry.server, entry.tool)) ?? settings().policy.encoding,
+        // The policy of the tool that made the result (its server and tool are in the index entry).
+        encodingFor: (entry) => options.encodingFor?.(entry.server, entry.tool) ?? settings().policy.encoding,
       }),
   };
 

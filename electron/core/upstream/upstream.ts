@@ -30,6 +30,7 @@ import { DirectToolCalls } from './direct-tool-calls.js';
 import { UpstreamClient } from './upstream-client.js';
 import { isSignInNeeded, signInMessage } from './sign-in-needed.js';
 import { describeConnectError } from './connect-error.js';
+import { loadLists } from './upstream-lists.js';
 
 export interface UpstreamTransportHandle {
   transport: Transport;
@@ -81,18 +82,6 @@ export function downloadsOnFirstStart(config: ServerConfig): boolean {
     .toLowerCase()
     .replace(/\.(cmd|exe|bat)$/, '');
   return ['npx', 'uvx', 'bunx', 'pnpx', 'pipx', 'dlx'].includes(base) || (base === 'pnpm' && config.args[0] === 'dlx');
-}
-
-async function drain<T>(fetchPage: (cursor?: string) => Promise<{ items: T[]; nextCursor?: string }>): Promise<T[]> {
-  const all: T[] = [];
-  let cursor: string | undefined;
-  for (let page = 0; page < 1000; page++) {
-    const { items, nextCursor } = await fetchPage(cursor);
-    all.push(...items);
-    if (!nextCursor || nextCursor === cursor) break;
-    cursor = nextCursor;
-  }
-  return all;
 }
 
 export class Upstream {
@@ -395,20 +384,10 @@ export class Upstream {
   }
 
   async #loadLists(client: Client): Promise<void> {
-    const caps = client.getServerCapabilities() ?? {};
-    const [tools, resources, resourceTemplates, prompts] = await Promise.all([
-      caps.tools ? drain((cursor) => client.listTools({ cursor }).then((r) => ({ items: r.tools, nextCursor: r.nextCursor }))) : [],
-      caps.resources ? drain((cursor) => client.listResources({ cursor }).then((r) => ({ items: r.resources, nextCursor: r.nextCursor }))) : [],
-      caps.resources
-        ? drain((cursor) => client.listResourceTemplates({ cursor }).then((r) => ({ items: r.resourceTemplates, nextCursor: r.nextCursor }))).catch(
-            () => [] as ResourceTemplate[],
-          )
-        : [],
-      caps.prompts ? drain((cursor) => client.listPrompts({ cursor }).then((r) => ({ items: r.prompts, nextCursor: r.nextCursor }))) : [],
-    ]);
-    this.tools = tools;
-    this.resources = resources;
-    this.resourceTemplates = resourceTemplates;
-    this.prompts = prompts;
+    const lists = await loadLists(client);
+    this.tools = lists.tools;
+    this.resources = lists.resources;
+    this.resourceTemplates = lists.resourceTemplates;
+    this.prompts = lists.prompts;
   }
 }
