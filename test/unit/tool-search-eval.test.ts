@@ -7,9 +7,9 @@ import { describe, expect, it } from 'vitest';
 import { ToolSearch } from '../../electron/core/policy/tool-search.js';
 import { evaluate, loadQueries, loadTools } from '../bench/search-eval.js';
 
-/** Reached: tuned part recall@5 0.940, MRR 0.816; held-out part recall@5 0.845, MRR 0.750. */
+/** Reached: tuned part recall@5 0.940, MRR 0.826; held-out part recall@5 0.845, MRR 0.751. */
 const FLOORS = {
-  tune: { recall5: 0.91, mrr: 0.79 },
+  tune: { recall5: 0.91, mrr: 0.8 },
   heldout: { recall5: 0.81, mrr: 0.72 },
 };
 

@@ -1,11 +1,11 @@
 /**
  * Words for tool search (issue 17): splitting names and prose, stop words, Porter stems (the `stemmer`
  * package), and a small table of related words that tool descriptions and requests use for one another.
- * The table is software vocabulary, not a thesaurus: general ones (the `synonyms` package, WordNet) were
- * measured and left out — 2 MB, ~290 ms to load, noisy senses ("list" → "heel") and no "folder",
- * "directory", "download" or "entity" at all.
+ * The table is software vocabulary WordNet lacks ("repo", "PR", "folder" for "directory"); WordNet's own
+ * relations of common words (search-related.ts) reach further, for words the tools never use.
  */
 import { stemmer } from 'stemmer';
+import { wordnetRelated } from './search-related.js';
 
 /** Words too common in queries to say anything about a tool. */
 const STOP_WORDS = new Set(
@@ -145,9 +145,21 @@ const relatedIndex: Map<string, Map<string, number>> = (() => {
   return index;
 })();
 
-/** The stems related to one stem (not including itself), each with the weight it counts for. */
-export function relatedStems(stem: string): ReadonlyMap<string, number> {
-  return relatedIndex.get(stem) ?? EMPTY;
+/** How much a word WordNet relates counts: like the weaker hand-made relations. */
+const WORDNET = WEAK;
+
+/**
+ * The stems related to one stem (not including itself), each with the weight it counts for: the table
+ * above, and with `general` also WordNet's (search-related.ts) — for a word the tools never use, where a
+ * general synonym bridges the gap ("person" → "individual") without drowning a word they do use.
+ */
+export function relatedStems(stem: string, general = false): ReadonlyMap<string, number> {
+  const own = relatedIndex.get(stem);
+  const wordnet = general ? wordnetRelated(stem) : [];
+  if (wordnet.length === 0) return own ?? EMPTY;
+  const out = new Map(own);
+  for (const other of wordnet) if (!out.has(other)) out.set(other, WORDNET);
+  return out;
 }
 
 const EMPTY: ReadonlyMap<string, number> = new Map();

@@ -1,7 +1,7 @@
 /**
  * Ranked search over the tools behind dispatch (issue 17): BM25F over fields weighted by what they are
  * (the tool's own name, title, description, parameter names and descriptions), on Porter stems, with
- * related words and stem prefixes at a lower weight, server names matched only as whole words, and a nudge
+ * related words (hand-made, and WordNet's for words the tools never use) and stem prefixes at a lower weight, server names matched only as whole words, and a nudge
  * from the request's intent (read / write / delete) against the tool's annotations. A tool's score grows
  * with the share of the request's words it answers and of its own name's words the request reached;
  * question words ("what", "which") tell the intent but match nothing. Each hit says which words matched. The index is rebuilt only when the tools it was built from change.
@@ -157,7 +157,9 @@ function idf(n: number, total: number): number {
 function variants(stem: string, index: Index): Map<string, number> {
   const out = new Map<string, number>();
   if (index.postings.has(stem)) out.set(stem, 1);
-  for (const [related, weight] of relatedStems(stem)) if (index.postings.has(related) && !out.has(related)) out.set(related, weight);
+  // WordNet only for a word the tools never use: for one they use, its general synonyms are mostly noise.
+  for (const [related, weight] of relatedStems(stem, !index.postings.has(stem)))
+    if (index.postings.has(related) && !out.has(related)) out.set(related, weight);
   if (stem.length >= MIN_PREFIX) {
     for (const term of index.vocabulary) {
       if (out.has(term) || term.length < MIN_PREFIX) continue;
