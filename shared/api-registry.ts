@@ -99,6 +99,14 @@ export const registryApi = {
     req: z.object({ name: entryRef.name, version: entryRef.version }),
     res: z.object({ server: RegistryServerSchema, options: z.array(RegistryOptionSchema), cached: RegistryCachedSchema.optional() }),
   },
+  /** Every published version of one entry, newest first (the detail page's version picker). */
+  'registry.versions': {
+    req: z.object({ name: entryRef.name }),
+    res: z.object({
+      versions: z.array(z.object({ version: z.string(), latest: z.boolean(), status: z.string().optional(), publishedAt: z.string().optional() })),
+      cached: RegistryCachedSchema.optional(),
+    }),
+  },
   /** The form for one package or remote, generated from its declared arguments, variables and headers. */
   'registry.form': {
     req: z.object(entryRef).superRefine(oneOption),
@@ -120,7 +128,7 @@ export const registryApi = {
       summary: z.string(),
       /** Where the secret values went: none given, the secret store, or (no store yet) the config file. */
       secrets: z.enum(['none', 'secret-store', 'config']),
-      /** The npm package installed into the data folder for it (npm packages run with the app's own runtime). */
+      /** The npm package or MCPB bundle (its manifest's name) installed into the data folder for it, run with the app's own runtime. */
       installed: z.object({ name: z.string(), version: z.string() }).optional(),
     }),
   },

@@ -1,7 +1,7 @@
 /**
  * Servers → Browse end to end (issue 16): the built renderer served by a real in-process hub whose
  * registry URL is the shared registry fixture, driven in Debian's Chromium at 800x600. Searches with
- * Enter, opens airtable-mcp-server's detail page (npm runs, Docker missing, MCPB not yet), fills its
+ * Enter, opens airtable-mcp-server's detail page (npm runs, Docker missing), picks an older version and back, fills its
  * secret in the generated form and adds it. Nothing comes from the network: the package is installed from
  * the local npm registry fixture (a real MCP server, server-memory, published there under the entry's
  * name) into the data folder and runs with the hub's own runtime, no node or npx on the hub's PATH, so
@@ -102,6 +102,16 @@ describe('Browse in Chromium against the real hub and the registry fixture', () 
     expect(await detail.getByRole('note').textContent()).toMatch(/needs Docker.*docker\.com/);
     expect(await detail.getByRole('link', { name: 'Source code' }).getAttribute('href')).toMatch(/^https:\/\/github\.com\//);
     await saveScreenshot(page, 'browse-detail-800x600');
+  });
+
+  it('the version picker opens an older version (what will run says so) and back to the latest', async () => {
+    const detail = page.getByRole('article', { name: 'airtable-mcp-server', exact: true });
+    const picker = detail.getByLabel('Version');
+    expect(await picker.locator('option').allTextContents()).toEqual(['1.7.3 (latest)', '1.7.2']);
+    await picker.selectOption('1.7.2');
+    await detail.getByText("Installs airtable-mcp-server 1.7.2 into Spillway's data folder", { exact: false }).waitFor();
+    await picker.selectOption('1.7.3');
+    await detail.getByText("Installs airtable-mcp-server 1.7.3 into Spillway's data folder", { exact: false }).waitFor();
   });
 
   it('fills the generated form (the secret masked) and adds the server; the user lands on its status', async () => {

@@ -84,7 +84,7 @@ describe('registry.search', () => {
 });
 
 describe('registry.get and registry.form', () => {
-  it('the detail page says exactly what each option runs or connects to, and which cannot be added yet', async () => {
+  it('the detail page says exactly what each option runs or connects to', async () => {
     const r = await hub.api<{ server: RegistryServer; options: RegistryOption[] }>('registry.get', {
       name: 'io.github.domdomegg/airtable-mcp-server',
     });
@@ -102,7 +102,30 @@ describe('registry.get and registry.form', () => {
     });
     expect(npm.runtime).toBeUndefined();
     expect(oci.summary).toContain('docker run -i --rm -e AIRTABLE_API_KEY docker.io/domdomegg/airtable-mcp-server:1.7.3');
-    expect(mcpb).toMatchObject({ supported: false, reason: expect.stringContaining('MCPB') });
+    // Bundles are downloaded and run by the app itself (registry-mcpb-add.test.ts).
+    expect(mcpb).toMatchObject({
+      supported: true,
+      summary:
+        "Downloads airtable-mcp-server.mcpb (checked against its published SHA-256) into Spillway's data folder and runs it with Spillway's own runtime.",
+    });
+    expect(mcpb.runtime).toBeUndefined();
+  });
+
+  it('registry.versions lists every published version, newest first, the latest marked (the version picker)', async () => {
+    const r = await hub.api<{ versions: { version: string; latest: boolean; status?: string }[] }>('registry.versions', {
+      name: 'io.github.domdomegg/airtable-mcp-server',
+    });
+    expect(r.ok).toBe(true);
+    expect(r.value!.versions.map((v) => [v.version, v.latest])).toEqual([
+      ['1.7.3', true],
+      ['1.7.2', false],
+    ]);
+    const older = await hub.api<{ server: RegistryServer; options: RegistryOption[] }>('registry.get', {
+      name: 'io.github.domdomegg/airtable-mcp-server',
+      version: '1.7.2',
+    });
+    expect(older.value!.options[0].label).toBe('npm package airtable-mcp-server 1.7.2');
+    expect(await hub.api('registry.versions', { name: 'io.github.nobody/nothing' })).toMatchObject({ ok: false, code: 'not_found' });
   });
 
   it('an older version by number; an unknown server is not_found in plain words', async () => {

@@ -1,63 +1,30 @@
 /**
- * MCPB bundles (issue 16): a real bundle — the fixture MCP server bundled into one file with esbuild,
- * packed by the official MCPB packer — served over HTTP, installed (SHA-256 checked, unpacked off the
+ * MCPB bundles (issue 16): a real bundle (test/support/mcpb-bundle.ts: the fixture MCP server bundled with
+ * esbuild, packed by the official MCPB packer) served over HTTP, installed (SHA-256 checked, unpacked off the
  * main thread), and run with this process's own runtime: an SDK client lists its tools. A checksum
  * mismatch, a zip leaving its folder and an interrupted install each leave nothing behind.
  */
-import { createHash } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
-import { mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { build } from 'esbuild';
 import { zipSync } from 'fflate';
-import { packExtension } from '@anthropic-ai/mcpb';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { BUNDLE_INSTALLING_PREFIX, BundleError, cleanInterruptedBundles, installBundle } from '../../electron/core/registry/mcpb/mcpb-bundle.js';
 import { bundleLaunch } from '../../electron/core/registry/mcpb/mcpb-launch.js';
-import { fixture } from '../support/hub-harness.js';
+import { buildFixtureBundle, sha256 as sha } from '../support/mcpb-bundle.js';
 
 let work: string;
 let server: Server;
 let base: string;
 const files = new Map<string, Buffer>();
-const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 
 beforeAll(async () => {
   work = await mkdtemp(join(tmpdir(), 'spillway-mcpb-'));
-  const ext = join(work, 'ext');
-  await mkdir(join(ext, 'server'), { recursive: true });
-  // A bundled server as publishers ship it: one file with its dependencies inside.
-  await build({
-    entryPoints: [fixture('fixture-server.mjs')],
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    outfile: join(ext, 'server', 'index.mjs'),
-    logLevel: 'silent',
-    banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" },
-  });
-  const manifest = {
-    manifest_version: '0.3',
-    name: 'fixture-bundle',
-    display_name: 'Fixture bundle',
-    version: '1.0.0',
-    description: 'The fixture MCP server as an MCPB bundle.',
-    author: { name: 'Spillway tests' },
-    server: {
-      type: 'node',
-      entry_point: 'server/index.mjs',
-      mcp_config: { command: 'node', args: ['${__dirname}/server/index.mjs'], env: { FIXTURE_GREETING: '${user_config.greeting}' } },
-    },
-    user_config: { greeting: { type: 'string', title: 'Greeting', description: 'Said hello with', default: 'hello' } },
-  };
-  await writeFile(join(ext, 'manifest.json'), JSON.stringify(manifest, null, 2));
-  const packed = join(work, 'fixture.mcpb');
-  expect(await packExtension({ extensionPath: ext, outputPath: packed, silent: true })).toBe(true);
-  files.set('/fixture.mcpb', await readFile(packed));
+  files.set('/fixture.mcpb', await buildFixtureBundle(work));
   files.set('/escape.mcpb', Buffer.from(zipSync({ 'manifest.json': Buffer.from('{}'), '../escaped.txt': Buffer.from('x') })));
   server = createServer((req, res) => {
     const body = files.get(req.url ?? '');

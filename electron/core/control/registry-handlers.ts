@@ -6,10 +6,12 @@
 import { ZodError } from 'zod';
 import type { RegistryOption } from '../../../shared/api-registry.js';
 import { describeZodError, type ServerConfig, type Settings } from '../../../shared/config.js';
-import { join } from 'node:path';
+import { isAbsolute, join } from 'node:path';
 import { DEFAULT_NPM_REGISTRY, InstallError } from '../registry/install/npm-install.js';
 import { NpmInstaller } from '../registry/install/npm-installer.js';
-import { entryOptions, optionLabel, packageCommand, planOption, type EntryOption, type NpmMode } from '../registry/launch-plan.js';
+import { entryOptions, optionLabel, packageCommand, planOption, type EntryOption, type LaunchPlan, type NpmMode } from '../registry/launch-plan.js';
+import { BundleInstaller } from '../registry/mcpb/bundle-installer.js';
+import { BundleError } from '../registry/mcpb/mcpb-bundle.js';
 import { RegistryError } from '../registry/registry-client.js';
 import { RegistryCatalog, serverSummary } from '../registry/registry-catalog.js';
 import { hasSecrets, registryUpstream, withSecrets } from '../registry/registry-upstream.js';
@@ -44,6 +46,8 @@ export interface RegistryHandlerDeps {
    * plan only), npm packages run with npx.
    */
   npm?: NpmInstaller;
+  /** Installs MCPB bundles into the data folder (run with the app's own runtime); without it bundles are refused. */
+  bundles?: BundleInstaller;
   /** The upstreams' configs as saved (for `registry.update`, and what the detail page says is added). */
   upstreamConfigs?(): Record<string, ServerConfig>;
   /** The control operation behind `upstreams.update`. */
@@ -74,10 +78,10 @@ function pickOption(server: ServerDetail, req: { package?: number; remote?: numb
 
 function describeOption(option: EntryOption, facts: PathFacts, npmMode: NpmMode): RegistryOption {
   const base = { kind: option.kind, index: option.index, label: optionLabel(option) };
-  const how = option.kind === 'package' ? packageCommand(option.pkg) : undefined;
+  const how = option.kind === 'package' ? packageCommand(option.pkg, npmMode) : undefined;
   if (how && 'reason' in how) return { ...base, summary: how.reason, supported: false, reason: how.reason };
-  // An installed npm package runs with the app's own runtime: there is no program to look for.
-  const ownRuntime = npmMode === 'install' && option.kind === 'package' && option.pkg.registryType === 'npm';
+  // An installed npm package or bundle runs with the app's own runtime: there is no program to look for.
+  const ownRuntime = npmMode === 'install' && option.kind === 'package' && ['npm', 'mcpb'].includes(option.pkg.registryType);
   const runtime = how && !ownRuntime ? checkRuntime(how.command, facts) : undefined;
   const plan = planOption(option, { kind: 'preview' }, npmMode);
   const installs = plan.npm ? { name: plan.npm.name, ...(plan.npm.version ? { version: plan.npm.version } : {}) } : undefined;
@@ -88,6 +92,48 @@ function describeOption(option: EntryOption, facts: PathFacts, npmMode: NpmMode)
 function installError(err: unknown): unknown {
   if (!(err instanceof InstallError)) return err;
   return new ControlError(err.kind === 'no_program' ? 'invalid' : 'unavailable', err.message);
+}
+
+/** A bundle failure (download, checksum, unpacking, manifest) as the control API reports it. */
+function bundleError(err: unknown): unknown {
+  return err instanceof BundleError ? new ControlError('unavailable', err.message) : err;
+}
+
+/**
+ * Installs a planned bundle and gives the upstream it runs as. A bundle this call installed and then
+ * refused (settings Spillway cannot ask for yet, a missing runtime) is removed again: nothing is left.
+ */
+async function installPlannedBundle(bundles: BundleInstaller, plan: LaunchPlan, server: ServerDetail, facts: PathFacts) {
+  const mcpb = plan.mcpb;
+  if (!mcpb) throw new Error('not a bundle plan');
+  let bundle;
+  try {
+    bundle = await bundles.install({ name: server.name, version: mcpb.version ?? server.version, url: mcpb.url, sha256: mcpb.sha256 });
+  } catch (err) {
+    throw bundleError(err);
+  }
+  const refuse = async (code: 'invalid' | 'unavailable', message: string) => {
+    if (bundle.fresh) await bundles.remove(bundle);
+    return new ControlError(code, message);
+  };
+  const missing = bundles.missingSettings(bundle);
+  if (missing.length > 0)
+    throw await refuse(
+      'invalid',
+      `This bundle needs settings of its own that Spillway cannot ask for yet: ${missing.join(', ')}. It was not added; a form for a bundle's settings is planned.`,
+    );
+  let launch;
+  try {
+    launch = await bundles.launch(bundle, mcpb.packageArgs, mcpb.env);
+  } catch (err) {
+    throw await refuse('invalid', err instanceof Error ? err.message : String(err));
+  }
+  // Only a node bundle runs on the app's own runtime; a python or other one needs its program on the PATH.
+  if (launch.command !== bundles.runtime.command && !isAbsolute(launch.command)) {
+    const runtime = checkRuntime(launch.command, facts);
+    if (!runtime.present) throw await refuse('unavailable', runtime.missing ?? `This bundle needs ${launch.command}, which is not installed.`);
+  }
+  return { launch, installed: { name: bundle.manifest.name, version: bundle.manifest.version } };
 }
 
 /** A short server name for its id: the title, else the part of the name after the slash. */
@@ -128,6 +174,7 @@ export function registryHandlers(deps: RegistryHandlerDeps): HandlerMap {
         ...(cached ? { cached } : {}),
       };
     },
+    'registry.versions': (req) => registryCall(() => deps.catalog().versions(req.name)),
     'registry.form': async (req) => {
       const { response } = await load(req.name, req.version);
       const option = pickOption(response.server, req);
@@ -165,6 +212,12 @@ export function registryHandlers(deps: RegistryHandlerDeps): HandlerMap {
           throw installError(err);
         }
         upstream = registryUpstream(deps.npm.launch(installed, packageArgs, env), plan.inputs.secretValues, label);
+      }
+      if (plan.mcpb) {
+        if (!deps.bundles) throw new ControlError('unavailable', 'This hub cannot install MCPB bundles', option.kind);
+        const bundle = await installPlannedBundle(deps.bundles, plan, server, deps.pathFacts());
+        installed = bundle.installed;
+        upstream = registryUpstream(bundle.launch, plan.inputs.secretValues, label);
       }
       const secret = hasSecrets(upstream);
       const store = secret ? deps.secrets : undefined;
@@ -243,6 +296,7 @@ export function appRegistryHandlers(options: AppRegistryOptions): HandlerMap {
     addUpstream: options.addUpstream,
     secrets: options.secrets,
     // Made now, as the hub starts: that is when what an interrupted install left is removed.
+    bundles: new BundleInstaller({ dataDir: options.paths.dataDir, onInstalling: options.onInstalling }),
     npm: new NpmInstaller({
       dataDir: options.paths.dataDir,
       // npm's own variable, so a company mirror set for npm is used here too.

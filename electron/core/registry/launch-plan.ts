@@ -22,6 +22,17 @@ export interface NpmInstall {
   env: Record<string, string>;
 }
 
+/** An MCPB bundle Spillway downloads into its data folder and runs with its own runtime (mcpb/). */
+export interface McpbInstall {
+  /** The bundle's URL (the package's identifier). */
+  url: string;
+  /** The published SHA-256 the download is checked against (the schema requires it for mcpb). */
+  sha256: string;
+  version?: string;
+  packageArgs: string[];
+  env: Record<string, string>;
+}
+
 /**
  * How npm packages run: `install` into the data folder and with the app's own runtime (what the catalog
  * does), or `npx` (without an installer, e.g. a plan shown only).
@@ -33,6 +44,8 @@ export interface LaunchPlan {
   launch: Launch;
   /** Set for an npm package planned with `npm: 'install'`. */
   npm?: NpmInstall;
+  /** Set for an MCPB bundle (planned with `npm: 'install'`: the app that installs packages installs bundles too). */
+  mcpb?: McpbInstall;
   inputs: EntryInputs;
   /** What will run or where it will connect, secret values masked. */
   summary: string;
@@ -56,8 +69,11 @@ export function optionLabel(option: EntryOption): string {
   return `${kind} ${identifier}${version && registryType !== 'oci' && registryType !== 'mcpb' ? ` ${version}` : ''}`;
 }
 
-/** The command a package runs with (npx, uvx, docker or podman, dnx), or why Spillway cannot run it. */
-export function packageCommand(pkg: Package): { command: string } | { reason: string } {
+/**
+ * The command a package runs with (npx, uvx, docker or podman, dnx; `node` for a bundle, which the app's
+ * own runtime stands in for), or why Spillway cannot run it.
+ */
+export function packageCommand(pkg: Package, npmMode: NpmMode = 'npx'): { command: string } | { reason: string } {
   if (pkg.transport.type !== 'stdio') {
     return {
       reason: `This package serves over HTTP once it is started (at ${pkg.transport.url}); Spillway can add packages that talk over stdio, or remote servers.`,
@@ -74,7 +90,13 @@ export function packageCommand(pkg: Package): { command: string } | { reason: st
     case 'nuget':
       return { command: 'dnx' };
     case 'mcpb':
-      return { reason: 'MCPB bundles are downloaded and unpacked by the app itself, which this version of Spillway cannot do yet.' };
+      if (!pkg.fileSha256)
+        return {
+          reason:
+            'This bundle is listed without its SHA-256 checksum (fileSha256), which the registry requires for MCPB bundles, so Spillway will not download it. Tell the server’s publisher.',
+        };
+      if (npmMode !== 'install') return { reason: 'MCPB bundles are downloaded and unpacked by the app itself, which this view cannot do.' };
+      return { command: 'node' };
     default:
       return { reason: `Spillway does not know how to run "${pkg.registryType}" packages.` };
   }
@@ -83,6 +105,7 @@ export function packageCommand(pkg: Package): { command: string } | { reason: st
 /** Plans one option; throws an Error with the reason when Spillway cannot run it. */
 export function planOption(option: EntryOption, mode: InputMode, npmMode: NpmMode = 'npx'): LaunchPlan {
   const inputs = new EntryInputs(mode);
+  if (option.kind === 'package' && option.pkg.registryType === 'mcpb') return planBundle(option.pkg, inputs, npmMode);
   const launch = option.kind === 'remote' ? remoteLaunch(option.remote, inputs) : packageLaunch(option.pkg, inputs);
   if (npmMode === 'install' && option.kind === 'package' && option.pkg.registryType === 'npm' && launch.type === 'stdio') {
     const pkg = option.pkg;
@@ -92,6 +115,39 @@ export function planOption(option: EntryOption, mode: InputMode, npmMode: NpmMod
     return { launch, npm, inputs, summary: installSummary(npm, inputs.secretValues, secretNames(inputs)) };
   }
   return { launch, inputs, summary: launchSummary(launch, inputs.secretValues, secretNames(inputs)) };
+}
+
+/** A bundle: downloaded, checked and unpacked by the app at add time; the launch comes from its manifest then. */
+function planBundle(pkg: Package, inputs: EntryInputs, npmMode: NpmMode): LaunchPlan {
+  const how = packageCommand(pkg, npmMode);
+  if ('reason' in how) throw new Error(how.reason);
+  const env: Record<string, string> = {};
+  for (const item of pkg.environmentVariables ?? []) {
+    const value = inputs.keyValue('env', item);
+    if (value !== undefined) env[item.name] = value;
+  }
+  const packageArgs = inputs.arguments(pkg.packageArguments, 'package');
+  const mcpb = { url: pkg.identifier, sha256: pkg.fileSha256 ?? '', ...(pkg.version ? { version: pkg.version } : {}), packageArgs, env };
+  // A placeholder until the bundle is unpacked: its manifest says what runs.
+  const launch: Launch = { type: 'stdio', command: how.command, args: [bundleFile(pkg.identifier), ...packageArgs], env };
+  const secretValues = inputs.secretValues;
+  const args = packageArgs.length ? ` with ${maskText(packageArgs.map(shellWord).join(' '), secretValues)}` : '';
+  const names = Object.keys(env);
+  const labels = secretNames(inputs);
+  const named = names.map((n) => (labels.has(n) || secretValues.has(env[n]) ? `${n} (secret)` : n)).join(', ');
+  const summary =
+    `Downloads ${bundleFile(pkg.identifier)} (checked against its published SHA-256) into Spillway's data folder and runs it with Spillway's own runtime${args}` +
+    `${names.length ? `, with ${names.length === 1 ? 'the variable' : 'the variables'} ${named} set` : ''}.`;
+  return { launch, mcpb, inputs, summary };
+}
+
+/** The file name at the end of a bundle's URL. */
+function bundleFile(url: string): string {
+  try {
+    return decodeURIComponent(new URL(url).pathname.split('/').pop() || url);
+  } catch {
+    return url;
+  }
 }
 
 /** "Installs pkg 1.0 into Spillway's data folder and runs it with Spillway's own runtime …". */

@@ -26,6 +26,15 @@ export interface CatalogEntry {
   cached?: CachedNotice;
 }
 
+/** One published version of a server, as the version picker lists it. */
+export interface CatalogVersion {
+  version: string;
+  /** The registry's latest version. */
+  latest: boolean;
+  status?: string;
+  publishedAt?: string;
+}
+
 export interface RegistryCatalogOptions {
   /** The registry URL (the setting), read at each request so a change applies at once. */
   baseUrl: () => string;
@@ -97,6 +106,36 @@ export class RegistryCatalog {
       throw new RegistryError('refused', `The registry's entry for ${what} does not follow the server.json schema, so it cannot be added.`);
     }
     return { response: parsed.data, ...(cached ? { cached } : {}) };
+  }
+
+  /** Every published version of one server (deleted ones hidden by the registry), newest published first. */
+  async versions(name: string): Promise<{ versions: CatalogVersion[]; cached?: CachedNotice }> {
+    const client = this.#client();
+    let fetched;
+    try {
+      fetched = await this.#fetch(client, client.versionsUrl(name), `list of versions of "${name}"`);
+    } catch (err) {
+      const curated = unreachable(err) ? curatedEntry(name) : undefined;
+      if (!curated) throw err;
+      return { versions: [{ version: curated.server.version, latest: true }], cached: curatedNotice(err) };
+    }
+    let list;
+    try {
+      list = parseServerList(fetched.body);
+    } catch {
+      throw new RegistryError('unreachable', `The registry's list of versions of "${name}" was not in the shape of the MCP Registry API.`);
+    }
+    const versions = list.servers.map((r) => {
+      const meta = officialMeta(r);
+      return {
+        version: r.server.version,
+        latest: meta?.isLatest === true,
+        ...(meta?.status ? { status: meta.status } : {}),
+        ...(meta?.publishedAt ? { publishedAt: meta.publishedAt } : {}),
+      };
+    });
+    versions.sort((a, b) => (b.publishedAt ?? '').localeCompare(a.publishedAt ?? ''));
+    return { versions, ...(fetched.cached ? { cached: fetched.cached } : {}) };
   }
 
   /** The answer from the registry (then kept), or, when the registry cannot be reached, the kept one. */

@@ -63,6 +63,11 @@ export class RegistryClient {
     return url.href;
   }
 
+  /** The URL of every version of one server. */
+  versionsUrl(name: string): string {
+    return new URL(`v0.1/servers/${encodeURIComponent(name)}/versions`, this.#base).href;
+  }
+
   /** The URL of one version of one server (`latest` for the newest); the name is URL-encoded (`/` → `%2F`). */
   versionUrl(name: string, version = 'latest'): string {
     return new URL(`v0.1/servers/${encodeURIComponent(name)}/versions/${encodeURIComponent(version)}`, this.#base).href;

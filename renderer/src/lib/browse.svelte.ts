@@ -10,6 +10,8 @@ type Cached = NonNullable<Res<'registry.search'>['cached']>;
 export type BrowseDetail = Res<'registry.get'>;
 /** An added server's installed npm package and the registry's latest version of it. */
 export type InstalledPackage = Res<'registry.installed'>;
+/** One published version of an entry (the detail page's version picker). */
+export type EntryVersion = Res<'registry.versions'>['versions'][number];
 
 /** The filled form of one package or remote: values by field key, and the problem the hub named. */
 export class RegistryFormState {
@@ -56,6 +58,8 @@ export class BrowseState {
   #searched = $state(false);
   #error = $state<ApiFailure | undefined>();
   #detail = $state<BrowseDetail | undefined>();
+  /** The open entry's published versions, for the picker (empty until asked, or when it could not be). */
+  #versions = $state<{ name: string; list: EntryVersion[] }>({ name: '', list: [] });
   #detailLoading = $state(false);
   #detailError = $state<ApiFailure | undefined>();
   #form = $state<RegistryFormState | undefined>();
@@ -102,6 +106,10 @@ export class BrowseState {
   }
   get detail(): BrowseDetail | undefined {
     return this.#detail;
+  }
+  /** The open entry's published versions, newest first (empty while unknown). */
+  get versions(): EntryVersion[] {
+    return this.#detail && this.#versions.name === this.#detail.server.name ? this.#versions.list : [];
   }
   get detailLoading(): boolean {
     return this.#detailLoading;
@@ -187,10 +195,18 @@ export class BrowseState {
     if (result.ok) {
       this.#detail = result.value;
       void this.#checkInstalled(result.value);
+      if (this.#versions.name !== name) void this.#loadVersions(name);
     } else {
       this.#detail = undefined;
       this.#detailError = result;
     }
+  }
+
+  /** Asks for the entry's versions; without an answer there is no picker (the latest is added). */
+  async #loadVersions(name: string): Promise<void> {
+    this.#versions = { name, list: [] };
+    const result = await this.#backend.call('registry.versions', { name }).catch(() => undefined);
+    if (result?.ok && this.#versions.name === name) this.#versions = { name, list: result.value.versions };
   }
 
   /** Asks, for each added server that runs one of the entry's npm packages, whether a newer version exists. */

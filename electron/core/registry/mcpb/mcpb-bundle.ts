@@ -6,7 +6,8 @@
  * name is always complete, and a failure leaves nothing behind.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { chmod, mkdir, readFile, readdir, rename, rm, writeFile } from 'node:fs/promises';
+import { readdirSync, rmSync } from 'node:fs';
+import { chmod, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve, sep } from 'node:path';
 import { unzip, type Unzipped } from 'fflate';
 import type { McpbManifestAny } from '@anthropic-ai/mcpb';
@@ -56,11 +57,19 @@ export async function installBundle(dir: string, source: BundleSource, fetchImpl
   }
 }
 
-/** Removes what interrupted installs left behind; the folders removed. */
-export async function cleanInterruptedBundles(dir: string): Promise<string[]> {
-  const names = await readdir(dir).catch(() => [] as string[]);
+/**
+ * Removes what interrupted installs left behind; the folders removed. Synchronous, because it runs once
+ * as the hub starts, before any install can begin.
+ */
+export function cleanInterruptedBundles(dir: string): string[] {
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return [];
+  }
   const left = names.filter((n) => n.startsWith(BUNDLE_INSTALLING_PREFIX));
-  for (const name of left) await rm(join(dir, name), { recursive: true, force: true });
+  for (const name of left) rmSync(join(dir, name), { recursive: true, force: true });
   return left;
 }
 

@@ -1,0 +1,221 @@
+/**
+ * MCPB bundles and remotes added from the catalog through the control API (issue 16). A tiny local
+ * registry speaking the MCP Registry API (v0.1) serves entries whose bundles it also serves: a real bundle
+ * (test/support/mcpb-bundle.ts) is downloaded, checked against its published SHA-256, unpacked into
+ * <data>/bundles and run with the hub's own runtime with no node on its PATH, its tools listed. A checksum
+ * mismatch leaves nothing behind and adds nothing; a bundle whose required settings have no default is
+ * refused naming them; an entry without fileSha256 is not offered; an interrupted install is cleaned at
+ * start. A remote entry becomes an HTTP (or SSE) upstream, and one that answers 401 (the OAuth fixture)
+ * ends in needs-sign-in.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { homedir, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { HubEvent } from '../../shared/events.js';
+import { createAppHub, type AppHub } from '../../electron/core/app/app-hub.js';
+import { resolvePaths } from '../../electron/core/files/app-paths.js';
+import { fixture, NODE } from '../support/hub-harness.js';
+import { buildFixtureBundle, sha256 } from '../support/mcpb-bundle.js';
+import { spawnUntil, type Started } from '../support/processes.js';
+
+const NS = 'io.github.spillway-tests';
+let work: string;
+let dataDir: string;
+let registry: Server;
+let base: string;
+let oauth: Started;
+let app: AppHub;
+const files = new Map<string, Buffer>();
+const entries = new Map<string, unknown>();
+const bundles = () => join(dataDir, 'bundles');
+
+/** A server.json entry with one mcpb package. */
+function bundleEntry(name: string, file: string, fileSha256: string | undefined) {
+  const pkg = { registryType: 'mcpb', identifier: `${base}/files/${file}`, version: '1.0.0', transport: { type: 'stdio' } };
+  return {
+    server: {
+      name: `${NS}/${name}`,
+      description: `The fixture server as a bundle (${name}).`,
+      version: '1.0.0',
+      packages: [fileSha256 ? { ...pkg, fileSha256 } : pkg],
+    },
+    _meta: { 'io.modelcontextprotocol.registry/official': { status: 'active', isLatest: true } },
+  };
+}
+
+async function api<T>(method: string, body: unknown = {}) {
+  const res = await fetch(`${app.hub.endpoint.origin}/api/${method}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${app.hub.token}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  return (await res.json()) as { ok: boolean; value?: T; code?: string; message?: string };
+}
+
+function waitForStatus(id: string, status: string): Promise<void> {
+  if (app.hub.pool.get(id)?.status === status) return Promise.resolve();
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`timed out waiting for ${id} ${status}`)), 60_000);
+    const off = app.hub.events.subscribe((e: HubEvent) => {
+      if (e.type === 'upstream.status' && e.server === id && e.status === status) {
+        clearTimeout(timer);
+        off();
+        resolve();
+      }
+    });
+  });
+}
+
+async function toolNames(): Promise<string[]> {
+  const client = new Client({ name: 'registry-mcpb-add-test', version: '1.0.0' });
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(app.hub.url), { requestInit: { headers: { authorization: `Bearer ${app.hub.token}` } } }),
+  );
+  try {
+    return (await client.listTools()).tools.map((t) => t.name);
+  } finally {
+    await client.close();
+  }
+}
+
+beforeAll(async () => {
+  work = await mkdtemp(join(tmpdir(), 'spillway-mcpb-add-'));
+  files.set('fixture.mcpb', await buildFixtureBundle(work));
+  files.set(
+    'needs-key.mcpb',
+    await buildFixtureBundle(work, {
+      name: 'needs-key',
+      userConfig: { greeting: { type: 'string', title: 'API key', description: 'Required, no default', required: true, sensitive: true } },
+    }),
+  );
+  registry = createServer((req, res) => {
+    const url = new URL(req.url ?? '/', base);
+    const file = url.pathname.startsWith('/files/') ? files.get(url.pathname.slice('/files/'.length)) : undefined;
+    if (file) return void res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': file.length }).end(file);
+    const m = /^\/v0\.1\/servers\/([^/]+)\/versions\/latest$/.exec(url.pathname);
+    const entry = m ? entries.get(decodeURIComponent(m[1])) : undefined;
+    if (!entry) return void res.writeHead(404, { 'content-type': 'application/problem+json' }).end(JSON.stringify({ detail: 'Server not found' }));
+    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(entry));
+  });
+  await new Promise<void>((ok) => registry.listen(0, '127.0.0.1', ok));
+  base = `http://127.0.0.1:${(registry.address() as AddressInfo).port}`;
+  oauth = await spawnUntil(NODE, [fixture('oauth-server.mjs')], /^(http:\/\/127\.0\.0\.1:\d+\/mcp)$/m);
+  const good = sha256(files.get('fixture.mcpb')!);
+  for (const e of [
+    bundleEntry('fixture-bundle', 'fixture.mcpb', good),
+    bundleEntry('bad-sum', 'fixture.mcpb', sha256(Buffer.from('another file'))),
+    bundleEntry('needs-key', 'needs-key.mcpb', sha256(files.get('needs-key.mcpb')!)),
+    bundleEntry('no-sum', 'fixture.mcpb', undefined),
+  ])
+    entries.set(e.server.name, e);
+  entries.set(`${NS}/signed-remote`, {
+    server: {
+      name: `${NS}/signed-remote`,
+      description: 'A remote server that asks for sign-in.',
+      version: '1.0.0',
+      remotes: [
+        { type: 'streamable-http', url: oauth.match[1] },
+        { type: 'sse', url: `${base}/sse` },
+      ],
+    },
+  });
+
+  dataDir = join(work, 'data');
+  // What a bundle install interrupted half-way left before this start.
+  await mkdir(join(dataDir, 'bundles', '.installing-cut', 'server'), { recursive: true });
+  const emptyBin = join(work, 'bin');
+  await mkdir(emptyBin);
+  const paths = resolvePaths({ dataDir, os: { home: homedir(), platform: process.platform, env: {} } });
+  await writeFile(paths.configFile, JSON.stringify({ version: 1, servers: {}, settings: { registryUrl: base } }));
+  app = await createAppHub({
+    paths,
+    platform: process.platform,
+    // No node on the PATH: the bundle runs on the hub's own runtime.
+    env: { ...process.env, PATH: emptyBin },
+    port: 0,
+    upstream: { backoffBaseMs: 50, backoffMaxMs: 500, connectTimeoutMs: 30_000 },
+    clientOs: { home: join(work, 'home'), platform: 'linux', env: { HOME: join(work, 'home') } },
+  });
+  await app.hub.start();
+}, 120_000);
+
+afterAll(async () => {
+  await app?.hub.stop();
+  await oauth?.stop();
+  await new Promise((ok) => registry?.close(ok));
+  if (work) await rm(work, { recursive: true, force: true });
+});
+
+const configOnDisk = async () => JSON.parse(await readFile(join(dataDir, 'config.json'), 'utf8')) as { servers: Record<string, unknown> };
+
+describe('MCPB bundles from the catalog', () => {
+  it('an install interrupted before this start was cleaned as the hub started', () => {
+    expect(existsSync(join(bundles(), '.installing-cut'))).toBe(false);
+  });
+
+  it('the detail page says what will run; an entry without its SHA-256 is not offered', async () => {
+    const r = await api<{ options: { summary: string; supported: boolean; runtime?: unknown }[] }>('registry.get', { name: `${NS}/fixture-bundle` });
+    expect(r.value!.options[0]).toMatchObject({
+      supported: true,
+      summary: "Downloads fixture.mcpb (checked against its published SHA-256) into Spillway's data folder and runs it with Spillway's own runtime.",
+    });
+    expect(r.value!.options[0].runtime).toBeUndefined();
+    const none = await api<{ options: { supported: boolean; reason?: string }[] }>('registry.get', { name: `${NS}/no-sum` });
+    expect(none.value!.options[0]).toMatchObject({ supported: false, reason: expect.stringMatching(/without its SHA-256 checksum/) });
+    expect(await api('registry.add', { name: `${NS}/no-sum`, package: 0 })).toMatchObject({ ok: false, code: 'invalid' });
+  });
+
+  it('a checksum mismatch is a plain error: nothing left in bundles/, nothing added to config.json', async () => {
+    const r = await api('registry.add', { name: `${NS}/bad-sum`, package: 0 });
+    expect(r).toMatchObject({
+      ok: false,
+      code: 'unavailable',
+      message: expect.stringMatching(/does not match its published checksum.*nothing was installed/),
+    });
+    expect(await readdir(bundles())).toEqual([]);
+    expect((await configOnDisk()).servers).toEqual({});
+  });
+
+  it('a bundle whose required settings have no default is refused naming them, and removed', async () => {
+    const r = await api('registry.add', { name: `${NS}/needs-key`, package: 0 });
+    expect(r).toMatchObject({ ok: false, code: 'invalid', message: expect.stringMatching(/cannot ask for yet: API key\..*form .* is planned/) });
+    expect(await readdir(bundles())).toEqual([]);
+    expect((await configOnDisk()).servers).toEqual({});
+  });
+
+  it('adds the bundle: installed, started with the own runtime (no node on PATH), its tools listed', async () => {
+    const r = await api<{ id: string; installed: unknown; summary: string }>('registry.add', { name: `${NS}/fixture-bundle`, package: 0 });
+    expect(r.ok).toBe(true);
+    expect(r.value).toMatchObject({ id: 'fixture-bundle', installed: { name: 'fixture-bundle', version: '1.0.0' } });
+    const folder = join(bundles(), `${NS}+fixture-bundle@1.0.0`);
+    expect(await readdir(bundles())).toEqual([`${NS}+fixture-bundle@1.0.0`]);
+    const saved = (await configOnDisk()).servers['fixture-bundle'];
+    expect(saved).toMatchObject({ type: 'stdio', command: process.execPath, args: [join(folder, 'server', 'index.mjs')] });
+    await waitForStatus('fixture-bundle', 'ready');
+    expect((await toolNames()).some((n) => n.endsWith('add'))).toBe(true);
+  }, 120_000);
+});
+
+describe('remote entries from the catalog', () => {
+  it('a streamable-http remote that answers 401 ends in needs-sign-in', async () => {
+    const r = await api<{ id: string; summary: string }>('registry.add', { name: `${NS}/signed-remote`, remote: 0, id: 'signed-remote' });
+    expect(r.ok).toBe(true);
+    expect(r.value!.summary).toBe(`Connects to ${oauth.match[1]} over Streamable HTTP.`);
+    expect((await configOnDisk()).servers['signed-remote']).toMatchObject({ type: 'http', url: oauth.match[1] });
+    await waitForStatus('signed-remote', 'needs-sign-in');
+    const list = await api<{ id: string; status: string; auth?: { state: string } }[]>('upstreams.list');
+    expect(list.value!.find((u) => u.id === 'signed-remote')).toMatchObject({ status: 'needs-sign-in', auth: { state: 'needs-sign-in' } });
+  }, 60_000);
+
+  it('an SSE remote becomes an SSE upstream', async () => {
+    const r = await api<{ id: string }>('registry.add', { name: `${NS}/signed-remote`, remote: 1, id: 'sse-remote' });
+    expect(r.ok).toBe(true);
+    expect((await configOnDisk()).servers['sse-remote']).toMatchObject({ type: 'sse', url: `${base}/sse` });
+  });
+});
