@@ -89,7 +89,14 @@ export const api = {
   'upstreams.remove': method(serverIdReq, z.object({ removed: z.boolean() })),
   'upstreams.restart': method(serverIdReq, z.object({ status: UpstreamStatusSchema })),
   /** Starts a sign-in: open the URL in a browser; the redirect back to the hub finishes it. */
-  'upstreams.signIn': method(serverIdReq, z.object({ authorizationUrl: z.string() })),
+  'upstreams.signIn': method(
+    serverIdReq,
+    z.object({
+      authorizationUrl: z.string(),
+      /** Desktop app: its main process already opened the URL in the system browser (the window must not open it again). */
+      openedInBrowser: z.boolean().optional(),
+    }),
+  ),
   /** Forgets the server's tokens (revoked where it supports RFC 7009); it then needs a sign-in. */
   'upstreams.signOut': method(serverIdReq, z.object({ revoked: z.boolean() })),
   'upstreams.test': method(

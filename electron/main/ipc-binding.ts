@@ -6,7 +6,8 @@
  *
  * Every call checks its sender (our window's webContents, its main frame, on the renderer page), lets the
  * dispatcher parse the request with the contract's zod schema, and resolves to an ApiResult — a throw
- * would cross IPC as a bare message (see VS Code's validatedIpcMain).
+ * would cross IPC as a bare message (see VS Code's validatedIpcMain). A successful `upstreams.signIn`
+ * has its http(s) authorization URL opened in the system browser here (sign-in-opener.ts).
  *
  * No 'electron' import: the few ipcMain/webContents members used are typed structurally, so the binding
  * runs in Node tests against plain objects.
@@ -14,6 +15,7 @@
 import { api, type ApiResult } from '../../shared/api.js';
 import type { HubEvent } from '../../shared/events.js';
 import { isRendererUrl, type RendererLocation } from './navigation-guard.js';
+import { openSignInPage, type OpenExternal } from './sign-in-opener.js';
 
 export const IPC_CHANNELS = { call: 'spillway:call', event: 'spillway:event' } as const;
 
@@ -104,6 +106,9 @@ export interface ControlIpcOptions {
   eventTarget(): EventTargetLike | undefined;
   /** Told about refused callers (for the log). */
   onRefused?(reason: string): void;
+  /** The system browser: an `upstreams.signIn` answer's http(s) URL opens there (sign-in-opener.ts). */
+  openExternal?: OpenExternal;
+  log?(message: string): void;
 }
 
 /** Registers the call handler and the event push; returns the unbind. */
@@ -118,7 +123,8 @@ export function bindControlIpc(options: ControlIpcOptions): () => void {
     const call = parseEnvelope(envelope);
     if ('ok' in call) return call;
     try {
-      return await options.dispatch(call.method, call.req);
+      const result = await options.dispatch(call.method, call.req);
+      return options.openExternal ? await openSignInPage(call.method, result, options.openExternal, options.log) : result;
     } catch (err) {
       // The dispatcher promises not to throw; this keeps the promise even if it ever does.
       return { ok: false, code: 'internal', message: err instanceof Error ? err.message : String(err) };

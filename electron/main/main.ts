@@ -143,6 +143,8 @@ async function run(dataDir: string): Promise<void> {
     subscribe: (listener) => appHub?.hub.events.subscribe(listener) ?? (() => {}),
     eventTarget: () => mainWindow.webContents,
     onRefused: (reason) => log(`Refused a control call: ${reason}`),
+    openExternal: (url) => shell.openExternal(url),
+    log,
   });
 
   const loginFacts = {

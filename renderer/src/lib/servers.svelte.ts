@@ -5,11 +5,12 @@ import type { ServerConfig } from '../../../shared/config.js';
 import type { HubEvent } from '../../../shared/events.js';
 import { coalesced } from './refresh-loop.js';
 import type { ServerDraft } from './server-draft.svelte.js';
+import { openInNewTab, webAddress, type OpenPage } from './sign-in-page.js';
 
 /** Lines of stderr kept per server in the view (the hub keeps its own bounded tail too). */
 const STDERR_LINES = 50;
 
-export type ServerAction = 'restart' | 'remove' | 'toggle';
+export type ServerAction = 'restart' | 'remove' | 'toggle' | 'sign-in' | 'sign-out';
 export type TestResult = Res<'upstreams.test'>;
 
 export class ServersState {
@@ -18,6 +19,8 @@ export class ServersState {
   #loadError = $state<ApiFailure | undefined>();
   #actionErrors = $state<Record<string, ApiFailure | undefined>>({});
   #busy = $state<Record<string, ServerAction | undefined>>({});
+  /** Sign-ins waiting for the user to finish in their browser: id → the page that was opened. */
+  #waiting = $state<Record<string, string | undefined>>({});
   #ids = $derived.by(() => this.#list.map((u) => u.id));
   readonly #backend: Backend;
 
@@ -27,13 +30,17 @@ export class ServersState {
     if (result.ok) {
       this.#list = result.value;
       this.#loadError = undefined;
+      for (const u of result.value) if (this.#waiting[u.id] && signedIn(u)) this.#stopWaiting(u.id);
     } else {
       this.#loadError = result;
     }
   });
 
-  constructor(backend: Backend) {
+  readonly #openPage: OpenPage;
+
+  constructor(backend: Backend, openPage: OpenPage = openInNewTab) {
     this.#backend = backend;
+    this.#openPage = openPage;
   }
 
   get list(): UpstreamInfo[] {
@@ -54,6 +61,10 @@ export class ServersState {
   busyWith(id: string): ServerAction | undefined {
     return this.#busy[id];
   }
+  /** While a sign-in waits for the browser: the sign-in page's address (a link to open it again). */
+  signInPage(id: string): string | undefined {
+    return this.#waiting[id];
+  }
 
   /** Loads the list and follows events; returns the stop function. */
   start(): () => void {
@@ -69,9 +80,13 @@ export class ServersState {
         void this.refresh();
         return;
       }
+      const before = this.#list.find((u) => u.id === e.server);
       this.#list = this.#list.map((u) =>
         u.id === e.server ? { ...u, status: e.status, error: e.error ?? (e.status === 'error' ? u.error : undefined), tools: e.tools ?? u.tools } : u,
       );
+      // The event carries no sign-in state: a server that signs in or out is read again for it.
+      const auth = before?.auth?.state ?? 'none';
+      if (e.status === 'needs-sign-in' ? auth !== 'needs-sign-in' : auth === 'needs-sign-in' || this.#waiting[e.server]) void this.refresh();
     } else if (e.type === 'upstream.stderr') {
       this.#list = this.#list.map((u) => (u.id === e.server ? { ...u, stderrTail: [...u.stderrTail, e.line].slice(-STDERR_LINES) } : u));
     } else if (e.type === 'config.changed' || e.type === 'catalog.changed') {
@@ -103,6 +118,47 @@ export class ServersState {
     return this.#act(id, 'toggle', () => this.#backend.call('upstreams.update', { id, config }));
   }
 
+  /**
+   * Starts a sign-in: the hub makes the authorization URL; the desktop app has opened it already, the
+   * browser UI opens it in a new tab. The card then waits until the server is signed in (or Cancel).
+   */
+  async signIn(id: string): Promise<boolean> {
+    this.#busy = { ...this.#busy, [id]: 'sign-in' };
+    const result = await this.#backend.call('upstreams.signIn', { id });
+    this.#busy = { ...this.#busy, [id]: undefined };
+    let failure: ApiFailure | undefined = result.ok ? undefined : result;
+    if (result.ok) {
+      const page = webAddress(result.value.authorizationUrl);
+      if (!page) {
+        failure = {
+          ok: false,
+          code: 'invalid',
+          message: 'The server gave a sign-in address that is not a web address, so Spillway did not open it.',
+        };
+      } else {
+        if (!result.value.openedInBrowser) this.#openPage(page);
+        this.#waiting = { ...this.#waiting, [id]: page };
+      }
+    }
+    this.#actionErrors = { ...this.#actionErrors, [id]: failure };
+    return failure === undefined;
+  }
+
+  /** Stops waiting for a sign-in here (the page in the browser, if finished later, still signs the server in). */
+  cancelSignIn(id: string): void {
+    this.#stopWaiting(id);
+  }
+
+  #stopWaiting(id: string): void {
+    this.#waiting = { ...this.#waiting, [id]: undefined };
+  }
+
+  /** Forgets the server's tokens (the hub revokes them where it can); it then needs a sign-in again. */
+  signOut(id: string): Promise<boolean> {
+    this.#stopWaiting(id);
+    return this.#act(id, 'sign-out', () => this.#backend.call('upstreams.signOut', { id }));
+  }
+
   /** Connects to the draft's server without saving it and lists its tools. */
   async test(draft: ServerDraft): Promise<ApiResult<TestResult> | undefined> {
     const config = draft.validateConfig();
@@ -131,4 +187,9 @@ export class ServersState {
     await this.refresh();
     return result.value.id;
   }
+}
+
+/** Signed in and past the sign-in: the hub reports the tokens and the server no longer asks for one. */
+function signedIn(u: UpstreamInfo): boolean {
+  return u.auth?.state === 'signed-in' && u.status !== 'needs-sign-in';
 }
