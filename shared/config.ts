@@ -56,10 +56,17 @@ const httpUrl = z
   .url('must be a URL')
   .refine((u) => /^https?:\/\//i.test(u), 'must be an http:// or https:// URL');
 
+/**
+ * For servers whose sign-in does not let apps register themselves (issue 15): the client ID of an OAuth
+ * app the user made in the service's developer settings (a public client: PKCE, no secret).
+ */
+const oauthClientId = z.string().trim().min(1, 'enter the client ID, or leave the field empty').max(500).optional();
+
 export const HttpServerSchema = z.object({
   type: z.literal('http'),
   url: httpUrl,
   headers: stringMap.default({}),
+  oauthClientId,
   ...serverCommon,
 });
 
@@ -67,6 +74,7 @@ export const SseServerSchema = z.object({
   type: z.literal('sse'),
   url: httpUrl,
   headers: stringMap.default({}),
+  oauthClientId,
   ...serverCommon,
 });
 

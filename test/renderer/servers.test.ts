@@ -211,3 +211,27 @@ describe('mcpServers snippets', () => {
     expect(() => parseSnippet('{"mcpServers":{}}')).toThrow(/No server found/);
   });
 });
+
+describe('Servers: a client ID for sign-in', () => {
+  async function addWebServer(clientId?: string) {
+    const { fake } = await setup();
+    await fireEvent.click(screen.getByRole('button', { name: 'Add server' }));
+    await fireEvent.input(form().getByLabelText('Name'), { target: { value: 'Notes' } });
+    await fireEvent.click(form().getByLabelText('Web address (URL)'));
+    await fireEvent.input(form().getByLabelText('URL'), { target: { value: 'https://notes.example.com/mcp' } });
+    const field = form().getByLabelText(/Client ID for sign-in/);
+    expect(field.getAttribute('aria-describedby')).toContain('server-oauth-client-help');
+    if (clientId !== undefined) await fireEvent.input(field, { target: { value: clientId } });
+    await fireEvent.click(form().getByRole('button', { name: 'Add server' }));
+    await waitFor(() => expect(fake.callsOf('upstreams.add')).toHaveLength(1));
+    return fake.callsOf('upstreams.add')[0];
+  }
+
+  it('sends the client ID typed for a web server, trimmed', async () => {
+    expect(await addWebServer('  my-app-123  ')).toMatchObject({ config: { type: 'http', oauthClientId: 'my-app-123' } });
+  });
+
+  it('sends none when the field is left empty', async () => {
+    expect(await addWebServer()).not.toHaveProperty('config.oauthClientId');
+  });
+});

@@ -1,5 +1,6 @@
 /** The control methods of upstream sign-in (issue 15): upstreams.signIn and upstreams.signOut. */
 import { SignInRefused, type HubSignIns } from '../hub/hub-sign-ins.js';
+import { NeedsClientId } from '../oauth/oauth-sign-ins.js';
 import { ControlError } from './control-error.js';
 import type { HandlerMap } from './control-handlers.js';
 
@@ -10,6 +11,7 @@ async function mapped<T>(run: () => Promise<T>): Promise<T> {
   } catch (err) {
     if (err instanceof SignInRefused) throw new ControlError(/^No server/.test(err.message) ? 'not_found' : 'invalid', err.message, 'id');
     if (err instanceof ControlError) throw err;
+    if (err instanceof NeedsClientId) throw new ControlError('invalid', err.message, 'oauthClientId');
     throw new ControlError('unavailable', `Signing in could not start: ${err instanceof Error ? err.message : String(err)}`);
   }
 }

@@ -46,19 +46,24 @@ export class HubSignIns {
   /** The provider of a configured HTTP or SSE server; none for a connection test's unsaved config (it never signs in or stores anything). */
   providerFor(id: string, url: string): UpstreamOAuthProvider | undefined {
     const cfg = ownValue(this.deps.servers(), id);
-    return cfg && cfg.type !== 'stdio' && cfg.url === url ? this.oauth.providerFor(id, url) : undefined;
+    return cfg && cfg.type !== 'stdio' && cfg.url === url ? this.oauth.providerFor(id, url, cfg.oauthClientId) : undefined;
   }
 
-  #url(id: string): string {
+  #remote(id: string): { url: string; oauthClientId?: string } {
     const cfg = ownValue(this.deps.servers(), id);
     if (!cfg) throw new SignInRefused(`No server with id "${id}"`);
     if (cfg.type === 'stdio') throw new SignInRefused(`"${id}" runs on this computer: only servers reached over HTTP or SSE sign in.`);
-    return cfg.url;
+    return cfg;
+  }
+
+  #url(id: string): string {
+    return this.#remote(id).url;
   }
 
   /** An authorization URL to open in a browser. */
   async signIn(id: string): Promise<{ authorizationUrl: string }> {
-    const authorizationUrl = await this.oauth.signIn(id, this.#url(id));
+    const { url, oauthClientId } = this.#remote(id);
+    const authorizationUrl = await this.oauth.signIn(id, url, oauthClientId);
     return { authorizationUrl };
   }
 

@@ -23,18 +23,28 @@ export type CallbackOutcome = { ok: true; serverId: string } | { ok: false; stat
 
 const NEXT_STEP = "Go back to Spillway's Servers view and press Sign in again.";
 
+/** A sign-in that needs a client ID from the user: the server does not let apps register themselves. */
+export class NeedsClientId extends Error {
+  override name = 'NeedsClientId';
+  constructor(redirectUrl: string) {
+    super(
+      `This server does not let apps register themselves, so it needs a client ID. In the service's developer settings, create an OAuth app (a public client) with the redirect URL ${redirectUrl}, then enter its client ID in this server's settings (Edit → Client ID for sign-in) and press Sign in again.`,
+    );
+  }
+}
+
 export class OAuthSignIns {
   readonly pending: PendingSignIns;
-  readonly #providers = new Map<string, { provider: UpstreamOAuthProvider; serverUrl: string }>();
+  readonly #providers = new Map<string, { provider: UpstreamOAuthProvider; serverUrl: string; clientId: string | undefined }>();
 
   constructor(private readonly options: OAuthSignInsOptions) {
     this.pending = options.pending ?? new PendingSignIns();
   }
 
-  /** The provider for a server at `serverUrl` (the same one as long as the URL stays the same). */
-  providerFor(serverId: string, serverUrl: string): UpstreamOAuthProvider {
+  /** The provider for a server at `serverUrl` (the same one as long as the URL and the entered client ID stay the same). */
+  providerFor(serverId: string, serverUrl: string, clientId?: string): UpstreamOAuthProvider {
     const known = this.#providers.get(serverId);
-    if (known && known.serverUrl === serverUrl) return known.provider;
+    if (known && known.serverUrl === serverUrl && known.clientId === clientId) return known.provider;
     const provider = new UpstreamOAuthProvider({
       serverId,
       serverUrl,
@@ -42,8 +52,9 @@ export class OAuthSignIns {
       pending: this.pending,
       redirectUrl: () => this.options.redirectUrl(),
       onAuthorizationUrl: (id, url) => this.options.onNeedsSignIn(id, url),
+      ...(clientId ? { clientId } : {}),
     });
-    this.#providers.set(serverId, { provider, serverUrl });
+    this.#providers.set(serverId, { provider, serverUrl, clientId });
     return provider;
   }
 
@@ -53,12 +64,20 @@ export class OAuthSignIns {
   }
 
   /** A fresh authorization URL for a server (its stored tokens, refused anyway, are dropped first). */
-  async signIn(serverId: string, serverUrl: string): Promise<string> {
-    const provider = this.providerFor(serverId, serverUrl);
+  async signIn(serverId: string, serverUrl: string, clientId?: string): Promise<string> {
+    const provider = this.providerFor(serverId, serverUrl, clientId);
     await provider.invalidateCredentials('tokens');
     // Refreshing works with any registration; a new authorization needs one for today's callback address.
     if (await provider.registeredElsewhere()) await provider.invalidateCredentials('client');
-    const result = await auth(provider, { serverUrl });
+    let result;
+    try {
+      result = await auth(provider, { serverUrl });
+    } catch (err) {
+      // The SDK's words for a server without dynamic client registration (RFC 7591), and no client ID given.
+      if (err instanceof Error && /does not support dynamic client registration/.test(err.message))
+        throw new NeedsClientId(this.options.redirectUrl());
+      throw err;
+    }
     if (result !== 'REDIRECT' || !provider.authorizationUrl) throw new Error('The server signed in without asking the user: press Restart instead.');
     return provider.authorizationUrl;
   }

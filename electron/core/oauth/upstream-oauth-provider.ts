@@ -23,6 +23,8 @@ export interface UpstreamOAuthOptions {
   redirectUrl(): string;
   /** The SDK needs the user to sign in: here is the authorization URL to open. */
   onAuthorizationUrl(serverId: string, url: string): void;
+  /** A client ID the user entered (the server does not let apps register themselves): used instead of registering. */
+  clientId?: string;
 }
 
 type Slot = keyof typeof OAUTH_SECRETS;
@@ -57,6 +59,8 @@ export class UpstreamOAuthProvider implements OAuthClientProvider {
   }
 
   async clientInformation(): Promise<OAuthClientInformationMixed | undefined> {
+    // A public client (PKCE, no secret) the user made in the service's developer settings.
+    if (this.options.clientId) return { client_id: this.options.clientId, token_endpoint_auth_method: 'none' };
     return this.#readJson<OAuthClientInformationMixed>('client');
   }
 

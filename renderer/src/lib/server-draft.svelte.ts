@@ -68,6 +68,8 @@ export class ServerDraft {
   env = $state<PairRow[]>([]);
   url = $state('');
   headers = $state<PairRow[]>([]);
+  /** Only for servers whose sign-in cannot register Spillway by itself (issue 15). */
+  oauthClientId = $state('');
   enabled = $state(true);
   prefix = $state(true);
   #extra: Pick<ServerConfigInput, 'timeoutMs' | 'label'> = {};
@@ -111,6 +113,7 @@ export class ServerDraft {
     } else {
       this.url = config.url;
       this.headers = rows(config.headers);
+      this.oauthClientId = config.oauthClientId ?? '';
     }
   }
 
@@ -131,7 +134,8 @@ export class ServerDraft {
         ...common,
       };
     }
-    return { type: this.kind, url: this.url.trim(), headers: toMap(this.headers), ...common };
+    const clientId = this.oauthClientId.trim();
+    return { type: this.kind, url: this.url.trim(), headers: toMap(this.headers), ...(clientId ? { oauthClientId: clientId } : {}), ...common };
   }
 
   #definedExtra(): Pick<ServerConfigInput, 'timeoutMs' | 'label'> {
