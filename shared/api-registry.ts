@@ -48,6 +48,8 @@ export const RegistryOptionSchema = z.object({
   installs: z.object({ name: z.string(), version: z.string().optional() }).optional(),
   /** Servers already added that run this npm package from the data folder, with the version they run. */
   installed: z.array(z.object({ id: z.string(), version: z.string() })).optional(),
+  /** An MCPB bundle: its form downloads, checks and installs it first, to read the bundle's own settings. */
+  bundle: z.boolean().optional(),
 });
 export type RegistryOption = z.infer<typeof RegistryOptionSchema>;
 
@@ -56,7 +58,8 @@ export const RegistryFormFieldSchema = z.object({
   key: z.string(),
   label: z.string(),
   description: z.string().optional(),
-  group: z.enum(['arguments', 'environment', 'headers', 'address']),
+  /** `settings`: an MCPB bundle's own settings (its manifest's user_config). */
+  group: z.enum(['arguments', 'environment', 'headers', 'address', 'settings']),
   required: z.boolean(),
   /** Masked in the form; kept as a secret, never shown again. */
   secret: z.boolean(),
@@ -66,6 +69,9 @@ export const RegistryFormFieldSchema = z.object({
   placeholder: z.string().optional(),
   /** Several values allowed, one per line. */
   repeated: z.boolean().optional(),
+  /** Bounds of a number field. */
+  min: z.number().optional(),
+  max: z.number().optional(),
 });
 export type RegistryFormField = z.infer<typeof RegistryFormFieldSchema>;
 
@@ -132,7 +138,7 @@ export const registryApi = {
       installed: z.object({ name: z.string(), version: z.string() }).optional(),
     }),
   },
-  /** The npm package an upstream runs from the data folder, and whether the npm registry has a newer version. */
+  /** The npm package or MCPB bundle an upstream runs from the data folder, and whether a newer version is published. */
   'registry.installed': {
     req: z.object({ id: z.string().min(1) }),
     res: z.object({
@@ -144,7 +150,7 @@ export const registryApi = {
       notice: z.string().optional(),
     }),
   },
-  /** Installs the registry's latest version of the upstream's npm package, switches the upstream to it, removes the old one. */
+  /** Installs the latest version of the upstream's npm package or bundle, switches the upstream to it, removes the old one. */
   'registry.update': {
     req: z.object({ id: z.string().min(1) }),
     res: z.object({ id: z.string(), name: z.string(), version: z.string(), previous: z.string(), updated: z.boolean() }),

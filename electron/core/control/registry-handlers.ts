@@ -11,7 +11,10 @@ import { DEFAULT_NPM_REGISTRY, InstallError } from '../registry/install/npm-inst
 import { NpmInstaller } from '../registry/install/npm-installer.js';
 import { entryOptions, optionLabel, packageCommand, planOption, type EntryOption, type LaunchPlan, type NpmMode } from '../registry/launch-plan.js';
 import { BundleInstaller } from '../registry/mcpb/bundle-installer.js';
+import { bundleFields } from '../registry/mcpb/bundle-settings.js';
+import { BundleRefusal, installPlanned, launchWithSettings } from '../registry/mcpb/bundle-upstream.js';
 import { BundleError } from '../registry/mcpb/mcpb-bundle.js';
+import { bundleUpdateHandlers } from './registry-bundle-update.js';
 import { RegistryError } from '../registry/registry-client.js';
 import { RegistryCatalog, serverSummary } from '../registry/registry-catalog.js';
 import { hasSecrets, registryUpstream, withSecrets } from '../registry/registry-upstream.js';
@@ -28,6 +31,8 @@ import type { HandlerMap } from './control-handlers.js';
  */
 export interface RegistrySecretStore {
   put(serverId: string, secrets: { env: Record<string, string>; headers: Record<string, string> }): Promise<void>;
+  /** One stored env value (an updated bundle's paths are rewritten, and config.json holds only a reference). */
+  getEnv?(serverId: string, key: string): Promise<string | undefined>;
 }
 
 export interface RegistryHandlerDeps {
@@ -76,7 +81,7 @@ function pickOption(server: ServerDetail, req: { package?: number; remote?: numb
   return option;
 }
 
-function describeOption(option: EntryOption, facts: PathFacts, npmMode: NpmMode): RegistryOption {
+function describeOption(option: EntryOption, server: ServerDetail, facts: PathFacts, npmMode: NpmMode): RegistryOption {
   const base = { kind: option.kind, index: option.index, label: optionLabel(option) };
   const how = option.kind === 'package' ? packageCommand(option.pkg, npmMode) : undefined;
   if (how && 'reason' in how) return { ...base, summary: how.reason, supported: false, reason: how.reason };
@@ -84,8 +89,20 @@ function describeOption(option: EntryOption, facts: PathFacts, npmMode: NpmMode)
   const ownRuntime = npmMode === 'install' && option.kind === 'package' && ['npm', 'mcpb'].includes(option.pkg.registryType);
   const runtime = how && !ownRuntime ? checkRuntime(how.command, facts) : undefined;
   const plan = planOption(option, { kind: 'preview' }, npmMode);
-  const installs = plan.npm ? { name: plan.npm.name, ...(plan.npm.version ? { version: plan.npm.version } : {}) } : undefined;
-  return { ...base, summary: plan.summary, supported: true, ...(runtime ? { runtime } : {}), ...(installs ? { installs } : {}) };
+  // A bundle is named after its registry entry (its folder, its Update), an npm package after itself.
+  const installs = plan.npm
+    ? { name: plan.npm.name, ...(plan.npm.version ? { version: plan.npm.version } : {}) }
+    : plan.mcpb
+      ? { name: server.name, version: plan.mcpb.version ?? server.version }
+      : undefined;
+  return {
+    ...base,
+    summary: plan.summary,
+    supported: true,
+    ...(runtime ? { runtime } : {}),
+    ...(installs ? { installs } : {}),
+    ...(plan.mcpb ? { bundle: true } : {}),
+  };
 }
 
 /** An install failure as the control API reports it: what happened and what to do next. */
@@ -100,40 +117,43 @@ function bundleError(err: unknown): unknown {
 }
 
 /**
- * Installs a planned bundle and gives the upstream it runs as. A bundle this call installed and then
- * refused (settings Spillway cannot ask for yet, a missing runtime) is removed again: nothing is left.
+ * Installs a planned bundle and gives the upstream it runs as, with the form's settings. A bundle this
+ * call installed and then refused (a setting missing or wrong, a missing runtime) is removed again; one
+ * the form installed stays (the form is still open, the next Add uses it).
  */
-async function installPlannedBundle(bundles: BundleInstaller, plan: LaunchPlan, server: ServerDetail, facts: PathFacts) {
+async function installPlannedBundle(
+  bundles: BundleInstaller,
+  plan: LaunchPlan,
+  server: ServerDetail,
+  facts: PathFacts,
+  values: Readonly<Record<string, string>>,
+) {
   const mcpb = plan.mcpb;
   if (!mcpb) throw new Error('not a bundle plan');
   let bundle;
   try {
-    bundle = await bundles.install({ name: server.name, version: mcpb.version ?? server.version, url: mcpb.url, sha256: mcpb.sha256 });
+    bundle = await installPlanned(bundles, mcpb, server);
   } catch (err) {
     throw bundleError(err);
   }
-  const refuse = async (code: 'invalid' | 'unavailable', message: string) => {
+  const refuse = async (code: 'invalid' | 'unavailable', message: string, field?: string) => {
     if (bundle.fresh) await bundles.remove(bundle);
-    return new ControlError(code, message);
+    return new ControlError(code, message, field);
   };
-  const missing = bundles.missingSettings(bundle);
-  if (missing.length > 0)
-    throw await refuse(
-      'invalid',
-      `This bundle needs settings of its own that Spillway cannot ask for yet: ${missing.join(', ')}. It was not added; a form for a bundle's settings is planned.`,
-    );
+  const secretValues = new Set(plan.inputs.secretValues);
   let launch;
   try {
-    launch = await bundles.launch(bundle, mcpb.packageArgs, mcpb.env);
+    launch = await launchWithSettings(bundles, bundle, mcpb, values, secretValues);
   } catch (err) {
-    throw await refuse('invalid', err instanceof Error ? err.message : String(err));
+    if (err instanceof BundleRefusal) throw await refuse('invalid', err.message, err.key ? `values.${err.key}` : undefined);
+    throw err;
   }
   // Only a node bundle runs on the app's own runtime; a python or other one needs its program on the PATH.
   if (launch.command !== bundles.runtime.command && !isAbsolute(launch.command)) {
     const runtime = checkRuntime(launch.command, facts);
     if (!runtime.present) throw await refuse('unavailable', runtime.missing ?? `This bundle needs ${launch.command}, which is not installed.`);
   }
-  return { launch, installed: { name: bundle.manifest.name, version: bundle.manifest.version } };
+  return { launch, secretValues, installed: { name: bundle.manifest.name, version: bundle.manifest.version } };
 }
 
 /** A short server name for its id: the title, else the part of the name after the slash. */
@@ -142,27 +162,44 @@ const idName = (server: ServerDetail) => server.title ?? server.name.split('/').
 export function registryHandlers(deps: RegistryHandlerDeps): HandlerMap {
   const load = (name: string, version?: string) => registryCall(() => deps.catalog().get(name, version));
   const npmMode: NpmMode = deps.npm ? 'install' : 'npx';
-  const describe = (option: EntryOption) => withInstalled(describeOption(option, deps.pathFacts(), npmMode));
-  /** Adds the servers that already run the option's npm package (the detail page offers their Update). */
+  const describe = (option: EntryOption, server: ServerDetail) => withInstalled(describeOption(option, server, deps.pathFacts(), npmMode));
+  /** Adds the servers that already run the option's npm package or bundle (the detail page offers their Update). */
   const withInstalled = (described: RegistryOption): RegistryOption => {
     const name = described.installs?.name;
-    if (!name || !deps.npm || !deps.upstreamConfigs) return described;
+    if (!name || !deps.upstreamConfigs) return described;
+    const refOf = (config: ServerConfig) => (described.bundle ? deps.bundles?.bundleOf(config) : deps.npm?.packageOf(config));
     const installed = Object.entries(deps.upstreamConfigs()).flatMap(([id, config]) => {
-      const ref = deps.npm?.packageOf(config);
+      const ref = refOf(config);
       return ref?.name === name ? [{ id, version: ref.version }] : [];
     });
     return installed.length ? { ...described, installed } : described;
   };
-  /** The npm package an upstream runs from the data folder, or a plain refusal. */
-  const installedOf = (id: string) => {
+  /** The saved config of an upstream, or not_found. */
+  const configOf = (id: string) => {
     const configs = deps.upstreamConfigs?.() ?? {};
     const config = Object.hasOwn(configs, id) ? configs[id] : undefined;
     if (!config) throw new ControlError('not_found', `No server with id "${id}"`, 'id');
+    return config;
+  };
+  /** The npm package an upstream runs from the data folder, or a plain refusal. */
+  const installedOf = (id: string) => {
+    const config = configOf(id);
     const ref = deps.npm?.packageOf(config);
     if (!deps.npm || !ref || config.type !== 'stdio')
-      throw new ControlError('invalid', `"${id}" does not run an npm package that Spillway installed, so there is nothing to update here.`, 'id');
+      throw new ControlError(
+        'invalid',
+        `"${id}" does not run an npm package or bundle that Spillway installed, so there is nothing to update here.`,
+        'id',
+      );
     return { config, ref, npm: deps.npm };
   };
+  /** The bundle an upstream runs from the data folder, if it runs one. */
+  const bundleOf = (id: string) => {
+    const config = configOf(id);
+    const ref = deps.bundles?.bundleOf(config);
+    return ref && deps.bundles ? { config, ref, bundles: deps.bundles } : undefined;
+  };
+  const bundleHandlers = bundleUpdateHandlers({ catalog: deps.catalog, updateUpstream: deps.updateUpstream, secrets: deps.secrets });
   return {
     'registry.search': (req) => registryCall(() => deps.catalog().search(req.query, req.cursor)),
     'registry.get': async (req) => {
@@ -170,7 +207,7 @@ export function registryHandlers(deps: RegistryHandlerDeps): HandlerMap {
       const facts = deps.pathFacts();
       return {
         server: serverSummary(response),
-        options: entryOptions(response.server).map((o) => withInstalled(describeOption(o, facts, npmMode))),
+        options: entryOptions(response.server).map((o) => withInstalled(describeOption(o, response.server, facts, npmMode))),
         ...(cached ? { cached } : {}),
       };
     },
@@ -178,15 +215,25 @@ export function registryHandlers(deps: RegistryHandlerDeps): HandlerMap {
     'registry.form': async (req) => {
       const { response } = await load(req.name, req.version);
       const option = pickOption(response.server, req);
-      const described = describe(option);
+      const described = describe(option, response.server);
       if (!described.supported) throw new ControlError('invalid', described.reason ?? 'Spillway cannot run this yet', option.kind);
-      return { option: described, fields: planOption(option, { kind: 'preview' }, npmMode).inputs.fields };
+      const plan = planOption(option, { kind: 'preview' }, npmMode);
+      if (!plan.mcpb) return { option: described, fields: plan.inputs.fields };
+      // A bundle's own settings are in its manifest: it is downloaded and installed now, so Add is instant.
+      if (!deps.bundles) throw new ControlError('unavailable', 'This hub cannot install MCPB bundles', option.kind);
+      let bundle;
+      try {
+        bundle = await installPlanned(deps.bundles, plan.mcpb, response.server);
+      } catch (err) {
+        throw bundleError(err);
+      }
+      return { option: described, fields: [...plan.inputs.fields, ...bundleFields(bundle.manifest)] };
     },
     'registry.add': async (req) => {
       const { response } = await load(req.name, req.version);
       const server = response.server;
       const option = pickOption(server, req);
-      const described = describe(option);
+      const described = describe(option, server);
       if (!described.supported) throw new ControlError('invalid', described.reason ?? 'Spillway cannot run this yet', option.kind);
       if (described.runtime && !described.runtime.present)
         throw new ControlError('unavailable', described.runtime.missing ?? 'A runtime is missing', option.kind);
@@ -215,9 +262,9 @@ export function registryHandlers(deps: RegistryHandlerDeps): HandlerMap {
       }
       if (plan.mcpb) {
         if (!deps.bundles) throw new ControlError('unavailable', 'This hub cannot install MCPB bundles', option.kind);
-        const bundle = await installPlannedBundle(deps.bundles, plan, server, deps.pathFacts());
+        const bundle = await installPlannedBundle(deps.bundles, plan, server, deps.pathFacts(), req.values);
         installed = bundle.installed;
-        upstream = registryUpstream(bundle.launch, plan.inputs.secretValues, label);
+        upstream = registryUpstream(bundle.launch, bundle.secretValues, label);
       }
       const secret = hasSecrets(upstream);
       const store = secret ? deps.secrets : undefined;
@@ -232,6 +279,8 @@ export function registryHandlers(deps: RegistryHandlerDeps): HandlerMap {
       };
     },
     'registry.installed': async (req) => {
+      const bundle = bundleOf(req.id);
+      if (bundle) return bundleHandlers.installed(bundle.ref);
       const { ref, npm } = installedOf(req.id);
       try {
         const latest = await npm.latest(ref.name);
@@ -242,6 +291,8 @@ export function registryHandlers(deps: RegistryHandlerDeps): HandlerMap {
       }
     },
     'registry.update': async (req) => {
+      const bundle = bundleOf(req.id);
+      if (bundle) return bundleHandlers.update(req.id, bundle);
       const { config, ref, npm } = installedOf(req.id);
       if (!deps.updateUpstream) throw new ControlError('unavailable', 'This hub cannot update servers');
       let installed;
@@ -268,6 +319,7 @@ export function registrySecretStore(store: SecretStore): RegistrySecretStore {
       for (const [key, value] of Object.entries(secrets.env)) await store.set(serverId, secretName('env', key), value);
       for (const [key, value] of Object.entries(secrets.headers)) await store.set(serverId, secretName('header', key), value);
     },
+    getEnv: (serverId, key) => store.get(serverId, secretName('env', key)),
   };
 }
 

@@ -8,7 +8,7 @@ import type { RegistryFormField, RegistryOption, RegistryServer } from '../../..
 
 type Cached = NonNullable<Res<'registry.search'>['cached']>;
 export type BrowseDetail = Res<'registry.get'>;
-/** An added server's installed npm package and the registry's latest version of it. */
+/** An added server's installed npm package or bundle and the registry's latest version of it. */
 export type InstalledPackage = Res<'registry.installed'>;
 /** One published version of an entry (the detail page's version picker). */
 export type EntryVersion = Res<'registry.versions'>['versions'][number];
@@ -64,6 +64,8 @@ export class BrowseState {
   #detailError = $state<ApiFailure | undefined>();
   #form = $state<RegistryFormState | undefined>();
   #formLoading = $state(false);
+  /** The option whose form is loading (a bundle's is downloaded first, which the page says). */
+  #formOption = $state<RegistryOption | undefined>();
   #formError = $state<ApiFailure | undefined>();
   /** Installed packages of the added servers the open entry runs, by server id. */
   #installed = $state<Record<string, InstalledPackage>>({});
@@ -122,6 +124,10 @@ export class BrowseState {
   }
   get formLoading(): boolean {
     return this.#formLoading;
+  }
+  /** The option whose form is being loaded, while it is. */
+  get formOption(): RegistryOption | undefined {
+    return this.#formLoading ? this.#formOption : undefined;
   }
   get formError(): ApiFailure | undefined {
     return this.#formError;
@@ -244,11 +250,12 @@ export class BrowseState {
     this.#formError = undefined;
   }
 
-  /** Loads the form for one way to run the open entry. */
+  /** Loads the form for one way to run the open entry (for a bundle, after downloading and installing it). */
   async choose(option: RegistryOption): Promise<void> {
     const detail = this.#detail;
     if (!detail) return;
     this.#formLoading = true;
+    this.#formOption = option;
     this.#formError = undefined;
     const { name, version } = detail.server;
     const result = await this.#backend.call('registry.form', { name, version, ...optionRef(option) });

@@ -5,10 +5,11 @@
  */
 import { existsSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
-import { join } from 'node:path';
+import { join, relative, sep } from 'node:path';
+import type { ServerConfig } from '../../../../shared/config.js';
 import { ownRuntime, type OwnRuntime } from '../install/own-runtime.js';
-import { bundlesDir, cleanInterruptedBundles, installBundle, type InstalledBundle } from './mcpb-bundle.js';
-import { bundleLaunch, missingUserConfig, type BundleLaunch } from './mcpb-launch.js';
+import { bundlesDir, cleanInterruptedBundles, installBundle, installedBundle, type InstalledBundle } from './mcpb-bundle.js';
+import { bundleLaunch, type BundleLaunch, type BundleUserConfig } from './mcpb-launch.js';
 
 export interface BundleInstallerOptions {
   dataDir: string;
@@ -28,6 +29,20 @@ export interface BundleRef {
 
 /** `io.github.owner/name` 1.2.3 → `io.github.owner+name@1.2.3` (a registry name has one slash). */
 export const bundleFolderName = (ref: { name: string; version: string }) => `${ref.name.replace(/\//g, '+')}@${ref.version}`;
+
+/** An installed bundle an upstream runs: the registry entry's name and version, and its folder. */
+export interface BundleRefOf {
+  name: string;
+  version: string;
+  dir: string;
+}
+
+/** `io.github.owner+name@1.2.3` → its name and version (registry names hold no `+` and no `@`). */
+function parseFolder(folder: string): { name: string; version: string } | undefined {
+  const at = folder.lastIndexOf('@');
+  if (at <= 0 || folder.startsWith('.')) return undefined;
+  return { name: folder.slice(0, at).replace(/\+/g, '/'), version: folder.slice(at + 1) };
+}
 
 export class BundleInstaller {
   readonly dir: string;
@@ -50,14 +65,32 @@ export class BundleInstaller {
     return { ...bundle, fresh };
   }
 
-  /** The user_config fields the bundle requires that have no default (titles, for the message). */
-  missingSettings(bundle: InstalledBundle): string[] {
-    return missingUserConfig(bundle.manifest);
+  /** The installed bundle in `dir` (a folder of this installer). */
+  installed(dir: string): Promise<InstalledBundle> {
+    return installedBundle(dir);
   }
 
-  /** The stdio launch of an installed bundle, with the entry's own arguments and variables added. */
-  async launch(bundle: InstalledBundle, packageArgs: string[], env: Record<string, string>): Promise<BundleLaunch> {
-    const launch = await bundleLaunch(bundle, this.runtime);
+  /** The bundle an upstream runs from this folder (its command or a word of its command line is in it). */
+  bundleOf(config: ServerConfig): BundleRefOf | undefined {
+    if (config.type !== 'stdio') return undefined;
+    for (const word of [config.command, ...config.args]) {
+      const rel = relative(this.dir, word);
+      if (rel === '' || rel.startsWith('..') || !word.startsWith(this.dir + sep)) continue;
+      const folder = rel.split(sep)[0];
+      const parsed = parseFolder(folder);
+      if (parsed) return { ...parsed, dir: join(this.dir, folder) };
+    }
+    return undefined;
+  }
+
+  /** The stdio launch of an installed bundle with its settings, and the entry's own arguments and variables added. */
+  async launch(
+    bundle: InstalledBundle,
+    packageArgs: string[],
+    env: Record<string, string>,
+    userConfig: BundleUserConfig = {},
+  ): Promise<BundleLaunch> {
+    const launch = await bundleLaunch(bundle, this.runtime, userConfig);
     return { ...launch, args: [...launch.args, ...packageArgs], env: { ...launch.env, ...env, ...this.runtimeEnv(launch) } };
   }
 

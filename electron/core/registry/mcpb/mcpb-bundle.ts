@@ -130,6 +130,11 @@ async function unpack(zip: Uint8Array, dir: string): Promise<void> {
   }
 }
 
+/** A bundle already installed in `dir` (its manifest read and checked again). */
+export async function installedBundle(dir: string): Promise<InstalledBundle> {
+  return { dir, manifest: await readManifest(dir) };
+}
+
 /** The bundle's manifest.json, checked against the MCPB schema (any published manifest version). */
 async function readManifest(dir: string): Promise<McpbManifestAny> {
   let raw: unknown;

@@ -1,0 +1,91 @@
+/**
+ * `registry.installed` and `registry.update` for an upstream that runs an MCPB bundle from the data
+ * folder (issue 16), as they are for npm packages: the registry entry's latest version says whether
+ * there is a newer bundle; Update installs it, switches the upstream over and removes the old folder.
+ */
+import { SECRET_REF, type ServerConfig } from '../../../shared/config.js';
+import type { BundleInstaller, BundleRefOf } from '../registry/mcpb/bundle-installer.js';
+import { BundleRefusal, publishedBundle, switchBundle } from '../registry/mcpb/bundle-upstream.js';
+import { BundleError } from '../registry/mcpb/mcpb-bundle.js';
+import { RegistryError } from '../registry/registry-client.js';
+import type { RegistryCatalog } from '../registry/registry-catalog.js';
+import { ControlError } from './control-error.js';
+
+export interface BundleUpdateDeps {
+  catalog(): RegistryCatalog;
+  updateUpstream?(req: { id: string; config: ServerConfig }): Promise<{ id: string }>;
+  secrets?: { getEnv?(serverId: string, key: string): Promise<string | undefined> };
+}
+
+/** The upstream's bundle as `bundleOf` found it. */
+export interface UpstreamBundle {
+  config: ServerConfig;
+  ref: BundleRefOf;
+  bundles: BundleInstaller;
+}
+
+export function bundleUpdateHandlers(deps: BundleUpdateDeps) {
+  /** The registry's latest version of the entry and its bundle (or why there is none). */
+  const latest = async (name: string) => {
+    const { response } = await deps.catalog().get(name);
+    const published = publishedBundle(response.server);
+    if (!published)
+      throw new BundleError(`The registry's latest version of ${name} (${response.server.version}) offers no bundle with its checksum.`);
+    return published;
+  };
+  /**
+   * Every env value is kept in the secret store, config.json holding a reference: the ones that hold a
+   * path into the old folder (`${__dirname}/…`) are read back so the switch rewrites them too.
+   */
+  const storedPaths = async (id: string, config: ServerConfig, dir: string): Promise<ServerConfig> => {
+    const getEnv = deps.secrets?.getEnv;
+    if (config.type !== 'stdio' || !getEnv) return config;
+    const env: Record<string, string> = {};
+    for (const [key, value] of Object.entries(config.env)) {
+      const stored = value === SECRET_REF ? await getEnv(id, key) : undefined;
+      env[key] = stored?.includes(dir) ? stored : value;
+    }
+    return { ...config, env };
+  };
+  return {
+    async installed(ref: BundleRefOf) {
+      try {
+        const { version } = await latest(ref.name);
+        return { name: ref.name, version: ref.version, latest: version, updateAvailable: version !== ref.version };
+      } catch (err) {
+        return { name: ref.name, version: ref.version, updateAvailable: false, notice: err instanceof Error ? err.message : String(err) };
+      }
+    },
+
+    async update(id: string, { config, ref, bundles }: UpstreamBundle) {
+      if (!deps.updateUpstream) throw new ControlError('unavailable', 'This hub cannot update servers');
+      let next;
+      try {
+        const published = await latest(ref.name);
+        if (published.version === ref.version) return { id, name: ref.name, version: ref.version, previous: ref.version, updated: false };
+        const installed = await bundles.install({
+          name: ref.name,
+          version: published.version,
+          url: published.pkg.identifier,
+          sha256: published.pkg.fileSha256,
+        });
+        next = { installed, version: published.version };
+      } catch (err) {
+        if (err instanceof BundleError || err instanceof RegistryError) throw new ControlError('unavailable', err.message);
+        throw err;
+      }
+      let switched;
+      try {
+        const withPaths = await storedPaths(id, config, ref.dir);
+        switched = switchBundle(withPaths, { ref, bundle: await bundles.installed(ref.dir) }, next.installed);
+      } catch (err) {
+        if (next.installed.fresh) await bundles.remove(next.installed);
+        if (err instanceof BundleRefusal || err instanceof BundleError) throw new ControlError('invalid', err.message, 'id');
+        throw err;
+      }
+      await deps.updateUpstream({ id, config: switched });
+      await bundles.remove(ref);
+      return { id, name: ref.name, version: next.version, previous: ref.version, updated: true };
+    },
+  };
+}
