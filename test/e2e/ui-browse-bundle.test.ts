@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { homedir, tmpdir } from 'node:os';
@@ -25,6 +25,8 @@ const SECRET = 'sk-ui-bundle-secret-0042';
 
 let dir: string;
 let registry: Server;
+let serveCorrupt = false;
+let corrupt: () => Buffer;
 let app: AppHub;
 let browser: Browser;
 let opened: OpenedPage;
@@ -46,6 +48,8 @@ beforeAll(async () => {
     },
   });
   let base = '';
+  // While set, the bundle's bytes differ from its published SHA-256 (a changed or damaged download).
+  corrupt = () => Buffer.concat([bundle, Buffer.from('tampered')]);
   const entry = () => ({
     server: {
       name: NAME,
@@ -60,7 +64,8 @@ beforeAll(async () => {
   registry = createServer((req, res) => {
     const url = new URL(req.url ?? '/', base);
     const json = (body: unknown) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(body));
-    if (url.pathname === '/files/echo.mcpb') return void res.writeHead(200, { 'content-type': 'application/octet-stream' }).end(bundle);
+    if (url.pathname === '/files/echo.mcpb')
+      return void res.writeHead(200, { 'content-type': 'application/octet-stream' }).end(serveCorrupt ? corrupt() : bundle);
     if (url.pathname === '/v0.1/servers') return json({ servers: [entry()], metadata: { count: 1 } });
     if (
       url.pathname === `/v0.1/servers/${encodeURIComponent(NAME)}/versions/latest` ||
@@ -104,6 +109,24 @@ afterAll(async () => {
 });
 
 describe("Browse: an MCPB bundle's own settings in Chromium", () => {
+  it('a download that does not match its published checksum is refused in plain words, nothing left behind', async () => {
+    serveCorrupt = true;
+    await openSection(page, 'Servers');
+    await page.getByRole('tab', { name: 'Browse' }).click();
+    await page.getByRole('button', { name: 'echo-bundle', exact: true }).click();
+    const detail = page.getByRole('article', { name: 'echo-bundle', exact: true });
+    await detail.getByRole('button', { name: 'Set up this bundle' }).click();
+    await page
+      .getByText(/does not match its published checksum/)
+      .first()
+      .waitFor();
+    await saveScreenshot(page, 'browse-bundle-checksum-800x600');
+    expect(await readdir(join(dir, 'data', 'bundles')).catch(() => [])).toEqual([]);
+    expect(JSON.parse(await readFile(join(dir, 'data', 'config.json'), 'utf8')).servers).toEqual({});
+    serveCorrupt = false;
+    await page.getByRole('button', { name: /Back to the list/ }).click();
+  });
+
   it('the detail page says the form downloads the bundle to read its settings', async () => {
     await openSection(page, 'Servers');
     await page.getByRole('tab', { name: 'Browse' }).click();

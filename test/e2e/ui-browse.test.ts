@@ -10,7 +10,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
@@ -130,6 +130,7 @@ describe('Browse in Chromium against the real hub and the registry fixture', () 
     await page.getByRole('tab', { name: 'Installed', selected: true }).waitFor();
     const card = page.getByRole('article', { name: 'io.github.domdomegg/airtable-mcp-server' });
     await card.getByText('Ready', { exact: true }).waitFor({ timeout: 60_000 });
+    expect(await readFile(join(dir, 'data', 'config.json'), 'utf8')).not.toContain('patAIRTABLE-SECRET');
     expect(Number((await card.getByText(/^\d+ tools$/).textContent())?.split(' ')[0])).toBeGreaterThan(3);
     await saveScreenshot(page, 'browse-added-800x600');
     expect(opened.errors).toEqual([]);
@@ -144,6 +145,28 @@ describe('Browse in Chromium against the real hub and the registry fixture', () 
     await detail.getByRole('button', { name: 'Update to 1.7.4' }).click();
     await detail.getByText('running version 1.7.4', { exact: false }).waitFor({ timeout: 60_000 });
     expect(await detail.getByRole('button', { name: /^Update to/ }).count()).toBe(0);
+    expect(opened.errors).toEqual([]);
+  });
+
+  it('with the registry down: kept answers say so, and a search never made shows the servers that come with Spillway', async () => {
+    await registry.stop();
+    await page.getByRole('button', { name: /Back to the list/ }).click();
+    const search = page.getByLabel('Search servers by name');
+    await search.fill('airtable');
+    await search.press('Enter');
+    await page
+      .getByText(/Cached, from/)
+      .first()
+      .waitFor();
+    await search.fill('memory');
+    await search.press('Enter');
+    const list = page.getByRole('list', { name: 'Servers in the registry' });
+    await list.getByRole('button', { name: /Memory/ }).waitFor();
+    await page
+      .getByText(/come with Spillway/)
+      .first()
+      .waitFor();
+    await saveScreenshot(page, 'browse-registry-down-800x600');
     expect(opened.errors).toEqual([]);
   });
 });
