@@ -170,6 +170,7 @@ export class Hub {
         spool: parts.spill.rawTexts,
         resolveSecrets: (id, cfg) => resolveServerSecrets(parts.secretStore, id, cfg),
         authProvider: (id, url) => this.signIns.providerFor(id, url),
+        onInsufficientScope: (id, scope) => this.signIns.stepUp(id, scope),
         loginShellPath: options.useLoginShellPath
           ? () => (loginPath ??= readLoginShellPath({ platform: options.platform, env: options.env, timeoutMs: 5000 }))
           : undefined,

@@ -8,7 +8,7 @@ import { whenCancelled } from '../downstream/request-cancellation.js';
 import type { Upstream } from '../upstream/upstream.js';
 import type { CallContext } from './call-context.js';
 import type { ProgressRoutes } from './progress-routes.js';
-import { bareMessage, isUnreachable, rpcError } from './relay-errors.js';
+import { bareMessage, isUnreachable, rpcError, unavailableMessage } from './relay-errors.js';
 
 /** Longest the SDK itself may wait; our own timer (reset by progress) is what actually times out. */
 const SDK_TIMEOUT_CEILING_MS = 24 * 3600_000;
@@ -88,6 +88,8 @@ export function upstreamFailure(ctx: CallContext, upstream: Upstream, err: unkno
       `Server "${server}" did not answer "${tool}" within ${Math.round(timedOutAfterMs / 1000)} s (timeout); the call was cancelled.`,
     );
   }
+  // The server wants a sign-in (a 401, or a 403 asking for more scope): say what to do, not what broke.
+  if (upstream.status === 'needs-sign-in') return new UpstreamFailure(unavailableMessage(server, upstream));
   if (err instanceof McpError && err.code === ErrorCode.ConnectionClosed) {
     return new UpstreamFailure(`Server "${server}" closed the connection during "${tool}" (it may have crashed); Spillway is reconnecting.`);
   }

@@ -60,6 +60,17 @@ export class HubSignIns {
     return this.#remote(id).url;
   }
 
+  /** A server asked for more scope (403 insufficient_scope): the next sign-in asks for it. */
+  stepUp(id: string, scope: string | undefined): Promise<void> {
+    this.deps.emit({
+      type: 'log',
+      level: 'warn',
+      server: id,
+      message: `${id} asks for more access${scope ? ` (${scope})` : ''}: sign in again to allow it`,
+    });
+    return this.oauth.stepUp(id, scope);
+  }
+
   /** An authorization URL to open in a browser. */
   async signIn(id: string): Promise<{ authorizationUrl: string }> {
     const { url, oauthClientId } = this.#remote(id);

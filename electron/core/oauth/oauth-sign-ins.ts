@@ -71,7 +71,7 @@ export class OAuthSignIns {
     if (await provider.registeredElsewhere()) await provider.invalidateCredentials('client');
     let result;
     try {
-      result = await auth(provider, { serverUrl });
+      result = await auth(provider, { serverUrl, ...(provider.requiredScope ? { scope: provider.requiredScope } : {}) });
     } catch (err) {
       // The SDK's words for a server without dynamic client registration (RFC 7591), and no client ID given.
       if (err instanceof Error && /does not support dynamic client registration/.test(err.message))
@@ -80,6 +80,11 @@ export class OAuthSignIns {
     }
     if (result !== 'REDIRECT' || !provider.authorizationUrl) throw new Error('The server signed in without asking the user: press Restart instead.');
     return provider.authorizationUrl;
+  }
+
+  /** A 403 insufficient_scope from a server (step-up): its provider drops its tokens and remembers the scope. */
+  async stepUp(serverId: string, scope: string | undefined): Promise<void> {
+    await this.provider(serverId)?.requireScope(scope);
   }
 
   /** Handles the browser's redirect to /oauth/callback. */

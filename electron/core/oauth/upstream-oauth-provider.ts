@@ -32,6 +32,8 @@ type Slot = keyof typeof OAUTH_SECRETS;
 export class UpstreamOAuthProvider implements OAuthClientProvider {
   /** The last authorization URL handed over (cleared once signed in). */
   authorizationUrl: string | undefined;
+  /** The scope a 403 asked for (step-up): the next sign-in asks for it. */
+  requiredScope: string | undefined;
   #discovery: OAuthDiscoveryState | undefined;
   readonly #cache = new Map<Slot, string | undefined>();
 
@@ -87,6 +89,15 @@ export class UpstreamOAuthProvider implements OAuthClientProvider {
   async saveTokens(tokens: OAuthTokens): Promise<void> {
     await this.#write('tokens', JSON.stringify({ serverUrl: this.options.serverUrl, tokens }));
     this.authorizationUrl = undefined;
+  }
+
+  /**
+   * The server answered 403 insufficient_scope (step-up): the tokens in hand cannot do it, so they are
+   * dropped and the next authorization asks for the scope named.
+   */
+  async requireScope(scope: string | undefined): Promise<void> {
+    if (scope) this.requiredScope = scope;
+    await this.invalidateCredentials('tokens');
   }
 
   redirectToAuthorization(url: URL): void {

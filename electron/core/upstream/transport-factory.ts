@@ -25,6 +25,16 @@ export interface TransportFactoryOptions {
   resolveSecrets?: (id: string, config: ServerConfig) => Promise<ServerConfig>;
   /** The OAuth provider of an HTTP or SSE server (the hub's sign-ins). */
   authProvider?: (id: string, serverUrl: string) => OAuthClientProvider | undefined;
+  /** A server answered 403 insufficient_scope (step-up): its tokens go, so the SDK's retry asks the user for the scope. */
+  onInsufficientScope?: (id: string, scope: string | undefined) => Promise<void>;
+}
+
+/** The scope a 403 insufficient_scope names (RFC 6750 §3), or undefined when the 403 is another refusal. */
+function insufficientScope(res: Response): { scope: string | undefined } | undefined {
+  if (res.status !== 403) return undefined;
+  const header = res.headers.get('www-authenticate') ?? '';
+  if (!/error="?insufficient_scope"?/i.test(header)) return undefined;
+  return { scope: /scope="([^"]*)"/i.exec(header)?.[1] };
 }
 
 const hasAuthorizationHeader = (headers: Record<string, string>) => Object.keys(headers).some((k) => k.toLowerCase() === 'authorization');
@@ -66,6 +76,24 @@ export function createTransportFactory(options: TransportFactoryOptions) {
       };
     }
     const { StreamableHTTPClientTransport } = await import('@modelcontextprotocol/sdk/client/streamableHttp.js');
-    return { transport: new StreamableHTTPClientTransport(url, { requestInit, ...(authProvider ? { authProvider } : {}) }) };
+    const onScope = options.onInsufficientScope;
+    // Step-up: the SDK retries a 403 insufficient_scope with a refresh, which keeps the old scopes; with the
+    // tokens dropped first, its retry becomes a sign-in asking for the scope the server named.
+    const stepUpFetch =
+      authProvider && onScope
+        ? async (input: string | URL, init?: RequestInit) => {
+            const res = await fetch(input, init);
+            const wanted = insufficientScope(res);
+            if (wanted) await onScope(id, wanted.scope);
+            return res;
+          }
+        : undefined;
+    return {
+      transport: new StreamableHTTPClientTransport(url, {
+        requestInit,
+        ...(authProvider ? { authProvider } : {}),
+        ...(stepUpFetch ? { fetch: stepUpFetch } : {}),
+      }),
+    };
   };
 }
