@@ -4,6 +4,7 @@
  * in; the server needs a sign-in again, and the next sign-in asks for that scope; after it the call works
  * with a token carrying the scope.
  */
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fixture, NODE, startTestHub, type TestHub } from '../support/hub-harness.js';
 import { spawnUntil, type Started } from '../support/processes.js';
@@ -44,7 +45,7 @@ async function signIn(): Promise<URL> {
   return url;
 }
 
-const text = (result: { content?: unknown }) => (result.content as Array<{ text: string }>).map((c) => c.text).join('\n');
+const text = (result: Awaited<ReturnType<Client['callTool']>>) => (result.content as Array<{ text: string }>).map((c) => c.text).join('\n');
 
 describe('step-up: a 403 insufficient_scope asks the user to sign in for the scope named', () => {
   it('the call says to sign in; the next sign-in asks for the scope; then the call works', async () => {
