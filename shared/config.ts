@@ -56,6 +56,12 @@ const httpUrl = z
   .url('must be a URL')
   .refine((u) => /^https?:\/\//i.test(u), 'must be an http:// or https:// URL');
 
+/** A Client ID Metadata Document's URL: https with a path (what the MCP authorization spec asks of it). */
+const clientMetadataUrl = z
+  .string()
+  .url('must be a URL')
+  .refine((u) => /^https:\/\/[^/]+\/.+/i.test(u), 'must be an https:// address with a path (where the document is hosted)');
+
 /**
  * For servers whose sign-in does not let apps register themselves (issue 15): the client ID of an OAuth
  * app the user made in the service's developer settings (a public client: PKCE, no secret).
@@ -141,6 +147,12 @@ export const SettingsSchema = z.object({
   compression: CompressionSettingsSchema.default(() => CompressionSettingsSchema.parse({})),
   /** The MCP Registry the server catalog browses (issue 16); self-hosted and sub-registries speak the same API. */
   registryUrl: httpUrl.default('https://registry.modelcontextprotocol.io'),
+  /**
+   * Where Spillway's OAuth client metadata document is hosted (issue 15): servers that accept a Client ID
+   * Metadata Document sign Spillway in under this URL instead of registering it. Unset: dynamic
+   * registration, or the client ID entered per server.
+   */
+  oauthClientMetadataUrl: clientMetadataUrl.optional(),
 });
 export type Settings = z.infer<typeof SettingsSchema>;
 
@@ -158,6 +170,8 @@ export const SettingsPatchSchema = z
     tokenizer: SettingsSchema.shape.tokenizer.unwrap().optional(),
     paused: SettingsSchema.shape.paused.unwrap().optional(),
     registryUrl: SettingsSchema.shape.registryUrl.unwrap().optional(),
+    /** An empty string clears it. */
+    oauthClientMetadataUrl: clientMetadataUrl.or(z.literal('')).optional(),
     spill: z
       .object({
         action: SpillSettingsSchema.shape.action.unwrap().optional(),
@@ -186,9 +200,13 @@ export type SettingsPatch = z.infer<typeof SettingsPatchSchema>;
 
 /** Applies a patch; `spill`, `policy` and `compression` are merged field by field. */
 export function applySettingsPatch(settings: Settings, patch: SettingsPatch): unknown {
+  const { oauthClientMetadataUrl, ...rest } = patch;
+  const cleared = oauthClientMetadataUrl === '';
+  const { oauthClientMetadataUrl: _kept, ...withoutUrl } = settings;
   return {
-    ...settings,
-    ...patch,
+    ...(cleared ? withoutUrl : settings),
+    ...rest,
+    ...(oauthClientMetadataUrl ? { oauthClientMetadataUrl } : {}),
     spill: { ...settings.spill, ...(patch.spill ?? {}) },
     policy: { ...settings.policy, ...(patch.policy ?? {}) },
     compression: mergeCompression(settings.compression, patch.compression ?? {}),

@@ -157,6 +157,7 @@ export class Hub {
       upstreams: () => this.pool,
       servers: () => this.config.servers,
       endpointUrl: () => this.url,
+      clientMetadataUrl: () => this.config.settings.oauthClientMetadataUrl,
       emit: (e) => this.emit(e),
     });
     let loginPath: Promise<string | undefined> | undefined;

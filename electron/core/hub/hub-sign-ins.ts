@@ -24,6 +24,8 @@ export interface HubSignInsDeps {
   servers: () => Readonly<Record<string, ServerConfig>>;
   /** The hub's MCP endpoint URL (its port is the callback's). */
   endpointUrl: () => string;
+  /** The setting: where Spillway's Client ID Metadata Document is hosted. */
+  clientMetadataUrl?: () => string | undefined;
   emit(event: HubEventInput): void;
 }
 
@@ -40,6 +42,7 @@ export class HubSignIns {
       store: deps.store,
       redirectUrl: () => new URL('/oauth/callback', deps.endpointUrl()).href,
       onNeedsSignIn: (id) => deps.upstreams().get(id)?.requireSignIn(),
+      ...(deps.clientMetadataUrl ? { clientMetadataUrl: deps.clientMetadataUrl } : {}),
     });
   }
 

@@ -15,6 +15,8 @@ export interface OAuthSignInsOptions {
   redirectUrl(): string;
   /** The SDK asked for a sign-in (a first 401, or a refresh that failed). */
   onNeedsSignIn(serverId: string, authorizationUrl: string): void;
+  /** Where Spillway's Client ID Metadata Document is hosted, if anywhere (a setting). */
+  clientMetadataUrl?: () => string | undefined;
   pending?: PendingSignIns;
 }
 
@@ -53,6 +55,7 @@ export class OAuthSignIns {
       redirectUrl: () => this.options.redirectUrl(),
       onAuthorizationUrl: (id, url) => this.options.onNeedsSignIn(id, url),
       ...(clientId ? { clientId } : {}),
+      ...(this.options.clientMetadataUrl ? { clientMetadataUrl: this.options.clientMetadataUrl } : {}),
     });
     this.#providers.set(serverId, { provider, serverUrl, clientId });
     return provider;

@@ -25,6 +25,8 @@ export interface UpstreamOAuthOptions {
   onAuthorizationUrl(serverId: string, url: string): void;
   /** A client ID the user entered (the server does not let apps register themselves): used instead of registering. */
   clientId?: string;
+  /** Where Spillway's Client ID Metadata Document is hosted (a setting): the SDK uses it where the server accepts one. */
+  clientMetadataUrl?: () => string | undefined;
 }
 
 type Slot = keyof typeof OAUTH_SECRETS;
@@ -45,6 +47,10 @@ export class UpstreamOAuthProvider implements OAuthClientProvider {
 
   get redirectUrl(): string {
     return this.options.redirectUrl();
+  }
+
+  get clientMetadataUrl(): string | undefined {
+    return this.options.clientId ? undefined : this.options.clientMetadataUrl?.();
   }
 
   get clientMetadata(): OAuthClientMetadata {

@@ -1,0 +1,81 @@
+/**
+ * A Client ID Metadata Document (issue 15; the MCP authorization spec's preferred registration): with the
+ * setting naming where Spillway's document is hosted, a server that accepts such documents signs
+ * Spillway in under that URL as its client ID — no dynamic registration — and one that does not falls
+ * back to registering. The OAuth fixture stands in for the server and knows the document as if fetched.
+ */
+import { afterAll, describe, expect, it } from 'vitest';
+import { fixture, NODE, startTestHub, type TestHub } from '../support/hub-harness.js';
+import { spawnUntil, type Started } from '../support/processes.js';
+
+const DOCUMENT = 'https://spillway.example/oauth/client-metadata.json';
+const started: Array<{ stop(): Promise<void> }> = [];
+afterAll(async () => {
+  for (const s of started.reverse()) await s.stop();
+});
+
+async function oauthServer(...flags: string[]): Promise<Started> {
+  const server = await spawnUntil(NODE, [fixture('oauth-server.mjs'), '--token-lifetime', '300', ...flags], /^(http:\/\/127\.0\.0\.1:\d+\/mcp)$/m);
+  started.push(server);
+  return server;
+}
+
+async function hubFor(url: string): Promise<TestHub> {
+  const hub = await startTestHub({
+    version: 1,
+    servers: { remote: { type: 'http', url, headers: {} } },
+    settings: { oauthClientMetadataUrl: DOCUMENT },
+  });
+  started.push(hub);
+  await hub.waitForStatus('remote', 'needs-sign-in');
+  return hub;
+}
+
+/** A browser following the authorization URL's redirects up to the hub's callback page. */
+async function browse(url: string): Promise<number> {
+  let next = url;
+  for (let hop = 0; hop < 5; hop++) {
+    const res = await fetch(next, { redirect: 'manual' });
+    const location = res.headers.get('location');
+    await res.body?.cancel();
+    if (res.status >= 300 && res.status < 400 && location) next = new URL(location, next).href;
+    else return res.status;
+  }
+  throw new Error('too many redirects');
+}
+
+const registrations = async (server: Started) =>
+  ((await (await fetch(new URL('/stats', server.match[1]))).json()) as { registrations: number }).registrations;
+
+describe('sign-in with a Client ID Metadata Document', () => {
+  it('a server that accepts one signs Spillway in under the document URL, without registering it', async () => {
+    const server = await oauthServer('--cimd', DOCUMENT);
+    const hub = await hubFor(server.match[1]!);
+    const signIn = await hub.api<{ authorizationUrl: string }>('upstreams.signIn', { id: 'remote' });
+    expect(signIn.ok).toBe(true);
+    expect(new URL(signIn.value!.authorizationUrl).searchParams.get('client_id')).toBe(DOCUMENT);
+    const ready = hub.waitForStatus('remote', 'ready');
+    expect(await browse(signIn.value!.authorizationUrl)).toBe(200);
+    await ready;
+    const client = await hub.connect();
+    expect(await client.callTool({ name: 'remote__whoami', arguments: {} })).toMatchObject({ content: [{ text: `signed in as ${DOCUMENT}` }] });
+    expect(await registrations(server)).toBe(0);
+  });
+
+  it('a server that does not accept one gets a dynamic registration as before', async () => {
+    const server = await oauthServer();
+    const hub = await hubFor(server.match[1]!);
+    const signIn = await hub.api<{ authorizationUrl: string }>('upstreams.signIn', { id: 'remote' });
+    expect(new URL(signIn.value!.authorizationUrl).searchParams.get('client_id')).not.toBe(DOCUMENT);
+    expect(await registrations(server)).toBe(1);
+  });
+
+  it('refuses a setting that is not an https address with a path, naming the field', async () => {
+    const server = await oauthServer();
+    const hub = await hubFor(server.match[1]!);
+    const refused = await hub.api('settings.set', { oauthClientMetadataUrl: 'http://spillway.example/doc.json' });
+    expect(refused).toMatchObject({ ok: false, code: 'invalid', field: 'oauthClientMetadataUrl' });
+    expect(await hub.api('settings.set', { oauthClientMetadataUrl: '' })).toMatchObject({ ok: true });
+    expect(hub.hub.settings.oauthClientMetadataUrl).toBeUndefined();
+  });
+});
