@@ -10,7 +10,10 @@ export const SpillEntryInfoSchema = z.object({
   createdAt: z.string(),
   expiresAt: z.string(),
   lastAccess: z.string(),
+  /** UTF-8 size of the whole result as JSON (text and structuredContent both, when it had both). */
   bytes: z.number().int(),
+  /** The size the UI shows: the result as the model reads it (its text view); absent when it holds images or files. */
+  resultBytes: z.number().int().optional(),
   lines: z.number().int(),
   tokens: z.number().int().nullable(),
   tokensEstimated: z.boolean(),

@@ -67,10 +67,32 @@ export const HubEventSchema = z.discriminatedUnion('type', [
     bytesDelivered: z.number().int(),
     tokensUpstream: z.number().int().optional(),
     tokensDelivered: z.number().int().optional(),
+    /** tokensUpstream is an estimate (a big result counted from its start); a `call.counted` follows with the exact count. */
+    tokensEstimated: z.boolean().optional(),
+    /**
+     * The size the UI shows: the result as the model reads it (its text plus its images', audio's and
+     * files' bytes), not its JSON (bytesUpstream), which may hold the same data twice (text and structuredContent).
+     */
+    resultBytes: z.number().int().optional(),
+    /** The same measure of what was delivered. */
+    resultBytesDelivered: z.number().int().optional(),
     handle: z.string().optional(),
     error: z.string().optional(),
     /** A cache hit: ms the original upstream call took (the time this hit saved). */
     savedMs: z.number().optional(),
+  }),
+  z.object({
+    ...base,
+    /** The exact counts of a finished call, once the ledger made them (after the answer): the ones Savings and the spilled original show. */
+    type: z.literal('call.counted'),
+    callId: z.string(),
+    server: z.string(),
+    tool: z.string(),
+    exposedName: z.string(),
+    tokensUpstream: z.number().int(),
+    tokensDelivered: z.number().int(),
+    /** Still an estimate: the result was too big to count exactly. */
+    tokensEstimated: z.boolean(),
   }),
   z.object({
     ...base,

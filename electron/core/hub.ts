@@ -138,6 +138,7 @@ export class Hub {
       counter: parts.spill.counter,
       schemas: () => ({ upstream: this.catalog.toolEntries().map((t) => t.upstream), exposed: this.catalog.listTools() }),
       log: (m, e) => this.#log(m, e),
+      emit: (e) => this.emit(e),
     });
     this.#catalog = new CatalogRebuild({
       catalog: this.catalog,

@@ -6,6 +6,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { HubEventInput, ResultAction } from '../../../shared/events.js';
 import { isCancelled } from '../downstream/request-cancellation.js';
 import type { DownstreamSession } from '../downstream/session.js';
+import { viewBytes, viewResult } from '../spill/result-view.js';
 import type { ShapedResult } from '../spill/shape-result.js';
 import type { TokenCount } from '../tokens/token-counter.js';
 import { elapsedMs, type CallContext } from './call-context.js';
@@ -19,6 +20,10 @@ export interface CallReport {
   bytesUpstream: number;
   bytesDelivered: number;
   tokensUpstream: number | undefined;
+  /** tokensUpstream is an estimate: the ledger's exact count follows as `call.counted`. */
+  tokensEstimated: boolean;
+  /** The size of the upstream's result as the model reads it (result-view.ts viewBytes); worked out after the answer when not known. */
+  resultBytes: number | undefined;
   tokensDelivered: number | undefined;
   /** The count of what is delivered, still under way: the call is published once it is made. */
   countingDelivered: Promise<number> | undefined;
@@ -72,6 +77,8 @@ export function shapeReport(shaped: ShapedResult): CallReport {
   const o = shaped.outcome;
   const r = report(shaped.delivered, o.action, o.action === 'pass', o.bytesUpstream, o.bytesDelivered);
   r.tokensUpstream = o.tokensUpstream?.tokens;
+  r.tokensEstimated = o.tokensUpstream?.estimated === true;
+  r.resultBytes = o.resultBytes;
   if (o.tokensDelivered instanceof Promise) r.countingDelivered = o.tokensDelivered;
   else r.tokensDelivered = o.tokensDelivered ?? undefined;
   r.handle = o.handle;
@@ -89,6 +96,8 @@ function report(delivered: CallToolResult, action: ResultAction, asIs: boolean, 
     bytesUpstream,
     bytesDelivered,
     tokensUpstream: undefined,
+    tokensEstimated: false,
+    resultBytes: undefined,
     tokensDelivered: undefined,
     countingDelivered: undefined,
     handle: undefined,
@@ -149,6 +158,7 @@ export function reportCall(
     bytesDelivered: r.bytesDelivered,
   };
   if (r.tokensUpstream !== undefined) event.tokensUpstream = r.tokensUpstream;
+  if (r.tokensUpstream !== undefined && r.tokensEstimated) event.tokensEstimated = true;
   if (r.tokensDelivered !== undefined) event.tokensDelivered = r.tokensDelivered;
   if (r.handle !== undefined) event.handle = r.handle;
   if (r.savedMs !== undefined) event.savedMs = r.savedMs;
@@ -184,13 +194,27 @@ export function reportCall(
 }
 
 function publishFinished(
-  event: HubEventInput,
+  event: Extract<HubEventInput, { type: 'call.finished' }>,
   finished: FinishedCall,
   emit: (event: HubEventInput) => void,
   onCallFinished: ((call: FinishedCall) => void) | undefined,
 ): void {
+  addResultSizes(event, finished.report);
   emit(event);
   onCallFinished?.(finished);
+}
+
+/**
+ * The sizes the UI shows (the results as the model reads them), after the answer: a result delivered as
+ * it came is measured here (it was not shaped), what the shaper replaced it with is small.
+ */
+function addResultSizes(event: Extract<HubEventInput, { type: 'call.finished' }>, r: CallReport): void {
+  if (r.action === 'cancelled') return;
+  // An error made on Spillway's side (bytesUpstream 0) has no upstream result.
+  const upstream = r.resultBytes ?? (r.asIs && r.bytesUpstream > 0 ? viewBytes(viewResult(r.delivered)) : undefined);
+  if (upstream !== undefined) event.resultBytes = upstream;
+  if (r.bytesDelivered === 0) return;
+  event.resultBytesDelivered = r.asIs && upstream !== undefined ? upstream : viewBytes(viewResult(r.delivered));
 }
 
 function preview(value: unknown, max = 300): string | undefined {

@@ -73,6 +73,7 @@ export function spillInfo(e: SpillEntry): SpillEntryInfo {
     expiresAt: iso(e.expiresAt),
     lastAccess: iso(e.lastAccess),
     bytes: e.bytes,
+    ...(e.binary.length === 0 ? { resultBytes: e.textBytes } : {}),
     lines: e.lines,
     tokens: e.tokens,
     tokensEstimated: e.tokensEstimated,

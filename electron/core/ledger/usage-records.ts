@@ -5,13 +5,16 @@
  * results are remembered, since the same few (`ok`, `[]`) come back again and again.
  */
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
-import type { ResultAction } from '../../../shared/events.js';
+import type { HubEventInput, ResultAction } from '../../../shared/events.js';
 import type { TokenCount, TokenCounter } from '../tokens/token-counter.js';
 import type { CallRecordInput } from './call-record.js';
 import type { Ledger } from './ledger.js';
 
 /** One finished tool call, as the call path reports it. */
 export interface CountedCall {
+  /** Set by the call path: the exact counts are announced under it (`call.counted`) when they differ from what `call.finished` said. */
+  callId?: string;
+  exposedName?: string;
   session: { readonly clientName: string | undefined };
   server: string;
   tool: string;
@@ -23,7 +26,10 @@ export interface CountedCall {
     bytesUpstream: number;
     bytesDelivered: number;
     /** Tokens of what was delivered, counted when it was built (spilled, truncated, compressed). */
-    tokensDelivered?: number;
+    tokensDelivered?: number | undefined;
+    /** What `call.finished` said the upstream produced, and whether that was an estimate. */
+    tokensUpstream?: number | undefined;
+    tokensEstimated?: boolean;
     handle?: string;
     delivered: { content?: unknown };
     /** The exact count of what the upstream produced, made when the ledger asks. */
@@ -48,6 +54,8 @@ export interface UsageRecordsParts {
   /** The upstream tool schemas (hidden, withheld and dispatch-only ones included) and what tools/list exposes. */
   schemas: () => { upstream: Tool[]; exposed: Tool[] };
   log: (message: string, error?: unknown) => void;
+  /** Where `call.counted` goes (the hub's event stream). */
+  emit?: (event: HubEventInput) => void;
 }
 
 export class UsageRecords {
@@ -132,6 +140,30 @@ export class UsageRecords {
     } catch (err) {
       this.parts.log('ledger record failed', err);
     }
+    this.#announce(call, up, down);
+  }
+
+  /**
+   * `call.counted`, when `call.finished` showed other counts than the ledger's (an estimate for a big
+   * result): the UI then shows the ledger's, the ones Savings adds up. A call.finished without counts
+   * (a small result passed by its size) shows none, and needs no second event.
+   */
+  #announce(call: CountedCall, up: TokenCount, down: TokenCount): void {
+    const r = call.report;
+    const { emit } = this.parts;
+    if (!emit || call.callId === undefined || r.action === 'cancelled' || r.tokensUpstream === undefined) return;
+    if (r.tokensUpstream === up.tokens && r.tokensDelivered === down.tokens && (r.tokensEstimated ?? false) === up.estimated) return;
+    emit({
+      type: 'call.counted',
+      level: 'debug',
+      callId: call.callId,
+      server: call.server,
+      tool: call.tool,
+      exposedName: call.exposedName ?? call.tool,
+      tokensUpstream: up.tokens,
+      tokensDelivered: down.tokens,
+      tokensEstimated: up.estimated || down.estimated,
+    });
   }
 
   #countUpstream(r: CountedCall['report'], count: () => Promise<TokenCount>): TokenCount | Promise<TokenCount> {

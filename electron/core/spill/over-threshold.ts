@@ -21,6 +21,8 @@ export function jsonBytes(value: unknown): number {
 export interface OverThreshold {
   view: ResultView | SpooledView;
   bytesUpstream: number;
+  /** The size of the result as the model reads it: its text view's bytes plus its media's (result-view.ts viewBytes). */
+  resultBytes: number;
   tokensUpstream: TokenCount;
   threshold: number;
   preview: Preview;
@@ -43,6 +45,7 @@ export async function deliverOver(
   const sizes = { tokens: tokensUpstream, bytes: bytesUpstream, preview };
   const base = {
     bytesUpstream,
+    resultBytes: over.resultBytes,
     tokensUpstream,
     tokensUpstreamLowerBound: over.threshold + 1,
     ...(preview.encoding ? { tokensSavedByEncoding: preview.encoding.tokensSaved } : {}),
@@ -138,7 +141,15 @@ function passedWhole(result: CallToolResult, over: OverThreshold): ShapedResult 
   if (tokensDelivered instanceof Promise) tokensDelivered.catch(() => undefined);
   return {
     delivered: result,
-    outcome: { action: 'pass', bytesUpstream, bytesDelivered: bytesUpstream, tokensDelivered, tokensUpstream, countUpstreamTokens: over.countExact },
+    outcome: {
+      action: 'pass',
+      bytesUpstream,
+      resultBytes: over.resultBytes,
+      bytesDelivered: bytesUpstream,
+      tokensDelivered,
+      tokensUpstream,
+      countUpstreamTokens: over.countExact,
+    },
   };
 }
 

@@ -39,6 +39,22 @@ export interface ResultView {
   contentType: SpillContentType;
 }
 
+/**
+ * The size of a result as the model reads it: its text view's UTF-8 bytes (what text.txt holds, what
+ * Save downloads) plus the decoded bytes of its images, audio and blobs. Not its JSON, which may hold
+ * the same data twice (text and structuredContent): the one size the UI shows for a result.
+ */
+export function viewBytes(view: ResultView): number {
+  let bytes = Buffer.byteLength(view.text, 'utf8');
+  for (const block of view.binary) bytes += binaryBytes(block);
+  return bytes;
+}
+
+/** Decoded bytes of one binary block (computed from the base64 length, not decoded). */
+export function binaryBytes(block: BinaryBlock): number {
+  return Buffer.byteLength(block.base64, 'base64');
+}
+
 /** The text view and binary parts of a tool result (see ResultView). */
 export function viewResult(result: CallToolResult): ResultView {
   const texts: string[] = [];

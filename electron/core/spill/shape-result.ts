@@ -10,7 +10,7 @@ import { audioTokens, imageTokens } from '../tokens/media-tokens.js';
 import { TokenCounter } from '../tokens/token-counter.js';
 import type { TextSample, TokenBudgetCut, TokenCount } from '../tokens/token-counter.js';
 import { deliverOver, HEADER_TOKENS_MAX, jsonBytes, spooledTexts } from './over-threshold.js';
-import { parseJson, viewResult, viewSpooled } from './result-view.js';
+import { parseJson, viewBytes, viewResult, viewSpooled } from './result-view.js';
 import type { ResultView, SpooledView } from './result-view.js';
 import type { RawTexts } from './raw-texts.js';
 import { buildPreview, startPreview, summaryPreview, textPreview, type Preview } from './result-preview.js';
@@ -40,6 +40,8 @@ export interface ShapeOutcome {
   action: ShapeAction;
   /** UTF-8 size of the upstream result serialized as JSON. */
   bytesUpstream: number;
+  /** The size of the result as the model reads it (result-view.ts viewBytes): the one size the UI shows. */
+  resultBytes: number;
   bytesDelivered: number;
   /**
    * Tokens of what was delivered; null when it passed by size alone and was not tokenized; a promise
@@ -83,7 +85,7 @@ export function shapeResult(result: CallToolResult, policy: ShapePolicy, ctx: Sh
   const limit = textTokenLimit(policy, result.isError === true, media);
   // Within by size: no tokenizer is loaded for the many small results.
   if (limit === null || (limit >= 0 && TokenCounter.surelyWithin(view.text, limit))) {
-    return passed(result, jsonBytes(result), null, exactCountLater(deps.counter, view.text, media));
+    return passed(result, { json: jsonBytes(result), view: viewBytes(view) }, null, exactCountLater(deps.counter, view.text, media));
   }
   return shapeCounted(result, { view, media, limit }, policy, ctx, deps);
 }
@@ -114,10 +116,11 @@ async function shapeCounted(
   const surveying = counter.survey(view.text, limit, view.contentType === 'json' ? {} : { previewTokens: policy.previewTokens });
   // Measured while the tokenizer thread works.
   const bytesUpstream = jsonBytes(result);
+  const resultBytes = viewBytes(view);
   const survey = await surveying;
   if (survey.within !== false) {
     const tokens = survey.within + media;
-    return passed(result, bytesUpstream, tokens, async () => ({ tokens, estimated: false }));
+    return passed(result, { json: bytesUpstream, view: resultBytes }, tokens, async () => ({ tokens, estimated: false }));
   }
   const { sample } = survey;
   const exact = sample.chars === view.text.length;
@@ -131,6 +134,7 @@ async function shapeCounted(
     {
       view,
       bytesUpstream,
+      resultBytes,
       tokensUpstream,
       threshold: limit + media,
       preview,
@@ -143,14 +147,20 @@ async function shapeCounted(
   );
 }
 
-/** A result delivered as it came; `tokens` when counting found them, null when it passed by size alone. */
-function passed(result: CallToolResult, bytesUpstream: number, tokens: number | null, countUpstreamTokens: () => Promise<TokenCount>): ShapedResult {
+/** A result delivered as it came (`bytes`: its JSON's and its view's); `tokens` when counting found them, null when it passed by size alone. */
+function passed(
+  result: CallToolResult,
+  bytes: { json: number; view: number },
+  tokens: number | null,
+  countUpstreamTokens: () => Promise<TokenCount>,
+): ShapedResult {
   return {
     delivered: result,
     outcome: {
       action: 'pass',
-      bytesUpstream,
-      bytesDelivered: bytesUpstream,
+      bytesUpstream: bytes.json,
+      resultBytes: bytes.view,
+      bytesDelivered: bytes.json,
       tokensDelivered: tokens,
       tokensUpstream: tokens === null ? null : { tokens, estimated: false },
       countUpstreamTokens,
@@ -188,7 +198,7 @@ async function shapeSpooled(
   if (early) {
     const tokensUpstream: TokenCount = { tokens: Math.round((early.sample.tokens * view.bytes) / early.sampleBytes), estimated: true };
     if (!policy.spillAlways && mayNotSave(early.cut.tokens, tokensUpstream)) return undefined;
-    const over = { view, bytesUpstream: spooledResultBytes(result, view), tokensUpstream, threshold, media: 0 };
+    const over = { view, bytesUpstream: spooledResultBytes(result, view), resultBytes: view.bytes, tokensUpstream, threshold, media: 0 };
     return deliverOver(result, { ...over, preview: startPreview(early.cut), countExact: async () => tokensUpstream }, policy, ctx, deps);
   }
   const wanted = Math.max(SPOOLED_HEAD_BYTES, threshold * 8, policy.previewTokens * 8);
@@ -218,7 +228,7 @@ async function shapeSpooled(
   const bytesUpstream = spooledResultBytes(result, view);
   return deliverOver(
     result,
-    { view, bytesUpstream, tokensUpstream, threshold, preview, media: 0, countExact: async () => tokensUpstream },
+    { view, bytesUpstream, resultBytes: view.bytes, tokensUpstream, threshold, preview, media: 0, countExact: async () => tokensUpstream },
     policy,
     ctx,
     deps,

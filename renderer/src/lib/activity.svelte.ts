@@ -63,6 +63,27 @@ function oneRowPerCall(events: readonly HubEvent[]): HubEvent[] {
   return events.filter((e) => !(e.type === 'call.started' && finished.has(e.callId)));
 }
 
+/**
+ * A call's exact counts (`call.counted`, made after the answer) replace the estimate its `call.finished`
+ * carried, so its row and details show the figures Savings adds up. `fresh`: the events just added.
+ */
+export function applyCounts(events: HubEvent[], fresh: readonly HubEvent[]): HubEvent[] {
+  // A plain record: this runs outside any reactive state (the result is assigned to the raw ring).
+  const counts: Record<string, Extract<HubEvent, { type: 'call.counted' }>> = {};
+  let any = false;
+  for (const e of fresh) {
+    if (e.type !== 'call.counted') continue;
+    counts[e.callId] = e;
+    any = true;
+  }
+  if (!any) return events;
+  return events.map((e) => {
+    const c = e.type === 'call.finished' && Object.hasOwn(counts, e.callId) ? counts[e.callId] : undefined;
+    if (!c || e.type !== 'call.finished') return e;
+    return { ...e, tokensUpstream: c.tokensUpstream, tokensDelivered: c.tokensDelivered, tokensEstimated: c.tokensEstimated };
+  });
+}
+
 /** The loaded history plus the live events that arrived while it loaded, each once, in order. */
 function mergeHistory(history: readonly HubEvent[], early: readonly HubEvent[]): HubEvent[] {
   const seen = new Set(history.map((e) => e.seq));
@@ -171,7 +192,8 @@ export class ActivityLog {
       this.#loading = false;
       const history = result.ok ? result.value : [];
       this.#error = result.ok ? undefined : result;
-      this.#events = [...this.#events, ...mergeHistory(history, early)].slice(-this.#capacity);
+      const merged = mergeHistory(history, early);
+      this.#events = applyCounts([...this.#events, ...merged], merged).slice(-this.#capacity);
       loaded = true;
     });
     return stop;
@@ -193,7 +215,7 @@ export class ActivityLog {
     if (this.#pending.length === 0) return;
     const batch = this.#pending;
     this.#pending = [];
-    const next = this.#events.concat(batch);
+    const next = applyCounts(this.#events.concat(batch), batch);
     this.#events = next.length > this.#capacity ? next.slice(next.length - this.#capacity) : next;
   }
 }

@@ -1,6 +1,6 @@
 /** One line of plain text per hub event, for log rows and their accessible names. */
 import type { HubEvent, ResultAction } from '../../../shared/events.js';
-import { counted, formatCompact, formatDuration } from './format.js';
+import { counted, formatDuration, formatTokens } from './format.js';
 import { statusSentence, transportWords } from './plain-words.js';
 
 const OUTCOME: Record<ResultAction, string> = {
@@ -18,15 +18,18 @@ export function summarize(e: HubEvent): string {
     case 'call.started':
       return `${e.exposedName} called${e.client ? ` by ${e.client}` : ''}…`;
     case 'call.finished': {
+      const up = e.tokensUpstream !== undefined ? formatTokens(e.tokensUpstream, e.tokensEstimated, true) : '';
       const tokens =
         e.tokensUpstream !== undefined && e.tokensDelivered !== undefined
           ? e.tokensUpstream === e.tokensDelivered
-            ? `, ${formatCompact(e.tokensDelivered)} tokens`
-            : `, ${formatCompact(e.tokensUpstream)} → ${formatCompact(e.tokensDelivered)} tokens`
+            ? `, ${up} tokens`
+            : `, ${up} → ${formatTokens(e.tokensDelivered, false, true)} tokens`
           : '';
       const outcome = e.isError ? `failed${e.error ? `: ${e.error}` : ''}` : OUTCOME[e.action];
       return `${e.exposedName} ${outcome} in ${formatDuration(e.durationMs)}${tokens}`;
     }
+    case 'call.counted':
+      return `${e.exposedName} counted${e.tokensEstimated ? ' (estimated, too big to count exactly)' : ''}: ${formatTokens(e.tokensUpstream, e.tokensEstimated)} tokens produced, ${formatTokens(e.tokensDelivered)} delivered`;
     case 'upstream.status':
       return statusSentence(e.server, e.status, e.error);
     case 'upstream.stderr':

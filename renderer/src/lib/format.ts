@@ -12,6 +12,11 @@ export function formatCompact(n: number): string {
   return compact.format(n);
 }
 
+/** A token count, "≈" before it when it is an estimate; compact (12.3K) for log rows. */
+export function formatTokens(n: number, estimated = false, short = false): string {
+  return `${estimated ? '≈' : ''}${short ? formatCompact(n) : formatCount(n)}`;
+}
+
 export function formatBytes(n: number): string {
   if (n < 1024) return `${n} B`;
   const units = ['KB', 'MB', 'GB', 'TB'];
