@@ -92,7 +92,7 @@ describe('signing in to a web server from the Servers view, in Chromium', () => 
         .getByText(/Waiting for you/)
         .count(),
     ).toBe(0);
-    await card().getByText('1 tool', { exact: true }).waitFor();
+    await card().getByText('2 tools', { exact: true }).waitFor(); // whoami and admin_report
     expect(await page.evaluate(() => 'signInTestMark' in globalThis)).toBe(true);
     await saveScreenshot(page, 'sign-in-done');
   });
