@@ -12,14 +12,14 @@ afterEach(() => {
   stops = [];
 });
 
-async function setup(seed?: (fake: FakeBackend) => void) {
+async function setup(seed?: (fake: FakeBackend) => void, secretStore?: 'keychain' | 'encrypted-file') {
   const fake = new FakeBackend();
   seed?.(fake);
   const settings = new SettingsState(fake);
   const storage = new SpillStorageState(fake);
   const policies = new PoliciesState(fake);
   stops = [settings.start(), storage.start(), policies.start()];
-  render(SettingsView, { settings, storage, policies });
+  render(SettingsView, { settings, storage, policies, secretStore });
   await screen.findByLabelText('Threshold');
   return { fake, settings, storage, policies };
 }
@@ -125,6 +125,17 @@ describe('Settings', () => {
     expect(fake.spill.entries.size).toBe(0);
     expect(await screen.findByText(/0 results/)).toBeTruthy();
     expect((screen.getByRole('button', { name: 'Clear spilled results' }) as HTMLButtonElement).disabled).toBe(true);
+  });
+
+  it('says where keys and sign-in tokens are kept: the keychain, or the encrypted file when none answered', async () => {
+    await setup(undefined, 'keychain');
+    expect(screen.getByTestId('secret-store').textContent).toMatch(/kept in this computer's keychain/);
+    document.body.innerHTML = '';
+    for (const stop of stops) stop();
+    await setup(undefined, 'encrypted-file');
+    const line = (screen.getByTestId('secret-store').textContent ?? '').replace(/\s+/g, ' ');
+    expect(line).toMatch(/encrypted file .*secrets\.enc.*no system keychain answered/);
+    expect(line).not.toMatch(/keychain\.$/);
   });
 
   it('turns dispatch-only on through policies.setDefaults', async () => {
