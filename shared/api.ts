@@ -97,6 +97,8 @@ export const api = {
       openedInBrowser: z.boolean().optional(),
     }),
   ),
+  /** Cancels a sign-in waiting for its browser: a redirect that comes back later is refused. `cancelled`: one was waiting. */
+  'upstreams.cancelSignIn': method(serverIdReq, z.object({ cancelled: z.boolean() })),
   /** Forgets the server's tokens (revoked where it supports RFC 7009); it then needs a sign-in. */
   'upstreams.signOut': method(serverIdReq, z.object({ revoked: z.boolean() })),
   'upstreams.test': method(

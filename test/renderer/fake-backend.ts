@@ -164,6 +164,8 @@ export class FakeBackend implements Backend {
       return { ok: true, value: { id: req.id } };
     },
     'upstreams.remove': (req) => ({ ok: true, value: { removed: this.servers.delete(req.id) } }),
+    'upstreams.cancelSignIn': (req) =>
+      this.servers.has(req.id) ? { ok: true, value: { cancelled: true } } : { ok: false, code: 'not_found', message: `no server ${req.id}` },
     'upstreams.restart': (req) => {
       const known = this.servers.get(req.id);
       if (!known) return { ok: false, code: 'not_found', message: `no server ${req.id}` };

@@ -94,12 +94,13 @@ describe('Servers: signing in to a web server', () => {
     expect(opened).toEqual([]);
   });
 
-  it('Cancel stops waiting and offers Sign in again', async () => {
-    const { card } = await setup();
+  it('Cancel stops waiting, tells the hub (which then refuses the redirect), and offers Sign in again', async () => {
+    const { card, fake } = await setup();
     await fireEvent.click(card().getByRole('button', { name: 'Sign in' }));
     await fireEvent.click(await card().findByRole('button', { name: 'Cancel' }));
     expect(card().queryByText(/Waiting for you/)).toBeNull();
     expect(card().getByRole('button', { name: 'Sign in' })).toBeTruthy();
+    await waitFor(() => expect(fake.callsOf('upstreams.cancelSignIn')).toEqual([{ id: 'remote' }]));
   });
 
   it('refuses, unopened, a sign-in address that is not a web address', async () => {

@@ -41,6 +41,17 @@ describe('pending sign-ins', () => {
     now += 60_001;
     expect(pending.take(state)).toEqual({ refused: 'expired' });
   });
+
+  it("refuses a cancelled sign-in as cancelled, only that server's, and says whether one was waiting", () => {
+    const pending = new PendingSignIns();
+    const mine = pending.create('gh');
+    const other = pending.create('notion');
+    expect(pending.cancel('gh')).toBe(true);
+    expect(pending.cancel('gh')).toBe(false); // nothing waiting any more
+    expect(pending.take(mine)).toEqual({ refused: 'cancelled' });
+    expect(pending.take(mine)).toEqual({ refused: 'unknown' }); // still single use
+    expect(pending.take(other)).toEqual({ serverId: 'notion' });
+  });
 });
 
 describe('the upstream OAuth provider', () => {

@@ -1,4 +1,4 @@
-/** The control methods of upstream sign-in (issue 15): upstreams.signIn and upstreams.signOut. */
+/** The control methods of upstream sign-in (issue 15): upstreams.signIn, cancelSignIn and signOut. */
 import { SignInRefused, type HubSignIns } from '../hub/hub-sign-ins.js';
 import { NeedsClientId } from '../oauth/oauth-sign-ins.js';
 import { ControlError } from './control-error.js';
@@ -19,6 +19,7 @@ async function mapped<T>(run: () => Promise<T>): Promise<T> {
 export function signInHandlers(signIns: HubSignIns): HandlerMap {
   return {
     'upstreams.signIn': (req) => mapped(() => signIns.signIn(req.id)),
+    'upstreams.cancelSignIn': (req) => mapped(() => signIns.cancelSignIn(req.id)),
     'upstreams.signOut': (req) => mapped(() => signIns.signOut(req.id)),
   };
 }

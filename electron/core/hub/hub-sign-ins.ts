@@ -81,6 +81,14 @@ export class HubSignIns {
     return { authorizationUrl };
   }
 
+  /** Cancels a sign-in waiting for the browser (the server keeps needing one). */
+  async cancelSignIn(id: string): Promise<{ cancelled: boolean }> {
+    this.#remote(id);
+    const cancelled = await this.oauth.cancel(id);
+    if (cancelled) this.deps.emit({ type: 'log', level: 'info', server: id, message: `Sign-in to ${id} cancelled` });
+    return { cancelled };
+  }
+
   /** Forgets (and revokes) a server's tokens; it then needs a sign-in. */
   async signOut(id: string): Promise<{ revoked: boolean }> {
     const result = await this.oauth.signOut(id, this.#url(id));

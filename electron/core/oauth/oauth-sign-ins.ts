@@ -96,10 +96,11 @@ export class OAuthSignIns {
     if (!state) return { ok: false, status: 400, title: 'Sign-in failed', message: `This address is missing its state. ${NEXT_STEP}` };
     const taken = this.pending.take(state);
     if ('refused' in taken) {
-      const why =
-        taken.refused === 'expired'
-          ? 'This sign-in took too long and expired.'
-          : 'This sign-in link was already used, or was not made by this Spillway.';
+      const why = {
+        expired: 'This sign-in took too long and expired.',
+        cancelled: 'This sign-in was cancelled in Spillway.',
+        unknown: 'This sign-in link was already used, or was not made by this Spillway.',
+      }[taken.refused];
       return { ok: false, status: 400, title: 'Sign-in failed', message: `${why} ${NEXT_STEP}` };
     }
     const { serverId } = taken;
@@ -144,6 +145,13 @@ export class OAuthSignIns {
     provider.authorizationUrl = undefined;
     this.pending.forget(serverId);
     return { revoked };
+  }
+
+  /** Gives up a server's waiting sign-in: its redirect, if it still comes, is refused; the PKCE verifier goes. */
+  async cancel(serverId: string): Promise<boolean> {
+    const cancelled = this.pending.cancel(serverId);
+    if (cancelled) await this.provider(serverId)?.invalidateCredentials('verifier');
+    return cancelled;
   }
 
   /** A removed server: its provider goes, and its OAuth values leave the secret store (read this run or not). */

@@ -1,17 +1,18 @@
 /**
  * Sign-ins waiting for their browser redirect, keyed by the OAuth `state` sent with each authorization
  * URL: random, single use, and valid for a limited time. The callback finds the server by it; a state
- * that is unknown, used or expired is refused (a forged or replayed redirect).
+ * that is unknown, used, expired or cancelled is refused (a forged or replayed redirect, or one the user
+ * gave up on in Spillway).
  */
 import { randomBytes } from 'node:crypto';
 
 /** How long a sign-in waits for its redirect. */
 export const SIGN_IN_TTL_MS = 10 * 60_000;
 
-export type TakenSignIn = { serverId: string } | { refused: 'unknown' | 'expired' };
+export type TakenSignIn = { serverId: string } | { refused: 'unknown' | 'expired' | 'cancelled' };
 
 export class PendingSignIns {
-  readonly #byState = new Map<string, { serverId: string; expiresAt: number }>();
+  readonly #byState = new Map<string, { serverId: string; expiresAt: number; cancelled?: boolean }>();
 
   constructor(
     private readonly ttlMs = SIGN_IN_TTL_MS,
@@ -32,7 +33,23 @@ export class PendingSignIns {
     this.#byState.delete(state);
     if (!entry) return { refused: 'unknown' };
     if (entry.expiresAt < this.now()) return { refused: 'expired' };
+    if (entry.cancelled) return { refused: 'cancelled' };
     return { serverId: entry.serverId };
+  }
+
+  /**
+   * Cancels a server's waiting sign-ins: kept until they expire, so that a redirect that still comes back
+   * is told it was cancelled. True when one was waiting.
+   */
+  cancel(serverId: string): boolean {
+    this.#sweep();
+    let any = false;
+    for (const entry of this.#byState.values())
+      if (entry.serverId === serverId && !entry.cancelled) {
+        entry.cancelled = true;
+        any = true;
+      }
+    return any;
   }
 
   /** Forgets a server's waiting sign-ins (signed out, removed). */

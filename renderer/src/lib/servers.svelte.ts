@@ -144,9 +144,11 @@ export class ServersState {
     return failure === undefined;
   }
 
-  /** Stops waiting for a sign-in here (the page in the browser, if finished later, still signs the server in). */
-  cancelSignIn(id: string): void {
+  /** Stops waiting for a sign-in; the hub refuses the browser's redirect if it still comes back. */
+  async cancelSignIn(id: string): Promise<void> {
     this.#stopWaiting(id);
+    const result = await this.#backend.call('upstreams.cancelSignIn', { id });
+    this.#actionErrors = { ...this.#actionErrors, [id]: result.ok ? undefined : result };
   }
 
   #stopWaiting(id: string): void {
