@@ -86,7 +86,10 @@ export const api = {
     z.object({ id: z.string() }),
   ),
   'upstreams.update': method(z.object({ id: z.string(), config: ServerConfigSchema }), z.object({ id: z.string() })),
-  'upstreams.remove': method(serverIdReq, z.object({ removed: z.boolean() })),
+  /** `undoable`: upstreams.undoRemove can put it back (for a few minutes, while the hub runs). */
+  'upstreams.remove': method(serverIdReq, z.object({ removed: z.boolean(), undoable: z.boolean().optional() })),
+  /** Adds back a server removed a moment ago, with its secret values and sign-in. */
+  'upstreams.undoRemove': method(serverIdReq, z.object({ id: z.string() })),
   'upstreams.restart': method(serverIdReq, z.object({ status: UpstreamStatusSchema })),
   /** Starts a sign-in: open the URL in a browser; the redirect back to the hub finishes it. */
   'upstreams.signIn': method(

@@ -94,7 +94,7 @@ describe('control API', () => {
     await back;
     expect(hub.hub.pool.get('fx')!.pid).not.toBe(before);
     const changed = listChanged();
-    expect(await hub.api('upstreams.remove', { id: 'everything-server' })).toEqual({ ok: true, value: { removed: true } });
+    expect(await hub.api('upstreams.remove', { id: 'everything-server' })).toEqual({ ok: true, value: { removed: true, undoable: true } });
     await changed;
     expect((await client.listTools()).tools.some((t) => t.name.startsWith('everything-server__'))).toBe(false);
     expect(await hub.api('upstreams.remove', { id: 'everything-server' })).toMatchObject({ ok: false, code: 'not_found' });

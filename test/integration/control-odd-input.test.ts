@@ -89,7 +89,7 @@ describe('server ids named like Object.prototype members', () => {
   });
 
   it('removes "toString" and only it', async () => {
-    expect(await hub.api('upstreams.remove', { id: 'toString' })).toEqual({ ok: true, value: { removed: true } });
+    expect(await hub.api('upstreams.remove', { id: 'toString' })).toEqual({ ok: true, value: { removed: true, undoable: true } });
     expect(await hub.api('upstreams.remove', { id: 'toString' })).toMatchObject({ ok: false, code: 'not_found' });
     expect(Object.keys(hub.hub.config.servers).sort()).toEqual(['constructor', 'valueOf']);
   });

@@ -29,6 +29,8 @@ export function fakeTools(config: ServerConfig): ToolSummary[] {
 
 export class FakeBackend implements Backend {
   readonly servers = new Map<string, UpstreamInfo>();
+  /** Servers removed, held for upstreams.undoRemove as the hub holds them. */
+  readonly #removed = new Map<string, UpstreamInfo>();
   settings: Settings = SettingsSchema.parse({});
   readonly log: HubEvent[] = [];
   readonly calls: Array<{ method: MethodName; req: unknown }> = [];
@@ -163,7 +165,18 @@ export class FakeBackend implements Backend {
       this.seedServer(req.id, req.config);
       return { ok: true, value: { id: req.id } };
     },
-    'upstreams.remove': (req) => ({ ok: true, value: { removed: this.servers.delete(req.id) } }),
+    'upstreams.remove': (req) => {
+      const server = this.servers.get(req.id);
+      if (server) this.#removed.set(req.id, server);
+      return { ok: true, value: { removed: this.servers.delete(req.id), undoable: server !== undefined } };
+    },
+    'upstreams.undoRemove': (req) => {
+      const server = this.#removed.get(req.id);
+      if (!server) return { ok: false, code: 'not_found', field: 'id', message: `"${req.id}" can no longer be put back` };
+      this.#removed.delete(req.id);
+      this.servers.set(req.id, server);
+      return { ok: true, value: { id: req.id } };
+    },
     'upstreams.cancelSignIn': (req) =>
       this.servers.has(req.id) ? { ok: true, value: { cancelled: true } } : { ok: false, code: 'not_found', message: `no server ${req.id}` },
     'upstreams.restart': (req) => {

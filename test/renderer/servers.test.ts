@@ -180,6 +180,31 @@ describe('Servers: add form', () => {
     expect(fake.servers.size).toBe(0);
   });
 
+  it('offers Undo after a removal: it puts the server back, once; Dismiss stops offering it', async () => {
+    const { fake } = await setup((f) => {
+      f.seedServer('files', { type: 'stdio', command: 'node', args: [], env: {}, enabled: true, prefix: true, label: 'My files' });
+      f.seedServer('notes', { type: 'stdio', command: 'node', args: [], env: {}, enabled: true, prefix: true });
+    });
+    const removeOne = async (name: string, id: string) => {
+      const card = within(screen.getByRole('article', { name }));
+      await fireEvent.click(card.getByRole('button', { name: 'Remove…' }));
+      await fireEvent.click(card.getByRole('button', { name: `Remove ${id}` }));
+      await waitFor(() => expect(screen.queryByRole('article', { name })).toBeNull());
+    };
+    await removeOne('My files', 'files');
+    const notice = () => screen.getByText(/^Removed/).closest('[role="status"]') as HTMLElement;
+    expect(notice().textContent).toMatch(/Removed My files\./);
+    await fireEvent.click(within(notice()).getByRole('button', { name: 'Undo' }));
+    expect(await screen.findByRole('article', { name: 'My files' })).toBeTruthy();
+    expect(fake.callsOf('upstreams.undoRemove')).toEqual([{ id: 'files' }]);
+    expect(screen.queryByText(/^Removed/)).toBeNull();
+
+    await removeOne('notes', 'notes');
+    await fireEvent.click(within(notice()).getByRole('button', { name: 'Dismiss' }));
+    expect(screen.queryByText(/^Removed/)).toBeNull();
+    expect(fake.servers.has('notes')).toBe(false);
+  });
+
   it('follows live status and stderr events', async () => {
     const { fake } = await setup((f) => f.seedServer('files', { type: 'stdio', command: 'node', args: [], env: {}, enabled: true, prefix: true }));
     fake.emit({ type: 'upstream.status', level: 'error', server: 'files', status: 'error', error: 'exited with code 1' });

@@ -6,19 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { PendingSignIns } from '../../electron/core/oauth/pending-sign-ins.js';
 import { OAUTH_SECRETS, UpstreamOAuthProvider } from '../../electron/core/oauth/upstream-oauth-provider.js';
-import type { SecretStore } from '../../electron/core/secrets/secret-store.js';
-
-function memoryStore(): SecretStore & { values: Map<string, string> } {
-  const values = new Map<string, string>();
-  return {
-    kind: 'encrypted-file',
-    values,
-    get: async (id, name) => values.get(`${id}/${name}`),
-    set: async (id, name, value) => void values.set(`${id}/${name}`, value),
-    delete: async (id, name) => void values.delete(`${id}/${name}`),
-    known: () => [...values.values()],
-  };
-}
+import { memorySecretStore as memoryStore } from '../support/memory-secret-store.js';
 
 describe('pending sign-ins', () => {
   it('gives random states, each good once, for its server', () => {
@@ -73,8 +61,8 @@ describe('the upstream OAuth provider', () => {
     await provider.saveTokens({ access_token: 'at-1', token_type: 'bearer', refresh_token: 'rt-1' });
     await provider.saveClientInformation({ client_id: 'c1', client_secret: 's1', redirect_uris: [provider.redirectUrl] });
     await provider.saveCodeVerifier('v1');
-    expect(JSON.parse(store.values.get(`remote/${OAUTH_SECRETS.tokens}`)!)).toMatchObject({ tokens: { access_token: 'at-1' } });
-    expect(store.values.get(`remote/${OAUTH_SECRETS.verifier}`)).toBe('v1');
+    expect(JSON.parse(store.items.get(`remote/${OAUTH_SECRETS.tokens}`)!)).toMatchObject({ tokens: { access_token: 'at-1' } });
+    expect(store.items.get(`remote/${OAUTH_SECRETS.verifier}`)).toBe('v1');
     // A second provider (a restart) reads them back from the store.
     const again = make(store).provider;
     expect(await again.tokens()).toMatchObject({ refresh_token: 'rt-1' });
@@ -93,9 +81,9 @@ describe('the upstream OAuth provider', () => {
     expect(moved.hasCachedTokens).toBe(false);
     await again.invalidateCredentials('tokens');
     expect(await again.tokens()).toBeUndefined();
-    expect(store.values.has(`remote/${OAUTH_SECRETS.tokens}`)).toBe(false);
+    expect(store.items.has(`remote/${OAUTH_SECRETS.tokens}`)).toBe(false);
     await again.invalidateCredentials('all');
-    expect(store.values.size).toBe(0);
+    expect(store.items.size).toBe(0);
   });
 
   it('hands the authorization URL over and notices a registration for another callback port', async () => {

@@ -4,21 +4,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { SECRET_REF, defaultConfig, type ServerConfig } from '../../shared/config.js';
-import { KnownValues, type SecretStore } from '../../electron/core/secrets/secret-store.js';
+import { memorySecretStore as memoryStore } from '../support/memory-secret-store.js';
 import { forgetUnreferenced, moveConfigSecrets, resolveServerSecrets, storeServerSecrets } from '../../electron/core/secrets/server-secret-refs.js';
-
-function memoryStore(): SecretStore & { items: Map<string, string> } {
-  const items = new Map<string, string>();
-  const known = new KnownValues();
-  return {
-    kind: 'encrypted-file',
-    items,
-    get: async (id, name) => items.get(`${id}/${name}`),
-    set: async (id, name, value) => void (items.set(`${id}/${name}`, value), known.note(`${id}/${name}`, value)),
-    delete: async (id, name) => void items.delete(`${id}/${name}`),
-    known: () => known.list(),
-  };
-}
 
 const stdio = (env: Record<string, string>): ServerConfig => ({ type: 'stdio', command: 'x', args: [], env, enabled: true, prefix: true });
 

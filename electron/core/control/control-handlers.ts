@@ -26,6 +26,7 @@ export function hubHandlers(parts: ControlParts): HandlerMap {
     'upstreams.add': (req) => control.addUpstream(req),
     'upstreams.update': (req) => control.updateUpstream(req),
     'upstreams.remove': (req) => control.removeUpstream(req.id),
+    'upstreams.undoRemove': (req) => control.undoRemove(req.id),
     'upstreams.restart': (req) => control.restartUpstream(req.id),
     'upstreams.test': (req) => control.testUpstream(req.config, req.id),
     'upstreams.tools': (req) => status.toolSummaries(req.id),

@@ -25,6 +25,7 @@ import type { SettingsSecrets } from '../secrets/settings-secrets.js';
 import { forgetServerSecrets, forgetUnreferenced, resolveServerSecrets, storeServerSecrets } from '../secrets/server-secret-refs.js';
 import type { UpstreamPool } from '../upstream/upstream-pool.js';
 import { ControlError } from './control-error.js';
+import { RemovedServers, UNDO_MS } from './removed-servers.js';
 import { restoreMaskedSecrets } from './server-secrets.js';
 
 /** What the control operations use of the hub. */
@@ -46,6 +47,8 @@ export interface HubControlDeps {
   settingsSecrets?: Pick<SettingsSecrets, 'keep'>;
   /** Forgets a removed server's OAuth tokens and registration (issue 15). */
   forgetSignIn?(id: string): Promise<void>;
+  /** Where removed servers wait for Undo (tests pass one with a short time). */
+  removed?: RemovedServers;
 }
 
 /** A store that refuses (a locked keychain, a damaged secrets file) as the control API reports it. */
@@ -59,7 +62,11 @@ async function storeCall<T>(run: () => Promise<T>): Promise<T> {
 }
 
 export class HubControl {
-  constructor(private readonly deps: HubControlDeps) {}
+  readonly #removed: RemovedServers;
+
+  constructor(private readonly deps: HubControlDeps) {
+    this.#removed = deps.removed ?? new RemovedServers();
+  }
 
   #validateServer(input: unknown): ServerConfig {
     const parsed = ServerConfigSchema.safeParse(input);
@@ -115,13 +122,18 @@ export class HubControl {
     return { id: req.id };
   }
 
-  async removeUpstream(id: string): Promise<{ removed: boolean }> {
+  async removeUpstream(id: string): Promise<{ removed: boolean; undoable: boolean }> {
     const config = this.deps.config();
     const removed = ownValue(config.servers, id);
     if (!removed) throw new ControlError('not_found', `No server with id "${id}"`, 'id');
     const { [id]: _removed, ...rest } = config.servers;
     await this.deps.saveConfig({ ...config, servers: rest }, `server ${id} removed`);
     const store = this.deps.secretStore;
+    // Read before they are forgotten; a store that cannot answer only means no Undo.
+    const undoable = await this.#removed.keep(id, removed, store).then(
+      () => true,
+      () => false,
+    );
     if (store) await this.#forget(() => forgetServerSecrets(store, id, removed), id);
     const forgetSignIn = this.deps.forgetSignIn;
     if (forgetSignIn) await this.#forget(() => forgetSignIn(id), id);
@@ -133,7 +145,30 @@ export class HubControl {
         this.deps.emit({ type: 'log', level: 'warn', message: `Could not forget the tool pins of ${id}: ${err.message ?? err}` }),
       );
     this.deps.refreshCatalog();
-    return { removed: true };
+    return { removed: true, undoable };
+  }
+
+  /** Adds back a server removed in the last few minutes, with its secret values and its sign-in. */
+  async undoRemove(id: string): Promise<{ id: string }> {
+    if (ownValue(this.deps.config().servers, id))
+      throw new ControlError('conflict', `A server named "${id}" was added since: remove or rename it, then press Undo again.`, 'id');
+    const held = this.#removed.take(id);
+    if (!held)
+      throw new ControlError(
+        'not_found',
+        `"${id}" can no longer be put back: a removed server can be put back for ${UNDO_MS / 60_000} minutes, while Spillway runs. Add it again.`,
+        'id',
+      );
+    const store = this.deps.secretStore;
+    const signIn = Object.entries(held.signIn);
+    // The sign-in first: the server then starts signed in.
+    if (store) for (const [name, value] of signIn) await storeCall(() => store.set(id, name, value));
+    try {
+      return await this.addUpstream({ id, config: held.config });
+    } catch (err) {
+      if (store) for (const [name] of signIn) await store.delete(id, name).catch(() => undefined);
+      throw err;
+    }
   }
 
   async restartUpstream(id: string): Promise<{ status: UpstreamStatus }> {

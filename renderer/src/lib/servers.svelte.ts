@@ -22,6 +22,9 @@ export class ServersState {
   /** Sign-ins waiting for the user to finish in their browser: id → the page that was opened. */
   #waiting = $state<Record<string, string | undefined>>({});
   #ids = $derived.by(() => this.#list.map((u) => u.id));
+  /** The server just removed, while Undo can put it back (the hub holds it for a few minutes). */
+  #removed = $state<{ id: string; label: string } | undefined>();
+  #undoError = $state<ApiFailure | undefined>();
   readonly #backend: Backend;
 
   readonly refresh = coalesced(async () => {
@@ -107,8 +110,44 @@ export class ServersState {
     return this.#act(id, 'restart', () => this.#backend.call('upstreams.restart', { id }));
   }
 
-  remove(id: string): Promise<boolean> {
-    return this.#act(id, 'remove', () => this.#backend.call('upstreams.remove', { id }));
+  async remove(id: string): Promise<boolean> {
+    const label = this.#list.find((u) => u.id === id)?.config.label ?? id;
+    let undoable = false;
+    const ok = await this.#act(id, 'remove', async () => {
+      const result = await this.#backend.call('upstreams.remove', { id });
+      undoable = result.ok && result.value.undoable === true;
+      return result;
+    });
+    this.#undoError = undefined;
+    this.#removed = ok && undoable ? { id, label } : undefined;
+    return ok;
+  }
+
+  /** The server just removed, while Undo is offered. */
+  get removed(): { id: string; label: string } | undefined {
+    return this.#removed;
+  }
+  get undoError(): ApiFailure | undefined {
+    return this.#undoError;
+  }
+
+  /** Puts the server just removed back, with its keys and sign-in. */
+  async undoRemove(): Promise<boolean> {
+    const removed = this.#removed;
+    if (!removed) return false;
+    const result = await this.#backend.call('upstreams.undoRemove', { id: removed.id });
+    this.#undoError = result.ok ? undefined : result;
+    if (result.ok) {
+      this.#removed = undefined;
+      await this.refresh();
+    }
+    return result.ok;
+  }
+
+  /** Stops offering Undo. */
+  dismissRemoved(): void {
+    this.#removed = undefined;
+    this.#undoError = undefined;
   }
 
   setEnabled(id: string, enabled: boolean): Promise<boolean> {

@@ -1,0 +1,58 @@
+/**
+ * Undo for Remove: a removed server is held for a while — its config with its secret values in place of
+ * their references, and its sign-in — so that Undo adds it back as it was, without typing a key again or
+ * signing in again. Held in memory only (never written anywhere), and only for UNDO_MS: after that, or
+ * after a restart, the server has to be added again.
+ */
+import type { ServerConfig } from '../../../shared/config.js';
+import { OAUTH_SECRETS } from '../oauth/upstream-oauth-provider.js';
+import type { SecretStore } from '../secrets/secret-store.js';
+import { resolveServerSecrets } from '../secrets/server-secret-refs.js';
+
+/** How long a removed server can be put back. */
+export const UNDO_MS = 10 * 60_000;
+
+/** The stored sign-in values worth putting back (a PKCE verifier belongs to a sign-in that is over). */
+const SIGN_IN_NAMES = [OAUTH_SECRETS.tokens, OAUTH_SECRETS.client];
+
+export interface RemovedServer {
+  /** The config with its secret values in place (it is added back through the store again). */
+  config: ServerConfig;
+  /** Stored sign-in values by name. */
+  signIn: Record<string, string>;
+}
+
+export class RemovedServers {
+  readonly #byId = new Map<string, RemovedServer & { expiresAt: number }>();
+
+  constructor(
+    private readonly ttlMs = UNDO_MS,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /** Holds a server about to be removed, its values read from `store` while they are still there. */
+  async keep(id: string, cfg: ServerConfig, store: SecretStore | undefined): Promise<void> {
+    this.#sweep();
+    const config = store ? await resolveServerSecrets(store, id, cfg) : cfg;
+    const signIn: Record<string, string> = {};
+    if (store && cfg.type !== 'stdio')
+      for (const name of SIGN_IN_NAMES) {
+        const value = await store.get(id, name);
+        if (value !== undefined) signIn[name] = value;
+      }
+    this.#byId.set(id, { config, signIn, expiresAt: this.now() + this.ttlMs });
+  }
+
+  /** The server removed under `id`, once (undefined when none is held or it expired). */
+  take(id: string): RemovedServer | undefined {
+    this.#sweep();
+    const held = this.#byId.get(id);
+    this.#byId.delete(id);
+    return held && { config: held.config, signIn: held.signIn };
+  }
+
+  #sweep(): void {
+    const now = this.now();
+    for (const [id, held] of this.#byId) if (held.expiresAt < now) this.#byId.delete(id);
+  }
+}
