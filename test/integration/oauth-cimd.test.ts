@@ -7,6 +7,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { fixture, NODE, startTestHub, type TestHub } from '../support/hub-harness.js';
 import { spawnUntil, type Started } from '../support/processes.js';
+import { browse } from '../support/oauth-browser.js';
 
 const DOCUMENT = 'https://spillway.example/oauth/client-metadata.json';
 const started: Array<{ stop(): Promise<void> }> = [];
@@ -31,19 +32,6 @@ async function hubFor(url: string): Promise<TestHub> {
   return hub;
 }
 
-/** A browser following the authorization URL's redirects up to the hub's callback page. */
-async function browse(url: string): Promise<number> {
-  let next = url;
-  for (let hop = 0; hop < 5; hop++) {
-    const res = await fetch(next, { redirect: 'manual' });
-    const location = res.headers.get('location');
-    await res.body?.cancel();
-    if (res.status >= 300 && res.status < 400 && location) next = new URL(location, next).href;
-    else return res.status;
-  }
-  throw new Error('too many redirects');
-}
-
 const registrations = async (server: Started) =>
   ((await (await fetch(new URL('/stats', server.match[1]))).json()) as { registrations: number }).registrations;
 
@@ -55,7 +43,7 @@ describe('sign-in with a Client ID Metadata Document', () => {
     expect(signIn.ok).toBe(true);
     expect(new URL(signIn.value!.authorizationUrl).searchParams.get('client_id')).toBe(DOCUMENT);
     const ready = hub.waitForStatus('remote', 'ready');
-    expect(await browse(signIn.value!.authorizationUrl)).toBe(200);
+    expect((await browse(signIn.value!.authorizationUrl)).status).toBe(200);
     await ready;
     const client = await hub.connect();
     expect(await client.callTool({ name: 'remote__whoami', arguments: {} })).toMatchObject({ content: [{ text: `signed in as ${DOCUMENT}` }] });

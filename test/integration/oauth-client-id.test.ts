@@ -8,6 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fixture, NODE, startTestHub, type TestHub } from '../support/hub-harness.js';
 import { spawnUntil, type Started } from '../support/processes.js';
+import { browse } from '../support/oauth-browser.js';
 
 const CLIENT_ID = 'spillway-test-app';
 let server: Started;
@@ -26,19 +27,6 @@ afterAll(async () => {
   await hub?.stop();
   await server?.stop();
 });
-
-/** A browser following the authorization URL's redirects up to the hub's callback page. */
-async function browse(url: string): Promise<number> {
-  let next = url;
-  for (let hop = 0; hop < 5; hop++) {
-    const res = await fetch(next, { redirect: 'manual' });
-    const location = res.headers.get('location');
-    await res.body?.cancel();
-    if (res.status >= 300 && res.status < 400 && location) next = new URL(location, next).href;
-    else return res.status;
-  }
-  throw new Error('too many redirects');
-}
 
 describe('sign-in with a client ID the user enters', () => {
   it('says what to do without one, and signs in with one', async () => {
@@ -59,7 +47,7 @@ describe('sign-in with a client ID the user enters', () => {
     expect(signIn.ok).toBe(true);
     expect(new URL(signIn.value!.authorizationUrl).searchParams.get('client_id')).toBe(CLIENT_ID);
     const ready = hub.waitForStatus('remote', 'ready');
-    expect(await browse(signIn.value!.authorizationUrl)).toBe(200);
+    expect((await browse(signIn.value!.authorizationUrl)).status).toBe(200);
     await ready;
     const client = await hub.connect();
     const result = await client.callTool({ name: 'remote__whoami', arguments: {} });

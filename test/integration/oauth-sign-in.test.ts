@@ -17,6 +17,7 @@ import { createAppHub, type AppHub } from '../../electron/core/app/app-hub.js';
 import { resolvePaths } from '../../electron/core/files/app-paths.js';
 import { fixture, NODE } from '../support/hub-harness.js';
 import { spawnUntil, type Started } from '../support/processes.js';
+import { browse } from '../support/oauth-browser.js';
 
 interface FixtureStats {
   registrations: number;
@@ -93,22 +94,6 @@ async function api<T>(hubApp: AppHub, method: string, body: unknown = {}) {
 
 type Listed = { id: string; status: string; auth?: { state: string; authorizationUrl?: string } };
 const listed = async (hubApp: AppHub) => (await api<Listed[]>(hubApp, 'upstreams.list')).value!.find((u) => u.id === 'remote')!;
-
-/** A browser opening the authorization URL: each redirect followed by hand, up to the hub's callback page. */
-async function browse(url: string): Promise<{ status: number; text: string; callback: string }> {
-  let next = url;
-  for (let hop = 0; hop < 5; hop++) {
-    const res = await fetch(next, { redirect: 'manual' });
-    const location = res.headers.get('location');
-    if (res.status >= 300 && res.status < 400 && location) {
-      await res.body?.cancel();
-      next = new URL(location, next).href;
-      continue;
-    }
-    return { status: res.status, text: await res.text(), callback: next };
-  }
-  throw new Error('too many redirects');
-}
 
 /** The redirect the authorization server would send, without following it (to replay or alter it). */
 async function callbackUrl(authorizationUrl: string): Promise<URL> {

@@ -8,6 +8,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fixture, NODE, startTestHub, type TestHub } from '../support/hub-harness.js';
 import { spawnUntil, type Started } from '../support/processes.js';
+import { browse } from '../support/oauth-browser.js';
 
 let server: Started;
 let hub: TestHub;
@@ -22,25 +23,12 @@ afterAll(async () => {
   await server?.stop();
 });
 
-/** A browser following the authorization URL's redirects up to the hub's callback page. */
-async function browse(url: string): Promise<number> {
-  let next = url;
-  for (let hop = 0; hop < 5; hop++) {
-    const res = await fetch(next, { redirect: 'manual' });
-    const location = res.headers.get('location');
-    await res.body?.cancel();
-    if (res.status >= 300 && res.status < 400 && location) next = new URL(location, next).href;
-    else return res.status;
-  }
-  throw new Error('too many redirects');
-}
-
 async function signIn(): Promise<URL> {
   const answer = await hub.api<{ authorizationUrl: string }>('upstreams.signIn', { id: 'remote' });
   expect(answer.ok).toBe(true);
   const ready = hub.waitForStatus('remote', 'ready');
   const url = new URL(answer.value!.authorizationUrl);
-  expect(await browse(url.href)).toBe(200);
+  expect((await browse(url.href)).status).toBe(200);
   await ready;
   return url;
 }
