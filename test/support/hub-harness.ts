@@ -42,12 +42,14 @@ export async function freePort(): Promise<number> {
 }
 
 export async function startTestHub(
+  /** The config, or a function of the data folder that prepares it and gives the config. */
   config: unknown,
   options: { uiDir?: string; clientOs?: AppHubOptions['clientOs']; port?: number; httpSessions?: AppHubOptions['httpSessions'] } = {},
 ): Promise<TestHub> {
   const dir = await mkdtemp(join(tmpdir(), 'spillway-test-'));
   const paths = resolvePaths({ dataDir: dir, os: { home: homedir(), platform: process.platform, env: {} } });
-  await writeFile(paths.configFile, JSON.stringify(config, null, 2));
+  const cfg: unknown = typeof config === 'function' ? await (config as (dir: string) => unknown)(dir) : config;
+  await writeFile(paths.configFile, JSON.stringify(cfg, null, 2));
   const app = await createAppHub({
     paths,
     platform: process.platform,

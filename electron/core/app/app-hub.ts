@@ -133,6 +133,12 @@ export async function createAppHub(options: AppHubOptions): Promise<AppHub> {
     upstreamConfigs: () => hub.config.servers,
     updateUpstream: (req) => parts.control.updateUpstream(req),
     onInstalling: ({ name, version }) => hub.emit({ type: 'log', level: 'info', message: `Installing ${name}${version ? ` ${version}` : ''}…` }),
+    onRemovedUnused: (folders) =>
+      hub.emit({
+        type: 'log',
+        level: 'info',
+        message: `Removed ${folders.length} downloaded server ${folders.length === 1 ? 'package' : 'packages'} no server uses any more`,
+      }),
   });
   const handlers: HandlerMap = { ...hubHandlers(parts), ...clientsHandlers(clients), ...registry };
   const dispatcher = new ControlDispatcher(handlers);

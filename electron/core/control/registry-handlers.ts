@@ -325,7 +325,7 @@ export function registrySecretStore(store: SecretStore): RegistrySecretStore {
 
 /** What the app's hub gives the registry methods (app/app-hub.ts). */
 export interface AppRegistryOptions {
-  paths: { dataDir: string };
+  paths: { dataDir: string; configFile: string };
   platform: NodeJS.Platform;
   env: Readonly<Record<string, string | undefined>>;
   settings(): Settings;
@@ -335,26 +335,47 @@ export interface AppRegistryOptions {
   updateUpstream?: RegistryHandlerDeps['updateUpstream'];
   /** Told as an npm package starts installing (the hub logs it; the UI shows it). */
   onInstalling?(ref: { name: string; version?: string }): void;
+  /** Told what was removed at start because no server uses it (the hub logs it). */
+  onRemovedUnused?(folders: string[]): void;
+}
+
+/**
+ * Removes the installs no server uses, as the hub starts — only when the hub runs the data folder's own
+ * config.json: a hub started with another config file shares the folder's installs without seeing every
+ * server that uses them.
+ */
+function removeUnusedAtStart(options: AppRegistryOptions, installers: { bundles: BundleInstaller; npm: NpmInstaller }): void {
+  if (options.paths.configFile !== join(options.paths.dataDir, 'config.json') || !options.upstreamConfigs) return;
+  const configs = Object.values(options.upstreamConfigs());
+  void Promise.all([installers.bundles.removeUnused(configs), installers.npm.removeUnused(configs)]).then(
+    ([bundles, packages]) => {
+      if (bundles.length + packages.length > 0) options.onRemovedUnused?.([...bundles, ...packages]);
+    },
+    () => undefined, // tried again at the next start
+  );
 }
 
 /** The registry methods of an app hub: the registry URL from the settings, the cache in the data folder. */
 export function appRegistryHandlers(options: AppRegistryOptions): HandlerMap {
   let catalog: RegistryCatalog | undefined;
   const pathKey = Object.keys(options.env).find((k) => k.toUpperCase() === 'PATH') ?? 'PATH';
+  // Made now, as the hub starts: that is when what an interrupted install left is removed.
+  const bundles = new BundleInstaller({ dataDir: options.paths.dataDir, onInstalling: options.onInstalling });
+  const npm = new NpmInstaller({
+    dataDir: options.paths.dataDir,
+    // npm's own variable, so a company mirror set for npm is used here too.
+    registry: () => options.env.npm_config_registry || options.env.NPM_CONFIG_REGISTRY || DEFAULT_NPM_REGISTRY,
+    onInstalling: options.onInstalling,
+  });
+  removeUnusedAtStart(options, { bundles, npm });
   return registryHandlers({
     catalog: () =>
       (catalog ??= new RegistryCatalog({ baseUrl: () => options.settings().registryUrl, cacheDir: join(options.paths.dataDir, 'registry-cache') })),
     pathFacts: () => ({ path: options.env[pathKey], platform: options.platform, pathExt: options.env.PATHEXT }),
     addUpstream: options.addUpstream,
     secrets: options.secrets,
-    // Made now, as the hub starts: that is when what an interrupted install left is removed.
-    bundles: new BundleInstaller({ dataDir: options.paths.dataDir, onInstalling: options.onInstalling }),
-    npm: new NpmInstaller({
-      dataDir: options.paths.dataDir,
-      // npm's own variable, so a company mirror set for npm is used here too.
-      registry: () => options.env.npm_config_registry || options.env.NPM_CONFIG_REGISTRY || DEFAULT_NPM_REGISTRY,
-      onInstalling: options.onInstalling,
-    }),
+    bundles,
+    npm,
     upstreamConfigs: options.upstreamConfigs,
     updateUpstream: options.updateUpstream,
   });

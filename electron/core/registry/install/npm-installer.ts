@@ -6,7 +6,14 @@ import { rm } from 'node:fs/promises';
 import type { ServerConfig } from '../../../../shared/config.js';
 import { findInstalled, installNpmPackage, latestVersion, type InstalledPackage, type NpmSource } from './npm-install.js';
 import { ownRuntime, ownRuntimeLaunch, type OwnRuntime } from './own-runtime.js';
-import { cleanInterruptedInstalls, packageOfFile, packagesDir, type PackageRef } from './package-folders.js';
+import {
+  cleanInterruptedInstalls,
+  packageOfFile,
+  packagesDir,
+  parsePackageFolderName,
+  removeUnusedInstalls,
+  type PackageRef,
+} from './package-folders.js';
 
 export interface NpmInstallerOptions {
   dataDir: string;
@@ -53,6 +60,12 @@ export class NpmInstaller {
   packageOf(config: ServerConfig): (PackageRef & { folder: string }) | undefined {
     if (config.type !== 'stdio' || !config.args?.[0]) return undefined;
     return packageOfFile(this.dir, config.args[0]);
+  }
+
+  /** Removes the installed packages none of `configs` runs (a server removed, an update's old version); the folders removed. */
+  removeUnused(configs: Iterable<ServerConfig>): Promise<string[]> {
+    const used = new Set([...configs].flatMap((config) => this.packageOf(config)?.folder ?? []));
+    return removeUnusedInstalls(this.dir, (name) => parsePackageFolderName(name) !== undefined, used);
   }
 
   /** Removes an installed package's folder (after an update switched away from it). */

@@ -5,7 +5,7 @@
  * package's name is always complete; what an interrupted install left is removed at the next start.
  */
 import { readdirSync, rmSync } from 'node:fs';
-import { mkdir } from 'node:fs/promises';
+import { mkdir, readdir, rm } from 'node:fs/promises';
 import { isAbsolute, join, relative, sep } from 'node:path';
 
 /** The prefix of folders an install is still building. */
@@ -62,6 +62,22 @@ export function cleanInterruptedInstalls(dir: string): string[] {
   const left = names.filter((n) => n.startsWith(INSTALLING_PREFIX)).map((n) => join(dir, n));
   for (const folder of left) rmSync(folder, { recursive: true, force: true });
   return left;
+}
+
+/**
+ * Removes the installs in `dir` that no server uses (`used`: the folders servers run from); returns the
+ * folders removed. Anything that is not an install (`isInstall` says) is left alone.
+ */
+export async function removeUnusedInstalls(dir: string, isInstall: (name: string) => boolean, used: ReadonlySet<string>): Promise<string[]> {
+  let names: string[];
+  try {
+    names = await readdir(dir);
+  } catch {
+    return [];
+  }
+  const unused = names.filter((name) => isInstall(name) && !used.has(join(dir, name))).map((name) => join(dir, name));
+  for (const folder of unused) await rm(folder, { recursive: true, force: true });
+  return unused;
 }
 
 /** Makes sure the packages folder exists. */

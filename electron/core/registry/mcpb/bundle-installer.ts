@@ -8,6 +8,7 @@ import { rm } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
 import type { ServerConfig } from '../../../../shared/config.js';
 import { ownRuntime, type OwnRuntime } from '../install/own-runtime.js';
+import { removeUnusedInstalls } from '../install/package-folders.js';
 import { bundlesDir, cleanInterruptedBundles, installBundle, installedBundle, type InstalledBundle } from './mcpb-bundle.js';
 import { bundleLaunch, type BundleLaunch, type BundleUserConfig } from './mcpb-launch.js';
 
@@ -97,6 +98,15 @@ export class BundleInstaller {
   /** The runtime's variables win over the entry's only when the runtime is what runs the bundle. */
   private runtimeEnv(launch: BundleLaunch): Record<string, string> {
     return launch.command === this.runtime.command ? this.runtime.env : {};
+  }
+
+  /**
+   * Removes the bundles none of `configs` runs (one downloaded for a form that was then cancelled, a
+   * server removed, an update's old version); the folders removed.
+   */
+  removeUnused(configs: Iterable<ServerConfig>): Promise<string[]> {
+    const used = new Set([...configs].flatMap((config) => this.bundleOf(config)?.dir ?? []));
+    return removeUnusedInstalls(this.dir, (name) => parseFolder(name) !== undefined, used);
   }
 
   /** Removes an installed bundle's folder (one refused after install, that no server uses). */
