@@ -24,6 +24,23 @@ const stringMap = z.record(z.string(), z.string());
  */
 export const SECRET_REF = '<secret>';
 
+/**
+ * A command-line word that holds a secret (a registry entry or a bundle put a key in the arguments):
+ * `args` holds `${SPILLWAY_SECRET_ARG_<n>}` in its place and the server's env holds the word under that
+ * name — a secret like any env value, so in the store, not in config.json. The hub puts the word back as
+ * it starts the server.
+ */
+export const secretArgName = (n: number) => `SPILLWAY_SECRET_ARG_${n}`;
+const SECRET_ARG = /^\$\{(SPILLWAY_SECRET_ARG_\d+)\}$/;
+
+/** The args with each secret-argument placeholder replaced by its value from `env` (left as written when env has none). */
+export function expandSecretArgs(args: readonly string[], env: Readonly<Record<string, string>>): string[] {
+  return args.map((arg) => {
+    const name = SECRET_ARG.exec(arg)?.[1];
+    return name !== undefined && Object.hasOwn(env, name) ? env[name]! : arg;
+  });
+}
+
 const serverCommon = {
   /** Disabled servers are kept in the config but not started. */
   enabled: z.boolean().default(true),

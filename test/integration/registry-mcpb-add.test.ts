@@ -111,6 +111,14 @@ beforeAll(async () => {
     }),
   );
   files.set('fixture-1.1.mcpb', await buildFixtureBundle(work, { version: '1.1.0', env }));
+  files.set(
+    'key-in-args.mcpb',
+    await buildFixtureBundle(work, {
+      name: 'key-in-args',
+      args: ['--token', '${user_config.token}'],
+      userConfig: { token: { type: 'string', title: 'Token', description: 'Passed on the command line', required: true, sensitive: true } },
+    }),
+  );
   registry = createServer((req, res) => {
     const url = new URL(req.url ?? '/', base);
     const file = url.pathname.startsWith('/files/') ? files.get(url.pathname.slice('/files/'.length)) : undefined;
@@ -129,6 +137,7 @@ beforeAll(async () => {
     bundleEntry('bad-sum', 'fixture.mcpb', sha256(Buffer.from('another file'))),
     bundleEntry('needs-key', 'needs-key.mcpb', sha256(files.get('needs-key.mcpb')!)),
     bundleEntry('no-sum', 'fixture.mcpb', undefined),
+    bundleEntry('key-in-args', 'key-in-args.mcpb', sha256(files.get('key-in-args.mcpb')!)),
   ])
     entries.set(e.server.name, e);
   entries.set(`${NS}/signed-remote`, {
@@ -291,6 +300,20 @@ describe("a bundle's own settings", () => {
     expect(raw).not.toContain(SECRET);
     // Every env value is kept in the secret store (issue 13); the number reached the server as given.
     expect((await configOnDisk()).servers['needs-key']).toMatchObject({ env: { FIXTURE_KEY: '<secret>', FIXTURE_LIMIT: '<secret>' } });
+  }, 60_000);
+});
+
+describe("a secret in a bundle's command line", () => {
+  const TOKEN = 'tok-args-secret-0815';
+
+  it('is kept as a secret, its place in args held by a placeholder; the server starts with it', async () => {
+    const r = await api<{ id: string }>('registry.add', { name: `${NS}/key-in-args`, package: 0, values: { 'setting:token': TOKEN } });
+    expect(r).toMatchObject({ ok: true, value: { id: 'key-in-args' } });
+    await waitForStatus('key-in-args', 'ready');
+    expect(await readFile(join(dataDir, 'config.json'), 'utf8')).not.toContain(TOKEN);
+    const saved = (await configOnDisk()).servers['key-in-args'] as { args: string[]; env: Record<string, string> };
+    expect(saved.args.slice(-2)).toEqual(['--token', '${SPILLWAY_SECRET_ARG_1}']);
+    expect(saved.env.SPILLWAY_SECRET_ARG_1).toBe('<secret>');
   }, 60_000);
 });
 

@@ -231,6 +231,18 @@ describe('StdioUpstreamTransport start and stop', () => {
     await closed;
     expect(JSON.parse(t.stderrTail()[0])).toEqual({ p: join(node, '..'), k: 'configured', h: '/home/test' });
   });
+
+  it('puts a secret argument back from the env as it starts the server (config.json only holds the placeholder)', async () => {
+    const t = transport({
+      command: node,
+      args: ['-e', 'console.error(JSON.stringify(process.argv.slice(1)))', '--', '${SPILLWAY_SECRET_ARG_1}', '${HOME}'],
+      env: { SPILLWAY_SECRET_ARG_1: '--token=tok-SECRET' },
+    });
+    const closed = new Promise<void>((resolve) => (t.onclose = resolve));
+    await t.start();
+    await closed;
+    expect(JSON.parse(t.stderrTail()[0])).toEqual(['--token=tok-SECRET', '${HOME}']);
+  });
 });
 
 describe.skipIf(process.platform === 'win32')('readLoginShellPath with a real shell', () => {

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { entryOptions, planOption, type EntryOption } from '../../electron/core/registry/launch-plan.js';
 import { registryUpstream, withSecrets } from '../../electron/core/registry/registry-upstream.js';
+import { expandSecretArgs } from '../../shared/config.js';
 import { ServerDetailSchema, type ServerDetail } from '../../electron/core/registry/server-json.js';
 
 const FIXTURE = fileURLToPath(new URL('../../../shared/registry-fixture/data/servers/', import.meta.url));
@@ -52,6 +53,23 @@ describe('npm entry (airtable-mcp-server 1.7.3)', () => {
     expect(JSON.stringify(upstream.config)).not.toContain('patSECRET123');
     expect(upstream.secrets).toEqual({ env: { AIRTABLE_API_KEY: 'patSECRET123.abc' }, headers: {} });
     expect(withSecrets(upstream)).toMatchObject({ env: { AIRTABLE_API_KEY: 'patSECRET123.abc' } });
+  });
+
+  it("a secret in the command line (a bundle's --token=${user_config.token}) becomes a placeholder and an env secret", () => {
+    const launch = { type: 'stdio' as const, command: 'node', args: ['server.js', '--token=tok-SECRET-1', '--verbose', 'tok-SECRET-2'], env: {} };
+    const upstream = registryUpstream(launch, new Set(['tok-SECRET-1', 'tok-SECRET-2']));
+    expect(upstream.config).toMatchObject({ args: ['server.js', '${SPILLWAY_SECRET_ARG_1}', '--verbose', '${SPILLWAY_SECRET_ARG_2}'], env: {} });
+    expect(JSON.stringify(upstream.config)).not.toContain('SECRET-');
+    expect(upstream.secrets.env).toEqual({ SPILLWAY_SECRET_ARG_1: '--token=tok-SECRET-1', SPILLWAY_SECRET_ARG_2: 'tok-SECRET-2' });
+    expect(upstream.secretArgs).toBe(2);
+    const config = withSecrets(upstream);
+    expect(config.type === 'stdio' && expandSecretArgs(config.args, config.env)).toEqual(launch.args);
+    // A placeholder with no value, and anything else, is left as written.
+    expect(expandSecretArgs(['${SPILLWAY_SECRET_ARG_3}', '${HOME}', 'x${SPILLWAY_SECRET_ARG_1}'], { SPILLWAY_SECRET_ARG_1: 'v' })).toEqual([
+      '${SPILLWAY_SECRET_ARG_3}',
+      '${HOME}',
+      'x${SPILLWAY_SECRET_ARG_1}',
+    ]);
   });
 
   it('refuses the form without the required key, naming the field', () => {

@@ -2,7 +2,7 @@
  * A planned launch as a Spillway upstream config (shared/config.ts's ServerConfig), with the secret
  * values kept apart so that the caller can store them as secrets rather than in config.json.
  */
-import { ServerConfigSchema, type ServerConfig } from '../../../shared/config.js';
+import { secretArgName, ServerConfigSchema, type ServerConfig } from '../../../shared/config.js';
 import type { Launch } from './launch-plan.js';
 
 export interface RegistryUpstream {
@@ -10,7 +10,7 @@ export interface RegistryUpstream {
   config: ServerConfig;
   /** The secret values by env variable (stdio) or header (HTTP, SSE) name. */
   secrets: { env: Record<string, string>; headers: Record<string, string> };
-  /** Command-line words that hold a secret value (the entry put one there): they stay in `args`. */
+  /** Command-line words that hold a secret value (the entry put one there): in `args` as placeholders, their words in `secrets.env`. */
   secretArgs: number;
 }
 
@@ -27,8 +27,16 @@ export function registryUpstream(launch: Launch, secretValues: ReadonlySet<strin
   const common = label ? { label } : {};
   if (launch.type === 'stdio') {
     const { plain, secret } = split(launch.env);
-    const config = ServerConfigSchema.parse({ type: 'stdio', command: launch.command, args: launch.args, env: plain, ...common });
-    return { config, secrets: { env: secret, headers: {} }, secretArgs: launch.args.filter((a) => holdsSecret(a, secretValues)).length };
+    // A word holding a secret goes to the env (a secret) and a placeholder takes its place: see expandSecretArgs.
+    let secretArgs = 0;
+    const args = launch.args.map((arg) => {
+      if (!holdsSecret(arg, secretValues)) return arg;
+      const name = secretArgName(++secretArgs);
+      secret[name] = arg;
+      return `\${${name}}`;
+    });
+    const config = ServerConfigSchema.parse({ type: 'stdio', command: launch.command, args, env: plain, ...common });
+    return { config, secrets: { env: secret, headers: {} }, secretArgs };
   }
   const { plain, secret } = split(launch.headers);
   const config = ServerConfigSchema.parse({ type: launch.type, url: launch.url, headers: plain, ...common });

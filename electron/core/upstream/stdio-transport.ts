@@ -10,6 +10,7 @@ import { RawMessageSpool, type SpooledString } from '../wire/raw-spool.js';
 import { inlineSpooled } from '../wire/spooled-strings.js';
 import type { SpoolTarget } from '../wire/spool-target.js';
 import { resolveSpawnCommand } from './spawn-command.js';
+import { expandSecretArgs } from '../../../shared/config.js';
 import { StderrTail } from './stderr-tail.js';
 
 export interface StdioUpstreamOptions {
@@ -137,7 +138,7 @@ export class StdioUpstreamTransport implements Transport {
     if (o.cwd !== undefined) await assertDirectory(o.cwd);
     if (this.#closing) throw new Error('StdioUpstreamTransport was closed before it started');
     const env = buildChildEnv(o.baseEnv, o.env, o.loginShellPath, o.platform);
-    const target = resolveSpawnCommand(o.command, o.args ?? [], o.platform, comspecOf(env));
+    const target = resolveSpawnCommand(o.command, expandSecretArgs(o.args ?? [], env), o.platform, comspecOf(env));
     let child: ChildProcess;
     try {
       child = spawn(target.command, target.args, {
