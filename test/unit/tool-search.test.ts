@@ -25,7 +25,14 @@ describe('search words', () => {
     ['call readFile', ['call', 'readFile', 'read', 'File']],
     ['get rid of old records', ['remove', 'old', 'records']],
     ['open an issue', ['create', 'issue']],
-    ["show me what's inside config.yaml", ['show', 'me', 'what', 'inside', 'config', 'yaml', 'path']],
+    ["show me what's inside config.yaml", ['show', 'me', 'what', 'inside', 'config', 'yaml', 'path', 'file']],
+    // A zone or an owner/repo is a path of sorts but no file; a URL is neither.
+    ['the time in Europe/Paris', ['the', 'time', 'in', 'Europe', 'Paris', 'path']],
+    ['fetch https://example.com/a.html', ['fetch', 'https', 'example', 'com', 'a', 'html']],
+    ['who am I logged in as', ['authenticated', 'user', 'authenticated', 'as']],
+    ['throw away my pending review', ['discard', 'my', 'pending', 'review']],
+    ['turn logging on', ['enable', 'logging']],
+    ['what time is it in Tokyo', ['current', 'time', 'in', 'Tokyo']],
     ["don't list them", ['don', 'list', 'them']],
   ])('query %s', (query, words) => {
     expect(queryWords(query)).toEqual(words);
@@ -112,6 +119,23 @@ describe('ranking the real tools', () => {
       top(query, n).some((name) => tool.split('|').includes(name)),
       top(query, n).join(', '),
     ).toBe(true);
+  });
+
+  it('a request for things in the plural prefers the tool that lists them', () => {
+    expect(top('what labels does the repo have', 1)).toEqual(['github__list_label']);
+    expect(top('get the label bug', 1)).toEqual(['github__get_label']);
+  });
+
+  it('a tool that says it is deprecated ranks below its replacement', () => {
+    const names = top('read a file', 10);
+    expect(names).toContain('filesystem__read_file');
+    expect(names.indexOf('filesystem__read_text_file')).toBeLessThan(names.indexOf('filesystem__read_file'));
+  });
+
+  it('phrases read as what they mean: who am I, throw away, turn on', () => {
+    expect(top('who am I logged in as', 1)).toEqual(['github__get_me']);
+    expect(top('throw away my pending review', 1)).toEqual(['github__delete_pending_pull_request_review']);
+    expect(top('turn logging on', 1)).toEqual(['everything__toggle-simulated-logging']);
   });
 
   it('a server name counts only as a whole word: "files" does not pull in every filesystem tool', () => {

@@ -78,6 +78,12 @@ const RELATED: string[] = [
   'read open view show display print load dump cat contents',
   'get retrieve fetch obtain',
   'list enumerate ls listing',
+  '!diff difference compare',
+  '!toggle enable disable activate deactivate',
+  'row record entry',
+  'table row column database sql',
+  'knowledge know remember memory memorize',
+  '!authenticated login signin whoami',
   'search find locate lookup query grep seek discover',
   '!folder directory dir',
   '!rename move relocate mv',
@@ -89,6 +95,7 @@ const RELATED: string[] = [
   'audio sound mp3 wav media',
   'web url page website site internet http html online download browse',
   'time clock date now today',
+  '!current now present',
   'timezone tz',
   '!repository repo',
   '!pr pull',
@@ -167,13 +174,29 @@ const EMPTY: ReadonlyMap<string, number> = new Map();
 /** Phrases whose words would mislead one by one ("get rid of" is no `get_*`, "open an issue" creates one). */
 const PHRASES: [RegExp, string][] = [
   [/\bget rid of\b/gi, 'remove'],
+  [/\bthrow (away|out)\b/gi, 'discard'],
   [/\bopen (a|an|new)\b/gi, 'create'],
+  // "open issues", "closed pull requests": a state, not opening something.
+  [/\b(open|closed|merged) (?=(issues|pull requests|prs|discussions|alerts|bugs|tickets)\b)/gi, 'state '],
+  // "who am I", "logged in as": the account the request runs as.
+  [/\bwho am i\b/gi, 'authenticated user'],
+  [/\bwhat time is it\b/gi, 'current time'],
+  [/\b(logged|signed|log|sign) (in|on)\b/gi, 'authenticated'],
+  // "turn logging on": a switch, not a turn.
+  [/\b(turn|switch) on\b/gi, 'enable'],
+  [/\b(turn|switch) off\b/gi, 'disable'],
+  [/\b(turn|switch) (\w+) on\b/gi, 'enable $2'],
+  [/\b(turn|switch) (\w+) off\b/gi, 'disable $2'],
 ];
 /** A path or file name in a request (`config.yaml`, `src/app.ts`): the request is about a file. */
 const PATH_LIKE = /(^|\s)[\w.-]*(\/[\w.-]+|\.[a-z][a-z0-9]{0,4})(?=$|[\s,;:!?'")])/i;
+/** A URL, which names a page, not a file, whatever it ends with. */
+const URL = /\b[a-z][a-z0-9+.-]*:\/\/\S*/gi;
+/** A name with an extension (`notes.md`, `src/app.ts`) is a file's; `Europe/Paris` or `owner/repo` is not. */
+const FILE_NAME = /(^|[\s/])[\w-]+\.[a-z][a-z0-9]{0,4}(?=$|[\s,;:!?'")])/i;
 
 /**
- * A request's words: phrases rewritten, and "path" added when it names one. `known` says whether the
+ * A request's words: phrases rewritten, "path" added when it names one and "file" when it names a file. `known` says whether the
  * tools use a word whole: then a word with inner capitals is a name (`GitHub`), not parts (`git`, `hub`).
  */
 export function queryWords(query: string, known: (stem: string) => boolean = () => false): string[] {
@@ -187,5 +210,6 @@ export function queryWords(query: string, known: (stem: string) => boolean = () 
     return parts;
   });
   if (PATH_LIKE.test(query)) words.push('path');
+  if (FILE_NAME.test(query.replace(URL, ' '))) words.push('file');
   return words;
 }

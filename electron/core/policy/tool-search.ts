@@ -2,7 +2,8 @@
  * Ranked search over the tools behind dispatch (issue 17): BM25F over fields weighted by what they are
  * (the tool's own name, title, description, parameter names and descriptions), on Porter stems, with
  * related words (hand-made, and WordNet's for words the tools never use) and stem prefixes at a lower weight, server names matched only as whole words, and a nudge
- * from the request's intent (read / write / delete) against the tool's annotations. A tool's score grows
+ * from the request's intent (read / write / delete) against the tool's annotations. A request for things
+ * in the plural favours the `list_*` tool of that name; a tool that calls itself deprecated ranks lower. A tool's score grows
  * with the share of the request's words it answers and of its own name's words the request reached;
  * question words ("what", "which") tell the intent but match nothing. Each hit says which words matched. The index is rebuilt only when the tools it was built from change.
  */
@@ -57,6 +58,30 @@ const COVERAGE = 0.5;
 /** The boost for a tool whose own name the request covers: × (1 + NAME_COVERAGE × share of name words). */
 const NAME_COVERAGE = 0.3;
 
+/** A tool that calls itself deprecated ranks below its replacement, which usually matches the same words. */
+const DEPRECATED = 0.7;
+const DEPRECATED_TEXT = /\bdeprecated\b/i;
+
+/**
+ * A request that reads things in the plural ("show open pull requests", "what labels does the repo have")
+ * wants a `list_*` tool over a `get_*` or `create_*` one that names the same thing.
+ */
+const PLURAL_LIST = 1.25;
+
+/** Whether a request's word is a plural noun: `requests`, `entries`, not `status` or `class`. */
+function isPlural(word: string): boolean {
+  const lower = word.toLowerCase();
+  if (lower.length < 4 || !lower.endsWith('s') || /(ss|us|is)$/.test(lower)) return false;
+  return normalizeTerm(lower.slice(0, -1)) === normalizeTerm(lower) || lower.endsWith('ies');
+}
+
+/** The factor for a `list_*` tool when a plural word of the request reached its name. */
+function pluralFactor(doc: Doc, match: Match, plural: ReadonlySet<number>, intent: Intent | undefined): number {
+  if (!doc.lister || intent === 'write' || intent === 'delete') return 1;
+  for (const [i, term] of match.words) if (plural.has(i) && doc.nameStems.has(term)) return PLURAL_LIST;
+  return 1;
+}
+
 /** A request is read up to this length: a long one costs a vocabulary scan per word, on the main thread. */
 const MAX_QUERY_CHARS = 1000;
 
@@ -80,6 +105,9 @@ interface Doc {
   serverStems: Set<string>;
   /** The stems of the tool's own name. */
   nameStems: Set<string>;
+  deprecated: boolean;
+  /** Whether the tool's name starts with `list`. */
+  lister: boolean;
 }
 
 interface Index {
@@ -143,6 +171,8 @@ function buildIndex(tools: SearchableTool[]): Index {
       kind: toolKind({ name: fieldTexts(tool)[0], ...(tool.annotations ? { annotations: tool.annotations } : {}) }),
       serverStems,
       nameStems: new Set(stems(fieldTexts(tool)[0])),
+      lister: stems(fieldTexts(tool)[0])[0] === 'list',
+      deprecated: DEPRECATED_TEXT.test(`${tool.title ?? ''} ${tool.annotations?.title ?? ''} ${tool.description ?? ''}`),
     };
   });
   const averages = totals.map((t) => Math.max(1, t / Math.max(1, tools.length)));
@@ -255,6 +285,7 @@ export class ToolSearch {
     // Question words tell the intent only; a request of nothing else still searches with them.
     const questions = new Set(queryStems.filter((_, k) => isQuestionWord(words[k])));
     const asked = questions.size < unique.length ? questions : new Set<string>();
+    const plural = new Set(spoken.flatMap((word, i) => (isPlural(word) ? [i] : [])));
     const ranked = [...score(index, queryStems, asked)]
       .map(([doc, match]) => ({
         doc,
@@ -263,7 +294,9 @@ export class ToolSearch {
           match.score *
           intentFactor(intent, index.docs[doc].kind) *
           (match.words.size / Math.max(1, unique.length - asked.size)) ** COVERAGE *
-          (1 + NAME_COVERAGE * nameCoverage(index.docs[doc], match)),
+          (1 + NAME_COVERAGE * nameCoverage(index.docs[doc], match)) *
+          (index.docs[doc].deprecated ? DEPRECATED : 1) *
+          pluralFactor(index.docs[doc], match, plural, intent),
       }))
       .sort((a, b) => b.value - a.value || index.docs[a.doc].tool.name.localeCompare(index.docs[b.doc].tool.name));
     return ranked.slice(0, Math.max(0, limit)).map(({ doc, match, value }) => {
