@@ -1,25 +1,23 @@
 /**
  * An MCPB bundle through Servers → Browse in Chromium (issue 16): a tiny local registry lists one entry
- * whose bundle it also serves (a real bundle, test/support/mcpb-bundle.ts, with a required secret setting
+ * whose bundle it also serves (a real bundle, test/support/registry-settings-bundle.ts, with a required secret setting
  * and a bounded number). The detail page says the form downloads the bundle; the form shows the bundle's
  * own settings (the secret masked, the number's bounds, its default filled); a number out of bounds is
  * named under its field; Add lands on the server Ready, the secret absent from config.json.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { homedir, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
-import { ROOT } from '../support/hub-harness.js';
-import { launchChromium, openPage, openSection, saveScreenshot, type OpenedPage } from '../support/browser.js';
-import { buildFixtureBundle, sha256 } from '../support/mcpb-bundle.js';
-import { resolvePaths } from '../../electron/core/files/app-paths.js';
-import { createAppHub, type AppHub } from '../../electron/core/app/app-hub.js';
+import { openSection, saveScreenshot, type OpenedPage } from '../support/browser.js';
+import { sha256 } from '../support/mcpb-bundle.js';
+import { buildSettingsBundle } from '../support/registry-settings-bundle.js';
+import { openHubUi, requireRendererBuild, startRegistryHub } from '../support/registry-hub.js';
+import type { AppHub } from '../../electron/core/app/app-hub.js';
 
-const UI_DIR = join(ROOT, 'dist', 'renderer');
 const NAME = 'io.github.spillway-tests/echo-bundle';
 const SECRET = 'sk-ui-bundle-secret-0042';
 
@@ -33,20 +31,9 @@ let opened: OpenedPage;
 let page: Page;
 
 beforeAll(async () => {
-  if (!existsSync(join(UI_DIR, 'index.html'))) {
-    throw new Error('dist/renderer is missing: run `npx vite build --config renderer/vite.config.ts` first (npm test builds it).');
-  }
+  const uiDir = requireRendererBuild();
   dir = await mkdtemp(join(tmpdir(), 'spillway-browse-bundle-'));
-  const bundle = await buildFixtureBundle(dir, {
-    name: 'echo-bundle',
-    entry: 'env-echo-server.mjs',
-    args: ['--echo', 'ECHO_KEY,ECHO_LIMIT'],
-    env: { ECHO_KEY: '${user_config.api_key}', ECHO_LIMIT: '${user_config.limit}' },
-    userConfig: {
-      api_key: { type: 'string', title: 'API key', description: 'Your key for the service', required: true, sensitive: true },
-      limit: { type: 'number', title: 'Limit', description: 'How many at most.', default: 5, min: 1, max: 10 },
-    },
-  });
+  const bundle = await buildSettingsBundle(dir, 'echo-bundle');
   let base = '';
   // While set, the bundle's bytes differ from its published SHA-256 (a changed or damaged download).
   corrupt = () => Buffer.concat([bundle, Buffer.from('tampered')]);
@@ -78,27 +65,9 @@ beforeAll(async () => {
   await new Promise<void>((ok) => registry.listen(0, '127.0.0.1', ok));
   base = `http://127.0.0.1:${(registry.address() as AddressInfo).port}`;
 
-  const bin = join(dir, 'bin');
-  await mkdir(bin);
-  const paths = resolvePaths({ dataDir: join(dir, 'data'), os: { home: homedir(), platform: process.platform, env: {} } });
-  await mkdir(paths.dataDir, { recursive: true });
-  await writeFile(paths.configFile, JSON.stringify({ version: 1, servers: {}, settings: { registryUrl: base } }));
-  app = await createAppHub({
-    paths,
-    platform: process.platform,
-    // No node on the PATH: the bundle runs on the hub's own runtime.
-    env: { ...process.env, PATH: bin },
-    port: 0,
-    upstream: { backoffBaseMs: 50, backoffMaxMs: 500, connectTimeoutMs: 20_000 },
-    uiDir: UI_DIR,
-    clientOs: { home: join(dir, 'home'), platform: 'linux', env: { HOME: join(dir, 'home') } },
-  });
-  await app.hub.start();
-
-  browser = await launchChromium();
-  opened = await openPage(browser, `${app.hub.endpoint.origin}/?token=${app.hub.token}`, { width: 800, height: 600 });
-  page = opened.page;
-  await page.getByRole('heading', { level: 1, name: 'Servers' }).waitFor();
+  // No node on the PATH: the bundle runs on the hub's own runtime.
+  app = await startRegistryHub({ dir, registryUrl: base, uiDir });
+  ({ browser, opened, page } = await openHubUi(app));
 }, 120_000);
 
 afterAll(async () => {

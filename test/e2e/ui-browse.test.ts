@@ -9,18 +9,16 @@
  * Screenshots of the list and the detail page go to test-artifacts/screenshots/.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { homedir, tmpdir } from 'node:os';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { fixture, NODE, ROOT } from '../support/hub-harness.js';
-import { launchChromium, openPage, openSection, saveScreenshot, type OpenedPage } from '../support/browser.js';
+import { openSection, saveScreenshot, type OpenedPage } from '../support/browser.js';
 import { spawnUntil, type Started } from '../support/processes.js';
-import { resolvePaths } from '../../electron/core/files/app-paths.js';
-import { createAppHub, type AppHub } from '../../electron/core/app/app-hub.js';
+import { openHubUi, requireRendererBuild, startRegistryHub } from '../support/registry-hub.js';
+import type { AppHub } from '../../electron/core/app/app-hub.js';
 
-const UI_DIR = join(ROOT, 'dist', 'renderer');
 const FIXTURE = join(ROOT, '..', 'shared', 'registry-fixture', 'server.mjs');
 
 let registry: Started & { url: string };
@@ -32,15 +30,11 @@ let opened: OpenedPage;
 let page: Page;
 
 beforeAll(async () => {
-  if (!existsSync(join(UI_DIR, 'index.html'))) {
-    throw new Error('dist/renderer is missing: run `npx vite build --config renderer/vite.config.ts` first (npm test builds it).');
-  }
+  const uiDir = requireRendererBuild();
   const started = await spawnUntil(NODE, [FIXTURE, '--port', '0', '--page-size', '5'], /REGISTRY-FIXTURE (http:\/\/\S+)/);
   registry = { ...started, url: started.match[1] };
 
   dir = await mkdtemp(join(tmpdir(), 'spillway-browse-'));
-  const bin = join(dir, 'bin');
-  await mkdir(bin);
   // The hub's PATH is an empty folder; npm packages come from the local npm registry fixture.
   const npmStarted = await spawnUntil(
     NODE,
@@ -48,25 +42,8 @@ beforeAll(async () => {
     /NPM-REGISTRY-FIXTURE (http:\/\/\S+)/,
   );
   npm = { ...npmStarted, url: npmStarted.match[1] };
-
-  const paths = resolvePaths({ dataDir: join(dir, 'data'), os: { home: homedir(), platform: process.platform, env: {} } });
-  await mkdir(paths.dataDir, { recursive: true });
-  await writeFile(paths.configFile, JSON.stringify({ version: 1, servers: {}, settings: { registryUrl: registry.url } }));
-  app = await createAppHub({
-    paths,
-    platform: process.platform,
-    env: { ...process.env, PATH: bin, npm_config_registry: npm.url, NPM_CONFIG_REGISTRY: undefined },
-    port: 0,
-    upstream: { backoffBaseMs: 50, backoffMaxMs: 500, connectTimeoutMs: 20_000 },
-    uiDir: UI_DIR,
-    clientOs: { home: join(dir, 'home'), platform: 'linux', env: { HOME: join(dir, 'home') } },
-  });
-  await app.hub.start();
-
-  browser = await launchChromium();
-  opened = await openPage(browser, `${app.hub.endpoint.origin}/?token=${app.hub.token}`, { width: 800, height: 600 });
-  page = opened.page;
-  await page.getByRole('heading', { level: 1, name: 'Servers' }).waitFor();
+  app = await startRegistryHub({ dir, registryUrl: registry.url, env: { npm_config_registry: npm.url, NPM_CONFIG_REGISTRY: undefined }, uiDir });
+  ({ browser, opened, page } = await openHubUi(app));
 });
 
 afterAll(async () => {

@@ -8,15 +8,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
-import { homedir, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { HubEvent } from '../../shared/events.js';
-import { createAppHub, type AppHub } from '../../electron/core/app/app-hub.js';
-import { resolvePaths } from '../../electron/core/files/app-paths.js';
+import type { AppHub } from '../../electron/core/app/app-hub.js';
 import { fixture, ROOT } from '../support/hub-harness.js';
 import { spawnUntil, type Started } from '../support/processes.js';
+import { callApi, hubToolNames, nextHubEvent, startRegistryHub, waitForStatus } from '../support/registry-hub.js';
 
 const REGISTRY_FIXTURE = join(ROOT, '..', 'shared', 'registry-fixture', 'server.mjs');
 const AIRTABLE = 'io.github.domdomegg/airtable-mcp-server';
@@ -27,51 +24,11 @@ let app: AppHub;
 let dir: string;
 let dataDir: string;
 const packages = () => join(dataDir, 'packages');
-
-async function api<T>(method: string, body: unknown = {}) {
-  const res = await fetch(`${app.hub.endpoint.origin}/api/${method}`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${app.hub.token}`, 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-  });
-  return (await res.json()) as { ok: boolean; value?: T; code?: string; message?: string };
-}
+const api = <T>(method: string, body: unknown = {}) => callApi<T>(app, method, body);
+const toolNames = () => hubToolNames(app, 'registry-install-test');
 
 const setNpmFixture = (change: { corrupt?: boolean; newer?: boolean }) =>
   fetch(`${npm.url}/-/fixture`, { method: 'POST', body: JSON.stringify(change) }).then((r) => r.json());
-
-function waitForEvent(predicate: (e: HubEvent) => boolean, what: string): Promise<HubEvent> {
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
-      off();
-      reject(new Error(`timed out waiting for ${what}`));
-    }, 60_000);
-    const off = app.hub.events.subscribe((e) => {
-      if (predicate(e)) {
-        clearTimeout(timer);
-        off();
-        resolve(e);
-      }
-    });
-  });
-}
-
-async function waitForReady(id: string) {
-  if (app.hub.pool.get(id)?.status === 'ready') return;
-  await waitForEvent((e) => e.type === 'upstream.status' && e.server === id && e.status === 'ready', `${id} ready`);
-}
-
-async function toolNames(): Promise<string[]> {
-  const client = new Client({ name: 'registry-install-test', version: '1.0.0' });
-  await client.connect(
-    new StreamableHTTPClientTransport(new URL(app.hub.url), { requestInit: { headers: { authorization: `Bearer ${app.hub.token}` } } }),
-  );
-  try {
-    return (await client.listTools()).tools.map((t) => t.name);
-  } finally {
-    await client.close();
-  }
-}
 
 beforeAll(async () => {
   const started = await spawnUntil(process.execPath, [REGISTRY_FIXTURE, '--port', '0'], /REGISTRY-FIXTURE (http:\/\/\S+)/);
@@ -88,20 +45,7 @@ beforeAll(async () => {
   // What an install interrupted half-way left in the data folder before this start.
   await mkdir(join(dataDir, 'packages', '.installing-interrupted', 'node_modules'), { recursive: true });
   await writeFile(join(dataDir, 'packages', '.installing-interrupted', 'package.json'), '{}');
-  const emptyBin = join(dir, 'bin');
-  await mkdir(emptyBin);
-  const paths = resolvePaths({ dataDir, os: { home: homedir(), platform: process.platform, env: {} } });
-  await writeFile(paths.configFile, JSON.stringify({ version: 1, servers: {}, settings: { registryUrl: registry.url } }));
-  app = await createAppHub({
-    paths,
-    platform: process.platform,
-    // No node, no npx: the hub's PATH is an empty folder.
-    env: { ...process.env, PATH: emptyBin, npm_config_registry: npm.url, NPM_CONFIG_REGISTRY: undefined },
-    port: 0,
-    upstream: { backoffBaseMs: 50, backoffMaxMs: 500, connectTimeoutMs: 30_000 },
-    clientOs: { home: join(dir, 'home'), platform: 'linux', env: { HOME: join(dir, 'home') } },
-  });
-  await app.hub.start();
+  app = await startRegistryHub({ dir, registryUrl: registry.url, env: { npm_config_registry: npm.url, NPM_CONFIG_REGISTRY: undefined } });
 }, 60_000);
 
 afterAll(async () => {
@@ -143,7 +87,7 @@ describe('npm packages installed into the data folder', () => {
   }, 120_000);
 
   it('adds the entry: installed into the data folder, started with the hub’s own runtime, its tools listed', async () => {
-    const installing = waitForEvent((e) => e.type === 'log' && e.message.startsWith('Installing airtable-mcp-server 1.7.3'), 'installing');
+    const installing = nextHubEvent(app, (e) => e.type === 'log' && e.message.startsWith('Installing airtable-mcp-server 1.7.3'), 'installing');
     const r = await api<{ id: string; installed: { name: string; version: string }; secrets: string }>('registry.add', {
       name: AIRTABLE,
       package: 0,
@@ -163,7 +107,7 @@ describe('npm packages installed into the data folder', () => {
     expect(saved.args[0].startsWith(join(folder, 'node_modules', 'airtable-mcp-server'))).toBe(true);
     expect(JSON.stringify(onDisk)).not.toContain('patSECRET-2');
 
-    await waitForReady('airtable-mcp-server');
+    await waitForStatus(app, 'airtable-mcp-server', 'ready');
     expect((await toolNames()).some((n) => n.endsWith('create_entities'))).toBe(true);
     const installed = await api('registry.installed', { id: 'airtable-mcp-server' });
     expect(installed.value).toEqual({ name: 'airtable-mcp-server', version: '1.7.3', latest: '1.7.3', updateAvailable: false });
@@ -185,7 +129,7 @@ describe('npm packages installed into the data folder', () => {
     expect(app.hub.config.servers['airtable-mcp-server']).toMatchObject({
       args: [join(packages(), 'airtable-mcp-server@1.7.4', 'node_modules', 'airtable-mcp-server', 'dist', 'index.js')],
     });
-    await waitForReady('airtable-mcp-server');
+    await waitForStatus(app, 'airtable-mcp-server', 'ready');
     expect((await toolNames()).some((n) => n.endsWith('create_entities'))).toBe(true);
     expect((await api('registry.installed', { id: 'airtable-mcp-server' })).value).toMatchObject({ version: '1.7.4', updateAvailable: false });
     expect(await api('registry.update', { id: 'airtable-mcp-server' })).toMatchObject({ ok: true, value: { updated: false } });

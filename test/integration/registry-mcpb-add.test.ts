@@ -7,24 +7,24 @@
  * interrupted install is cleaned at start. A bundle's own settings (user_config) are fields of its form,
  * which downloads the bundle to read them: a required sensitive one and a bounded number are checked,
  * reach the server (its stderr, masked where secret) and the secret stays out of config.json. Update
- * switches a bundle to the registry's newer one and removes the old folder. A remote entry becomes an HTTP (or SSE) upstream, and one that answers 401 (the OAuth fixture)
+ * switches a bundle to the registry's newer one and removes the old folder. At the next start, the bundles no
+ * server uses (one downloaded for a form never sent, a removed server's) are gone, a disabled server's stays. A remote entry becomes an HTTP (or SSE) upstream, and one that answers 401 (the OAuth fixture)
  * ends in needs-sign-in.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { homedir, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { HubEvent } from '../../shared/events.js';
-import { createAppHub, type AppHub } from '../../electron/core/app/app-hub.js';
-import { resolvePaths } from '../../electron/core/files/app-paths.js';
+import type { AppHub } from '../../electron/core/app/app-hub.js';
 import { fixture, NODE } from '../support/hub-harness.js';
 import { buildFixtureBundle, sha256 } from '../support/mcpb-bundle.js';
+import { buildSettingsBundle } from '../support/registry-settings-bundle.js';
 import { spawnUntil, type Started } from '../support/processes.js';
+import { callApi, hubToolNames, nextHubEvent, startRegistryHub, waitForStatus as statusOf } from '../support/registry-hub.js';
 
 const NS = 'io.github.spillway-tests';
 let work: string;
@@ -51,65 +51,19 @@ function bundleEntry(name: string, file: string, fileSha256: string | undefined)
   };
 }
 
-async function api<T>(method: string, body: unknown = {}) {
-  const res = await fetch(`${app.hub.endpoint.origin}/api/${method}`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${app.hub.token}`, 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-  });
-  return (await res.json()) as { ok: boolean; value?: T; code?: string; message?: string };
-}
-
-function waitForStatus(id: string, status: string): Promise<void> {
-  if (app.hub.pool.get(id)?.status === status) return Promise.resolve();
-  return nextEvent((e) => e.type === 'upstream.status' && e.server === id && e.status === status, `${id} ${status}`);
-}
-
+const api = <T>(method: string, body: unknown = {}) => callApi<T>(app, method, body);
+const waitForStatus = (id: string, status: string) => statusOf(app, id, status);
 /** The next event that matches (subscribed before the action that causes it). */
-function nextEvent(match: (e: HubEvent) => boolean, what: string): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`timed out waiting for ${what}`)), 60_000);
-    const off = app.hub.events.subscribe((e: HubEvent) => {
-      if (match(e)) {
-        clearTimeout(timer);
-        off();
-        resolve();
-      }
-    });
-  });
-}
-
-async function toolNames(): Promise<string[]> {
-  const client = new Client({ name: 'registry-mcpb-add-test', version: '1.0.0' });
-  await client.connect(
-    new StreamableHTTPClientTransport(new URL(app.hub.url), { requestInit: { headers: { authorization: `Bearer ${app.hub.token}` } } }),
-  );
-  try {
-    return (await client.listTools()).tools.map((t) => t.name);
-  } finally {
-    await client.close();
-  }
-}
+const nextEvent = (match: (e: HubEvent) => boolean, what: string) => nextHubEvent(app, match, what);
+const toolNames = () => hubToolNames(app, 'registry-mcpb-add-test');
 
 beforeAll(async () => {
   work = await mkdtemp(join(tmpdir(), 'spillway-mcpb-add-'));
   // A variable holding a path into the bundle's folder, which Update must move to the new folder.
   const env = { FIXTURE_GREETING: '${user_config.greeting}', FIXTURE_DATA: '${__dirname}/data' };
   files.set('fixture.mcpb', await buildFixtureBundle(work, { env }));
-  files.set(
-    'needs-key.mcpb',
-    await buildFixtureBundle(work, {
-      name: 'needs-key',
-      // The env-echo server prints the two variables it was given to stderr as it starts.
-      entry: 'env-echo-server.mjs',
-      args: ['--echo', 'FIXTURE_KEY,FIXTURE_LIMIT'],
-      env: { FIXTURE_KEY: '${user_config.api_key}', FIXTURE_LIMIT: '${user_config.limit}' },
-      userConfig: {
-        api_key: { type: 'string', title: 'API key', description: 'Required, no default', required: true, sensitive: true },
-        limit: { type: 'number', title: 'Limit', description: 'How many at most', default: 5, min: 1, max: 10 },
-      },
-    }),
-  );
+  // The env-echo server prints the two variables it was given to stderr as it starts.
+  files.set('needs-key.mcpb', await buildSettingsBundle(work, 'needs-key'));
   files.set('fixture-1.1.mcpb', await buildFixtureBundle(work, { version: '1.1.0', env }));
   files.set(
     'key-in-args.mcpb',
@@ -138,6 +92,7 @@ beforeAll(async () => {
     bundleEntry('needs-key', 'needs-key.mcpb', sha256(files.get('needs-key.mcpb')!)),
     bundleEntry('no-sum', 'fixture.mcpb', undefined),
     bundleEntry('key-in-args', 'key-in-args.mcpb', sha256(files.get('key-in-args.mcpb')!)),
+    bundleEntry('form-only', 'fixture.mcpb', good),
   ])
     entries.set(e.server.name, e);
   entries.set(`${NS}/signed-remote`, {
@@ -155,20 +110,7 @@ beforeAll(async () => {
   dataDir = join(work, 'data');
   // What a bundle install interrupted half-way left before this start.
   await mkdir(join(dataDir, 'bundles', '.installing-cut', 'server'), { recursive: true });
-  const emptyBin = join(work, 'bin');
-  await mkdir(emptyBin);
-  const paths = resolvePaths({ dataDir, os: { home: homedir(), platform: process.platform, env: {} } });
-  await writeFile(paths.configFile, JSON.stringify({ version: 1, servers: {}, settings: { registryUrl: base } }));
-  app = await createAppHub({
-    paths,
-    platform: process.platform,
-    // No node on the PATH: the bundle runs on the hub's own runtime.
-    env: { ...process.env, PATH: emptyBin },
-    port: 0,
-    upstream: { backoffBaseMs: 50, backoffMaxMs: 500, connectTimeoutMs: 30_000 },
-    clientOs: { home: join(work, 'home'), platform: 'linux', env: { HOME: join(work, 'home') } },
-  });
-  await app.hub.start();
+  app = await startRegistryHub({ dir: work, registryUrl: base });
 }, 120_000);
 
 afterAll(async () => {
@@ -241,7 +183,7 @@ describe("a bundle's own settings", () => {
       {
         key: 'setting:api_key',
         label: 'API key',
-        description: 'Required, no default',
+        description: 'Your key for the service',
         group: 'settings',
         required: true,
         secret: true,
@@ -250,7 +192,7 @@ describe("a bundle's own settings", () => {
       {
         key: 'setting:limit',
         label: 'Limit',
-        description: 'How many at most',
+        description: 'How many at most.',
         group: 'settings',
         required: false,
         secret: false,
@@ -363,4 +305,31 @@ describe('remote entries from the catalog', () => {
     expect(r.ok).toBe(true);
     expect((await configOnDisk()).servers['sse-remote']).toMatchObject({ type: 'sse', url: `${base}/sse` });
   });
+});
+
+describe('bundles no server uses, at the next start', () => {
+  const folder = (entry: string, version = '1.0.0') => join(bundles(), `${NS}+${entry}@${version}`);
+
+  it("one downloaded for a form never sent and a removed server's are removed; a disabled server's stays", async () => {
+    expect(await api('registry.form', { name: `${NS}/form-only`, package: 0 })).toMatchObject({ ok: true });
+    expect(existsSync(folder('form-only'))).toBe(true);
+    expect(await api('upstreams.remove', { id: 'key-in-args' })).toMatchObject({ ok: true });
+    const needsKey = (await configOnDisk()).servers['needs-key'] as object;
+    expect(await api('upstreams.update', { id: 'needs-key', config: { ...needsKey, enabled: false } })).toMatchObject({ ok: true });
+    // Removed at start only: while this hub runs, a form may still be open.
+    expect(existsSync(folder('key-in-args'))).toBe(true);
+
+    await app.hub.stop();
+    app = await startRegistryHub({ dir: work, registryUrl: base });
+    const removed = (e: HubEvent) => e.type === 'log' && e.message.startsWith('Removed 2 downloaded server packages no server uses');
+    if (!app.hub.events.recent().some(removed)) await nextEvent(removed, 'the removal logged');
+    expect(existsSync(folder('form-only'))).toBe(false);
+    expect(existsSync(folder('key-in-args'))).toBe(false);
+    expect(existsSync(join(folder('needs-key'), 'manifest.json'))).toBe(true);
+    expect(existsSync(join(folder('fixture-bundle', '1.1.0'), 'manifest.json'))).toBe(true);
+    // Servers start on first use after a restart: started here, it still runs from its kept folder.
+    const ready = nextEvent((e) => e.type === 'upstream.status' && e.server === 'fixture-bundle' && e.status === 'ready', 'ready again');
+    expect(await api('upstreams.restart', { id: 'fixture-bundle' })).toMatchObject({ ok: true });
+    await ready;
+  }, 120_000);
 });

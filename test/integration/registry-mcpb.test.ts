@@ -13,7 +13,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { zipSync } from 'fflate';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { BUNDLE_INSTALLING_PREFIX, BundleError, cleanInterruptedBundles, installBundle } from '../../electron/core/registry/mcpb/mcpb-bundle.js';
+import { BundleError, installBundle } from '../../electron/core/registry/mcpb/mcpb-bundle.js';
+import { BundleInstaller } from '../../electron/core/registry/mcpb/bundle-installer.js';
+import { INSTALLING_PREFIX } from '../../electron/core/registry/install/package-folders.js';
 import { bundleLaunch } from '../../electron/core/registry/mcpb/mcpb-launch.js';
 import { buildFixtureBundle, sha256 as sha } from '../support/mcpb-bundle.js';
 
@@ -84,10 +86,10 @@ describe('MCPB bundles', () => {
   });
 
   it('cleans what an interrupted install left at the next start', async () => {
-    const dir = join(work, 'bundles-cut');
-    await mkdir(join(dir, `${BUNDLE_INSTALLING_PREFIX}abc`, 'server'), { recursive: true });
+    const dir = join(work, 'data-cut', 'bundles');
+    await mkdir(join(dir, `${INSTALLING_PREFIX}abc`, 'server'), { recursive: true });
     await mkdir(join(dir, 'kept@1.0.0'));
-    expect(await cleanInterruptedBundles(dir)).toEqual([`${BUNDLE_INSTALLING_PREFIX}abc`]);
+    expect(new BundleInstaller({ dataDir: join(work, 'data-cut') }).cleaned).toEqual([join(dir, `${INSTALLING_PREFIX}abc`)]);
     expect(await readdir(dir)).toEqual(['kept@1.0.0']);
   });
 });

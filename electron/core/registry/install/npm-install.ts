@@ -5,7 +5,8 @@
  * (integrity) mismatch removes the temp folder, so nothing is left behind.
  */
 import { randomUUID } from 'node:crypto';
-import { readFile, rename, rm, stat, writeFile, mkdir } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { readFile, rename, rm, writeFile, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 // Arborist and pacote load a few hundred modules: they are imported on the first install, not at hub start.
 const libraries = async () => ({ Arborist: (await import('@npmcli/arborist')).default, pacote: (await import('pacote')).default });
@@ -40,15 +41,6 @@ export class InstallError extends Error {
 
 const cacheDir = (source: NpmSource) => join(source.dir, '.npm-cache');
 
-async function exists(path: string): Promise<boolean> {
-  try {
-    await stat(path);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 /** The program a package runs: its only `bin`, or the one named like the package. */
 export function binOf(manifest: { name: string; bin?: string | Record<string, string> }): string | undefined {
   const { bin } = manifest;
@@ -77,7 +69,7 @@ async function installedIn(folder: string, ref: PackageRef): Promise<InstalledPa
 /** The installed copy of name@version, when there is one. */
 export async function findInstalled(source: NpmSource, ref: PackageRef): Promise<InstalledPackage | undefined> {
   const folder = join(source.dir, packageFolderName(ref));
-  return (await exists(folder)) ? installedIn(folder, ref) : undefined;
+  return existsSync(folder) ? installedIn(folder, ref) : undefined;
 }
 
 /** The plain words of an npm failure. */
@@ -146,7 +138,7 @@ export async function installNpmPackage(source: NpmSource, name: string, version
       await rename(temp, folder);
     } catch (err) {
       // Another install of the same version finished first: use that one.
-      if (!(await exists(folder))) throw err;
+      if (!existsSync(folder)) throw err;
       await rm(temp, { recursive: true, force: true });
     }
     return installedIn(folder, ref);

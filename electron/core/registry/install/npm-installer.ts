@@ -5,15 +5,9 @@
 import { rm } from 'node:fs/promises';
 import type { ServerConfig } from '../../../../shared/config.js';
 import { findInstalled, installNpmPackage, latestVersion, type InstalledPackage, type NpmSource } from './npm-install.js';
-import { ownRuntime, ownRuntimeLaunch, type OwnRuntime } from './own-runtime.js';
-import {
-  cleanInterruptedInstalls,
-  packageOfFile,
-  packagesDir,
-  parsePackageFolderName,
-  removeUnusedInstalls,
-  type PackageRef,
-} from './package-folders.js';
+import { InstallsFolder } from './installs-folder.js';
+import { ownRuntimeLaunch, type OwnRuntime } from './own-runtime.js';
+import { packageOfFile, packagesDir, parsePackageFolderName, type PackageRef } from './package-folders.js';
 
 export interface NpmInstallerOptions {
   dataDir: string;
@@ -24,16 +18,9 @@ export interface NpmInstallerOptions {
   onInstalling?(ref: { name: string; version?: string }): void;
 }
 
-export class NpmInstaller {
-  readonly dir: string;
-  readonly runtime: OwnRuntime;
-  /** The folders an interrupted install had left, removed when this installer was made. */
-  readonly cleaned: string[];
-
+export class NpmInstaller extends InstallsFolder {
   constructor(private readonly options: NpmInstallerOptions) {
-    this.dir = packagesDir(options.dataDir);
-    this.runtime = options.runtime ?? ownRuntime();
-    this.cleaned = cleanInterruptedInstalls(this.dir);
+    super(packagesDir(options.dataDir), options.runtime);
   }
 
   private source(): NpmSource {
@@ -62,10 +49,12 @@ export class NpmInstaller {
     return packageOfFile(this.dir, config.args[0]);
   }
 
-  /** Removes the installed packages none of `configs` runs (a server removed, an update's old version); the folders removed. */
-  removeUnused(configs: Iterable<ServerConfig>): Promise<string[]> {
-    const used = new Set([...configs].flatMap((config) => this.packageOf(config)?.folder ?? []));
-    return removeUnusedInstalls(this.dir, (name) => parsePackageFolderName(name) !== undefined, used);
+  protected folderOf(config: ServerConfig): string | undefined {
+    return this.packageOf(config)?.folder;
+  }
+
+  protected isInstall(name: string): boolean {
+    return parsePackageFolderName(name) !== undefined;
   }
 
   /** Removes an installed package's folder (after an update switched away from it). */

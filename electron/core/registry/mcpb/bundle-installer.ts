@@ -7,9 +7,9 @@ import { existsSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
 import type { ServerConfig } from '../../../../shared/config.js';
-import { ownRuntime, type OwnRuntime } from '../install/own-runtime.js';
-import { removeUnusedInstalls } from '../install/package-folders.js';
-import { bundlesDir, cleanInterruptedBundles, installBundle, installedBundle, type InstalledBundle } from './mcpb-bundle.js';
+import { InstallsFolder } from '../install/installs-folder.js';
+import type { OwnRuntime } from '../install/own-runtime.js';
+import { bundlesDir, installBundle, installedBundle, type InstalledBundle } from './mcpb-bundle.js';
 import { bundleLaunch, type BundleLaunch, type BundleUserConfig } from './mcpb-launch.js';
 
 export interface BundleInstallerOptions {
@@ -45,16 +45,9 @@ function parseFolder(folder: string): { name: string; version: string } | undefi
   return { name: folder.slice(0, at).replace(/\+/g, '/'), version: folder.slice(at + 1) };
 }
 
-export class BundleInstaller {
-  readonly dir: string;
-  readonly runtime: OwnRuntime;
-  /** The folders an interrupted install had left, removed when this installer was made. */
-  readonly cleaned: string[];
-
+export class BundleInstaller extends InstallsFolder {
   constructor(private readonly options: BundleInstallerOptions) {
-    this.dir = bundlesDir(options.dataDir);
-    this.runtime = options.runtime ?? ownRuntime();
-    this.cleaned = cleanInterruptedBundles(this.dir);
+    super(bundlesDir(options.dataDir), options.runtime);
   }
 
   /** Installs the bundle (or finds it installed); `fresh` says whether this call put it there. */
@@ -100,13 +93,12 @@ export class BundleInstaller {
     return launch.command === this.runtime.command ? this.runtime.env : {};
   }
 
-  /**
-   * Removes the bundles none of `configs` runs (one downloaded for a form that was then cancelled, a
-   * server removed, an update's old version); the folders removed.
-   */
-  removeUnused(configs: Iterable<ServerConfig>): Promise<string[]> {
-    const used = new Set([...configs].flatMap((config) => this.bundleOf(config)?.dir ?? []));
-    return removeUnusedInstalls(this.dir, (name) => parseFolder(name) !== undefined, used);
+  protected folderOf(config: ServerConfig): string | undefined {
+    return this.bundleOf(config)?.dir;
+  }
+
+  protected isInstall(name: string): boolean {
+    return parseFolder(name) !== undefined;
   }
 
   /** Removes an installed bundle's folder (one refused after install, that no server uses). */

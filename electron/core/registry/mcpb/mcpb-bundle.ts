@@ -6,14 +6,13 @@
  * name is always complete, and a failure leaves nothing behind.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { readdirSync, rmSync } from 'node:fs';
 import { chmod, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve, sep } from 'node:path';
 import { unzip, type Unzipped } from 'fflate';
 import type { McpbManifestAny } from '@anthropic-ai/mcpb';
+// One prefix for npm packages and bundles: what an interrupted install of either left is cleaned alike (install/installs-folder.ts).
+import { INSTALLING_PREFIX } from '../install/package-folders.js';
 
-/** The prefix of folders an install is still building (removed at the next start when one was cut short). */
-export const BUNDLE_INSTALLING_PREFIX = '.installing-';
 /** A bundle larger than this (packed or unpacked) is refused: no server needs it, and a zip bomb would fill the disk. */
 export const MAX_BUNDLE_BYTES = 512 * 1024 * 1024;
 
@@ -44,7 +43,7 @@ export async function installBundle(dir: string, source: BundleSource, fetchImpl
   const existing = await readManifest(target).catch(() => undefined);
   if (existing) return { dir: target, manifest: existing };
   await mkdir(dir, { recursive: true, mode: 0o700 });
-  const building = join(dir, `${BUNDLE_INSTALLING_PREFIX}${randomBytes(6).toString('hex')}`);
+  const building = join(dir, `${INSTALLING_PREFIX}${randomBytes(6).toString('hex')}`);
   try {
     const zip = await download(source, fetchImpl);
     await unpack(zip, building);
@@ -55,22 +54,6 @@ export async function installBundle(dir: string, source: BundleSource, fetchImpl
     await rm(building, { recursive: true, force: true });
     throw err instanceof BundleError ? err : new BundleError(`Could not install the bundle ${source.url}: ${(err as Error).message ?? err}`);
   }
-}
-
-/**
- * Removes what interrupted installs left behind; the folders removed. Synchronous, because it runs once
- * as the hub starts, before any install can begin.
- */
-export function cleanInterruptedBundles(dir: string): string[] {
-  let names: string[];
-  try {
-    names = readdirSync(dir);
-  } catch {
-    return [];
-  }
-  const left = names.filter((n) => n.startsWith(BUNDLE_INSTALLING_PREFIX));
-  for (const name of left) rmSync(join(dir, name), { recursive: true, force: true });
-  return left;
 }
 
 async function download(source: BundleSource, fetchImpl: typeof fetch): Promise<Uint8Array> {

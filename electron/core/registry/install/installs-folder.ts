@@ -1,0 +1,37 @@
+/**
+ * What the npm and the bundle installers share: a folder of installs in the data folder (each built in a
+ * `.installing-*` folder beside them and renamed into place), cleaned of what an interrupted install
+ * left as the hub starts, and the runtime that runs them.
+ */
+import type { ServerConfig } from '../../../../shared/config.js';
+import { ownRuntime, type OwnRuntime } from './own-runtime.js';
+import { cleanInterruptedInstalls, removeUnusedInstalls } from './package-folders.js';
+
+export abstract class InstallsFolder {
+  readonly runtime: OwnRuntime;
+  /** The folders an interrupted install had left, removed when this installer was made. */
+  readonly cleaned: string[];
+
+  constructor(
+    readonly dir: string,
+    runtime: OwnRuntime | undefined,
+  ) {
+    this.runtime = runtime ?? ownRuntime();
+    this.cleaned = cleanInterruptedInstalls(dir);
+  }
+
+  /** The install folder a server runs from, when it runs one of these installs. */
+  protected abstract folderOf(config: ServerConfig): string | undefined;
+
+  /** Whether a folder's name is an install's (anything else in the folder is left alone). */
+  protected abstract isInstall(name: string): boolean;
+
+  /**
+   * Removes the installs none of `configs` runs (one downloaded for a form that was then cancelled, a
+   * server removed, an update's old version); the folders removed.
+   */
+  removeUnused(configs: Iterable<ServerConfig>): Promise<string[]> {
+    const used = new Set([...configs].flatMap((config) => this.folderOf(config) ?? []));
+    return removeUnusedInstalls(this.dir, (name) => this.isInstall(name), used);
+  }
+}
