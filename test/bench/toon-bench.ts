@@ -11,30 +11,19 @@ import { builtTokenCounter } from './built-core.js';
 import { median, ms, ratio } from './measure.js';
 import { ROOT } from './relays.js';
 import type { Report } from './report.js';
+import { pick, seededRandom } from '../support/seeded-random.js';
 
 type EncodingModule = typeof import('../../electron/core/encoding/toon-encoding.js');
 
 const ROUNDS_1MB = Number(process.env.BENCH_TOON_ROUNDS ?? 5);
 
-/** A seeded generator, so every run measures the same data. */
-function seeded(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 const WORDS = 'fix crash when loading config cache token spill server client timeout retry parser update docs test window'.split(' ');
-const pickFrom = <T>(next: () => number, items: readonly T[]): T => items[Math.floor(next() * items.length)]!;
-const words = (next: () => number, n: number) => Array.from({ length: n }, () => pickFrom(next, WORDS)).join(' ');
+const words = (next: () => number, n: number) => Array.from({ length: n }, () => pick(next, WORDS)).join(' ');
 const day = (next: () => number) => new Date(Date.UTC(2025, 0, 1) + Math.floor(next() * 300 * 86_400_000)).toISOString();
 
 /** GitHub's list-issues shape (REST v3, the fields a GitHub MCP server passes on), 50 issues. */
 function issueList(): unknown {
-  const next = seeded(1);
+  const next = seededRandom(1);
   return Array.from({ length: 50 }, (_, i) => {
     const login = `dev${Math.floor(next() * 40)}`;
     return {
@@ -42,7 +31,7 @@ function issueList(): unknown {
       title: words(next, 6),
       state: next() < 0.7 ? 'open' : 'closed',
       user: { login, id: 1000 + login.length, type: 'User' },
-      labels: next() < 0.5 ? [] : [{ name: pickFrom(next, ['bug', 'enhancement', 'docs']), color: 'd73a4a' }],
+      labels: next() < 0.5 ? [] : [{ name: pick(next, ['bug', 'enhancement', 'docs']), color: 'd73a4a' }],
       comments: Math.floor(next() * 30),
       created_at: day(next),
       updated_at: day(next),
@@ -54,14 +43,14 @@ function issueList(): unknown {
 
 /** Rows of a SQL query (a database MCP server's `query`), 200 rows. */
 function databaseRows(): unknown {
-  const next = seeded(2);
+  const next = seededRandom(2);
   return {
     rowCount: 200,
     rows: Array.from({ length: 200 }, (_, i) => ({
       id: i + 1,
       email: `user${i}@example.com`,
-      name: `${pickFrom(next, ['Ada', 'Grace', 'Alan', 'Linus', 'Barbara'])} ${pickFrom(next, ['Lovelace', 'Hopper', 'Turing', 'Liskov'])}`,
-      country: pickFrom(next, ['DE', 'US', 'FR', 'JP', 'BR']),
+      name: `${pick(next, ['Ada', 'Grace', 'Alan', 'Linus', 'Barbara'])} ${pick(next, ['Lovelace', 'Hopper', 'Turing', 'Liskov'])}`,
+      country: pick(next, ['DE', 'US', 'FR', 'JP', 'BR']),
       active: next() < 0.8,
       balance: Math.round(next() * 1e6) / 100,
       created_at: day(next),
@@ -71,15 +60,13 @@ function databaseRows(): unknown {
 
 /** A directory listing with sizes (a filesystem server's `list_directory_with_sizes`, as JSON), 300 entries. */
 function directoryListing(): unknown {
-  const next = seeded(3);
+  const next = seededRandom(3);
   return {
     path: '/home/ada/projects/widgets/src',
     entries: Array.from({ length: 300 }, (_, i) => {
       const dir = next() < 0.15;
       return {
-        name: dir
-          ? `module-${i}`
-          : `${pickFrom(next, ['index', 'util', 'parser', 'view', 'store'])}-${i}.${pickFrom(next, ['ts', 'js', 'json', 'md'])}`,
+        name: dir ? `module-${i}` : `${pick(next, ['index', 'util', 'parser', 'view', 'store'])}-${i}.${pick(next, ['ts', 'js', 'json', 'md'])}`,
         type: dir ? 'directory' : 'file',
         size: dir ? 4096 : Math.floor(next() * 200_000),
         modified: day(next),
@@ -90,14 +77,14 @@ function directoryListing(): unknown {
 
 /** A code search result (GitHub's search/code shape, trimmed as servers return it), 40 matches. */
 function searchResult(): unknown {
-  const next = seeded(4);
+  const next = seededRandom(4);
   return {
     total_count: 1234,
     incomplete_results: false,
     items: Array.from({ length: 40 }, (_, i) => ({
-      name: `${pickFrom(next, ['spill', 'token', 'policy'])}-${i}.ts`,
-      path: `electron/core/${pickFrom(next, ['spill', 'tokens', 'policy'])}/${i}.ts`,
-      repository: `acme/${pickFrom(next, ['widgets', 'gadgets'])}`,
+      name: `${pick(next, ['spill', 'token', 'policy'])}-${i}.ts`,
+      path: `electron/core/${pick(next, ['spill', 'tokens', 'policy'])}/${i}.ts`,
+      repository: `acme/${pick(next, ['widgets', 'gadgets'])}`,
       score: Math.round(next() * 1000) / 100,
       fragment: `${words(next, 10)}(${i});`,
     })),
@@ -156,7 +143,7 @@ async function oneMegabyte(
   counter: InstanceType<Awaited<ReturnType<typeof builtTokenCounter>>>,
   report: Report,
 ): Promise<void> {
-  const next = seeded(5);
+  const next = seededRandom(5);
   const rows: unknown[] = [];
   const big = { rows };
   let text = '';
@@ -165,7 +152,7 @@ async function oneMegabyte(
       rows.push({
         id: rows.length + 1,
         email: `user${rows.length}@example.com`,
-        country: pickFrom(next, ['DE', 'US', 'FR']),
+        country: pick(next, ['DE', 'US', 'FR']),
         active: next() < 0.8,
         balance: Math.round(next() * 1e6) / 100,
         created_at: day(next),

@@ -6,31 +6,19 @@
  * a compact summary and fails on any serious or critical violation. Waits on locators, never on sleeps.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
-import { NODE, ROOT } from '../support/hub-harness.js';
-import { launchChromium, openPage, openSection } from '../support/browser.js';
-import { spawnUntil, type Started } from '../support/processes.js';
+import type { Page } from 'playwright-core';
+import { openSection } from '../support/browser.js';
 import { blocking, formatAxeSummary, runAxe, type AxeReport } from '../support/axe.js';
-import { BIG_SERVER, startUiHub, type UiHub } from '../support/ui-hub.js';
+import { spillOneCall } from '../support/ui-hub.js';
+import { startUiInChromium, type UiInChromium } from '../support/ui-in-chromium.js';
 
-const REGISTRY_FIXTURE = join(ROOT, '..', 'shared', 'registry-fixture', 'server.mjs');
-
-let registry: Started;
-let ui: UiHub;
-let browser: Browser;
+let session: UiInChromium;
 
 beforeAll(async () => {
-  registry = await spawnUntil(NODE, [REGISTRY_FIXTURE, '--port', '0', '--page-size', '5'], /REGISTRY-FIXTURE (http:\/\/\S+)/);
-  ui = await startUiHub({ settings: { registryUrl: registry.match[1] } });
-  browser = await launchChromium();
+  session = await startUiInChromium({ withRegistry: true });
 });
 
-afterAll(async () => {
-  await browser?.close();
-  await ui?.close();
-  await registry?.stop();
-});
+afterAll(() => session?.close());
 
 /** First-run setup: shows only while no server is configured. */
 async function checkSetup(page: Page, scheme: string): Promise<AxeReport[]> {
@@ -112,22 +100,16 @@ describe('axe-core on every view and dialog', () => {
   it('finds no serious or critical violation, light and dark', async () => {
     const reports: AxeReport[] = [];
     for (const colorScheme of ['light', 'dark'] as const) {
-      const opened = await openPage(browser, ui.url, { colorScheme });
+      const opened = await session.open({ colorScheme });
       reports.push(...(await checkSetup(opened.page, colorScheme)));
       await opened.context.close();
     }
 
     // Then a server and a spilled call, so Activity, its details, the viewer and Savings have something to show.
-    const ready = ui.nextEvent((e) => e.type === 'upstream.status' && e.server === 'big' && e.status === 'ready');
-    expect((await ui.api('upstreams.add', { id: 'big', config: BIG_SERVER })).ok).toBe(true);
-    await ready;
-    const client = await ui.connect();
-    const big = (await client.listTools()).tools.find((t) => t.name.endsWith('big'));
-    expect(big).toBeTruthy();
-    await client.callTool({ name: big!.name, arguments: { chars: 60_000 } });
+    await spillOneCall(session.hub);
 
     for (const colorScheme of ['light', 'dark'] as const) {
-      const opened = await openPage(browser, ui.url, { colorScheme });
+      const opened = await session.open({ colorScheme });
       reports.push(...(await checkEverything(opened.page, colorScheme)));
       expect(opened.errors.filter((e) => e.startsWith('pageerror'))).toEqual([]);
       await opened.context.close();

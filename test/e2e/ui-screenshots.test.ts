@@ -6,14 +6,11 @@
  * (nothing cut off to the right at 800x600) and the page itself never scrolls (only the content does).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
-import { NODE, ROOT } from '../support/hub-harness.js';
-import { launchChromium, openPage, openSection, saveScreenshot } from '../support/browser.js';
-import { spawnUntil, type Started } from '../support/processes.js';
-import { BIG_SERVER, startUiHub, type UiHub } from '../support/ui-hub.js';
+import type { Page } from 'playwright-core';
+import { openSection, saveScreenshot } from '../support/browser.js';
+import { spillOneCall } from '../support/ui-hub.js';
+import { startUiInChromium, type UiInChromium } from '../support/ui-in-chromium.js';
 
-const REGISTRY_FIXTURE = join(ROOT, '..', 'shared', 'registry-fixture', 'server.mjs');
 const VARIANTS = [
   { colorScheme: 'light', width: 1280, height: 800 },
   { colorScheme: 'dark', width: 1280, height: 800 },
@@ -21,21 +18,13 @@ const VARIANTS = [
   { colorScheme: 'dark', width: 800, height: 600 },
 ] as const;
 
-let registry: Started;
-let ui: UiHub;
-let browser: Browser;
+let session: UiInChromium;
 
 beforeAll(async () => {
-  registry = await spawnUntil(NODE, [REGISTRY_FIXTURE, '--port', '0', '--page-size', '5'], /REGISTRY-FIXTURE (http:\/\/\S+)/);
-  ui = await startUiHub({ settings: { registryUrl: registry.match[1] } });
-  browser = await launchChromium();
+  session = await startUiInChromium({ withRegistry: true });
 });
 
-afterAll(async () => {
-  await browser?.close();
-  await ui?.close();
-  await registry?.stop();
-});
+afterAll(() => session?.close());
 
 /** Widths that overflow the window: the document, or any element of the content wider than its box. */
 async function overflow(page: Page): Promise<string[]> {
@@ -61,22 +50,17 @@ describe('screenshots of every view', () => {
     };
 
     for (const variant of VARIANTS) {
-      const opened = await openPage(browser, ui.url, variant);
+      const opened = await session.open(variant);
       await opened.page.getByRole('region', { name: 'Set up Spillway' }).getByRole('button', { name: 'Review changes' }).waitFor();
       await shoot(opened.page, 'onboarding', variant);
       await opened.context.close();
     }
 
-    const ready = ui.nextEvent((e) => e.type === 'upstream.status' && e.server === 'big' && e.status === 'ready');
-    expect((await ui.api('upstreams.add', { id: 'big', config: BIG_SERVER })).ok).toBe(true);
-    await ready;
-    const client = await ui.connect();
-    const big = (await client.listTools()).tools.find((t) => t.name.endsWith('big'));
-    await client.callTool({ name: big!.name, arguments: { chars: 60_000 } });
+    const client = await spillOneCall(session.hub);
     await client.callTool({ name: (await client.listTools()).tools.find((t) => t.name.endsWith('ping'))!.name, arguments: {} });
 
     for (const variant of VARIANTS) {
-      const { page, context, errors } = await openPage(browser, ui.url, variant);
+      const { page, context, errors } = await session.open(variant);
       await page.getByRole('article', { name: 'big' }).getByText('Ready', { exact: true }).waitFor({ timeout: 30_000 });
       await shoot(page, 'servers', variant);
       await page.getByRole('button', { name: 'Add server' }).first().click();

@@ -5,22 +5,17 @@
  * preview not below the threshold. Waits on locators, never on sleeps.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
-import { ROOT, startTestHub, type TestHub } from '../support/hub-harness.js';
+import { startTestHub, type TestHub } from '../support/hub-harness.js';
 import { launchChromium, openPage, openSection } from '../support/browser.js';
-
-const UI_DIR = join(ROOT, 'dist', 'renderer');
+import { requireBuiltUi, UI_DIR } from '../support/ui-hub.js';
 
 let hub: TestHub;
 let browser: Browser;
 let page: Page;
 
 beforeAll(async () => {
-  if (!existsSync(join(UI_DIR, 'index.html'))) {
-    throw new Error('dist/renderer is missing: run `npx vite build --config renderer/vite.config.ts` first (npm test builds it).');
-  }
+  requireBuiltUi();
   hub = await startTestHub({ version: 1, servers: {} }, { uiDir: UI_DIR });
   browser = await launchChromium();
   page = (await openPage(browser, `${hub.hub.endpoint.origin}/?token=${hub.token}`)).page;

@@ -5,93 +5,55 @@
  * again on the next call. Waits on the hub's events, never on sleeps.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { homedir, tmpdir } from 'node:os';
+import { rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { ToolListChangedNotificationSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { HubEvent } from '../../shared/events.js';
-import { resolvePaths } from '../../electron/core/files/app-paths.js';
-import { Hub } from '../../electron/core/hub.js';
+import type { Hub } from '../../electron/core/hub.js';
 import { controlParts } from '../../electron/core/control/control-parts.js';
 import { NODE, fixture } from '../support/hub-harness.js';
+import { HubRuns, upstreamReady, upstreamStatus } from '../support/hub-runs.js';
+import { alive } from '../support/processes.js';
 
-let dir: string;
-const hubs: Hub[] = [];
-const clients: Client[] = [];
-
+let runs: HubRuns;
 beforeEach(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'spillway-lazy-'));
+  runs = await HubRuns.open('spillway-lazy-');
 });
-afterEach(async () => {
-  await Promise.all(clients.splice(0).map((c) => c.close().catch(() => undefined)));
-  for (const hub of hubs.splice(0)) await hub.stop();
-  await rm(dir, { recursive: true, force: true });
-});
+afterEach(() => runs.close());
 
-/** Resolves on the hub's first event that matches (subscribed before whatever causes it). */
-const event = (hub: Hub, match: (e: HubEvent) => boolean) =>
-  new Promise<HubEvent>((resolve) => {
-    const off = hub.events.subscribe((e) => {
-      if (!match(e)) return;
-      off();
-      resolve(e);
-    });
-  });
-const status = (hub: Hub, state: string) => event(hub, (e) => e.type === 'upstream.status' && e.server === 's' && e.status === state);
-
-async function startHub(server: Record<string, unknown>): Promise<Hub> {
-  const paths = resolvePaths({ dataDir: dir, os: { home: homedir(), platform: process.platform, env: {} } });
-  await writeFile(paths.configFile, JSON.stringify({ version: 1, servers: { s: { type: 'stdio', command: NODE, ...server } } }));
-  const hub = await Hub.create({
-    paths,
-    version: '0.0.0-test',
-    platform: process.platform,
-    env: process.env,
-    listen: false,
-    upstream: { backoffBaseMs: 60_000 },
-  });
-  hubs.push(hub);
-  await hub.start();
-  return hub;
-}
+const status = (hub: Hub, state: string) => upstreamStatus(hub, 's', state);
+const startHub = (server: Record<string, unknown>) =>
+  runs.start({ version: 1, servers: { s: { type: 'stdio', command: NODE, ...server } } }, { upstream: { backoffBaseMs: 60_000 } });
 
 /** A first run that lists the server's tools and keeps them for the next start. */
 async function firstRun(server: Record<string, unknown>): Promise<void> {
   const hub = await startHub(server);
-  if (hub.pool.get('s')?.status !== 'ready') await status(hub, 'ready');
-  hubs.splice(hubs.indexOf(hub), 1);
-  await hub.stop();
+  await upstreamReady(hub, 's');
+  await runs.stop(hub);
+}
+
+/** The run the test is about, after a first run kept the server's lists. */
+async function secondRun(server: Record<string, unknown>): Promise<Hub> {
+  await firstRun(server);
+  return startHub(server);
 }
 
 async function connect(hub: Hub): Promise<{ client: Client; changes: () => number }> {
-  const [clientSide, hubSide] = InMemoryTransport.createLinkedPair();
   const client = new Client({ name: 'lazy-test', version: '1.0.0' });
   let changes = 0;
   client.setNotificationHandler(ToolListChangedNotificationSchema, () => void changes++);
-  await Promise.all([hub.connectSession(hubSide, 'stdio'), client.connect(clientSide)]);
-  clients.push(client);
+  await runs.connect(hub, client);
   return { client, changes: () => changes };
 }
 
 const text = (r: CallToolResult) => r.content.map((c) => (c.type === 'text' ? c.text : '')).join('');
 const add = async (client: Client) => (await client.callTool({ name: 's__add', arguments: { a: 2, b: 3 } })) as CallToolResult;
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
 
 describe('a stdio server on first use', () => {
   it('is not started with the hub, lists its kept tools, and starts on its first call', async () => {
     const server = { args: [fixture('fixture-server.mjs')] };
-    await firstRun(server);
-    const hub = await startHub(server);
+    const hub = await secondRun(server);
     const up = hub.pool.get('s')!;
     expect(up.status).toBe('idle');
     expect(up.pid).toBeUndefined();
@@ -115,8 +77,7 @@ describe('a stdio server on first use', () => {
 
   it('tells a client that asked for progress that it starts, before the result, and shows "connecting" meanwhile', async () => {
     const server = { args: [fixture('fixture-server.mjs')] };
-    await firstRun(server);
-    const hub = await startHub(server);
+    const hub = await secondRun(server);
     const up = hub.pool.get('s')!;
     expect(up.status).toBe('idle');
     const statuses: string[] = [];
@@ -137,8 +98,7 @@ describe('a stdio server on first use', () => {
 
   it('starts for a resource read too, as for a call of its tools', async () => {
     const server = { args: [fixture('fixture-server.mjs')] };
-    await firstRun(server);
-    const hub = await startHub(server);
+    const hub = await secondRun(server);
     const up = hub.pool.get('s')!;
     expect(up.status).toBe('idle');
     const { client } = await connect(hub);
@@ -151,8 +111,7 @@ describe('a stdio server on first use', () => {
 
   it('with startMode "always" starts with the hub even with its lists kept', async () => {
     const server = { args: [fixture('fixture-server.mjs')], startMode: 'always' };
-    await firstRun(server);
-    const hub = await startHub(server);
+    const hub = await secondRun(server);
     expect(hub.pool.get('s')?.status).toBe('connecting');
     await status(hub, 'ready');
   });
@@ -160,8 +119,7 @@ describe('a stdio server on first use', () => {
   it('stops after its idle time (its process gone) and starts again on the next call', async () => {
     // 0.002 minutes: 120 ms without a call.
     const server = { args: [fixture('fixture-server.mjs')], idleStopMinutes: 0.002 };
-    await firstRun(server);
-    const hub = await startHub(server);
+    const hub = await secondRun(server);
     const up = hub.pool.get('s')!;
     const { client, changes } = await connect(hub);
 
@@ -185,8 +143,8 @@ describe('a stdio server on first use', () => {
 
   it('answers its first call with isError saying why when it fails to start', async () => {
     // A server that starts only while a flag file exists: the same config, a failing start.
-    const flag = join(dir, 'flag');
-    const script = join(dir, 'flagged-server.mjs');
+    const flag = join(runs.dir, 'flag');
+    const script = join(runs.dir, 'flagged-server.mjs');
     await writeFile(
       script,
       `import { existsSync } from 'node:fs';\n` +

@@ -6,16 +6,11 @@
  * client unsubscribes.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { homedir, tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { HubEvent } from '../../shared/events.js';
-import { resolvePaths } from '../../electron/core/files/app-paths.js';
-import { Hub } from '../../electron/core/hub.js';
 import { NODE, fixture } from '../support/hub-harness.js';
+import { HubRuns, upstreamReady, upstreamStatus } from '../support/hub-runs.js';
+import { alive } from '../support/processes.js';
 
 /** 0.002 minutes: 120 ms without a call. */
 const SERVERS = {
@@ -24,71 +19,20 @@ const SERVERS = {
 };
 const WATCHED = 'test://watched-resource';
 
-let dir: string;
-const hubs: Hub[] = [];
-const clients: Client[] = [];
-
+let runs: HubRuns;
 beforeEach(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'spillway-lazy-sub-'));
+  runs = await HubRuns.open('spillway-lazy-sub-');
 });
-afterEach(async () => {
-  await Promise.all(clients.splice(0).map((c) => c.close().catch(() => undefined)));
-  for (const hub of hubs.splice(0)) await hub.stop();
-  await rm(dir, { recursive: true, force: true });
-});
+afterEach(() => runs.close());
 
-/** Resolves on the hub's first event that matches (subscribed before whatever causes it). */
-const event = (hub: Hub, match: (e: HubEvent) => boolean) =>
-  new Promise<HubEvent>((resolve) => {
-    const off = hub.events.subscribe((e) => {
-      if (!match(e)) return;
-      off();
-      resolve(e);
-    });
-  });
-const status = (hub: Hub, server: string, state: string) =>
-  event(hub, (e) => e.type === 'upstream.status' && e.server === server && e.status === state);
-
-async function startHub(): Promise<Hub> {
-  const paths = resolvePaths({ dataDir: dir, os: { home: homedir(), platform: process.platform, env: {} } });
-  await writeFile(paths.configFile, JSON.stringify({ version: 1, servers: SERVERS }));
-  const hub = await Hub.create({
-    paths,
-    version: '0.0.0-test',
-    platform: process.platform,
-    env: process.env,
-    listen: false,
-    upstream: { backoffBaseMs: 60_000 },
-  });
-  hubs.push(hub);
-  await hub.start();
-  return hub;
-}
+const startHub = () => runs.start({ version: 1, servers: SERVERS }, { upstream: { backoffBaseMs: 60_000 } });
 
 /** A first run that lists both servers and keeps their lists, so the next run starts them on first use. */
 async function firstRun(): Promise<void> {
   const hub = await startHub();
-  await Promise.all(['s', 't'].map((id) => (hub.pool.get(id)?.status === 'ready' ? undefined : status(hub, id, 'ready'))));
-  hubs.splice(hubs.indexOf(hub), 1);
-  await hub.stop();
+  await Promise.all(['s', 't'].map((id) => upstreamReady(hub, id)));
+  await runs.stop(hub);
 }
-
-async function connect(hub: Hub): Promise<Client> {
-  const [clientSide, hubSide] = InMemoryTransport.createLinkedPair();
-  const client = new Client({ name: 'lazy-subscription-test', version: '1.0.0' });
-  await Promise.all([hub.connectSession(hubSide, 'stdio'), client.connect(clientSide)]);
-  clients.push(client);
-  return client;
-}
-
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
 
 describe('a server on first use with a subscribed resource', () => {
   it('is not stopped for idleness while a client holds the subscription, and is once it unsubscribes', async () => {
@@ -97,7 +41,7 @@ describe('a server on first use with a subscribed resource', () => {
     const s = hub.pool.get('s')!;
     const t = hub.pool.get('t')!;
     expect([s.status, t.status]).toEqual(['idle', 'idle']);
-    const client = await connect(hub);
+    const client = await runs.connect(hub, new Client({ name: 'lazy-subscription-test', version: '1.0.0' }));
     const stopped: string[] = [];
     hub.events.subscribe((e) => {
       if (e.type === 'upstream.status' && e.status === 'idle') stopped.push(e.server!);
@@ -109,7 +53,7 @@ describe('a server on first use with a subscribed resource', () => {
     const pid = s.pid!;
 
     // `t` starts after that and is stopped after its idle time: by then `s`'s has passed as well.
-    const tIdle = status(hub, 't', 'idle');
+    const tIdle = upstreamStatus(hub, 't', 'idle');
     const result = (await client.callTool({ name: 't__add', arguments: { a: 2, b: 3 } })) as CallToolResult;
     expect(result.isError).toBeFalsy();
     await tIdle;
@@ -118,7 +62,7 @@ describe('a server on first use with a subscribed resource', () => {
     expect(alive(pid)).toBe(true);
 
     // Unsubscribed: nothing holds it, it stops after its idle time and its process ends.
-    const sIdle = status(hub, 's', 'idle');
+    const sIdle = upstreamStatus(hub, 's', 'idle');
     await client.unsubscribeResource({ uri: WATCHED });
     await sIdle;
     await s.closed();

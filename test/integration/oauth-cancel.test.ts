@@ -4,23 +4,19 @@
  * needing a sign-in; a new Sign in then works.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fixture, NODE, startTestHub, type TestHub } from '../support/hub-harness.js';
+import type { TestHub } from '../support/hub-harness.js';
 import { browse } from '../support/oauth-browser.js';
-import { spawnUntil, type Started } from '../support/processes.js';
+import { startOAuthHub, type OAuthHub } from '../support/oauth-flow.js';
 
-let server: Started;
+let oauth: OAuthHub;
 let hub: TestHub;
-const mcpUrl = () => server.match[1]!;
-const codeGrants = async () => ((await (await fetch(new URL('/stats', mcpUrl()))).json()) as { codeGrants: number }).codeGrants;
+const codeGrants = async () => (await oauth.server.stats()).codeGrants;
 
 beforeAll(async () => {
-  server = await spawnUntil(NODE, [fixture('oauth-server.mjs'), '--token-lifetime', '300'], /^(http:\/\/127\.0\.0\.1:\d+\/mcp)$/m);
-  hub = await startTestHub({ version: 1, servers: { remote: { type: 'http', url: mcpUrl(), headers: {} } } });
+  oauth = await startOAuthHub(['--token-lifetime', '300']);
+  hub = oauth.hub;
 });
-afterAll(async () => {
-  await hub?.stop();
-  await server?.stop();
-});
+afterAll(() => oauth?.stop());
 
 const signIn = async () => (await hub.api<{ authorizationUrl: string }>('upstreams.signIn', { id: 'remote' })).value!.authorizationUrl;
 

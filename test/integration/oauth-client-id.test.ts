@@ -6,27 +6,18 @@
  * with the client ID entered, the sign-in completes and the server answers as that client.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fixture, NODE, startTestHub, type TestHub } from '../support/hub-harness.js';
-import { spawnUntil, type Started } from '../support/processes.js';
-import { browse } from '../support/oauth-browser.js';
+import type { TestHub } from '../support/hub-harness.js';
+import { signIn, startOAuthHub, type OAuthHub } from '../support/oauth-flow.js';
 
 const CLIENT_ID = 'spillway-test-app';
-let server: Started;
+let oauth: OAuthHub;
 let hub: TestHub;
-const mcpUrl = () => server.match[1]!;
 
 beforeAll(async () => {
-  server = await spawnUntil(
-    NODE,
-    [fixture('oauth-server.mjs'), '--no-registration', '--client-id', CLIENT_ID],
-    /^(http:\/\/127\.0\.0\.1:\d+\/mcp)$/m,
-  );
-  hub = await startTestHub({ version: 1, servers: { remote: { type: 'http', url: mcpUrl(), headers: {} } } });
+  oauth = await startOAuthHub(['--no-registration', '--client-id', CLIENT_ID]);
+  hub = oauth.hub;
 });
-afterAll(async () => {
-  await hub?.stop();
-  await server?.stop();
-});
+afterAll(() => oauth?.stop());
 
 describe('sign-in with a client ID the user enters', () => {
   it('says what to do without one, and signs in with one', async () => {
@@ -39,16 +30,12 @@ describe('sign-in with a client ID the user enters', () => {
 
     const updated = await hub.api('upstreams.update', {
       id: 'remote',
-      config: { type: 'http', url: mcpUrl(), headers: {}, oauthClientId: CLIENT_ID },
+      config: { type: 'http', url: oauth.server.url, headers: {}, oauthClientId: CLIENT_ID },
     });
     expect(updated).toMatchObject({ ok: true });
     await hub.waitForStatus('remote', 'needs-sign-in');
-    const signIn = await hub.api<{ authorizationUrl: string }>('upstreams.signIn', { id: 'remote' });
-    expect(signIn.ok).toBe(true);
-    expect(new URL(signIn.value!.authorizationUrl).searchParams.get('client_id')).toBe(CLIENT_ID);
-    const ready = hub.waitForStatus('remote', 'ready');
-    expect((await browse(signIn.value!.authorizationUrl)).status).toBe(200);
-    await ready;
+    const authorizationUrl = await signIn(hub);
+    expect(authorizationUrl.searchParams.get('client_id')).toBe(CLIENT_ID);
     const client = await hub.connect();
     const result = await client.callTool({ name: 'remote__whoami', arguments: {} });
     expect(result.content).toEqual([{ type: 'text', text: `signed in as ${CLIENT_ID}` }]);

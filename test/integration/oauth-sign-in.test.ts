@@ -7,39 +7,29 @@
  * Afterwards no token or client secret is anywhere in the data folder, config.json or the event log.
  */
 import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
-import { homedir, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { HubEvent } from '../../shared/events.js';
-import { createAppHub, type AppHub } from '../../electron/core/app/app-hub.js';
-import { resolvePaths } from '../../electron/core/files/app-paths.js';
-import { fixture, NODE } from '../support/hub-harness.js';
-import { spawnUntil, type Started } from '../support/processes.js';
+import type { AppHub } from '../../electron/core/app/app-hub.js';
+import { createTestAppHub, testPaths } from '../support/hub-harness.js';
 import { browse } from '../support/oauth-browser.js';
+import { remoteConfig, startOAuthFixture, type OAuthFixture } from '../support/oauth-flow.js';
 
-interface FixtureStats {
-  registrations: number;
-  authorizations: number;
-  codeGrants: number;
-  refreshGrants: number;
-  revocations: number;
-  issued: string[];
-}
-
-let server: Started;
+let server: OAuthFixture;
 let dir: string;
 let app: AppHub | undefined;
-const mcpUrl = () => server.match[1];
-const stats = async () => (await (await fetch(new URL('/stats', mcpUrl()))).json()) as FixtureStats;
+const mcpUrl = () => server.url;
+const stats = () => server.stats();
 const poke = async (path: string) => (await fetch(new URL(path, mcpUrl()), { method: 'POST' })).body?.cancel();
-const paths = () => resolvePaths({ dataDir: dir, os: { home: homedir(), platform: process.platform, env: {} } });
+const paths = () => testPaths(dir);
 
 beforeAll(async () => {
-  server = await spawnUntil(NODE, [fixture('oauth-server.mjs'), '--token-lifetime', '2'], /^(http:\/\/127\.0\.0\.1:\d+\/mcp)$/m);
+  server = await startOAuthFixture('--token-lifetime', '2');
   dir = await mkdtemp(join(tmpdir(), 'spillway-oauth-'));
-  await writeFile(paths().configFile, JSON.stringify({ version: 1, servers: { remote: { type: 'http', url: mcpUrl(), headers: {} } } }));
+  await writeFile(paths().configFile, JSON.stringify(remoteConfig(mcpUrl())));
 });
 afterAll(async () => {
   await app?.hub.stop();
@@ -48,14 +38,7 @@ afterAll(async () => {
 });
 
 async function startHub(): Promise<AppHub> {
-  const started = await createAppHub({
-    paths: paths(),
-    platform: process.platform,
-    env: process.env,
-    port: 0,
-    upstream: { backoffBaseMs: 50, backoffMaxMs: 500, connectTimeoutMs: 20_000 },
-    clientOs: { home: join(dir, 'home'), platform: 'linux', env: { HOME: join(dir, 'home') } },
-  });
+  const started = await createTestAppHub(dir);
   // Subscribed before start: the first status changes come while it starts.
   statuses = [];
   started.hub.events.subscribe((e) => {

@@ -5,14 +5,13 @@
  * runs, so the store is the encrypted file.
  */
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { homedir, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SECRET_REF } from '../../shared/config.js';
 import type { HubEvent } from '../../shared/events.js';
-import { createAppHub, type AppHub } from '../../electron/core/app/app-hub.js';
-import { resolvePaths } from '../../electron/core/files/app-paths.js';
-import { fixture, nodeServer } from '../support/hub-harness.js';
+import type { AppHub } from '../../electron/core/app/app-hub.js';
+import { createTestAppHub, fixture, nodeServer, testPaths } from '../support/hub-harness.js';
 
 const PAT = 'ghp_StoreSecret0Value9xyz';
 const OPENAI = 'sk-proj-stored-Q7w8e9r0';
@@ -30,18 +29,11 @@ afterEach(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-const paths = () => resolvePaths({ dataDir: dir, os: { home: homedir(), platform: process.platform, env: {} } });
+const paths = () => testPaths(dir);
 
 async function start(config?: unknown): Promise<AppHub> {
   if (config) await writeFile(paths().configFile, JSON.stringify(config, null, 2));
-  const app = await createAppHub({
-    paths: paths(),
-    platform: process.platform,
-    env: process.env,
-    port: 0,
-    upstream: { backoffBaseMs: 50, backoffMaxMs: 500, connectTimeoutMs: 20_000 },
-    clientOs: { home: join(dir, 'home'), platform: 'linux', env: { HOME: join(dir, 'home') } },
-  });
+  const app = await createTestAppHub(dir);
   running = app;
   await app.hub.start();
   return app;

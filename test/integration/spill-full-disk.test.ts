@@ -9,14 +9,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { execFileSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { homedir, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { createAppHub, type AppHub } from '../../electron/core/app/app-hub.js';
-import { resolvePaths } from '../../electron/core/files/app-paths.js';
+import type { AppHub } from '../../electron/core/app/app-hub.js';
 import { AtomicFile } from '../../electron/core/files/atomic-file.js';
-import { fixture, NODE, nodeServer } from '../support/hub-harness.js';
+import { createTestAppHub, fixture, NODE, nodeServer } from '../support/hub-harness.js';
 import { spawnUntil, type Started } from '../support/processes.js';
 
 type Result = Record<string, unknown>;
@@ -58,15 +57,7 @@ afterAll(async () => {
 
 /** A real hub on the data folder, its upstreams real servers (stdio and HTTP); resolves once all are ready. */
 async function startHub(): Promise<{ app: AppHub; client: Client; api: <T>(method: string) => Promise<T>; stop: () => Promise<void> }> {
-  const paths = resolvePaths({ dataDir, os: { home: homedir(), platform: process.platform, env: {} } });
-  const app = await createAppHub({
-    paths,
-    platform: process.platform,
-    env: process.env,
-    port: 0,
-    upstream: { backoffBaseMs: 50, backoffMaxMs: 500, connectTimeoutMs: 20_000 },
-    clientOs: { home: join(root, 'home'), platform: 'linux', env: { HOME: join(root, 'home') } },
-  });
+  const app = await createTestAppHub(dataDir, { clientOs: { home: join(root, 'home'), platform: 'linux', env: { HOME: join(root, 'home') } } });
   const hub = app.hub;
   const ready = new Set<string>();
   const allReady = new Promise<void>((resolve) => {

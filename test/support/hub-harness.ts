@@ -41,17 +41,18 @@ export async function freePort(): Promise<number> {
   return port;
 }
 
-export async function startTestHub(
-  /** The config, or a function of the data folder that prepares it and gives the config. */
-  config: unknown,
-  options: { uiDir?: string; clientOs?: AppHubOptions['clientOs']; port?: number; httpSessions?: AppHubOptions['httpSessions'] } = {},
-): Promise<TestHub> {
-  const dir = await mkdtemp(join(tmpdir(), 'spillway-test-'));
-  const paths = resolvePaths({ dataDir: dir, os: { home: homedir(), platform: process.platform, env: {} } });
-  const cfg: unknown = typeof config === 'function' ? await (config as (dir: string) => unknown)(dir) : config;
-  await writeFile(paths.configFile, JSON.stringify(cfg, null, 2));
-  const app = await createAppHub({
-    paths,
+type TestAppHubOptions = { uiDir?: string; clientOs?: AppHubOptions['clientOs']; port?: number; httpSessions?: AppHubOptions['httpSessions'] };
+
+/** The app's files in the data folder `dir` (the real HOME is only read for defaults, never written). */
+export const testPaths = (dir: string) => resolvePaths({ dataDir: dir, os: { home: homedir(), platform: process.platform, env: {} } });
+
+/**
+ * An app hub (not started) on the data folder `dir` with quick reconnects, as startTestHub makes it; for
+ * tests that keep the folder across restarts.
+ */
+export function createTestAppHub(dir: string, options: TestAppHubOptions = {}): Promise<AppHub> {
+  return createAppHub({
+    paths: testPaths(dir),
     platform: process.platform,
     env: process.env,
     port: options.port ?? 0,
@@ -61,6 +62,17 @@ export async function startTestHub(
     // Never the real user's files: clients are looked for under a temp HOME unless a test gives one.
     clientOs: options.clientOs ?? { home: join(dir, 'home'), platform: 'linux', env: { HOME: join(dir, 'home') } },
   });
+}
+
+export async function startTestHub(
+  /** The config, or a function of the data folder that prepares it and gives the config. */
+  config: unknown,
+  options: TestAppHubOptions = {},
+): Promise<TestHub> {
+  const dir = await mkdtemp(join(tmpdir(), 'spillway-test-'));
+  const cfg: unknown = typeof config === 'function' ? await (config as (dir: string) => unknown)(dir) : config;
+  await writeFile(testPaths(dir).configFile, JSON.stringify(cfg, null, 2));
+  const app = await createTestAppHub(dir, options);
   await app.hub.start();
   const clients: Client[] = [];
   const hub = app.hub;

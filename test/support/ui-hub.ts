@@ -1,20 +1,24 @@
 /**
  * A real in-process hub for UI tests on a fresh temporary HOME: the built renderer, a fixed port (so the
  * same hub can be stopped and started again on it), a Claude Desktop config holding one server (so the
- * first-run setup shows), and, if asked, the big-result fixture server (so a call can spill).
+ * first-run setup shows), and, if asked, the big-result fixture server (so a call can spill) and the
+ * registry fixture (so Browse lists servers).
  */
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { expect } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { HubEvent } from '../../shared/events.js';
 import { resolvePaths, type AppPaths } from '../../electron/core/files/app-paths.js';
 import { createAppHub, type AppHub } from '../../electron/core/app/app-hub.js';
 import { EVERYTHING, NODE, ROOT, fixture, freePort } from './hub-harness.js';
+import { spawnUntil, type Started } from './processes.js';
 
 export const UI_DIR = join(ROOT, 'dist', 'renderer');
+const REGISTRY_FIXTURE = join(ROOT, '..', 'shared', 'registry-fixture', 'server.mjs');
 
 export interface UiHub {
   dir: string;
@@ -41,6 +45,8 @@ export interface UiHubOptions {
   withBigServer?: boolean;
   /** The servers in the temporary HOME's Claude Desktop config, offered by setup (default: server-everything). */
   claudeServers?: Record<string, { command: string; args: string[] }>;
+  /** Serve the registry fixture (five servers a page) as the registryUrl setting; stopped by close(). */
+  withRegistry?: boolean;
 }
 
 /** The big-result fixture as a server entry: its `big` tool returns as many characters as asked. */
@@ -55,6 +61,16 @@ export function requireBuiltUi(): void {
 
 export async function startUiHub(options: UiHubOptions = {}): Promise<UiHub> {
   requireBuiltUi();
+  if (!options.withRegistry) return startUiHubWith(options);
+  const registry = await spawnUntil(NODE, [REGISTRY_FIXTURE, '--port', '0', '--page-size', '5'], /REGISTRY-FIXTURE (http:\/\/\S+)/);
+  return startUiHubWith(options, registry).catch(async (error: unknown) => {
+    await registry.stop();
+    throw error;
+  });
+}
+
+async function startUiHubWith(options: UiHubOptions, registry?: Started): Promise<UiHub> {
+  const settings = { ...options.settings, ...(registry ? { registryUrl: registry.match[1] } : {}) };
   const dir = await mkdtemp(join(tmpdir(), 'spillway-ui-'));
   const home = join(dir, 'home');
   await mkdir(join(home, '.config', 'Claude'), { recursive: true });
@@ -66,7 +82,7 @@ export async function startUiHub(options: UiHubOptions = {}): Promise<UiHub> {
   const paths: AppPaths = resolvePaths({ dataDir: join(dir, 'data'), os });
   await mkdir(paths.dataDir, { recursive: true });
   const servers = options.withBigServer ? { big: BIG_SERVER } : {};
-  await writeFile(paths.configFile, JSON.stringify({ version: 1, servers, settings: options.settings ?? {} }));
+  await writeFile(paths.configFile, JSON.stringify({ version: 1, servers, settings }));
   const port = await freePort();
   const create = () =>
     createAppHub({
@@ -128,8 +144,21 @@ export async function startUiHub(options: UiHubOptions = {}): Promise<UiHub> {
     },
     async close() {
       if (running) await ui.stop();
+      await registry?.stop();
       await rm(dir, { recursive: true, force: true });
     },
   };
   return ui;
+}
+
+/** Adds the big-result server and makes one call that spills, so Activity, its details and Savings have something to show. */
+export async function spillOneCall(ui: UiHub): Promise<Client> {
+  const ready = ui.nextEvent((e) => e.type === 'upstream.status' && e.server === 'big' && e.status === 'ready');
+  expect((await ui.api('upstreams.add', { id: 'big', config: BIG_SERVER })).ok).toBe(true);
+  await ready;
+  const client = await ui.connect();
+  const big = (await client.listTools()).tools.find((t) => t.name.endsWith('big'));
+  expect(big).toBeTruthy();
+  await client.callTool({ name: big!.name, arguments: { chars: 60_000 } });
+  return client;
 }

@@ -8,7 +8,6 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { api } from '../../shared/api.js';
 import { BRIDGE_ARG_PREFIX, IPC_CHANNELS } from '../../electron/main/ipc-binding.js';
@@ -24,12 +23,12 @@ import {
   type DoubleTray,
   type ElectronDouble,
 } from '../support/electron-double.js';
+import { ROOT } from '../support/hub-harness.js';
 import { alive } from '../support/processes.js';
+import { loadMain, pointShellAt, quitApp, restoreEnv } from '../support/shell-run.js';
 
 vi.mock('electron', async () => (await import('../support/electron-double.js')).installedElectron());
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const MAIN = join(ROOT, 'dist/electron/main/main.js');
 /** Names this test's upstream child on its command line, to find it in /proc. */
 const MARKER = `shell-fx-${process.pid}-${Date.now()}`;
 const savedEnv = { ...process.env };
@@ -93,19 +92,14 @@ beforeAll(async () => {
       servers: { fx: { type: 'stdio', command: process.execPath, args: [fixture, '--name', MARKER] } },
     }),
   );
-  Object.assign(process.env, { SPILLWAY_DATA_DIR: dataDir, SPILLWAY_CONFIG: configFile, HOME: home, XDG_CONFIG_HOME: join(home, '.config') });
-  delete process.env.SPILLWAY_RENDERER_URL;
+  pointShellAt({ dataDir, configFile, home });
   electron = installElectronDouble({ paths: { home, appData: join(tmp, 'appData'), temp: tmp }, appPath: ROOT });
-  await import(pathToFileURL(MAIN).href);
+  await loadMain();
 });
 
 afterAll(async () => {
-  if (electron && electron.app.exitCode === undefined) {
-    electron.app.quit();
-    await until(() => electron.app.exitCode !== undefined, 'the app to quit');
-  }
-  for (const key of Object.keys(process.env)) if (!(key in savedEnv)) delete process.env[key];
-  Object.assign(process.env, savedEnv);
+  await quitApp(electron);
+  restoreEnv(savedEnv);
   if (tmp) await rm(tmp, { recursive: true, force: true });
 });
 

@@ -6,13 +6,13 @@
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, expect, it, vi } from 'vitest';
 import { DoubleEvent, installElectronDouble, until, type ElectronDouble } from '../support/electron-double.js';
+import { ROOT } from '../support/hub-harness.js';
+import { loadMain, pointShellAt, quitApp, restoreEnv } from '../support/shell-run.js';
 
 vi.mock('electron', async () => (await import('../support/electron-double.js')).installedElectron());
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const savedEnv = { ...process.env };
 const savedArgv = [...process.argv];
 let tmp: string;
@@ -24,25 +24,16 @@ beforeAll(async () => {
   await mkdir(home);
   const configFile = join(tmp, 'config.json');
   await writeFile(configFile, JSON.stringify({ version: 1, settings: { port: 0 }, servers: {} }));
-  Object.assign(process.env, {
-    SPILLWAY_DATA_DIR: join(tmp, 'data'),
-    SPILLWAY_CONFIG: configFile,
-    HOME: home,
-    XDG_CONFIG_HOME: join(home, '.config'),
-  });
+  pointShellAt({ dataDir: join(tmp, 'data'), configFile, home });
   process.argv.push('--hidden'); // what the login item passes (login-item.ts)
   electron = installElectronDouble({ paths: { home, appData: tmp, temp: tmp }, appPath: ROOT });
-  await import(pathToFileURL(join(ROOT, 'dist/electron/main/main.js')).href);
+  await loadMain();
 });
 
 afterAll(async () => {
-  if (electron && electron.app.exitCode === undefined) {
-    electron.app.quit();
-    await until(() => electron.app.exitCode !== undefined, 'the app to quit');
-  }
+  await quitApp(electron);
   process.argv.splice(0, process.argv.length, ...savedArgv);
-  for (const key of Object.keys(process.env)) if (!(key in savedEnv)) delete process.env[key];
-  Object.assign(process.env, savedEnv);
+  restoreEnv(savedEnv);
   if (tmp) await rm(tmp, { recursive: true, force: true });
 });
 

@@ -10,7 +10,6 @@
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { ApiResult } from '../../shared/api.js';
 import { bindControlIpc, IPC_CHANNELS, type InvokeEventLike } from '../../electron/main/ipc-binding.js';
@@ -24,16 +23,16 @@ import {
   type DoubleFrame,
   type ElectronDouble,
 } from '../support/electron-double.js';
-import { fixture, NODE } from '../support/hub-harness.js';
-import { spawnUntil, type Started } from '../support/processes.js';
+import { ROOT } from '../support/hub-harness.js';
+import { remoteConfig, startOAuthFixture, type OAuthFixture } from '../support/oauth-flow.js';
+import { loadMain, pointShellAt, quitApp, restoreEnv } from '../support/shell-run.js';
 
 vi.mock('electron', async () => (await import('../support/electron-double.js')).installedElectron());
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const savedEnv = { ...process.env };
 let tmp: string;
 let electron: ElectronDouble;
-let oauth: Started;
+let oauth: OAuthFixture;
 
 const opened = () => callsTo('shell.openExternal').map(([url]) => String(url));
 const pageFrame = (win: DoubleBrowserWindow): DoubleFrame => ({ url: win.contents.getURL(), parent: null });
@@ -47,32 +46,21 @@ const listed = async (win: DoubleBrowserWindow) => {
 };
 
 beforeAll(async () => {
-  oauth = await spawnUntil(NODE, [fixture('oauth-server.mjs'), '--token-lifetime', '60'], /^(http:\/\/127\.0\.0\.1:\d+\/mcp)$/m);
+  oauth = await startOAuthFixture('--token-lifetime', '60');
   tmp = await mkdtemp(join(tmpdir(), 'spillway-shell-sign-in-'));
   const home = join(tmp, 'home');
   await mkdir(home);
   const configFile = join(tmp, 'config.json');
-  const remote = { type: 'http', url: oauth.match[1], headers: {} };
-  await writeFile(configFile, JSON.stringify({ version: 1, settings: { port: 0 }, servers: { remote } }));
-  Object.assign(process.env, {
-    SPILLWAY_DATA_DIR: join(tmp, 'data'),
-    SPILLWAY_CONFIG: configFile,
-    HOME: home,
-    XDG_CONFIG_HOME: join(home, '.config'),
-  });
-  delete process.env.SPILLWAY_RENDERER_URL;
+  await writeFile(configFile, JSON.stringify(remoteConfig(oauth.url, { port: 0 })));
+  pointShellAt({ dataDir: join(tmp, 'data'), configFile, home });
   electron = installElectronDouble({ paths: { home, appData: tmp, temp: tmp }, appPath: ROOT });
-  await import(pathToFileURL(join(ROOT, 'dist/electron/main/main.js')).href);
+  await loadMain();
   electron.app.emitReady();
 });
 
 afterAll(async () => {
-  if (electron && electron.app.exitCode === undefined) {
-    electron.app.quit();
-    await until(() => electron.app.exitCode !== undefined, 'the app to quit');
-  }
-  for (const key of Object.keys(process.env)) if (!(key in savedEnv)) delete process.env[key];
-  Object.assign(process.env, savedEnv);
+  await quitApp(electron);
+  restoreEnv(savedEnv);
   await oauth?.stop();
   if (tmp) await rm(tmp, { recursive: true, force: true });
 });
@@ -104,7 +92,7 @@ describe('signing in from the desktop app', () => {
     expect(answer).toMatchObject({ ok: true, value: { openedInBrowser: true } });
     const authorizationUrl = String(answer.ok && answer.value.authorizationUrl);
     expect(opened()).toEqual([authorizationUrl]);
-    expect(new URL(authorizationUrl).origin).toBe(new URL(oauth.match[1]).origin);
+    expect(new URL(authorizationUrl).origin).toBe(new URL(oauth.url).origin);
 
     // The browser: the fixture approves at once and redirects to the hub's callback.
     const authorize = await fetch(authorizationUrl, { redirect: 'manual' });

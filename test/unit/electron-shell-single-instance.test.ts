@@ -7,13 +7,13 @@ import { existsSync, readdirSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, expect, it, vi } from 'vitest';
 import { callsTo, installElectronDouble, type ElectronDouble } from '../support/electron-double.js';
+import { ROOT } from '../support/hub-harness.js';
+import { loadMain, pointShellAt, restoreEnv } from '../support/shell-run.js';
 
 vi.mock('electron', async () => (await import('../support/electron-double.js')).installedElectron());
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const savedEnv = { ...process.env };
 let tmp: string;
 let dataDir: string;
@@ -22,14 +22,13 @@ let electron: ElectronDouble;
 beforeAll(async () => {
   tmp = await mkdtemp(join(tmpdir(), 'spillway-shell-second-'));
   dataDir = join(tmp, 'data');
-  Object.assign(process.env, { SPILLWAY_DATA_DIR: dataDir, SPILLWAY_CONFIG: join(tmp, 'config.json') });
+  pointShellAt({ dataDir, configFile: join(tmp, 'config.json') });
   electron = installElectronDouble({ paths: { home: tmp, appData: tmp, temp: tmp }, appPath: ROOT, primaryInstance: false });
-  await import(pathToFileURL(join(ROOT, 'dist/electron/main/main.js')).href);
+  await loadMain();
 });
 
 afterAll(async () => {
-  for (const key of Object.keys(process.env)) if (!(key in savedEnv)) delete process.env[key];
-  Object.assign(process.env, savedEnv);
+  restoreEnv(savedEnv);
   if (tmp) await rm(tmp, { recursive: true, force: true });
 });
 

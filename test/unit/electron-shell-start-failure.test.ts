@@ -8,13 +8,13 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer, type AddressInfo, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, expect, it, vi } from 'vitest';
 import { callsTo, installElectronDouble, until, type ElectronDouble } from '../support/electron-double.js';
+import { ROOT } from '../support/hub-harness.js';
+import { loadMain, pointShellAt, quitApp, restoreEnv } from '../support/shell-run.js';
 
 vi.mock('electron', async () => (await import('../support/electron-double.js')).installedElectron());
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const MARKER = `shell-fail-fx-${process.pid}-${Date.now()}`;
 const savedEnv = { ...process.env };
 let tmp: string;
@@ -58,20 +58,16 @@ beforeAll(async () => {
       servers: { fx: { type: 'stdio', command: process.execPath, args: [fixture, '--name', MARKER] } },
     }),
   );
-  Object.assign(process.env, { SPILLWAY_DATA_DIR: dataDir, SPILLWAY_CONFIG: configFile, HOME: home, XDG_CONFIG_HOME: join(home, '.config') });
+  pointShellAt({ dataDir, configFile, home });
   // The dialog's second button: Quit.
   electron = installElectronDouble({ paths: { home, appData: tmp, temp: tmp }, appPath: ROOT, messageBoxResponse: 1 });
-  await import(pathToFileURL(join(ROOT, 'dist/electron/main/main.js')).href);
+  await loadMain();
 });
 
 afterAll(async () => {
-  if (electron && electron.app.exitCode === undefined) {
-    electron.app.quit();
-    await until(() => electron.app.exitCode !== undefined, 'the app to quit');
-  }
+  await quitApp(electron);
   await new Promise((resolve) => blocker?.close(resolve));
-  for (const key of Object.keys(process.env)) if (!(key in savedEnv)) delete process.env[key];
-  Object.assign(process.env, savedEnv);
+  restoreEnv(savedEnv);
   if (tmp) await rm(tmp, { recursive: true, force: true });
 });
 

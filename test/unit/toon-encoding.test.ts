@@ -11,20 +11,10 @@ import {
   tokensSaved,
 } from '../../electron/core/encoding/toon-encoding.js';
 import { TokenCounter } from '../../electron/core/tokens/token-counter.js';
+import { pick, seededRandom } from '../support/seeded-random.js';
 
 const counter = new TokenCounter();
 afterAll(() => counter.close());
-
-/** A small seeded generator (mulberry32): the same cases every run. */
-function random(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const AWKWARD_STRINGS = [
   '',
@@ -54,10 +44,6 @@ const AWKWARD_STRINGS = [
 ];
 const NUMBERS = [0, 1, -1, 42, 3.14, -0.001, 1e-7, 1e21, 123456789012, Number.MAX_SAFE_INTEGER, 2.5e-300];
 
-function pick<T>(next: () => number, items: readonly T[]): T {
-  return items[Math.floor(next() * items.length)]!;
-}
-
 function primitive(next: () => number): unknown {
   const r = next();
   if (r < 0.35) return pick(next, AWKWARD_STRINGS);
@@ -83,7 +69,7 @@ function table(next: () => number, rows: number): Record<string, unknown>[] {
 
 describe('toon encoding: exact round trip', () => {
   it('decode(toon) deep-equals the value for 300 generated tables', () => {
-    const next = random(18);
+    const next = seededRandom(18);
     let fallbacks = 0;
     for (let i = 0; i < 300; i++) {
       const rows = table(next, 1 + Math.floor(next() * 12));
@@ -102,7 +88,7 @@ describe('toon encoding: exact round trip', () => {
   });
 
   it('encodeValue in "toon" shows text that decodes to the value', async () => {
-    const next = random(7);
+    const next = seededRandom(7);
     for (let i = 0; i < 40; i++) {
       const value = JSON.parse(JSON.stringify(table(next, 3 + Math.floor(next() * 20)))) as unknown;
       const encoded = await encodeValue(value, 'toon', counter);
