@@ -4,106 +4,12 @@
  */
 import { z } from 'zod';
 import { plainIssue } from './plain-issues.js';
+import { clientMetadataUrl, httpUrl, SERVER_ID_PATTERN, ServerConfigSchema, serverId, stringMap, type ServerConfigInput } from './server-config.js';
 import { GlobalPolicyDefaultsSchema, GlobalPolicyPatchSchema, PoliciesSchema, defaultGlobalPolicy, emptyPolicies } from './policy.js';
 
+export * from './server-config.js';
+
 export const CONFIG_VERSION = 1;
-
-/**
- * Server ids become tool-name prefixes, so they are limited to what every client accepts. `__proto__` is
- * refused: as a key of a plain object it sets the prototype instead of adding the server.
- */
-export const SERVER_ID_PATTERN = /^(?!__proto__$)[A-Za-z0-9_-]{1,40}$/;
-
-const serverId = z.string().regex(SERVER_ID_PATTERN, 'use 1-40 letters, digits, "_" or "-"');
-const stringMap = z.record(z.string(), z.string());
-
-/**
- * An env or header value kept in the secret store (issue 15): config.json holds this exact string in its
- * place, never the value (`"env": { "GITHUB_PAT": "<secret>" }`). The hub writes it when a server is
- * added or updated and when it moves plain values at start; a server start reads the value from the store.
- */
-export const SECRET_REF = '<secret>';
-
-/**
- * A command-line word that holds a secret (a registry entry or a bundle put a key in the arguments):
- * `args` holds `${SPILLWAY_SECRET_ARG_<n>}` in its place and the server's env holds the word under that
- * name — a secret like any env value, so in the store, not in config.json. The hub puts the word back as
- * it starts the server.
- */
-export const secretArgName = (n: number) => `SPILLWAY_SECRET_ARG_${n}`;
-const SECRET_ARG = /^\$\{(SPILLWAY_SECRET_ARG_\d+)\}$/;
-
-/** The args with each secret-argument placeholder replaced by its value from `env` (left as written when env has none). */
-export function expandSecretArgs(args: readonly string[], env: Readonly<Record<string, string>>): string[] {
-  return args.map((arg) => {
-    const name = SECRET_ARG.exec(arg)?.[1];
-    return name !== undefined && Object.hasOwn(env, name) ? env[name]! : arg;
-  });
-}
-
-const serverCommon = {
-  /** Disabled servers are kept in the config but not started. */
-  enabled: z.boolean().default(true),
-  /** Prefix tool and prompt names with `<id>__`. Off only for one-server setups. */
-  prefix: z.boolean().default(true),
-  /** Per-upstream request timeout (ms), reset by progress. Falls back to settings.requestTimeoutMs. */
-  timeoutMs: z.number().int().positive().max(3_600_000).optional(),
-  /** Optional human label shown in the UI. */
-  label: z.string().max(200).optional(),
-  /**
-   * When the server starts: with the hub, or on its first call (its lists kept from the last run serve
-   * until then). Unset: on first use for stdio servers whose lists are kept, else always (issue 18).
-   */
-  startMode: z.enum(['always', 'on-first-use']).optional(),
-  /** Minutes without a call after which a server started on first use is stopped (0 = never; unset: 10). */
-  idleStopMinutes: z.number().min(0, 'use 0 (never) or more minutes').max(10_080, 'use at most 10080 minutes (a week)').optional(),
-};
-
-export const StdioServerSchema = z.object({
-  type: z.literal('stdio'),
-  command: z.string().min(1, 'command is required'),
-  args: z.array(z.string()).default([]),
-  env: stringMap.default({}),
-  cwd: z.string().optional(),
-  ...serverCommon,
-});
-
-const httpUrl = z
-  .string()
-  .url('must be a URL')
-  .refine((u) => /^https?:\/\//i.test(u), 'must be an http:// or https:// URL');
-
-/** A Client ID Metadata Document's URL: https with a path (what the MCP authorization spec asks of it). */
-const clientMetadataUrl = z
-  .string()
-  .url('must be a URL')
-  .refine((u) => /^https:\/\/[^/]+\/.+/i.test(u), 'must be an https:// address with a path (where the document is hosted)');
-
-/**
- * For servers whose sign-in does not let apps register themselves (issue 15): the client ID of an OAuth
- * app the user made in the service's developer settings (a public client: PKCE, no secret).
- */
-const oauthClientId = z.string().trim().min(1, 'enter the client ID, or leave the field empty').max(500).optional();
-
-export const HttpServerSchema = z.object({
-  type: z.literal('http'),
-  url: httpUrl,
-  headers: stringMap.default({}),
-  oauthClientId,
-  ...serverCommon,
-});
-
-export const SseServerSchema = z.object({
-  type: z.literal('sse'),
-  url: httpUrl,
-  headers: stringMap.default({}),
-  oauthClientId,
-  ...serverCommon,
-});
-
-export const ServerConfigSchema = z.discriminatedUnion('type', [StdioServerSchema, HttpServerSchema, SseServerSchema]);
-export type ServerConfig = z.infer<typeof ServerConfigSchema>;
-export type ServerConfigInput = z.input<typeof ServerConfigSchema>;
 
 export const SpillSettingsSchema = z.object({
   /** What happens to a result over its threshold. */
