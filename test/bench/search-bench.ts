@@ -1,6 +1,6 @@
 /**
  * Tool-search part (issue 17): the ranker behind `spillway__dispatch` search scored on the golden set
- * (test/fixtures/search/: 171 tools of 8 real servers, 174 queries with graded labels), the tuned and the
+ * (test/fixtures/search/: 171 tools of 8 real servers, 232 queries with graded labels), the tuned and the
  * held-out part apart, and the time of one search over 1,000 tools (the real ones replicated under other
  * server names). Runs in process on the TypeScript sources: nothing here is spawned.
  */

@@ -21,14 +21,22 @@ describe('search words', () => {
   });
 
   it.each([
-    ['find PRs by author', ['find', 'PR', 'by', 'author']],
+    ['find PRs by author', ['find', 'pull', 'requests', 'by', 'author']],
+    ['mkdir -p src/lib', ['create', 'directory', 'p', 'src', 'lib', 'path']],
+    // A name given is a value: "called" and the name go, "named" stays (tools take names).
+    ['a label called needs-triage', ['a', 'label']],
+    ['the nodes named Alice', ['the', 'nodes', 'named']],
+    ['issues mentioning a leak', ['issues', 'search', 'a', 'leak']],
+    ['what do you know about Falcon', ['search', 'knowledge', 'Falcon']],
+    ['open the README', ['open', 'the', 'README', 'file']],
+    ['every png under assets', ['every', 'png', 'under', 'assets', 'file']],
     ['call readFile', ['call', 'readFile', 'read', 'File']],
     ['get rid of old records', ['remove', 'old', 'records']],
     ['open an issue', ['create', 'issue']],
     ["show me what's inside config.yaml", ['show', 'me', 'what', 'inside', 'config', 'yaml', 'path', 'file']],
     // A zone or an owner/repo is a path of sorts but no file; a URL is neither.
     ['the time in Europe/Paris', ['the', 'time', 'in', 'Europe', 'Paris', 'path']],
-    ['fetch https://example.com/a.html', ['fetch', 'https', 'example', 'com', 'a', 'html']],
+    ['fetch https://example.com/a.html', ['fetch', 'url']],
     ['who am I logged in as', ['authenticated', 'user', 'authenticated', 'as']],
     ['throw away my pending review', ['discard', 'my', 'pending', 'review']],
     ['turn logging on', ['enable', 'logging']],
@@ -124,6 +132,29 @@ describe('ranking the real tools', () => {
   it('a request for things in the plural prefers the tool that lists them', () => {
     expect(top('what labels does the repo have', 1)).toEqual(['github__list_label']);
     expect(top('get the label bug', 1)).toEqual(['github__get_label']);
+  });
+
+  it('a word the request has in the other number than a tool name counts against that tool', () => {
+    // One file: not read_multiple_files; tags: list_tags, not get_tag or (by a related word) list_label.
+    expect(top('open the README and print it', 1)).toEqual(['filesystem__read_text_file']);
+    expect(top('list all the tags of the repository', 1)).toEqual(['github__list_tags']);
+    // "columns" reaches list_tables only through a related word: no plural of tables asked for.
+    expect(top('what columns does the users table have', 1)).toEqual(['sqlite__describe_table']);
+  });
+
+  it('a stem one letter longer counts almost as the word: assign reaches assignees', () => {
+    expect(top('assign the issue to alice', 1)).toEqual(['github__update_issue_assignees']);
+  });
+
+  it('a sentence saying when not to use a tool does not draw those requests to it', () => {
+    expect(top('find PRs by author octocat', 1)).toEqual(['github__search_pull_requests']);
+  });
+
+  it('searching what things say, shell commands and posting read as what they mean', () => {
+    expect(top('find issues mentioning memory leak', 1)).toEqual(['github__search_issues']);
+    expect(top('mkdir -p src/lib', 1)).toEqual(['filesystem__create_directory']);
+    expect(top('post a gist with this snippet', 1)).toEqual(['github__create_gist']);
+    expect(top('create a label called needs-triage', 1)).toEqual(['github__label_write']);
   });
 
   it('a tool that says it is deprecated ranks below its replacement', () => {

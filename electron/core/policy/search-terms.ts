@@ -11,7 +11,8 @@ import { wordnetRelated } from './search-related.js';
 const STOP_WORDS = new Set(
   (
     'a an and the of to in for on with or is it its my me i that this these those from by be are was at as into ' +
-    'some any can could would should do does please using use via so then than just about there here you your we our'
+    'some any can could would should do does please using use via so then than just about there here you your we our ' +
+    'most more very also too much'
   ).split(' '),
 );
 
@@ -67,7 +68,7 @@ export function stems(text: string): string[] {
  */
 const RELATED: string[] = [
   '!delete remove erase forget drop discard destroy purge wipe rid unlink disconnect detach',
-  '!create make new add insert',
+  '!create make new add insert post publish',
   'append add attach',
   'all entire whole every',
   'multiple several many batch bulk together',
@@ -78,6 +79,7 @@ const RELATED: string[] = [
   'read open view show display print load dump cat contents',
   'get retrieve fetch obtain',
   'list enumerate ls listing',
+  '!latest newest recent last',
   '!diff difference compare',
   '!toggle enable disable activate deactivate',
   'row record entry',
@@ -95,7 +97,7 @@ const RELATED: string[] = [
   'audio sound mp3 wav media',
   'web url page website site internet http html online download browse',
   'time clock date now today',
-  '!current now present',
+  '!current now present today',
   'timezone tz',
   '!repository repo',
   '!pr pull',
@@ -181,17 +183,33 @@ const PHRASES: [RegExp, string][] = [
   // "who am I", "logged in as": the account the request runs as.
   [/\bwho am i\b/gi, 'authenticated user'],
   [/\bwhat time is it\b/gi, 'current time'],
+  // "what do you know about X": a look-up in what was stored, not a question about knowing.
+  [/\bwhat do you (know|remember) about\b/gi, 'search knowledge'],
+  // "issues mentioning a leak", "files containing TODO": a search through what things say.
+  [/\b(mentioning|containing|matching|that (mention|contain|match)s?)\b/gi, 'search'],
   [/\b(logged|signed|log|sign) (in|on)\b/gi, 'authenticated'],
   // "turn logging on": a switch, not a turn.
   [/\b(turn|switch) on\b/gi, 'enable'],
   [/\b(turn|switch) off\b/gi, 'disable'],
   [/\b(turn|switch) (\w+) on\b/gi, 'enable $2'],
   [/\b(turn|switch) (\w+) off\b/gi, 'disable $2'],
+  // "PR" is two words in the tools' text ("pull request"), and a shell command names what it does.
+  [/\bPRs\b/gi, 'pull requests'],
+  [/\bPR\b/gi, 'pull request'],
+  [/\bmkdir\b/gi, 'create directory'],
+  [/\brmdir\b/gi, 'delete directory'],
+  [/\brm\b/gi, 'delete'],
+  [/\bcp\b/gi, 'copy'],
+  [/\bls\b/gi, 'list'],
 ];
 /** A path or file name in a request (`config.yaml`, `src/app.ts`): the request is about a file. */
 const PATH_LIKE = /(^|\s)[\w.-]*(\/[\w.-]+|\.[a-z][a-z0-9]{0,4})(?=$|[\s,;:!?'")])/i;
 /** A URL, which names a page, not a file, whatever it ends with. */
 const URL = /\b[a-z][a-z0-9+.-]*:\/\/\S*/gi;
+/** Files known by a name without an extension, and file types named bare ("every png under assets"). */
+const FILE_WORD = /\b(readme|license|makefile|dockerfile|changelog|pngs?|jpe?gs?|gifs?|pdfs?|csvs?|svgs?|mp3s?|mp4s?|wavs?|txt|ya?ml)\b/i;
+/** A name given in a request: the word, or the quoted words, after "called", "named" or "titled". */
+const NAME_VALUE = /\b(called|named|titled)\s+("[^"]*"|'[^']*'|\S+)/gi;
 /** A name with an extension (`notes.md`, `src/app.ts`) is a file's; `Europe/Paris` or `owner/repo` is not. */
 const FILE_NAME = /(^|[\s/])[\w-]+\.[a-z][a-z0-9]{0,4}(?=$|[\s,;:!?'")])/i;
 
@@ -202,6 +220,11 @@ const FILE_NAME = /(^|[\s/])[\w-]+\.[a-z][a-z0-9]{0,4}(?=$|[\s,;:!?'")])/i;
 export function queryWords(query: string, known: (stem: string) => boolean = () => false): string[] {
   // Contractions ("what's", "don't") would leave a stray "s" or "t".
   let text = query.replace(/['\u2019](s|t|re|ve|ll|d|m)\b/gi, '');
+  // A URL's parts ("https", "example", "com") match tools by accident; that the request names one does not.
+  text = text.replace(URL, ' url ');
+  // The name a request gives a thing ("a label called needs-triage") is a value, not a word about the tool;
+  // "named" says the tool takes names, "called" says nothing.
+  text = text.replace(NAME_VALUE, (_, word: string) => (word.toLowerCase() === 'named' ? word : ''));
   for (const [pattern, replacement] of PHRASES) text = text.replace(pattern, replacement);
   // A request may name a tool (`readFile`, `read_file`): its parts count as well as the whole word.
   const words = proseTerms(text).flatMap((w) => {
@@ -210,6 +233,6 @@ export function queryWords(query: string, known: (stem: string) => boolean = () 
     return parts;
   });
   if (PATH_LIKE.test(query)) words.push('path');
-  if (FILE_NAME.test(query.replace(URL, ' '))) words.push('file');
+  if (FILE_NAME.test(query.replace(URL, ' ')) || FILE_WORD.test(query)) words.push('file');
   return words;
 }

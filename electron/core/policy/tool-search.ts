@@ -3,7 +3,8 @@
  * (the tool's own name, title, description, parameter names and descriptions), on Porter stems, with
  * related words (hand-made, and WordNet's for words the tools never use) and stem prefixes at a lower weight, server names matched only as whole words, and a nudge
  * from the request's intent (read / write / delete) against the tool's annotations. A request for things
- * in the plural favours the `list_*` tool of that name; a tool that calls itself deprecated ranks lower. A tool's score grows
+ * in the plural favours the `list_*` tool of that name, and a name word in the other number than the request's counts against a tool; a tool that calls itself deprecated ranks lower, and a
+ * description's sentence saying when not to use the tool is not indexed. A tool's score grows
  * with the share of the request's words it answers and of its own name's words the request reached;
  * question words ("what", "which") tell the intent but match nothing. Each hit says which words matched. The index is rebuilt only when the tools it was built from change.
  */
@@ -47,6 +48,8 @@ const PROSE_FIELDS = new Set([1, 2, 4]);
 /** How much a stem sharing a prefix counts (`relat` and `relationship`), and how alike the two must be. */
 const PREFIX_WEIGHT = 0.6;
 const MIN_PREFIX = 4;
+/** A stem one letter longer is mostly the same word in a form the stemmer missed (`assign`, `assignee`). */
+const NEAR_FORM_WEIGHT = 0.9;
 const MIN_PREFIX_SHARE = 0.6;
 /** A query word naming a server counts like one mention in the description. */
 const SERVER_WEIGHT = 0.8;
@@ -75,11 +78,43 @@ function isPlural(word: string): boolean {
   return normalizeTerm(lower.slice(0, -1)) === normalizeTerm(lower) || lower.endsWith('ies');
 }
 
-/** The factor for a `list_*` tool when a plural word of the request reached its name. */
-function pluralFactor(doc: Doc, match: Match, plural: ReadonlySet<number>, intent: Intent | undefined): number {
+/**
+ * The factor for a `list_*` tool when a plural word of the request reached its name as itself: "columns"
+ * reaching `list_tables` through a related word says nothing about wanting the list.
+ */
+function pluralFactor(doc: Doc, match: Match, plural: ReadonlySet<number>, intent: Intent | undefined, exact: ReadonlySet<string>): number {
   if (!doc.lister || intent === 'write' || intent === 'delete') return 1;
-  for (const [i, term] of match.words) if (plural.has(i) && doc.nameStems.has(term)) return PLURAL_LIST;
+  for (const [i, term] of match.words) if (plural.has(i) && doc.nameStems.has(term) && exact.has(term)) return PLURAL_LIST;
   return 1;
+}
+
+/**
+ * A word the request and a tool's name share, but in another number, counts against the tool: a request
+ * about one file (`config.yaml`, "the README") wants `read_text_file` over `read_multiple_files`, one about
+ * tags `list_tags` over `get_tag`. Only for a word some tool names in each number (with `create_entities` the
+ * only tool of entities, "a new entity" is no mismatch), and not when the request counts things some other
+ * way ("every file").
+ */
+const NUMBER_MISMATCH = 0.8;
+const QUANTIFIER = /^(every|each|all)$/;
+
+/** A word in the singular, lower case: `entities` → `entity`, `file` → `file`. */
+function singular(word: string): string {
+  const lower = word.toLowerCase();
+  if (!isPlural(lower)) return lower;
+  return lower.endsWith('ies') ? `${lower.slice(0, -3)}y` : lower.slice(0, -1);
+}
+
+/** The factor for the words of a tool's name that the request has in the other number. */
+function numberFactor(doc: Doc, match: Match, spoken: string[], counted: boolean, both: ReadonlySet<string>): number {
+  if (counted) return 1;
+  let factor = 1;
+  for (const [i, term] of match.words) {
+    const name = doc.nameNumbers.get(term);
+    if (!name || !both.has(name.singular)) continue;
+    if (singular(spoken[i]) === name.singular && isPlural(spoken[i]) !== name.plural) factor *= NUMBER_MISMATCH;
+  }
+  return factor;
 }
 
 /** A request is read up to this length: a long one costs a vocabulary scan per word, on the main thread. */
@@ -108,6 +143,8 @@ interface Doc {
   deprecated: boolean;
   /** Whether the tool's name starts with `list`. */
   lister: boolean;
+  /** The name's words by stem, in the singular, with whether the name has them in the plural. */
+  nameNumbers: Map<string, { singular: string; plural: boolean }>;
 }
 
 interface Index {
@@ -120,11 +157,16 @@ interface Index {
   averages: number[];
   /** How many tools each server-name stem covers. */
   serverDocs: Map<string, number>;
+  /** Name words (in the singular) that some tool names in the singular and another in the plural. */
+  bothNumbers: Set<string>;
 }
 
 interface PropertyLike {
   description?: unknown;
 }
+
+/** A description's sentence that sends some requests to another tool. */
+const NOT_THIS_TOOL = /\b(do not|don't|never) use\b|\binstead\b/i;
 
 function fieldTexts(tool: SearchableTool): string[] {
   const prefix = `${tool.server}__`;
@@ -133,7 +175,13 @@ function fieldTexts(tool: SearchableTool): string[] {
   const paramText = Object.values(properties)
     .map((p) => (p as PropertyLike).description)
     .filter((d): d is string => typeof d === 'string');
-  return [own, tool.title ?? tool.annotations?.title ?? '', tool.description ?? '', Object.keys(properties).join(' '), paramText.join(' ')];
+  // A sentence saying when not to use the tool ("if the user specifies an author, use search_pull_requests
+  // instead") names the other tool's case: its words would draw exactly the requests this tool is wrong for.
+  const description = (tool.description ?? '')
+    .split(/(?<=[.!?])\s+/)
+    .filter((sentence) => !NOT_THIS_TOOL.test(sentence))
+    .join(' ');
+  return [own, tool.title ?? tool.annotations?.title ?? '', description, Object.keys(properties).join(' '), paramText.join(' ')];
 }
 
 function buildIndex(tools: SearchableTool[]): Index {
@@ -143,7 +191,8 @@ function buildIndex(tools: SearchableTool[]): Index {
   const totals = FIELDS.map(() => 0);
   const docs = tools.map((tool, doc): Doc => {
     const counts = new Map<string, number[]>();
-    const lengths = fieldTexts(tool).map((text, field) => {
+    const texts = fieldTexts(tool);
+    const lengths = texts.map((text, field) => {
       const words = PROSE_FIELDS.has(field) ? proseTerms(text) : toolTerms(text);
       let length = 0;
       for (const word of words) {
@@ -168,15 +217,24 @@ function buildIndex(tools: SearchableTool[]): Index {
     return {
       tool,
       lengths,
-      kind: toolKind({ name: fieldTexts(tool)[0], ...(tool.annotations ? { annotations: tool.annotations } : {}) }),
+      kind: toolKind({ name: texts[0], ...(tool.annotations ? { annotations: tool.annotations } : {}) }),
       serverStems,
-      nameStems: new Set(stems(fieldTexts(tool)[0])),
-      lister: stems(fieldTexts(tool)[0])[0] === 'list',
+      nameStems: new Set(stems(texts[0])),
+      lister: stems(texts[0])[0] === 'list',
+      nameNumbers: new Map(
+        toolTerms(texts[0]).flatMap((w) => {
+          const stem = normalizeTerm(w);
+          return stem ? [[stem, { singular: singular(w), plural: isPlural(w) }] as const] : [];
+        }),
+      ),
       deprecated: DEPRECATED_TEXT.test(`${tool.title ?? ''} ${tool.annotations?.title ?? ''} ${tool.description ?? ''}`),
     };
   });
   const averages = totals.map((t) => Math.max(1, t / Math.max(1, tools.length)));
-  return { docs, postings, vocabulary: [...postings.keys()], surface, averages, serverDocs };
+  const forms = new Map<string, Set<boolean>>();
+  for (const d of docs) for (const { singular: word, plural } of d.nameNumbers.values()) forms.set(word, (forms.get(word) ?? new Set()).add(plural));
+  const bothNumbers = new Set([...forms].flatMap(([word, seen]) => (seen.size === 2 ? [word] : [])));
+  return { docs, postings, vocabulary: [...postings.keys()], surface, averages, serverDocs, bothNumbers };
 }
 
 function idf(n: number, total: number): number {
@@ -194,7 +252,8 @@ function variants(stem: string, index: Index): Map<string, number> {
     for (const term of index.vocabulary) {
       if (out.has(term) || term.length < MIN_PREFIX) continue;
       const [short, long] = term.length < stem.length ? [term, stem] : [stem, term];
-      if (long.startsWith(short) && short.length >= MIN_PREFIX_SHARE * long.length) out.set(term, PREFIX_WEIGHT);
+      if (long.startsWith(short) && short.length >= MIN_PREFIX_SHARE * long.length)
+        out.set(term, long.length - short.length === 1 ? NEAR_FORM_WEIGHT : PREFIX_WEIGHT);
     }
   }
   return out;
@@ -286,6 +345,8 @@ export class ToolSearch {
     const questions = new Set(queryStems.filter((_, k) => isQuestionWord(words[k])));
     const asked = questions.size < unique.length ? questions : new Set<string>();
     const plural = new Set(spoken.flatMap((word, i) => (isPlural(word) ? [i] : [])));
+    const exact = new Set(unique);
+    const counted = spoken.some((w) => QUANTIFIER.test(w));
     const ranked = [...score(index, queryStems, asked)]
       .map(([doc, match]) => ({
         doc,
@@ -296,7 +357,8 @@ export class ToolSearch {
           (match.words.size / Math.max(1, unique.length - asked.size)) ** COVERAGE *
           (1 + NAME_COVERAGE * nameCoverage(index.docs[doc], match)) *
           (index.docs[doc].deprecated ? DEPRECATED : 1) *
-          pluralFactor(index.docs[doc], match, plural, intent),
+          pluralFactor(index.docs[doc], match, plural, intent, exact) *
+          numberFactor(index.docs[doc], match, spoken, counted, index.bothNumbers),
       }))
       .sort((a, b) => b.value - a.value || index.docs[a.doc].tool.name.localeCompare(index.docs[b.doc].tool.name));
     return ranked.slice(0, Math.max(0, limit)).map(({ doc, match, value }) => {
