@@ -12,14 +12,14 @@ afterEach(() => {
   stops = [];
 });
 
-async function setup(seed?: (fake: FakeBackend) => void, secretStore?: 'keychain' | 'encrypted-file') {
+async function setup(seed?: (fake: FakeBackend) => void, secretStore?: 'keychain' | 'encrypted-file', endpoint?: string) {
   const fake = new FakeBackend();
   seed?.(fake);
   const settings = new SettingsState(fake);
   const storage = new SpillStorageState(fake);
   const policies = new PoliciesState(fake);
   stops = [settings.start(), storage.start(), policies.start()];
-  render(SettingsView, { settings, storage, policies, secretStore });
+  render(SettingsView, { settings, storage, policies, secretStore, endpoint });
   await screen.findByLabelText('Threshold');
   return { fake, settings, storage, policies };
 }
@@ -136,6 +136,17 @@ describe('Settings', () => {
     const line = (screen.getByTestId('secret-store').textContent ?? '').replace(/\s+/g, ' ');
     expect(line).toMatch(/encrypted file .*secrets\.enc.*no system keychain answered/);
     expect(line).not.toMatch(/keychain\.$/);
+  });
+
+  it('shows the port in use when it is not the saved one, and nothing when it is', async () => {
+    const { settings } = await setup(undefined, undefined, 'http://127.0.0.1:35879/mcp');
+    const saved = settings.saved!.port;
+    expect(saved).not.toBe(35879);
+    expect(screen.getByTestId('port-in-use').textContent).toMatch(/In use now: 35879\. A change applies the next time Spillway starts\./);
+    document.body.innerHTML = '';
+    for (const stop of stops) stop();
+    await setup(undefined, undefined, `http://127.0.0.1:${saved}/mcp`);
+    expect(screen.queryByTestId('port-in-use')).toBeNull();
   });
 
   it('turns dispatch-only on through policies.setDefaults', async () => {
