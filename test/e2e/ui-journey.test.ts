@@ -59,11 +59,11 @@ describe('the journey from a fresh HOME', () => {
       .getByText(/line of log output/)
       .first()
       .waitFor();
-    await details.getByText(/^line 1–100 of /).waitFor();
+    await details.getByText(/^Lines 1–100 of /).waitFor();
 
     // Page 2, then a search whose match jumps to its page.
     await details.getByRole('button', { name: 'Next' }).click();
-    await details.getByText(/^line 101–200 of /).waitFor();
+    await details.getByText(/^Lines 101–200 of /).waitFor();
     await details.getByRole('searchbox', { name: 'Search pattern' }).fill('日本語');
     await details.getByRole('button', { name: 'Search' }).click();
     const matches = details.getByRole('list', { name: 'Search results' });

@@ -50,7 +50,7 @@ describe('Activity', () => {
     expect(logRegion().queryByText(/roots\/list/)).toBeNull();
     expect(logRegion().queryByText(/is error/)).toBeNull();
     fake.emit({ type: 'catalog.changed', level: 'info', tools: 1, resources: 0, prompts: 2 });
-    expect(await logRegion().findByText('Tools changed: 1 tool, 0 resources, 2 prompts')).toBeTruthy();
+    expect(await logRegion().findByText('Tools changed: 1 tool, 2 prompts')).toBeTruthy();
     expect(screen.getByText('2 events')).toBeTruthy();
     expect(screen.queryByRole('button', { name: 'Clear filters' })).toBeNull();
 

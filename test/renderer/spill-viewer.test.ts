@@ -22,16 +22,16 @@ const original = () => screen.getByLabelText('Spilled original');
 describe('the spilled original viewer', () => {
   it('pages through the whole original, not just its preview', async () => {
     const { fake } = setup();
-    await screen.findByText('line 1–100 of 26,000');
+    await screen.findByText('Lines 1–100 of 26,000');
     expect(original().textContent).toMatch(/^line 1: NEEDLE status=ok\n/);
     expect(original().textContent).toMatch(/line 100: status=ok$/);
     expect((screen.getByRole('button', { name: 'Previous' }) as HTMLButtonElement).disabled).toBe(true);
 
     await fireEvent.click(screen.getByRole('button', { name: 'Next' }));
-    await screen.findByText('line 101–200 of 26,000');
+    await screen.findByText('Lines 101–200 of 26,000');
     expect(original().textContent).toMatch(/^line 101: status=ok\n/);
     await fireEvent.click(screen.getByRole('button', { name: 'Previous' }));
-    await screen.findByText('line 1–100 of 26,000');
+    await screen.findByText('Lines 1–100 of 26,000');
     expect(fake.callsOf('spill.read')).toEqual([
       { handle: 'h_long', op: 'slice', start: 1, end: 100 },
       { handle: 'h_long', op: 'slice', start: 101, end: 200 },
@@ -41,7 +41,7 @@ describe('the spilled original viewer', () => {
 
   it("searches with the model's grep and jumps to the page of a match", async () => {
     const { fake } = setup();
-    await screen.findByText('line 1–100 of 26,000');
+    await screen.findByText('Lines 1–100 of 26,000');
     await fireEvent.input(screen.getByLabelText('Search pattern'), { target: { value: 'needle' } });
     await fireEvent.submit(screen.getByRole('search'));
     const results = await screen.findByRole('list', { name: 'Search results' });
@@ -50,10 +50,10 @@ describe('the spilled original viewer', () => {
 
     const hit = within(results).getByText('line 25001: NEEDLE status=ok').closest('button')!;
     await fireEvent.click(hit);
-    await screen.findByText('line 25,001–25,100 of 26,000');
+    await screen.findByText('Lines 25,001–25,100 of 26,000');
     expect(original().textContent).toMatch(/^line 25001: NEEDLE status=ok\n/);
     await fireEvent.click(screen.getByRole('button', { name: 'Next' }));
-    await screen.findByText('line 25,101–25,200 of 26,000');
+    await screen.findByText('Lines 25,101–25,200 of 26,000');
   });
 
   it('says what is wrong with a bad pattern, next to the search', async () => {

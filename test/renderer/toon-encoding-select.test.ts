@@ -39,11 +39,11 @@ describe('the encoding select (issue 18)', () => {
     render(ToolsView, { servers, tools, policies });
     await fireEvent.click(await screen.findByRole('button', { name: 'Edit policy of read_file' }));
     const editor = screen.getByRole('group', { name: 'Policy for read_file' });
-    expect(await within(editor).findByText(/In force: auto/)).toBeTruthy();
+    expect(await within(editor).findByText(/In force: tables where they save at least 15%/)).toBeTruthy();
     const select = within(editor).getByLabelText('Tables as TOON: fewer tokens for lists of records') as HTMLSelectElement;
     expect(select.value).toBe('');
     await fireEvent.change(select, { target: { value: 'toon' } });
     await waitFor(() => expect(fake.policies.policies.tools.files?.read_file).toEqual({ encoding: 'toon' }));
-    expect(await within(editor).findByText(/In force: toon/)).toBeTruthy();
+    expect(await within(editor).findByText(/In force: tables always/)).toBeTruthy();
   });
 });

@@ -25,8 +25,9 @@ export function summarize(e: HubEvent): string {
             ? `, ${up} tokens`
             : `, ${up} → ${formatTokens(e.tokensDelivered, false, true)} tokens`
           : '';
-      const outcome = e.isError ? `failed${e.error ? `: ${e.error}` : ''}` : OUTCOME[e.action];
-      return `${e.exposedName} ${outcome} in ${formatDuration(e.durationMs)}${tokens}`;
+      // The error goes last: it is often a whole sentence, and "…reconnecting. in 8 ms" reads badly.
+      const why = e.isError && e.error ? `: ${e.error}` : '';
+      return `${e.exposedName} ${e.isError ? 'failed' : OUTCOME[e.action]} in ${formatDuration(e.durationMs)}${tokens}${why}`;
     }
     case 'call.counted':
       return `${e.exposedName} counted${e.tokensEstimated ? ' (estimated, too big to count exactly)' : ''}: ${formatTokens(e.tokensUpstream, e.tokensEstimated)} tokens produced, ${formatTokens(e.tokensDelivered)} delivered`;
@@ -40,8 +41,11 @@ export function summarize(e: HubEvent): string {
       return `${e.client ?? 'A client'} disconnected`;
     case 'session.reaped':
       return `${e.client ?? 'A client'}'s session was closed: ${e.reason === 'idle' ? 'unused for a while' : 'too many sessions were open'}`;
-    case 'catalog.changed':
-      return `Tools changed: ${counted(e.tools, 'tool')}, ${counted(e.resources, 'resource')}, ${counted(e.prompts, 'prompt')}`;
+    case 'catalog.changed': {
+      // Resources and prompts are named only when there are some: most servers offer tools alone.
+      const extra = [e.resources > 0 ? counted(e.resources, 'resource') : '', e.prompts > 0 ? counted(e.prompts, 'prompt') : ''];
+      return `Tools changed: ${[counted(e.tools, 'tool'), ...extra.filter(Boolean)].join(', ')}`;
+    }
     case 'config.changed':
       return `Settings changed: ${e.what}`;
     case 'tool.withheld':
