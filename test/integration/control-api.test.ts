@@ -67,7 +67,7 @@ describe('control API', () => {
     expect(r.value!.tools.map((t) => t.name)).toContain('add');
     const bad = await hub.api<{ ok: boolean; error: string }>('upstreams.test', { config: { type: 'stdio', command: 'no-such-binary-spillway' } });
     expect(bad.value!.ok).toBe(false);
-    expect(bad.value!.error).toMatch(/command not found/);
+    expect(bad.value!.error).toMatch(/could not find the program/);
     expect(Object.keys(hub.hub.config.servers)).not.toContain('test');
   });
 

@@ -38,7 +38,7 @@ describe('faulty upstreams', () => {
   it('a command that does not exist shows an error status; the others are unaffected', async () => {
     await hub.waitForStatus('missing', 'error');
     const info = hub.status.upstreamInfo('missing');
-    expect(info.error).toMatch(/command not found: "spillway-no-such-command-xyz"/);
+    expect(info.error).toMatch(/could not find the program "spillway-no-such-command-xyz"/);
     const r = await client.callTool({ name: 'noisy__echo', arguments: { message: 'fine' } });
     expect(text(r)).toContain('fine');
   });

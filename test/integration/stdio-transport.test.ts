@@ -165,7 +165,9 @@ describe('StdioUpstreamTransport start and stop', () => {
     t.onclose = () => (closed = true);
     const error = await t.start().catch((e: unknown) => e);
     expect(error).toBeInstanceOf(UpstreamStartError);
-    expect((error as UpstreamStartError).message).toBe('command not found: "spillway-no-such-command-4711" (is it installed and on PATH?)');
+    expect((error as UpstreamStartError).message).toBe(
+      'Spillway could not find the program "spillway-no-such-command-4711" on this computer. Install it, or enter its full path as the server\'s command.',
+    );
     expect((error as UpstreamStartError).code).toBe('ENOENT');
     expect(t.pid).toBeUndefined();
     expect(closed).toBe(false);
@@ -176,7 +178,7 @@ describe('StdioUpstreamTransport start and stop', () => {
   it('reports the same clear error through Client.connect', async () => {
     const client = new Client({ name: 'spillway-test', version: '0.0.0' });
     await expect(client.connect(transport({ command: 'spillway-no-such-command-4711' }))).rejects.toThrow(
-      /command not found: "spillway-no-such-command-4711"/,
+      /could not find the program "spillway-no-such-command-4711"/,
     );
   });
 

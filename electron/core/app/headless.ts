@@ -58,7 +58,7 @@ export async function startHeadless(options: HeadlessOptions): Promise<RunningHu
       if (!(err instanceof SocketInUseError)) await recordStartFailure(options.paths, err);
       throw err;
     }
-    hub.emit({ type: 'log', level: 'info', message: `Bridge socket at ${socket.path}` });
+    hub.emit({ type: 'log', level: 'debug', message: `Bridge socket at ${socket.path}` });
   }
   await recordHubRunning(options.paths, hub.url).catch((err: Error) =>
     hub.emit({ type: 'log', level: 'warn', message: `Could not write the hub record: ${err.message}` }),

@@ -41,6 +41,17 @@ export interface ListQuery {
 /** The settings hint every "could not reach" message ends with. */
 const CHECK_SETTINGS = 'Check your internet connection and the registry address in Settings, then try again.';
 
+/** Why a connection failed, in words (the system's error code means nothing to most people); empty when unknown. */
+function networkReason(code: string | undefined): string {
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return ': its address could not be found';
+  if (code === 'ECONNREFUSED') return ': nothing answered at that address';
+  if (code === 'ECONNRESET' || code === 'UND_ERR_SOCKET') return ': the connection was cut';
+  if (code === 'ETIMEDOUT') return ': it did not answer';
+  if (code === 'EHOSTUNREACH' || code === 'ENETUNREACH') return ': this computer has no route to it';
+  if (code && /CERT|SSL|TLS/.test(code)) return ': its security certificate was not accepted';
+  return '';
+}
+
 export class RegistryClient {
   readonly #base: URL;
   readonly #timeoutMs: number;
@@ -87,8 +98,7 @@ export class RegistryClient {
           `The registry at ${origin} did not answer within ${Math.round(this.#timeoutMs / 1000)} seconds. ${CHECK_SETTINGS}`,
         );
       }
-      const code = e.cause?.code ? ` (${e.cause.code})` : '';
-      throw new RegistryError('unreachable', `Could not reach the registry at ${origin}${code}. ${CHECK_SETTINGS}`);
+      throw new RegistryError('unreachable', `Could not reach the registry at ${origin}${networkReason(e.cause?.code)}. ${CHECK_SETTINGS}`);
     }
     const text = await res.text().catch(() => '');
     if (!res.ok) throw answerError(res.status, problemDetail(text), origin, what);

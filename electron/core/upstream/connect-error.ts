@@ -1,6 +1,6 @@
 /** How a failed connect reads in a server's status. */
 import type { ServerConfig } from '../../../shared/config.js';
-import { UpstreamStartError } from './stdio-transport.js';
+import { notFoundMessage, UpstreamStartError } from './stdio-transport.js';
 
 /** One readable sentence for a failed connect. */
 export function describeConnectError(err: unknown, config: ServerConfig): string {
@@ -9,7 +9,7 @@ export function describeConnectError(err: unknown, config: ServerConfig): string
   const msg = e instanceof Error ? e.message : String(err);
   if (e instanceof UpstreamStartError) return msg;
   if (code === 'ENOENT' && config.type === 'stdio') {
-    return `command not found: "${config.command}" (is it installed and on PATH?)`;
+    return notFoundMessage(config.command);
   }
   if (code === 'ECONNREFUSED' || /ECONNREFUSED|fetch failed/.test(msg)) {
     return config.type === 'stdio' ? msg : `cannot reach ${config.url} (connection refused)`;

@@ -345,7 +345,7 @@ async function assertDirectory(cwd: string): Promise<void> {
   } catch {
     // reported below
   }
-  // Not 'ENOENT': callers map that code to "command not found".
+  // Not 'ENOENT': callers map that code to notFoundMessage.
   if (!isDirectory) throw new UpstreamStartError(`working directory does not exist: "${cwd}"`, 'BAD_CWD');
 }
 
@@ -354,8 +354,9 @@ function comspecOf(env: Record<string, string>): string | undefined {
   return key ? env[key] : undefined;
 }
 
-function notFoundMessage(command: string): string {
-  return `command not found: "${command}" (is it installed and on PATH?)`;
+/** A server's program that is not on this computer, in words a non-developer can act on. */
+export function notFoundMessage(command: string): string {
+  return `Spillway could not find the program "${command}" on this computer. Install it, or enter its full path as the server's command.`;
 }
 
 function describeStartError(error: unknown, command: string): Error {
