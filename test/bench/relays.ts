@@ -60,17 +60,28 @@ async function sseClient(g: ProcessGroup, url: string): Promise<Client> {
   return g.track(client);
 }
 
-/** Resolves once `tool` is listed: on each list_changed notification, with a slow poll as a fallback. */
+/**
+ * Resolves once `tool` is listed: lists again on each list_changed notification (the handler is set before
+ * the first list, so one that comes while a list is in flight is not missed). Fails after 30 s.
+ */
 export async function untilListed(client: Client, tool: string): Promise<void> {
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    const changed = new Promise<void>((resolve) => {
-      client.setNotificationHandler(ToolListChangedNotificationSchema, () => resolve());
-      setTimeout(resolve, 200);
-    });
-    if ((await client.listTools()).tools.some((t) => t.name === tool)) return;
-    if (Date.now() > deadline) throw new Error(`${tool} was never listed`);
-    await changed;
+  let resolveChanged = () => {};
+  const nextChange = () => new Promise<void>((resolve) => (resolveChanged = resolve));
+  let changed = nextChange();
+  client.setNotificationHandler(ToolListChangedNotificationSchema, () => resolveChanged());
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${tool} was never listed (no list_changed brought it within 30 s)`)), 30_000);
+  });
+  timedOut.catch(() => undefined); // raced below; only a list that hangs past the deadline meets it unraced
+  try {
+    for (;;) {
+      if ((await client.listTools()).tools.some((t) => t.name === tool)) return;
+      await Promise.race([changed, timedOut]);
+      changed = nextChange();
+    }
+  } finally {
+    clearTimeout(timer);
   }
 }
 
