@@ -214,13 +214,14 @@ function buildIndex(tools: SearchableTool[]): Index {
     }
     const serverStems = new Set(stems(tool.server));
     for (const s of serverStems) serverDocs.set(s, (serverDocs.get(s) ?? 0) + 1);
+    const nameStems = stems(texts[0]);
     return {
       tool,
       lengths,
       kind: toolKind({ name: texts[0], ...(tool.annotations ? { annotations: tool.annotations } : {}) }),
       serverStems,
-      nameStems: new Set(stems(texts[0])),
-      lister: stems(texts[0])[0] === 'list',
+      nameStems: new Set(nameStems),
+      lister: nameStems[0] === 'list',
       nameNumbers: new Map(
         toolTerms(texts[0]).flatMap((w) => {
           const stem = normalizeTerm(w);
