@@ -84,21 +84,17 @@ export const clientMetadataUrl = z
  */
 const oauthClientId = z.string().trim().min(1, 'enter the client ID, or leave the field empty').max(500).optional();
 
-export const HttpServerSchema = z.object({
-  type: z.literal('http'),
+/** What a remote server has, over Streamable HTTP or SSE alike. */
+const remoteServer = {
   url: httpUrl,
   headers: stringMap.default({}),
   oauthClientId,
   ...serverCommon,
-});
+};
 
-export const SseServerSchema = z.object({
-  type: z.literal('sse'),
-  url: httpUrl,
-  headers: stringMap.default({}),
-  oauthClientId,
-  ...serverCommon,
-});
+export const HttpServerSchema = z.object({ type: z.literal('http'), ...remoteServer });
+
+export const SseServerSchema = z.object({ type: z.literal('sse'), ...remoteServer });
 
 export const ServerConfigSchema = z.discriminatedUnion('type', [StdioServerSchema, HttpServerSchema, SseServerSchema]);
 export type ServerConfig = z.infer<typeof ServerConfigSchema>;
