@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
 import { EventEmitter, once } from 'node:events';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer, type AddressInfo, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -185,6 +185,38 @@ describe('StdioUpstreamTransport start and stop', () => {
   it('rejects a working directory that does not exist', async () => {
     const t = transport({ command: node, args: ['-e', ''], cwd: join(tmpdir(), 'spillway-no-such-dir-4711') });
     await expect(t.start()).rejects.toMatchObject({ message: expect.stringMatching(/^working directory does not exist: "/), code: 'BAD_CWD' });
+  });
+
+  it('puts a long non-tool message back together without blocking, in order with what follows it and the close', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'spillway-inline-'));
+    cleanups.push(() => rm(dir, { recursive: true, force: true }));
+    const script = [
+      "const text = 'ünï\\n'.repeat(100000);",
+      "const big = JSON.stringify({ jsonrpc: '2.0', id: 1, result: { contents: [{ uri: 'mem://a', text }] } });",
+      "const after = JSON.stringify({ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: 'after' } });",
+      "process.stdout.write(big + '\\n' + after + '\\n', () => process.exit(0));",
+    ].join('\n');
+    const adopted: unknown[] = [];
+    const t = transport({
+      command: node,
+      args: ['-e', script],
+      spool: { aboveBytes: 64 * 1024, options: { dir, minStringBytes: 16 * 1024 }, adopt: (strings) => adopted.push(...strings) },
+    });
+    const seen: string[] = [];
+    let text = '';
+    t.onmessage = (message) => {
+      if ('id' in message && 'result' in message) text = (message.result as { contents: { text: string }[] }).contents[0]!.text;
+      seen.push('method' in message ? message.method : `response ${String(message.id)}`);
+    };
+    const closed = new Promise<void>((resolve) => (t.onclose = resolve));
+    await t.start();
+    await closed;
+    seen.push('close');
+    expect(seen).toEqual(['response 1', 'notifications/message', 'close']);
+    expect(text).toBe('ünï\n'.repeat(100000));
+    // Not a tool result: nothing adopted, and its spooled file is gone.
+    expect(adopted).toEqual([]);
+    expect(await readdir(dir)).toEqual([]);
   });
 
   it('fires onclose once when the server dies on its own, with its exit status and stderr', async () => {

@@ -8,6 +8,7 @@ import { exitOf, forceKillChild, type ChildReaper } from './child-reaper.js';
 import { LineFramer, oversizedResponseId, type OversizedMessageError } from '../wire/line-framer.js';
 import { RawMessageSpool, type SpooledString } from '../wire/raw-spool.js';
 import { inlineSpooled } from '../wire/spooled-strings.js';
+import { OrderedDelivery } from './ordered-delivery.js';
 import type { SpoolTarget } from '../wire/spool-target.js';
 import { resolveSpawnCommand } from './spawn-command.js';
 import { expandSecretArgs } from '../../../shared/config.js';
@@ -102,6 +103,8 @@ export class StdioUpstreamTransport implements Transport {
   readonly #unanswered = new Set<RequestId>();
   /** stdin while this turn's messages are held back (see #batchWrites). */
   #corked: Writable | undefined;
+  /** Messages, in the order the server sent them, while one waits for its long texts to be read back. */
+  readonly #inOrder = new OrderedDelivery((error) => this.onerror?.(error));
 
   constructor(options: StdioUpstreamOptions) {
     this.#options = options;
@@ -299,11 +302,30 @@ export class StdioUpstreamTransport implements Transport {
     if (id !== undefined) this.#unanswered.delete(id);
     const toolResult = id !== undefined && this.#toolCalls.has(id) && 'result' in message;
     if (id !== undefined) this.#toolCalls.delete(id);
-    if (spooled) {
-      if (toolResult && this.#options.spool) this.#options.spool.adopt(spooled);
-      else message = inlineSpooled(message, spooled);
+    if (spooled && !(toolResult && this.#options.spool)) {
+      this.#inOrder.run(() => this.#inlined(message, spooled));
+      return;
     }
-    this.onmessage?.(message);
+    if (spooled) this.#options.spool!.adopt(spooled);
+    this.#deliver(message);
+  }
+
+  #deliver(message: JSONRPCMessage): void {
+    this.#inOrder.run(() => this.onmessage?.(message));
+  }
+
+  /** A message with its long texts put back (read from disk); a response whose texts are lost fails its request. */
+  async #inlined(message: JSONRPCMessage, spooled: SpooledString[]): Promise<void> {
+    let whole: JSONRPCMessage;
+    try {
+      whole = await inlineSpooled(message, spooled);
+    } catch (error) {
+      const id = 'id' in message && !('method' in message) ? message.id : undefined;
+      const why = `the server's message could not be read back from disk: ${(error as Error).message}`;
+      if (id === undefined) return this.onerror?.(new Error(why));
+      whole = { jsonrpc: '2.0', id, error: { code: ErrorCode.InternalError, message: why } };
+    }
+    this.onmessage?.(whole);
   }
 
   #oversized(error: OversizedMessageError): void {
@@ -312,7 +334,7 @@ export class StdioUpstreamTransport implements Transport {
     const id = oversizedResponseId(error);
     if (id === undefined) return;
     this.#unanswered.delete(id);
-    this.onmessage?.({
+    this.#deliver({
       jsonrpc: '2.0',
       id,
       error: { code: ErrorCode.InternalError, message: error.message, data: { bytes: error.bytes, limit: error.limit } },
@@ -334,7 +356,7 @@ export class StdioUpstreamTransport implements Transport {
     this.#unanswered.clear();
     this.#stderr.flush();
     this.#resolveFinished();
-    if (this.#spawned) this.onclose?.();
+    if (this.#spawned) this.#inOrder.run(() => this.onclose?.());
   }
 }
 

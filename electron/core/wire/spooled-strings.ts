@@ -2,20 +2,20 @@
  * Walking a parsed message for the placeholders the raw spool (raw-spool.ts) left in place of its long
  * strings, and putting the texts back.
  */
-import { readFileSync, rmSync } from 'node:fs';
+import { readFile, rm } from 'node:fs/promises';
 import type { SpooledString } from './raw-spool.js';
 
 /**
  * A message whose spooled texts nobody will adopt (anything but a tool result) as the upstream sent it:
- * each placeholder replaced by its text, the files deleted. Synchronous, for a transport that delivers
- * messages in order as they arrive; tool results take the asynchronous path of spill/raw-texts.ts instead.
+ * each placeholder replaced by its text read back from disk (without blocking: such a text may be many
+ * megabytes), the files deleted. Tool results take the path of spill/raw-texts.ts instead.
  */
-export function inlineSpooled<T>(message: T, strings: readonly SpooledString[]): T {
+export async function inlineSpooled<T>(message: T, strings: readonly SpooledString[]): Promise<T> {
   const texts = new Map<string, string>();
   try {
-    for (const s of strings) texts.set(s.placeholder, readFileSync(s.path, 'utf8'));
+    for (const s of strings) texts.set(s.placeholder, await readFile(s.path, 'utf8'));
   } finally {
-    for (const s of strings) rmSync(s.path, { force: true });
+    await Promise.all(strings.map((s) => rm(s.path, { force: true })));
   }
   return replaceStrings(message, (s) => texts.get(s)) as T;
 }
