@@ -229,24 +229,31 @@ describe('LineFramer with a spool (long lines streamed to disk)', () => {
     const { rm } = await import('node:fs/promises');
     await Promise.all(tempDirs.map((dir) => rm(dir, { recursive: true, force: true })));
   });
-  async function spooling(maxMessageBytes?: number) {
+  /** A framer spooling into a new temp folder (or the folder `at` makes of it). */
+  async function spooling(maxMessageBytes?: number, at: (dir: string) => string = (dir) => dir) {
     const { mkdtemp, readdir } = await import('node:fs/promises');
     const { tmpdir } = await import('node:os');
     const { join } = await import('node:path');
     const { RawMessageSpool } = await import('../../electron/core/wire/raw-spool.js');
     const dir = await mkdtemp(join(tmpdir(), 'spillway-framer-'));
     tempDirs.push(dir);
+    const spoolDir = at(dir);
     const messages: { message: JSONRPCMessage; spooled?: import('../../electron/core/wire/raw-spool.js').SpooledString[] }[] = [];
     const noise: string[] = [];
     const errors: OversizedMessageError[] = [];
+    const { OrderedDelivery } = await import('../../electron/core/wire/ordered-delivery.js');
+    const order = new OrderedDelivery((error) => errors.push(error as OversizedMessageError));
     const framer = new LineFramer({
       maxMessageBytes,
       onMessage: (message, spooled) => messages.push({ message, spooled }),
       onNoise: (l) => noise.push(l),
       onError: (e) => errors.push(e),
-      spool: { aboveBytes: 4096, create: () => new RawMessageSpool({ dir, minStringBytes: 1024 }) },
+      spool: { aboveBytes: 4096, create: () => new RawMessageSpool({ dir: spoolDir, minStringBytes: 1024 }) },
+      order,
     });
-    return { framer, messages, noise, errors, files: () => readdir(dir) };
+    /** Resolves once everything pushed so far is delivered (a spooled line waits for its files). */
+    const settled = () => new Promise<void>((resolve) => order.run(resolve));
+    return { framer, messages, noise, errors, files: () => readdir(dir), settled, order };
   }
   const long = 'línea 日本 🚀 "q" \\ \t\n'.repeat(2000);
   const bigResult = {
@@ -261,9 +268,12 @@ describe('LineFramer with a spool (long lines streamed to disk)', () => {
   };
 
   it('delivers a long line with its long strings as files and everything else parsed', async () => {
-    const { framer, messages, noise, files } = await spooling();
+    const { framer, messages, noise, files, settled } = await spooling();
     const stream = Buffer.from(`${JSON.stringify(ping)}\n${JSON.stringify(bigResult)}\r\n${JSON.stringify(note)}\n`);
     for (let i = 0; i < stream.length; i += 1000) framer.push(stream.subarray(i, i + 1000));
+    // The spooled line waits for its file to be written (off the main thread); the note waits behind it.
+    expect(messages.map((m) => m.message)).toEqual([ping]);
+    await settled();
     expect(noise).toEqual([]);
     expect(messages.map((m) => m.message)).toHaveLength(3);
     expect(messages[0]).toEqual({ message: ping, spooled: undefined });
@@ -279,37 +289,49 @@ describe('LineFramer with a spool (long lines streamed to disk)', () => {
   });
 
   it('reports a long line that is not JSON as noise and deletes what it spooled', async () => {
-    const { framer, messages, noise, files } = await spooling();
+    const { framer, messages, noise, files, settled } = await spooling();
     framer.push(Buffer.from(`{"text":"${'x'.repeat(10_000)}" oops\n`));
+    await settled();
     expect(messages).toEqual([]);
     expect(noise).toHaveLength(1);
     expect(await files()).toEqual([]);
   });
 
   it('skips a spooled line that grows past the cap, deletes its files and goes on', async () => {
-    const { framer, messages, errors, files } = await spooling(20_000);
+    const { framer, messages, errors, files, settled } = await spooling(20_000);
     const huge = `{"result":{"content":[{"type":"text","text":"${'y'.repeat(30_000)}"}]},"jsonrpc":"2.0","id":9}\n`;
     for (let i = 0; i < huge.length; i += 3000) framer.push(Buffer.from(huge.slice(i, i + 3000)));
     framer.push(Buffer.from(`${JSON.stringify(ping)}\n`));
+    await settled();
     expect(errors).toHaveLength(1);
     expect(oversizedResponseId(errors[0]!)).toBe(9);
     expect(messages.map((m) => m.message)).toEqual([ping]);
     expect(await files()).toEqual([]);
   });
 
-  it('joins a long line in memory when the disk refuses at once (folder gone)', async () => {
-    const { RawMessageSpool } = await import('../../electron/core/wire/raw-spool.js');
-    const messages: JSONRPCMessage[] = [];
-    const framer = new LineFramer({
-      onMessage: (m, spooled) => {
-        expect(spooled).toBeUndefined();
-        messages.push(m);
-      },
-      spool: { aboveBytes: 4096, create: () => new RawMessageSpool({ dir: '/nonexistent/spillway-spool', minStringBytes: 1024 }) },
-    });
+  it('makes the spool folder again when it has gone, and delivers the line', async () => {
+    const { framer, messages, errors, settled } = await spooling(undefined, (dir) => `${dir}/gone/again`);
     const line = Buffer.from(`${JSON.stringify(bigResult)}\n`);
     for (let i = 0; i < line.length; i += 2000) framer.push(line.subarray(i, i + 2000));
-    expect(messages).toEqual([bigResult]);
+    await settled();
+    expect(errors).toEqual([]);
+    expect(messages).toHaveLength(1);
+    const { readFile } = await import('node:fs/promises');
+    expect(await readFile(messages[0]!.spooled![0]!.path, 'utf8')).toBe(long);
+  });
+
+  it('fails a line the disk refuses (a file where its folder should be), failing its request, and goes on', async () => {
+    const { writeFile } = await import('node:fs/promises');
+    let blocker = '';
+    const { framer, messages, errors, settled } = await spooling(undefined, (dir) => (blocker = `${dir}/blocker`) + '/spool');
+    await writeFile(blocker, 'not a folder');
+    const line = Buffer.from(`${JSON.stringify(bigResult)}\n${JSON.stringify(ping)}\n`);
+    for (let i = 0; i < line.length; i += 2000) framer.push(line.subarray(i, i + 2000));
+    await settled();
+    expect(errors).toHaveLength(1);
+    expect(errors[0]!.message).toMatch(/could not be written to disk \(ENOTDIR/);
+    expect(oversizedResponseId(errors[0]!)).toBe(7);
+    expect(messages.map((m) => m.message)).toEqual([ping]);
   });
 
   it('skips a line whose spool fails half-way (disk full), failing its request, and goes on', async () => {
@@ -328,13 +350,17 @@ describe('LineFramer with a spool (long lines streamed to disk)', () => {
     }
     const messages: JSONRPCMessage[] = [];
     const errors: OversizedMessageError[] = [];
+    const { OrderedDelivery } = await import('../../electron/core/wire/ordered-delivery.js');
+    const order = new OrderedDelivery((error) => errors.push(error as OversizedMessageError));
     const framer = new LineFramer({
       onMessage: (m) => messages.push(m),
       onError: (e) => errors.push(e),
       spool: { aboveBytes: 4096, create: () => new FullDisk({ dir, minStringBytes: 1024 }) },
+      order,
     });
     const line = Buffer.from(`${JSON.stringify(bigResult)}\n${JSON.stringify(ping)}\n`);
     for (let i = 0; i < line.length; i += 2000) framer.push(line.subarray(i, i + 2000));
+    await new Promise<void>((resolve) => order.run(resolve));
     expect(errors).toHaveLength(1);
     expect(errors[0]!.message).toMatch(/could not be written to disk \(ENOSPC: no space left on device, write\)/);
     expect(oversizedResponseId(errors[0]!)).toBe(7);
@@ -343,10 +369,10 @@ describe('LineFramer with a spool (long lines streamed to disk)', () => {
   });
 
   it('drops a half-spooled line on reset', async () => {
-    const { framer, files } = await spooling();
+    const { framer, files, messages } = await spooling();
     framer.push(Buffer.from(`{"text":"${'z'.repeat(10_000)}`));
-    expect(await files()).toHaveLength(1);
-    framer.reset();
+    await framer.reset();
     expect(await files()).toEqual([]);
+    expect(messages).toEqual([]);
   });
 });

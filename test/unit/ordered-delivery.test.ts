@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { OrderedDelivery } from '../../electron/core/upstream/ordered-delivery.js';
+import { OrderedDelivery } from '../../electron/core/wire/ordered-delivery.js';
 
 describe('OrderedDelivery', () => {
   it('runs a delivery at once, in the same turn, when nothing waits', () => {

@@ -196,12 +196,13 @@ function counterPlaceholders() {
 }
 
 /** Checks everything about one spooled run of a valid JSON message against the reference scan. */
-function checkMessage(message: Buffer, pieces: Buffer[], options: { minStringBytes: number; headBytes: number }, label: string) {
+async function checkMessage(message: Buffer, pieces: Buffer[], options: { minStringBytes: number; headBytes: number }, label: string) {
   const heads = new Map<string, Buffer[]>();
   const onHead = (placeholder: string, head: Buffer) => heads.set(placeholder, [...(heads.get(placeholder) ?? []), Buffer.from(head)]);
   const s = spool({ ...options, newPlaceholder: counterPlaceholders(), onHead });
   for (const piece of pieces) s.push(piece);
-  const { skeleton, strings, totalBytes } = s.finish();
+  const { skeleton, strings, totalBytes, written } = s.finish();
+  await written;
   expect(totalBytes, label).toBe(message.length);
 
   const long = literalSpans(message).filter((span) => span.end - span.start - 2 > options.minStringBytes);
@@ -240,31 +241,31 @@ function checkMessage(message: Buffer, pieces: Buffer[], options: { minStringByt
   });
   expect(resolve(JSON.parse(skeleton), texts), label).toEqual(resolve(JSON.parse(message.toString('utf8'))));
   expect(readdirSync(dir).sort(), label).toEqual(strings.map((x) => x.path.slice(dir.length + 1)).sort());
-  s.abort();
+  await s.abort();
   expect(readdirSync(dir), label).toEqual([]);
 }
 
 describe('RawMessageSpool', () => {
-  it('round-trips random messages fed in random pieces (property test)', () => {
+  it('round-trips random messages fed in random pieces (property test)', async () => {
     for (let seed = 1; seed <= 250; seed++) {
       const r = rng(seed);
       const minStringBytes = pick(r, [0, 1, 8, 40, 200]);
       const headBytes = pick(r, [0, 1, 7, 100, 256 * 1024]);
       const text = randomMessage(r, Math.max(minStringBytes, 4));
       const message = Buffer.from(text, 'utf8');
-      checkMessage(message, randomPieces(r, message), { minStringBytes, headBytes }, `seed ${seed}`);
+      await checkMessage(message, randomPieces(r, message), { minStringBytes, headBytes }, `seed ${seed}`);
     }
   });
 
-  it('decodes every escape split at every byte position', () => {
+  it('decodes every escape split at every byte position', async () => {
     const text = 'a\n"\\/\b\f\r\t\u0000\u001fé日🚀\ud800x\udc00\ud83d\ude80\ud83d\ud83d\ude80end';
     const literals = [JSON.stringify(text), '"a\\nb\\/\\u00E9\\u65e5\\uD83D\\uDE80\\ud800\\u0041\\udbff\\udfff\\uDC00\\ud800"'];
     for (const literal of literals) {
       const message = Buffer.from(`{"k":${literal},"n":1}`);
       for (let cut = 0; cut <= message.length; cut++) {
-        checkMessage(message, [message.subarray(0, cut), message.subarray(cut)], { minStringBytes: 4, headBytes: 5 }, `cut ${cut}`);
+        await checkMessage(message, [message.subarray(0, cut), message.subarray(cut)], { minStringBytes: 4, headBytes: 5 }, `cut ${cut}`);
       }
-      checkMessage(
+      await checkMessage(
         message,
         [...message].map((b) => Buffer.from([b])),
         { minStringBytes: 4, headBytes: 5 },
@@ -273,79 +274,82 @@ describe('RawMessageSpool', () => {
     }
   });
 
-  it('keeps a string of exactly minStringBytes in the skeleton and spools one byte more', () => {
+  it('keeps a string of exactly minStringBytes in the skeleton and spools one byte more', async () => {
     const min = 10;
     const exact = Buffer.from(`{"a":"${'x'.repeat(8)}\\n","b":"${'y'.repeat(9)}\\n"}`);
     const s = spool({ minStringBytes: min });
     s.push(exact);
-    const { skeleton, strings } = s.finish();
+    const { skeleton, strings, written } = s.finish();
+    await written;
     expect(strings).toHaveLength(1);
     expect(strings[0].escapedBytes).toBe(11);
     expect(readFileSync(strings[0].path, 'utf8')).toBe(`${'y'.repeat(9)}\n`);
     expect(strings[0].placeholder[0]).toBe('\u0000');
     expect(strings[0].placeholder.slice(1)).toMatch(/^spillway-raw:[0-9a-f-]{36}$/);
     expect(skeleton).toBe(`{"a":"${'x'.repeat(8)}\\n","b":${JSON.stringify(strings[0].placeholder)}}`);
-    s.abort();
+    await s.abort();
   });
 
-  it('spools long keys as well as values', () => {
+  it('spools long keys as well as values', async () => {
     const key = 'k'.repeat(50);
     const message = Buffer.from(JSON.stringify({ [key]: 'short', other: 'v'.repeat(50) }));
-    checkMessage(message, [message], { minStringBytes: 20, headBytes: 10 }, 'keys');
+    await checkMessage(message, [message], { minStringBytes: 20, headBytes: 10 }, 'keys');
   });
 
-  it('returns the exact original text and makes no files when no string is long', () => {
+  it('returns the exact original text and makes no files when no string is long', async () => {
     const text = '{"result":{"content":[{"type":"text","text":"héllo 日本 🚀 \\"q\\" \\u00e9"}]},"jsonrpc":"2.0","id":5}';
     const message = Buffer.from(text);
     for (const size of [1, 3, 17, message.length]) {
       const s = spool();
       for (let i = 0; i < message.length; i += size) s.push(message.subarray(i, i + size));
-      const result = s.finish();
+      const { written, ...result } = s.finish();
+      await written;
       expect(result).toEqual({ skeleton: text, strings: [], totalBytes: message.length });
       expect(readdirSync(dir)).toEqual([]);
     }
   });
 
-  it('handles a multi-megabyte tool result across several batches with default limits', () => {
+  it('handles a multi-megabyte tool result across several batches with default limits', async () => {
     const line = 'The quick brown fox jumps over the lazy dog. 日本語 🚀 "quoted" \\ back\tslash\n';
     const text = line.repeat(40_000); // ~3.6 MB of text, more when escaped
     const message = Buffer.from(JSON.stringify({ result: { content: [{ type: 'text', text }] }, jsonrpc: '2.0', id: 5 }));
     const pieces: Buffer[] = [];
     for (let i = 0; i < message.length; i += 65_536) pieces.push(message.subarray(i, i + 65_536));
-    checkMessage(message, pieces, { minStringBytes: 64 * 1024, headBytes: 256 * 1024 }, 'big');
+    await checkMessage(message, pieces, { minStringBytes: 64 * 1024, headBytes: 256 * 1024 }, 'big');
   });
 
-  it('keeps multi-byte characters whole across 1 MiB write batches', () => {
+  it('keeps multi-byte characters whole across 1 MiB write batches', async () => {
     // 1 MiB is not a multiple of 3, so batch boundaries fall inside characters.
     for (const unit of ['日', 'é日🚀', '日\\n']) {
       const text = unit.replace('\\n', '\n').repeat(Math.ceil(3_300_000 / Buffer.byteLength(unit)));
       const message = Buffer.from(JSON.stringify({ text }));
       const pieces: Buffer[] = [];
       for (let i = 0; i < message.length; i += 65_537) pieces.push(message.subarray(i, i + 65_537));
-      checkMessage(message, pieces, { minStringBytes: 64 * 1024, headBytes: 256 * 1024 }, unit);
+      await checkMessage(message, pieces, { minStringBytes: 64 * 1024, headBytes: 256 * 1024 }, unit);
     }
   });
 
-  it('passes raw control characters inside a spooled string through (lenient) and counts raw newlines', () => {
+  it('passes raw control characters inside a spooled string through (lenient) and counts raw newlines', async () => {
     // Not valid JSON; the line framer never passes a raw '\n', but counts must match the file regardless.
     const s = spool({ minStringBytes: 4 });
     s.push(Buffer.from('{"t":"ab\tc\nd\\ne\n'));
     s.push(Buffer.from(`${'x'.repeat(300)}\n"}`));
-    const { strings } = s.finish();
+    const { strings, written } = s.finish();
+    await written;
     expect(readFileSync(strings[0].path, 'utf8')).toBe(`ab\tc\nd\ne\n${'x'.repeat(300)}\n`);
     expect(strings[0].newlines).toBe(4);
-    s.abort();
+    await s.abort();
   });
 
-  it('handles a long string without escapes (base64-like) in odd-sized pieces', () => {
+  it('handles a long string without escapes (base64-like) in odd-sized pieces', async () => {
     const text = Buffer.from(Uint8Array.from({ length: 2_500_000 }, (_, i) => (i * 2_654_435_761) >>> 24)).toString('base64');
     const message = Buffer.from(`{"jsonrpc":"2.0","id":"x","result":{"blob":"${text}"}}`);
     const pieces: Buffer[] = [];
     for (let i = 0, size = 1; i < message.length; i += size, size = (size * 7 + 3) % 100_003) pieces.push(message.subarray(i, i + size));
-    checkMessage(message, pieces, { minStringBytes: 64 * 1024, headBytes: 1000 }, 'base64');
+    await checkMessage(message, pieces, { minStringBytes: 64 * 1024, headBytes: 1000 }, 'base64');
   });
 
-  it("tells of a long string's head while the rest of it is still arriving", () => {
+  it("tells of a long string's head while the rest of it is still arriving", async () => {
     const heard: string[] = [];
     const s = spool({ minStringBytes: 1024, headBytes: 1000, onHead: (_placeholder, head) => heard.push(head.toString('utf8')) });
     const text = 'line of text, and more of it\n'.repeat(10_000);
@@ -353,12 +357,12 @@ describe('RawMessageSpool', () => {
     for (let at = 0; at < 100_000; at += 10_000) s.push(message.subarray(at, at + 10_000));
     expect(heard).toEqual([text.slice(0, 1000)]);
     s.push(message.subarray(100_000));
-    s.finish();
+    await s.finish().written;
     expect(heard).toHaveLength(1);
-    s.abort();
+    await s.abort();
   });
 
-  it('replaces invalid UTF-8 inside a spooled string exactly as decoding the whole line would', () => {
+  it('replaces invalid UTF-8 inside a spooled string exactly as decoding the whole line would', async () => {
     const r = rng(99);
     for (let round = 0; round < 40; round++) {
       const parts: Buffer[] = [Buffer.from('{"t":"')];
@@ -376,7 +380,8 @@ describe('RawMessageSpool', () => {
       const message = Buffer.concat(parts);
       const s = spool({ minStringBytes: 16, headBytes: 64 });
       for (const piece of randomPieces(r, message)) s.push(piece);
-      const { skeleton, strings } = s.finish();
+      const { skeleton, strings, written } = s.finish();
+      await written;
       const want = Buffer.from((JSON.parse(message.toString('utf8')) as { t: string }).t, 'utf8');
       expect(strings).toHaveLength(1);
       expect(readFileSync(strings[0].path).equals(want), `round ${round}`).toBe(true);
@@ -384,7 +389,7 @@ describe('RawMessageSpool', () => {
       expect(strings[0].sha256.equals(createHash('sha256').update(want).digest())).toBe(true);
       expect(strings[0].head.equals(want.subarray(0, 64))).toBe(true);
       expect(JSON.parse(skeleton)).toEqual({ t: strings[0].placeholder, n: 1 });
-      s.abort();
+      await s.abort();
     }
     expect(readdirSync(dir)).toEqual([]);
   });
@@ -402,20 +407,21 @@ describe('RawMessageSpool', () => {
       'a bare long string after the message': `{} "${'x'.repeat(100)}"`,
     };
     for (const [name, text] of Object.entries(invalid)) {
-      it(`${name}: never throws, the skeleton fails JSON.parse, abort() removes every file`, () => {
+      it(`${name}: never throws, the skeleton fails JSON.parse, abort() removes every file`, async () => {
         const message = Buffer.from(text);
         for (const size of [1, 2, 5, 64, message.length]) {
           const s = spool({ minStringBytes: 50, headBytes: 10 });
           for (let i = 0; i < message.length; i += size) s.push(message.subarray(i, i + size));
-          const { skeleton } = s.finish();
+          const { skeleton, written } = s.finish();
+          await written;
           expect(() => JSON.parse(skeleton), `${name} / ${size}`).toThrow(SyntaxError);
-          s.abort();
+          await s.abort();
           expect(readdirSync(dir)).toEqual([]);
         }
       });
     }
 
-    it('binary garbage: never throws, abort() leaves the folder empty', () => {
+    it('binary garbage: never throws, abort() leaves the folder empty', async () => {
       for (let seed = 1; seed <= 60; seed++) {
         const r = rng(seed * 7919);
         const garbage = Buffer.from(
@@ -427,17 +433,19 @@ describe('RawMessageSpool', () => {
         const s = spool({ minStringBytes: int(r, 0, 64), headBytes: int(r, 0, 100) });
         for (const piece of randomPieces(r, garbage)) s.push(piece);
         const result = s.finish();
+        await result.written.catch(() => undefined);
+        await result.written;
         expect(result.totalBytes).toBe(garbage.length);
-        s.abort();
+        await s.abort();
         expect(readdirSync(dir), `seed ${seed}`).toEqual([]);
       }
     });
 
-    it('abort() in the middle of a long string closes and deletes its file', () => {
+    it('abort() in the middle of a long string closes and deletes its file', async () => {
       const s = spool({ minStringBytes: 10 });
       s.push(Buffer.from(`{"a":"${'z'.repeat(100)}","b":"${'y'.repeat(100)}`));
       expect(readdirSync(dir)).toHaveLength(2);
-      s.abort();
+      await s.abort();
       expect(readdirSync(dir)).toEqual([]);
       expect(() => s.push(Buffer.from('x'))).toThrow(/after finish\(\) or abort\(\)/);
     });

@@ -5,8 +5,8 @@
  * prepared and hashed, written, and read back; the store (spill-store.ts) decides where and when.
  */
 import { createHash } from 'node:crypto';
-import { createReadStream, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { mkdir, open, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
+import { createReadStream } from 'node:fs';
+import { mkdir, open, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { syncFile, syncFolder, writeAll } from '../files/atomic-file.js';
@@ -117,10 +117,6 @@ export async function readStoredResult(folder: string, binary: SpillBinaryFile[]
 export async function writeEntryFolder(dir: string, handle: string, files: PreparedFiles): Promise<void> {
   const folder = join(dir, handle);
   try {
-    if (movesOneText(files)) {
-      writeMovedEntry(dir, folder, files);
-      return;
-    }
     try {
       await mkdir(folder);
     } catch (error) {
@@ -130,39 +126,29 @@ export async function writeEntryFolder(dir: string, handle: string, files: Prepa
       else throw error;
       await mkdir(folder);
     }
-    await writeFiles(folder, files);
+    if (movesOneText(files)) await moveOneText(folder, files);
+    else await writeFiles(folder, files);
   } catch (error) {
     await rm(folder, { recursive: true, force: true }).catch(() => {});
     throw error;
   }
 }
 
-/** A skeleton up to this size is written with a blocking call (see writeMovedEntry). */
-const SMALL_SKELETON_BYTES = 64 * 1024;
-
-/** The common spilled result: one text streamed to disk as it arrived (moved in), a small skeleton, no binary files. */
+/** The common spilled result: one text streamed to disk as it arrived, no binary files. */
 function movesOneText(files: PreparedFiles): boolean {
   const only = files.texts.length === 1 ? files.texts[0]!.part.text : undefined;
-  return only !== undefined && typeof only !== 'string' && files.binaryFiles.length === 0 && files.skeleton.length <= SMALL_SKELETON_BYTES;
+  return only !== undefined && typeof only !== 'string' && files.binaryFiles.length === 0;
 }
 
-/**
- * writeEntryFolder for an entry that movesOneText: a folder, a small file and a rename, made with
- * blocking calls (microseconds each) rather than five round trips through libuv's pool (~0.1 ms each
- * here), since the answer to the call waits for them.
- */
-function writeMovedEntry(dir: string, folder: string, files: PreparedFiles): void {
-  try {
-    mkdirSync(folder);
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'EEXIST') rmSync(folder, { recursive: true, force: true });
-    else if (code === 'ENOENT') mkdirSync(dir, { recursive: true });
-    else throw error;
-    mkdirSync(folder);
-  }
-  writeFileSync(join(folder, RESULT_FILE), files.skeleton, { flag: 'wx' });
-  renameSync((files.texts[0]!.part.text as SpooledString).path, join(folder, TEXT_FILE));
+/** An entry that movesOneText: its spooled text moved in (not copied) while the skeleton is written. */
+async function moveOneText(folder: string, files: PreparedFiles): Promise<void> {
+  const outcomes = await Promise.allSettled([
+    writeFile(join(folder, RESULT_FILE), files.skeleton, { flag: 'wx' }),
+    rename((files.texts[0]!.part.text as SpooledString).path, join(folder, TEXT_FILE)),
+  ]);
+  // Both are waited for, also when one fails: the caller removes the folder next.
+  const failed = outcomes.find((outcome) => outcome.status === 'rejected');
+  if (failed) throw failed.reason;
 }
 
 /** Syncs an entry's files and its folder to the disk (its parent folder is the caller's to sync). */

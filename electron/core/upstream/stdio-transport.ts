@@ -7,8 +7,9 @@ import { buildChildEnv, type EnvLike } from './child-env.js';
 import { exitOf, forceKillChild, type ChildReaper } from './child-reaper.js';
 import { LineFramer, oversizedResponseId, type OversizedMessageError } from '../wire/line-framer.js';
 import { RawMessageSpool, type SpooledString } from '../wire/raw-spool.js';
-import { inlineSpooled } from '../wire/spooled-strings.js';
-import { OrderedDelivery } from './ordered-delivery.js';
+import { inlinedMessage } from '../wire/spooled-strings.js';
+import { OrderedDelivery } from '../wire/ordered-delivery.js';
+import { PendingWrites } from '../wire/pending-writes.js';
 import type { SpoolTarget } from '../wire/spool-target.js';
 import { resolveSpawnCommand } from './spawn-command.js';
 import { expandSecretArgs } from '../../../shared/config.js';
@@ -105,6 +106,8 @@ export class StdioUpstreamTransport implements Transport {
   #corked: Writable | undefined;
   /** Messages, in the order the server sent them, while one waits for its long texts to be read back. */
   readonly #inOrder = new OrderedDelivery((error) => this.onerror?.(error));
+  /** What this server's long lines have handed to the disk and is not written yet. */
+  readonly #pendingWrites = new PendingWrites();
 
   constructor(options: StdioUpstreamOptions) {
     this.#options = options;
@@ -112,9 +115,12 @@ export class StdioUpstreamTransport implements Transport {
     this.#framer = new LineFramer({
       maxMessageBytes: options.maxMessageBytes,
       onMessage: (message, spooled) => this.#received(message, spooled),
-      ...(target ? { spool: { aboveBytes: target.aboveBytes, create: () => new RawMessageSpool(target.options) } } : {}),
+      ...(target
+        ? { spool: { aboveBytes: target.aboveBytes, create: () => new RawMessageSpool({ ...target.options, pending: this.#pendingWrites }) } }
+        : {}),
       onNoise: (line) => this.onNoise?.(line.length > MAX_NOISE_CHARS ? `${line.slice(0, MAX_NOISE_CHARS)}…` : line),
       onError: (error) => this.#oversized(error),
+      order: this.#inOrder,
     });
     this.#stderr = new StderrTail(options.stderrTailLines ?? 200, (line) => this.onStderr?.(line));
   }
@@ -256,7 +262,13 @@ export class StdioUpstreamTransport implements Transport {
 
   #wire(child: ChildProcess, viaCmd: boolean): void {
     const { stdin, stdout, stderr } = child;
-    stdout?.on('data', (chunk: Buffer) => this.#framer.push(chunk));
+    stdout?.on('data', (chunk: Buffer) => {
+      this.#framer.push(chunk);
+      // The disk is behind: stop reading (the server waits on its pipe) until it has caught up.
+      if (!this.#pendingWrites.congested || stdout.isPaused()) return;
+      stdout.pause();
+      void this.#pendingWrites.drained().then(() => stdout.resume());
+    });
     stdout?.on('end', () => this.#framer.end());
     stdout?.on('error', (error) => this.#streamError(error));
     stdin?.on('error', (error) => this.#streamError(error));
@@ -297,35 +309,24 @@ export class StdioUpstreamTransport implements Transport {
     }
   }
 
-  #received(message: JSONRPCMessage, spooled: SpooledString[] | undefined): void {
+  /** A message from the framer, in its turn; one whose texts are read back holds the next ones until it is delivered. */
+  #received(message: JSONRPCMessage, spooled: SpooledString[] | undefined): unknown {
     const id = 'id' in message && !('method' in message) ? message.id : undefined;
     if (id !== undefined) this.#unanswered.delete(id);
     const toolResult = id !== undefined && this.#toolCalls.has(id) && 'result' in message;
     if (id !== undefined) this.#toolCalls.delete(id);
     if (spooled && !(toolResult && this.#options.spool)) {
-      this.#inOrder.run(() => this.#inlined(message, spooled));
-      return;
+      return inlinedMessage(message, spooled).then((whole) => {
+        if (whole instanceof Error) this.onerror?.(whole);
+        else this.onmessage?.(whole);
+      });
     }
     if (spooled) this.#options.spool!.adopt(spooled);
-    this.#deliver(message);
+    this.onmessage?.(message);
   }
 
   #deliver(message: JSONRPCMessage): void {
     this.#inOrder.run(() => this.onmessage?.(message));
-  }
-
-  /** A message with its long texts put back (read from disk); a response whose texts are lost fails its request. */
-  async #inlined(message: JSONRPCMessage, spooled: SpooledString[]): Promise<void> {
-    let whole: JSONRPCMessage;
-    try {
-      whole = await inlineSpooled(message, spooled);
-    } catch (error) {
-      const id = 'id' in message && !('method' in message) ? message.id : undefined;
-      const why = `the server's message could not be read back from disk: ${(error as Error).message}`;
-      if (id === undefined) return this.onerror?.(new Error(why));
-      whole = { jsonrpc: '2.0', id, error: { code: ErrorCode.InternalError, message: why } };
-    }
-    this.onmessage?.(whole);
   }
 
   #oversized(error: OversizedMessageError): void {
@@ -351,7 +352,7 @@ export class StdioUpstreamTransport implements Transport {
     if (this.#finished) return;
     this.#finished = true;
     clearTimeout(this.#pipeDrainTimer);
-    this.#framer.reset();
+    void this.#framer.reset();
     this.#toolCalls.clear();
     this.#unanswered.clear();
     this.#stderr.flush();

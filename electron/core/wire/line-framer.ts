@@ -1,4 +1,5 @@
 import { JSONRPCMessageSchema, type JSONRPCMessage, type RequestId } from '@modelcontextprotocol/sdk/types.js';
+import { OrderedDelivery } from './ordered-delivery.js';
 import { plainMessage } from './plain-message.js';
 import type { RawMessageSpool, SpooledString } from './raw-spool.js';
 
@@ -44,8 +45,11 @@ interface FramerLimits {
 
 /** Parsed lines: each one a JSON-RPC message (the transports). */
 interface MessageFramerOptions extends FramerLimits {
-  /** `spooled`: the long strings of a spooled line, each a placeholder in `message` (see `spool`). */
-  onMessage: (message: JSONRPCMessage, spooled?: SpooledString[]) => void;
+  /**
+   * `spooled`: the long strings of a spooled line, each a placeholder in `message` (see `spool`). A
+   * promise returned holds the lines after this one back until it settles.
+   */
+  onMessage: (message: JSONRPCMessage, spooled?: SpooledString[]) => unknown;
   /**
    * Lines longer than `aboveBytes` are streamed through a spool made by `create`: their long strings go
    * to files as they arrive, so such a line is never held in memory whole. Without it lines are joined.
@@ -53,6 +57,11 @@ interface MessageFramerOptions extends FramerLimits {
   spool?: { aboveBytes: number; create: () => RawMessageSpool };
   /** A line that is not JSON or not JSON-RPC (a server logging to stdout): reported, never fatal. */
   onNoise?: (line: string) => void;
+  /**
+   * Keeps deliveries in order while a spooled line waits for its files to be written; a transport that
+   * holds deliveries back itself passes its own, so both keep one order. Default: one of its own.
+   */
+  order?: OrderedDelivery;
   onLine?: never;
 }
 
@@ -66,6 +75,7 @@ interface RawFramerOptions extends FramerLimits {
   onMessage?: never;
   spool?: never;
   onNoise?: never;
+  order?: never;
 }
 
 export type LineFramerOptions = MessageFramerOptions | RawFramerOptions;
@@ -78,17 +88,18 @@ export type LineFramerOptions = MessageFramerOptions | RawFramerOptions;
  */
 export class LineFramer {
   readonly maxMessageBytes: number;
-  readonly #onMessage: ((message: JSONRPCMessage, spooled?: SpooledString[]) => void) | undefined;
+  readonly #onMessage: MessageFramerOptions['onMessage'] | undefined;
   readonly #onLine: ((line: Buffer) => void) | undefined;
   readonly #spoolOptions: LineFramerOptions['spool'];
   readonly #onNoise: ((line: string) => void) | undefined;
   readonly #onError: ((error: OversizedMessageError) => void) | undefined;
+  readonly #order: OrderedDelivery;
 
   /** Pieces of the current, unfinished line. */
   #pending: Buffer[] = [];
   #pendingBytes = 0;
   /** Set while skipping the rest of an oversized line. */
-  #skipping: { bytes: number; head: Buffer; tail: Buffer } | undefined;
+  #skipping: { bytes: number; head: Buffer; tail: Buffer; deleted?: Promise<void> } | undefined;
   /** Set while the current line streams through a spool; `head` keeps its first bytes. */
   #spooling: { spool: RawMessageSpool; head: Buffer; tail: Buffer } | undefined;
   /** The spool could not start for the current line: it is joined in memory instead. */
@@ -105,6 +116,14 @@ export class LineFramer {
     this.#onNoise = options.onNoise;
     this.#onError = options.onError;
     this.#spoolOptions = options.spool;
+    // A callback that throws in a delivery that waited: thrown again, as it would have been from push().
+    this.#order =
+      options.order ??
+      new OrderedDelivery((error) =>
+        queueMicrotask(() => {
+          throw error;
+        }),
+      );
   }
 
   /** Bytes held for the unfinished line (0 while skipping an oversized one). */
@@ -130,15 +149,19 @@ export class LineFramer {
     if (this.#pendingBytes > 0 || this.#skipping) this.#finishLine();
   }
 
-  /** Drops any partial line (e.g. when the connection is torn down). */
-  reset(): void {
-    this.#spooling?.spool.abort();
+  /**
+   * Drops any partial line (e.g. when the connection is torn down); lines already complete are still
+   * delivered. The promise says when the dropped line's files are deleted.
+   */
+  reset(): Promise<void> {
+    const deleted = this.#spooling?.spool.abort() ?? Promise.resolve();
     this.#spooling = undefined;
     this.#spoolRefused = false;
     this.#skipCause = undefined;
     this.#pending = [];
     this.#pendingBytes = 0;
     this.#skipping = undefined;
+    return deleted;
   }
 
   #append(piece: Buffer): void {
@@ -153,9 +176,8 @@ export class LineFramer {
       const head = spooling?.head ?? Buffer.concat(all, Math.min(KEPT_EDGE_BYTES, this.#pendingBytes + piece.length));
       let tail: Buffer = spooling?.tail ?? Buffer.alloc(0);
       for (const part of all.slice(-2)) tail = keepTail(tail, part);
-      spooling?.spool.abort();
       this.#spooling = undefined;
-      this.#skipping = { bytes: this.#pendingBytes + piece.length, head, tail };
+      this.#skipping = { bytes: this.#pendingBytes + piece.length, head, tail, ...(spooling ? { deleted: spooling.spool.abort() } : {}) };
       this.#pending = [];
       this.#pendingBytes = 0;
       return;
@@ -168,9 +190,8 @@ export class LineFramer {
         spooling.spool.push(piece);
       } catch (error) {
         // Half the line is on disk and gone from memory: it cannot be delivered. Skip it, failing its request.
-        spooling.spool.abort();
         this.#spooling = undefined;
-        this.#skipping = { bytes: this.#pendingBytes, head: spooling.head, tail: spooling.tail };
+        this.#skipping = { bytes: this.#pendingBytes, head: spooling.head, tail: spooling.tail, deleted: spooling.spool.abort() };
         this.#skipCause = error;
         this.#pendingBytes = 0;
       }
@@ -192,8 +213,8 @@ export class LineFramer {
         this.#pendingBytes += piece.length;
         return;
       } catch {
-        // The disk refused at once; everything is still in memory, so the line is joined as usual.
-        spool?.abort();
+        // The spool could not start; everything is still in memory, so the line is joined as usual.
+        void spool?.abort();
         this.#spoolRefused = true;
       }
     }
@@ -212,11 +233,13 @@ export class LineFramer {
       this.#skipping = undefined;
       this.#skipCause = undefined;
       const [head, tail] = [skipped.head.toString('utf8'), skipped.tail.toString('utf8')];
-      this.#onError?.(
+      const error =
         cause === undefined
           ? new OversizedMessageError(skipped.bytes, this.maxMessageBytes, head, tail)
-          : new SpoolFailedError(skipped.bytes, head, tail, cause),
-      );
+          : new SpoolFailedError(skipped.bytes, head, tail, cause);
+      // A line that was spooled is reported once its files are deleted.
+      const deleted = skipped.deleted;
+      this.#order.run(deleted ? () => deleted.then(() => this.#onError?.(error)) : () => this.#onError?.(error));
       return;
     }
     const spooling = this.#spooling;
@@ -235,20 +258,22 @@ export class LineFramer {
     if (this.#onLine) return this.#onLine(rawLine(pieces, bytes, chunk, newline));
     const joined = pieces.length === 1 ? pieces[0] : Buffer.concat(pieces, bytes);
     const end = joined[bytes - 1] === 0x0d ? bytes - 1 : bytes; // CRLF line endings
-    this.#deliver(joined.toString('utf8', 0, end));
+    const line = joined.toString('utf8', 0, end);
+    this.#order.run(() => this.#deliver(line));
   }
 
   #deliverSpooled(spooling: { spool: RawMessageSpool; head: Buffer; tail: Buffer }, bytes: number): void {
     const { spool } = spooling;
+    const failed = (error: unknown) =>
+      spool.abort().then(() => this.#onError?.(new SpoolFailedError(bytes, spooling.head.toString('utf8'), spooling.tail.toString('utf8'), error)));
     let finished: ReturnType<RawMessageSpool['finish']>;
     try {
       finished = spool.finish();
     } catch (error) {
-      spool.abort();
-      this.#onError?.(new SpoolFailedError(bytes, spooling.head.toString('utf8'), spooling.tail.toString('utf8'), error));
+      this.#order.run(() => failed(error));
       return;
     }
-    const { skeleton, strings } = finished;
+    const { skeleton, strings, written } = finished;
     let parsed: ReturnType<typeof JSONRPCMessageSchema.safeParse> | undefined;
     try {
       parsed = JSONRPCMessageSchema.safeParse(JSON.parse(skeleton));
@@ -256,14 +281,22 @@ export class LineFramer {
       // not JSON: noise, below
     }
     if (!parsed?.success) {
-      spool.abort();
-      this.#onNoise?.(skeleton);
+      const deleted = spool.abort();
+      this.#order.run(() => deleted.then(() => this.#onNoise?.(skeleton)));
       return;
     }
-    this.#onMessage!(parsed.data, strings.length > 0 ? strings : undefined);
+    const message = parsed.data;
+    if (strings.length === 0) return this.#order.run(() => this.#onMessage!(message));
+    // Delivered once its files are complete (they are written off the main thread), in its turn.
+    this.#order.run(() =>
+      written.then(
+        () => this.#onMessage!(message, strings),
+        (error: unknown) => failed(error),
+      ),
+    );
   }
 
-  #deliver(line: string): void {
+  #deliver(line: string): unknown {
     if (line.trim() === '') return;
     let json: unknown;
     try {
@@ -280,7 +313,7 @@ export class LineFramer {
       this.#onNoise?.(line);
       return;
     }
-    this.#onMessage!(parsed.data);
+    return this.#onMessage!(parsed.data);
   }
 }
 

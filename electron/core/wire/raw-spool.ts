@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { BACKSLASH, ByteScanner, JS_SCAN_BYTES, QUOTE } from './byte-scanner.js';
 import { JsonStringUnescaper } from './json-string-unescaper.js';
+import { PendingWrites } from './pending-writes.js';
 import { SpoolFile } from './spool-file.js';
 
 /**
@@ -47,6 +47,8 @@ export interface RawSpoolOptions {
   onHead?: (placeholder: string, start: Buffer) => void;
   /** How much of a text's start `onHead` is given (at most `headBytes`). Default 96 KiB: the earlier it comes, the sooner that work is done. */
   startBytes?: number;
+  /** Counts the bytes handed to the disk and not written yet (a transport shares one across its lines). */
+  pending?: PendingWrites;
 }
 
 export const DEFAULT_MIN_STRING_BYTES = 64 * 1024;
@@ -63,7 +65,8 @@ const LONG = 2;
  * Splits one JSON message, fed as arbitrary byte pieces, into a skeleton (kept in memory) and files
  * holding the unescaped text of its long string literals. Tracks only enough structure to know where
  * strings start and end; never validates otherwise and never throws on bad input (the caller finds the
- * skeleton invalid and calls abort()). File-system errors are thrown; call abort() to clean up.
+ * skeleton invalid and calls abort()). File-system errors are thrown (by the first push after the disk reported one) or reject
+ * `written`; call abort() to clean up.
  *
  * A bad escape or a missing closing quote in a spooled string makes the skeleton invalid too. Raw control
  * characters inside a spooled string (which JSON.parse rejects) are passed through instead: finding them
@@ -77,6 +80,7 @@ export class RawMessageSpool {
   readonly #newPlaceholder: () => string;
   readonly #onHead: RawSpoolOptions['onHead'];
   readonly #startBytes: number;
+  readonly #pending: PendingWrites;
 
   #state = OUTSIDE;
   #done = false;
@@ -102,7 +106,9 @@ export class RawMessageSpool {
 
   readonly #strings: SpooledString[] = [];
   /** Every file made, so abort() can delete them. */
-  readonly #paths: string[] = [];
+  readonly #files: SpoolFile[] = [];
+  /** Each closed file's writing. */
+  readonly #written: Promise<void>[] = [];
 
   constructor(options: RawSpoolOptions) {
     const min = options.minStringBytes ?? DEFAULT_MIN_STRING_BYTES;
@@ -115,6 +121,7 @@ export class RawMessageSpool {
     this.#newPlaceholder = options.newPlaceholder ?? (() => `\u0000spillway-raw:${randomUUID()}`);
     this.#onHead = options.onHead;
     this.#startBytes = options.startBytes ?? DEFAULT_START_BYTES;
+    this.#pending = options.pending ?? new PendingWrites();
   }
 
   /** The next bytes of the message, in order; any cut is allowed. Views of `piece` may be kept. */
@@ -152,8 +159,11 @@ export class RawMessageSpool {
     if (segmentStart < end) this.#appendSkeleton(piece, segmentStart, end);
   }
 
-  /** Ends the message: flushes and closes the files, and returns the skeleton and the spooled strings. */
-  finish(): { skeleton: string; strings: SpooledString[]; totalBytes: number } {
+  /**
+   * Ends the message: returns the skeleton and the spooled strings, and `written`, which resolves once
+   * their files are complete and closed (read them only after) and rejects if the disk failed them.
+   */
+  finish(): { skeleton: string; strings: SpooledString[]; totalBytes: number; written: Promise<void> } {
     if (this.#done) throw new Error('RawMessageSpool: finish() after finish() or abort()');
     // An unterminated long string: its literal is left unterminated in the skeleton, which keeps it invalid.
     if (this.#state === LONG) this.#closeString(false);
@@ -162,24 +172,22 @@ export class RawMessageSpool {
     this.#scan.release();
     const skeleton = Buffer.concat(this.#skeleton, this.#skeletonBytes).toString('utf8');
     this.#skeleton = [];
-    return { skeleton, strings: [...this.#strings], totalBytes: this.#totalBytes };
+    const written = Promise.all(this.#written).then(() => undefined);
+    written.catch(() => undefined); // the caller's to handle; never an unhandled rejection
+    return { skeleton, strings: [...this.#strings], totalBytes: this.#totalBytes, written };
   }
 
-  /** Gives up: closes and deletes every file made so far (also after finish()). Never throws. */
-  abort(): void {
+  /**
+   * Gives up: deletes every file made so far (also after finish()), once its writes have settled; the
+   * promise says when. Never throws nor rejects.
+   */
+  abort(): Promise<void> {
     this.#done = true;
-    this.#open?.file.closeQuietly();
     this.#open = undefined;
-    for (const path of this.#paths.splice(0)) {
-      try {
-        unlinkSync(path);
-      } catch {
-        // gone already (e.g. moved into the spill store by the caller)
-      }
-    }
     this.#unescaper = undefined;
     this.#scan.release();
     this.#skeleton = [];
+    return Promise.all(this.#files.splice(0).map((file) => file.discard())).then(() => undefined);
   }
 
   // --- skeleton ----------------------------------------------------------------------------------------
@@ -285,10 +293,11 @@ export class RawMessageSpool {
     const file = new SpoolFile(
       join(this.#dir, `raw-${randomUUID()}.txt`),
       this.#headBytes,
+      this.#pending,
       onHead && ((start) => onHead(placeholder, start)),
       this.#startBytes,
     );
-    this.#paths.push(file.path);
+    this.#files.push(file);
     this.#open = { placeholder, file };
     const unescaper = (this.#unescaper ??= new JsonStringUnescaper(this.#scan));
     unescaper.begin(file);
@@ -303,6 +312,7 @@ export class RawMessageSpool {
     const unescaper = this.#unescaper!;
     unescaper.end();
     const written = file.close();
+    this.#written.push(written.written);
     this.#open = undefined;
     this.#state = OUTSIDE;
     this.#strings.push({

@@ -1,13 +1,39 @@
 import { createHash, type Hash } from 'node:crypto';
-import { closeSync, openSync, writeSync } from 'node:fs';
+import { close, mkdir, open, unlink, write } from 'node:fs';
+import { dirname } from 'node:path';
+import type { PendingWrites } from './pending-writes.js';
 
 const TAIL_BYTES = 1024;
 
-/** One spooled string's file: written in batches, hashed as it goes, its first and last bytes kept in memory. */
+/** What a closed spool file holds. `written` settles once every byte is on the file and it is closed. */
+export interface SpoolFileSummary {
+  bytes: number;
+  sha256: Buffer;
+  head: Buffer;
+  tail: Buffer;
+  /** Resolves when the file is complete and closed; rejects with the first error of its writing. */
+  written: Promise<void>;
+}
+
+/**
+ * One spooled string's file. Its bytes are hashed and its first and last bytes kept in memory as they
+ * come, while the file is created, written and closed off the main thread (libuv's pool, plain callbacks:
+ * the cheapest way there), each write at its own offset: the hub never blocks on the disk. A failed
+ * write is remembered and thrown by the next `write`, so the caller gives the line up at once.
+ */
 export class SpoolFile {
   readonly path: string;
-  #fd: number;
   readonly #hash: Hash = createHash('sha256');
+  readonly #pending: PendingWrites;
+  /** -1 until the file is open. */
+  #fd = -1;
+  /** Writes waiting for the file to open. */
+  #queued: { data: Buffer; at: number }[] = [];
+  #inFlight = 0;
+  #failure: Error | undefined;
+  /** Set by close(): settles `written` once nothing is in flight. */
+  #closing: { resolve: () => void; reject: (error: Error) => void } | undefined;
+  #closed: Promise<void> | undefined;
   #bytes = 0;
   readonly #head: Buffer;
   #headLength = 0;
@@ -17,15 +43,16 @@ export class SpoolFile {
   readonly #startBytes: number;
 
   /**
-   * Creates the file (mode 0o600, flag 'wx'); throws what the file system throws. `onHead` hears of the
-   * first `startBytes` (at most `headBytes`) once they are written (never, for a shorter text).
+   * Starts creating the file (mode 0o600, flag 'wx'; its folder is made again if it has gone). `onHead`
+   * hears of the first `startBytes` (at most `headBytes`) once they have come (never, for a shorter text).
    */
-  constructor(path: string, headBytes: number, onHead?: (start: Buffer) => void, startBytes = headBytes) {
-    this.#fd = openSync(path, 'wx', 0o600);
+  constructor(path: string, headBytes: number, pending: PendingWrites, onHead?: (start: Buffer) => void, startBytes = headBytes) {
     this.path = path;
+    this.#pending = pending;
     this.#head = Buffer.allocUnsafe(headBytes);
     this.#onHead = onHead;
     this.#startBytes = Math.min(startBytes, headBytes);
+    this.#open(true);
   }
 
   /** UTF-8 bytes written so far. */
@@ -33,10 +60,11 @@ export class SpoolFile {
     return this.#bytes;
   }
 
-  /** Appends `out` (valid UTF-8) to the file. */
+  /** Appends `out` (valid UTF-8; copied, so the caller may reuse it). Throws a write that already failed. */
   write(out: Buffer): void {
-    for (let written = 0; written < out.length;) written += writeSync(this.#fd, out, written, out.length - written);
+    if (this.#failure) throw this.#failure;
     this.#hash.update(out);
+    const at = this.#bytes;
     this.#bytes += out.length;
     if (this.#headLength < this.#head.length) {
       const before = this.#headLength;
@@ -51,24 +79,72 @@ export class SpoolFile {
       const joined = Buffer.concat([this.#tail, out]);
       this.#tail = joined.length > TAIL_BYTES ? joined.subarray(joined.length - TAIL_BYTES) : joined;
     }
+    if (out.length === 0) return;
+    const data = Buffer.from(out);
+    this.#pending.add(data.length);
+    if (this.#fd < 0) this.#queued.push({ data, at });
+    else this.#write(data, at);
   }
 
-  /** Closes the file and returns what it holds: size, digest, first and last bytes (call once). */
-  close(): { bytes: number; sha256: Buffer; head: Buffer; tail: Buffer } {
-    closeSync(this.#fd);
-    this.#fd = -1;
+  /** Closes the file once its writes are done, and returns what it holds (call once). */
+  close(): SpoolFileSummary {
     const head = this.#headLength === this.#head.length ? this.#head : Buffer.from(this.#head.subarray(0, this.#headLength));
-    return { bytes: this.#bytes, sha256: this.#hash.digest(), head, tail: this.#tail };
+    const written = new Promise<void>((resolve, reject) => (this.#closing = { resolve, reject }));
+    written.catch(() => undefined); // the caller's to handle; never an unhandled rejection
+    this.#closed = written;
+    this.#settle();
+    return { bytes: this.#bytes, sha256: this.#hash.digest(), head, tail: this.#tail, written };
   }
 
-  /** Closes the file if still open, ignoring errors (it is about to be deleted). */
-  closeQuietly(): void {
-    if (this.#fd < 0) return;
-    try {
-      closeSync(this.#fd);
-    } catch {
-      // already closed or broken; the caller deletes the file either way
-    }
+  /** Waits for its writes, closes it and deletes it, ignoring errors (it is given up). */
+  async discard(): Promise<void> {
+    if (!this.#closed) this.close();
+    await this.#closed!.catch(() => undefined);
+    await new Promise<void>((resolve) => unlink(this.path, () => resolve())); // gone already, e.g. moved into the spill store
+  }
+
+  #open(first: boolean): void {
+    open(this.path, 'wx', 0o600, (error, fd) => {
+      if (error?.code === 'ENOENT' && first) {
+        // The folder has gone (a cleaner emptied the temp folder): made again, once.
+        mkdir(dirname(this.path), { recursive: true, mode: 0o700 }, (made) => (made ? this.#fail(made) : this.#open(false)));
+        return;
+      }
+      if (error) return this.#fail(error);
+      this.#fd = fd;
+      const queued = this.#queued;
+      this.#queued = [];
+      for (const { data, at } of queued) this.#write(data, at);
+      this.#settle();
+    });
+  }
+
+  #write(data: Buffer, at: number, from = 0): void {
+    this.#inFlight++;
+    write(this.#fd, data, from, data.length - from, at + from, (error, written) => {
+      this.#inFlight--;
+      if (!error && from + written < data.length) return this.#write(data, at, from + written);
+      this.#pending.done(data.length);
+      if (error) this.#fail(error);
+      this.#settle();
+    });
+  }
+
+  #fail(error: Error): void {
+    this.#failure ??= error;
+    for (const { data } of this.#queued) this.#pending.done(data.length);
+    this.#queued = [];
+    this.#settle();
+  }
+
+  /** After close(): once nothing is in flight, closes the file and settles `written`. */
+  #settle(): void {
+    const closing = this.#closing;
+    if (!closing || this.#inFlight > 0 || (this.#fd < 0 && !this.#failure)) return;
+    this.#closing = undefined;
+    const failure = this.#failure;
+    if (this.#fd < 0) return closing.reject(failure!);
+    close(this.#fd, (error) => (failure || error ? closing.reject(failure ?? error!) : closing.resolve()));
     this.#fd = -1;
   }
 }

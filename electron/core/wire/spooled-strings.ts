@@ -3,6 +3,7 @@
  * strings, and putting the texts back.
  */
 import { readFile, rm } from 'node:fs/promises';
+import { ErrorCode, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type { SpooledString } from './raw-spool.js';
 
 /**
@@ -18,6 +19,20 @@ export async function inlineSpooled<T>(message: T, strings: readonly SpooledStri
     await Promise.all(strings.map((s) => rm(s.path, { force: true })));
   }
   return replaceStrings(message, (s) => texts.get(s)) as T;
+}
+
+/**
+ * inlineSpooled for a transport: when the texts cannot be read back, a response becomes an error answer
+ * to its request (so the request does not wait for its timeout), and anything else an Error to report.
+ */
+export async function inlinedMessage(message: JSONRPCMessage, strings: readonly SpooledString[]): Promise<JSONRPCMessage | Error> {
+  try {
+    return await inlineSpooled(message, strings);
+  } catch (error) {
+    const why = `the server's message could not be read back from disk: ${(error as Error).message}`;
+    if (!('id' in message) || 'method' in message) return new Error(why);
+    return { jsonrpc: '2.0', id: message.id, error: { code: ErrorCode.InternalError, message: why } };
+  }
 }
 
 /** Calls `visit` with every string in `value`, object keys included, at any depth. */
