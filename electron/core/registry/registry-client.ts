@@ -4,6 +4,7 @@
  * in plain words, what went wrong and what to do next; the raw answer bodies are returned for the caller
  * to validate and cache.
  */
+import { networkReason } from './network-reason.js';
 
 export const DEFAULT_REGISTRY_URL = 'https://registry.modelcontextprotocol.io';
 const DEFAULT_TIMEOUT_MS = 15_000;
@@ -40,17 +41,6 @@ export interface ListQuery {
 
 /** The settings hint every "could not reach" message ends with. */
 const CHECK_SETTINGS = 'Check your internet connection and the registry address in Settings, then try again.';
-
-/** Why a connection failed, in words (the system's error code means nothing to most people); empty when unknown. */
-function networkReason(code: string | undefined): string {
-  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return ': its address could not be found';
-  if (code === 'ECONNREFUSED') return ': nothing answered at that address';
-  if (code === 'ECONNRESET' || code === 'UND_ERR_SOCKET') return ': the connection was cut';
-  if (code === 'ETIMEDOUT') return ': it did not answer';
-  if (code === 'EHOSTUNREACH' || code === 'ENETUNREACH') return ': this computer has no route to it';
-  if (code && /CERT|SSL|TLS/.test(code)) return ': its security certificate was not accepted';
-  return '';
-}
 
 export class RegistryClient {
   readonly #base: URL;

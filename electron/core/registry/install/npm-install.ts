@@ -11,6 +11,7 @@ import { join } from 'node:path';
 // Arborist and pacote load a few hundred modules: they are imported on the first install, not at hub start.
 const libraries = async () => ({ Arborist: (await import('@npmcli/arborist')).default, pacote: (await import('pacote')).default });
 import { ensurePackagesDir, INSTALLING_PREFIX, packageFolderName, type PackageRef } from './package-folders.js';
+import { networkReason } from '../network-reason.js';
 
 export const DEFAULT_NPM_REGISTRY = 'https://registry.npmjs.org/';
 
@@ -88,7 +89,10 @@ export function installFailure(err: unknown, spec: string, registry: string): In
       'not_found',
     );
   if (/^(ECONNREFUSED|ENOTFOUND|ETIMEDOUT|ECONNRESET|EAI_AGAIN|EHOSTUNREACH|ENETUNREACH)$/.test(code) || /^E5\d\d$/.test(code))
-    return new InstallError(`Could not reach the npm registry (${registry}): ${code}. Check the internet connection, then try again.`, 'unreachable');
+    return new InstallError(
+      `Could not reach the npm registry (${registry})${networkReason(code) || (code.startsWith('E5') ? `: it answered with a server error (${code.slice(1)})` : '')}. Check the internet connection, then try again.`,
+      'unreachable',
+    );
   return new InstallError(`Could not install ${spec}: ${message}`, 'failed');
 }
 
