@@ -11,7 +11,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SECRET_REF } from '../../shared/config.js';
 import type { HubEvent } from '../../shared/events.js';
 import type { AppHub } from '../../electron/core/app/app-hub.js';
-import { createTestAppHub, fixture, nodeServer, testPaths } from '../support/hub-harness.js';
+import { createTestAppHub, fixture, NODE, nodeServer, testPaths } from '../support/hub-harness.js';
+import { spawnUntil } from '../support/processes.js';
 
 const PAT = 'ghp_StoreSecret0Value9xyz';
 const OPENAI = 'sk-proj-stored-Q7w8e9r0';
@@ -117,6 +118,36 @@ describe('the secret store through a real hub', () => {
     await expect.poll(() => childSaw(app, 'gh')).toContain(`GITHUB_PAT=${PAT}`);
     expect(app.hub.events.recent().some((e) => e.type === 'log' && /Moved the env and header values of gh, web/.test(e.message))).toBe(true);
   });
+  it("keeps a key in a remote server's address in the store: config.json and the list show <secret>, the server gets the key", async () => {
+    const KEY = 'mcp-url-key-Z7x6c5v4';
+    const web = await spawnUntil(NODE, [fixture('fixture-server.mjs'), '--http', '--port', '0'], /listening on (\S+)/);
+    try {
+      const app = await start({ version: 1, servers: {} });
+      const { id } = await app.control.addUpstream({ id: 'web', config: { type: 'http', url: `${web.match[1]}?api_key=${KEY}&region=eu` } });
+      const text = await onDisk();
+      expect(text).not.toContain(KEY);
+      expect(JSON.parse(text).servers.web.url).toBe(`${web.match[1]}?api_key=${SECRET_REF}&region=eu`);
+      expect(await app.hub.secretStore.get(id, 'url:api_key')).toBe(KEY);
+      expect(JSON.stringify(app.status.listUpstreams())).not.toContain(KEY);
+
+      // The server was reached at the address with the key in it.
+      await ready(app, id);
+      const seen = await app.hub.pool.get(id)!.client!.callTool({ name: 'whoami', arguments: {} });
+      expect(JSON.parse((seen.content as { text: string }[])[0]!.text).url).toBe(`/mcp?api_key=${KEY}&region=eu`);
+      expect(JSON.stringify(app.hub.events.recent())).not.toContain(KEY);
+
+      // Saved again from the form with the address as the list showed it: the key is kept.
+      const listed = app.status.listUpstreams().find((u) => u.id === id)!.config as { url: string };
+      await app.control.updateUpstream({ id, config: { type: 'http', url: listed.url } });
+      expect(await app.hub.secretStore.get(id, 'url:api_key')).toBe(KEY);
+      // Removed: the key is forgotten.
+      await app.control.removeUpstream(id);
+      expect(await app.hub.secretStore.get(id, 'url:api_key')).toBeUndefined();
+    } finally {
+      await web.stop();
+    }
+  });
+
   it('keeps the compression API key in the store: config.json holds a reference, the hub the value', async () => {
     const KEY = 'sk-compress-Q1w2e3r4t5y6';
     let app = await start({ version: 1, servers: {}, settings: { compression: { baseUrl: 'http://127.0.0.1:9/v1', model: 'm', apiKey: KEY } } });

@@ -1,13 +1,15 @@
 /**
  * A server's env and header values in the secret store (issue 15): config.json holds SECRET_REF in their
  * place, never the value. Every non-empty env and header value is a secret whatever its key (issue 13,
- * item 12); an empty one stays in the config (it means "set, but empty"). The store names a value
- * `env:<name>` or `header:<name>` under the server's id.
+ * item 12); an empty one stays in the config (it means "set, but empty"). So is a credential in a remote
+ * server's address (url-secrets.ts). The store names a value `env:<name>`, `header:<name>` or
+ * `url:<parameter>` under the server's id.
  */
 import { SECRET_REF, type Config, type ServerConfig } from '../../../shared/config.js';
 import { SecretStoreError, type SecretStore } from './secret-store.js';
+import { splitUrlSecrets, swapSecretParams, urlSecretRefs } from './url-secrets.js';
 
-type Kind = 'env' | 'header';
+type Kind = 'env' | 'header' | 'url';
 
 const valuesOf = (cfg: ServerConfig): [Kind, Record<string, string>] => (cfg.type === 'stdio' ? ['env', cfg.env] : ['header', cfg.headers]);
 
@@ -16,8 +18,19 @@ const withValues = (cfg: ServerConfig, values: Record<string, string>): ServerCo
 
 export const secretName = (kind: Kind, key: string) => `${kind}:${key}`;
 
-/** Whether a server config still holds a plain env or header value. */
+/** The store names of the values a config refers to. */
+function referenced(cfg: ServerConfig): string[] {
+  const [kind, values] = valuesOf(cfg);
+  const names = Object.keys(values)
+    .filter((key) => values[key] === SECRET_REF)
+    .map((key) => secretName(kind, key));
+  if (cfg.type !== 'stdio') names.push(...urlSecretRefs(cfg.url).map((param) => secretName('url', param)));
+  return names;
+}
+
+/** Whether a server config still holds a plain env or header value, or a credential in its address. */
 export function hasPlainSecrets(cfg: ServerConfig): boolean {
+  if (cfg.type !== 'stdio' && splitUrlSecrets(cfg.url).values.size > 0) return true;
   return Object.values(valuesOf(cfg)[1]).some((v) => v !== '' && v !== SECRET_REF);
 }
 
@@ -38,41 +51,57 @@ export async function storeServerSecrets(store: SecretStore, id: string, cfg: Se
     next[key] = SECRET_REF;
     changed = true;
   }
-  return { config: withValues(cfg, next), changed };
+  let config = withValues(cfg, next);
+  if (config.type !== 'stdio') {
+    const { url, values: inUrl } = splitUrlSecrets(config.url);
+    for (const [param, value] of inUrl) await store.set(id, secretName('url', param), value);
+    if (inUrl.size > 0) {
+      config = { ...config, url };
+      changed = true;
+    }
+  }
+  return { config, changed };
 }
 
-/** Forgets the stored values of a server's references, except those of `keep` (names of the same kind). */
+/** Forgets the stored values of a server's references, except those `keep` names (store names). */
 export async function forgetServerSecrets(store: SecretStore, id: string, cfg: ServerConfig, keep: ReadonlySet<string> = new Set()): Promise<void> {
-  const [kind, values] = valuesOf(cfg);
-  for (const [key, value] of Object.entries(values)) if (value === SECRET_REF && !keep.has(key)) await store.delete(id, secretName(kind, key));
+  for (const name of referenced(cfg)) if (!keep.has(name)) await store.delete(id, name);
 }
 
 /** Forgets the values `before` referenced that `next` (the same server's new config, saved) no longer does. */
 export async function forgetUnreferenced(store: SecretStore, id: string, before: ServerConfig, next: ServerConfig): Promise<void> {
-  const values = valuesOf(next)[1];
   // Another kind of server (stdio → HTTP) names its values differently: nothing of before's is kept.
-  const keep = new Set(valuesOf(before)[0] === valuesOf(next)[0] ? Object.keys(values).filter((k) => values[k] === SECRET_REF) : []);
-  await forgetServerSecrets(store, id, before, keep);
+  await forgetServerSecrets(store, id, before, new Set(referenced(next)));
 }
 
 /** The config a server starts with: each reference replaced by its stored value. */
 export async function resolveServerSecrets(store: SecretStore, id: string, cfg: ServerConfig): Promise<ServerConfig> {
-  const [kind, values] = valuesOf(cfg);
-  if (!Object.values(values).includes(SECRET_REF)) return cfg;
-  const resolved: Record<string, string> = {};
-  for (const [key, value] of Object.entries(values)) {
-    if (value !== SECRET_REF) {
-      resolved[key] = value;
-      continue;
-    }
-    const stored = await store.get(id, secretName(kind, key));
-    if (stored === undefined)
-      throw new SecretStoreError(
-        `The ${kind === 'env' ? 'variable' : 'header'} ${key} of ${id} is not in the ${store.kind === 'keychain' ? 'keychain' : 'secrets file'}: enter its value again in the server's settings.`,
-      );
-    resolved[key] = stored;
+  const names = referenced(cfg);
+  if (names.length === 0) return cfg;
+  const stored = new Map<string, string>();
+  for (const name of names) {
+    const value = await store.get(id, name);
+    if (value === undefined) throw missing(store, id, name);
+    stored.set(name, value);
   }
-  return withValues(cfg, resolved);
+  const [kind, values] = valuesOf(cfg);
+  const resolved = Object.fromEntries(
+    Object.entries(values).map(([key, value]) => [key, value === SECRET_REF ? stored.get(secretName(kind, key))! : value]),
+  );
+  const config = withValues(cfg, resolved);
+  if (config.type === 'stdio') return config;
+  return {
+    ...config,
+    url: swapSecretParams(config.url, (param, value) => (value === SECRET_REF ? stored.get(secretName('url', param)) : undefined)),
+  };
+}
+
+function missing(store: SecretStore, id: string, name: string): SecretStoreError {
+  const [kind, key] = [name.slice(0, name.indexOf(':')), name.slice(name.indexOf(':') + 1)];
+  const what = kind === 'env' ? `variable ${key}` : kind === 'header' ? `header ${key}` : `key ${key} in the address`;
+  return new SecretStoreError(
+    `The ${what} of ${id} is not in the ${store.kind === 'keychain' ? 'keychain' : 'secrets file'}: enter its value again in the server's settings.`,
+  );
 }
 
 /** Moves every server's plain values into the store; the config with references, or undefined when none was plain. */
