@@ -28,6 +28,9 @@ describe('search words', () => {
     ['the nodes named Alice', ['the', 'nodes', 'named']],
     ['issues mentioning a leak', ['issues', 'search', 'a', 'leak']],
     ['what do you know about Falcon', ['search', 'knowledge', 'Falcon']],
+    // A fact to keep: its own words ("moved", "Friday") say nothing about the tool.
+    ['record that the meeting moved to Friday', ['add', 'observation', 'knowledge']],
+    ['please note that Dana prefers email', ['please', 'add', 'observation', 'knowledge']],
     ['open the README', ['open', 'the', 'README', 'file']],
     ['every png under assets', ['every', 'png', 'under', 'assets', 'file']],
     ['call readFile', ['call', 'readFile', 'read', 'File']],

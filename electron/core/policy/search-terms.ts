@@ -185,6 +185,9 @@ const PHRASES: [RegExp, string][] = [
   [/\bwhat time is it\b/gi, 'current time'],
   // "what do you know about X": a look-up in what was stored, not a question about knowing.
   [/\bwhat do you (know|remember) about\b/gi, 'search knowledge'],
+  // "jot down that Dana prefers email", "record that the meeting moved": a fact to keep, whose own words
+  // ("moved", "email") say nothing about the tool.
+  [/\b(jot down|write down|note down|make a note|take note|note|record|remember|keep in mind|memorize) that\b.*$/gi, 'add observation knowledge'],
   // "issues mentioning a leak", "files containing TODO": a search through what things say.
   [/\b(mentioning|containing|matching|that (mention|contain|match)s?)\b/gi, 'search'],
   [/\b(logged|signed|log|sign) (in|on)\b/gi, 'authenticated'],
