@@ -38,6 +38,17 @@ export async function searchBench(_g: ProcessGroup, _tmp: string, report: Report
     queries.filter((q) => q.split === 'heldout'),
   );
   const all = evaluate(rank, queries);
+  // The held-out queries in two batches: the first (every third of ids 1-174) has had its misses named in
+  // notes and the README since session 5; the second (ids 233 on) was written in session 7 and never run
+  // before its first scoring. The goals are judged on both together.
+  const heldOutFirst = evaluate(
+    rank,
+    queries.filter((q) => q.split === 'heldout' && q.batch === undefined),
+  );
+  const heldOutFresh = evaluate(
+    rank,
+    queries.filter((q) => q.split === 'heldout' && q.batch === 2),
+  );
 
   const many = synthesizeTools(LATENCY_TOOLS);
   const timed = new ToolSearch();
@@ -60,7 +71,13 @@ export async function searchBench(_g: ProcessGroup, _tmp: string, report: Report
   report.table(
     `Tool search: ${tools.length} tools of real servers, ${all.queries} golden queries (graded)`,
     ['queries', 'n', 'recall@1', 'recall@5', 'recall@10', 'MRR', 'nDCG@10'],
-    [row('tuned on', tuned), row('held out', heldOut), row('all', all)],
+    [
+      row('tuned on', tuned),
+      row('held out', heldOut),
+      row('… first batch', heldOutFirst),
+      row('… second batch (new)', heldOutFresh),
+      row('all', all),
+    ],
     [
       `Search over ${many.length} tools: p50 ${p50.toFixed(2)} ms, p99 ${p99.toFixed(2)} ms per search; first search (index build) ${buildMs.toFixed(0)} ms.`,
       `Held-out misses (no right tool in the top 5): ${heldOut.misses.map((m) => `"${m.query}"`).join(', ') || 'none'}.`,
