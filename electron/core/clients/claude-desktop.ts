@@ -47,5 +47,5 @@ export const claudeDesktop: ClientDefinition = {
   ownedKeys: ['type', 'command', 'args', 'env', 'url', 'headers'],
   restartRequired: true,
   restartHint:
-    'Quit Claude Desktop completely (from the menu bar or tray, not just its window) and open it again: it reads this file only when it starts.',
+    'Quit Claude Desktop completely (from the menu bar or tray, not just its window) and open it again: it reads its settings only when it starts.',
 };
