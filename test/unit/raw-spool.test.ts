@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, watch } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -443,7 +443,18 @@ describe('RawMessageSpool', () => {
 
     it('abort() in the middle of a long string closes and deletes its file', async () => {
       const s = spool({ minStringBytes: 10 });
+      // The files are created off the main thread: seen once both are there.
+      const created = new Promise<void>((resolve) => {
+        let files = 0;
+        const watcher = watch(dir, (event) => {
+          if (event === 'rename' && ++files === 2) {
+            watcher.close();
+            resolve();
+          }
+        });
+      });
       s.push(Buffer.from(`{"a":"${'z'.repeat(100)}","b":"${'y'.repeat(100)}`));
+      await created;
       expect(readdirSync(dir)).toHaveLength(2);
       await s.abort();
       expect(readdirSync(dir)).toEqual([]);

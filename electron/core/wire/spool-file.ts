@@ -28,7 +28,7 @@ export class SpoolFile {
   /** -1 until the file is open. */
   #fd = -1;
   /** Writes waiting for the file to open. */
-  #queued: { data: Buffer; at: number }[] = [];
+  #queued: { buffer: Buffer; length: number; at: number }[] = [];
   #inFlight = 0;
   #failure: Error | undefined;
   /** Set by close(): settles `written` once nothing is in flight. */
@@ -80,10 +80,11 @@ export class SpoolFile {
       this.#tail = joined.length > TAIL_BYTES ? joined.subarray(joined.length - TAIL_BYTES) : joined;
     }
     if (out.length === 0) return;
-    const data = Buffer.from(out);
-    this.#pending.add(data.length);
-    if (this.#fd < 0) this.#queued.push({ data, at });
-    else this.#write(data, at);
+    const buffer = this.#pending.take(out.length);
+    out.copy(buffer);
+    this.#pending.add(out.length);
+    if (this.#fd < 0) this.#queued.push({ buffer, length: out.length, at });
+    else this.#write(buffer, out.length, at);
   }
 
   /** Closes the file once its writes are done, and returns what it holds (call once). */
@@ -114,17 +115,19 @@ export class SpoolFile {
       this.#fd = fd;
       const queued = this.#queued;
       this.#queued = [];
-      for (const { data, at } of queued) this.#write(data, at);
+      for (const { buffer, length, at } of queued) this.#write(buffer, length, at);
       this.#settle();
     });
   }
 
-  #write(data: Buffer, at: number, from = 0): void {
+  /** Writes buffer[0, length) at `at` in the file; the buffer goes back to the pool once written. */
+  #write(buffer: Buffer, length: number, at: number, from = 0): void {
     this.#inFlight++;
-    write(this.#fd, data, from, data.length - from, at + from, (error, written) => {
+    write(this.#fd, buffer, from, length - from, at + from, (error, written) => {
       this.#inFlight--;
-      if (!error && from + written < data.length) return this.#write(data, at, from + written);
-      this.#pending.done(data.length);
+      if (!error && from + written < length) return this.#write(buffer, length, at, from + written);
+      this.#pending.done(length);
+      this.#pending.give(buffer);
       if (error) this.#fail(error);
       this.#settle();
     });
@@ -132,7 +135,10 @@ export class SpoolFile {
 
   #fail(error: Error): void {
     this.#failure ??= error;
-    for (const { data } of this.#queued) this.#pending.done(data.length);
+    for (const { buffer, length } of this.#queued) {
+      this.#pending.done(length);
+      this.#pending.give(buffer);
+    }
     this.#queued = [];
     this.#settle();
   }
