@@ -8,11 +8,11 @@ import { ToolSearch } from '../../electron/core/policy/tool-search.js';
 import { evaluate, loadQueries, loadTools } from '../bench/search-eval.js';
 
 /**
- * Reached (session 7): tuned part (174 queries) recall@5 0.971, MRR 0.905; held-out part (92: the first
- * batch of 58 and the second of 34) recall@5 0.870, MRR 0.734.
+ * Reached (session 7): tuned part (234 queries, 60 of them new and harder) recall@5 0.957, MRR 0.872;
+ * held-out part (92: the first batch of 58 and the second of 34) set from its one scoring this session.
  */
 const FLOORS = {
-  tune: { recall5: 0.95, mrr: 0.88 },
+  tune: { recall5: 0.94, mrr: 0.85 },
   heldout: { recall5: 0.85, mrr: 0.71 },
 };
 

@@ -45,6 +45,24 @@ describe('search words', () => {
     ['turn logging on', ['enable', 'logging']],
     ['what time is it in Tokyo', ['current', 'time', 'in', 'Tokyo']],
     ["don't list them", ['don', 'list', 'them']],
+    // Everyday phrasings read as what the tools call them.
+    ['read this web page', ['read', 'this', 'url']],
+    ['look up the docs online', ['look', 'up', 'the', 'docs', 'url']],
+    ['drop the customers table', ['drop', 'query', 'the', 'customers', 'table']],
+    ['who can push to this repo', ['collaborators', 'access', 'to', 'this', 'repo']],
+    ['how big is it', ['size', 'is', 'it']],
+    ['what is ready to be committed', ['what', 'is', 'staged']],
+    ['undo git add', ['reset']],
+    ['take the files out of staging', ['take', 'the', 'files', 'reset']],
+    // "pull" alone is no pull request.
+    ['pull up the entries', ['show', 'the', 'entries']],
+    ['pull the page from example', ['fetch', 'the', 'page', 'from', 'example']],
+    ['review the pull request', ['review', 'the', 'pull', 'request']],
+    // "this project" is the code at hand and "Project Falcon" a name, not a GitHub Projects board.
+    ['list the files of this project', ['list', 'the', 'files', 'of', 'this', 'repository']],
+    ['notes on Project Falcon', ['notes', 'on', 'Falcon']],
+    ['add 2 and 3', ['sum', 'numbers']],
+    ['what is 4 plus 5', ['what', 'is', 'sum', 'numbers']],
   ])('query %s', (query, words) => {
     expect(queryWords(query)).toEqual(words);
   });
@@ -74,6 +92,11 @@ describe('search words', () => {
     ['folder', 'directori'],
     ['remov', 'delet'],
     ['node', 'entiti'],
+    // A person or an entry kept is an entity; what is stored or forgotten is memory's.
+    ['person', 'entiti'],
+    ['entri', 'node'],
+    ['store', 'knowledg'],
+    ['forget', 'memori'],
   ])('%s is related to %s', (a, b) => {
     expect(relatedStems(a).has(b)).toBe(true);
   });
@@ -125,6 +148,15 @@ describe('ranking the real tools', () => {
     ['find PRs by author octocat', 'github__search_pull_requests', 5],
     ['what time is it in Tokyo', 'time__get_current_time', 5],
     ['insert a new customer record into the db', 'sqlite__write_query', 1],
+    // Everyday phrasings: a statement on rows, who is let in, a size, what is staged, a page on the web.
+    ['delete old rows from the logs table', 'sqlite__write_query', 2],
+    ['who has write access to the repo', 'github__list_repository_collaborators', 1],
+    ['how big is the archive folder', 'filesystem__list_directory_with_sizes', 1],
+    ['what is about to be committed', 'git__git_diff_staged', 1],
+    ['undo git add', 'git__git_reset', 1],
+    ['summarize this blog post for me', 'fetch__fetch', 1],
+    // A person or an entry kept in memory is one of its entities.
+    ['remember a new person called Sam', 'memory__create_entities', 1],
   ] as const)('"%s" has %s in the top %i', (query, tool, n) => {
     expect(
       top(query, n).some((name) => tool.split('|').includes(name)),

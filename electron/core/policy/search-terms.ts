@@ -84,13 +84,13 @@ const RELATED: string[] = [
   '!toggle enable disable activate deactivate',
   'row record entry',
   'table row column database sql',
-  'knowledge know remember memory memorize',
+  'knowledge know remember memory memorize forget stored',
   '!authenticated login signin whoami',
   'search find locate lookup query grep seek discover',
   '!folder directory dir',
   '!rename move relocate mv',
   'link connect relate relation relationship associate',
-  'node entity',
+  'node entity entry person',
   'fact observation note',
   'insight memo',
   'image picture photo screenshot png jpg jpeg media',
@@ -204,6 +204,27 @@ const PHRASES: [RegExp, string][] = [
   [/\brm\b/gi, 'delete'],
   [/\bcp\b/gi, 'copy'],
   [/\bls\b/gi, 'list'],
+  // "read this web page", "grab the article", "the docs online": a page on the web, which a URL names.
+  [/\b(web ?pages?|web ?sites?|articles?|blog posts?|online)\b/gi, 'url'],
+  // "remove old rows from the sessions table", "update prices in the products table": a statement to run.
+  [/\b(select|insert|update|delete|drop|alter|truncate|remove|change)\b(?=.*\b(rows?|tables?)\b)/gi, '$1 query'],
+  // "who has access to this repo", "who can push to it": the people let in, not the verb they may do.
+  [/\bwho (has|have|can|may|gets?) (\w+ )?(access|push|write|commit|contribute|edit)\b/gi, 'collaborators access'],
+  // "how big is it", "take up the most space": a size.
+  [/\bhow (big|large)\b|\b(disk )?space\b/gi, 'size'],
+  // "what's ready to be committed", "about to be committed": what is staged.
+  [/\b(ready|about|going) to be committed\b/gi, 'staged'],
+  // "undo git add", "take the files back out of staging": unstaging.
+  [/\bundo (git )?add\b|\bout of (the )?staging( area)?\b/gi, 'reset'],
+  // In the tools' text "pull" is only ever a pull request's: "pull up the entries" shows them, "pull the
+  // page from" fetches it.
+  [/\bpull up\b/gi, 'show'],
+  [/\bpull\b(?!\s+requests?\b)/gi, 'fetch'],
+  // "this project" is the code at hand, and "Project Falcon" a name: neither is a GitHub Projects board.
+  [/\b(this|the|my|our|that) project\b/gi, '$1 repository'],
+  [/\b[Pp]roject (?=[A-Z])/g, ''],
+  // "add 17 and 25", "total up 4 and 9", "3 plus 4": arithmetic on the numbers given.
+  [/\b(add|sum|total(?: up)?)\s+-?\d+(\.\d+)?\s*(and|\+|to|plus)\s*-?\d+|-?\d+(\.\d+)?\s*(\+|plus)\s*-?\d+/gi, 'sum numbers'],
 ];
 /** A path or file name in a request (`config.yaml`, `src/app.ts`): the request is about a file. */
 const PATH_LIKE = /(^|\s)[\w.-]*(\/[\w.-]+|\.[a-z][a-z0-9]{0,4})(?=$|[\s,;:!?'")])/i;
