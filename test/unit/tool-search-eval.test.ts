@@ -9,11 +9,11 @@ import { evaluate, loadQueries, loadTools } from '../bench/search-eval.js';
 
 /**
  * Reached (session 7): tuned part (234 queries, 60 of them new and harder) recall@5 0.957, MRR 0.872;
- * held-out part (92: the first batch of 58 and the second of 34) set from its one scoring this session.
+ * held-out part (92: the first batch of 58 and the second of 34) recall@5 0.902, MRR 0.752.
  */
 const FLOORS = {
   tune: { recall5: 0.94, mrr: 0.85 },
-  heldout: { recall5: 0.85, mrr: 0.71 },
+  heldout: { recall5: 0.88, mrr: 0.73 },
 };
 
 describe('tool search on the golden set', () => {
