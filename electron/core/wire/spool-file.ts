@@ -4,6 +4,11 @@ import { dirname } from 'node:path';
 import type { PendingWrites } from './pending-writes.js';
 
 const TAIL_BYTES = 1024;
+/**
+ * Bytes gathered before they go to the disk: each write is a trip through libuv's pool, which the disk's
+ * other work (the spill store's syncs) shares, so a text's 64 KB batches go out four at a time.
+ */
+const WRITE_BYTES = 256 * 1024;
 
 /** What a closed spool file holds. `written` settles once every byte is on the file and it is closed. */
 export interface SpoolFileSummary {
@@ -29,11 +34,17 @@ export class SpoolFile {
   #fd = -1;
   /** Writes waiting for the file to open. */
   #queued: { buffer: Buffer; length: number; at: number }[] = [];
+  /** Bytes gathered for the next write, from file offset `#gatheredAt`. */
+  #gathering: Buffer | undefined;
+  #gathered = 0;
+  #gatheredAt = 0;
   #inFlight = 0;
   #failure: Error | undefined;
   /** Set by close(): settles `written` once nothing is in flight. */
   #closing: { resolve: () => void; reject: (error: Error) => void } | undefined;
   #closed: Promise<void> | undefined;
+  /** Settles once the file descriptor is closed (after `written`). */
+  #fdClosed: Promise<void> = Promise.resolve();
   #bytes = 0;
   readonly #head: Buffer;
   #headLength = 0;
@@ -80,11 +91,25 @@ export class SpoolFile {
       this.#tail = joined.length > TAIL_BYTES ? joined.subarray(joined.length - TAIL_BYTES) : joined;
     }
     if (out.length === 0) return;
-    const buffer = this.#pending.take(out.length);
-    out.copy(buffer);
-    this.#pending.add(out.length);
-    if (this.#fd < 0) this.#queued.push({ buffer, length: out.length, at });
-    else this.#write(buffer, out.length, at);
+    if (this.#gathering && this.#gathered + out.length > this.#gathering.length) this.#send();
+    if (!this.#gathering) {
+      this.#gathering = this.#pending.take(Math.max(out.length, WRITE_BYTES));
+      this.#gatheredAt = at;
+    }
+    this.#gathered += out.copy(this.#gathering, this.#gathered);
+    if (this.#gathered >= WRITE_BYTES) this.#send();
+  }
+
+  /** Hands what was gathered to the disk. */
+  #send(): void {
+    const buffer = this.#gathering;
+    if (!buffer) return;
+    const length = this.#gathered;
+    this.#gathering = undefined;
+    this.#gathered = 0;
+    this.#pending.add(length);
+    if (this.#fd < 0) this.#queued.push({ buffer, length, at: this.#gatheredAt });
+    else this.#write(buffer, length, this.#gatheredAt);
   }
 
   /** Closes the file once its writes are done, and returns what it holds (call once). */
@@ -93,6 +118,7 @@ export class SpoolFile {
     const written = new Promise<void>((resolve, reject) => (this.#closing = { resolve, reject }));
     written.catch(() => undefined); // the caller's to handle; never an unhandled rejection
     this.#closed = written;
+    if (!this.#failure) this.#send();
     this.#settle();
     return { bytes: this.#bytes, sha256: this.#hash.digest(), head, tail: this.#tail, written };
   }
@@ -101,6 +127,7 @@ export class SpoolFile {
   async discard(): Promise<void> {
     if (!this.#closed) this.close();
     await this.#closed!.catch(() => undefined);
+    await this.#fdClosed;
     await new Promise<void>((resolve) => unlink(this.path, () => resolve())); // gone already, e.g. moved into the spill store
   }
 
@@ -135,6 +162,9 @@ export class SpoolFile {
 
   #fail(error: Error): void {
     this.#failure ??= error;
+    if (this.#gathering) this.#pending.give(this.#gathering);
+    this.#gathering = undefined;
+    this.#gathered = 0;
     for (const { buffer, length } of this.#queued) {
       this.#pending.done(length);
       this.#pending.give(buffer);
@@ -143,14 +173,19 @@ export class SpoolFile {
     this.#settle();
   }
 
-  /** After close(): once nothing is in flight, closes the file and settles `written`. */
+  /**
+   * After close(): once nothing is in flight, settles `written` and closes the file. The file is complete
+   * then: reading it and moving it need nothing more (libuv opens files shareable on Windows too), so the
+   * line is not held for one more round trip through the pool.
+   */
   #settle(): void {
     const closing = this.#closing;
     if (!closing || this.#inFlight > 0 || (this.#fd < 0 && !this.#failure)) return;
     this.#closing = undefined;
-    const failure = this.#failure;
-    if (this.#fd < 0) return closing.reject(failure!);
-    close(this.#fd, (error) => (failure || error ? closing.reject(failure ?? error!) : closing.resolve()));
+    const fd = this.#fd;
     this.#fd = -1;
+    if (fd >= 0) this.#fdClosed = new Promise((resolve) => close(fd, () => resolve()));
+    if (this.#failure) closing.reject(this.#failure);
+    else closing.resolve();
   }
 }
