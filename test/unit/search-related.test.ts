@@ -18,6 +18,12 @@ describe('the WordNet table', () => {
   const tmp = mkdtempSync(join(tmpdir(), 'wordnet-'));
   afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
+  it('is read ahead without blocking (ToolSearch.prepare) and then answers at once', async () => {
+    await ToolSearch.prepare();
+    expect(wordnetRelated('person').length).toBeGreaterThan(0);
+    await ToolSearch.prepare(); // read once: the second call has nothing to do
+  });
+
   it('is what build/wordnet-related.mjs makes now, and under 2 MB', () => {
     const fresh = join(tmp, 'table.json');
     execFileSync(process.execPath, [join(ROOT, 'build/wordnet-related.mjs'), fresh]);

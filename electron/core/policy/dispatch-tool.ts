@@ -300,6 +300,8 @@ export function createDispatch<Ctx = undefined>(deps: DispatchDeps<Ctx>): Dispat
       if (!action.success) {
         return fail(`"action" must be one of ${DISPATCH_ACTIONS.join(', ')}.`);
       }
+      // Search (and the "did you mean" of an unknown name) reads its word table once: not on the main thread's clock.
+      if (action.data.action !== 'list' && action.data.action !== 'read') await ToolSearch.prepare();
       switch (action.data.action) {
         case 'list':
           return list(args);

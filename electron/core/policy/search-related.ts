@@ -4,6 +4,7 @@
  * the first lookup, not at hub start: about half a megabyte that a hub without dispatch search never needs.
  */
 import { readFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 
 /** Lets tsc see the data file, so the build copies it next to this module. */
 export type WordnetTable = typeof import('./wordnet-related.json');
@@ -12,14 +13,21 @@ const TABLE = new URL('./wordnet-related.json', import.meta.url);
 
 let table: Map<string, string> | undefined;
 
-function load(): Map<string, string> {
-  const { lines } = JSON.parse(readFileSync(TABLE, 'utf8')) as { lines: string[] };
+function load(text = readFileSync(TABLE, 'utf8')): Map<string, string> {
+  const { lines } = JSON.parse(text) as { lines: string[] };
   const out = new Map<string, string>();
   for (const line of lines) {
     const space = line.indexOf(' ');
     if (space > 0) out.set(line.slice(0, space), line.slice(space + 1));
   }
   return out;
+}
+
+/** Reads the table without blocking, ahead of the first lookup (which would otherwise read it at once). */
+export async function loadWordnetTable(): Promise<void> {
+  if (table) return;
+  const text = await readFile(TABLE, 'utf8');
+  table ??= load(text);
 }
 
 /** The stems WordNet relates to one stem (its synonyms, hypernyms and hyponyms), not including itself. */

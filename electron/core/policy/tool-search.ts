@@ -9,6 +9,7 @@
  * question words ("what", "which") tell the intent but match nothing. Each hit says which words matched. The index is rebuilt only when the tools it was built from change.
  */
 import { intentFactor, queryIntent, toolKind, type Intent } from './search-intent.js';
+import { loadWordnetTable } from './search-related.js';
 import { isQuestionWord, normalizeTerm, proseTerms, queryWords, relatedStems, stems, toolTerms } from './search-terms.js';
 
 export { toolTerms } from './search-terms.js';
@@ -326,6 +327,11 @@ function fingerprint(tools: SearchableTool[], ids: WeakMap<object, number>, next
 }
 
 export class ToolSearch {
+  /** Reads what search looks words up in (half a megabyte) without blocking; call before the first search. */
+  static prepare(): Promise<void> {
+    return loadWordnetTable();
+  }
+
   #index: Index | undefined;
   #built = '';
   readonly #ids = new WeakMap<object, number>();
