@@ -83,3 +83,21 @@ describe('PendingWrites', () => {
     expect(pending.bytes).toBe(CONGESTED_BYTES / 2);
   });
 });
+
+describe('a spool file and its pending writes', () => {
+  it('counts what it handed to the disk, is congested past the mark, and drains as the writes land', async () => {
+    const path = join(await tempDir(), 'e.txt');
+    const pending = new PendingWrites(100 * 1024);
+    const file = new SpoolFile(path, 0, pending);
+    const piece = Buffer.alloc(64 * 1024, 0x62);
+    for (let i = 0; i < 16; i++) file.write(piece);
+    // 1 MiB handed over in 256 KiB writes while the file is still being opened: the reader should pause.
+    expect(pending.bytes).toBe(1024 * 1024);
+    expect(pending.congested).toBe(true);
+    await pending.drained();
+    expect(pending.bytes).toBeLessThanOrEqual(50 * 1024);
+    await file.close().written;
+    expect(pending.bytes).toBe(0);
+    expect((await stat(path)).size).toBe(1024 * 1024);
+  });
+});

@@ -13,10 +13,16 @@ const KEEP_MS = 5_000;
  * written serves the next write: a 10 MB text leaves no trail of copies waiting for the garbage collector.
  */
 export class PendingWrites {
+  readonly #congestedBytes: number;
   #bytes = 0;
   #waiters: (() => void)[] = [];
   #free: Buffer[] = [];
   #trim: NodeJS.Timeout | undefined;
+
+  /** `congestedBytes`: the mark past which the reader should pause (CONGESTED_BYTES). */
+  constructor(congestedBytes = CONGESTED_BYTES) {
+    this.#congestedBytes = congestedBytes;
+  }
 
   /** A buffer of at least `bytes` to copy a write into: a given-back one, or a new one. */
   take(bytes: number): Buffer {
@@ -39,7 +45,7 @@ export class PendingWrites {
   }
 
   get congested(): boolean {
-    return this.#bytes > CONGESTED_BYTES;
+    return this.#bytes > this.#congestedBytes;
   }
 
   add(bytes: number): void {
@@ -48,15 +54,15 @@ export class PendingWrites {
 
   done(bytes: number): void {
     this.#bytes -= bytes;
-    if (this.#bytes > CONGESTED_BYTES / 2 || this.#waiters.length === 0) return;
+    if (this.#bytes > this.#congestedBytes / 2 || this.#waiters.length === 0) return;
     const waiters = this.#waiters;
     this.#waiters = [];
     for (const wake of waiters) wake();
   }
 
-  /** Resolves once no more than half of CONGESTED_BYTES are pending (at once when that is so already). */
+  /** Resolves once no more than half the mark is pending (at once when that is so already). */
   drained(): Promise<void> {
-    if (this.#bytes <= CONGESTED_BYTES / 2) return Promise.resolve();
+    if (this.#bytes <= this.#congestedBytes / 2) return Promise.resolve();
     return new Promise((resolve) => this.#waiters.push(resolve));
   }
 }
