@@ -21,7 +21,7 @@ describe('search words', () => {
   });
 
   it.each([
-    ['find PRs by author', ['find', 'pull', 'requests', 'by', 'author']],
+    ['find PRs by author', ['search', 'pull', 'requests', 'by', 'author']],
     ['mkdir -p src/lib', ['create', 'directory', 'p', 'src', 'lib', 'path']],
     // A name given is a value: "called" and the name go, "named" stays (tools take names).
     ['a label called needs-triage', ['a', 'label']],
@@ -39,15 +39,15 @@ describe('search words', () => {
     ["show me what's inside config.yaml", ['show', 'me', 'what', 'inside', 'config', 'yaml', 'path', 'file']],
     // A zone or an owner/repo is a path of sorts but no file; a URL is neither.
     ['the time in Europe/Paris', ['the', 'time', 'in', 'Europe', 'Paris', 'path']],
-    ['fetch https://example.com/a.html', ['fetch', 'url']],
+    ['fetch https://example.com/a.html', ['fetch', 'url', 'internet']],
     ['who am I logged in as', ['authenticated', 'user', 'authenticated', 'as']],
     ['throw away my pending review', ['discard', 'my', 'pending', 'review']],
     ['turn logging on', ['enable', 'logging']],
     ['what time is it in Tokyo', ['current', 'time', 'in', 'Tokyo']],
     ["don't list them", ['don', 'list', 'them']],
     // Everyday phrasings read as what the tools call them.
-    ['read this web page', ['read', 'this', 'url']],
-    ['look up the docs online', ['look', 'up', 'the', 'docs', 'url']],
+    ['read this web page', ['read', 'this', 'url', 'internet']],
+    ['look up the docs online', ['look', 'up', 'the', 'docs', 'url', 'internet']],
     ['drop the customers table', ['drop', 'query', 'the', 'customers', 'table']],
     ['who can push to this repo', ['collaborators', 'access', 'to', 'this', 'repo']],
     ['how big is it', ['size', 'is', 'it']],
@@ -63,6 +63,38 @@ describe('search words', () => {
     ['notes on Project Falcon', ['notes', 'on', 'Falcon']],
     ['add 2 and 3', ['sum', 'numbers']],
     ['what is 4 plus 5', ['what', 'is', 'sum', 'numbers']],
+    // The time now, a clock time to convert, a new issue, the commit history, switching branches.
+    ['what hour is it in Lima', ['current', 'time', 'in', 'Lima']],
+    ["what's the time in Oslo right now", ['current', 'time', 'in', 'Oslo', 'current']],
+    ['8:15 in Denver', ['time', 'convert', 'in', 'Denver']],
+    ['raise a ticket about crashes', ['create', 'issue', 'about', 'crashes']],
+    ['who touched the parser', ['commit', 'log', 'history', 'the', 'parser']],
+    ['show the last 5 commits', ['show', 'the', 'commit', 'log', 'history']],
+    ['jump to the develop branch', ['checkout', 'switch', 'the', 'develop', 'branch']],
+    // Finding files, by where they were left or how their names end.
+    ['where is the tax form', ['search', 'the', 'tax', 'form']],
+    // "find" is the verb of searching, not the noun in `get_code_quality_finding`.
+    ['find repos', ['search', 'repos']],
+    ['open source projects about maps', ['repositories', 'about', 'maps']],
+    ['folders you can see', ['folders', 'you', 'allowed', 'access']],
+    ['my local branches', ['my', 'git', 'branches']],
+    ['a local file', ['a', 'local', 'file']],
+    ['clear out the inbox', ['mark', 'all', 'notifications', 'read']],
+    ['how far apart are Rome and Lima', ['convert', 'time', 'are', 'Rome', 'and', 'Lima']],
+    ['files ending in .log', ['files', 'search', 'log', 'path']],
+    ['about to commit', ['staged']],
+    ['out of the next commit', ['reset']],
+    [
+      'average order value per customer in the orders table',
+      ['select', 'query', 'order', 'value', 'select', 'query', 'customer', 'in', 'the', 'orders', 'table'],
+    ],
+    ['stop receiving mail about it', ['ignore', 'watch', 'subscription', 'mail', 'about', 'it']],
+    // "everything" is a quantifier unless it names the server; people's ties are relations.
+    ['print everything', ['print']],
+    ['the everything server', ['the', 'everything', 'server']],
+    ['Ann is my colleague', ['Ann', 'is', 'my', 'relation']],
+    ['unlink those two', ['delete', 'relation', 'those', 'two']],
+    ['budget spreadsheet', ['budget', 'spreadsheet', 'file']],
   ])('query %s', (query, words) => {
     expect(queryWords(query)).toEqual(words);
   });
@@ -111,6 +143,8 @@ describe('intent', () => {
     ['show the commit history', undefined], // "commit" is also a verb that writes
     ['list and create', undefined],
     ['weather in Paris', undefined],
+    ['reset the staging area', 'delete'],
+    ['count the rows in the visits table', 'read'],
   ] as const)('"%s" → %s', (query, intent) => {
     expect(queryIntent(stems(query))).toBe(intent);
   });
@@ -131,6 +165,8 @@ describe('intent', () => {
     expect(intentFactor('delete', 'read')).toBeLessThan(intentFactor('delete', 'write'));
     expect(intentFactor('read', 'write')).toBeLessThan(1);
     expect(intentFactor(undefined, 'write')).toBe(1);
+    // A request that makes something ("link them") does not want the tool that removes it.
+    expect(intentFactor('write', 'delete')).toBeLessThan(1);
   });
 });
 
@@ -157,6 +193,18 @@ describe('ranking the real tools', () => {
     ['summarize this blog post for me', 'fetch__fetch', 1],
     // A person or an entry kept in memory is one of its entities.
     ['remember a new person called Sam', 'memory__create_entities', 1],
+    // Fresh phrasings: the time now, a ticket, the history, branches, people's ties, unsubscribing, secrets.
+    ['what hour is it in Lima right now', 'time__get_current_time', 1],
+    ['what is 6am Tokyo in Denver time', 'time__convert_time', 1],
+    ['raise a ticket about the crash on startup', 'github__create_issue|github__issue_write', 2],
+    ['who touched the code lately', 'git__git_log', 1],
+    ['jump over to the develop branch', 'git__git_checkout', 1],
+    ['Ann is no longer my colleague, unlink them', 'memory__delete_relations', 1],
+    ['count the rows per day in the visits table', 'sqlite__read_query', 1],
+    ['stop receiving emails about this repo', 'github__manage_repository_notification_subscription', 2],
+    ['find open source projects about map rendering', 'github__search_repositories', 1],
+    ['list the directories this tool can reach', 'filesystem__list_allowed_directories', 1],
+    ['was a password leaked in our code', 'github__list_secret_scanning_alerts|github__get_secret_scanning_alert', 3],
   ] as const)('"%s" has %s in the top %i', (query, tool, n) => {
     expect(
       top(query, n).some((name) => tool.split('|').includes(name)),

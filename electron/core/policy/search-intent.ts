@@ -9,7 +9,7 @@ export type Intent = 'read' | 'write' | 'delete';
 
 const verbs = (words: string): Set<string> => new Set(words.split(' ').map((w) => normalizeTerm(w) ?? w));
 
-const DELETE_VERBS = verbs('delete remove erase forget drop discard destroy purge wipe rid unlink unstar unstage break disconnect detach');
+const DELETE_VERBS = verbs('delete remove erase forget drop discard destroy purge wipe rid unlink unstar unstage reset undo break disconnect detach');
 const WRITE_VERBS = verbs(
   'create make add new write save store put update edit change modify set rename move commit stage push insert append ' +
     'upload post record link connect assign merge approve close reopen star mark tag replace patch toggle enable ' +
@@ -17,7 +17,7 @@ const WRITE_VERBS = verbs(
 );
 const READ_VERBS = verbs(
   'show list get read view find search look display print see check fetch download dump what which who when where how ' +
-    'whats open browse recall inspect compare',
+    'whats open browse recall inspect compare count select average',
 );
 
 /** The request's intent, or undefined when its verbs are mixed or missing. */
@@ -50,6 +50,6 @@ export function toolKind(tool: ToolKindInput): Intent {
 export function intentFactor(intent: Intent | undefined, kind: Intent): number {
   if (intent === undefined) return 1;
   if (intent === 'delete') return kind === 'delete' ? 1.5 : kind === 'read' ? 0.6 : 0.8;
-  if (intent === 'write') return kind === 'read' ? 0.75 : 1;
+  if (intent === 'write') return kind === 'read' ? 0.75 : kind === 'delete' ? 0.8 : 1;
   return kind === 'read' ? 1 : 0.75;
 }

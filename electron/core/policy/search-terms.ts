@@ -12,7 +12,7 @@ const STOP_WORDS = new Set(
   (
     'a an and the of to in for on with or is it its my me i that this these those from by be are was at as into ' +
     'some any can could would should do does please using use via so then than just about there here you your we our ' +
-    'most more very also too much'
+    'most more very also too much did anything something whatever few since inside through onto'
   ).split(' '),
 );
 
@@ -75,11 +75,12 @@ const RELATED: string[] = [
   'status state untracked',
   '!reaction react emoji thumbs upvote',
   'write save store put persist overwrite',
-  'edit modify change update patch alter replace',
+  'edit modify change update patch alter replace reword rephrase',
+  '!title heading headline',
   'read open view show display print load dump cat contents',
   'get retrieve fetch obtain',
   'list enumerate ls listing',
-  '!latest newest recent last',
+  'latest newest recent last',
   '!diff difference compare',
   '!toggle enable disable activate deactivate',
   'row record entry',
@@ -90,7 +91,7 @@ const RELATED: string[] = [
   '!folder directory dir',
   '!rename move relocate mv',
   'link connect relate relation relationship associate',
-  'node entity entry person',
+  '!node entity entry person',
   'fact observation note',
   'insight memo',
   'image picture photo screenshot png jpg jpeg media',
@@ -102,7 +103,7 @@ const RELATED: string[] = [
   '!repository repo',
   '!pr pull',
   'issue bug ticket',
-  'commit snapshot',
+  'commit snapshot checkpoint',
   'unstage reset undo',
   'history log',
   'sum add total plus calculate addition',
@@ -115,17 +116,19 @@ const RELATED: string[] = [
   'metadata info information details stat permission',
   'comment reply',
   'approve review',
-  'notification alert',
+  'notification alert inbox unread ping',
   'label tag',
   'user account profile',
   'team member org organization',
-  'tree structure hierarchy recursive',
+  'people member user collaborator',
+  'tree structure hierarchy recursive layout subfolder subdirectory nested',
   'structured schema',
   'progress long slow',
   'research investigate',
   'workflow action ci pipeline',
   'vulnerability advisory cve security',
-  'secret leak credential',
+  'secret leak credential key token password',
+  '!dependabot dependency',
   'gist snippet',
 ];
 
@@ -155,7 +158,7 @@ const relatedIndex: Map<string, Map<string, number>> = (() => {
 })();
 
 /** How much a word WordNet relates counts: like the weaker hand-made relations. */
-const WORDNET = WEAK;
+const WORDNET = 0.3;
 
 /**
  * The stems related to one stem (not including itself), each with the weight it counts for: the table
@@ -176,22 +179,48 @@ const EMPTY: ReadonlyMap<string, number> = new Map();
 /** Phrases whose words would mislead one by one ("get rid of" is no `get_*`, "open an issue" creates one). */
 const PHRASES: [RegExp, string][] = [
   [/\bget rid of\b/gi, 'remove'],
+  // "find" in a request is the verb of searching; as a stem it would reach the noun of `get_code_quality_finding`.
+  [/\bfind\b/gi, 'search'],
   [/\bthrow (away|out)\b/gi, 'discard'],
   [/\bopen (a|an|new)\b/gi, 'create'],
   // "open issues", "closed pull requests": a state, not opening something.
   [/\b(open|closed|merged) (?=(issues|pull requests|prs|discussions|alerts|bugs|tickets)\b)/gi, 'state '],
   // "who am I", "logged in as": the account the request runs as.
   [/\bwho am i\b/gi, 'authenticated user'],
-  [/\bwhat time is it\b/gi, 'current time'],
+  // "what hour is it", "what's the time in Tokyo", "right now": the time at present, not a conversion.
+  [/\bwhat (time|hour|day|date) is it\b|\bwhat (is )?the (time|hour)\b/gi, 'current time'],
+  [/\b(right now|at the moment|currently)\b/gi, 'current'],
+  // "3pm in London", "9:30 Berlin time": a clock time given is one to convert.
+  [/\b\d{1,2}(:\d\d)? ?(am|pm)\b|\b\d{1,2}:\d\d\b/gi, 'time convert'],
+  // "the time difference between", "how far apart are the clocks", "hours ahead": a conversion between zones.
+  [/\btime difference\b|\bhow far apart\b|\bhours? (apart|ahead|behind)\b/gi, 'convert time'],
+  // "file a bug", "report an issue", "raise a ticket": a new issue ("file" is the verb, not a file).
+  [/\b(file|report|raise|log|submit) (a|an|new) (new )?(bug|issue|ticket)\b/gi, 'create issue'],
+  // "the last few commits", "who changed what": the history of commits.
+  [/\b(last|recent|latest) (few |\d+ )?commits\b|\bwho (changed|made|committed|touched)\b/gi, 'commit log history'],
+  // "hop over to the release branch", "go back to main branch": switching branches.
+  [/\b(hop|go|jump|move|switch|change)( over| back)? to\b(?=.*\bbranch\b)/gi, 'checkout switch'],
+  // "where did I put the budget file", "look through my documents": finding files, not moving them.
+  [/\bwhere (did|do|does|is|are)( (i|we|it|they))?( (put|leave|left|save|saved|keep|kept|store|stored))?\b|\blook(ing)? (through|for)\b/gi, 'search'],
   // "what do you know about X": a look-up in what was stored, not a question about knowing.
   [/\bwhat do you (know|remember) about\b/gi, 'search knowledge'],
   // "jot down that Dana prefers email", "record that the meeting moved": a fact to keep, whose own words
   // ("moved", "email") say nothing about the tool.
   [/\b(jot down|write down|note down|make a note|take note|note|record|remember|keep in mind|memorize) that\b.*$/gi, 'add observation knowledge'],
   // "issues mentioning a leak", "files containing TODO": a search through what things say.
-  [/\b(mentioning|containing|matching|that (mention|contain|match)s?)\b/gi, 'search'],
+  [/\b(mentioning|containing|matching|that (mention|contain|match)s?|end(s|ing)? (in|with)|start(s|ing)? with)\b/gi, 'search'],
   [/\b(logged|signed|log|sign) (in|on)\b/gi, 'authenticated'],
+  // "everything you remember", "commit everything": a quantifier, not the server called everything.
+  [/\beverything\b(?!\s+(server|tools?|mcp)\b)/gi, ''],
+  // "no longer coworkers", "her employer", "Sam's manager": how two people relate.
+  [/\b(co-?workers?|colleagues?|employers?|employees?|bosse?s?|managers?|friends?|spouses?|married)\b/gi, 'relation'],
+  // "unlink them", "break the link", "remove that link": a relation to delete, not a file or a URL.
+  [/\bunlink\b|\bbreak (the |a |that )?(link|connection|tie)s?\b|\b(remove|delete|drop) (the |a |that |this )?link\b/gi, 'delete relation'],
   // "turn logging on": a switch, not a turn.
+  // "clear out my inbox", "clear my notifications": mark them all read, not delete anything.
+  [/\bclear (out )?(my |the |all )?(github )?(inbox|notifications)\b/gi, 'mark all notifications read'],
+  // "stop getting pinged about this repo", "stop watching it": a subscription to ignore.
+  [/\bstop (getting|receiving|watching|following)\b/gi, 'ignore watch subscription'],
   [/\b(turn|switch) on\b/gi, 'enable'],
   [/\b(turn|switch) off\b/gi, 'disable'],
   [/\b(turn|switch) (\w+) on\b/gi, 'enable $2'],
@@ -205,25 +234,36 @@ const PHRASES: [RegExp, string][] = [
   [/\bcp\b/gi, 'copy'],
   [/\bls\b/gi, 'list'],
   // "read this web page", "grab the article", "the docs online": a page on the web, which a URL names.
-  [/\b(web ?pages?|web ?sites?|articles?|blog posts?|online)\b/gi, 'url'],
+  [/\b(web ?pages?|web ?sites?|articles?|blog posts?|online)\b/gi, 'url internet'],
   // "remove old rows from the sessions table", "update prices in the products table": a statement to run.
   [/\b(select|insert|update|delete|drop|alter|truncate|remove|change)\b(?=.*\b(rows?|tables?)\b)/gi, '$1 query'],
   // "who has access to this repo", "who can push to it": the people let in, not the verb they may do.
-  [/\bwho (has|have|can|may|gets?) (\w+ )?(access|push|write|commit|contribute|edit)\b/gi, 'collaborators access'],
+  [
+    /\b(who|which (people|users|accounts)|people) (has|have|can|may|gets?) (\w+ )?(access|push|write|commit|contribute|edit)\b/gi,
+    'collaborators access',
+  ],
   // "how big is it", "take up the most space": a size.
   [/\bhow (big|large)\b|\b(disk )?space\b/gi, 'size'],
-  // "what's ready to be committed", "about to be committed": what is staged.
-  [/\b(ready|about|going) to be committed\b/gi, 'staged'],
+  // "what's ready to be committed", "about to commit": what is staged.
+  [/\b(ready|about|going) to (be committed|commit)\b/gi, 'staged'],
   // "undo git add", "take the files back out of staging": unstaging.
-  [/\bundo (git )?add\b|\bout of (the )?staging( area)?\b/gi, 'reset'],
+  [/\bundo (git )?add\b|\bout of (the )?(staging( area)?|next commit)\b/gi, 'reset'],
   // In the tools' text "pull" is only ever a pull request's: "pull up the entries" shows them, "pull the
   // page from" fetches it.
   [/\bpull up\b/gi, 'show'],
   [/\bpull\b(?!\s+requests?\b)/gi, 'fetch'],
+  // "a new local branch", "which branches exist locally": the repository on disk, which the git server serves.
+  [/\blocal(ly)?\b(?=.*\b(branch(es)?|commits?|repo(sitory)?)\b)|(?<=\b(branch(es)?|commits?|repo(sitory)?)\b.*)\blocal(ly)?\b/gi, 'git'],
   // "this project" is the code at hand, and "Project Falcon" a name: neither is a GitHub Projects board.
   [/\b(this|the|my|our|that) project\b/gi, '$1 repository'],
   [/\b[Pp]roject (?=[A-Z])/g, ''],
+  // "find open source projects about weather": repositories on a topic, not Projects boards.
+  [/\b(open[- ]source )?projects? (?=(about|related to|using|written in)\b)/gi, 'repositories '],
+  // "the folders this app can see": the directories it is allowed to reach.
+  [/\b(folders?|directories|dirs)\b(.*)\b(can|may|could) (see|access|reach|touch)\b/gi, '$1$2 allowed access'],
   // "add 17 and 25", "total up 4 and 9", "3 plus 4": arithmetic on the numbers given.
+  // "how many customers ... in the database", "total sales per region from the sales table": a SELECT to run.
+  [/\b(how many|count|number of|total|average|sum of|per)\b(?=.*\b(tables?|database|db|rows?|records?)\b)/gi, 'select query'],
   [/\b(add|sum|total(?: up)?)\s+-?\d+(\.\d+)?\s*(and|\+|to|plus)\s*-?\d+|-?\d+(\.\d+)?\s*(\+|plus)\s*-?\d+/gi, 'sum numbers'],
 ];
 /** A path or file name in a request (`config.yaml`, `src/app.ts`): the request is about a file. */
@@ -231,7 +271,8 @@ const PATH_LIKE = /(^|\s)[\w.-]*(\/[\w.-]+|\.[a-z][a-z0-9]{0,4})(?=$|[\s,;:!?'")
 /** A URL, which names a page, not a file, whatever it ends with. */
 const URL = /\b[a-z][a-z0-9+.-]*:\/\/\S*/gi;
 /** Files known by a name without an extension, and file types named bare ("every png under assets"). */
-const FILE_WORD = /\b(readme|license|makefile|dockerfile|changelog|pngs?|jpe?gs?|gifs?|pdfs?|csvs?|svgs?|mp3s?|mp4s?|wavs?|txt|ya?ml)\b/i;
+const FILE_WORD =
+  /\b(readme|license|makefile|dockerfile|changelog|spreadsheets?|docx|xlsx|pngs?|jpe?gs?|gifs?|pdfs?|csvs?|svgs?|mp3s?|mp4s?|wavs?|txt|ya?ml)\b/i;
 /** A name given in a request: the word, or the quoted words, after "called", "named" or "titled". */
 const NAME_VALUE = /\b(called|named|titled)\s+("[^"]*"|'[^']*'|\S+)/gi;
 /** A name with an extension (`notes.md`, `src/app.ts`) is a file's; `Europe/Paris` or `owner/repo` is not. */
@@ -245,7 +286,7 @@ export function queryWords(query: string, known: (stem: string) => boolean = () 
   // Contractions ("what's", "don't") would leave a stray "s" or "t".
   let text = query.replace(/['\u2019](s|t|re|ve|ll|d|m)\b/gi, '');
   // A URL's parts ("https", "example", "com") match tools by accident; that the request names one does not.
-  text = text.replace(URL, ' url ');
+  text = text.replace(URL, ' url internet ');
   // The name a request gives a thing ("a label called needs-triage") is a value, not a word about the tool;
   // "named" says the tool takes names, "called" says nothing.
   text = text.replace(NAME_VALUE, (_, word: string) => (word.toLowerCase() === 'named' ? word : ''));
