@@ -8,12 +8,12 @@ import { ToolSearch } from '../../electron/core/policy/tool-search.js';
 import { evaluate, loadQueries, loadTools } from '../bench/search-eval.js';
 
 /**
- * Reached (session 7): tuned part (234 queries, 60 of them new and harder) recall@5 0.957, MRR 0.872;
- * held-out part (92: the first batch of 58 and the second of 34) recall@5 0.902, MRR 0.752.
+ * Reached (session 7, after the last tuning round): tuned part (287 queries) recall@5 0.962, MRR 0.896;
+ * held-out part (92: the first batch of 58 and the second of 34) recall@5 0.935, MRR 0.822.
  */
 const FLOORS = {
-  tune: { recall5: 0.94, mrr: 0.85 },
-  heldout: { recall5: 0.88, mrr: 0.73 },
+  tune: { recall5: 0.94, mrr: 0.87 },
+  heldout: { recall5: 0.91, mrr: 0.79 },
 };
 
 describe('tool search on the golden set', () => {
