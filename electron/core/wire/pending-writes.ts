@@ -1,9 +1,7 @@
 /** Above this many bytes handed to the disk and not yet written, the reader should pause. */
 export const CONGESTED_BYTES = 8 * 1024 * 1024;
-/** A write buffer holds one batch of the unescaper (1 MiB and its slack) or less. */
-const BUFFER_BYTES = 1024 * 1024 + 64;
 /** Buffers kept for the next writes, and for how long after the last was given back. */
-const KEPT_BUFFERS = 2;
+const KEPT_BUFFERS = 8;
 const KEEP_MS = 5_000;
 
 /**
@@ -28,7 +26,7 @@ export class PendingWrites {
   take(bytes: number): Buffer {
     const i = this.#free.findIndex((buffer) => buffer.length >= bytes);
     if (i >= 0) return this.#free.splice(i, 1)[0]!;
-    return Buffer.allocUnsafeSlow(Math.max(bytes, BUFFER_BYTES));
+    return Buffer.allocUnsafeSlow(bytes);
   }
 
   /** A buffer whose write is done, for the next write; the kept ones are let go after a quiet while. */
