@@ -19,8 +19,8 @@ interface FixtureServer {
 export interface GoldenQuery {
   id: number;
   split: 'tune' | 'heldout';
-  /** 2: the second held-out batch (session 7); absent for the rest. */
-  batch?: 2;
+  /** The later held-out batches (session 7): 2, then 3; absent for the rest. */
+  batch?: 2 | 3;
   query: string;
   /** Exposed tool name → grade: 2 the right tool, 1 an acceptable one. */
   relevant: Record<string, number>;
