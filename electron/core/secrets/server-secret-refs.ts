@@ -18,14 +18,23 @@ const withValues = (cfg: ServerConfig, values: Record<string, string>): ServerCo
 
 export const secretName = (kind: Kind, key: string) => `${kind}:${key}`;
 
-/** The store names of the values a config refers to. */
-function referenced(cfg: ServerConfig): string[] {
+interface Ref {
+  kind: Kind;
+  key: string;
+  /** Its name in the store. */
+  name: string;
+}
+
+const ref = (kind: Kind, key: string): Ref => ({ kind, key, name: secretName(kind, key) });
+
+/** The values a config refers to. */
+function referenced(cfg: ServerConfig): Ref[] {
   const [kind, values] = valuesOf(cfg);
-  const names = Object.keys(values)
+  const refs = Object.keys(values)
     .filter((key) => values[key] === SECRET_REF)
-    .map((key) => secretName(kind, key));
-  if (cfg.type !== 'stdio') names.push(...urlSecretRefs(cfg.url).map((param) => secretName('url', param)));
-  return names;
+    .map((key) => ref(kind, key));
+  if (cfg.type !== 'stdio') refs.push(...urlSecretRefs(cfg.url).map((param) => ref('url', param)));
+  return refs;
 }
 
 /** Whether a server config still holds a plain env or header value, or a credential in its address. */
@@ -65,24 +74,24 @@ export async function storeServerSecrets(store: SecretStore, id: string, cfg: Se
 
 /** Forgets the stored values of a server's references, except those `keep` names (store names). */
 export async function forgetServerSecrets(store: SecretStore, id: string, cfg: ServerConfig, keep: ReadonlySet<string> = new Set()): Promise<void> {
-  for (const name of referenced(cfg)) if (!keep.has(name)) await store.delete(id, name);
+  for (const { name } of referenced(cfg)) if (!keep.has(name)) await store.delete(id, name);
 }
 
 /** Forgets the values `before` referenced that `next` (the same server's new config, saved) no longer does. */
 export async function forgetUnreferenced(store: SecretStore, id: string, before: ServerConfig, next: ServerConfig): Promise<void> {
   // Another kind of server (stdio → HTTP) names its values differently: nothing of before's is kept.
-  await forgetServerSecrets(store, id, before, new Set(referenced(next)));
+  await forgetServerSecrets(store, id, before, new Set(referenced(next).map((r) => r.name)));
 }
 
 /** The config a server starts with: each reference replaced by its stored value. */
 export async function resolveServerSecrets(store: SecretStore, id: string, cfg: ServerConfig): Promise<ServerConfig> {
-  const names = referenced(cfg);
-  if (names.length === 0) return cfg;
+  const refs = referenced(cfg);
+  if (refs.length === 0) return cfg;
   const stored = new Map<string, string>();
-  for (const name of names) {
-    const value = await store.get(id, name);
-    if (value === undefined) throw missing(store, id, name);
-    stored.set(name, value);
+  for (const r of refs) {
+    const value = await store.get(id, r.name);
+    if (value === undefined) throw missing(store, id, r);
+    stored.set(r.name, value);
   }
   const [kind, values] = valuesOf(cfg);
   const resolved = Object.fromEntries(
@@ -96,8 +105,7 @@ export async function resolveServerSecrets(store: SecretStore, id: string, cfg: 
   };
 }
 
-function missing(store: SecretStore, id: string, name: string): SecretStoreError {
-  const [kind, key] = [name.slice(0, name.indexOf(':')), name.slice(name.indexOf(':') + 1)];
+function missing(store: SecretStore, id: string, { kind, key }: Ref): SecretStoreError {
   const what = kind === 'env' ? `variable ${key}` : kind === 'header' ? `header ${key}` : `key ${key} in the address`;
   return new SecretStoreError(
     `The ${what} of ${id} is not in the ${store.kind === 'keychain' ? 'keychain' : 'secrets file'}: enter its value again in the server's settings.`,

@@ -26,8 +26,8 @@ function decode(text: string): string {
 
 /**
  * The address with the value of each credential parameter `swap` returns a new value for (it gets the
- * decoded name and value; undefined keeps the value). SECRET_REF and masks are written as they are, any
- * other value encoded.
+ * decoded name and value; undefined keeps the value). SECRET_REF is written as it is, to stay readable in
+ * config.json; any other value is encoded (a mask of asterisks encodes as itself).
  */
 export function swapSecretParams(url: string, swap: (name: string, value: string) => string | undefined): string {
   const query = url.indexOf('?');
@@ -44,7 +44,7 @@ export function swapSecretParams(url: string, swap: (name: string, value: string
     const value = swap(name, decode(part.slice(eq + 1)));
     if (value === undefined) return part;
     changed = true;
-    return `${part.slice(0, eq)}=${value === SECRET_REF || /^[*•]+$/.test(value) ? value : encodeURIComponent(value)}`;
+    return `${part.slice(0, eq)}=${value === SECRET_REF ? value : encodeURIComponent(value)}`;
   });
   return changed ? `${url.slice(0, query + 1)}${next.join('&')}${url.slice(end)}` : url;
 }

@@ -13,11 +13,6 @@ export class OrderedDelivery {
     this.#onError = onError;
   }
 
-  /** Whether a delivery is waiting (what is run now queues behind it). */
-  get waiting(): boolean {
-    return this.#tail !== undefined;
-  }
-
   /** Runs `deliver` now when nothing waits, else after everything queued before it. */
   run(deliver: () => unknown): void {
     if (this.#tail) return this.#hold(this.#tail.then(deliver));

@@ -65,8 +65,8 @@ const LONG = 2;
  * Splits one JSON message, fed as arbitrary byte pieces, into a skeleton (kept in memory) and files
  * holding the unescaped text of its long string literals. Tracks only enough structure to know where
  * strings start and end; never validates otherwise and never throws on bad input (the caller finds the
- * skeleton invalid and calls abort()). File-system errors are thrown (by the first push after the disk reported one) or reject
- * `written`; call abort() to clean up.
+ * skeleton invalid and calls abort()). File-system errors are thrown by the first push after the disk
+ * reported one, or reject `written`; call abort() to clean up.
  *
  * A bad escape or a missing closing quote in a spooled string makes the skeleton invalid too. Raw control
  * characters inside a spooled string (which JSON.parse rejects) are passed through instead: finding them
@@ -161,7 +161,7 @@ export class RawMessageSpool {
 
   /**
    * Ends the message: returns the skeleton and the spooled strings, and `written`, which resolves once
-   * their files are complete and closed (read them only after) and rejects if the disk failed them.
+   * their files are complete (read them only after) and rejects if the disk failed them.
    */
   finish(): { skeleton: string; strings: SpooledString[]; totalBytes: number; written: Promise<void> } {
     if (this.#done) throw new Error('RawMessageSpool: finish() after finish() or abort()');

@@ -10,13 +10,13 @@ const TAIL_BYTES = 1024;
  */
 const WRITE_BYTES = 256 * 1024;
 
-/** What a closed spool file holds. `written` settles once every byte is on the file and it is closed. */
+/** What a closed spool file holds. `written` settles once every byte is in the file (it is closed meanwhile). */
 export interface SpoolFileSummary {
   bytes: number;
   sha256: Buffer;
   head: Buffer;
   tail: Buffer;
-  /** Resolves when the file is complete and closed; rejects with the first error of its writing. */
+  /** Resolves when the file is complete; rejects with the first error of its writing. */
   written: Promise<void>;
 }
 

@@ -11,7 +11,7 @@ import type { SpooledString } from './raw-spool.js';
  * each placeholder replaced by its text read back from disk (without blocking: such a text may be many
  * megabytes), the files deleted. Tool results take the path of spill/raw-texts.ts instead.
  */
-export async function inlineSpooled<T>(message: T, strings: readonly SpooledString[]): Promise<T> {
+async function inlineSpooled<T>(message: T, strings: readonly SpooledString[]): Promise<T> {
   const texts = new Map<string, string>();
   try {
     for (const s of strings) texts.set(s.placeholder, await readFile(s.path, 'utf8'));
