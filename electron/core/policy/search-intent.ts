@@ -4,6 +4,7 @@
  * A clear intent nudges the ranking: "get rid of some records" should not rank `get_*` readers first.
  */
 import { normalizeTerm, toolTerms } from './search-terms.js';
+import { DEFAULT_WEIGHTS, type SearchWeights } from './search-weights.js';
 
 export type Intent = 'read' | 'write' | 'delete';
 
@@ -47,9 +48,9 @@ export function toolKind(tool: ToolKindInput): Intent {
 }
 
 /** The factor a tool's score gets for a request's intent. */
-export function intentFactor(intent: Intent | undefined, kind: Intent): number {
+export function intentFactor(intent: Intent | undefined, kind: Intent, f: SearchWeights['intent'] = DEFAULT_WEIGHTS.intent): number {
   if (intent === undefined) return 1;
-  if (intent === 'delete') return kind === 'delete' ? 1.5 : kind === 'read' ? 0.6 : 0.8;
-  if (intent === 'write') return kind === 'read' ? 0.75 : kind === 'delete' ? 0.8 : 1;
-  return kind === 'read' ? 1 : 0.75;
+  if (intent === 'delete') return kind === 'delete' ? f.deleteOnDelete : kind === 'read' ? f.deleteOnRead : f.deleteOnWrite;
+  if (intent === 'write') return kind === 'read' ? f.writeOnRead : kind === 'delete' ? f.writeOnDelete : 1;
+  return kind === 'read' ? 1 : f.readOnOther;
 }

@@ -6,6 +6,7 @@
  */
 import { stemmer } from 'stemmer';
 import { wordnetRelated } from './search-related.js';
+import { DEFAULT_WEIGHTS, type SearchWeights } from './search-weights.js';
 
 /** Words too common in queries to say anything about a tool. */
 const STOP_WORDS = new Set(
@@ -132,14 +133,11 @@ const RELATED: string[] = [
   'gist snippet',
 ];
 
-/** How much a related word counts against the word itself: near-synonyms (groups marked `!`) and the rest. */
-const STRONG = 0.8;
-const WEAK = 0.45;
-
-const relatedIndex: Map<string, Map<string, number>> = (() => {
-  const index = new Map<string, Map<string, number>>();
+/** Per word, its related words, each a near-synonym (a group marked `!`) or not. */
+const relatedIndex: Map<string, Map<string, boolean>> = (() => {
+  const index = new Map<string, Map<string, boolean>>();
   for (const line of RELATED) {
-    const weight = line.startsWith('!') ? STRONG : WEAK;
+    const strong = line.startsWith('!');
     const words = [
       ...new Set(
         line
@@ -149,32 +147,29 @@ const relatedIndex: Map<string, Map<string, number>> = (() => {
       ),
     ];
     for (const w of words) {
-      const related = index.get(w) ?? new Map<string, number>();
-      for (const other of words) if (other !== w) related.set(other, Math.max(weight, related.get(other) ?? 0));
+      const related = index.get(w) ?? new Map<string, boolean>();
+      for (const other of words) if (other !== w) related.set(other, strong || related.get(other) === true);
       index.set(w, related);
     }
   }
   return index;
 })();
 
-/** How much a word WordNet relates counts: like the weaker hand-made relations. */
-const WORDNET = 0.3;
-
 /**
  * The stems related to one stem (not including itself), each with the weight it counts for: the table
  * above, and with `general` also WordNet's (search-related.ts) — for a word the tools never use, where a
  * general synonym bridges the gap ("person" → "individual") without drowning a word they do use.
  */
-export function relatedStems(stem: string, general = false): ReadonlyMap<string, number> {
-  const own = relatedIndex.get(stem);
-  const wordnet = general ? wordnetRelated(stem) : [];
-  if (wordnet.length === 0) return own ?? EMPTY;
-  const out = new Map(own);
-  for (const other of wordnet) if (!out.has(other)) out.set(other, WORDNET);
+export function relatedStems(
+  stem: string,
+  general = false,
+  weights: SearchWeights['related'] = DEFAULT_WEIGHTS.related,
+): ReadonlyMap<string, number> {
+  const out = new Map<string, number>();
+  for (const [other, strong] of relatedIndex.get(stem) ?? []) out.set(other, strong ? weights.strong : weights.weak);
+  if (general) for (const other of wordnetRelated(stem)) if (!out.has(other)) out.set(other, weights.wordnet);
   return out;
 }
-
-const EMPTY: ReadonlyMap<string, number> = new Map();
 
 /** Phrases whose words would mislead one by one ("get rid of" is no `get_*`, "open an issue" creates one). */
 const PHRASES: [RegExp, string][] = [

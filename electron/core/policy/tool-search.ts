@@ -10,6 +10,7 @@
  */
 import { intentFactor, queryIntent, toolKind, type Intent } from './search-intent.js';
 import { loadWordnetTable } from './search-related.js';
+import { DEFAULT_WEIGHTS, type SearchWeights } from './search-weights.js';
 import { isQuestionWord, normalizeTerm, proseTerms, queryWords, relatedStems, stems, toolTerms } from './search-terms.js';
 
 export { toolTerms } from './search-terms.js';
@@ -35,42 +36,14 @@ export interface ToolHit {
   matched: string[];
 }
 
-/** Field weights and length normalization: a name word says more than a word deep in a description. */
-const FIELDS = [
-  { weight: 3, b: 0.3 }, // name (the upstream's own)
-  { weight: 2, b: 0.3 }, // title
-  { weight: 1, b: 0.75 }, // description
-  { weight: 0.8, b: 0.3 }, // parameter names
-  { weight: 0.3, b: 0.75 }, // parameter descriptions
-] as const;
-const K1 = 1.2;
 /** Fields of prose (title, description, parameter descriptions), split without breaking `GitHub` apart. */
 const PROSE_FIELDS = new Set([1, 2, 4]);
-/** How much a stem sharing a prefix counts (`relat` and `relationship`), and how alike the two must be. */
-const PREFIX_WEIGHT = 0.6;
+/** A prefix match needs stems this long, the shorter at least this share of the longer. */
 const MIN_PREFIX = 4;
-/** A stem one letter longer is mostly the same word in a form the stemmer missed (`assign`, `assignee`). */
-const NEAR_FORM_WEIGHT = 0.9;
 const MIN_PREFIX_SHARE = 0.6;
-/** A query word naming a server counts like one mention in the description. */
-const SERVER_WEIGHT = 0.8;
-/**
- * How the share of the request's words a tool matched scales its score (score × share^COVERAGE): a tool
- * that answers every word beats one that answers one word very well.
- */
-const COVERAGE = 0.5;
-/** The boost for a tool whose own name the request covers: × (1 + NAME_COVERAGE × share of name words). */
-const NAME_COVERAGE = 0.3;
 
 /** A tool that calls itself deprecated ranks below its replacement, which usually matches the same words. */
-const DEPRECATED = 0.7;
 const DEPRECATED_TEXT = /\bdeprecated\b/i;
-
-/**
- * A request that reads things in the plural ("show open pull requests", "what labels does the repo have")
- * wants a `list_*` tool over a `get_*` or `create_*` one that names the same thing.
- */
-const PLURAL_LIST = 1.25;
 
 /** Whether a request's word is a plural noun: `requests`, `entries`, not `status` or `class`. */
 function isPlural(word: string): boolean {
@@ -80,12 +53,20 @@ function isPlural(word: string): boolean {
 }
 
 /**
- * The factor for a `list_*` tool when a plural word of the request reached its name as itself: "columns"
- * reaching `list_tables` through a related word says nothing about wanting the list.
+ * The factor for a `list_*` tool when a plural word of the request reached its name as itself ("show open
+ * pull requests" wants `list_pull_requests`): "columns" reaching `list_tables` through a related word says
+ * nothing about wanting the list.
  */
-function pluralFactor(doc: Doc, match: Match, plural: ReadonlySet<number>, intent: Intent | undefined, exact: ReadonlySet<string>): number {
+function pluralFactor(
+  doc: Doc,
+  match: Match,
+  plural: ReadonlySet<number>,
+  intent: Intent | undefined,
+  exact: ReadonlySet<string>,
+  w: SearchWeights,
+): number {
   if (!doc.lister || intent === 'write' || intent === 'delete') return 1;
-  for (const [i, term] of match.words) if (plural.has(i) && doc.nameStems.has(term) && exact.has(term)) return PLURAL_LIST;
+  for (const [i, term] of match.words) if (plural.has(i) && doc.nameStems.has(term) && exact.has(term)) return w.pluralList;
   return 1;
 }
 
@@ -96,7 +77,6 @@ function pluralFactor(doc: Doc, match: Match, plural: ReadonlySet<number>, inten
  * only tool of entities, "a new entity" is no mismatch), and not when the request counts things some other
  * way ("every file").
  */
-const NUMBER_MISMATCH = 0.8;
 const QUANTIFIER = /^(every|each|all)$/;
 
 /** A word in the singular, lower case: `entities` → `entity`, `file` → `file`. */
@@ -107,13 +87,13 @@ function singular(word: string): string {
 }
 
 /** The factor for the words of a tool's name that the request has in the other number. */
-function numberFactor(doc: Doc, match: Match, spoken: string[], counted: boolean, both: ReadonlySet<string>): number {
+function numberFactor(doc: Doc, match: Match, spoken: string[], counted: boolean, both: ReadonlySet<string>, w: SearchWeights): number {
   if (counted) return 1;
   let factor = 1;
   for (const [i, term] of match.words) {
     const name = doc.nameNumbers.get(term);
     if (!name || !both.has(name.singular)) continue;
-    if (singular(spoken[i]) === name.singular && isPlural(spoken[i]) !== name.plural) factor *= NUMBER_MISMATCH;
+    if (singular(spoken[i]) === name.singular && isPlural(spoken[i]) !== name.plural) factor *= w.numberMismatch;
   }
   return factor;
 }
@@ -189,7 +169,7 @@ function buildIndex(tools: SearchableTool[]): Index {
   const postings = new Map<string, Posting[]>();
   const surface = new Map<string, string>();
   const serverDocs = new Map<string, number>();
-  const totals = FIELDS.map(() => 0);
+  const totals = [0, 0, 0, 0, 0];
   const docs = tools.map((tool, doc): Doc => {
     const counts = new Map<string, number[]>();
     const texts = fieldTexts(tool);
@@ -201,7 +181,7 @@ function buildIndex(tools: SearchableTool[]): Index {
         if (!stem) continue;
         length++;
         if (!surface.has(stem)) surface.set(stem, word.toLowerCase());
-        const tf = counts.get(stem) ?? FIELDS.map(() => 0);
+        const tf = counts.get(stem) ?? [0, 0, 0, 0, 0];
         tf[field]++;
         counts.set(stem, tf);
       }
@@ -244,18 +224,18 @@ function idf(n: number, total: number): number {
 }
 
 /** The index stems one query stem reaches, each with its weight (the stem itself 1). */
-function variants(stem: string, index: Index): Map<string, number> {
+function variants(stem: string, index: Index, w: SearchWeights): Map<string, number> {
   const out = new Map<string, number>();
   if (index.postings.has(stem)) out.set(stem, 1);
   // WordNet only for a word the tools never use: for one they use, its general synonyms are mostly noise.
-  for (const [related, weight] of relatedStems(stem, !index.postings.has(stem)))
+  for (const [related, weight] of relatedStems(stem, !index.postings.has(stem), w.related))
     if (index.postings.has(related) && !out.has(related)) out.set(related, weight);
   if (stem.length >= MIN_PREFIX) {
     for (const term of index.vocabulary) {
       if (out.has(term) || term.length < MIN_PREFIX) continue;
       const [short, long] = term.length < stem.length ? [term, stem] : [stem, term];
       if (long.startsWith(short) && short.length >= MIN_PREFIX_SHARE * long.length)
-        out.set(term, long.length - short.length === 1 ? NEAR_FORM_WEIGHT : PREFIX_WEIGHT);
+        out.set(term, long.length - short.length === 1 ? w.nearForm : w.prefix);
     }
   }
   return out;
@@ -268,25 +248,25 @@ interface Match {
 }
 
 /** Scores every tool that matches at least one query word. */
-function score(index: Index, queryStems: string[], skip: ReadonlySet<string>): Map<number, Match> {
+function score(index: Index, queryStems: string[], skip: ReadonlySet<string>, w: SearchWeights): Map<number, Match> {
   const total = index.docs.length;
   const matches = new Map<number, Match>();
   const unique = [...new Set(queryStems)];
   unique.forEach((stem, i) => {
     if (skip.has(stem)) return;
     const best = new Map<number, { value: number; term: string }>();
-    for (const [term, weight] of variants(stem, index)) {
+    for (const [term, weight] of variants(stem, index, w)) {
       const list = index.postings.get(term) ?? [];
       const termIdf = idf(list.length, total);
       for (const { doc, tf } of list) {
         const lengths = index.docs[doc].lengths;
         let weighted = 0;
-        for (let f = 0; f < FIELDS.length; f++) {
+        for (let f = 0; f < w.fields.length; f++) {
           if (tf[f] === 0) continue;
-          const { weight: w, b } = FIELDS[f];
-          weighted += (w * tf[f]) / (1 - b + (b * lengths[f]) / index.averages[f]);
+          const { weight: fieldWeight, b } = w.fields[f];
+          weighted += (fieldWeight * tf[f]) / (1 - b + (b * lengths[f]) / index.averages[f]);
         }
-        const value = (weight * termIdf * weighted) / (K1 + weighted);
+        const value = (weight * termIdf * weighted) / (w.k1 + weighted);
         const previous = best.get(doc);
         if (!previous || value > previous.value) best.set(doc, { value, term });
       }
@@ -294,7 +274,7 @@ function score(index: Index, queryStems: string[], skip: ReadonlySet<string>): M
     // A server's name counts only as a whole word ("files" does not reach "filesystem").
     const serverCount = index.serverDocs.get(stem);
     if (serverCount) {
-      const value = SERVER_WEIGHT * idf(serverCount, total) * (1 / (K1 + 1));
+      const value = w.server * idf(serverCount, total) * (1 / (w.k1 + 1));
       index.docs.forEach((d, doc) => {
         if (!d.serverStems.has(stem)) return;
         const previous = best.get(doc);
@@ -332,10 +312,16 @@ export class ToolSearch {
     return loadWordnetTable();
   }
 
+  readonly #weights: SearchWeights;
   #index: Index | undefined;
   #built = '';
   readonly #ids = new WeakMap<object, number>();
   #nextId = 0;
+
+  /** `weights` replace the defaults: for measuring a change in the bench and tests. */
+  constructor(weights: SearchWeights = DEFAULT_WEIGHTS) {
+    this.#weights = weights;
+  }
 
   /** The best matches first, at most `limit`, each with the words that matched. */
   search(tools: SearchableTool[], query: string, limit = 10): ToolHit[] {
@@ -354,18 +340,19 @@ export class ToolSearch {
     const plural = new Set(spoken.flatMap((word, i) => (isPlural(word) ? [i] : [])));
     const exact = new Set(unique);
     const counted = spoken.some((w) => QUANTIFIER.test(w));
-    const ranked = [...score(index, queryStems, asked)]
+    const w = this.#weights;
+    const ranked = [...score(index, queryStems, asked, w)]
       .map(([doc, match]) => ({
         doc,
         match,
         value:
           match.score *
-          intentFactor(intent, index.docs[doc].kind) *
-          (match.words.size / Math.max(1, unique.length - asked.size)) ** COVERAGE *
-          (1 + NAME_COVERAGE * nameCoverage(index.docs[doc], match)) *
-          (index.docs[doc].deprecated ? DEPRECATED : 1) *
-          pluralFactor(index.docs[doc], match, plural, intent, exact) *
-          numberFactor(index.docs[doc], match, spoken, counted, index.bothNumbers),
+          intentFactor(intent, index.docs[doc].kind, w.intent) *
+          (match.words.size / Math.max(1, unique.length - asked.size)) ** w.coverage *
+          (1 + w.nameCoverage * nameCoverage(index.docs[doc], match)) *
+          (index.docs[doc].deprecated ? w.deprecated : 1) *
+          pluralFactor(index.docs[doc], match, plural, intent, exact, w) *
+          numberFactor(index.docs[doc], match, spoken, counted, index.bothNumbers, w),
       }))
       .sort((a, b) => b.value - a.value || index.docs[a.doc].tool.name.localeCompare(index.docs[b.doc].tool.name));
     return ranked.slice(0, Math.max(0, limit)).map(({ doc, match, value }) => {
