@@ -13,7 +13,7 @@ const STOP_WORDS = new Set(
   (
     'a an and the of to in for on with or is it its my me i that this these those from by be are was at as into ' +
     'some any can could would should do does please using use via so then than just about there here you your we our ' +
-    'most more very also too much did anything something whatever few since inside through onto'
+    'most more very also too much did anything something whatever few since inside through onto regarding concerning'
   ).split(' '),
 );
 
@@ -73,20 +73,20 @@ const RELATED: string[] = [
   'append add attach',
   'all entire whole every',
   'multiple several many batch bulk together',
-  'status state untracked',
+  'status state untracked dirty uncommitted',
   '!reaction react emoji thumbs upvote',
   'write save store put persist overwrite',
-  'edit modify change update patch alter replace reword rephrase',
+  'edit modify change update patch alter replace reword rephrase refresh',
   '!title heading headline',
   'read open view show display print load dump cat contents',
   'get retrieve fetch obtain',
   'list enumerate ls listing',
   'latest newest recent last',
-  '!diff difference compare',
+  '!diff difference compare versus vs differ drift',
   '!toggle enable disable activate deactivate',
   'row record entry',
   'table row column database sql',
-  'knowledge know remember memory memorize forget stored',
+  'knowledge know remember memory memorize forget stored recall recollection saved',
   '!authenticated login signin whoami',
   'search find locate lookup query grep seek discover',
   '!folder directory dir',
@@ -97,24 +97,25 @@ const RELATED: string[] = [
   'insight memo',
   'image picture photo screenshot png jpg jpeg media',
   'audio sound mp3 wav media',
-  'web url page website site internet http html online download browse',
+  'web url page website site internet http html online download browse homepage',
   'time clock date now today',
   '!current now present today',
   'timezone tz',
   '!repository repo',
+  'base trunk upstream',
   '!pr pull',
   'issue bug ticket',
-  'commit snapshot checkpoint',
-  'unstage reset undo',
+  'commit snapshot checkpoint revision',
+  'unstage reset undo dequeue',
   'history log',
   'sum add total plus calculate addition',
   'echo repeat',
   '!environment env variable',
-  'compress gzip zip',
+  'compress gzip zip gz shrink',
   '!database db sql sqlite',
   'select query',
-  'size space big large',
-  'metadata info information details stat permission',
+  'size space big large gigabytes megabytes bytes',
+  'metadata info information details stat permission perms',
   'comment reply',
   'approve review',
   'notification alert inbox unread ping',
@@ -126,11 +127,21 @@ const RELATED: string[] = [
   'structured schema',
   'progress long slow',
   'research investigate',
-  'workflow action ci pipeline',
+  'workflow action ci pipeline build job',
+  '!rerun retry',
+  'fail failed crash error flaky',
   'vulnerability advisory cve security',
   'secret leak credential key token password',
-  '!dependabot dependency',
-  'gist snippet',
+  '!dependabot dependency deps',
+  'vulnerable insecure outdated',
+  'gist snippet paste pastebin',
+  '!fork duplicate',
+  'project board kanban',
+  '!assign delegate owner assignee',
+  '!table dataset',
+  'column field datatype schema',
+  'people member user collaborator granted',
+  '!copilot bot ai',
 ];
 
 /** Per word, its related words, each a near-synonym (a group marked `!`) or not. */
@@ -192,13 +203,15 @@ const PHRASES: [RegExp, string][] = [
   // "file a bug", "report an issue", "raise a ticket": a new issue ("file" is the verb, not a file).
   [/\b(file|report|raise|log|submit) (a|an|new) (new )?(bug|issue|ticket)\b/gi, 'create issue'],
   // "the last few commits", "who changed what": the history of commits.
-  [/\b(last|recent|latest) (few |\d+ )?commits\b|\bwho (changed|made|committed|touched)\b/gi, 'commit log history'],
+  [/\b(last|recent|latest) (few |\d+ )?(commits|revisions|changesets)\b|\bwho (changed|made|committed|touched)\b/gi, 'commit log history'],
   // "hop over to the release branch", "go back to main branch": switching branches.
   [/\b(hop|go|jump|move|switch|change)( over| back)? to\b(?=.*\bbranch\b)/gi, 'checkout switch'],
   // "where did I put the budget file", "look through my documents": finding files, not moving them.
   [/\bwhere (did|do|does|is|are)( (i|we|it|they))?( (put|leave|left|save|saved|keep|kept|store|stored))?\b|\blook(ing)? (through|for)\b/gi, 'search'],
   // "what do you know about X": a look-up in what was stored, not a question about knowing.
   [/\bwhat do you (know|remember) about\b/gi, 'search knowledge'],
+  // "check your notes", "my saved notes": to an assistant, what it keeps in memory.
+  [/\b(your|my|our|saved) (notes|memory|memories)\b/gi, 'knowledge memory'],
   // "jot down that Dana prefers email", "record that the meeting moved": a fact to keep, whose own words
   // ("moved", "email") say nothing about the tool.
   [/\b(jot down|write down|note down|make a note|take note|note|record|remember|keep in mind|memorize) that\b.*$/gi, 'add observation knowledge'],
@@ -216,6 +229,12 @@ const PHRASES: [RegExp, string][] = [
   [/\bclear (out )?(my |the |all )?(github )?(inbox|notifications)\b/gi, 'mark all notifications read'],
   // "stop getting pinged about this repo", "stop watching it": a subscription to ignore.
   [/\bstop (getting|receiving|watching|following)\b/gi, 'ignore watch subscription'],
+  // "unwatch that repo", "mute it": a subscription to ignore.
+  [/\b(unwatch|unsubscribe|mute)\b/gi, 'ignore watch subscription'],
+  // "would she be asleep", "too late to call Tokyo": what time it is there.
+  [/\b(asleep|awake|bedtime|too (late|early) to)\b/gi, 'current time'],
+  // "in my clone", "this checkout", "the working copy": the repository on disk, which the git server serves.
+  [/\b(my|this|the|our|local|offline) (clone|checkout|working (copy|tree))\b/gi, 'git repository'],
   [/\b(turn|switch) on\b/gi, 'enable'],
   [/\b(turn|switch) off\b/gi, 'disable'],
   [/\b(turn|switch) (\w+) on\b/gi, 'enable $2'],
@@ -246,6 +265,8 @@ const PHRASES: [RegExp, string][] = [
   // In the tools' text "pull" is only ever a pull request's: "pull up the entries" shows them, "pull the
   // page from" fetches it.
   [/\bpull up\b/gi, 'show'],
+  // "pull 342", "pull #88": a pull request by its number.
+  [/\bpull (?=#?\d)/gi, 'pull request '],
   [/\bpull\b(?!\s+requests?\b)/gi, 'fetch'],
   // "a new local branch", "which branches exist locally": the repository on disk, which the git server serves.
   [/\blocal(ly)?\b(?=.*\b(branch(es)?|commits?|repo(sitory)?)\b)|(?<=\b(branch(es)?|commits?|repo(sitory)?)\b.*)\blocal(ly)?\b/gi, 'git'],
@@ -254,6 +275,14 @@ const PHRASES: [RegExp, string][] = [
   [/\b[Pp]roject (?=[A-Z])/g, ''],
   // "find open source projects about weather": repositories on a topic, not Projects boards.
   [/\b(open[- ]source )?projects? (?=(about|related to|using|written in)\b)/gi, 'repositories '],
+  // "open source kanban apps", "a Rust crate for parsing PDFs": code others publish, which lives in repositories.
+  [/\bopen[- ]source\b/gi, 'repositories'],
+  [
+    /\b(librar(y|ies)|crates?|packages?|apps?|frameworks?)\b(?= (out there |available )?(for|about|related to|using|written in|that)\b)/gi,
+    'repositories',
+  ],
+  // "a JOIN", "grouped per SKU", "order by date": SQL to run.
+  [/\b(join|group(ed)? (by|per)|order(ed)? by)\b/gi, 'sql query'],
   // "the folders this app can see": the directories it is allowed to reach.
   [/\b(folders?|directories|dirs)\b(.*)\b(can|may|could) (see|access|reach|touch)\b/gi, '$1$2 allowed access'],
   // "add 17 and 25", "total up 4 and 9", "3 plus 4": arithmetic on the numbers given.
@@ -265,6 +294,10 @@ const PHRASES: [RegExp, string][] = [
 const PATH_LIKE = /(^|\s)[\w.-]*(\/[\w.-]+|\.[a-z][a-z0-9]{0,4})(?=$|[\s,;:!?'")])/i;
 /** A URL, which names a page, not a file, whatever it ends with. */
 const URL = /\b[a-z][a-z0-9+.-]*:\/\/\S*/gi;
+/** A site named without its scheme (`example.com/docs`, `lobste.rs`): a page too. */
+const DOMAIN = /\b(?:[a-z0-9-]+\.)+(?:com|org|net|io|dev|rs|ai|co|app|edu|gov|info|me|xyz|uk|de|fr|news)\b(?:\/\S*)?/gi;
+/** A database file (`inventory.db`, `shop.sqlite`): a database, not a file to read. */
+const DB_FILE = /[\w./~-]*\.(db|sqlite3?)\b/gi;
 /** Files known by a name without an extension, and file types named bare ("every png under assets"). */
 const FILE_WORD =
   /\b(readme|license|makefile|dockerfile|changelog|spreadsheets?|docx|xlsx|pngs?|jpe?gs?|gifs?|pdfs?|csvs?|svgs?|mp3s?|mp4s?|wavs?|txt|ya?ml)\b/i;
@@ -281,7 +314,7 @@ export function queryWords(query: string, known: (stem: string) => boolean = () 
   // Contractions ("what's", "don't") would leave a stray "s" or "t".
   let text = query.replace(/['\u2019](s|t|re|ve|ll|d|m)\b/gi, '');
   // A URL's parts ("https", "example", "com") match tools by accident; that the request names one does not.
-  text = text.replace(URL, ' url internet ');
+  text = text.replace(URL, ' url internet ').replace(DOMAIN, ' url internet ').replace(DB_FILE, ' database ');
   // The name a request gives a thing ("a label called needs-triage") is a value, not a word about the tool;
   // "named" says the tool takes names, "called" says nothing.
   text = text.replace(NAME_VALUE, (_, word: string) => (word.toLowerCase() === 'named' ? word : ''));
@@ -292,7 +325,8 @@ export function queryWords(query: string, known: (stem: string) => boolean = () 
     if (parts.length > 1 && /[a-z][A-Z]/.test(w)) return known(normalizeTerm(w) ?? '') ? [w] : [w, ...parts];
     return parts;
   });
-  if (PATH_LIKE.test(query)) words.push('path');
-  if (FILE_NAME.test(query.replace(URL, ' ')) || FILE_WORD.test(query)) words.push('file');
+  const bare = query.replace(URL, ' ').replace(DOMAIN, ' ').replace(DB_FILE, ' ');
+  if (PATH_LIKE.test(bare)) words.push('path');
+  if (FILE_NAME.test(bare) || FILE_WORD.test(bare)) words.push('file');
   return words;
 }

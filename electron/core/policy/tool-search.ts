@@ -232,10 +232,10 @@ function variants(stem: string, index: Index, w: SearchWeights): Map<string, num
     if (index.postings.has(related) && !out.has(related)) out.set(related, weight);
   if (stem.length >= MIN_PREFIX) {
     for (const term of index.vocabulary) {
-      if (out.has(term) || term.length < MIN_PREFIX) continue;
+      if (out.get(term) === 1 || term.length < MIN_PREFIX) continue;
       const [short, long] = term.length < stem.length ? [term, stem] : [stem, term];
       if (long.startsWith(short) && short.length >= MIN_PREFIX_SHARE * long.length)
-        out.set(term, long.length - short.length === 1 ? w.nearForm : w.prefix);
+        out.set(term, Math.max(out.get(term) ?? 0, long.length - short.length === 1 ? w.nearForm : w.prefix));
     }
   }
   return out;
