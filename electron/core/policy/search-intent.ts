@@ -14,7 +14,7 @@ const DELETE_VERBS = verbs('delete remove erase forget drop discard destroy purg
 const WRITE_VERBS = verbs(
   'create make add new write save store put update edit change modify set rename move commit stage push insert append ' +
     'upload post record link connect assign merge approve close reopen star mark tag replace patch toggle enable ' +
-    'disable trigger rerun cancel fork submit resolve request reply comment overwrite clear dismiss',
+    'disable trigger rerun retry cancel fork submit resolve request reply comment overwrite clear dismiss',
 );
 const READ_VERBS = verbs(
   'show list get read view find search look display print see check fetch download dump what which who when where how ' +

@@ -74,7 +74,8 @@ const RELATED: string[] = [
   'all entire whole every',
   'multiple several many batch bulk together',
   'status state untracked dirty uncommitted',
-  '!reaction react emoji thumbs upvote',
+  '!reaction react emoji thumbs upvote heart',
+  '!color colour recolor',
   'write save store put persist overwrite',
   'edit modify change update patch alter replace reword rephrase refresh',
   '!title heading headline',
@@ -206,6 +207,8 @@ const PHRASES: [RegExp, string][] = [
   [/\b(last|recent|latest) (few |\d+ )?(commits|revisions|changesets)\b|\bwho (changed|made|committed|touched)\b/gi, 'commit log history'],
   // "hop over to the release branch", "go back to main branch": switching branches.
   [/\b(hop|go|jump|move|switch|change)( over| back)? to\b(?=.*\bbranch\b)/gi, 'checkout switch'],
+  // "hop onto hotfix/cart", "switch over to release-2": onto a branch, though the request may not say so.
+  [/\b(hop|jump|switch)( over)? (on)?to\b/gi, 'checkout switch'],
   // "where did I put the budget file", "look through my documents": finding files, not moving them.
   [/\bwhere (did|do|does|is|are)( (i|we|it|they))?( (put|leave|left|save|saved|keep|kept|store|stored))?\b|\blook(ing)? (through|for)\b/gi, 'search'],
   // "what do you know about X": a look-up in what was stored, not a question about knowing.
@@ -292,6 +295,8 @@ const PHRASES: [RegExp, string][] = [
 ];
 /** A path or file name in a request (`config.yaml`, `src/app.ts`): the request is about a file. */
 const PATH_LIKE = /(^|\s)[\w.-]*(\/[\w.-]+|\.[a-z][a-z0-9]{0,4})(?=$|[\s,;:!?'")])/i;
+/** A path from the home or current folder, or the root, with no extension at its end: a folder (`./static/img`, `~/Downloads`). */
+const FOLDER_PATH = /(^|\s)(~|\.{1,2})?\/([\w-]+\/)*[\w-]*\/?(?=$|[\s,;:!?'")])/;
 /** A URL, which names a page, not a file, whatever it ends with. */
 const URL = /\b[a-z][a-z0-9+.-]*:\/\/\S*/gi;
 /** A site named without its scheme (`example.com/docs`, `lobste.rs`): a page too. */
@@ -327,6 +332,7 @@ export function queryWords(query: string, known: (stem: string) => boolean = () 
   });
   const bare = query.replace(URL, ' ').replace(DOMAIN, ' ').replace(DB_FILE, ' ');
   if (PATH_LIKE.test(bare)) words.push('path');
+  if (FOLDER_PATH.test(bare)) words.push('directory');
   if (FILE_NAME.test(bare) || FILE_WORD.test(bare)) words.push('file');
   return words;
 }
