@@ -13,7 +13,8 @@ const STOP_WORDS = new Set(
   (
     'a an and the of to in for on with or is it its my me i that this these those from by be are was at as into ' +
     'some any can could would should do does please using use via so then than just about there here you your we our ' +
-    'most more very also too much did anything something whatever few since inside through onto regarding concerning'
+    'most more very also too much did anything something whatever few since inside through onto regarding concerning ' +
+    'they them their theirs he him his she her hers us'
   ).split(' '),
 );
 
