@@ -95,6 +95,22 @@ describe('search words', () => {
     ['Ann is my colleague', ['Ann', 'is', 'my', 'relation']],
     ['unlink those two', ['delete', 'relation', 'those', 'two']],
     ['budget spreadsheet', ['budget', 'spreadsheet', 'file']],
+    // A site without its scheme is a page; a .db file a database; a number after "pull" a pull request.
+    ['summarize example.com/docs', ['summarize', 'url', 'internet']],
+    ['what tables are in shop.db', ['what', 'tables', 'are', 'in', 'database']],
+    ['review pull 342', ['review', 'pull', 'request', '342']],
+    ['unwatch that repo', ['ignore', 'watch', 'subscription', 'that', 'repo']],
+    ['is it too late to call Rome', ['is', 'it', 'current', 'time', 'call', 'Rome']],
+    ['is it evening in Lima', ['current', 'time', 'in', 'Lima']],
+    // To an assistant, "your notes" are its memory; a clone or working copy is the repository on disk.
+    ['check your notes on Dana', ['check', 'knowledge', 'memory', 'on', 'Dana']],
+    ['a diff versus trunk in my clone', ['a', 'diff', 'versus', 'trunk', 'in', 'git', 'repository']],
+    // A path of several folders is a path, and a folder when it has no extension at its end.
+    ['list ./assets/img', ['list', 'assets', 'img', 'path', 'directory']],
+    ['is NODE_ENV set', ['is', 'environment', 'variable', 'set']],
+    ['sign off on #42', ['approve', 'on', 'number']],
+    ['members of @acme/web-team', ['members', 'of', 'team', 'members']],
+    ['my own copy of acme/widgets', ['my', 'fork', 'of', 'acme', 'widgets', 'path']],
   ])('query %s', (query, words) => {
     expect(queryWords(query)).toEqual(words);
   });
@@ -205,6 +221,18 @@ describe('ranking the real tools', () => {
     ['find open source projects about map rendering', 'github__search_repositories', 1],
     ['list the directories this tool can reach', 'filesystem__list_allowed_directories', 1],
     ['was a password leaked in our code', 'github__list_secret_scanning_alerts|github__get_secret_scanning_alert', 3],
+    // Session 8's words for what the tools do: retrying, sites, database files, muting, forks, variables, approvals.
+    ['retry the failed jobs of run 77', 'github__actions_run_trigger', 2],
+    ['read example.com/pricing', 'fetch__fetch', 1],
+    ['what tables are in shop.db', 'sqlite__list_tables', 1],
+    ['mute notifications from acme/api', 'github__manage_repository_notification_subscription', 2],
+    ['make my own copy of acme/widgets', 'github__fork_repository', 1],
+    ['is NODE_ENV set on the test server', 'everything__get-env', 1],
+    ['LGTM, sign off on #42', 'github__create_pull_request_review|github__pull_request_review_write', 3],
+    ['what is in ./assets/img', 'filesystem__list_directory', 1],
+    ['members of @acme/web-team', 'github__get_team_members', 1],
+    ['is it evening in Lima', 'time__get_current_time', 1],
+    ['show the drift between main and trunk in my clone', 'git__git_diff', 1],
   ] as const)('"%s" has %s in the top %i', (query, tool, n) => {
     expect(
       top(query, n).some((name) => tool.split('|').includes(name)),

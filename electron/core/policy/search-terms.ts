@@ -69,7 +69,7 @@ export function stems(text: string): string[] {
  * at a lower weight than an exact match; abbreviations sit with what they stand for.
  */
 const RELATED: string[] = [
-  '!delete remove erase forget drop discard destroy purge wipe rid unlink disconnect detach',
+  '!delete remove erase forget drop discard destroy purge wipe rid unlink disconnect detach scrub',
   '!create make new add insert post publish',
   'append add attach',
   'all entire whole every',
@@ -83,14 +83,15 @@ const RELATED: string[] = [
   'read open view show display print load dump cat contents',
   'get retrieve fetch obtain',
   'list enumerate ls listing',
-  'latest newest recent last',
-  '!diff difference compare versus vs differ drift',
+  'latest newest recent last freshest fresh',
+  'release version published',
+  '!diff difference compare versus vs differ drift delta contrast',
   '!toggle enable disable activate deactivate',
   'row record entry',
   'table row column database sql',
-  'knowledge know remember memory memorize forget stored recall recollection saved',
+  'knowledge know remember memory memorize forget stored recall recollection saved jottings',
   '!authenticated login signin whoami',
-  'search find locate lookup query grep seek discover',
+  'search find locate lookup query grep seek discover hunt',
   '!folder directory dir',
   '!rename move relocate mv',
   'link connect relate relation relationship associate',
@@ -98,32 +99,40 @@ const RELATED: string[] = [
   'fact observation note',
   'insight memo',
   'image picture photo screenshot png jpg jpeg media',
-  'audio sound mp3 wav media',
+  'audio sound mp3 wav m4a voicemail recording media',
   'web url page website site internet http html online download browse homepage',
-  'time clock date now today',
+  'time clock date now today evening morning night afternoon',
   '!current now present today',
   'timezone tz',
   '!repository repo',
   'base trunk upstream',
   '!pr pull',
   'issue bug ticket',
-  'commit snapshot checkpoint revision',
-  'unstage reset undo dequeue',
+  'commit snapshot checkpoint revision checkin changeset',
+  '!merge squash',
+  'history log chronicle timeline',
+  'unstage reset undo dequeue unprep',
   'history log',
-  'sum add total plus calculate addition',
+  'sum add total plus calculate addition tally',
   'echo repeat',
   '!environment env variable',
   'compress gzip zip gz shrink',
   '!database db sql sqlite',
   'select query',
   'size space big large gigabytes megabytes bytes',
-  'metadata info information details stat permission perms',
+  'metadata info information details stat permission perms chmod timestamp',
   'comment reply',
   'approve review',
+  '!approve lgtm bless',
+  'reviewer approver vet',
+  '!draft wip',
+  '!close declined wontfix',
+  'milestone deadline',
   'notification alert inbox unread ping',
+  'unread unseen missed',
   'label tag',
-  'user account profile',
-  'team member org organization',
+  'user account profile username namespace',
+  'team member org organization crew roster squad',
   'people member user collaborator',
   'tree structure hierarchy recursive layout subfolder subdirectory nested',
   'structured schema',
@@ -132,12 +141,14 @@ const RELATED: string[] = [
   'workflow action ci pipeline build job',
   '!rerun retry',
   'fail failed crash error flaky',
-  'vulnerability advisory cve security',
+  'vulnerability advisory cve security backdoor exploit',
   'secret leak credential key token password',
-  '!dependabot dependency deps',
+  '!dependabot dependency deps npm',
   'vulnerable insecure outdated',
-  'gist snippet paste pastebin',
+  'gist snippet paste pastebin unlisted',
   '!fork duplicate',
+  '!star favourite favorite bookmark',
+  'secret scanning detector',
   'project board kanban',
   '!assign delegate owner assignee',
   '!table dataset',
@@ -243,6 +254,24 @@ const PHRASES: [RegExp, string][] = [
   [/\b(turn|switch) off\b/gi, 'disable'],
   [/\b(turn|switch) (\w+) on\b/gi, 'enable $2'],
   [/\b(turn|switch) (\w+) off\b/gi, 'disable $2'],
+  // "is it evening yet in Nairobi", "is it too late": the time there now.
+  [/\bis it (evening|morning|night|afternoon|daytime|lunchtime|midnight|late|early)\b/gi, 'current time'],
+  // "mark the pile as seen": read.
+  [/\bas seen\b/gi, 'as read'],
+  // "a write-up": a report, not writing.
+  [/\bwrite-?ups?\b/gi, 'report'],
+  // "@contoso/platform-eng": a team.
+  [/@[\w-]+\/[\w-]+/g, 'team members'],
+  // "#88": an issue or pull request by its number.
+  [/(^|\s)#\d+\b/g, '$1number'],
+  // "sign off on #42", "give it the green light": an approving review.
+  [/\bsign (off|it off)\b|\bgreen light\b/gi, 'approve'],
+  // "my own copy of torvalds/linux", "a personal version": a fork.
+  [/\b(own|personal) (copy|version|duplicate)\b/gi, 'fork'],
+  // "mark it done", "will never happen": closing an issue.
+  [/\b(mark(ed)? (it |this |them )?(as )?done|never (happen|be done|be fixed))\b/gi, 'close'],
+  // "API_BASE_URL", "NODE_ENV": an environment variable's name.
+  [/\b[A-Z][A-Z0-9]*(_[A-Z0-9]+)+\b/g, 'environment variable'],
   // "PR" is two words in the tools' text ("pull request"), and a shell command names what it does.
   [/\bPRs\b/gi, 'pull requests'],
   [/\bPR\b/gi, 'pull request'],
@@ -295,7 +324,7 @@ const PHRASES: [RegExp, string][] = [
   [/\b(add|sum|total(?: up)?)\s+-?\d+(\.\d+)?\s*(and|\+|to|plus)\s*-?\d+|-?\d+(\.\d+)?\s*(\+|plus)\s*-?\d+/gi, 'sum numbers'],
 ];
 /** A path or file name in a request (`config.yaml`, `src/app.ts`): the request is about a file. */
-const PATH_LIKE = /(^|\s)[\w.-]*(\/[\w.-]+|\.[a-z][a-z0-9]{0,4})(?=$|[\s,;:!?'")])/i;
+const PATH_LIKE = /(^|\s)[\w.~-]*((\/[\w.-]+)+\/?|\.[a-z][a-z0-9]{0,4})(?=$|[\s,;:!?'")])/i;
 /** A path from the home or current folder, or the root, with no extension at its end: a folder (`./static/img`, `~/Downloads`). */
 const FOLDER_PATH = /(^|\s)(~|\.{1,2})?\/([\w-]+\/)*[\w-]*\/?(?=$|[\s,;:!?'")])/;
 /** A URL, which names a page, not a file, whatever it ends with. */
@@ -306,7 +335,7 @@ const DOMAIN = /\b(?:[a-z0-9-]+\.)+(?:com|org|net|io|dev|rs|ai|co|app|edu|gov|in
 const DB_FILE = /[\w./~-]*\.(db|sqlite3?)\b/gi;
 /** Files known by a name without an extension, and file types named bare ("every png under assets"). */
 const FILE_WORD =
-  /\b(readme|license|makefile|dockerfile|changelog|spreadsheets?|docx|xlsx|pngs?|jpe?gs?|gifs?|pdfs?|csvs?|svgs?|mp3s?|mp4s?|wavs?|txt|ya?ml)\b/i;
+  /\b(readme|license|makefile|dockerfile|changelog|spreadsheets?|docx|xlsx|pngs?|jpe?gs?|gifs?|pdfs?|csvs?|svgs?|mp3s?|mp4s?|m4as?|wavs?|txt|ya?ml)\b/i;
 /** A name given in a request: the word, or the quoted words, after "called", "named" or "titled". */
 const NAME_VALUE = /\b(called|named|titled)\s+("[^"]*"|'[^']*'|\S+)/gi;
 /** A name with an extension (`notes.md`, `src/app.ts`) is a file's; `Europe/Paris` or `owner/repo` is not. */

@@ -333,7 +333,8 @@ export class ToolSearch {
     if (queryStems.length === 0) return [];
     const unique = [...new Set(queryStems)];
     const spoken = unique.map((stem) => words[queryStems.indexOf(stem)].toLowerCase());
-    const intent = queryIntent(queryStems);
+    // A past form after the first word describes a thing ("the modified paths", "stored people"), not the request.
+    const intent = queryIntent(queryStems.filter((_, k) => k === 0 || !/ed$/i.test(words[k])));
     // Question words tell the intent only; a request of nothing else still searches with them.
     const questions = new Set(queryStems.filter((_, k) => isQuestionWord(words[k])));
     const asked = questions.size < unique.length ? questions : new Set<string>();
