@@ -6,7 +6,8 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it } from 'vitest';
 import { createDispatch } from '../../electron/core/policy/dispatch-tool.js';
 import { intentFactor, queryIntent, toolKind } from '../../electron/core/policy/search-intent.js';
-import { isQuestionWord, proseTerms, queryWords, relatedStems, stems } from '../../electron/core/policy/search-terms.js';
+import { queryWords } from '../../electron/core/policy/search-query.js';
+import { isQuestionWord, proseTerms, relatedStems, stems } from '../../electron/core/policy/search-terms.js';
 import { ToolSearch } from '../../electron/core/policy/tool-search.js';
 import { loadTools } from '../bench/search-eval.js';
 

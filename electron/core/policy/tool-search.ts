@@ -11,7 +11,8 @@
 import { intentFactor, queryIntent, toolKind, type Intent } from './search-intent.js';
 import { loadWordnetTable } from './search-related.js';
 import { DEFAULT_WEIGHTS, type SearchWeights } from './search-weights.js';
-import { isQuestionWord, normalizeTerm, proseTerms, queryWords, relatedStems, stems, toolTerms } from './search-terms.js';
+import { queryWords } from './search-query.js';
+import { isQuestionWord, normalizeTerm, proseTerms, relatedStems, stems, toolTerms } from './search-terms.js';
 
 export { toolTerms } from './search-terms.js';
 
