@@ -112,6 +112,14 @@ describe('search words', () => {
     ['sign off on #42', ['approve', 'on', 'number']],
     ['members of @acme/web-team', ['members', 'of', 'team', 'members']],
     ['my own copy of acme/widgets', ['my', 'fork', 'of', 'acme', 'widgets', 'path']],
+    // A fact told first and then to be kept; a question about what was told; a hash is a commit.
+    ['Dana likes tea, keep that in mind', ['add', 'observation', 'knowledge']],
+    ['did I ever mention Sam', ['search', 'knowledge', 'Sam']],
+    ['record that connection', ['record', 'that', 'connection']],
+    ['inspect 3f9a2c1d', ['inspect', 'commit']],
+    ['the top of app.log', ['head', 'of', 'app', 'log', 'path', 'file']],
+    ['raise prices in the items table', ['raise', 'query', 'prices', 'in', 'the', 'items', 'table']],
+    ['who besides admins can push here', ['collaborators', 'access', 'here']],
   ])('query %s', (query, words) => {
     expect(queryWords(query)).toEqual(words);
   });
@@ -234,6 +242,10 @@ describe('ranking the real tools', () => {
     ['members of @acme/web-team', 'github__get_team_members', 1],
     ['is it evening in Lima', 'time__get_current_time', 1],
     ['show the drift between main and trunk in my clone', 'git__git_diff', 1],
+    ['Dana likes calls after 3pm, keep that in mind', 'memory__add_observations', 1],
+    ['did I ever mention my plumber', 'memory__search_nodes', 1],
+    ['show the top of app.log', 'filesystem__read_text_file', 1],
+    ['who besides admins can push to acme/api', 'github__list_repository_collaborators', 1],
   ] as const)('"%s" has %s in the top %i', (query, tool, n) => {
     expect(
       top(query, n).some((name) => tool.split('|').includes(name)),

@@ -18,7 +18,7 @@ const PHRASES: [RegExp, string][] = [
   [/\bwho am i\b/gi, 'authenticated user'],
   // "what hour is it", "what's the time in Tokyo", "right now": the time at present, not a conversion.
   [/\bwhat (time|hour|day|date) is it\b|\bwhat (is )?the (time|hour)\b/gi, 'current time'],
-  [/\b(right now|at the moment|currently)\b/gi, 'current'],
+  [/\b(right now|at (the|this) moment|currently)\b/gi, 'current'],
   // "3pm in London", "9:30 Berlin time": a clock time given is one to convert.
   [/\b\d{1,2}(:\d\d)? ?(am|pm)\b|\b\d{1,2}:\d\d\b/gi, 'time convert'],
   // "the time difference between", "how far apart are the clocks", "hours ahead": a conversion between zones.
@@ -26,7 +26,10 @@ const PHRASES: [RegExp, string][] = [
   // "file a bug", "report an issue", "raise a ticket": a new issue ("file" is the verb, not a file).
   [/\b(file|report|raise|log|submit) (a|an|new) (new )?(bug|issue|ticket)\b/gi, 'create issue'],
   // "the last few commits", "who changed what": the history of commits.
-  [/\b(last|recent|latest) (few |\d+ )?(commits|revisions|changesets)\b|\bwho (changed|made|committed|touched)\b/gi, 'commit log history'],
+  [
+    /\b(last|recent|latest) (few |\d+ |handful of |couple of )?(commits|revisions|changesets)\b|\bwho (changed|made|committed|touched)\b/gi,
+    'commit log history',
+  ],
   // "hop over to the release branch", "go back to main branch": switching branches.
   [/\b(hop|go|jump|move|switch|change)( over| back)? to\b(?=.*\bbranch\b)/gi, 'checkout switch'],
   // "hop onto hotfix/cart", "switch over to release-2": onto a branch, though the request may not say so.
@@ -39,7 +42,14 @@ const PHRASES: [RegExp, string][] = [
   [/\b(your|my|our|saved) (notes|memory|memories)\b/gi, 'knowledge memory'],
   // "jot down that Dana prefers email", "record that the meeting moved": a fact to keep, whose own words
   // ("moved", "email") say nothing about the tool.
-  [/\b(jot down|write down|note down|make a note|take note|note|record|remember|keep in mind|memorize) that\b.*$/gi, 'add observation knowledge'],
+  [
+    /\b(jot down|write down|note down|make a note|take note|note|record|remember|keep in mind|memorize)( for later)? that\b(?! (connection|link|relation|relationship|tie)s?\b).*$/gi,
+    'add observation knowledge',
+  ],
+  // "Dana prefers calls after 2pm, keep that in mind": the same, the fact told first.
+  [/^.*\b(keep|bear) (that|this|it) in mind\b.*$/gi, 'add observation knowledge'],
+  // "did I ever mention Sam's contractor", "did I tell you about": a look-up in what was kept.
+  [/\bdid i (ever )?(mention|tell you|say)\b/gi, 'search knowledge'],
   // "issues mentioning a leak", "files containing TODO": a search through what things say.
   [/\b(mentioning|containing|matching|that (mention|contain|match)s?|end(s|ing)? (in|with)|start(s|ing)? with)\b/gi, 'search'],
   [/\b(logged|signed|log|sign) (in|on)\b/gi, 'authenticated'],
@@ -74,6 +84,14 @@ const PHRASES: [RegExp, string][] = [
   [/@[\w-]+\/[\w-]+/g, 'team members'],
   // "#88": an issue or pull request by its number.
   [/(^|\s)#\d+\b/g, '$1number'],
+  // "a1b2c3d": a commit by its hash.
+  [/\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{7,40}\b/g, 'commit'],
+  // "the top of nginx.conf", "the first lines": its head.
+  [/\b(the )?(top|beginning|first (few |\d+ )?lines) of\b/gi, 'head of'],
+  // "third-party libraries used by the shop": its dependencies.
+  [/\bthird[- ]party (librar(y|ies)|packages?|code|deps)\b|\blibraries used by\b/gi, 'dependencies'],
+  // "game engine projects on GitHub": repositories.
+  [/\bprojects? on github\b/gi, 'repositories github'],
   // "sign off on #42", "give it the green light": an approving review.
   [/\bsign (off|it off)\b|\bgreen light\b/gi, 'approve'],
   // "my own copy of torvalds/linux", "a personal version": a fork.
@@ -93,10 +111,13 @@ const PHRASES: [RegExp, string][] = [
   // "read this web page", "grab the article", "the docs online": a page on the web, which a URL names.
   [/\b(web ?pages?|web ?sites?|articles?|blog posts?|online)\b/gi, 'url internet'],
   // "remove old rows from the sessions table", "update prices in the products table": a statement to run.
-  [/\b(select|insert|update|delete|drop|alter|truncate|remove|change)\b(?=.*\b(rows?|tables?)\b)/gi, '$1 query'],
+  [
+    /\b(select|insert|update|delete|drop|alter|truncate|remove|change|raise|lower|increase|decrease|bump|set)\b(?=.*\b(rows?|tables?)\b)/gi,
+    '$1 query',
+  ],
   // "who has access to this repo", "who can push to it": the people let in, not the verb they may do.
   [
-    /\b(who|which (people|users|accounts)|people) (has|have|can|may|gets?) (\w+ )?(access|push|write|commit|contribute|edit)\b/gi,
+    /\b(who|which (people|users|accounts)|people)( \w+){0,2} (has|have|can|may|gets?) (\w+ )?(access|push|write|commit|contribute|edit)\b/gi,
     'collaborators access',
   ],
   // "how big is it", "take up the most space": a size.
