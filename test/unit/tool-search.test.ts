@@ -41,7 +41,7 @@ describe('search words', () => {
     // A zone or an owner/repo is a path of sorts but no file; a URL is neither.
     ['the time in Europe/Paris', ['the', 'time', 'in', 'Europe', 'Paris', 'path']],
     ['fetch https://example.com/a.html', ['fetch', 'url', 'internet']],
-    ['who am I logged in as', ['authenticated', 'user', 'authenticated', 'as']],
+    ['who am I logged in as', ['authenticated', 'user', 'profile', 'authenticated', 'as']],
     ['throw away my pending review', ['discard', 'my', 'pending', 'review']],
     ['turn logging on', ['enable', 'logging']],
     ['what time is it in Tokyo', ['current', 'time', 'in', 'Tokyo']],

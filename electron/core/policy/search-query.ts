@@ -15,7 +15,7 @@ const PHRASES: [RegExp, string][] = [
   // "open issues", "closed pull requests": a state, not opening something.
   [/\b(open|closed|merged) (?=(issues|pull requests|prs|discussions|alerts|bugs|tickets)\b)/gi, 'state '],
   // "who am I", "logged in as": the account the request runs as.
-  [/\bwho am i\b/gi, 'authenticated user'],
+  [/\bwho am i\b/gi, 'authenticated user profile'],
   // "what hour is it", "what's the time in Tokyo", "right now": the time at present, not a conversion.
   [/\bwhat (time|hour|day|date) is it\b|\bwhat (is )?the (time|hour)\b/gi, 'current time'],
   [/\b(right now|at (the|this) moment|currently)\b/gi, 'current'],

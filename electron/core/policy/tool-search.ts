@@ -145,6 +145,7 @@ interface Index {
 
 interface PropertyLike {
   description?: unknown;
+  enum?: unknown;
 }
 
 /** A description's sentence that sends some requests to another tool. */
@@ -154,9 +155,12 @@ function fieldTexts(tool: SearchableTool): string[] {
   const prefix = `${tool.server}__`;
   const own = tool.original ?? (tool.name.startsWith(prefix) ? tool.name.slice(prefix.length) : tool.name);
   const properties = tool.inputSchema?.properties ?? {};
-  const paramText = Object.values(properties)
-    .map((p) => (p as PropertyLike).description)
-    .filter((d): d is string => typeof d === 'string');
+  const paramText = Object.values(properties).flatMap((p) => {
+    const { description, enum: values } = p as PropertyLike;
+    // The values a parameter takes name what the tool can do (`rerun_failed_jobs`, `get_files`).
+    const named = Array.isArray(values) ? values.filter((v): v is string => typeof v === 'string').map((v) => v.replace(/_/g, ' ')) : [];
+    return [...(typeof description === 'string' ? [description] : []), ...named];
+  });
   // A sentence saying when not to use the tool ("if the user specifies an author, use search_pull_requests
   // instead") names the other tool's case: its words would draw exactly the requests this tool is wrong for.
   const description = (tool.description ?? '')
