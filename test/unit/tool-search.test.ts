@@ -246,8 +246,8 @@ describe('ranking the real tools', () => {
     ['did I ever mention my plumber', 'memory__search_nodes', 1],
     ['show the top of app.log', 'filesystem__read_text_file', 1],
     ['who besides admins can push to acme/api', 'github__list_repository_collaborators', 1],
-    // "usage" is only in a value of actions_get's `method` (get_workflow_run_usage).
-    ['billable usage of workflow run 55', 'github__actions_get', 1],
+    // "rerun" is only in a value of actions_run_trigger's `method` (rerun_failed_jobs).
+    ['rerun failed jobs of run 8', 'github__actions_run_trigger', 1],
   ] as const)('"%s" has %s in the top %i', (query, tool, n) => {
     expect(
       top(query, n).some((name) => tool.split('|').includes(name)),
