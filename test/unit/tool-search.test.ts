@@ -120,6 +120,17 @@ describe('search words', () => {
     ['the top of app.log', ['head', 'of', 'app', 'log', 'path', 'file']],
     ['raise prices in the items table', ['raise', 'query', 'prices', 'in', 'the', 'items', 'table']],
     ['who besides admins can push here', ['collaborators', 'access', 'here']],
+    // A file's name given stays (its extension says what kind); other names given go.
+    ['a scan called receipt.jpg', ['a', 'scan', 'receipt', 'jpg', 'path', 'file']],
+    ['glob **/*.psd under design', ['glob', 'search', 'files', 'pattern', 'under', 'design']],
+    ['kick off deploy.yml', ['trigger', 'run', 'deploy', 'yml', 'path', 'file']],
+    ['diff --cached', ['diff', 'staged']],
+    ['is it read-only', ['is', 'it', 'permissions']],
+    ['the PR fell behind develop', ['the', 'pull', 'request', 'update', 'branch', 'latest', 'base', 'develop']],
+    ['is it a decent hour there', ['is', 'it', 'a', 'current', 'time']],
+    ['mark order 5 as shipped in the db', ['update', 'query', 'order', '5', 'as', 'shipped', 'in', 'the', 'db']],
+    ['folders you have been granted', ['folders', 'you', 'have', 'been', 'allowed', 'access']],
+    ['pull it up', ['show']],
   ])('query %s', (query, words) => {
     expect(queryWords(query)).toEqual(words);
   });
@@ -248,6 +259,13 @@ describe('ranking the real tools', () => {
     ['who besides admins can push to acme/api', 'github__list_repository_collaborators', 1],
     // "rerun" is only in a value of actions_run_trigger's `method` (rerun_failed_jobs).
     ['rerun failed jobs of run 8', 'github__actions_run_trigger', 1],
+    ['a photo called beach.jpg, what is in it', 'filesystem__read_media_file', 1],
+    ['glob **/*.psd under design', 'filesystem__search_files', 1],
+    ['kick off deploy.yml on main', 'github__actions_run_trigger', 1],
+    ['is notes.txt read-only', 'filesystem__get_file_info', 1],
+    ['my PR 12 fell behind main, bring it up to date', 'github__update_pull_request_branch', 1],
+    ['mark order 5 as shipped in the shop db', 'sqlite__write_query', 1],
+    ['which folders have you been granted', 'filesystem__list_allowed_directories', 1],
   ] as const)('"%s" has %s in the top %i', (query, tool, n) => {
     expect(
       top(query, n).some((name) => tool.split('|').includes(name)),

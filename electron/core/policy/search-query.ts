@@ -92,6 +92,20 @@ const PHRASES: [RegExp, string][] = [
   [/\bthird[- ]party (librar(y|ies)|packages?|code|deps)\b|\blibraries used by\b/gi, 'dependencies'],
   // "game engine projects on GitHub": repositories.
   [/\bprojects? on github\b/gi, 'repositories github'],
+  // "is it a decent hour there", "would I be waking her up": the time there now.
+  [/\b(decent|reasonable|good|polite|sensible|civil) (hour|time) (there|to)\b|\bwak(e|ing) (\w+ )?up\b/gi, 'current time'],
+  // "mark order 5 as shipped in the db": an update to run.
+  [/\bmark\b(?=.*\b(rows?|tables?|database|db)\b)/gi, 'update query'],
+  // "*.psd", "**/*.tf": a pattern of file names to search for.
+  [/(^|\s)(\*\*\/)?\*\.\w+/g, ' search files pattern'],
+  // "kick off deploy.yml": run a workflow.
+  [/\bkick(ed|ing|s)? off\b/gi, 'trigger run'],
+  // "diff --cached": what is staged.
+  [/--(cached|staged)\b/gi, 'staged'],
+  // "is it read-only": its permissions.
+  [/\bread-only\b|\bwritable\b/gi, 'permissions'],
+  // "the PR fell behind develop": its branch to update from the base.
+  [/\b(fell|fallen|falls|falling|is|got|gotten) behind\b|\bout of date with\b/gi, 'update branch latest base'],
   // "sign off on #42", "give it the green light": an approving review.
   [/\bsign (off|it off)\b|\bgreen light\b/gi, 'approve'],
   // "my own copy of torvalds/linux", "a personal version": a fork.
@@ -128,7 +142,7 @@ const PHRASES: [RegExp, string][] = [
   [/\bundo (git )?add\b|\bout of (the )?(staging( area)?|next commit)\b/gi, 'reset'],
   // In the tools' text "pull" is only ever a pull request's: "pull up the entries" shows them, "pull the
   // page from" fetches it.
-  [/\bpull up\b/gi, 'show'],
+  [/\bpull (\w+ )?up\b/gi, 'show'],
   // "pull 342", "pull #88": a pull request by its number.
   [/\bpull (?=#?\d)/gi, 'pull request '],
   [/\bpull\b(?!\s+requests?\b)/gi, 'fetch'],
@@ -148,7 +162,10 @@ const PHRASES: [RegExp, string][] = [
   // "a JOIN", "grouped per SKU", "order by date": SQL to run.
   [/\b(join|group(ed)? (by|per)|order(ed)? by)\b/gi, 'sql query'],
   // "the folders this app can see": the directories it is allowed to reach.
-  [/\b(folders?|directories|dirs)\b(.*)\b(can|may|could) (see|access|reach|touch)\b/gi, '$1$2 allowed access'],
+  [
+    /\b(folders?|directories|dirs|drives?)\b(.*)\b((can|may|could) (see|access|reach|touch)|(been )?(granted|allowed|permitted))\b/gi,
+    '$1$2 allowed access',
+  ],
   // "add 17 and 25", "total up 4 and 9", "3 plus 4": arithmetic on the numbers given.
   // "how many customers ... in the database", "total sales per region from the sales table": a SELECT to run.
   [/\b(how many|count|number of|total|average|sum of|per)\b(?=.*\b(tables?|database|db|rows?|records?)\b)/gi, 'select query'],
@@ -183,7 +200,10 @@ export function queryWords(query: string, known: (stem: string) => boolean = () 
   text = text.replace(URL, ' url internet ').replace(DOMAIN, ' url internet ').replace(DB_FILE, ' database ');
   // The name a request gives a thing ("a label called needs-triage") is a value, not a word about the tool;
   // "named" says the tool takes names, "called" says nothing.
-  text = text.replace(NAME_VALUE, (_, word: string) => (word.toLowerCase() === 'named' ? word : ''));
+  // A file's name (`receipt.jpg`) stays: its extension says what kind of file.
+  text = text.replace(NAME_VALUE, (_, word: string, name: string) =>
+    [word.toLowerCase() === 'named' ? word : '', FILE_NAME.test(` ${name}`) ? name : ''].join(' '),
+  );
   for (const [pattern, replacement] of PHRASES) text = text.replace(pattern, replacement);
   // A request may name a tool (`readFile`, `read_file`): its parts count as well as the whole word.
   const words = proseTerms(text).flatMap((w) => {
