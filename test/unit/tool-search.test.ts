@@ -131,6 +131,13 @@ describe('search words', () => {
     ['mark order 5 as shipped in the db', ['update', 'query', 'order', '5', 'as', 'shipped', 'in', 'the', 'db']],
     ['folders you have been granted', ['folders', 'you', 'have', 'been', 'allowed', 'access']],
     ['pull it up', ['show']],
+    ["we won't-do #12, shelve it", ['we', 'close', 'number', 'close', 'it']],
+    ['rename that ticket', ['update', 'title', 'that', 'ticket']],
+    ['which paths did PR 5 touch', ['which', 'paths', 'did', 'pull', 'request', '5', 'get', 'files']],
+    ['how old is budget.ods', ['creation', 'time', 'is', 'budget', 'ods', 'path', 'file']],
+    ['Ana likes tea. Store that.', ['add', 'observation', 'knowledge']],
+    ['half past nine in Denver', ['time', 'convert', 'in', 'Denver']],
+    ['cut feat/x from develop', ['create', 'branch', 'feat', 'x', 'from', 'develop', 'path']],
   ])('query %s', (query, words) => {
     expect(queryWords(query)).toEqual(words);
   });
@@ -266,6 +273,12 @@ describe('ranking the real tools', () => {
     ['my PR 12 fell behind main, bring it up to date', 'github__update_pull_request_branch', 1],
     ['mark order 5 as shipped in the shop db', 'sqlite__write_query', 1],
     ['which folders have you been granted', 'filesystem__list_allowed_directories', 1],
+    ["rename that ticket to 'Crash on start'", 'github__update_issue_title', 1],
+    ['which paths did PR 5 touch', 'github__pull_request_read', 1],
+    ['how old is budget.ods', 'filesystem__get_file_info', 1],
+    ['Ana likes tea. Store that.', 'memory__add_observations', 1],
+    ['half past nine in Denver is what in Tokyo', 'time__convert_time', 1],
+    ['cut feat/x from develop in my clone', 'git__git_create_branch', 1],
   ] as const)('"%s" has %s in the top %i', (query, tool, n) => {
     expect(
       top(query, n).some((name) => tool.split('|').includes(name)),

@@ -20,7 +20,7 @@ const PHRASES: [RegExp, string][] = [
   [/\bwhat (time|hour|day|date) is it\b|\bwhat (is )?the (time|hour)\b/gi, 'current time'],
   [/\b(right now|at (the|this) moment|currently)\b/gi, 'current'],
   // "3pm in London", "9:30 Berlin time": a clock time given is one to convert.
-  [/\b\d{1,2}(:\d\d)? ?(am|pm)\b|\b\d{1,2}:\d\d\b/gi, 'time convert'],
+  [/\b\d{1,2}(:\d\d)? ?(am|pm)\b|\b\d{1,2}:\d\d\b|\b(half|quarter) (past|to) \w+\b|\b\w+ o'?clock\b/gi, 'time convert'],
   // "the time difference between", "how far apart are the clocks", "hours ahead": a conversion between zones.
   [/\btime difference\b|\bhow far apart\b|\bhours? (apart|ahead|behind)\b/gi, 'convert time'],
   // "file a bug", "report an issue", "raise a ticket": a new issue ("file" is the verb, not a file).
@@ -33,7 +33,9 @@ const PHRASES: [RegExp, string][] = [
   // "hop over to the release branch", "go back to main branch": switching branches.
   [/\b(hop|go|jump|move|switch|change)( over| back)? to\b(?=.*\bbranch\b)/gi, 'checkout switch'],
   // "hop onto hotfix/cart", "switch over to release-2": onto a branch, though the request may not say so.
-  [/\b(hop|jump|switch)( over)? (on)?to\b/gi, 'checkout switch'],
+  [/\b(hop|jump|switch|flip)( the \w+)?( over)? (on)?to\b/gi, 'checkout switch'],
+  // "cut feat/x from develop", "branch off release": a new branch.
+  [/\b(cut|spin off|branch off)\b(?= \S+ from\b)/gi, 'create branch'],
   // "where did I put the budget file", "look through my documents": finding files, not moving them.
   [/\bwhere (did|do|does|is|are)( (i|we|it|they))?( (put|leave|left|save|saved|keep|kept|store|stored))?\b|\blook(ing)? (through|for)\b/gi, 'search'],
   // "what do you know about X": a look-up in what was stored, not a question about knowing.
@@ -47,7 +49,7 @@ const PHRASES: [RegExp, string][] = [
     'add observation knowledge',
   ],
   // "Dana prefers calls after 2pm, keep that in mind": the same, the fact told first.
-  [/^.*\b(keep|bear) (that|this|it) in mind\b.*$/gi, 'add observation knowledge'],
+  [/^.*\b((keep|bear) (that|this|it) in mind\b.*|(store|save|remember|note|record) (that|this)\W*)$/gi, 'add observation knowledge'],
   // "did I ever mention Sam's contractor", "did I tell you about": a look-up in what was kept.
   [/\bdid i (ever )?(mention|tell you|say)\b/gi, 'search knowledge'],
   // "issues mentioning a leak", "files containing TODO": a search through what things say.
@@ -93,9 +95,12 @@ const PHRASES: [RegExp, string][] = [
   // "game engine projects on GitHub": repositories.
   [/\bprojects? on github\b/gi, 'repositories github'],
   // "is it a decent hour there", "would I be waking her up": the time there now.
-  [/\b(decent|reasonable|good|polite|sensible|civil) (hour|time) (there|to)\b|\bwak(e|ing) (\w+ )?up\b/gi, 'current time'],
+  [
+    /\b(decent|reasonable|good|polite|sensible|civil) (hour|time) (there|to)\b|\bwak(e|ing) (\w+ )?up\b|\bwake (him|her|them|someone|anyone)\b/gi,
+    'current time',
+  ],
   // "mark order 5 as shipped in the db": an update to run.
-  [/\bmark\b(?=.*\b(rows?|tables?|database|db)\b)/gi, 'update query'],
+  [/\bmark\b(?=.*\b(rows?|tables?|database|db)\b)/gi, 'update'],
   // "*.psd", "**/*.tf": a pattern of file names to search for.
   [/(^|\s)(\*\*\/)?\*\.\w+/g, ' search files pattern'],
   // "kick off deploy.yml": run a workflow.
@@ -105,13 +110,23 @@ const PHRASES: [RegExp, string][] = [
   // "is it read-only": its permissions.
   [/\bread-only\b|\bwritable\b/gi, 'permissions'],
   // "the PR fell behind develop": its branch to update from the base.
-  [/\b(fell|fallen|falls|falling|is|got|gotten) behind\b|\bout of date with\b/gi, 'update branch latest base'],
+  [/\b(fell|fallen|falls|falling|is|got|gotten) behind\b|\bout of date with\b|\bcatch(-| )?up\b/gi, 'update branch latest base'],
   // "sign off on #42", "give it the green light": an approving review.
   [/\bsign (off|it off)\b|\bgreen light\b/gi, 'approve'],
   // "my own copy of torvalds/linux", "a personal version": a fork.
   [/\b(own|personal) (copy|version|duplicate)\b/gi, 'fork'],
   // "mark it done", "will never happen": closing an issue.
-  [/\b(mark(ed)? (it |this |them )?(as )?done|never (happen|be done|be fixed))\b/gi, 'close'],
+  [/\b(mark(ed)? (it |this |them )?(as )?done|never (going to )?(happen|do|be done|be fixed)|won(t)?[- ]?do|shelve)\b/gi, 'close'],
+  // "rename that ticket": its title.
+  [
+    /\b(rename|retitle)\b(?=.*\b(issue|ticket|bug|pr|pull request)s?\b)|(?<=\b(issue|ticket|bug|pr|pull request)s?\b.*)\b(rename|retitle)\b/gi,
+    'update title',
+  ],
+  // "which paths did PR 5 touch", "files changed in pull 9": the pull request's files.
+  [
+    /\b(touch(ed|es)?|chang(ed|es)|modif(y|ies|ied)|alter(s|ed)?)\b(?=.*\b(pull|pr)\b)|(?<=\b(pull|pr)\b.*)\b(touch(ed|es)?|chang(ed|es)|modif(y|ies|ied)|alter(s|ed)?)\b/gi,
+    'get files',
+  ],
   // "API_BASE_URL", "NODE_ENV": an environment variable's name.
   [/\b[A-Z][A-Z0-9]*(_[A-Z0-9]+)+\b/g, 'environment variable'],
   // "PR" is two words in the tools' text ("pull request"), and a shell command names what it does.
@@ -126,7 +141,7 @@ const PHRASES: [RegExp, string][] = [
   [/\b(web ?pages?|web ?sites?|articles?|blog posts?|online)\b/gi, 'url internet'],
   // "remove old rows from the sessions table", "update prices in the products table": a statement to run.
   [
-    /\b(select|insert|update|delete|drop|alter|truncate|remove|change|raise|lower|increase|decrease|bump|set)\b(?=.*\b(rows?|tables?)\b)/gi,
+    /\b(select|insert|update|delete|drop|alter|truncate|remove|change|raise|lower|increase|decrease|bump|set|apply|fix|correct)\b(?=.*\b(rows?|tables?|database|db)\b)/gi,
     '$1 query',
   ],
   // "who has access to this repo", "who can push to it": the people let in, not the verb they may do.
@@ -135,7 +150,9 @@ const PHRASES: [RegExp, string][] = [
     'collaborators access',
   ],
   // "how big is it", "take up the most space": a size.
-  [/\bhow (big|large)\b|\b(disk )?space\b/gi, 'size'],
+  [/\bhow (big|large)\b|\b(disk )?space\b|\bdisk usage\b/gi, 'size'],
+  // "how old is it": when it was made.
+  [/\bhow old\b/gi, 'creation time'],
   // "what's ready to be committed", "about to commit": what is staged.
   [/\b(ready|about|going) to (be committed|commit)\b/gi, 'staged'],
   // "undo git add", "take the files back out of staging": unstaging.
