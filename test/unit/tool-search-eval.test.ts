@@ -8,12 +8,12 @@ import { ToolSearch } from '../../electron/core/policy/tool-search.js';
 import { evaluate, loadQueries, loadTools } from '../bench/search-eval.js';
 
 /**
- * Reached: tuned part (787 queries, session 8) recall@5 0.909, MRR 0.794; held-out batches 1-3 (132:
- * 58, 34 and 40; session 7) recall@5 0.871, MRR 0.748.
+ * Reached (session 8): tuned part (787 queries) recall@5 0.909, MRR 0.794; held-out part (212: batches
+ * of 58, 34, 40, 40 and 40) recall@5 0.877, MRR 0.729.
  */
 const FLOORS = {
   tune: { recall5: 0.88, mrr: 0.77 },
-  heldout: { recall5: 0.85, mrr: 0.72 },
+  heldout: { recall5: 0.85, mrr: 0.7 },
 };
 
 describe('tool search on the golden set', () => {
@@ -37,10 +37,9 @@ describe('tool search on the golden set', () => {
   });
 
   it.each(['tune', 'heldout'] as const)('%s part: recall@5 and MRR stay above their floors', (split) => {
-    // The fourth and fifth held-out batches (session 8) join the floor once the bench has scored them, at the session's end.
     const m = evaluate(
       rank,
-      queries.filter((q) => q.split === split && q.batch !== 4 && q.batch !== 5),
+      queries.filter((q) => q.split === split),
     );
     // Held-out misses are not named, even here: tuning must never see them.
     const misses = split === 'tune' ? m.misses.map((x) => x.query).join(' | ') : `${m.misses.length} held-out queries`;
