@@ -40,7 +40,7 @@ export async function searchBench(_g: ProcessGroup, _tmp: string, report: Report
   const all = evaluate(rank, queries);
   // The held-out queries by batch: the first (every third of ids 1-174) has had its misses named in notes
   // and the README since session 5; the second (ids 233-266) and the third (ids 380-419) were written in
-  // session 7, the fourth (ids 520-559) and the fifth (ids 960 on) in session 8, each committed before the
+  // session 7, the fourth (ids 520-559) and the fifth (ids 960-999) in session 8, each committed before the
   // ranker first ran on it. The goals are judged on all of them.
   const batches = ([undefined, 2, 3, 4, 5] as const).map((batch) =>
     evaluate(
