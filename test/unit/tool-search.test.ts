@@ -138,6 +138,15 @@ describe('search words', () => {
     ['Ana likes tea. Store that.', ['add', 'observation', 'knowledge']],
     ['half past nine in Denver', ['time', 'convert', 'in', 'Denver']],
     ['cut feat/x from develop', ['create', 'branch', 'feat', 'x', 'from', 'develop', 'path']],
+    ['review osprey#312', ['review', 'number']],
+    ['the last 20 lines of app.log', ['tail', 'of', 'app', 'log', 'path', 'file']],
+    ['whose hands wrote L10-L30 of a.go', ['blame', 'lines', 'of', 'a', 'go', 'path', 'file']],
+    ['move HEAD onto feat/x', ['checkout', 'onto', 'feat', 'x', 'path']],
+    ['recall my landlord', ['search', 'knowledge', 'my', 'landlord']],
+    ['stash the fact that Bo likes tea', ['add', 'observation', 'knowledge']],
+    ['what does v1.0 point to', ['what', 'does', 'version', 'tag', 'point', 'to']],
+    ['seventeen plus twenty-five', ['sum', 'numbers']],
+    ['dump LANG and TZ', ['dump', 'environment', 'variable', 'and', 'environment', 'variable']],
   ])('query %s', (query, words) => {
     expect(queryWords(query)).toEqual(words);
   });
@@ -279,6 +288,13 @@ describe('ranking the real tools', () => {
     ['Ana likes tea. Store that.', 'memory__add_observations', 1],
     ['half past nine in Denver is what in Tokyo', 'time__convert_time', 1],
     ['cut feat/x from develop in my clone', 'git__git_create_branch', 1],
+    ['show me the last 20 lines of app.log', 'filesystem__read_text_file', 1],
+    ['whose hands wrote L10-L30 of lib/a.go in acme/api', 'github__get_file_blame', 1],
+    ['which folders are you sandboxed to', 'filesystem__list_allowed_directories', 1],
+    ['move HEAD onto feat/x in my clone', 'git__git_checkout', 1],
+    ["recall my landlord's details", 'memory__search_nodes', 1],
+    ['seventeen plus twenty-five on the test server', 'everything__get-sum', 1],
+    ['dump LANG and TZ of the test server', 'everything__get-env', 1],
   ] as const)('"%s" has %s in the top %i', (query, tool, n) => {
     expect(
       top(query, n).some((name) => tool.split('|').includes(name)),

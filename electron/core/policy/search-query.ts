@@ -27,7 +27,7 @@ const PHRASES: [RegExp, string][] = [
   [/\b(file|report|raise|log|submit) (a|an|new) (new )?(bug|issue|ticket)\b/gi, 'create issue'],
   // "the last few commits", "who changed what": the history of commits.
   [
-    /\b(last|recent|latest) (few |\d+ |handful of |couple of )?(commits|revisions|changesets)\b|\bwho (changed|made|committed|touched)\b/gi,
+    /\b(last|recent|latest) (few |\d+ |handful of |couple of )?(commits|revisions|changesets)\b|\bwho (changed|made|committed|touched)\b(?!.*\b(lines?|L\d+)\b)/gi,
     'commit log history',
   ],
   // "hop over to the release branch", "go back to main branch": switching branches.
@@ -58,7 +58,7 @@ const PHRASES: [RegExp, string][] = [
   // "everything you remember", "commit everything": a quantifier, not the server called everything.
   [/\beverything\b(?!\s+(server|tools?|mcp)\b)/gi, ''],
   // "no longer coworkers", "her employer", "Sam's manager": how two people relate.
-  [/\b(co-?workers?|colleagues?|employers?|employees?|bosse?s?|managers?|friends?|spouses?|married)\b/gi, 'relation'],
+  [/\b(co-?workers?|colleagues?|employers?|employees?|bosse?s?|managers?|friends?|spouses?|married|mentors?|coach(es)?)\b/gi, 'relation'],
   // "unlink them", "break the link", "remove that link": a relation to delete, not a file or a URL.
   [/\bunlink\b|\bbreak (the |a |that )?(link|connection|tie)s?\b|\b(remove|delete|drop) (the |a |that |this )?link\b/gi, 'delete relation'],
   // "turn logging on": a switch, not a turn.
@@ -77,7 +77,7 @@ const PHRASES: [RegExp, string][] = [
   [/\b(turn|switch) (\w+) on\b/gi, 'enable $2'],
   [/\b(turn|switch) (\w+) off\b/gi, 'disable $2'],
   // "is it evening yet in Nairobi", "is it too late": the time there now.
-  [/\bis it (evening|morning|night|afternoon|daytime|lunchtime|midnight|late|early)\b/gi, 'current time'],
+  [/\bis it (already |still |yet )?(evening|morning|night|afternoon|daytime|lunchtime|midnight|late|early)\b/gi, 'current time'],
   // "mark the pile as seen": read.
   [/\bas seen\b/gi, 'as read'],
   // "a write-up": a report, not writing.
@@ -85,11 +85,13 @@ const PHRASES: [RegExp, string][] = [
   // "@contoso/platform-eng": a team.
   [/@[\w-]+\/[\w-]+/g, 'team members'],
   // "#88": an issue or pull request by its number.
-  [/(^|\s)#\d+\b/g, '$1number'],
+  [/(^|\s)[\w.-]*#\d+\b/g, '$1number'],
   // "a1b2c3d": a commit by its hash.
   [/\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{7,40}\b/g, 'commit'],
   // "the top of nginx.conf", "the first lines": its head.
   [/\b(the )?(top|beginning|first (few |\d+ )?lines) of\b/gi, 'head of'],
+  // "the last 20 lines of app.log": its tail.
+  [/\b(the )?(last|final|concluding|closing) (\w+ )?(lines|entries|rows) of\b/gi, 'tail of'],
   // "third-party libraries used by the shop": its dependencies.
   [/\bthird[- ]party (librar(y|ies)|packages?|code|deps)\b|\blibraries used by\b/gi, 'dependencies'],
   // "game engine projects on GitHub": repositories.
@@ -100,7 +102,7 @@ const PHRASES: [RegExp, string][] = [
     'current time',
   ],
   // "mark order 5 as shipped in the db": an update to run.
-  [/\bmark\b(?=.*\b(rows?|tables?|database|db)\b)/gi, 'update'],
+  [/\b(mark|flag)\b(?=.*\b(rows?|tables?|database|db)\b)/gi, 'update'],
   // "*.psd", "**/*.tf": a pattern of file names to search for.
   [/(^|\s)(\*\*\/)?\*\.\w+/g, ' search files pattern'],
   // "kick off deploy.yml": run a workflow.
@@ -110,7 +112,30 @@ const PHRASES: [RegExp, string][] = [
   // "is it read-only": its permissions.
   [/\bread-only\b|\bwritable\b/gi, 'permissions'],
   // "the PR fell behind develop": its branch to update from the base.
-  [/\b(fell|fallen|falls|falling|is|got|gotten) behind\b|\bout of date with\b|\bcatch(-| )?up\b/gi, 'update branch latest base'],
+  [
+    /\b(fell|fallen|falls|falling|is|got|gotten|lags?|lagging) behind\b|\blags\b|\bout of date with\b|\bcatch(-| )?up\b/gi,
+    'update branch latest base',
+  ],
+  // "whose hands wrote L110-L130", "who last changed lines 40-80": a blame.
+  [/\bwho(se \w+)? (last )?(wrote|authored|touched|changed)\b(?=.*\b(lines?|L\d+)\b)/gi, 'blame'],
+  [/\bL\d+(-L?\d+)?\b/g, 'lines'],
+  // "sandboxed to": the folders allowed.
+  [/\bsandbox(ed)?\b/gi, 'allowed directories'],
+  // "move HEAD onto feat/x": a checkout.
+  [/\b(move|point|set|put) HEAD\b/g, 'checkout'],
+  // "recall my landlord's details", "anything I told you": a look-up in what was kept.
+  [/\b(recall|remind me( of| about)?|(i|we) told you)\b/gi, 'search knowledge'],
+  // "stash the fact that ...": a fact to keep.
+  [/\b\w+ the fact that\b.*$/gi, 'add observation knowledge'],
+  // "v1.0", "v2.4.1": a version, which a tag or release names.
+  [/\bv\d+(\.\d+)+\b/gi, 'version tag'],
+  // "usages of parseConfig": a search through code.
+  [/\busages? of\b/gi, 'search code'],
+  // "seventeen plus twenty-five": a sum.
+  [
+    /\b(zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred)(-\w+)? (plus|and|\+) (zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred)(-\w+)?\b/gi,
+    'sum numbers',
+  ],
   // "sign off on #42", "give it the green light": an approving review.
   [/\bsign (off|it off)\b|\bgreen light\b/gi, 'approve'],
   // "my own copy of torvalds/linux", "a personal version": a fork.
@@ -128,7 +153,7 @@ const PHRASES: [RegExp, string][] = [
     'get files',
   ],
   // "API_BASE_URL", "NODE_ENV": an environment variable's name.
-  [/\b[A-Z][A-Z0-9]*(_[A-Z0-9]+)+\b/g, 'environment variable'],
+  [/\b[A-Z][A-Z0-9]*(_[A-Z0-9]+)+\b|\b(PATH|HOME|LANG|TZ|SHELL|USER|PWD|TERM)\b/g, 'environment variable'],
   // "PR" is two words in the tools' text ("pull request"), and a shell command names what it does.
   [/\bPRs\b/gi, 'pull requests'],
   [/\bPR\b/gi, 'pull request'],
