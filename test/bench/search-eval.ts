@@ -19,8 +19,8 @@ interface FixtureServer {
 export interface GoldenQuery {
   id: number;
   split: 'tune' | 'heldout';
-  /** The later held-out batches: 2 and 3 (session 7), 4 and 5 (session 8); absent for the rest. */
-  batch?: 2 | 3 | 4 | 5;
+  /** The later held-out batches: 2 and 3 (session 7), 4 to 6 (session 8); absent for the rest. */
+  batch?: 2 | 3 | 4 | 5 | 6;
   query: string;
   /** Exposed tool name → grade: 2 the right tool, 1 an acceptable one. */
   relevant: Record<string, number>;
