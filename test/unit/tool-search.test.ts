@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { createDispatch } from '../../electron/core/policy/dispatch-tool.js';
 import { intentFactor, queryIntent, toolKind } from '../../electron/core/policy/search-intent.js';
 import { queryWords } from '../../electron/core/policy/search-query.js';
+import { DEFAULT_WEIGHTS } from '../../electron/core/policy/search-weights.js';
 import { isQuestionWord, proseTerms, relatedStems, stems } from '../../electron/core/policy/search-terms.js';
 import { ToolSearch } from '../../electron/core/policy/tool-search.js';
 import { loadTools } from '../bench/search-eval.js';
@@ -379,6 +380,17 @@ describe('ranking the real tools', () => {
     const hits = search.search(TOOLS, 'list issues', 10);
     for (let i = 1; i < hits.length; i++) expect(hits[i - 1].score).toBeGreaterThanOrEqual(hits[i].score);
     expect(search.search(TOOLS, 'the of and', 10)).toEqual([]);
+  });
+
+  it('ranks with the weights it is given: without the intent nudge, a reader can outrank the deleter', () => {
+    const flat = { ...DEFAULT_WEIGHTS.intent, deleteOnDelete: 1, deleteOnRead: 1, deleteOnWrite: 1 };
+    const plain = new ToolSearch({ ...DEFAULT_WEIGHTS, intent: flat });
+    const query = 'get rid of the file notes.txt';
+    const scoreOf = (s: ToolSearch, name: string) => s.search(TOOLS, query, 50).find((h) => h.name === name)?.score ?? 0;
+    // The default weights favour deleting tools for a request to delete; flat ones do not.
+    expect(scoreOf(search, 'github__delete_file') / scoreOf(search, 'filesystem__read_text_file')).toBeGreaterThan(
+      scoreOf(plain, 'github__delete_file') / scoreOf(plain, 'filesystem__read_text_file'),
+    );
   });
 });
 
