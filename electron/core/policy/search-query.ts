@@ -5,6 +5,10 @@
  */
 import { proseTerms, toolTerms, normalizeTerm } from './search-terms.js';
 
+/** A number in words, up to "ninety-nine" and "hundred". */
+const NUMBER_WORD =
+  '(zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred)(-\\w+)?';
+
 /** Phrases whose words would mislead one by one ("get rid of" is no `get_*`, "open an issue" creates one). */
 const PHRASES: [RegExp, string][] = [
   [/\bget rid of\b/gi, 'remove'],
@@ -30,28 +34,32 @@ const PHRASES: [RegExp, string][] = [
     /\b(last|recent|latest) (few |\d+ |handful of |couple of )?(commits|revisions|changesets)\b|\bwho (changed|made|committed|touched)\b(?!.*\b(lines?|L\d+)\b)/gi,
     'commit log history',
   ],
-  // "hop over to the release branch", "go back to main branch": switching branches.
-  [/\b(hop|go|jump|move|switch|change)( over| back)? to\b(?=.*\bbranch\b)/gi, 'checkout switch'],
-  // "hop onto hotfix/cart", "switch over to release-2": onto a branch, though the request may not say so.
-  [/\b(hop|jump|switch|flip)( the \w+)?( over)? (on)?to\b/gi, 'checkout switch'],
+  // "hop over to the release branch", "go back to main branch": switching branches; "hop onto hotfix/cart",
+  // "switch over to release-2": onto a branch, though the request may not say so.
+  [
+    /\b(hop|go|jump|move|switch|change)( over| back)? to\b(?=.*\bbranch\b)|\b(hop|jump|switch|flip)( the \w+)?( over)? (on)?to\b/gi,
+    'checkout switch',
+  ],
   // "cut feat/x from develop", "branch off release": a new branch.
   [/\b(cut|spin off|branch off)\b(?= \S+ from\b)/gi, 'create branch'],
   // "where did I put the budget file", "look through my documents": finding files, not moving them.
   [/\bwhere (did|do|does|is|are)( (i|we|it|they))?( (put|leave|left|save|saved|keep|kept|store|stored))?\b|\blook(ing)? (through|for)\b/gi, 'search'],
-  // "what do you know about X": a look-up in what was stored, not a question about knowing.
-  [/\bwhat do you (know|remember) about\b/gi, 'search knowledge'],
+  // "what do you know about X", "did I ever mention Sam's contractor", "recall my landlord's details",
+  // "anything I told you": a look-up in what was kept, not a question about knowing.
+  [
+    /\bwhat do you (know|remember) about\b|\bdid i (ever )?(mention|tell you|say)\b|\b(recall|remind me( of| about)?|(i|we) told you)\b/gi,
+    'search knowledge',
+  ],
   // "check your notes", "my saved notes": to an assistant, what it keeps in memory.
   [/\b(your|my|our|saved) (notes|memory|memories)\b/gi, 'knowledge memory'],
-  // "jot down that Dana prefers email", "record that the meeting moved": a fact to keep, whose own words
-  // ("moved", "email") say nothing about the tool.
+  // "jot down that Dana prefers email", "record that the meeting moved", "stash the fact that ...": a fact to
+  // keep, whose own words ("moved", "email") say nothing about the tool.
   [
-    /\b(jot down|write down|note down|make a note|take note|note|record|remember|keep in mind|memorize)( for later)? that\b(?! (connection|link|relation|relationship|tie)s?\b).*$/gi,
+    /\b(jot down|write down|note down|make a note|take note|note|record|remember|keep in mind|memorize)( for later)? that\b(?! (connection|link|relation|relationship|tie)s?\b).*$|\b\w+ the fact that\b.*$/gi,
     'add observation knowledge',
   ],
   // "Dana prefers calls after 2pm, keep that in mind": the same, the fact told first.
   [/^.*\b((keep|bear) (that|this|it) in mind\b.*|(store|save|remember|note|record) (that|this)\W*)$/gi, 'add observation knowledge'],
-  // "did I ever mention Sam's contractor", "did I tell you about": a look-up in what was kept.
-  [/\bdid i (ever )?(mention|tell you|say)\b/gi, 'search knowledge'],
   // "issues mentioning a leak", "files containing TODO": a search through what things say.
   [/\b(mentioning|containing|matching|that (mention|contain|match)s?|end(s|ing)? (in|with)|start(s|ing)? with)\b/gi, 'search'],
   [/\b(logged|signed|log|sign) (in|on)\b/gi, 'authenticated'],
@@ -61,23 +69,23 @@ const PHRASES: [RegExp, string][] = [
   [/\b(co-?workers?|colleagues?|employers?|employees?|bosse?s?|managers?|friends?|spouses?|married|mentors?|coach(es)?)\b/gi, 'relation'],
   // "unlink them", "break the link", "remove that link": a relation to delete, not a file or a URL.
   [/\bunlink\b|\bbreak (the |a |that )?(link|connection|tie)s?\b|\b(remove|delete|drop) (the |a |that |this )?link\b/gi, 'delete relation'],
-  // "turn logging on": a switch, not a turn.
   // "clear out my inbox", "clear my notifications": mark them all read, not delete anything.
   [/\bclear (out )?(my |the |all )?(github )?(inbox|notifications)\b/gi, 'mark all notifications read'],
-  // "stop getting pinged about this repo", "stop watching it": a subscription to ignore.
-  [/\bstop (getting|receiving|watching|following)\b/gi, 'ignore watch subscription'],
-  // "unwatch that repo", "mute it": a subscription to ignore.
-  [/\b(unwatch|unsubscribe|mute)\b/gi, 'ignore watch subscription'],
-  // "would she be asleep", "too late to call Tokyo": what time it is there.
-  [/\b(asleep|awake|bedtime|too (late|early) to)\b/gi, 'current time'],
+  // "stop getting pinged about this repo", "unwatch that repo", "mute it": a subscription to ignore.
+  [/\bstop (getting|receiving|watching|following)\b|\b(unwatch|unsubscribe|mute)\b/gi, 'ignore watch subscription'],
+  // "would she be asleep", "too late to call Tokyo", "is it evening yet in Nairobi", "a decent hour there",
+  // "would I be waking her up": what time it is there now.
+  [
+    /\b(asleep|awake|bedtime|too (late|early) to)\b|\bis it (already |still |yet )?(evening|morning|night|afternoon|daytime|lunchtime|midnight|late|early)\b|\b(decent|reasonable|good|polite|sensible|civil) (hour|time) (there|to)\b|\bwak(e|ing) (\w+ )?up\b|\bwake (him|her|them|someone|anyone)\b/gi,
+    'current time',
+  ],
   // "in my clone", "this checkout", "the working copy": the repository on disk, which the git server serves.
   [/\b(my|this|the|our|local|offline) (clone|checkout|working (copy|tree))\b/gi, 'git repository'],
+  // "turn logging on": a switch, not a turn.
   [/\b(turn|switch) on\b/gi, 'enable'],
   [/\b(turn|switch) off\b/gi, 'disable'],
   [/\b(turn|switch) (\w+) on\b/gi, 'enable $2'],
   [/\b(turn|switch) (\w+) off\b/gi, 'disable $2'],
-  // "is it evening yet in Nairobi", "is it too late": the time there now.
-  [/\bis it (already |still |yet )?(evening|morning|night|afternoon|daytime|lunchtime|midnight|late|early)\b/gi, 'current time'],
   // "mark the pile as seen": read.
   [/\bas seen\b/gi, 'as read'],
   // "a write-up": a report, not writing.
@@ -96,11 +104,6 @@ const PHRASES: [RegExp, string][] = [
   [/\bthird[- ]party (librar(y|ies)|packages?|code|deps)\b|\blibraries used by\b/gi, 'dependencies'],
   // "game engine projects on GitHub": repositories.
   [/\bprojects? on github\b/gi, 'repositories github'],
-  // "is it a decent hour there", "would I be waking her up": the time there now.
-  [
-    /\b(decent|reasonable|good|polite|sensible|civil) (hour|time) (there|to)\b|\bwak(e|ing) (\w+ )?up\b|\bwake (him|her|them|someone|anyone)\b/gi,
-    'current time',
-  ],
   // "mark order 5 as shipped in the db": an update to run.
   [/\b(mark|flag)\b(?=.*\b(rows?|tables?|database|db)\b)/gi, 'update'],
   // "*.psd", "**/*.tf": a pattern of file names to search for.
@@ -123,19 +126,12 @@ const PHRASES: [RegExp, string][] = [
   [/\bsandbox(ed)?\b/gi, 'allowed directories'],
   // "move HEAD onto feat/x": a checkout.
   [/\b(move|point|set|put) HEAD\b/g, 'checkout'],
-  // "recall my landlord's details", "anything I told you": a look-up in what was kept.
-  [/\b(recall|remind me( of| about)?|(i|we) told you)\b/gi, 'search knowledge'],
-  // "stash the fact that ...": a fact to keep.
-  [/\b\w+ the fact that\b.*$/gi, 'add observation knowledge'],
   // "v1.0", "v2.4.1": a version, which a tag or release names.
   [/\bv\d+(\.\d+)+\b/gi, 'version tag'],
   // "usages of parseConfig": a search through code.
   [/\busages? of\b/gi, 'search code'],
   // "seventeen plus twenty-five": a sum.
-  [
-    /\b(zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred)(-\w+)? (plus|and|\+) (zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred)(-\w+)?\b/gi,
-    'sum numbers',
-  ],
+  [new RegExp(`\\b${NUMBER_WORD} (plus|and|\\+) ${NUMBER_WORD}\\b`, 'gi'), 'sum numbers'],
   // "sign off on #42", "give it the green light": an approving review.
   [/\bsign (off|it off)\b|\bgreen light\b/gi, 'approve'],
   // "my own copy of torvalds/linux", "a personal version": a fork.
@@ -208,9 +204,9 @@ const PHRASES: [RegExp, string][] = [
     /\b(folders?|directories|dirs|drives?)\b(.*)\b((can|may|could) (see|access|reach|touch)|(been )?(granted|allowed|permitted))\b/gi,
     '$1$2 allowed access',
   ],
-  // "add 17 and 25", "total up 4 and 9", "3 plus 4": arithmetic on the numbers given.
   // "how many customers ... in the database", "total sales per region from the sales table": a SELECT to run.
   [/\b(how many|count|number of|total|average|sum of|per)\b(?=.*\b(tables?|database|db|rows?|records?)\b)/gi, 'select query'],
+  // "add 17 and 25", "total up 4 and 9", "3 plus 4": arithmetic on the numbers given.
   [/\b(add|sum|total(?: up)?)\s+-?\d+(\.\d+)?\s*(and|\+|to|plus)\s*-?\d+|-?\d+(\.\d+)?\s*(\+|plus)\s*-?\d+/gi, 'sum numbers'],
 ];
 /** A path or file name in a request (`config.yaml`, `src/app.ts`): the request is about a file. */

@@ -112,7 +112,6 @@ const RELATED: string[] = [
   '!merge squash',
   'history log chronicle timeline',
   'unstage reset undo dequeue unprep',
-  'history log',
   'sum add total plus calculate addition tally',
   'echo repeat',
   '!environment env variable',

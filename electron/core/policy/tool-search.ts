@@ -37,6 +37,8 @@ export interface ToolHit {
   matched: string[];
 }
 
+/** The fields fieldTexts gives: name, title, description, parameter names, parameter descriptions. */
+const FIELD_COUNT = 5;
 /** Fields of prose (title, description, parameter descriptions), split without breaking `GitHub` apart. */
 const PROSE_FIELDS = new Set([1, 2, 4]);
 /** A prefix match needs stems this long, the shorter at least this share of the longer. */
@@ -174,7 +176,7 @@ function buildIndex(tools: SearchableTool[]): Index {
   const postings = new Map<string, Posting[]>();
   const surface = new Map<string, string>();
   const serverDocs = new Map<string, number>();
-  const totals = [0, 0, 0, 0, 0];
+  const totals = new Array<number>(FIELD_COUNT).fill(0);
   const docs = tools.map((tool, doc): Doc => {
     const counts = new Map<string, number[]>();
     const texts = fieldTexts(tool);
@@ -186,7 +188,7 @@ function buildIndex(tools: SearchableTool[]): Index {
         if (!stem) continue;
         length++;
         if (!surface.has(stem)) surface.set(stem, word.toLowerCase());
-        const tf = counts.get(stem) ?? [0, 0, 0, 0, 0];
+        const tf = counts.get(stem) ?? new Array<number>(FIELD_COUNT).fill(0);
         tf[field]++;
         counts.set(stem, tf);
       }
