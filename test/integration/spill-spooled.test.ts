@@ -91,15 +91,20 @@ describe('results streamed to disk as they arrive', () => {
   });
 
   it('keeps the same content once, whichever way it arrived', async () => {
-    const a = await client.callTool({ name: 'big', arguments: { bytes: 2_500_000 } });
-    const b = await client.callTool({ name: 'big', arguments: { bytes: 2_500_000 } });
-    expect(handleOf(a)).toBe(handleOf(b));
-    const listed = await hub.api<{ handle: string; bytes: number }[]>('spill.list');
-    const entry = listed.value!.find((e) => e.handle === handleOf(a));
     // The size as the upstream sent it: the JSON of the result, text escaped.
     const line = 'The quick brown fox jumps over the lazy dog. 0123456789 lorem ipsum dolor sit amet.\n';
     const text = line.repeat(Math.ceil(2_500_000 / line.length)).slice(0, 2_500_000);
-    expect(entry?.bytes).toBe(Buffer.byteLength(JSON.stringify({ content: [{ type: 'text', text }] })));
+    const bytes = Buffer.byteLength(JSON.stringify({ content: [{ type: 'text', text }] }));
+    // A spill is answered before its files are in place (issue 12): the calls are done once both are published.
+    let finished = 0;
+    const bothFinished = hub.waitFor((e) => e.type === 'call.finished' && e.bytesUpstream === bytes && ++finished === 2, 'both calls finished');
+    const a = await client.callTool({ name: 'big', arguments: { bytes: 2_500_000 } });
+    const b = await client.callTool({ name: 'big', arguments: { bytes: 2_500_000 } });
+    await bothFinished;
+    expect(handleOf(a)).toBe(handleOf(b));
+    const listed = await hub.api<{ handle: string; bytes: number }[]>('spill.list');
+    const entry = listed.value!.find((e) => e.handle === handleOf(a));
+    expect(entry?.bytes).toBe(bytes);
     expect(await readdir(rawDir)).toEqual([]);
   });
 

@@ -30,6 +30,8 @@ export interface CallReport {
   handle: string | undefined;
   /** Why a stage fell back (spilling or compression failed, compression not set up): a warning in the log. */
   note: string | undefined;
+  /** A spill answered before its files were complete: the call is published once they are (or are not) kept. */
+  keeping: Promise<string | undefined> | undefined;
   /** A cache hit: ms the original upstream call took (the time this hit saved). */
   savedMs: number | undefined;
   /** The exact count of what the upstream produced, made off the request path when the ledger asks. */
@@ -83,6 +85,7 @@ export function shapeReport(shaped: ShapedResult): CallReport {
   else r.tokensDelivered = o.tokensDelivered ?? undefined;
   r.handle = o.handle;
   r.note = o.note;
+  r.keeping = o.keeping;
   r.countUpstreamTokens = o.countUpstreamTokens;
   if (o.tokensSavedByEncoding) r.tokensSavedByEncoding = o.tokensSavedByEncoding;
   return r;
@@ -102,6 +105,7 @@ function report(delivered: CallToolResult, action: ResultAction, asIs: boolean, 
     countingDelivered: undefined,
     handle: undefined,
     note: undefined,
+    keeping: undefined,
     savedMs: undefined,
     countUpstreamTokens: undefined,
     countsDelivered: false,
@@ -141,8 +145,45 @@ export function reportCall(
   const r = cancelled ? cancelledReport() : made;
   const error = cancelled ? undefined : failure;
   const durationMs = elapsedMs(ctx);
+  const finished: FinishedCall = {
+    callId: ctx.callId,
+    session: ctx.session,
+    server: ctx.server,
+    tool: ctx.tool,
+    exposedName: ctx.entry.name,
+    durationMs,
+    report: r,
+  };
+  const publish = () => publishFinished(finishedEvent(ctx, r, durationMs, error), finished, emit, onCallFinished);
+  // Published once this turn's promise jobs are done, i.e. once the answer is on its way: the client's
+  // answer does not wait for the log and the ledger, and nothing before it needs them. A count of what
+  // is delivered still under way, and files of a spill still being written, are waited for here, after the answer.
+  const counting = r.countingDelivered;
+  const keeping = r.keeping;
+  if (counting === undefined && keeping === undefined) process.nextTick(publish);
+  else {
+    r.countingDelivered = undefined;
+    r.keeping = undefined;
+    const counted = counting?.then(
+      (tokens) => void (r.tokensDelivered = tokens),
+      () => undefined, // the ledger counts what was delivered itself
+    );
+    const kept = keeping?.then((lost) => {
+      // The answer went out with a handle whose reads now say why: the log and the ledger say it was not kept.
+      if (lost === undefined) return;
+      r.action = 'truncate';
+      r.handle = undefined;
+      r.note = `spill failed: ${lost}`;
+    });
+    void Promise.all([counted, kept]).then(publish);
+  }
+  return made.delivered;
+}
+
+/** The `call.finished` event of a report (a warning when the result is an error or a stage fell back). */
+function finishedEvent(ctx: CallContext, r: CallReport, durationMs: number, error: string | undefined): FinishedEvent {
   const isError = r.delivered.isError === true;
-  const event: Extract<HubEventInput, { type: 'call.finished' }> = {
+  const event: FinishedEvent = {
     type: 'call.finished',
     level: isError || r.note ? 'warn' : 'info',
     callId: ctx.callId,
@@ -164,37 +205,13 @@ export function reportCall(
   if (r.savedMs !== undefined) event.savedMs = r.savedMs;
   const why = error ?? r.note;
   if (why) event.error = why;
-  const finished: FinishedCall = {
-    callId: ctx.callId,
-    session: ctx.session,
-    server: ctx.server,
-    tool: ctx.tool,
-    exposedName: ctx.entry.name,
-    durationMs,
-    report: r,
-  };
-  // Published once this turn's promise jobs are done, i.e. once the answer is on its way: the client's
-  // answer does not wait for the log and the ledger, and nothing before it needs them. A count of what
-  // is delivered still under way is waited for here, after the answer.
-  const counting = r.countingDelivered;
-  if (counting === undefined) process.nextTick(publishFinished, event, finished, emit, onCallFinished);
-  else {
-    r.countingDelivered = undefined;
-    void counting
-      .then(
-        (tokens) => {
-          r.tokensDelivered = tokens;
-          event.tokensDelivered = tokens;
-        },
-        () => undefined, // the ledger counts what was delivered itself
-      )
-      .then(() => publishFinished(event, finished, emit, onCallFinished));
-  }
-  return made.delivered;
+  return event;
 }
 
+type FinishedEvent = Extract<HubEventInput, { type: 'call.finished' }>;
+
 function publishFinished(
-  event: Extract<HubEventInput, { type: 'call.finished' }>,
+  event: FinishedEvent,
   finished: FinishedCall,
   emit: (event: HubEventInput) => void,
   onCallFinished: ((call: FinishedCall) => void) | undefined,
@@ -208,7 +225,7 @@ function publishFinished(
  * The sizes the UI shows (the results as the model reads them), after the answer: a result delivered as
  * it came is measured here (it was not shaped), what the shaper replaced it with is small.
  */
-function addResultSizes(event: Extract<HubEventInput, { type: 'call.finished' }>, r: CallReport): void {
+function addResultSizes(event: FinishedEvent, r: CallReport): void {
   if (r.action === 'cancelled') return;
   // An error made on Spillway's side (bytesUpstream 0) has no upstream result.
   const upstream = r.resultBytes ?? (r.asIs && r.bytesUpstream > 0 ? viewBytes(viewResult(r.delivered)) : undefined);

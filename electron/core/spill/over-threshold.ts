@@ -10,7 +10,7 @@ import { meta, sizeLabel, spilledHeader, truncatedHeader, type Preview, type Siz
 import { decideShape, type ShapePolicy } from './shape-decision.js';
 import type { ShapeContext, ShapeDeps, ShapedResult, ShapeOutcome } from './shape-result.js';
 import { spillUri } from './spill-handle.js';
-import type { SpillEntry } from './spill-store.js';
+import type { SpillEntry, SpillPlan } from './spill-store.js';
 
 /** UTF-8 size of a value serialized as JSON. */
 export function jsonBytes(value: unknown): number {
@@ -85,6 +85,8 @@ export async function deliverOver(
     if ('text' in view && !policy.spillAlways && (await notSmaller(text, over, counter))) return passedWhole(result, over);
     tokensDelivered = new Promise<void>((resolve) => setImmediate(resolve)).then(() => counter.count(text));
     tokensDelivered.catch(() => undefined); // awaited by the report, unless the write fails first
+    if (plan.answerFirst)
+      return answeredFirst(delivered, plan, { ...base, countUpstreamTokens: countKept(deps, plan.entry.handle, over) }, tokensDelivered);
     entry = await plan.write();
   } catch (error) {
     const reason = (error as Error).message;
@@ -101,16 +103,31 @@ export async function deliverOver(
     );
   }
 
-  const handle = entry.handle;
-  // The kept text is counted from its file: nothing here holds the text for the ledger.
-  const media = over.media;
-  const countUpstreamTokens = async (): Promise<TokenCount> => {
-    if (!tokensUpstream.estimated) return tokensUpstream;
-    const exact = await countStoredText(deps, handle, tokensUpstream, media);
-    if (exact !== tokensUpstream) await store.setTokens(handle, exact).catch(() => {});
+  const countUpstreamTokens = countKept(deps, entry.handle, over);
+  return finish(delivered, { ...base, action: 'spill', handle: entry.handle, expiresAt: entry.expiresAt, countUpstreamTokens }, tokensDelivered);
+}
+
+type SpillBase = Omit<ShapeOutcome, 'action' | 'bytesDelivered' | 'tokensDelivered'>;
+
+/** A spill answered before its files are complete (SpillPlan.answerFirst): the report learns whether they were kept. */
+function answeredFirst(delivered: CallToolResult, plan: SpillPlan, base: SpillBase, tokensDelivered: Promise<number>): ShapedResult {
+  const keeping = plan.write().then(
+    () => undefined,
+    (error: unknown) => (error as Error).message,
+  );
+  const { handle, expiresAt } = plan.entry;
+  return finish(delivered, { ...base, action: 'spill', handle, expiresAt, keeping }, tokensDelivered);
+}
+
+/** The exact count of a kept result's text, from its file (nothing here holds the text for the ledger), recorded in its entry. */
+function countKept(deps: ShapeDeps, handle: string, over: OverThreshold): () => Promise<TokenCount> {
+  const estimate = over.tokensUpstream;
+  return async () => {
+    if (!estimate.estimated) return estimate;
+    const exact = await countStoredText(deps, handle, estimate, over.media);
+    if (exact !== estimate) await deps.store.setTokens(handle, exact).catch(() => {});
     return exact;
   };
-  return finish(delivered, { ...base, action: 'spill', handle, expiresAt: entry.expiresAt, countUpstreamTokens }, tokensDelivered);
 }
 
 /**

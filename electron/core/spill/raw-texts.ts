@@ -6,12 +6,12 @@
  * it back (`materialize`) and gets exactly the message the upstream sent.
  */
 import { isAscii } from 'node:buffer';
-import { mkdir, readFile, rm } from 'node:fs/promises';
+import { mkdir, rm } from 'node:fs/promises';
 import { StringDecoder } from 'node:string_decoder';
 import type { TextSample, TokenBudgetCut, TokenCounter } from '../tokens/token-counter.js';
 import type { RawSpoolOptions, SpooledString } from '../wire/raw-spool.js';
 import type { SpoolTarget } from '../wire/spool-target.js';
-import { replaceStrings, visitStrings } from '../wire/spooled-strings.js';
+import { inlineSpooled, removeSpooled, visitStrings } from '../wire/spooled-strings.js';
 
 /** The folder under the spill folder where texts are spooled; emptied at every start. */
 export const RAW_DIR_NAME = '.raw';
@@ -125,7 +125,7 @@ export class RawTexts implements SpoolTarget {
       this.#held.delete(text.placeholder);
       this.#starts.delete(text.placeholder);
     }
-    return readBackSpooled(value, [...used]);
+    return inlineSpooled(value, [...used]);
   }
 
   /** Hands a text's file over to the caller (which moves or deletes it); the placeholder is forgotten. */
@@ -188,26 +188,12 @@ export class RawTexts implements SpoolTarget {
   }
 
   async #remove(texts: Iterable<SpooledString>): Promise<void> {
-    const paths: string[] = [];
+    const removed: SpooledString[] = [];
     for (const text of texts) {
       this.#held.delete(text.placeholder);
       this.#starts.delete(text.placeholder);
-      paths.push(text.path);
+      removed.push(text);
     }
-    await Promise.all(paths.map((path) => rm(path, { force: true }).catch(() => {})));
+    await removeSpooled(removed);
   }
-}
-
-/**
- * A tool result (or any message) with each of `strings`' placeholders replaced by its text, read from
- * disk without blocking; the files are deleted.
- */
-export async function readBackSpooled<T>(message: T, strings: readonly SpooledString[]): Promise<T> {
-  const texts = new Map<string, string>();
-  try {
-    for (const s of strings) texts.set(s.placeholder, await readFile(s.path, 'utf8'));
-  } finally {
-    await Promise.all(strings.map((s) => rm(s.path, { force: true }).catch(() => {})));
-  }
-  return replaceStrings(message, (s) => texts.get(s)) as T;
 }

@@ -62,6 +62,8 @@ export interface ShapeOutcome {
   expiresAt?: number;
   /** Why the full result could not be kept, when it could not. */
   note?: string;
+  /** A spill answered before its files were complete: resolves with why they could not be kept, if they could not. */
+  keeping?: Promise<string | undefined>;
   /** Tokens saved by showing the preview's items as TOON (issue 18). */
   tokensSavedByEncoding?: number;
 }

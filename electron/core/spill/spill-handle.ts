@@ -26,6 +26,16 @@ export function base32(digest: Uint8Array): string {
   return out;
 }
 
+/** The shortest prefix of `hash` (at least HANDLE_LENGTH) not taken by other content (`takenBy`: the hash of what has it). */
+export function handleFor(hash: string, takenBy: (candidate: string) => string | undefined): string {
+  for (let length = HANDLE_LENGTH; length <= hash.length; length += 4) {
+    const candidate = hash.slice(0, length);
+    const taken = takenBy(candidate);
+    if (taken === undefined || taken === hash) return candidate;
+  }
+  return hash;
+}
+
 export function isValidHandle(handle: unknown): handle is string {
   return typeof handle === 'string' && HANDLE_PATTERN.test(handle);
 }

@@ -5,7 +5,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { syncFolder } from '../files/atomic-file.js';
 import type { TokenCount, TokenCounter } from '../tokens/token-counter.js';
 import type { SpooledString } from '../wire/raw-spool.js';
-import { HANDLE_LENGTH, isValidHandle } from './spill-handle.js';
+import { handleFor, isValidHandle } from './spill-handle.js';
 import { viewResult } from './result-view.js';
 import {
   DEFAULT_SPILL_QUOTA_BYTES,
@@ -19,6 +19,8 @@ import {
   type SpillStoreOptions,
 } from './spill-types.js';
 import { SpillDocument } from './spill-document.js';
+import { PendingPuts } from './pending-puts.js';
+import { removeSpooled } from '../wire/spooled-strings.js';
 import {
   filesComplete,
   prepareFiles,
@@ -53,8 +55,8 @@ export class SpillStore {
   readonly #log: (message: string, error?: unknown) => void;
   readonly #entries = new Map<string, SpillEntry>();
   readonly #documents: LRUCache<string, SpillDocument>;
-  /** The puts under way, by handle (settled when done, never rejected): cleanup leaves their folders alone. */
-  readonly #writing = new Map<string, Promise<void>>();
+  /** The puts under way: cleanup leaves their folders alone, reads of their handles wait for them. */
+  readonly #puts: PendingPuts;
   /**
    * Entries whose files are complete but not yet synced: listed and readable here, left out of the index
    * file until the next index write has synced them (issue 13 item 11), off the call's path.
@@ -69,6 +71,7 @@ export class SpillStore {
     this.ttlMs = options.ttlMs ?? DEFAULT_SPILL_TTL_MS;
     this.quotaBytes = options.quotaBytes ?? DEFAULT_SPILL_QUOTA_BYTES;
     this.#log = options.log ?? (() => {});
+    this.#puts = new PendingPuts(this.dir);
     this.#index = new SpillIndexFile(
       join(this.dir, INDEX_FILE),
       () => [...this.#entries.values()].filter((entry) => !this.#unsynced.has(entry.handle)),
@@ -102,6 +105,7 @@ export class SpillStore {
     } catch (error) {
       store.#log('spill cleanup failed', error);
     }
+    await store.#puts.measure();
     return store;
   }
 
@@ -123,7 +127,7 @@ export class SpillStore {
   plan(result: CallToolResult, meta: SpillMeta, prepared: SpillPrepared = {}): SpillPlan {
     const view = prepared.view ?? viewResult(result);
     const files = prepareFiles(result, view);
-    const handle = this.#handleFor(files.hash);
+    const handle = handleFor(files.hash, (candidate) => (this.#entries.get(candidate) ?? this.#puts.planned(candidate))?.hash);
     const now = this.#now();
     const existing = this.#entries.get(handle);
     const expiresAt = Math.max(existing?.expiresAt ?? 0, now + (meta.ttlMs ?? this.ttlMs));
@@ -132,29 +136,25 @@ export class SpillStore {
     return {
       entry: existing ? { ...existing, ...refreshOf(entry) } : { ...entry },
       write: () => this.#write(entry, files, spooled),
+      answerFirst: this.#puts.hasRoomFor(files.diskBytes) && spooled.every((text) => text.fine()),
     };
   }
 
   #write(planned: SpillEntry, files: PreparedFiles, spooled: SpooledString[]): Promise<SpillEntry> {
-    const { handle } = planned;
-    // Puts of one content run one after another: a later one refreshes what an earlier one kept.
-    const earlier = this.#writing.get(handle);
-    const kept = (earlier ?? Promise.resolve()).then(() => this.#keep(planned, files, spooled));
-    const settled = kept.then(
-      () => undefined,
-      () => undefined,
+    return this.#puts.run(
+      planned,
+      files.diskBytes,
+      () => this.#keep(planned, files, spooled),
+      (error) => (error as Error).message,
     );
-    this.#writing.set(handle, settled);
-    void settled.then(() => {
-      if (this.#writing.get(handle) === settled) this.#writing.delete(handle);
-    });
-    return kept;
   }
 
   async #keep(planned: SpillEntry, files: PreparedFiles, spooled: SpooledString[]): Promise<SpillEntry> {
     const { handle } = planned;
     let written = false;
     try {
+      // Texts spooled as they arrived are complete first (their message may have come before).
+      await Promise.all(spooled.map((text) => text.written));
       const existing = this.#entries.get(handle);
       if (existing && (await this.#filesComplete(existing))) {
         Object.assign(existing, refreshOf(planned), { expiresAt: Math.max(existing.expiresAt, planned.expiresAt) });
@@ -176,7 +176,7 @@ export class SpillStore {
       throw new SpillWriteError(`the spill folder could not be written: ${(error as Error).message}`, { cause: error });
     } finally {
       // Spooled texts belong to the store now: moved into place (or copied and deleted), or no longer needed.
-      if (!written) await Promise.all(spooled.map((text) => rm(text.path, { force: true }).catch(() => {})));
+      if (!written) await removeSpooled(spooled);
     }
   }
 
@@ -185,7 +185,9 @@ export class SpillStore {
     if (!isValidHandle(handle)) {
       return { error: 'invalid', message: `"${String(handle).slice(0, 80)}" is not a spill handle (expected 12 characters a-z, 2-7).` };
     }
-    const entry = this.#entries.get(handle);
+    const entry = this.#entries.get(handle) ?? this.#puts.planned(handle);
+    const lost = entry ? undefined : this.#puts.lost(handle);
+    if (lost) return { error: 'unknown', message: lost };
     if (!entry) return { error: 'unknown', message: `No spilled result has the handle "${handle}" (it may have been deleted or evicted).` };
     if (entry.expiresAt <= this.#now()) {
       return { error: 'expired', message: `The spilled result "${handle}" expired at ${new Date(entry.expiresAt).toISOString()}.` };
@@ -195,6 +197,7 @@ export class SpillStore {
 
   /** The text view of a live entry with its lines, from a small in-memory cache; marks it used. */
   async readDocument(handle: string): Promise<SpillDocument> {
+    await this.#puts.settled(handle);
     const entry = this.#live(handle);
     this.#touch(entry);
     const cached = this.#documents.get(handle);
@@ -210,18 +213,21 @@ export class SpillStore {
    * itself (this thread never holds the text); an estimate above the counter's size limit.
    */
   async countText(handle: string): Promise<TokenCount> {
+    await this.#puts.settled(handle);
     this.#live(handle);
     return this.#counter.countFileOffThread(join(this.dir, handle, TEXT_FILE));
   }
 
   /** The text view of a live entry read from disk, bypassing the cache (for one-off whole-text work). */
   async readText(handle: string): Promise<string> {
+    await this.#puts.settled(handle);
     this.#live(handle);
     return readFile(join(this.dir, handle, TEXT_FILE), 'utf8');
   }
 
   /** The complete stored CallToolResult, binary data restored; marks it used. */
   async readResult(handle: string): Promise<CallToolResult> {
+    await this.#puts.settled(handle);
     const entry = this.#live(handle);
     this.#touch(entry);
     return readStoredResult(join(this.dir, handle), entry.binary);
@@ -229,6 +235,7 @@ export class SpillStore {
 
   /** Bytes of one binary block's file. */
   async readBinary(handle: string, index: number): Promise<Buffer> {
+    await this.#puts.settled(handle);
     const entry = this.#live(handle);
     const file = entry.binary.find((f) => f.index === index);
     if (!file) throw new Error(`spilled result "${handle}" has no binary block ${index}`);
@@ -237,6 +244,7 @@ export class SpillStore {
 
   /** Records an exact (or better) token count once it is known, e.g. from the worker thread. */
   async setTokens(handle: string, count: TokenCount): Promise<void> {
+    await this.#puts.settled(handle);
     const entry = this.#entries.get(handle);
     if (!entry) return;
     entry.tokens = count.tokens;
@@ -261,6 +269,7 @@ export class SpillStore {
   }
 
   async delete(handle: string): Promise<boolean> {
+    if (isValidHandle(handle)) await this.#puts.settled(handle);
     if (!isValidHandle(handle) || !this.#entries.has(handle)) return false;
     await this.#remove(handle);
     await this.#persistIndex();
@@ -269,6 +278,7 @@ export class SpillStore {
 
   /** Deletes every entry; returns how many there were. */
   async clear(): Promise<number> {
+    await this.#puts.allSettled();
     const handles = [...this.#entries.keys()];
     for (const handle of handles) await this.#remove(handle);
     await this.#persistIndex();
@@ -290,7 +300,7 @@ export class SpillStore {
     const report: SpillCleanupReport = { expired: 0, missing: 0, orphans: 0, evicted: 0 };
     const now = this.#now();
     for (const entry of [...this.#entries.values()]) {
-      if (this.#writing.has(entry.handle)) continue;
+      if (this.#puts.has(entry.handle)) continue;
       if (entry.expiresAt <= now) {
         await this.#remove(entry.handle);
         report.expired++;
@@ -299,7 +309,7 @@ export class SpillStore {
         report.missing++;
       }
     }
-    const known = (name: string) => this.#entries.has(name) || this.#writing.has(name);
+    const known = (name: string) => this.#entries.has(name) || this.#puts.has(name);
     for (const path of await strayFolders(this.dir, known)) {
       await rm(path, { recursive: true, force: true });
       report.orphans++;
@@ -311,16 +321,8 @@ export class SpillStore {
 
   /** Writes the index if a write is still held back, and waits for pending writes. */
   async close(): Promise<void> {
+    await this.#puts.allSettled();
     await this.#index.settled();
-  }
-
-  #handleFor(hash: string): string {
-    for (let length = HANDLE_LENGTH; length <= hash.length; length += 4) {
-      const candidate = hash.slice(0, length);
-      const taken = this.#entries.get(candidate);
-      if (!taken || taken.hash === hash) return candidate;
-    }
-    return hash;
   }
 
   #live(handle: string): SpillEntry {
@@ -357,7 +359,7 @@ export class SpillStore {
         await syncEntry(join(this.dir, handle), entry.files);
       } catch (error) {
         // A put of the same content rewriting the folder meanwhile marks it again once its files are complete.
-        if (this.#entries.get(handle) !== entry || this.#writing.has(handle)) continue;
+        if (this.#entries.get(handle) !== entry || this.#puts.has(handle)) continue;
         this.#log(`spilled result ${handle} could not be synced to disk; it is removed`, error);
         await this.#remove(handle);
       }
@@ -379,7 +381,7 @@ export class SpillStore {
     const byAge = [...this.#entries.values()].sort((a, b) => a.lastAccess - b.lastAccess);
     for (const entry of byAge) {
       if (total <= this.quotaBytes) break;
-      if (entry.handle === keep || this.#writing.has(entry.handle)) continue;
+      if (entry.handle === keep || this.#puts.has(entry.handle)) continue;
       await this.#remove(entry.handle);
       total -= entry.diskBytes;
       evicted++;

@@ -37,6 +37,11 @@ export interface SpillPlan {
   entry: SpillEntry;
   /** Keeps the result (call it once). Rejects with SpillWriteError. */
   write(): Promise<SpillEntry>;
+  /**
+   * Whether the answer may go out before `write` is done: the disk has room to spare and the texts spooled
+   * so far are fine. Reads of the handle wait for the write; one that failed says so (PendingPuts).
+   */
+  answerFirst: boolean;
 }
 
 /** Work already done by the caller, so a multi-megabyte result is not looked at twice. */

@@ -287,7 +287,10 @@ export class LineFramer {
     }
     const message = parsed.data;
     if (strings.length === 0) return this.#order.run(() => this.#onMessage!(message));
-    // Delivered once its files are complete (they are written off the main thread), in its turn.
+    // Delivered in its turn at once when its files are open and no write has failed (issue 12: the answer
+    // does not wait for the last write; whoever reads, moves or deletes a file waits for its `written`).
+    // Otherwise once they are complete, so a disk that refused them fails the line here, with its request.
+    if (strings.every((s) => s.fine())) return this.#order.run(() => this.#onMessage!(message, strings));
     this.#order.run(() =>
       written.then(
         () => this.#onMessage!(message, strings),

@@ -28,6 +28,13 @@ export interface SpooledString {
   head: Buffer;
   /** The last min(bytes, 1024) bytes of the text. */
   tail: Buffer;
+  /**
+   * Resolves once the file is complete (read, move or delete it only after); rejects with the disk's
+   * error. Its message may be delivered before: the answer need not wait for the last write.
+   */
+  written: Promise<void>;
+  /** Whether the file is open and none of its writes has failed so far (those still in flight may fail). */
+  fine: () => boolean;
 }
 
 export interface RawSpoolOptions {
@@ -324,6 +331,8 @@ export class RawMessageSpool {
       sha256: written.sha256,
       head: written.head,
       tail: written.tail,
+      written: written.written,
+      fine: written.fine,
     });
     const literal = JSON.stringify(placeholder);
     // A bad escape or a missing closing quote: the skeleton must fail JSON.parse like the original would.

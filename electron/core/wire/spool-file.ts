@@ -18,6 +18,8 @@ export interface SpoolFileSummary {
   tail: Buffer;
   /** Resolves when the file is complete; rejects with the first error of its writing. */
   written: Promise<void>;
+  /** Whether the file is open and none of its writes has failed so far (those in flight may still fail). */
+  fine: () => boolean;
 }
 
 /**
@@ -30,8 +32,9 @@ export class SpoolFile {
   readonly path: string;
   readonly #hash: Hash = createHash('sha256');
   readonly #pending: PendingWrites;
-  /** -1 until the file is open. */
+  /** -1 until the file is open (and again once it is closed). */
   #fd = -1;
+  #opened = false;
   /** Writes waiting for the file to open. */
   #queued: { buffer: Buffer; length: number; at: number }[] = [];
   /** Bytes gathered for the next write, from file offset `#gatheredAt`. */
@@ -120,7 +123,8 @@ export class SpoolFile {
     this.#closed = written;
     if (!this.#failure) this.#send();
     this.#settle();
-    return { bytes: this.#bytes, sha256: this.#hash.digest(), head, tail: this.#tail, written };
+    const fine = () => this.#opened && this.#failure === undefined;
+    return { bytes: this.#bytes, sha256: this.#hash.digest(), head, tail: this.#tail, written, fine };
   }
 
   /** Waits for its writes, closes it and deletes it, ignoring errors (it is given up). */
@@ -140,6 +144,7 @@ export class SpoolFile {
       }
       if (error) return this.#fail(error);
       this.#fd = fd;
+      this.#opened = true;
       const queued = this.#queued;
       this.#queued = [];
       for (const { buffer, length, at } of queued) this.#write(buffer, length, at);

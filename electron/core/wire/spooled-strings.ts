@@ -11,14 +11,28 @@ import type { SpooledString } from './raw-spool.js';
  * each placeholder replaced by its text read back from disk (without blocking: such a text may be many
  * megabytes), the files deleted. Tool results take the path of spill/raw-texts.ts instead.
  */
-async function inlineSpooled<T>(message: T, strings: readonly SpooledString[]): Promise<T> {
+export async function inlineSpooled<T>(message: T, strings: readonly SpooledString[]): Promise<T> {
   const texts = new Map<string, string>();
   try {
-    for (const s of strings) texts.set(s.placeholder, await readFile(s.path, 'utf8'));
+    for (const s of strings) {
+      await s.written;
+      texts.set(s.placeholder, await readFile(s.path, 'utf8'));
+    }
   } finally {
-    await Promise.all(strings.map((s) => rm(s.path, { force: true })));
+    await removeSpooled(strings);
   }
   return replaceStrings(message, (s) => texts.get(s)) as T;
+}
+
+/** Deletes spooled texts' files once their writing has settled (a file still being created would come back). */
+export async function removeSpooled(strings: Iterable<SpooledString>): Promise<void> {
+  const removing = [...strings].map((s) =>
+    s.written.then(
+      () => rm(s.path, { force: true }),
+      () => rm(s.path, { force: true }),
+    ),
+  );
+  await Promise.all(removing.map((r) => r.catch(() => undefined)));
 }
 
 /**
