@@ -287,16 +287,17 @@ export class LineFramer {
     }
     const message = parsed.data;
     if (strings.length === 0) return this.#order.run(() => this.#onMessage!(message));
-    // Delivered in its turn at once when its files are open and no write has failed (issue 12: the answer
-    // does not wait for the last write; whoever reads, moves or deletes a file waits for its `written`).
-    // Otherwise once they are complete, so a disk that refused them fails the line here, with its request.
-    if (strings.every((s) => s.fine())) return this.#order.run(() => this.#onMessage!(message, strings));
-    this.#order.run(() =>
-      written.then(
+    // Delivered in its turn once its files are open, when none of their writes has failed (issue 12: the
+    // answer does not wait for the last writes; whoever reads, moves or deletes a file waits for its
+    // `written`). Otherwise once they are complete, so a disk that refused them fails the line here.
+    this.#order.run(async () => {
+      await Promise.all(strings.map((s) => s.opened));
+      if (strings.every((s) => s.fine())) return this.#onMessage!(message, strings);
+      return written.then(
         () => this.#onMessage!(message, strings),
         (error: unknown) => failed(error),
-      ),
-    );
+      );
+    });
   }
 
   #deliver(line: string): unknown {

@@ -35,6 +35,8 @@ export interface SpooledString {
   written: Promise<void>;
   /** Whether the file is open and none of its writes has failed so far (those still in flight may fail). */
   fine: () => boolean;
+  /** Settles (never rejects) once the file is open or has failed: `fine` can tell then. */
+  opened: Promise<void>;
 }
 
 export interface RawSpoolOptions {
@@ -333,6 +335,7 @@ export class RawMessageSpool {
       tail: written.tail,
       written: written.written,
       fine: written.fine,
+      opened: written.opened,
     });
     const literal = JSON.stringify(placeholder);
     // A bad escape or a missing closing quote: the skeleton must fail JSON.parse like the original would.

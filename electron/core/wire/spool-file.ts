@@ -20,6 +20,8 @@ export interface SpoolFileSummary {
   written: Promise<void>;
   /** Whether the file is open and none of its writes has failed so far (those in flight may still fail). */
   fine: () => boolean;
+  /** Settles (never rejects) once the file is open or has failed: `fine` can tell then. */
+  opened: Promise<void>;
 }
 
 /**
@@ -35,6 +37,8 @@ export class SpoolFile {
   /** -1 until the file is open (and again once it is closed). */
   #fd = -1;
   #opened = false;
+  readonly #openSettled: Promise<void>;
+  #settleOpen!: () => void;
   /** Writes waiting for the file to open. */
   #queued: { buffer: Buffer; length: number; at: number }[] = [];
   /** Bytes gathered for the next write, from file offset `#gatheredAt`. */
@@ -66,6 +70,7 @@ export class SpoolFile {
     this.#head = Buffer.allocUnsafe(headBytes);
     this.#onHead = onHead;
     this.#startBytes = Math.min(startBytes, headBytes);
+    this.#openSettled = new Promise((resolve) => (this.#settleOpen = resolve));
     this.#open(true);
   }
 
@@ -124,7 +129,7 @@ export class SpoolFile {
     if (!this.#failure) this.#send();
     this.#settle();
     const fine = () => this.#opened && this.#failure === undefined;
-    return { bytes: this.#bytes, sha256: this.#hash.digest(), head, tail: this.#tail, written, fine };
+    return { bytes: this.#bytes, sha256: this.#hash.digest(), head, tail: this.#tail, written, fine, opened: this.#openSettled };
   }
 
   /** Waits for its writes, closes it and deletes it, ignoring errors (it is given up). */
@@ -145,6 +150,7 @@ export class SpoolFile {
       if (error) return this.#fail(error);
       this.#fd = fd;
       this.#opened = true;
+      this.#settleOpen();
       const queued = this.#queued;
       this.#queued = [];
       for (const { buffer, length, at } of queued) this.#write(buffer, length, at);
@@ -167,6 +173,7 @@ export class SpoolFile {
 
   #fail(error: Error): void {
     this.#failure ??= error;
+    this.#settleOpen();
     if (this.#gathering) this.#pending.give(this.#gathering);
     this.#gathering = undefined;
     this.#gathered = 0;
