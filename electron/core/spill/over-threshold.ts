@@ -10,7 +10,7 @@ import { meta, sizeLabel, spilledHeader, truncatedHeader, type Preview, type Siz
 import { decideShape, type ShapePolicy } from './shape-decision.js';
 import type { ShapeContext, ShapeDeps, ShapedResult, ShapeOutcome } from './shape-result.js';
 import { spillUri } from './spill-handle.js';
-import type { SpillEntry, SpillPlan } from './spill-store.js';
+import type { SpillEntry } from './spill-store.js';
 
 /** UTF-8 size of a value serialized as JSON. */
 export function jsonBytes(value: unknown): number {
@@ -69,6 +69,7 @@ export async function deliverOver(
   let delivered: CallToolResult;
   let tokensDelivered: Promise<number>;
   let entry: SpillEntry;
+  let keeping: Promise<string | undefined> | undefined;
   try {
     for (const text of spooledTexts(view)) deps.rawTexts?.take(text.placeholder);
     const plan = store.plan(
@@ -85,9 +86,15 @@ export async function deliverOver(
     if ('text' in view && !policy.spillAlways && (await notSmaller(text, over, counter))) return passedWhole(result, over);
     tokensDelivered = new Promise<void>((resolve) => setImmediate(resolve)).then(() => counter.count(text));
     tokensDelivered.catch(() => undefined); // awaited by the report, unless the write fails first
-    if (plan.answerFirst)
-      return answeredFirst(delivered, plan, { ...base, countUpstreamTokens: countKept(deps, plan.entry.handle, over) }, tokensDelivered);
-    entry = await plan.write();
+    if (plan.answerFirst) {
+      // The disk has room to spare: the answer goes out while the files are written, and the report
+      // learns whether they were kept.
+      entry = plan.entry;
+      keeping = plan.write().then(
+        () => undefined,
+        (error: unknown) => (error as Error).message,
+      );
+    } else entry = await plan.write();
   } catch (error) {
     const reason = (error as Error).message;
     const text = `${truncatedHeader(sizes, `The full result could not be kept (${reason}), so it cannot be read back; call the tool again with narrower arguments if you need more.`)}\n---\n${preview.text}`;
@@ -103,20 +110,9 @@ export async function deliverOver(
     );
   }
 
-  const countUpstreamTokens = countKept(deps, entry.handle, over);
-  return finish(delivered, { ...base, action: 'spill', handle: entry.handle, expiresAt: entry.expiresAt, countUpstreamTokens }, tokensDelivered);
-}
-
-type SpillBase = Omit<ShapeOutcome, 'action' | 'bytesDelivered' | 'tokensDelivered'>;
-
-/** A spill answered before its files are complete (SpillPlan.answerFirst): the report learns whether they were kept. */
-function answeredFirst(delivered: CallToolResult, plan: SpillPlan, base: SpillBase, tokensDelivered: Promise<number>): ShapedResult {
-  const keeping = plan.write().then(
-    () => undefined,
-    (error: unknown) => (error as Error).message,
-  );
-  const { handle, expiresAt } = plan.entry;
-  return finish(delivered, { ...base, action: 'spill', handle, expiresAt, keeping }, tokensDelivered);
+  const { handle, expiresAt } = entry;
+  const countUpstreamTokens = countKept(deps, handle, over);
+  return finish(delivered, { ...base, action: 'spill', handle, expiresAt, countUpstreamTokens, keeping }, tokensDelivered);
 }
 
 /** The exact count of a kept result's text, from its file (nothing here holds the text for the ledger), recorded in its entry. */

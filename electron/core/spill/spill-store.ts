@@ -197,8 +197,7 @@ export class SpillStore {
 
   /** The text view of a live entry with its lines, from a small in-memory cache; marks it used. */
   async readDocument(handle: string): Promise<SpillDocument> {
-    await this.#puts.settled(handle);
-    const entry = this.#live(handle);
+    const entry = await this.#live(handle);
     this.#touch(entry);
     const cached = this.#documents.get(handle);
     if (cached) return cached;
@@ -213,30 +212,26 @@ export class SpillStore {
    * itself (this thread never holds the text); an estimate above the counter's size limit.
    */
   async countText(handle: string): Promise<TokenCount> {
-    await this.#puts.settled(handle);
-    this.#live(handle);
+    await this.#live(handle);
     return this.#counter.countFileOffThread(join(this.dir, handle, TEXT_FILE));
   }
 
   /** The text view of a live entry read from disk, bypassing the cache (for one-off whole-text work). */
   async readText(handle: string): Promise<string> {
-    await this.#puts.settled(handle);
-    this.#live(handle);
+    await this.#live(handle);
     return readFile(join(this.dir, handle, TEXT_FILE), 'utf8');
   }
 
   /** The complete stored CallToolResult, binary data restored; marks it used. */
   async readResult(handle: string): Promise<CallToolResult> {
-    await this.#puts.settled(handle);
-    const entry = this.#live(handle);
+    const entry = await this.#live(handle);
     this.#touch(entry);
     return readStoredResult(join(this.dir, handle), entry.binary);
   }
 
   /** Bytes of one binary block's file. */
   async readBinary(handle: string, index: number): Promise<Buffer> {
-    await this.#puts.settled(handle);
-    const entry = this.#live(handle);
+    const entry = await this.#live(handle);
     const file = entry.binary.find((f) => f.index === index);
     if (!file) throw new Error(`spilled result "${handle}" has no binary block ${index}`);
     return readFile(join(this.dir, handle, file.file));
@@ -265,11 +260,11 @@ export class SpillStore {
   async preview(handle: string, maxTokens: number): Promise<{ entry: SpillEntry; text: string; truncated: boolean }> {
     const doc = await this.readDocument(handle);
     const text = await this.#counter.truncateToTokens(doc.text, maxTokens);
-    return { entry: this.#live(handle), text, truncated: text.length < doc.text.length };
+    return { entry: await this.#live(handle), text, truncated: text.length < doc.text.length };
   }
 
   async delete(handle: string): Promise<boolean> {
-    if (isValidHandle(handle)) await this.#puts.settled(handle);
+    await this.#puts.settled(handle);
     if (!isValidHandle(handle) || !this.#entries.has(handle)) return false;
     await this.#remove(handle);
     await this.#persistIndex();
@@ -325,7 +320,9 @@ export class SpillStore {
     await this.#index.settled();
   }
 
-  #live(handle: string): SpillEntry {
+  /** The entry of a live handle, once a put of it under way is done; throws the lookup's message otherwise. */
+  async #live(handle: string): Promise<SpillEntry> {
+    await this.#puts.settled(handle);
     const found = this.lookup(handle);
     if ('error' in found) throw new Error(found.message);
     return this.#entries.get(handle)!;

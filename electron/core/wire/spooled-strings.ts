@@ -26,13 +26,8 @@ export async function inlineSpooled<T>(message: T, strings: readonly SpooledStri
 
 /** Deletes spooled texts' files once their writing has settled (a file still being created would come back). */
 export async function removeSpooled(strings: Iterable<SpooledString>): Promise<void> {
-  const removing = [...strings].map((s) =>
-    s.written.then(
-      () => rm(s.path, { force: true }),
-      () => rm(s.path, { force: true }),
-    ),
-  );
-  await Promise.all(removing.map((r) => r.catch(() => undefined)));
+  const remove = (s: SpooledString) => s.written.catch(() => undefined).then(() => rm(s.path, { force: true }).catch(() => undefined));
+  await Promise.all([...strings].map(remove));
 }
 
 /**
