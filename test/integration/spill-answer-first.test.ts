@@ -60,6 +60,18 @@ describe('a spill answered before its files are written', () => {
     expect(store.list().map((e) => e.handle)).toEqual([handle]);
   });
 
+  it('a second put of the same content is looked up as its newest owner while it is under way', async (t) => {
+    if (!(await diskHasRoom())) t.skip();
+    const store = await open();
+    await store.put(result, meta);
+    const again = store.plan(result, { server: 'plain', tool: 'read_all', client: 'cursor' });
+    const writing = again.write();
+    // What the answer named is what a read_result asked at once finds (its owner picks the read-back encoding).
+    expect(store.lookup(again.entry.handle)).toMatchObject({ entry: { server: 'plain', tool: 'read_all', client: 'cursor' } });
+    await writing;
+    expect(store.lookup(again.entry.handle)).toMatchObject({ entry: { server: 'plain', tool: 'read_all' } });
+  });
+
   it('leaves a handle that says why when the write fails after the answer', async (t) => {
     if (!(await diskHasRoom())) t.skip();
     const store = await open();

@@ -127,7 +127,7 @@ export class SpillStore {
   plan(result: CallToolResult, meta: SpillMeta, prepared: SpillPrepared = {}): SpillPlan {
     const view = prepared.view ?? viewResult(result);
     const files = prepareFiles(result, view);
-    const handle = handleFor(files.hash, (candidate) => (this.#entries.get(candidate) ?? this.#puts.planned(candidate))?.hash);
+    const handle = handleFor(files.hash, (candidate) => this.#known(candidate)?.hash);
     const now = this.#now();
     const existing = this.#entries.get(handle);
     const expiresAt = Math.max(existing?.expiresAt ?? 0, now + (meta.ttlMs ?? this.ttlMs));
@@ -185,7 +185,7 @@ export class SpillStore {
     if (!isValidHandle(handle)) {
       return { error: 'invalid', message: `"${String(handle).slice(0, 80)}" is not a spill handle (expected 12 characters a-z, 2-7).` };
     }
-    const entry = this.#entries.get(handle) ?? this.#puts.planned(handle);
+    const entry = this.#known(handle);
     const lost = entry ? undefined : this.#puts.lost(handle);
     if (lost) return { error: 'unknown', message: lost };
     if (!entry) return { error: 'unknown', message: `No spilled result has the handle "${handle}" (it may have been deleted or evicted).` };
@@ -321,6 +321,14 @@ export class SpillStore {
   }
 
   /** The entry of a live handle, once a put of it under way is done; throws the lookup's message otherwise. */
+  /** A handle's entry as the last answer naming it said: a put under way refreshes its owner before its write is done. */
+  #known(handle: string): SpillEntry | undefined {
+    const kept = this.#entries.get(handle);
+    const planned = this.#puts.planned(handle);
+    if (kept && planned) return { ...kept, ...refreshOf(planned), expiresAt: Math.max(kept.expiresAt, planned.expiresAt) };
+    return kept ?? planned;
+  }
+
   async #live(handle: string): Promise<SpillEntry> {
     await this.#puts.settled(handle);
     const found = this.lookup(handle);
