@@ -92,9 +92,54 @@ const remoteServer = {
   ...serverCommon,
 };
 
-export const HttpServerSchema = z.object({ type: z.literal('http'), ...remoteServer });
+/** `scheme://user:password@` at the start of an address: the sign-in, before the first `/`, `?` or `#`. */
+const URL_USERINFO = /^([a-z][a-z0-9+.-]*:\/\/)([^/?#@]*)@/i;
 
-export const SseServerSchema = z.object({ type: z.literal('sse'), ...remoteServer });
+function decodePart(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
+}
+
+/** The UTF-8 bytes of `text` in base64 (btoa alone takes Latin-1 only). */
+function base64Utf8(text: string): string {
+  let binary = '';
+  for (const byte of new TextEncoder().encode(text)) binary += String.fromCharCode(byte);
+  return btoa(binary);
+}
+
+/**
+ * A user name and password in a remote server's address (`https://me:pw@mcp.example.com/mcp`) become its
+ * `Authorization: Basic` header: fetch refuses an address with a sign-in in it, so the server could never
+ * be reached as written, and a header value is a secret kept in the secret store, never in config.json.
+ * The rest of the address stays as written. An Authorization header set as well is refused, naming the
+ * address: one of the two would be dropped.
+ */
+function moveUrlSignIn<T extends { url: string; headers: Record<string, string> }>(server: T, ctx: z.RefinementCtx): T {
+  const found = URL_USERINFO.exec(server.url);
+  if (!found) return server;
+  const url = found[1]! + server.url.slice(found[0].length);
+  const userinfo = found[2]!;
+  if (userinfo === '') return { ...server, url };
+  if (Object.keys(server.headers).some((name) => name.toLowerCase() === 'authorization')) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['url'],
+      message: 'has a user name and password, and an Authorization header is set too: keep one of them',
+    });
+    return server;
+  }
+  const colon = userinfo.indexOf(':');
+  const user = decodePart(colon < 0 ? userinfo : userinfo.slice(0, colon));
+  const password = colon < 0 ? '' : decodePart(userinfo.slice(colon + 1));
+  return { ...server, url, headers: { ...server.headers, Authorization: `Basic ${base64Utf8(`${user}:${password}`)}` } };
+}
+
+export const HttpServerSchema = z.object({ type: z.literal('http'), ...remoteServer }).transform(moveUrlSignIn);
+
+export const SseServerSchema = z.object({ type: z.literal('sse'), ...remoteServer }).transform(moveUrlSignIn);
 
 export const ServerConfigSchema = z.discriminatedUnion('type', [StdioServerSchema, HttpServerSchema, SseServerSchema]);
 export type ServerConfig = z.infer<typeof ServerConfigSchema>;
