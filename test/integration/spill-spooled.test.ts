@@ -80,8 +80,11 @@ describe('results streamed to disk as they arrive', () => {
   });
 
   it('decides on the start counted while the text arrived: the same estimate and preview as a result held whole', async () => {
+    // Its spooled text is moved into the store after the answer (issue 12): the call is done once published.
+    const streamedFinished = hub.waitFor((e) => e.type === 'call.finished' && e.server === 'fx' && e.tool === 'big', 'the streamed call finished');
     const streamed = textOf(await client.callTool({ name: 'big', arguments: { bytes: 1_200_000 } }));
     const whole = textOf(await client.callTool({ name: 'web__big', arguments: { bytes: 1_200_000 } }));
+    await streamedFinished;
     const header = (text: string) => /~[\d,]+ tokens \([\d.]+ MB\) — showing the first [\d,]+ tokens/.exec(text)?.[0];
     expect(header(streamed)).toBeDefined();
     expect(header(streamed)).toBe(header(whole));
