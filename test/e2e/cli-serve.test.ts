@@ -64,7 +64,9 @@ describe('spillway serve', () => {
         });
         return (await res.json()) as { value: { id: string; status: string }[] };
       };
-      for (let i = 0; i < 200 && (await status()).value[0]?.status !== 'ready'; i++) await new Promise((r) => setImmediate(r));
+      // Bounded by time, not by turns: a slow machine starts the server slower than it answers status.
+      const deadline = Date.now() + 20_000;
+      while ((await status()).value[0]?.status !== 'ready' && Date.now() < deadline) await new Promise((r) => setImmediate(r));
       names = (await client.listTools()).tools.map((t) => t.name);
       expect(names).toContain('everything__echo');
       await client.close();
