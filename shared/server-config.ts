@@ -95,6 +95,11 @@ const remoteServer = {
 /** `scheme://user:password@` at the start of an address: the sign-in, before the first `/`, `?` or `#`. */
 const URL_USERINFO = /^([a-z][a-z0-9+.-]*:\/\/)([^/?#@]*)@/i;
 
+/** Whether an address holds a sign-in (`https://me:pw@host/…`), which the server's config moves into a header. */
+export function hasUrlSignIn(url: string): boolean {
+  return URL_USERINFO.test(url);
+}
+
 function decodePart(text: string): string {
   try {
     return decodeURIComponent(text);

@@ -260,3 +260,19 @@ describe('Servers: a client ID for sign-in', () => {
     expect(await addWebServer()).not.toHaveProperty('config.oauthClientId');
   });
 });
+
+describe('Servers: a sign-in in a web server’s address', () => {
+  it('says where the user name and password go while the address holds them, and not otherwise', async () => {
+    await setup();
+    await fireEvent.click(screen.getByRole('button', { name: 'Add server' }));
+    await fireEvent.click(form().getByLabelText('Web address (URL)'));
+    const url = form().getByLabelText('URL');
+    await fireEvent.input(url, { target: { value: 'https://notes.example.com/mcp' } });
+    expect(form().queryByText(/sent as a sign-in header/)).toBeNull();
+    await fireEvent.input(url, { target: { value: 'https://me:secret@notes.example.com/mcp' } });
+    const hint = form().getByText(/sent as a sign-in header and kept with your other secrets/);
+    expect(url.getAttribute('aria-describedby')).toContain(hint.id);
+    await fireEvent.input(url, { target: { value: 'https://notes.example.com/users/@me' } });
+    expect(form().queryByText(/sent as a sign-in header/)).toBeNull();
+  });
+});
