@@ -11,6 +11,7 @@ import { decideShape, type ShapePolicy } from './shape-decision.js';
 import type { ShapeContext, ShapeDeps, ShapedResult, ShapeOutcome } from './shape-result.js';
 import { spillUri } from './spill-handle.js';
 import type { SpillEntry } from './spill-store.js';
+import { notKeptMessage } from './spill-types.js';
 
 /** UTF-8 size of a value serialized as JSON. */
 export function jsonBytes(value: unknown): number {
@@ -97,7 +98,7 @@ export async function deliverOver(
     } else entry = await plan.write();
   } catch (error) {
     const reason = (error as Error).message;
-    const text = `${truncatedHeader(sizes, `The full result could not be kept (${reason}), so it cannot be read back; call the tool again with narrower arguments if you need more.`)}\n---\n${preview.text}`;
+    const text = `${truncatedHeader(sizes, notKeptMessage('The full result', reason))}\n---\n${preview.text}`;
     return finish(
       { content: [{ type: 'text', text }], _meta: meta(tokensUpstream, { 'spillway/truncated': true }) },
       {

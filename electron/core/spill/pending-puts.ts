@@ -6,6 +6,7 @@
 import { statfs } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { SpillEntry } from './spill-index.js';
+import { notKeptMessage } from './spill-types.js';
 
 /** Free space an answer sent before its files are written must leave on the disk, besides what is being written. */
 export const ROOM_TO_SPARE_BYTES = 64 * 1024 * 1024;
@@ -51,7 +52,7 @@ export class PendingPuts {
   lost(handle: string): string | undefined {
     const why = this.#lost.get(handle);
     if (why === undefined) return undefined;
-    return `The full result "${handle}" could not be kept (${why}), so it cannot be read back; call the tool again with narrower arguments if you need more.`;
+    return notKeptMessage(`The full result "${handle}"`, why);
   }
 
   /**

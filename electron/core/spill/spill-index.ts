@@ -71,9 +71,9 @@ export function plannedEntry(
   };
 }
 
-/** What a second put of the same content changes in its entry (the expiry only grows, see SpillStore.plan). */
-export function refreshOf(entry: SpillEntry): Pick<SpillEntry, 'server' | 'tool' | 'client' | 'expiresAt' | 'lastAccess'> {
-  return { server: entry.server, tool: entry.tool, client: entry.client, expiresAt: entry.expiresAt, lastAccess: entry.lastAccess };
+/** What a later put of the same content (`by`) changes in the entry `kept`: its owner and last access; the expiry only grows. */
+export function refreshOf(kept: SpillEntry, by: SpillEntry): Pick<SpillEntry, 'server' | 'tool' | 'client' | 'expiresAt' | 'lastAccess'> {
+  return { server: by.server, tool: by.tool, client: by.client, expiresAt: Math.max(kept.expiresAt, by.expiresAt), lastAccess: by.lastAccess };
 }
 
 const INDEX_VERSION = 1;

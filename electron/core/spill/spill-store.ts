@@ -134,7 +134,7 @@ export class SpillStore {
     const entry = plannedEntry(result, view, files, { handle, now, expiresAt, meta, bytes: prepared.bytes });
     const spooled = view.parts.flatMap((p) => (typeof p.text === 'string' ? [] : [p.text]));
     return {
-      entry: existing ? { ...existing, ...refreshOf(entry) } : { ...entry },
+      entry: existing ? { ...existing, ...refreshOf(existing, entry) } : { ...entry },
       write: () => this.#write(entry, files, spooled),
       answerFirst: this.#puts.hasRoomFor(files.diskBytes) && spooled.every((text) => text.fine()),
     };
@@ -157,7 +157,7 @@ export class SpillStore {
       await Promise.all(spooled.map((text) => text.written));
       const existing = this.#entries.get(handle);
       if (existing && (await this.#filesComplete(existing))) {
-        Object.assign(existing, refreshOf(planned), { expiresAt: Math.max(existing.expiresAt, planned.expiresAt) });
+        Object.assign(existing, refreshOf(existing, planned));
         this.#persistIndexLater();
         return { ...existing };
       }
@@ -320,15 +320,15 @@ export class SpillStore {
     await this.#index.settled();
   }
 
-  /** The entry of a live handle, once a put of it under way is done; throws the lookup's message otherwise. */
   /** A handle's entry as the last answer naming it said: a put under way refreshes its owner before its write is done. */
   #known(handle: string): SpillEntry | undefined {
     const kept = this.#entries.get(handle);
     const planned = this.#puts.planned(handle);
-    if (kept && planned) return { ...kept, ...refreshOf(planned), expiresAt: Math.max(kept.expiresAt, planned.expiresAt) };
+    if (kept && planned) return { ...kept, ...refreshOf(kept, planned) };
     return kept ?? planned;
   }
 
+  /** The entry of a live handle, once a put of it under way is done; throws the lookup's message otherwise. */
   async #live(handle: string): Promise<SpillEntry> {
     await this.#puts.settled(handle);
     const found = this.lookup(handle);

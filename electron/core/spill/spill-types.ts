@@ -65,3 +65,8 @@ export interface SpillCleanupReport {
 export class SpillWriteError extends Error {
   override readonly name = 'SpillWriteError';
 }
+
+/** What the model is told of a result that could not be kept (`what`: "The full result", or it with its handle). */
+export function notKeptMessage(what: string, reason: string): string {
+  return `${what} could not be kept (${reason}), so it cannot be read back; call the tool again with narrower arguments if you need more.`;
+}

@@ -7,9 +7,9 @@ import { ErrorCode, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.
 import type { SpooledString } from './raw-spool.js';
 
 /**
- * A message whose spooled texts nobody will adopt (anything but a tool result) as the upstream sent it:
- * each placeholder replaced by its text read back from disk (without blocking: such a text may be many
- * megabytes), the files deleted. Tool results take the path of spill/raw-texts.ts instead.
+ * A message as the upstream sent it: each placeholder replaced by its text read back from disk once
+ * written (without blocking: such a text may be many megabytes), the files deleted. For messages whose
+ * texts nobody adopts, and for a tool result that spill/raw-texts.ts hands back whole.
  */
 export async function inlineSpooled<T>(message: T, strings: readonly SpooledString[]): Promise<T> {
   const texts = new Map<string, string>();
