@@ -397,11 +397,15 @@ describe('the tokenizer thread', () => {
       await bookkeeping;
       return order.indexOf('bookkeeping');
     };
-    expect(await run(counter, false)).toBe(40);
-    const hurried = new TokenCounter();
+    // A quiet time of a second rather than 200 ms: a stall of the test's own thread between two questions
+    // (a busy machine) must not pass for the calls having stopped.
+    const held = new TokenCounter({ quietMs: 1_000 });
+    const hurried = new TokenCounter({ quietMs: 1_000 });
     try {
+      expect(await run(held, false)).toBe(40);
       expect(await run(hurried, true)).toBeLessThan(40);
     } finally {
+      await held.close();
       await hurried.close();
     }
   });

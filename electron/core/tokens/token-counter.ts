@@ -44,6 +44,8 @@ export interface TokenCounterOptions {
   estimatePrefixChars?: number;
   /** Stop the tokenizer thread after this long without work. Default DEFAULT_WORKER_IDLE_MS (10 s). */
   workerIdleMs?: number;
+  /** How long request-path questions must have stopped before bookkeeping counts. Default 200 ms. */
+  quietMs?: number;
 }
 
 const MiB = 1024 * 1024;
@@ -75,7 +77,7 @@ export class TokenCounter {
     this.#quickExactLimitBytes = options.quickExactLimitBytes ?? 256 * 1024;
     this.#estimatePrefixChars = options.estimatePrefixChars ?? 64 * 1024;
     this.#worker = new TokenCountWorker({
-      thread: threadData(this.encoding),
+      thread: { ...threadData(this.encoding), ...(options.quietMs !== undefined ? { quietMs: options.quietMs } : {}) },
       ...(options.workerIdleMs !== undefined ? { idleMs: options.workerIdleMs } : {}),
     });
   }

@@ -58,6 +58,8 @@ export interface TokenizerThreadData {
   gptEncodingPath: string;
   /** The encoding's `.tiktoken` file. */
   ranksPath: string;
+  /** Overrides QUIET_MS (see giveWay below). */
+  quietMs?: number;
 }
 
 /** The functions the thread shares with this side, passed in as their source text. */
@@ -103,7 +105,7 @@ export function tokenizerThread(helpers: ThreadHelpers): void {
   // its counting waits until they have stopped for QUIET_MS, so a burst of calls is not slowed by the
   // ledger's counts of the calls before it (a 1 MB text is ~11 ms of counting). It waits at most
   // MAX_HOLD_MS per request, and not at all once told to hurry (the hub is stopping).
-  const QUIET_MS = 200;
+  const QUIET_MS = data.quietMs ?? 200;
   const MAX_HOLD_MS = 5_000;
   let lastQuestionAt = 0;
   let hurry = false;
