@@ -19,6 +19,7 @@ import {
   type OsFacts,
   type SpillwayEntry,
 } from '../../electron/core/clients/index.js';
+import { listBackups, sha256 } from '../../electron/core/clients/backup-store.js';
 
 const fixture = (name: string) => readFile(fileURLToPath(new URL(`../fixtures/clients/${name}`, import.meta.url)));
 
@@ -224,6 +225,33 @@ describe('concurrent edits (Claude Code rewrites ~/.claude.json while running)',
     expect(doc.numStartups).toBe(2);
     expect(doc.mcpServers.spillway.type).toBe('http');
     expect(outcome.backup?.sha256Before).toBeTruthy();
+  });
+});
+
+describe('a client writing while the backup is made (a synced copy of a large file takes tens of ms)', () => {
+  it('sees the write, applies the edit to it again, and backs up what it replaced: nothing of the client is lost', async () => {
+    const file = await put('claude-code', '{\n  "numStartups": 1,\n  "mcpServers": {}\n}\n');
+    const def = CLIENT_DEFINITIONS['claude-code'];
+    let backupsStarted = 0;
+    const outcome = await editConfigFile(file, (text) => applyConnect(def, text, file, HTTP).text, {
+      backups: {
+        dir: join(root, 'bk-during-backup'),
+        // Called as the backup begins: Claude Code writes at that moment, the first time.
+        now: () => {
+          if (++backupsStarted === 1) writeFileSyncForTest(file, '{\n  "numStartups": 2,\n  "mcpServers": {}\n}\n');
+          return new Date();
+        },
+      },
+      reason: 'connect',
+    });
+    expect(outcome.retries).toBe(1);
+    const doc = JSON.parse(await readFile(file, 'utf8'));
+    expect(doc.numStartups).toBe(2);
+    expect(doc.mcpServers.spillway.type).toBe('http');
+    // One backup, of the bytes the client wrote (what the connect replaced); none left of the first try.
+    const records = await listBackups(join(root, 'bk-during-backup'));
+    expect(records).toHaveLength(1);
+    expect(records[0]!.sha256Before).toBe(sha256(Buffer.from('{\n  "numStartups": 2,\n  "mcpServers": {}\n}\n')));
   });
 });
 

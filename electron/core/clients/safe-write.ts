@@ -155,22 +155,39 @@ async function renameOver(tmp: string, target: string): Promise<void> {
 async function commit(snapshot: FileSnapshot, next: Buffer | null, backups: BackupOptions, reason: WriteReason): Promise<BackupRecord | 'changed'> {
   await assertWritable(snapshot);
   const tmp = next === null ? null : await writeTemp(snapshot, next);
-  try {
-    if (!sameBytes(await currentBytes(snapshot.realPath), snapshot.bytes)) {
-      if (tmp) await rm(tmp, { force: true });
-      return 'changed';
-    }
-  } catch (e) {
+  const dropTemp = async () => {
     if (tmp) await rm(tmp, { force: true });
+  };
+  let record: BackupRecord;
+  try {
+    // The backup (a synced copy: tens of milliseconds for a large file) is made before the check, so the
+    // check comes right before the rename: a write the client makes meanwhile is seen and the edit applied
+    // to it again, instead of being replaced, and missing from the backup too.
+    record = await saveBackup(backups, snapshot.realPath, snapshot.bytes, next, reason);
+  } catch (e) {
+    await dropTemp();
     throw e;
   }
-  const record = await saveBackup(backups, snapshot.realPath, snapshot.bytes, next, reason);
+  const dropBoth = async () => {
+    await dropTemp();
+    await deleteBackup(backups.dir, record);
+  };
+  let current: Buffer | null;
+  try {
+    current = await currentBytes(snapshot.realPath);
+  } catch (e) {
+    await dropBoth();
+    throw e;
+  }
+  if (!sameBytes(current, snapshot.bytes)) {
+    await dropBoth();
+    return 'changed';
+  }
   try {
     if (tmp) await renameOver(tmp, snapshot.realPath);
     else await rm(snapshot.realPath, { force: true });
   } catch (e) {
-    if (tmp) await rm(tmp, { force: true });
-    await deleteBackup(backups.dir, record);
+    await dropBoth();
     throw new ConfigWriteError(snapshot.path, (e as Error).message, { cause: e });
   }
   await pruneBackups(backups);
