@@ -2,7 +2,7 @@
  * The control contract over HTTP + SSE for the browser/headless mode and the CLI: `POST /api/<method>`
  * with a JSON body answers an ApiResult; `GET /api/events` streams HubEvents as SSE. The UI is served at
  * `/`. Auth: the bearer token, or the session cookie set when the user opens the URL with `?token=` (as
- * Jupyter does). The endpoint has already checked Host and Origin.
+ * Jupyter does; see ui-sessions.ts). The endpoint has already checked Host and Origin.
  */
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
@@ -12,8 +12,7 @@ import { matchesFilter, type EventFilter, type HubEvent } from '../../../shared/
 import { bearerToken, readBody, sendJson } from '../downstream/http-endpoint.js';
 import { tokensEqual } from '../files/access-token.js';
 import type { ControlDispatcher } from './control-handlers.js';
-
-export const SESSION_COOKIE = 'spillway_session';
+import { hasSession, sessionCookieName, sessionValue } from './ui-sessions.js';
 
 const MIME: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
@@ -44,16 +43,6 @@ function decodeOrUndefined(text: string): string | undefined {
   }
 }
 
-function cookieToken(req: IncomingMessage): string | undefined {
-  const header = req.headers.cookie;
-  if (!header) return undefined;
-  for (const part of header.split(';')) {
-    const [k, ...v] = part.trim().split('=');
-    if (k === SESSION_COOKIE) return decodeOrUndefined(v.join('='));
-  }
-  return undefined;
-}
-
 export interface HttpControlOptions {
   dispatcher: ControlDispatcher;
   token: () => string;
@@ -64,8 +53,9 @@ export interface HttpControlOptions {
 
 export function createHttpControl(options: HttpControlOptions) {
   const authorized = (req: IncomingMessage): boolean => {
-    const token = bearerToken(req) ?? cookieToken(req);
-    return Boolean(token && options.token() && tokensEqual(token, options.token()));
+    const token = bearerToken(req);
+    if (token !== undefined) return Boolean(token && options.token() && tokensEqual(token, options.token()));
+    return hasSession(req, options.token());
   };
 
   async function serveEvents(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
@@ -102,9 +92,9 @@ export function createHttpControl(options: HttpControlOptions) {
         sendJson(res, 401, { ok: false, code: 'unauthorized', message: 'Wrong token in the URL: run `spillway token` for the right one' });
         return true;
       }
-      // Trade the token in the URL for an HttpOnly cookie, then drop it from the address bar.
+      // Trade the token in the URL for an HttpOnly session cookie, then drop it from the address bar.
       res.writeHead(302, {
-        'set-cookie': `${SESSION_COOKIE}=${encodeURIComponent(queryToken)}; HttpOnly; SameSite=Strict; Path=/`,
+        'set-cookie': `${sessionCookieName(req.socket.localPort)}=${sessionValue(queryToken, req.socket.localPort)}; HttpOnly; SameSite=Strict; Path=/`,
         location: url.pathname,
       });
       res.end();
