@@ -112,6 +112,14 @@ describe('malformed % escapes', () => {
     expect((await get('/%61pp.js')).status).toBe(200);
   });
 
+  it('answers 400 (not 500) for a request target that is no URL', async () => {
+    for (const path of ['//', '//x:y@', '//[']) {
+      const r = await get(path);
+      expect(r.status, path).toBe(400);
+      expect(r.body, path).toMatch(/Not a valid request path/);
+    }
+  });
+
   it('answers 401 (not 500) for a session cookie with a bad escape', async () => {
     const { port } = new URL(hub.url);
     const r = await get('/', { cookie: `spillway_session_${port}=%E0%A4%A` });

@@ -209,7 +209,9 @@ export class HttpEndpoint {
     // The endpoint's own path is recognised without parsing a URL (a visible share of a small call);
     // the URL is made when something needs it.
     if (isMcpPath(target)) return this.#handleMcp(req, res, () => new URL(target, `http://${host}`));
-    const url = new URL(target, `http://${host}`);
+    // A target such as `//` or `//x:y@` is no URL: the client's mistake (400), not the hub's (500).
+    const url = URL.canParse(target, `http://${host}`) ? new URL(target, `http://${host}`) : undefined;
+    if (!url) return sendJson(res, 400, { ok: false, code: 'invalid', message: `Not a valid request path: ${JSON.stringify(target.slice(0, 200))}` });
     if (url.pathname === '/mcp' || url.pathname === '/mcp/') return this.#handleMcp(req, res, () => url);
     if (url.pathname === '/oauth/callback' && req.method === 'GET' && this.hooks.oauthCallback) {
       const page = await this.hooks.oauthCallback(url.searchParams);
