@@ -49,6 +49,7 @@ describe('sessionsToReap', () => {
 
 describe('callParamsProblem', () => {
   it.each([
+    [undefined, 'Invalid params: tools/call takes params such as {"name": "…", "arguments": {…}}, and none were sent.'],
     ['x', 'Invalid params: tools/call takes an object such as {"name": "…", "arguments": {…}}, not a string.'],
     [null, 'Invalid params: tools/call takes an object such as {"name": "…", "arguments": {…}}, not null.'],
     [{}, 'Invalid params: the tool\'s "name" is missing.'],

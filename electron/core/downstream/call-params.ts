@@ -7,6 +7,7 @@ import { CallToolRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 
 /** Why `params` cannot be a tools/call's params; undefined when CallToolRequestSchema accepts them. */
 export function callParamsProblem(params: unknown): string | undefined {
+  if (params === undefined) return `Invalid params: tools/call takes params such as {"name": "…", "arguments": {…}}, and none were sent.`;
   if (!isObject(params)) return `Invalid params: tools/call takes an object such as {"name": "…", "arguments": {…}}, not ${kindOf(params)}.`;
   if (params.name === undefined) return `Invalid params: the tool's "name" is missing.`;
   if (typeof params.name !== 'string') return `Invalid params: "name" must be the tool's name as a string, not ${kindOf(params.name)}.`;
@@ -32,5 +33,6 @@ function kindOf(value: unknown): string {
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'an array';
   const type = typeof value;
-  return type === 'object' || type === 'undefined' ? `an ${type}` : `a ${type}`;
+  if (type === 'undefined') return 'nothing';
+  return type === 'object' ? 'an object' : `a ${type}`;
 }
