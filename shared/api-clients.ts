@@ -72,6 +72,19 @@ export const clientsApi = {
       restartRequired: z.boolean(),
     }),
   },
+  /**
+   * What Disconnect removes: Spillway's entry as it stands in the client's file now (secrets masked), not
+   * the one Connect would write. Writes nothing and makes no token, so it works whatever the hub's port.
+   */
+  'clients.previewDisconnect': {
+    req: idReq,
+    res: z.object({
+      file: z.string(),
+      /** Absent when the file has no Spillway entry: there is nothing to remove. */
+      entryText: z.string().optional(),
+      restartRequired: z.boolean(),
+    }),
+  },
   'clients.connect': { req: idReq, res: ChangeResultSchema },
   'clients.disconnect': { req: idReq, res: ChangeResultSchema },
   'clients.importCandidates': { req: idReq, res: z.array(ImportCandidateSchema) },

@@ -143,4 +143,25 @@ describe('clients through the control API', () => {
     expect(r.message).toContain('mcp_config.json');
     expect(await readFile(join(home, '.codeium', 'windsurf', 'mcp_config.json'), 'utf8')).toBe(bad);
   });
+
+  it('refuses to replace or remove a "spillway" server the user made themselves, and says what to do', async () => {
+    const file = join(home, '.gemini', 'settings.json');
+    const mine =
+      '{\n  "mcpServers": {\n    "spillway": { "command": "npx", "args": ["-y", "spillway-mcp"], "env": { "SPILLWAY_API_KEY": "user-secret-123" } }\n  }\n}\n';
+    await mkdir(join(home, '.gemini'), { recursive: true });
+    await writeFile(file, mine);
+    for (const method of ['clients.preview', 'clients.connect'] as const) {
+      expect(await hub.api(method, { id: 'gemini-cli' })).toEqual({
+        ok: false,
+        code: 'conflict',
+        message: `Gemini CLI already has a server named “spillway” that Spillway did not add (in ${file}). Rename or remove it in Gemini CLI's settings, then connect again.`,
+      });
+    }
+    expect(await hub.api('clients.disconnect', { id: 'gemini-cli' })).toMatchObject({
+      ok: false,
+      code: 'conflict',
+      message: expect.stringMatching(/not added by Spillway/),
+    });
+    expect(await readFile(file, 'utf8')).toBe(mine);
+  });
 });

@@ -24,10 +24,11 @@ import { listBackups, sha256 } from '../../electron/core/clients/backup-store.js
 const fixture = (name: string) => readFile(fileURLToPath(new URL(`../fixtures/clients/${name}`, import.meta.url)));
 
 const HTTP: SpillwayEntry = { kind: 'http', url: 'http://127.0.0.1:4810/mcp', headers: { Authorization: 'Bearer tok_abc123' } };
+/** The bridge as the packaged app writes it (`<app> <spillway.js> bridge --data-dir <folder>`). */
 const STDIO: SpillwayEntry = {
   kind: 'stdio',
   command: '/opt/Spillway/spillway',
-  args: ['/opt/Spillway/resources/app.asar.unpacked/bridge.js'],
+  args: ['/opt/Spillway/resources/app.asar.unpacked/electron/cli/spillway.js', 'bridge', '--data-dir', '/home/u/.config/Spillway'],
   env: { ELECTRON_RUN_AS_NODE: '1' },
 };
 const entryFor = (id: ClientId): SpillwayEntry => (CLIENT_DEFINITIONS[id].kinds[0] === 'stdio' ? STDIO : HTTP);
@@ -66,7 +67,7 @@ const H = '{\n      "Authorization": "Bearer tok_abc123"\n    }';
 /** Golden files: what each client's file holds after connecting to a missing file. */
 const GOLDEN: Record<ClientId, string> = {
   'claude-desktop':
-    '{\n  "mcpServers": {\n    "spillway": {\n      "command": "/opt/Spillway/spillway",\n      "args": [\n        "/opt/Spillway/resources/app.asar.unpacked/bridge.js"\n      ],\n      "env": {\n        "ELECTRON_RUN_AS_NODE": "1"\n      }\n    }\n  }\n}\n',
+    '{\n  "mcpServers": {\n    "spillway": {\n      "command": "/opt/Spillway/spillway",\n      "args": [\n        "/opt/Spillway/resources/app.asar.unpacked/electron/cli/spillway.js",\n        "bridge",\n        "--data-dir",\n        "/home/u/.config/Spillway"\n      ],\n      "env": {\n        "ELECTRON_RUN_AS_NODE": "1"\n      }\n    }\n  }\n}\n',
   'claude-code': `{\n  "mcpServers": {\n    "spillway": {\n      "type": "http",\n      "url": "http://127.0.0.1:4810/mcp",\n      "headers": ${H.replace(/\n/g, '\n  ')}\n    }\n  }\n}\n`,
   cursor: `{\n  "mcpServers": {\n    "spillway": {\n      "url": "http://127.0.0.1:4810/mcp",\n      "headers": ${H.replace(/\n/g, '\n  ')}\n    }\n  }\n}\n`,
   vscode: `{\n  "servers": {\n    "spillway": {\n      "type": "http",\n      "url": "http://127.0.0.1:4810/mcp",\n      "headers": ${H.replace(/\n/g, '\n  ')}\n    }\n  }\n}\n`,
@@ -76,7 +77,7 @@ const GOLDEN: Record<ClientId, string> = {
   'lm-studio': `{\n  "mcpServers": {\n    "spillway": {\n      "url": "http://127.0.0.1:4810/mcp",\n      "headers": ${H.replace(/\n/g, '\n  ')}\n    }\n  }\n}\n`,
   'gemini-cli': `{\n  "mcpServers": {\n    "spillway": {\n      "httpUrl": "http://127.0.0.1:4810/mcp",\n      "headers": ${H.replace(/\n/g, '\n  ')}\n    }\n  }\n}\n`,
   codex:
-    '[mcp_servers.spillway]\ncommand = "/opt/Spillway/spillway"\nargs = [ "/opt/Spillway/resources/app.asar.unpacked/bridge.js" ]\nenv = { ELECTRON_RUN_AS_NODE = "1" }\n',
+    '[mcp_servers.spillway]\ncommand = "/opt/Spillway/spillway"\nargs = [ "/opt/Spillway/resources/app.asar.unpacked/electron/cli/spillway.js", "bridge", "--data-dir", "/home/u/.config/Spillway" ]\nenv = { ELECTRON_RUN_AS_NODE = "1" }\n',
 };
 
 describe('golden entries: connect to a missing file and folder', () => {

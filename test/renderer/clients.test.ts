@@ -79,6 +79,23 @@ describe('Clients', () => {
     await waitFor(() => expect(card('Claude Desktop').getByTestId('client-state').textContent).toBe('Not connected'));
   });
 
+  it('Disconnect shows the entry as the file has it now, even when it is stale or the port is 0, and asks for no Connect preview', async () => {
+    const written = `"spillway": {\n  "url": "http://127.0.0.1:4810/mcp",\n  "headers": { "Authorization": "Bearer ••••" }\n}`;
+    const { fake } = await setup((f) => {
+      f.clients.add('vscode', 'VS Code', { state: 'stale', written });
+      // A port that changes at every start: the Connect preview refuses an HTTP entry.
+      f.settings = { ...f.settings, port: 0 };
+    });
+    await fireEvent.click(card('VS Code').getByRole('button', { name: 'Disconnect' }));
+    const dialog = await screen.findByRole('dialog', { name: 'Disconnect VS Code' });
+    expect(within(dialog).getByLabelText('Entry to remove').textContent).toContain('http://127.0.0.1:4810/mcp');
+    expect(fake.callsOf('clients.preview')).toEqual([]);
+    expect(fake.callsOf('clients.previewDisconnect')).toEqual([{ id: 'vscode' }]);
+    await fireEvent.click(within(dialog).getByRole('button', { name: 'Disconnect' }));
+    await waitFor(() => expect(card('VS Code').getByTestId('client-state').textContent).toBe('Not connected'));
+    expect(fake.callsOf('clients.disconnect')).toEqual([{ id: 'vscode' }]);
+  });
+
   it('imports a client’s servers, replacing them in its file when asked, and restores the backup', async () => {
     const { fake } = await setup();
     await fireEvent.click(card('Claude Desktop').getByRole('button', { name: 'Import servers' }));

@@ -7,8 +7,10 @@ interface FakeClient {
   info: ClientInfo;
   /** Other servers in its file, by name → command line. */
   servers: Record<string, string>;
+  /** Spillway's entry as the file has it now (it goes stale when the port changes after Connect). */
+  written?: string;
   /** What Spillway last replaced, for Restore. */
-  backup?: { servers: Record<string, string>; state: ClientInfo['state'] };
+  backup?: { servers: Record<string, string>; state: ClientInfo['state']; written?: string };
 }
 
 export class FakeClients {
@@ -17,15 +19,18 @@ export class FakeClients {
 
   constructor(private readonly hub: FakeBackend) {}
 
-  /** Adds a detected client; `connected` writes Spillway's entry already. */
+  /** Adds a detected client; a `current` or `stale` one has Spillway's entry already (`written`, else today's). */
   add(
     id: ClientIdName,
     displayName: string,
-    options: { installed?: boolean; state?: ClientInfo['state']; servers?: Record<string, string>; lastSeen?: string } = {},
+    options: { installed?: boolean; state?: ClientInfo['state']; servers?: Record<string, string>; lastSeen?: string; written?: string } = {},
   ): void {
     const servers = options.servers ?? {};
+    const kind = id === 'claude-desktop' ? 'stdio' : 'http';
+    const connected = options.state === 'current' || options.state === 'stale';
     this.byId.set(id, {
       servers,
+      ...(connected ? { written: options.written ?? this.#entryText(kind) } : {}),
       info: {
         id,
         displayName,
@@ -34,7 +39,7 @@ export class FakeClients {
         configPath: `/home/me/.config/${id}/mcp.json`,
         state: options.state ?? 'absent',
         restartRequired: id === 'claude-desktop',
-        kind: id === 'claude-desktop' ? 'stdio' : 'http',
+        kind,
         servers: Object.keys(servers).length,
         ...(options.lastSeen ? { lastSeen: options.lastSeen } : {}),
       },
@@ -42,7 +47,11 @@ export class FakeClients {
   }
 
   entryText(c: FakeClient): string {
-    return c.info.kind === 'stdio'
+    return this.#entryText(c.info.kind);
+  }
+
+  #entryText(kind: ClientInfo['kind']): string {
+    return kind === 'stdio'
       ? `"spillway": {\n  "command": "/Applications/Spillway.app/Contents/MacOS/Spillway",\n  "args": ["bridge"]\n}`
       : `"spillway": {\n  "url": "http://127.0.0.1:${this.hub.settings.port}/mcp",\n  "headers": { "Authorization": "Bearer ••••" }\n}`;
   }
@@ -57,7 +66,8 @@ export class FakeClients {
   }
 
   #change(c: FakeClient, state: ClientInfo['state']) {
-    c.backup = { servers: { ...c.servers }, state: c.info.state };
+    c.backup = { servers: { ...c.servers }, state: c.info.state, written: c.written };
+    c.written = state === 'current' ? this.entryText(c) : undefined;
     const changed = c.info.state !== state;
     c.info = { ...c.info, state, configPresent: true, servers: Object.keys(c.servers).length };
     return {
@@ -77,6 +87,13 @@ export class FakeClients {
     'clients.preview': (req) => {
       const c = this.#get(req.id);
       if (!c) return { ok: false, code: 'not_found', message: `no client ${req.id}` };
+      // As the hub: an HTTP entry on a port that changes at every start is refused.
+      if (c.info.kind === 'http' && this.hub.settings.port === 0)
+        return {
+          ok: false,
+          code: 'unavailable',
+          message: 'Spillway runs on port 0 (a new port at every start), so this entry would stop working when it restarts',
+        };
       const action = c.info.state === 'current' ? 'none' : c.info.state === 'stale' ? 'update' : 'add';
       // With `replace`, the servers the client's file would lose to Spillway's one entry.
       const removes = (req.replace ?? []).filter((n) => n in c.servers);
@@ -84,6 +101,14 @@ export class FakeClients {
       return {
         ok: true,
         value: { file: c.info.configPath, action: moving, entryText: this.entryText(c), removes, notes: [], restartRequired: c.info.restartRequired },
+      };
+    },
+    'clients.previewDisconnect': (req) => {
+      const c = this.#get(req.id);
+      if (!c) return { ok: false, code: 'not_found', message: `no client ${req.id}` };
+      return {
+        ok: true,
+        value: { file: c.info.configPath, ...(c.written ? { entryText: c.written } : {}), restartRequired: c.info.restartRequired },
       };
     },
     'clients.connect': (req) => {
@@ -124,7 +149,7 @@ export class FakeClients {
         imported.push(name);
       }
       if (!req.replace) return { ok: true, value: { imported, skipped } };
-      const backup = { servers: { ...c.servers }, state: c.info.state };
+      const backup = { servers: { ...c.servers }, state: c.info.state, written: c.written };
       for (const name of req.names) delete c.servers[name];
       const change = this.#change(c, 'current').value;
       c.backup = backup;
@@ -135,6 +160,7 @@ export class FakeClients {
       if (!c?.backup)
         return { ok: false, code: 'not_found', message: `Spillway has not changed ${c?.info.displayName ?? req.id}'s file, so there is no backup` };
       c.servers = c.backup.servers;
+      c.written = c.backup.written;
       c.info = { ...c.info, state: c.backup.state, servers: Object.keys(c.servers).length };
       c.backup = undefined;
       return { ok: true, value: { file: c.info.configPath, deleted: false } };

@@ -8,6 +8,7 @@ import {
   ConfigParseError,
   ConfigShapeError,
   entryState,
+  ForeignEntryError,
   type SpillwayEntry,
 } from '../../electron/core/clients/index.js';
 import { removeJsoncProperty, setJsoncProperty } from '../../electron/core/clients/jsonc-edit.js';
@@ -16,10 +17,11 @@ import { setTomlTable } from '../../electron/core/clients/toml-edit.js';
 const fixture = (name: string) => readFileSync(fileURLToPath(new URL(`../fixtures/clients/${name}`, import.meta.url)), 'utf8');
 
 const HTTP: SpillwayEntry = { kind: 'http', url: 'http://127.0.0.1:4810/mcp', headers: { Authorization: 'Bearer tok_abc123' } };
+/** The bridge as the packaged app writes it (`<app> <spillway.js> bridge --data-dir <folder>`). */
 const STDIO: SpillwayEntry = {
   kind: 'stdio',
   command: '/opt/Spillway/spillway',
-  args: ['/opt/Spillway/resources/bridge.js'],
+  args: ['/opt/Spillway/resources/spillway.js', 'bridge', '--data-dir', '/home/u/.config/Spillway'],
   env: { ELECTRON_RUN_AS_NODE: '1' },
 };
 
@@ -104,6 +106,43 @@ describe('JSONC edits keep every byte outside our entry', () => {
   });
 });
 
+describe('a "spillway" server the user made themselves is not ours', () => {
+  const userMade: Array<[string, keyof typeof D, string]> = [
+    [
+      'another program named spillway, with a secret',
+      'cursor',
+      '{\n  "mcpServers": {\n    "spillway": {"command": "npx", "args": ["-y", "spillway-mcp"], "env": {"SPILLWAY_API_KEY": "user-secret-123"}}\n  }\n}\n',
+    ],
+    ['a remote server of that name', 'cursor', '{"mcpServers": {"spillway": {"url": "https://spillway.example.com/mcp"}}}'],
+    ['a local server on another path', 'cline', '{"mcpServers": {"spillway": {"url": "http://127.0.0.1:8080/sse"}}}'],
+    ['not a server at all', 'cursor', '{"mcpServers": {"spillway": "on"}}'],
+    ['a TOML table', 'codex', '# mine\n[mcp_servers.spillway]\ncommand = "npx"\nargs = ["-y", "spillway-mcp"]\n'],
+    ['a TOML inline table', 'codex', '[mcp_servers]\nspillway = { command = "old" }\n'],
+  ];
+  for (const [title, id, before] of userMade) {
+    it(`${title} (${id}): connect and disconnect refuse it, saying what to do`, () => {
+      const entry = D[id].kinds[0] === 'stdio' ? STDIO : HTTP;
+      expect(() => applyConnect(D[id], before, '/h/settings', entry)).toThrow(ForeignEntryError);
+      expect(() => applyConnect(D[id], before, '/h/settings', entry)).toThrow(
+        `${D[id].displayName} already has a server named “spillway” that Spillway did not add (in /h/settings). ` +
+          `Rename or remove it in ${D[id].displayName}'s settings, then connect again.`,
+      );
+      expect(() => applyDisconnect(D[id], before, '/h/settings')).toThrow(/was not added by Spillway .*leaves it as it is/);
+    });
+  }
+
+  it("another Spillway's entry (other port, other data folder) is still replaced and removed", () => {
+    const otherHub = '{"mcpServers": {"spillway": {"url": "http://localhost:4999/mcp", "headers": {"Authorization": "Bearer other"}}}}';
+    expect(JSON.parse(applyConnect(D.cursor, otherHub, 'f', HTTP).text).mcpServers.spillway.url).toBe('http://127.0.0.1:4810/mcp');
+    expect(JSON.parse(applyDisconnect(D.cursor, otherHub, 'f').text).mcpServers).toEqual({});
+    const otherFolder = '{"mcpServers": {"spillway": {"command": "/Applications/Spillway", "args": ["s.js", "bridge", "--data-dir", "/tmp/b"]}}}';
+    expect(JSON.parse(applyConnect(D['claude-desktop'], otherFolder, 'f', STDIO).text).mcpServers.spillway.args).toEqual(
+      STDIO.kind === 'stdio' ? STDIO.args : [],
+    );
+    expect(JSON.parse(applyDisconnect(D['claude-desktop'], otherFolder, 'f').text).mcpServers).toEqual({});
+  });
+});
+
 describe('TOML edits (Codex)', () => {
   it('appends our table, keeps comments, and removes it back to the exact bytes', () => {
     const before = fixture('codex-config.toml');
@@ -116,11 +155,12 @@ describe('TOML edits (Codex)', () => {
   });
 
   it('replaces our table in place, with its sub-tables, keeping a comment that belongs to the next table', () => {
-    const before = '[mcp_servers.spillway]\ncommand = "old"\n\n[mcp_servers.spillway.env]\nA = "1"\n\n# next one\n[mcp_servers.x]\ncommand = "y"\n';
+    const before =
+      '[mcp_servers.spillway]\ncommand = "/old/spillway"\nargs = ["bridge"]\n\n[mcp_servers.spillway.env]\nA = "1"\n\n# next one\n[mcp_servers.x]\ncommand = "y"\n';
     const out = applyConnect(D.codex, before, 'f', STDIO);
     expect(out.rewritten).toBe(false);
     expect(out.text).toBe(
-      '[mcp_servers.spillway]\ncommand = "/opt/Spillway/spillway"\nargs = [ "/opt/Spillway/resources/bridge.js" ]\nenv = { ELECTRON_RUN_AS_NODE = "1" }\n\n# next one\n[mcp_servers.x]\ncommand = "y"\n',
+      '[mcp_servers.spillway]\ncommand = "/opt/Spillway/spillway"\nargs = [ "/opt/Spillway/resources/spillway.js", "bridge", "--data-dir", "/home/u/.config/Spillway" ]\nenv = { ELECTRON_RUN_AS_NODE = "1" }\n\n# next one\n[mcp_servers.x]\ncommand = "y"\n',
     );
   });
 
@@ -130,6 +170,25 @@ describe('TOML edits (Codex)', () => {
     expect(out.rewritten).toBe(true);
     expect(out.text).not.toContain('# servers');
     expect(applyConnect(D.codex, inline, 'f', STDIO).rewritten).toBe(true);
+  });
+
+  it('an integer beyond 2^53 is valid TOML: the file is edited in place and the number kept as written', () => {
+    const before = '# limits\nmax_bytes = 9007199254740993 # 2^53 + 1\n';
+    const change = applyConnect(D.codex, before, 'config.toml', STDIO);
+    expect(change.rewritten).toBe(false);
+    expect(change.text.startsWith(before)).toBe(true);
+    expect(applyDisconnect(D.codex, change.text, 'config.toml').text).toBe(before);
+    // Also where our table must be replaced in place, with a big number among the user's keys in it.
+    const ours = '[mcp_servers.spillway]\ncommand = "/old/spillway"\nargs = ["bridge"]\nmax = 9223372036854775807\n';
+    expect(applyConnect(D.codex, ours, 'config.toml', STDIO).text).toContain('max = 9223372036854775807');
+  });
+
+  it('a [[mcp_servers]] list is refused as what it is, not as unreadable TOML', () => {
+    const list = '[[mcp_servers]]\nname = "a"\ncommand = "x"\n';
+    expect(() => applyConnect(D.codex, list, 'config.toml', STDIO)).toThrow(ConfigShapeError);
+    expect(() => applyConnect(D.codex, list, 'config.toml', STDIO)).toThrow(
+      'Cannot edit config.toml: "mcp_servers" is a list, not a table of servers.',
+    );
   });
 
   it('a malformed TOML file throws with line and column', () => {

@@ -1,6 +1,7 @@
 import { stat } from 'node:fs/promises';
 import { isRecord, mergeEntry, type ClientDefinition, type ConfigLocation } from './client-definition.js';
-import { ConfigShapeError } from './config-errors.js';
+import { ConfigShapeError, ForeignEntryError } from './config-errors.js';
+import { madeBySpillway } from './entry-owner.js';
 import { jsoncPropertyText, parseJsoncObject, removeJsoncProperty, setJsoncProperty } from './jsonc-edit.js';
 import type { ListDir } from './os-paths.js';
 import { decodeConfigText, readSnapshot } from './safe-write.js';
@@ -14,7 +15,7 @@ import { SPILLWAY_ENTRY_NAME, type EntryField, type EntryState, type OsFacts, ty
 
 export interface TextChange {
   text: string;
-  /** The whole TOML file was re-serialized (its comments are lost). */
+  /** The whole TOML file was re-serialized (comments lost, some values written differently: `1.0` as `1`). */
   rewritten: boolean;
 }
 
@@ -44,9 +45,17 @@ export function serversOfText(def: ClientDefinition, text: string, file: string)
   return out;
 }
 
+/** Refuses a "spillway" server no Spillway wrote (ForeignEntryError): it is the user's, not ours to replace or remove. */
+function assertMadeBySpillway(def: ClientDefinition, existing: unknown, file: string, action: 'connect' | 'disconnect'): void {
+  if (existing === undefined) return;
+  const spec = def.fromNative(SPILLWAY_ENTRY_NAME, existing, file);
+  if (!spec || !madeBySpillway(spec)) throw new ForeignEntryError(def.displayName, file, action);
+}
+
 /**
  * The file's text with Spillway's entry added or updated (and the servers named in `replace`
- * removed). Keys a user added to our entry stay. Malformed text throws; nothing else changes.
+ * removed). Keys a user added to our entry stay. Malformed text throws, and so does a "spillway"
+ * server the user made themselves (ForeignEntryError); nothing else changes.
  */
 export function applyConnect(def: ClientDefinition, text: string, file: string, entry: SpillwayEntry, replace: readonly string[] = []): TextChange {
   const native = def.toNative(entry);
@@ -64,8 +73,9 @@ export function applyConnect(def: ClientDefinition, text: string, file: string, 
     }
   }
   const existing = serversIn(def, parseDocument(def, out, file), file)[SPILLWAY_ENTRY_NAME];
+  assertMadeBySpillway(def, existing, file, 'connect');
   const merged = mergeEntry(existing, native, def.ownedKeys);
-  const unchanged = JSON.stringify(sortKeys(existing)) === JSON.stringify(sortKeys(merged));
+  const unchanged = canonicalJson(existing) === canonicalJson(merged);
   if (def.format === 'toml') {
     if (unchanged) return { text: out, rewritten };
     const r = setTomlTable(out, file, path, SPILLWAY_ENTRY_NAME, merged);
@@ -78,9 +88,10 @@ export function applyConnect(def: ClientDefinition, text: string, file: string, 
   return { text: out, rewritten };
 }
 
-/** The file's text without Spillway's entry (unchanged when it has none). */
+/** The file's text without Spillway's entry (unchanged when it has none; ForeignEntryError when the user made it). */
 export function applyDisconnect(def: ClientDefinition, text: string, file: string): TextChange {
   const path = [...def.serversPath];
+  assertMadeBySpillway(def, serversIn(def, parseDocument(def, text, file), file)[SPILLWAY_ENTRY_NAME], file, 'disconnect');
   if (def.format === 'toml') return removeTomlTable(text, file, path, SPILLWAY_ENTRY_NAME);
   const out = removeJsoncProperty(text, file, path, SPILLWAY_ENTRY_NAME);
   assertOnlyOurChange(def, text, out, file, [], undefined);
@@ -107,12 +118,17 @@ function assertOnlyOurChange(
     for (const n of removed) delete servers[n];
     const rest = { ...doc };
     delete rest[def.serversPath[0]];
-    return JSON.stringify([sortKeys(rest), sortKeys(servers)]);
+    return canonicalJson([rest, servers]);
   };
   const got = serversIn(def, b, file)[SPILLWAY_ENTRY_NAME];
-  if (strip(a) !== strip(b) || JSON.stringify(sortKeys(got)) !== JSON.stringify(sortKeys(ours))) {
+  if (strip(a) !== strip(b) || canonicalJson(got) !== canonicalJson(ours)) {
     throw new Error(`Internal error: editing ${file} would have changed more than Spillway's entry; nothing was written.`);
   }
+}
+
+/** JSON with sorted keys, for comparing documents; a TOML integer beyond 2^53 (a BigInt) as `<digits>n`. */
+function canonicalJson(v: unknown): string {
+  return JSON.stringify(sortKeys(v), (_k, x: unknown) => (typeof x === 'bigint' ? `${x}n` : x));
 }
 
 function sortKeys(v: unknown): unknown {

@@ -6,10 +6,15 @@
  */
 import type { ServerConfig, ServerConfigInput } from '../../../shared/config.js';
 import type { ClientIdName, ClientInfo } from '../../../shared/api-clients.js';
+import { splitUrlSecrets } from '../secrets/url-secrets.js';
 import type { ClientTokens } from './client-tokens.js';
-import { UnstableEndpointError, writtenFrom, type HubEndpoint } from './entry-owner.js';
+import { entryTextIn } from './client-config.js';
+import { ForeignEntryError } from './config-errors.js';
+import { madeBySpillway, UnstableEndpointError, writtenFrom, type HubEndpoint } from './entry-owner.js';
+import { maskedCandidate, maskedEntryText } from './masked-entries.js';
 import { importKey, type ClientRegistry } from './registry.js';
-import type { ImportCandidate, SpillwayEntry } from './types.js';
+import { decodeConfigText, readSnapshot } from './safe-write.js';
+import { SPILLWAY_ENTRY_NAME, type ImportCandidate, type SpillwayEntry } from './types.js';
 
 /** An import named servers the client's file does not have (the control API answers `invalid`, field `names`). */
 export class UnknownImportError extends Error {
@@ -42,8 +47,17 @@ export interface ClientsServiceOptions {
   dataDir: string;
 }
 
+/**
+ * Whether an upstream and a client's server are the same: command + args, or the address. An imported
+ * address keeps its credentials in the secret store (`api_key=<ref>` in config.json), so addresses are
+ * compared with their credential parameters as references.
+ */
 function configKey(cfg: ServerConfig): string {
-  return cfg.type === 'stdio' ? ['stdio', cfg.command, ...cfg.args].join('\u0000') : `url\u0000${cfg.url}`;
+  return cfg.type === 'stdio' ? ['stdio', cfg.command, ...cfg.args].join('\u0000') : `url\u0000${splitUrlSecrets(cfg.url).url}`;
+}
+
+function candidateKey(c: ImportCandidate): string {
+  return c.kind === 'stdio' ? importKey(c) : `url\u0000${splitUrlSecrets(c.url).url}`;
 }
 
 function candidateConfig(c: ImportCandidate): ServerConfigInput {
@@ -114,6 +128,23 @@ export class ClientsService {
     return { file: p.file, action: p.action, entryText: p.redactedEntryText, removes: p.removes, notes: p.notes, restartRequired: p.restartRequired };
   }
 
+  /**
+   * What Disconnect removes: Spillway's entry as it stands in the file now, secrets masked. Not the desired
+   * entry (a stale one would show the new port, and a hub on port 0 would refuse it), and no token is made.
+   */
+  async previewDisconnect(id: ClientIdName) {
+    const def = this.o.registry.definition(id);
+    // Read errors (a malformed file) reach the caller as they do for disconnect itself.
+    const spec = (await this.o.registry.readServers(id)).find((s) => s.name === SPILLWAY_ENTRY_NAME);
+    if (!spec) return { file: (await this.o.registry.get(id)).configPath, restartRequired: def.restartRequired };
+    // A "spillway" server the user made is not Spillway's to remove: say so now, as Disconnect would.
+    if (!madeBySpillway(spec)) throw new ForeignEntryError(def.displayName, spec.file, 'disconnect');
+    const { text } = decodeConfigText((await readSnapshot(spec.file)).bytes, spec.file);
+    const fields = { command: spec.command, args: spec.args, env: spec.env, url: spec.url, headers: spec.headers };
+    const entryText = entryTextIn(def, text, spec.file) ?? `"${SPILLWAY_ENTRY_NAME}": ${JSON.stringify(fields, null, 2)}`;
+    return { file: spec.file, entryText: maskedEntryText(entryText, spec), restartRequired: def.restartRequired };
+  }
+
   async connect(id: ClientIdName) {
     return this.#change(await this.o.registry.connect(id, await this.desired(id)));
   }
@@ -134,13 +165,14 @@ export class ClientsService {
     };
   }
 
+  /** The client's servers for the import dialog, credentials masked (import itself reads the real ones from the file). */
   async importCandidates(id: ClientIdName) {
     const have = new Set(Object.values(this.o.host.upstreamConfigs()).map(configKey));
     return (await this.o.registry.importCandidates(id)).map((c) => ({
       name: c.name,
       kind: c.kind,
-      ...(c.kind === 'stdio' ? { command: c.command, args: c.args } : { url: c.url }),
-      alreadyImported: have.has(importKey(c)),
+      ...maskedCandidate(c),
+      alreadyImported: have.has(candidateKey(c)),
     }));
   }
 
@@ -155,12 +187,12 @@ export class ClientsService {
     const imported: string[] = [];
     const skipped: string[] = [];
     for (const c of candidates.filter((x) => names.includes(x.name))) {
-      if (have.has(importKey(c))) {
+      if (have.has(candidateKey(c))) {
         skipped.push(c.name);
         continue;
       }
       const { id: serverId } = await this.o.host.addUpstream({ name: c.name, config: candidateConfig(c) });
-      have.add(importKey(c));
+      have.add(candidateKey(c));
       imported.push(serverId);
     }
     const change = entry ? this.#change(await this.o.registry.replaceWithSpillway(id, names, entry)) : undefined;

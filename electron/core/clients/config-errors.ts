@@ -77,3 +77,24 @@ export class ConfigReadError extends Error {
     super(`Cannot read ${file}: ${reason}. The file was left as it is.`, options);
   }
 }
+
+/**
+ * The client's file has a server named "spillway" that no Spillway wrote (another program of that name the
+ * user added): connect does not replace it and disconnect does not remove it.
+ */
+export class ForeignEntryError extends Error {
+  override readonly name = 'ForeignEntryError';
+  constructor(
+    readonly client: string,
+    readonly file: string,
+    action: 'connect' | 'disconnect',
+  ) {
+    super(
+      action === 'connect'
+        ? `${client} already has a server named “spillway” that Spillway did not add (in ${file}). ` +
+            `Rename or remove it in ${client}'s settings, then connect again.`
+        : `${client}'s server named “spillway” was not added by Spillway (in ${file}), so Spillway leaves it as it is. ` +
+            `Remove it in ${client}'s settings if you no longer want it.`,
+    );
+  }
+}

@@ -74,3 +74,22 @@ export function writtenFrom(spec: ServerSpec, here: { dataDir: string; clientTok
   const token = bearerOf(spec);
   return token !== undefined && here.clientToken !== undefined && token === here.clientToken;
 }
+
+const LOOPBACK = new Set(['127.0.0.1', 'localhost', '[::1]']);
+
+/**
+ * Whether an entry is one a Spillway wrote, this data folder's or another's: the bridge (its `bridge`
+ * command) or a hub's local address (`http://127.0.0.1:PORT/mcp`). A "spillway" server the user added
+ * themselves (another program of that name) is neither: connect does not replace it, disconnect does not
+ * remove it. Another Spillway's entry is still replaced when the user connects here on purpose.
+ */
+export function madeBySpillway(spec: ServerSpec): boolean {
+  if (spec.transport === 'stdio') return (spec.args ?? []).includes('bridge');
+  if (!spec.url) return false;
+  try {
+    const url = new URL(spec.url);
+    return url.protocol === 'http:' && LOOPBACK.has(url.hostname) && url.pathname === '/mcp';
+  } catch {
+    return false;
+  }
+}

@@ -103,7 +103,7 @@ export interface ChangeOutcome {
   /** False when the file already said this (nothing written, no backup). */
   changed: boolean;
   backup?: BackupRecord;
-  /** A TOML file was re-serialized as a whole (comments lost); false for every JSON file. */
+  /** A TOML file was re-serialized as a whole (comments lost, some values written differently); false for every JSON file. */
   rewritten: boolean;
   restartRequired: boolean;
   restartHint: string;
@@ -212,13 +212,15 @@ export function createClientRegistry(options: ClientRegistryOptions): ClientRegi
     if (!def.kinds.includes(entry.kind)) throw new UnsupportedEntryError(def.displayName, entry.kind);
   }
 
+  /** Applies `edit` to `configPath` (the file Spillway writes, unless another file holds the entry to remove). */
   async function write(
     id: ClientId,
     edit: (text: string, file: string) => { text: string; rewritten: boolean },
     reason: 'connect' | 'disconnect' | 'replace',
+    configPath?: string,
   ): Promise<ChangeOutcome> {
     const def = definition(id);
-    const { configPath } = await detectClient(def, os, listDir);
+    configPath ??= (await detectClient(def, os, listDir)).configPath;
     let rewritten = false;
     const outcome = await editConfigFile(
       configPath,
@@ -273,7 +275,9 @@ export function createClientRegistry(options: ClientRegistryOptions): ClientRegi
       if (!existed) notes.push(`${file} does not exist yet; it will be created.`);
       if (change.rewritten) {
         notes.push(
-          `This TOML file has a layout Spillway cannot edit in place: it will be rewritten, and comments in it will be lost (a backup is kept).`,
+          `Spillway cannot edit this file's layout in place, so it will write the whole file anew: comments in it will be lost, ` +
+            `and some values will be written differently (for example 1.0 as 1, 0xff as 255, text over several lines on one line). ` +
+            `A backup is kept: Restore backup gives the file back as it was.`,
         );
       }
       notes.push(def.restartHint);
@@ -296,7 +300,19 @@ export function createClientRegistry(options: ClientRegistryOptions): ClientRegi
     },
     async disconnect(id) {
       const def = definition(id);
-      return write(id, (text, file) => applyDisconnect(def, text, file), 'disconnect');
+      const remove = (text: string, file: string) => applyDisconnect(def, text, file);
+      // Our entry is read from any of the client's files (Cline has two), so it goes from each one that
+      // holds it, not only from the file Spillway would write now. All are checked before any is written.
+      const detection = await detectClient(def, os, listDir);
+      const holding: string[] = [];
+      for (const f of detection.files.filter((x) => x.exists)) {
+        const { text } = decodeConfigText((await readSnapshot(f.path)).bytes, f.path);
+        if (remove(text, f.path).text !== text) holding.push(f.path);
+      }
+      if (holding.length === 0) return write(id, remove, 'disconnect', detection.configPath);
+      const outcomes: ChangeOutcome[] = [];
+      for (const file of holding) outcomes.push(await write(id, remove, 'disconnect', file));
+      return outcomes.find((o) => o.changed) ?? outcomes[0];
     },
     async importCandidates(id) {
       const seen = new Set<string>();

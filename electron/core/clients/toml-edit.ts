@@ -8,19 +8,24 @@ import { ConfigParseError, ConfigShapeError } from './config-errors.js';
  * first try a text edit: replace or append our own table's lines only, then parse the result and
  * check it equals the intended document. When that check fails (an unusual layout: inline tables,
  * dotted keys, our table split in pieces), we fall back to smol-toml's stringify of the whole
- * document and report `rewritten: true` so the consent text can say comments would be lost.
+ * document and report `rewritten: true` so the consent text can say what that changes: comments
+ * are lost, and values keep their meaning but not their notation (`1.0` becomes `1`, `0xff`
+ * becomes `255`, a multi-line string one line with `\n`, a time gains `.000`).
  */
+
+/** Integers beyond 2^53 are valid TOML (64-bit): read as BigInt rather than refused as unreadable. */
+const PARSE_OPTIONS = { integersAsBigInt: 'asNeeded' } as const;
 
 export interface TomlEditResult {
   text: string;
-  /** True when the whole file was re-serialized (comments and formatting in it are lost). */
+  /** True when the whole file was re-serialized (comments, formatting and value notation in it are lost). */
   rewritten: boolean;
 }
 
 /** The file's value as plain data. Throws ConfigParseError naming the line and column. */
 export function parseTomlObject(text: string, file: string): Record<string, unknown> {
   try {
-    return parse(text) as Record<string, unknown>;
+    return parse(text, PARSE_OPTIONS) as Record<string, unknown>;
   } catch (e) {
     if (e instanceof TomlError) {
       const reason = e.message.split('\n')[0].replace(/^Invalid TOML document:\s*/, '');
@@ -33,6 +38,7 @@ export function parseTomlObject(text: string, file: string): Record<string, unkn
 /** JSON with sorted keys: equality of two TOML documents regardless of key order and prototypes. */
 function canonical(value: unknown): string {
   return JSON.stringify(value, (_k, v: unknown) => {
+    if (typeof v === 'bigint') return `${v}n`;
     if (v && typeof v === 'object' && !Array.isArray(v)) {
       return Object.fromEntries(
         Object.keys(v)
@@ -143,7 +149,7 @@ function withServer(doc: Record<string, unknown>, file: string, parentPath: stri
 
 function verified(candidate: string, expected: Record<string, unknown>): boolean {
   try {
-    return canonical(parse(candidate)) === canonical(expected);
+    return canonical(parse(candidate, PARSE_OPTIONS)) === canonical(expected);
   } catch {
     return false;
   }

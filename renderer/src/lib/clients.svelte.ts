@@ -9,6 +9,7 @@ import { RemoteValue } from './remote-value.svelte.js';
 import { coalesced } from './refresh-loop.js';
 
 export type ClientPreview = Res<'clients.preview'>;
+export type DisconnectPreview = Res<'clients.previewDisconnect'>;
 export type ImportCandidate = Res<'clients.importCandidates'>[number];
 export type ClientAction = 'preview' | 'connect' | 'disconnect' | 'candidates' | 'import' | 'restore';
 
@@ -104,6 +105,11 @@ export class ClientsState {
   /** The exact entry Connect would write; writes nothing. */
   preview(id: ClientIdName): Promise<ClientPreview | undefined> {
     return this.#act(id, 'preview', () => this.#backend.call('clients.preview', { id }));
+  }
+
+  /** The entry Disconnect would remove, as the client's file has it now; writes nothing. */
+  previewDisconnect(id: ClientIdName): Promise<DisconnectPreview | undefined> {
+    return this.#act(id, 'preview', () => this.#backend.call('clients.previewDisconnect', { id }));
   }
 
   async connect(id: ClientIdName): Promise<boolean> {
