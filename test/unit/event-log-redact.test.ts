@@ -52,6 +52,24 @@ describe('redactText', () => {
     ['plain log line without secrets', 'plain log line without secrets'],
     ['', ''],
     ['short', 'short'],
+    // Options on a command line (issue: audit s11, item 3).
+    ['--token=abc123def456', `--token=${REDACTED}`],
+    ['--api-key=sk-abcdef123456', `--api-key=${REDACTED}`],
+    ['npx server --password hunter2xyz --port 80', `npx server --password ${REDACTED} --port 80`],
+    ['run --api-key sk-abcdef123456', `run --api-key ${REDACTED}`],
+    ['--password --verbose', '--password --verbose'],
+    ['--token ${SPILLWAY_SECRET_ARG_1} --password $PGPASS', '--token ${SPILLWAY_SECRET_ARG_1} --password $PGPASS'],
+    ['--max-tokens 4000 --tokenizer o200k', '--max-tokens 4000 --tokenizer o200k'],
+    ['a well-known -v flag and x-token-ish words', 'a well-known -v flag and x-token-ish words'],
+    // In an address: the scheme is not a key, so every parameter is judged, whatever its name.
+    ['https://mcp.example.com/mcp?apitoken=abcdef123456', `https://mcp.example.com/mcp?apitoken=${REDACTED}`],
+    ['https://x.com/mcp?region=eu&myToken=abcdef123456&page=2', `https://x.com/mcp?region=eu&myToken=${REDACTED}&page=2`],
+    ['url: https://x.com/mcp?access_token=abc123def', `url: https://x.com/mcp?access_token=${REDACTED}`],
+    ['{"url":"https://x.com/mcp?apitoken=abc123def"}', `{"url":"https://x.com/mcp?apitoken=${REDACTED}"}`],
+    // A user name that reads like a key keeps the address readable: only the password goes.
+    ['https://token:s3cretPass@db.example.com/x', `https://token:${REDACTED}@db.example.com/x`],
+    ['postgresql://alice:s3cretPassw0rd@localhost/mydb', `postgresql://alice:${REDACTED}@localhost/mydb`],
+    ['see https://example.com/docs/password-reset for help', 'see https://example.com/docs/password-reset for help'],
   ])('%s', (input, expected) => {
     expect(redactText(input)).toBe(expected);
   });
@@ -64,12 +82,15 @@ describe('redactText', () => {
     ['a key then spaces', `key${' '.repeat(300_000)}`],
     ['scheme words', 'Bearer '.repeat(40_000)],
     ['url fragments', 'http://a:'.repeat(30_000)],
+    ['options', '--password '.repeat(30_000)],
+    ['dashes', '-a-'.repeat(100_000)],
+    ['dashed keys', '--a=--a='.repeat(40_000)],
   ])('stays linear on a long pathological string: %s', (_name, input) => {
     expect(redactText(input).length).toBeGreaterThan(0);
   });
 
   it('is idempotent', () => {
-    const once = redactText('Authorization: Bearer abcdef token=xyz "secret": "s"');
+    const once = redactText('Authorization: Bearer abcdef token=xyz "secret": "s" --api-key sk-1 --token=t https://h/x?apitoken=abc');
     expect(redactText(once)).toBe(once);
   });
 });
@@ -107,6 +128,45 @@ describe('redactSecrets', () => {
     const out = redactSecrets(input);
     expect(out).toEqual({ line: `curl -H "Authorization: Bearer ${REDACTED}"`, list: [`token=${REDACTED}`] });
     expect(input.line).toBe('curl -H "Authorization: Bearer abcdef"');
+  });
+
+  it('masks the word after a secret option in a list of command-line words', () => {
+    const args = [
+      '-y',
+      'server',
+      '--api-key',
+      'sk-abcdef123456',
+      '--password',
+      'x',
+      '--token',
+      '--port',
+      '80',
+      '-p',
+      '5432',
+      '--password',
+      '',
+      '--token',
+      '${SPILLWAY_SECRET_ARG_1}',
+    ];
+    expect(redactSecrets({ args })).toEqual({
+      args: [
+        '-y',
+        'server',
+        '--api-key',
+        REDACTED,
+        '--password',
+        REDACTED,
+        '--token',
+        '--port',
+        '80',
+        '-p',
+        '5432',
+        '--password',
+        '',
+        '--token',
+        '${SPILLWAY_SECRET_ARG_1}',
+      ],
+    });
   });
 
   it('passes primitives and non-plain objects through', () => {

@@ -113,13 +113,17 @@ export class HubControl {
       ? await storeCall(() => storeServerSecrets(store, req.id, restored))
       : { config: restored, changed: false };
     await this.deps.saveConfig({ ...config, servers: { ...config.servers, [req.id]: merged } }, `server ${req.id} updated`);
-    if (store) await this.#forget(() => forgetUnreferenced(store, req.id, before, merged), req.id);
-    // A new secret value reads the same in the config (a reference): it still needs a restart.
-    if (!changed && JSON.stringify(before) === JSON.stringify(merged) && this.deps.pool.has(req.id)) return { id: req.id };
-    await this.deps.pool.replace(req.id, merged);
-    this.deps.policy.cache.clear(req.id);
-    this.deps.refreshCatalog();
-    return { id: req.id };
+    try {
+      // A new secret value reads the same in the config (a reference): it still needs a restart.
+      if (!changed && JSON.stringify(before) === JSON.stringify(merged) && this.deps.pool.has(req.id)) return { id: req.id };
+      await this.deps.pool.replace(req.id, merged);
+      this.deps.policy.cache.clear(req.id);
+      this.deps.refreshCatalog();
+      return { id: req.id };
+    } finally {
+      // Only once the old process has stopped: what it prints on its way out may quote the old values.
+      if (store) await this.#forget(() => forgetUnreferenced(store, req.id, before, merged), req.id);
+    }
   }
 
   async removeUpstream(id: string): Promise<{ removed: boolean; undoable: boolean }> {
@@ -134,10 +138,11 @@ export class HubControl {
       () => true,
       () => false,
     );
+    // The process stops first: what it prints on its way out may quote its secrets, masked while they are known.
+    await this.deps.pool.remove(id);
     if (store) await this.#forget(() => forgetServerSecrets(store, id, removed), id);
     const forgetSignIn = this.deps.forgetSignIn;
     if (forgetSignIn) await this.#forget(() => forgetSignIn(id), id);
-    await this.deps.pool.remove(id);
     this.deps.policy.cache.clear(id);
     await this.deps.policy.pins
       .forgetServer(id)

@@ -1,8 +1,9 @@
 /**
- * A server's env and header values as the control API shows them: every one masked, whatever its key
- * (`GITHUB_PAT`, `X-Custom-Auth`: issue 13, item 12), and so are credentials in its address. The edit
- * form gets the masked values and sends them back unchanged, which keeps the stored ones
- * (restoreMaskedSecrets).
+ * A server's config as the control API shows it: every env and header value masked, whatever its key
+ * (`GITHUB_PAT`, `X-Custom-Auth`: issue 13, item 12), and secret-shaped text in its other fields too
+ * (`postgresql://alice:***@host/db` in its args, `api_key=***` in its address). The edit form and the on/off
+ * switch get that masked config and send it back: restoreMaskedSecrets puts the stored values back in
+ * every place the list masked, so config.json never ends up holding `***`.
  */
 import type { ServerConfig } from '../../../shared/config.js';
 import { SECRET_REF } from '../../../shared/config.js';
@@ -30,16 +31,128 @@ export function maskServerSecrets(config: ServerConfig): ServerConfig {
 /** Whether a value is a masked one as some list showed it (`***`, `••••`, `[redacted]`). */
 const MASKED = /^•+$|^\*{3,}$|\[redacted\]/i;
 
-/** Values the list showed masked and the user sent back unchanged keep what was stored. */
+/**
+ * Values the list showed masked and the user sent back unchanged keep what was stored; a value typed over
+ * a mask is taken. Env and header values go by their key; the other text fields (command, args, cwd,
+ * address, label) by what the list showed of the stored config.
+ */
 export function restoreMaskedSecrets(next: ServerConfig, before: ServerConfig | undefined): ServerConfig {
   if (!before) return next;
+  const shown = maskServerSecrets(before);
   const keep = (a: Record<string, string>, b: Record<string, string>) =>
     Object.fromEntries(Object.entries(a).map(([k, v]) => [k, MASKED.test(v) && Object.hasOwn(b, k) ? b[k] : v]));
-  if (next.type === 'stdio' && before.type === 'stdio') return { ...next, env: keep(next.env, before.env) };
-  if (next.type !== 'stdio' && before.type !== 'stdio') {
+  const label = restoreOptional(next.label, shown.label, before.label);
+  if (next.type === 'stdio' && before.type === 'stdio' && shown.type === 'stdio') {
+    return {
+      ...next,
+      command: restoreText(next.command, shown.command, before.command),
+      args: restoreArgs(next.args, shown.args, before.args),
+      env: keep(next.env, before.env),
+      ...(next.cwd === undefined ? {} : { cwd: restoreOptional(next.cwd, shown.cwd, before.cwd) }),
+      ...(label === undefined ? {} : { label }),
+    };
+  }
+  if (next.type !== 'stdio' && before.type !== 'stdio' && shown.type !== 'stdio') {
+    // Credential parameters go by name too: `api_key=••••` typed by hand also keeps the stored key.
     const stored = urlSecretValues(before.url);
-    const url = swapSecretParams(next.url, (param, value) => (MASKED.test(value) ? stored.get(param) : undefined));
-    return { ...next, headers: keep(next.headers, before.headers), url };
+    const url = swapSecretParams(restoreText(next.url, shown.url, before.url), (param, value) =>
+      MASKED.test(value) ? stored.get(param) : undefined,
+    );
+    return { ...next, headers: keep(next.headers, before.headers), url, ...(label === undefined ? {} : { label }) };
   }
   return next;
+}
+
+function restoreOptional(next: string | undefined, shown: string | undefined, stored: string | undefined): string | undefined {
+  return next === undefined || shown === undefined || stored === undefined ? next : restoreText(next, shown, stored);
+}
+
+/**
+ * One text field sent back. As the list showed it, it is the stored text. Edited, each `***` left in it
+ * stands for the stored secret the same text led up to in the list (`postgresql://alice:***@host/otherdb`
+ * keeps alice's password); a `***` nothing leads up to stays as typed.
+ */
+function restoreText(next: string, shown: string, stored: string): string {
+  if (next === shown) return stored;
+  if (shown === stored || !next.includes(REDACTED)) return next;
+  const secrets = maskedParts(shown, stored);
+  if (!secrets) return next;
+  const parts = next.split(REDACTED);
+  let out = parts[0]!;
+  for (let i = 1; i < parts.length; i++) out += (secretAfter(parts[i - 1]!, secrets) ?? REDACTED) + parts[i]!;
+  return out;
+}
+
+interface MaskedPart {
+  /** The text the list showed before this mask (since the previous one). */
+  lead: string;
+  /** The stored text the mask stands for. */
+  secret: string;
+}
+
+/** What each `***` of a listed text stands for in the stored one; undefined when they do not line up. */
+function maskedParts(shown: string, stored: string): MaskedPart[] | undefined {
+  const literals = shown.split(REDACTED);
+  if (!stored.startsWith(literals[0]!)) return undefined;
+  let at = literals[0]!.length;
+  const parts: MaskedPart[] = [];
+  for (let i = 1; i < literals.length; i++) {
+    const literal = literals[i]!;
+    // A masked value ends where the listed text goes on (the mask never swallows that text), the last one
+    // where the text ends with the listed tail.
+    let end: number;
+    if (i < literals.length - 1) end = literal === '' ? -1 : stored.indexOf(literal, at + 1);
+    else end = stored.endsWith(literal) && stored.length - literal.length > at ? stored.length - literal.length : -1;
+    if (end < 0) return undefined;
+    parts.push({ lead: literals[i - 1]!, secret: stored.slice(at, end) });
+    at = end + literal.length;
+  }
+  return parts;
+}
+
+/** How many characters two texts share at their starts. */
+function sharedStart(a: string, b: string): number {
+  let n = 0;
+  while (n < a.length && n < b.length && a[n] === b[n]) n++;
+  return n;
+}
+
+/** How many characters two texts share at their ends. */
+function sharedEnd(a: string, b: string): number {
+  let n = 0;
+  while (n < a.length && n < b.length && a[a.length - 1 - n] === b[b.length - 1 - n]) n++;
+  return n;
+}
+
+/** The secret whose listed lead ends most like `lead` (an identical lead best); undefined when none does or two differ. */
+function secretAfter(lead: string, parts: MaskedPart[]): string | undefined {
+  const score = (p: MaskedPart) => (p.lead === lead ? lead.length + 1 : sharedEnd(lead, p.lead));
+  const top = Math.max(0, ...parts.map(score));
+  const secrets = new Set(parts.filter((p) => score(p) === top).map((p) => p.secret));
+  return top > 0 && secrets.size === 1 ? [...secrets][0] : undefined;
+}
+
+/**
+ * Command-line words sent back. A masked word is matched to the listed one it came from: the same word (by
+ * the word before it too, when several read the same: `--api-key ***`, `--password ***`), else, for an
+ * edited word, the masked one it starts most like; so adding or removing other words keeps the secrets.
+ */
+function restoreArgs(next: string[], shown: string[], stored: string[]): string[] {
+  if (shown.length !== stored.length) return next;
+  const masked = shown.flatMap((word, j) => (word !== stored[j] ? [j] : []));
+  const one = (list: number[]) => (list.length === 1 ? list[0] : undefined);
+  return next.map((arg, i) => {
+    if (!arg.includes(REDACTED)) return arg;
+    const same = masked.filter((j) => shown[j] === arg);
+    let from: number | undefined;
+    if (same.length > 0) {
+      from = one(same) ?? one(same.filter((j) => j > 0 && i > 0 && shown[j - 1] === next[i - 1])) ?? one(same.filter((j) => j === i));
+    } else {
+      const start = (j: number) => sharedStart(arg, shown[j]!);
+      const top = Math.max(0, ...masked.map(start));
+      const closest = masked.filter((j) => start(j) === top);
+      from = top === 0 ? undefined : (one(closest) ?? one(closest.filter((j) => j === i)));
+    }
+    return from === undefined ? arg : restoreText(arg, shown[from]!, stored[from]!);
+  });
 }

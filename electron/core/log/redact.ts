@@ -2,7 +2,8 @@
  * Masks secrets before anything is persisted, listed or exported (DESIGN.md, "Non-negotiables").
  * Passes: values under sensitive keys (at any depth), the known secret values wherever they appear
  * (secret-values.ts, when a mask is given), and secret-shaped text inside strings (`Bearer xxx`,
- * `api_key=xxx`, `"password": "xxx"`, `https://user:pass@host`). Prose that merely names a secret
+ * `api_key=xxx`, `"password": "xxx"`, `https://user:pass@host`, `--api-key xxx`, and in a list of
+ * command-line words the one after `--password`). Prose that merely names a secret
  * ("the token budget", "basic setup") is left alone (issue 13, item 12).
  */
 import type { ValueMask } from './secret-values.js';
@@ -64,9 +65,17 @@ function judgeKey(key: string): boolean {
 const AUTH_SCHEME = /\b(Bearer|Basic|Token)([ \t]{1,8})([A-Za-z0-9\-._~+/=:]{4,4096})/gi;
 // An auth scheme word that is the value of an Authorization header or field: whatever follows is the credential.
 const AFTER_AUTHORIZATION = /authorization["']?[ \t]{0,8}[:=][ \t]{0,8}["']?$/i;
-// `key=value`, `key: value`, `"key": "value"`, `'key': 'value'`; the key is judged by isSensitiveKey.
+// `key=value`, `key: value`, `"key": "value"`, `'key': 'value'`, `--key=value`; the key is judged by
+// isSensitiveKey. Not a key: a URL's scheme (`https:` before `//`), a word right after `://` (a URL's user
+// name: URL_USERINFO masks its password), a key whose value is a URL (its parameters and password are
+// masked on their own, so the scan goes on into it instead of passing over it).
 const KEY_VALUE =
-  /(?<![A-Za-z0-9_.-])(["']?)([A-Za-z_][A-Za-z0-9_.-]{0,63})\1([ \t]{0,8}[:=][ \t]{0,8})("(?:[^"\\\n]|\\.){0,4096}"|'[^'\n]{0,4096}'|[^\s&,;"'}\])]{1,4096})/g;
+  /(?<![A-Za-z0-9_.-]|:\/\/)(["']?)(-{0,2}[A-Za-z_][A-Za-z0-9_.-]{0,63})\1([ \t]{0,8}[:=][ \t]{0,8})(?!\/\/|["']?[A-Za-z][A-Za-z0-9+.-]{0,31}:\/\/)("(?:[^"\\\n]|\\.){0,4096}"|'[^'\n]{0,4096}'|[^\s&,;"'}\])]{1,4096})/g;
+// A command-line option and its value: `--password hunter2`, `--api-key sk-…` (not another option).
+// A `$NAME` or `${NAME}` after the option is a reference to a value kept elsewhere, not the value: it stays.
+const OPTION_VALUE = /(?<![A-Za-z0-9_./-])(--?[A-Za-z][A-Za-z0-9_.-]{0,63})([ \t]{1,8})([^\s&,;"'}\])$-][^\s&,;"'}\])]{0,4095})/g;
+/** A command-line word that is an option's name alone (`--api-key`, `-password`), its value the next word. */
+const OPTION_WORD = /^--?[A-Za-z][A-Za-z0-9_.-]{0,63}$/;
 // Credentials in a URL's userinfo.
 const URL_USERINFO = /(?<![A-Za-z0-9+.-])([a-z][a-z0-9+.-]{0,31}:\/\/[^\s/:@]{1,256}:)([^\s/@]{1,256})(@)/gi;
 // Strings shorter than this cannot hold `k=v` with a value worth masking; skip the regexes for them.
@@ -91,15 +100,19 @@ function credentialShaped(word: string): boolean {
 export function redactText(text: string, values?: ValueMask): string {
   if (values) text = values.mask(text);
   if (text.length < MIN_SCAN_LENGTH) return text;
-  // KEY_VALUE needs a ':' or '=', URL_USERINFO a '://'; AUTH_SCHEME one of its words.
+  // KEY_VALUE needs a ':' or '=', URL_USERINFO a '://'; AUTH_SCHEME one of its words, OPTION_VALUE a '-'.
   const separated = text.includes(':') || text.includes('=');
   const scheme = AUTH_SCHEME_WORD.test(text);
-  if (!separated && !scheme) return text;
+  if (!separated && !scheme && !text.includes('-')) return text;
   let out = scheme
     ? text.replace(AUTH_SCHEME, (match, word: string, space: string, value: string, offset: number) =>
         credentialShaped(value) || AFTER_AUTHORIZATION.test(text.slice(Math.max(0, offset - 40), offset)) ? `${word}${space}${REDACTED}` : match,
       )
     : text;
+  if (out.includes('-'))
+    out = out.replace(OPTION_VALUE, (match, option: string, space: string, value: string) =>
+      isSensitiveKey(option) && value !== REDACTED ? `${option}${space}${REDACTED}` : match,
+    );
   if (!separated) return out;
   out = out.replace(KEY_VALUE, (match, quote: string, key: string, sep: string, value: string) => {
     if (!isSensitiveKey(key)) return match;
@@ -127,7 +140,7 @@ export function redactSecrets<T>(value: T, values?: ValueMask): T {
 function redactValue(value: unknown, depth: number, values: ValueMask | undefined): unknown {
   if (typeof value === 'string') return redactText(value, values);
   if (value === null || typeof value !== 'object' || depth > MAX_DEPTH) return value;
-  if (Array.isArray(value)) return value.map((item) => redactValue(item, depth + 1, values));
+  if (Array.isArray(value)) return value.map((item, i) => (optionValue(value, i) ? REDACTED : redactValue(item, depth + 1, values)));
   const proto = Object.getPrototypeOf(value);
   if (proto !== Object.prototype && proto !== null) return value;
   const out: Record<string, unknown> = {};
@@ -136,6 +149,21 @@ function redactValue(value: unknown, depth: number, values: ValueMask | undefine
     if (Object.hasOwn(source, key)) out[key] = redactEntry(key, source[key], depth + 1, values);
   }
   return out;
+}
+
+/** Whether an array's item is the value of a secret option in the item before (`["--api-key", "sk-…"]`). */
+function optionValue(list: readonly unknown[], i: number): boolean {
+  const item = list[i];
+  const option = list[i - 1];
+  return (
+    typeof item === 'string' &&
+    item !== '' &&
+    !item.startsWith('-') &&
+    !item.startsWith('$') &&
+    typeof option === 'string' &&
+    OPTION_WORD.test(option) &&
+    isSensitiveKey(option)
+  );
 }
 
 /** One property of an object being copied: masked whole under a sensitive key, else redacted within. */

@@ -15,8 +15,9 @@ export interface SecretStore {
   /** Forgets a value; forgetting one that is not stored is not an error. */
   delete(serverId: string, name: string): Promise<void>;
   /**
-   * The values this store has read or written in this run, for masking them in logs and answers. A new
-   * array whenever they change (SecretValues compares snapshots by identity).
+   * The values this store has read or written in this run (also those replaced or deleted since), for
+   * masking them in logs and answers. A new array whenever they change (SecretValues compares snapshots
+   * by identity).
    */
   known(): readonly string[];
 }
@@ -26,16 +27,20 @@ export class SecretStoreError extends Error {
   override name = 'SecretStoreError';
 }
 
-/** The values a store has seen, kept as one array replaced on every change. */
+/**
+ * The values a store has seen in this run, kept as one array replaced on every change. A value replaced
+ * or forgotten stays known for the rest of the run: the server that used it can still print it while it
+ * stops, after its new config was saved or it was removed, and that line must be masked too.
+ */
 export class KnownValues {
-  #byKey = new Map<string, string>();
+  readonly #seen = new Set<string>();
   #list: readonly string[] = [];
 
-  note(key: string, value: string | undefined): void {
-    if (value === undefined ? !this.#byKey.has(key) : this.#byKey.get(key) === value) return;
-    if (value === undefined) this.#byKey.delete(key);
-    else this.#byKey.set(key, value);
-    this.#list = [...this.#byKey.values()];
+  /** Notes the value now kept under a key; undefined (forgotten) leaves what was known. */
+  note(_key: string, value: string | undefined): void {
+    if (value === undefined || this.#seen.has(value)) return;
+    this.#seen.add(value);
+    this.#list = [...this.#seen];
   }
 
   list(): readonly string[] {

@@ -1,0 +1,83 @@
+/**
+ * restoreMaskedSecrets against maskServerSecrets: whatever a list masks comes back as stored when the
+ * masked config is sent back unchanged (the on/off switch, the edit form saved as it is); a word edited
+ * around its mask keeps the secret; a value typed over the mask is taken.
+ */
+import { describe, expect, it } from 'vitest';
+import { ServerConfigSchema, type ServerConfig } from '../../shared/config.js';
+import { maskServerSecrets, restoreMaskedSecrets } from '../../electron/core/control/server-secrets.js';
+
+const stdio = (args: string[], extra: Record<string, unknown> = {}): ServerConfig =>
+  ServerConfigSchema.parse({ type: 'stdio', command: 'npx', args, ...extra });
+const http = (url: string, extra: Record<string, unknown> = {}): ServerConfig => ServerConfigSchema.parse({ type: 'http', url, ...extra });
+const argsOf = (cfg: ServerConfig) => (cfg.type === 'stdio' ? cfg.args : []);
+/** The config as the list shows it, with its args edited by `edit`. */
+const editedArgs = (cfg: ServerConfig, edit: (args: string[]) => string[]): ServerConfig => {
+  const shown = maskServerSecrets(cfg);
+  return shown.type === 'stdio' ? { ...shown, args: edit(shown.args) } : shown;
+};
+
+describe('a masked config sent back unchanged is the stored one', () => {
+  it.each<[string, ServerConfig]>([
+    ['a password in a database address', stdio(['-y', '@modelcontextprotocol/server-postgres', 'postgresql://alice:s3cretPassw0rd@localhost/mydb'])],
+    ['key=value words', stdio(['api_key=sk-abcdef123456', 'TOKEN=ghp_abcdefabcdef123', 'mode=fast'])],
+    ['options with their values', stdio(['--token=abc123def456', '--api-key', 'sk-abcdef123456', '--password', 'x', '--port', '80'])],
+    ['two options that list the same', stdio(['--api-key', 'key-one-111111', '--password', 'pw-two-222222'])],
+    ['a secret in the command and the working folder', stdio([], { command: 'TOKEN=abc123def456 npx', cwd: '/srv/password=hunter2xyz' })],
+    ['a label', stdio([], { label: 'prod (password: hunter2xyz)' })],
+    ['an unknown key parameter in an address', http('https://mcp.example.com/mcp?apitoken=abcdef123456&region=eu')],
+    ['a known key parameter and a fragment', http('https://mcp.example.com/mcp?api_key=abcdef123456&x=1#top')],
+  ])('%s', (_name, stored) => {
+    const shown = maskServerSecrets(stored);
+    expect(shown).not.toEqual(stored);
+    expect(JSON.stringify(shown)).not.toMatch(/s3cretPassw0rd|sk-abcdef|ghp_|abc123def456|hunter2xyz|abcdef123456|key-one|pw-two/);
+    expect(restoreMaskedSecrets(shown, stored)).toEqual(stored);
+    // Switched off, then on again: still the stored values.
+    expect(restoreMaskedSecrets({ ...shown, enabled: false }, stored)).toEqual({ ...stored, enabled: false });
+  });
+});
+
+describe('an edited config', () => {
+  const db = stdio(['-y', 'server', 'postgresql://alice:s3cretPassw0rd@localhost/mydb', '--api-key', 'sk-abcdef123456']);
+
+  it('keeps a secret still shown masked in an edited word', () => {
+    const next = editedArgs(db, (args) => args.map((a) => a.replace('/mydb', '/otherdb')));
+    expect(argsOf(restoreMaskedSecrets(next, db))).toEqual([
+      '-y',
+      'server',
+      'postgresql://alice:s3cretPassw0rd@localhost/otherdb',
+      '--api-key',
+      'sk-abcdef123456',
+    ]);
+  });
+
+  it('keeps the secrets when other words are added or removed', () => {
+    const next = editedArgs(db, (args) => ['--read-only', ...args.filter((a) => a !== '-y')]);
+    expect(argsOf(restoreMaskedSecrets(next, db))).toEqual([
+      '--read-only',
+      'server',
+      'postgresql://alice:s3cretPassw0rd@localhost/mydb',
+      '--api-key',
+      'sk-abcdef123456',
+    ]);
+  });
+
+  it('takes a value typed over the mask', () => {
+    const next = editedArgs(db, (args) =>
+      args.map((a) => (a.startsWith('postgresql:') ? 'postgresql://alice:n3wPass@localhost/mydb' : a === '***' ? 'sk-typed-777' : a)),
+    );
+    expect(argsOf(restoreMaskedSecrets(next, db))).toEqual([
+      '-y',
+      'server',
+      'postgresql://alice:n3wPass@localhost/mydb',
+      '--api-key',
+      'sk-typed-777',
+    ]);
+  });
+
+  it('leaves a mask that stands for nothing stored as typed', () => {
+    const next = editedArgs(db, (args) => [...args, 'extra=***']);
+    expect(argsOf(restoreMaskedSecrets(next, db)).at(-1)).toBe('extra=***');
+    expect(restoreMaskedSecrets(stdio(['token=***']), undefined)).toEqual(stdio(['token=***']));
+  });
+});
