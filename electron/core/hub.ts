@@ -128,7 +128,7 @@ export class Hub {
       catalog: this.catalog,
       relay: () => this.relay,
       store: parts.spill.store,
-      counter: parts.spill.counter,
+      read: (args) => parts.spill.readTool.call(args),
     });
     this.dispatch = dispatch;
     // Every own tool the relay answers; dispatch is callable even while nothing is behind it.

@@ -58,4 +58,22 @@ describe('read_result of a result spilled in an earlier run', () => {
     expect(await read(client, { handle: fx, op: 'head', lines: 3 })).toContain('rows[3001]{id,label}:');
     expect(hub.pool.get('plain')?.status).toBe('idle');
   });
+
+  it('is the same through spillway__dispatch read (audit s11: dispatch always read in auto)', async () => {
+    const hub = await runs.start(CONFIG);
+    await upstreamReady(hub, 'plain');
+    const client = await connect(hub);
+    const spilled = await client.callTool({ name: 'plain__big_structured', arguments: { count: 3_000 } });
+    const handle = (spilled._meta as Record<string, string>)['spillway/handle']!;
+    const viaDispatch = (args: Record<string, unknown>) =>
+      client.callTool({ name: 'spillway__dispatch', arguments: { action: 'read', handle, ...args } }).then(text);
+    for (const args of [
+      { op: 'query', query: '.rows | limit(3)' },
+      { op: 'head', lines: 3 },
+    ]) {
+      const direct = await read(client, { handle, ...args });
+      expect(direct).not.toContain('TOON');
+      expect(await viaDispatch(args)).toBe(direct);
+    }
+  });
 });

@@ -5,9 +5,7 @@
  */
 import type { CallToolRequest, CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { Catalog } from '../catalog/catalog.js';
-import { readResult } from '../spill/read-result.js';
 import type { SpillStore } from '../spill/spill-store.js';
-import type { TokenCounter } from '../tokens/token-counter.js';
 import { createDispatch, type Dispatch } from './dispatch-tool.js';
 import { spilledJsonLoader } from './spilled-json.js';
 
@@ -34,7 +32,11 @@ export interface CatalogDispatchDeps<Session, Extra extends DispatchRequestExtra
     ): Promise<CallToolResult>;
   };
   store: SpillStore;
-  counter: TokenCounter;
+  /**
+   * spillway__read_result itself, so a read through dispatch shows a result as read_result does (in the
+   * encoding of the tool that made it, issue 18).
+   */
+  read: (args: Record<string, unknown>) => Promise<CallToolResult>;
 }
 
 /** The dispatch tool and its own-tool form, `{tool, call}` (whose listed definition follows what is behind it). */
@@ -59,7 +61,7 @@ export function catalogDispatch<Session, Extra extends DispatchRequestExtra>(
     // The same path as a direct call; the dispatch request's _meta carries its progress token along.
     call: (name, args, opts, ctx) =>
       deps.relay().callUpstreamTool(ctx.session, { name, arguments: args, ...(ctx.extra._meta ? { _meta: ctx.extra._meta } : {}) }, ctx.extra, opts),
-    read: (args) => readResult(deps.store, deps.counter, args),
+    read: (args) => deps.read(args),
     loadSpilledJson: spilledJsonLoader(deps.store),
   });
   const ownTool = {

@@ -38,9 +38,8 @@ async function makeView(doc: SpillDocument, encoding: ResultEncoding, counter: T
   return { doc: new SpillDocument(encoded.text), note: encodingNote(encoded)! };
 }
 
-/** A query's answer: TOON with its note when it is tabular and pays, else pretty JSON. */
-export async function queryAnswer(value: unknown, encoding: ResultEncoding, counter: TokenCounter): Promise<string> {
-  const pretty = JSON.stringify(value, null, 2);
+/** A query's answer, given with its pretty JSON: TOON with its note when it is tabular and pays, else that JSON. */
+export async function queryAnswer(value: unknown, pretty: string, encoding: ResultEncoding, counter: TokenCounter): Promise<string> {
   if (encoding === 'json' || !isTabular(value)) return pretty;
   const encoded = await encodeValue(value, encoding, counter, pretty);
   return encoded.encoding === 'toon' ? `${encoded.text}\n[${encodingNote(encoded)!}]` : pretty;

@@ -1,9 +1,11 @@
 import { compile as compileQuery, jsonquery } from '@jsonquerylang/jsonquery';
 import type { JSONQuery } from '@jsonquerylang/jsonquery';
 import { DeadlineExceeded, runWithin } from '../text/deadline.js';
+import { charBoundary } from '../tokens/text-cuts.js';
 import { compileRegex, parseFlags, RegexSyntaxError } from '../text/linear-regex.js';
 import type { LinearRegex } from '../text/linear-regex.js';
 import { formatCount } from './json-summary.js';
+import { prettyJsonWithin, type PrettyJson } from './read-pretty-json.js';
 import type { SpillDocument } from './spill-document.js';
 
 /** A read request the model can fix (bad regex, bad query, line out of range). */
@@ -91,29 +93,42 @@ function grepScan(lines: readonly string[], regex: LinearRegex, options: GrepOpt
     const to = Math.min(lines.length - 1, index + context);
     if (printedUpTo >= 0 && from > printedUpTo + 1 && context > 0) out.push('--');
     for (let i = from; i <= to; i++) {
-      const isMatch = matched.has(i) || regex.test(lines[i]!);
-      out.push(`${i + 1}${isMatch ? ':' : '-'}${clipAround(lines[i]!, regex)}`);
+      // A match past maxMatches shows as context: the header said only the first ones are shown.
+      out.push(`${i + 1}${matched.has(i) ? ':' : '-'}${clipAround(lines[i]!, regex)}`);
     }
     printedUpTo = Math.max(printedUpTo, to);
   }
   return out.join('\n');
 }
 
+export interface QueryOptions {
+  /** Cut-off for running the query and writing its answer (default READ_DEADLINE_MS). */
+  deadlineMs?: number;
+  /** Where writing the answer's JSON stops (default ANSWER_MAX_CHARS). */
+  maxChars?: number;
+  /** Shows a whole non-null answer, given as its pretty JSON too (read-encoding.ts may show it as TOON). */
+  render?: (value: unknown, json: string) => string | Promise<string>;
+}
+
+/** How much of a query's answer is written by default: a few times what an 8,000-token read shows. */
+export const ANSWER_MAX_CHARS = 128_000;
+
 /**
- * Runs a JSON Query (or a simple `$.a.b[0]` path) on the document's JSON; `render` shows a non-null
- * answer (default pretty JSON; read-encoding.ts may show it as TOON).
+ * Runs a JSON Query (or a simple `$.a.b[0]` path) on the document's JSON and writes its answer within the
+ * same deadline, up to `maxChars`: a larger answer is shown by its start, under a note to narrow the query.
  */
-export async function queryJson(
-  doc: SpillDocument,
-  query: string,
-  deadlineMs = READ_DEADLINE_MS,
-  render: (value: unknown) => string | Promise<string> = (value) => JSON.stringify(value, null, 2),
-): Promise<string> {
+export async function queryJson(doc: SpillDocument, query: string, options: QueryOptions = {}): Promise<string> {
   const json = doc.json; // parsed before the clock starts
   if (!json) throw new ReadOpError('This result is not JSON, so it cannot be queried; use grep, slice or read instead.');
-  let value: unknown;
+  const deadlineMs = options.deadlineMs ?? READ_DEADLINE_MS;
+  const maxChars = options.maxChars ?? ANSWER_MAX_CHARS;
+  let answer: { value: unknown; pretty: PrettyJson | undefined };
   try {
-    value = runWithin(deadlineMs, () => jsonquery(json.value, toJsonQuery(query), { functions: LINEAR_REGEX_FUNCTIONS }));
+    answer = runWithin(deadlineMs, () => {
+      const value: unknown = jsonquery(json.value, toJsonQuery(query), { functions: LINEAR_REGEX_FUNCTIONS });
+      // Written here, on the deadline's clock: a small value can have an enormous text (read-pretty-json.ts).
+      return { value, pretty: value === undefined || value === null ? undefined : prettyJsonWithin(value, maxChars) };
+    });
   } catch (error) {
     if (error instanceof DeadlineExceeded) {
       throw new ReadOpError(
@@ -126,9 +141,18 @@ export async function queryJson(
         'Use JSON Query syntax (e.g. `.items | filter(.age > 30) | pick(.name)`, `.items.0.name`) or a path like `$.items[0].name`.',
     );
   }
+  const header = `Query ${JSON.stringify(query)}:`;
   // JSON Query yields null for a missing path, so null cannot be told apart from "nothing there".
-  if (value === undefined || value === null) return `Query ${JSON.stringify(query)}:\nnull\n[null: the value is null, or nothing matched]`;
-  return `Query ${JSON.stringify(query)}:\n${await render(value)}`;
+  if (!answer.pretty) return `${header}\nnull\n[null: the value is null, or nothing matched]`;
+  if (!answer.pretty.complete) {
+    // The note goes first: the output cap may cut the end off.
+    return (
+      `${header}\n[The answer is too large to show whole (over ${formatCount(maxChars)} characters of JSON); only its start is shown. ` +
+      'Narrow the query: add limit(n), pick only the fields you need (e.g. pick(.id, .name)), or filter first.]\n' +
+      `${answer.pretty.text}…`
+    );
+  }
+  return `${header}\n${options.render ? await options.render(answer.value, answer.pretty.text) : answer.pretty.text}`;
 }
 
 /**
@@ -207,25 +231,30 @@ export function toJsonQuery(query: string): string | JSONQuery {
   return ['get', ...props];
 }
 
-/** Up to the chunk the caller measured: text from `offset`, and where the next read starts. */
-export function readFrom(doc: SpillDocument, offset: number): string {
+/**
+ * The text from `offset` (the caller cuts its chunk), and the offset it really starts at: one inside a
+ * surrogate pair (an emoji's two halves) moves back to the start of that character.
+ */
+export function readFrom(doc: SpillDocument, offset: number): { offset: number; text: string } {
   if (offset > doc.text.length) {
     throw new ReadOpError(`offset ${formatCount(offset)} is past the end: the text has ${formatCount(doc.text.length)} characters.`);
   }
-  return doc.text.slice(offset);
+  const start = charBoundary(doc.text, offset);
+  return { offset: start, text: doc.text.slice(start) };
 }
 
 function clipLine(line: string): string {
   return line.length <= MAX_LINE_CHARS
     ? line
-    : `${line.slice(0, MAX_LINE_CHARS)}… [line clipped: ${formatCount(line.length)} chars; use read with an offset for all of it]`;
+    : `${line.slice(0, charBoundary(line, MAX_LINE_CHARS))}… [line clipped: ${formatCount(line.length)} chars; use read with an offset for all of it]`;
 }
 
 /** A long matching line shown around its first match. */
 function clipAround(line: string, regex: LinearRegex): string {
   if (line.length <= GREP_LINE_CHARS) return line;
   const at = Math.max(0, regex.search(line));
-  const from = Math.max(0, at - GREP_LINE_CHARS / 2);
-  const to = Math.min(line.length, from + GREP_LINE_CHARS);
+  // Both ends on character boundaries: half an emoji is not text (and breaks a client's UTF-8).
+  const from = charBoundary(line, Math.max(0, at - GREP_LINE_CHARS / 2));
+  const to = charBoundary(line, Math.min(line.length, from + GREP_LINE_CHARS));
   return `${from > 0 ? '…' : ''}${line.slice(from, to)}${to < line.length ? '…' : ''}`;
 }

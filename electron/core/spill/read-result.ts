@@ -1,5 +1,6 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { ResultEncoding } from '../../../shared/policy.js';
+import { charBoundary } from '../tokens/text-cuts.js';
 import type { TokenCounter } from '../tokens/token-counter.js';
 import { formatCount, shape } from './json-summary.js';
 import { queryAnswer, tabularView } from './read-encoding.js';
@@ -75,7 +76,12 @@ export async function readResult(store: SpillStore, counter: TokenCounter, args:
       case 'query': {
         if (a.query === undefined || a.query.trim() === '')
           return failure('query needs a `query` (a JSON Query expression or a path like $.items[0]).');
-        const answer = await queryJson(doc, a.query, options.deadlineMs, (value) => queryAnswer(value, encoding, counter));
+        const answer = await queryJson(doc, a.query, {
+          deadlineMs: options.deadlineMs,
+          // A few times what the cap shows (~4 characters a token): room for TOON to shrink a table into it.
+          maxChars: cap * 16,
+          render: (value, pretty) => queryAnswer(value, pretty, encoding, counter),
+        });
         return await capped(counter, answer, cap, 'query');
       }
       case 'read':
@@ -111,12 +117,16 @@ function stat(entry: SpillEntry, doc: SpillDocument): string {
   return lines.join('\n');
 }
 
-async function read(counter: TokenCounter, doc: SpillDocument, offset: number, maxTokens: number): Promise<CallToolResult> {
-  const rest = readFrom(doc, offset);
+async function read(counter: TokenCounter, doc: SpillDocument, asked: number, maxTokens: number): Promise<CallToolResult> {
+  const { offset, text: rest } = readFrom(doc, asked);
   if (rest.length === 0) return ok(`[offset ${formatCount(offset)} is the end of the text (${formatCount(doc.text.length)} characters)]`);
   let chunk = await counter.truncateToTokens(rest, maxTokens);
-  // A first line longer than the budget: cut mid-line rather than return nothing.
-  if (chunk.length === 0) chunk = rest.slice(0, Math.max(1, maxTokens));
+  if (chunk.length === 0) {
+    // A first line longer than the budget: cut mid-line rather than return nothing, never inside a character
+    // (0 here: the text starts with a surrogate pair, kept whole).
+    const end = charBoundary(rest, Math.max(1, maxTokens));
+    chunk = rest.slice(0, end > 0 ? end : 2);
+  }
   const next = offset + chunk.length;
   const tail =
     next >= doc.text.length

@@ -55,6 +55,8 @@ export interface SpillFeature {
   /** Where stdio upstreams stream multi-megabyte lines; their tool results are spilled from there. */
   rawTexts: RawTexts;
   shaper: SpillShaper;
+  /** spillway__read_result, also what spillway__dispatch's read runs. */
+  readTool: SpillReadTool;
   ownTools: SpillReadTool[];
   ownResources: SpillResources;
   close(): Promise<void>;
@@ -130,6 +132,7 @@ export async function createSpillFeature(options: SpillFeatureOptions): Promise<
     store,
     rawTexts,
     shaper,
+    readTool,
     ownTools: [readTool],
     ownResources,
     async close() {

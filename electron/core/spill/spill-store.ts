@@ -10,6 +10,7 @@ import { viewResult } from './result-view.js';
 import {
   DEFAULT_SPILL_QUOTA_BYTES,
   DEFAULT_SPILL_TTL_MS,
+  handleMessages,
   SpillWriteError,
   type SpillCleanupReport,
   type SpillLookup,
@@ -182,16 +183,12 @@ export class SpillStore {
 
   /** The entry of a handle, or why there is none (invalid, unknown, expired), with a message for the model. */
   lookup(handle: unknown): SpillLookup {
-    if (!isValidHandle(handle)) {
-      return { error: 'invalid', message: `"${String(handle).slice(0, 80)}" is not a spill handle (expected 12 characters a-z, 2-7).` };
-    }
+    if (!isValidHandle(handle)) return { error: 'invalid', message: handleMessages.invalid(handle) };
     const entry = this.#known(handle);
     const lost = entry ? undefined : this.#puts.lost(handle);
     if (lost) return { error: 'unknown', message: lost };
-    if (!entry) return { error: 'unknown', message: `No spilled result has the handle "${handle}" (it may have been deleted or evicted).` };
-    if (entry.expiresAt <= this.#now()) {
-      return { error: 'expired', message: `The spilled result "${handle}" expired at ${new Date(entry.expiresAt).toISOString()}.` };
-    }
+    if (!entry) return { error: 'unknown', message: handleMessages.unknown(handle) };
+    if (entry.expiresAt <= this.#now()) return { error: 'expired', message: handleMessages.expired(handle, entry.expiresAt) };
     return { entry: { ...entry } };
   }
 

@@ -70,3 +70,13 @@ export class SpillWriteError extends Error {
 export function notKeptMessage(what: string, reason: string): string {
   return `${what} could not be kept (${reason}), so it cannot be read back; call the tool again with narrower arguments if you need more.`;
 }
+
+/** What the model is told of a handle that reads nothing, with the next step. */
+export const handleMessages = {
+  invalid: (handle: unknown) =>
+    `"${String(handle).slice(0, 80)}" is not a spill handle (expected 12 characters a-z, 2-7): copy it exactly as the result gave it.`,
+  unknown: (handle: string) =>
+    `No spilled result has the handle "${handle}" (it may have been deleted or evicted): check the handle, or call the tool that made it again for a new one.`,
+  expired: (handle: string, at: number) =>
+    `The spilled result "${handle}" expired at ${new Date(at).toISOString()}: call the tool that made it again for a fresh result and a new handle.`,
+};
