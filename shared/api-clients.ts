@@ -23,8 +23,11 @@ export const ClientInfoSchema = z.object({
   installed: z.boolean(),
   configPresent: z.boolean(),
   configPath: z.string(),
-  /** Spillway's entry: absent, current, stale (wrong port/token/path), or the file could not be read. */
-  state: z.enum(['absent', 'current', 'stale', 'error']),
+  /**
+   * Spillway's entry: absent, current, stale (wrong port/token/path), taken (a server named "spillway" that
+   * Spillway did not add: it is left alone), or the file could not be read.
+   */
+  state: z.enum(['absent', 'current', 'stale', 'taken', 'error']),
   differs: z.array(z.string()).optional(),
   error: z.string().optional(),
   restartRequired: z.boolean(),

@@ -163,5 +163,24 @@ describe('clients through the control API', () => {
       message: expect.stringMatching(/not added by Spillway/),
     });
     expect(await readFile(file, 'utf8')).toBe(mine);
+    // Listed as taken (the window offers neither Connect nor Disconnect), not as a Spillway entry to update.
+    const listed = (await hub.api<(Info & { differs?: string[] })[]>('clients.list')).value!.find((c) => c.id === 'gemini-cli')!;
+    expect(listed.state).toBe('taken');
+    expect(listed.differs).toBeUndefined();
+  });
+
+  it('refuses an import that would replace a "spillway" server the user made, before adding any of its servers', async () => {
+    const file = join(home, '.codeium', 'windsurf', 'mcp_config.json');
+    const mine = JSON.stringify(
+      { mcpServers: { spillway: { command: 'npx', args: ['-y', 'spillway-mcp'] }, fetchy: { command: NODE, args: ['x.js'] } } },
+      null,
+      2,
+    );
+    await mkdir(join(home, '.codeium', 'windsurf'), { recursive: true });
+    await writeFile(file, mine);
+    const before = (await hub.api<{ id: string }[]>('upstreams.list')).value!.map((u) => u.id);
+    expect(await hub.api('clients.import', { id: 'windsurf', names: ['fetchy'], replace: true })).toMatchObject({ ok: false, code: 'conflict' });
+    expect((await hub.api<{ id: string }[]>('upstreams.list')).value!.map((u) => u.id)).toEqual(before);
+    expect(await readFile(file, 'utf8')).toBe(mine);
   });
 });

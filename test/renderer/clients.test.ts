@@ -56,6 +56,16 @@ describe('Clients', () => {
     expect(card('Zed').queryByRole('button', { name: 'Connect' })).toBeNull();
   });
 
+  it('shows an app whose "spillway" server is its user\'s own as taken: what to do, and neither Connect nor Disconnect', async () => {
+    await setup((fake) => fake.clients.add('windsurf', 'Windsurf', { state: 'taken' }));
+    const windsurf = card('Windsurf');
+    expect(windsurf.getByTestId('client-state').textContent).toBe('Has its own “spillway”');
+    expect(windsurf.getByText(/Windsurf has its own server named “spillway”, which Spillway leaves alone/).textContent).toContain(
+      "rename or remove it in Windsurf's settings, then press Check again",
+    );
+    expect(windsurf.queryByRole('button', { name: /Connect|Update|Disconnect/ })).toBeNull();
+  });
+
   it('connects only after showing the exact entry, and can be cancelled', async () => {
     const { fake } = await setup();
     await fireEvent.click(card('Claude Desktop').getByRole('button', { name: 'Connect' }));

@@ -100,7 +100,8 @@ export class ClientsService {
     const statuses = await this.o.registry.list((id) => desired.get(id));
     const infos: ClientInfo[] = [];
     for (const s of statuses) {
-      const state = s.error ? 'error' : (s.state?.state ?? 'absent');
+      const taken = s.entry !== null && !madeBySpillway(s.entry);
+      const state = s.error ? 'error' : taken ? 'taken' : (s.state?.state ?? 'absent');
       const seen = this.o.host.lastSeen(s.id);
       infos.push({
         id: s.id,
@@ -109,7 +110,7 @@ export class ClientsService {
         configPresent: s.configPresent,
         configPath: s.configPath,
         state,
-        ...(s.state?.state === 'stale' ? { differs: [...s.state.differs] } : {}),
+        ...(state === 'stale' && s.state?.state === 'stale' ? { differs: [...s.state.differs] } : {}),
         ...(s.error ? { error: s.error } : {}),
         restartRequired: s.restartRequired,
         restartHint: s.restartHint,
@@ -132,6 +133,12 @@ export class ClientsService {
    * What Disconnect removes: Spillway's entry as it stands in the file now, secrets masked. Not the desired
    * entry (a stale one would show the new port, and a hub on port 0 would refuse it), and no token is made.
    */
+  /** Refuses when the client's "spillway" server is one the user made (connect would have to replace it). */
+  async #assertNotTaken(id: ClientIdName): Promise<void> {
+    const spec = (await this.o.registry.readServers(id)).find((s) => s.name === SPILLWAY_ENTRY_NAME);
+    if (spec && !madeBySpillway(spec)) throw new ForeignEntryError(this.o.registry.definition(id).displayName, spec.file, 'connect');
+  }
+
   async previewDisconnect(id: ClientIdName) {
     const def = this.o.registry.definition(id);
     // Read errors (a malformed file) reach the caller as they do for disconnect itself.
@@ -181,8 +188,10 @@ export class ClientsService {
     const candidates = await this.o.registry.importCandidates(id);
     const unknown = names.filter((n) => !candidates.some((c) => c.name === n));
     if (unknown.length > 0) throw new UnknownImportError(`Not a server of ${id}: ${unknown.join(', ')}`);
-    // Asked first: an entry that cannot be written (a port that would not last) refuses before anything is added.
+    // Asked first: an entry that cannot be written (a port that would not last, a "spillway" server that is
+    // the user's own) refuses before anything is added.
     const entry = replace ? await this.desired(id) : undefined;
+    if (entry) await this.#assertNotTaken(id);
     const have = new Set(Object.values(this.o.host.upstreamConfigs()).map(configKey));
     const imported: string[] = [];
     const skipped: string[] = [];

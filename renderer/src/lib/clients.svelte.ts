@@ -14,14 +14,29 @@ export type ImportCandidate = Res<'clients.importCandidates'>[number];
 export type ClientAction = 'preview' | 'connect' | 'disconnect' | 'candidates' | 'import' | 'restore';
 
 /** What a user sees as the client's state. */
-export type ClientState = 'not_installed' | 'not_connected' | 'connected' | 'stale' | 'error';
+export type ClientState = 'not_installed' | 'not_connected' | 'connected' | 'stale' | 'taken' | 'error';
 
 export function clientState(c: ClientInfo): ClientState {
   if (c.state === 'error') return 'error';
+  if (c.state === 'taken') return 'taken';
   if (c.state === 'current') return 'connected';
   if (c.state === 'stale') return 'stale';
   return c.installed ? 'not_connected' : 'not_installed';
 }
+
+/** The label of each state, as the client list shows it. */
+export const STATE_LABEL: Record<ClientState, string> = {
+  not_installed: 'Not installed',
+  not_connected: 'Not connected',
+  connected: 'Connected',
+  stale: 'Needs updating',
+  taken: 'Has its own “spillway”',
+  error: 'Cannot read its settings',
+};
+
+/** What to do about a client whose "spillway" server is the user's own (state `taken`). */
+export const takenNote = (app: string) =>
+  `${app} has its own server named “spillway”, which Spillway leaves alone. To connect Spillway, rename or remove it in ${app}'s settings, then press Check again.`;
 
 export class ClientsState {
   readonly #list: RemoteValue<'clients.list'>;
