@@ -57,12 +57,15 @@ export function mayBeTabularJson(text: string): boolean {
  * `value` as the model should read it under `setting`: TOON when the value is tabular and (in `auto`)
  * saves at least MIN_SAVING of the tokens of `jsonText` (what would be shown otherwise; default the
  * compact JSON), else that JSON. Falls back to JSON if the TOON would not decode to the same value.
+ * `toonOf` makes the checked TOON, the costly part (~0.1 s a megabyte): a caller on the main thread passes
+ * `toToon` run under a deadline (spill/read-encoding.ts).
  */
 export async function encodeValue(
   value: unknown,
   setting: ResultEncoding,
   counter: TokenCounter,
   jsonText: string = JSON.stringify(value) ?? 'null',
+  toonOf: (value: unknown) => string | undefined = toToon,
 ): Promise<EncodedValue> {
   const asJson = async (toonTokens: number | null, jsonTokens?: number): Promise<EncodedValue> => ({
     text: jsonText,
@@ -71,7 +74,7 @@ export async function encodeValue(
     toonTokens,
   });
   if (setting === 'json' || !isTabular(value)) return asJson(null);
-  const toon = toToon(value);
+  const toon = toonOf(value);
   if (toon === undefined) return asJson(null);
   const [json, counted] = await Promise.all([counter.quickCount(jsonText), counter.quickCount(toon)]);
   const saves = json.tokens > 0 && (json.tokens - counted.tokens) / json.tokens >= MIN_SAVING;

@@ -2,45 +2,102 @@
  * read_result output as TOON (issue 18): a query's tabular answer, and head/tail/slice of a tabular JSON
  * result read on its TOON view (one row a line) rather than on its JSON lines. The spilled original stays
  * JSON, and grep, read and query run on it.
+ *
+ * Making a TOON (encode, decode, compare) runs on the hub's main thread at ~0.1 s a megabyte: 11 MB held
+ * every other call for 2 s (audit s11). So it is tried only up to TOON_VIEW_MAX_CHARS and stopped at
+ * TOON_DEADLINE_MS; past either, the JSON is shown with a note.
  */
 import type { ResultEncoding } from '../../../shared/policy.js';
-import { encodeValue, encodingNote, isTabular } from '../encoding/toon-encoding.js';
+import { encodeValue, encodingNote, isTabular, mayBeTabularJson, toToon } from '../encoding/toon-encoding.js';
+import { DeadlineExceeded, runWithin } from '../text/deadline.js';
 import type { TokenCounter } from '../tokens/token-counter.js';
 import { SpillDocument } from './spill-document.js';
 
-/** The TOON view of a document, made once per document and encoding (undefined: JSON is shown). */
-const views = new WeakMap<SpillDocument, Map<ResultEncoding, Promise<TabularView | undefined>>>();
+/** JSON texts up to this size get a TOON view for their lines (~0.2-0.4 s of work here); larger ones do not. */
+export const TOON_VIEW_MAX_CHARS = 2_000_000;
+/** How long making one TOON view or answer may hold the main thread before the JSON is shown instead. */
+export const TOON_DEADLINE_MS = 500;
 
-export interface TabularView {
+export interface ToonLimits {
+  maxChars: number;
+  deadlineMs: number;
+}
+const LIMITS: ToonLimits = { maxChars: TOON_VIEW_MAX_CHARS, deadlineMs: TOON_DEADLINE_MS };
+
+/**
+ * The view a tabular JSON result's lines are read on, made once per document and encoding (undefined: the
+ * JSON, with no note). The store keeps a read document cached, so a view, or the finding that it took too
+ * long, is not made again on each read; a text too large for its cache is never tried (its size says so).
+ */
+const views = new WeakMap<SpillDocument, Map<ResultEncoding, Promise<LinesView | undefined>>>();
+
+export interface LinesView {
+  /** The TOON view, or the document itself when its TOON was too large or too slow to make. */
   doc: SpillDocument;
-  /** "the result as TOON (tabular), 38% fewer tokens than JSON". */
-  note: string;
+  /** One line for the model saying what it reads: "[Lines of the result as TOON: …]". */
+  header: string;
 }
 
-/** The document's TOON view when its JSON is tabular and the encoding allows it (in 'auto', where it pays). */
-export function tabularView(doc: SpillDocument, encoding: ResultEncoding, counter: TokenCounter): Promise<TabularView | undefined> {
+/** How a JSON result's lines are shown: its TOON view when it is tabular and the encoding allows it (in 'auto', where it pays). */
+export function linesView(
+  doc: SpillDocument,
+  encoding: ResultEncoding,
+  counter: TokenCounter,
+  limits: ToonLimits = LIMITS,
+): Promise<LinesView | undefined> {
   if (encoding === 'json') return Promise.resolve(undefined);
   let byEncoding = views.get(doc);
   if (!byEncoding) views.set(doc, (byEncoding = new Map()));
   let view = byEncoding.get(encoding);
   if (!view) {
-    view = makeView(doc, encoding, counter);
+    view = makeView(doc, encoding, counter, limits);
     byEncoding.set(encoding, view);
   }
   return view;
 }
 
-async function makeView(doc: SpillDocument, encoding: ResultEncoding, counter: TokenCounter): Promise<TabularView | undefined> {
+async function makeView(doc: SpillDocument, encoding: ResultEncoding, counter: TokenCounter, limits: ToonLimits): Promise<LinesView | undefined> {
+  if (!mayBeTabularJson(doc.text)) return undefined;
+  // Decided by size alone, before parsing: such a text would only be parsed to be given up on.
+  if (doc.text.length > limits.maxChars) return { doc, header: TOO_LARGE };
   const json = doc.json;
   if (!json || !isTabular(json.value)) return undefined;
-  const encoded = await encodeValue(json.value, encoding, counter, doc.text);
-  if (encoded.encoding !== 'toon') return undefined;
-  return { doc: new SpillDocument(encoded.text), note: encodingNote(encoded)! };
+  try {
+    const encoded = await encodeValue(json.value, encoding, counter, doc.text, toonWithin(limits.deadlineMs));
+    if (encoded.encoding !== 'toon') return undefined;
+    return {
+      doc: new SpillDocument(encoded.text),
+      header: `[Lines of the result as TOON: ${encodingNote(encoded)!}; grep, read and query use its JSON]`,
+    };
+  } catch (error) {
+    if (error instanceof DeadlineExceeded) return { doc, header: TOO_LARGE };
+    throw error;
+  }
 }
 
+const TOO_LARGE =
+  '[Lines of the result as JSON: it is too large to turn into TOON (one row a line) quickly. ' +
+  'To read rows as a table, query a few of them, e.g. `.items | limit(100)`]';
+
 /** A query's answer, given with its pretty JSON: TOON with its note when it is tabular and pays, else that JSON. */
-export async function queryAnswer(value: unknown, pretty: string, encoding: ResultEncoding, counter: TokenCounter): Promise<string> {
+export async function queryAnswer(
+  value: unknown,
+  pretty: string,
+  encoding: ResultEncoding,
+  counter: TokenCounter,
+  deadlineMs: number = TOON_DEADLINE_MS,
+): Promise<string> {
   if (encoding === 'json' || !isTabular(value)) return pretty;
-  const encoded = await encodeValue(value, encoding, counter, pretty);
-  return encoded.encoding === 'toon' ? `${encoded.text}\n[${encodingNote(encoded)!}]` : pretty;
+  try {
+    const encoded = await encodeValue(value, encoding, counter, pretty, toonWithin(deadlineMs));
+    return encoded.encoding === 'toon' ? `${encoded.text}\n[${encodingNote(encoded)!}]` : pretty;
+  } catch (error) {
+    if (error instanceof DeadlineExceeded) return `${pretty}\n[shown as JSON: too large to turn into TOON quickly]`;
+    throw error;
+  }
+}
+
+/** `toToon` cut off after `ms` (DeadlineExceeded): encode, decode and compare run on the main thread. */
+function toonWithin(ms: number): (value: unknown) => string | undefined {
+  return (value) => runWithin(ms, () => toToon(value));
 }

@@ -3,7 +3,7 @@ import type { ResultEncoding } from '../../../shared/policy.js';
 import { charBoundary } from '../tokens/text-cuts.js';
 import type { TokenCounter } from '../tokens/token-counter.js';
 import { formatCount, shape } from './json-summary.js';
-import { queryAnswer, tabularView } from './read-encoding.js';
+import { linesView, queryAnswer } from './read-encoding.js';
 import { grepLines, headLines, queryJson, ReadOpError, readFrom, sliceLines, tailLines } from './read-ops.js';
 import { READ_RESULT_TOOL_NAME, ReadResultArgs } from './read-result-tool.js';
 import { formatBytes } from './size-labels.js';
@@ -47,8 +47,8 @@ export async function readResult(store: SpillStore, counter: TokenCounter, args:
     const encoding = options.encodingFor?.(entry) ?? 'auto';
     // Lines of a tabular JSON result are read on its TOON view, where each row is a line.
     const lined = async (read: (lines: SpillDocument) => string): Promise<string> => {
-      const toon = entry.contentType === 'json' ? await tabularView(doc, encoding, counter) : undefined;
-      return toon ? `[Lines of the result as TOON: ${toon.note}; grep, read and query use its JSON]\n${read(toon.doc)}` : read(doc);
+      const view = entry.contentType === 'json' ? await linesView(doc, encoding, counter) : undefined;
+      return view ? `${view.header}\n${read(view.doc)}` : read(doc);
     };
     switch (a.op) {
       case 'stat':
