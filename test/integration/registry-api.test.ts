@@ -106,7 +106,7 @@ describe('registry.get and registry.form', () => {
     expect(mcpb).toMatchObject({
       supported: true,
       summary:
-        "Downloads airtable-mcp-server.mcpb (checked against its published SHA-256) into Spillway's data folder and runs it with Spillway's own runtime.",
+        "Downloads airtable-mcp-server.mcpb (checked against its published SHA-256) into Spillway's data folder and runs the command its manifest names; the form shows that command before anything runs.",
     });
     expect(mcpb.runtime).toBeUndefined();
   });

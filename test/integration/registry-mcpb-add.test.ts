@@ -131,7 +131,8 @@ describe('MCPB bundles from the catalog', () => {
     const r = await api<{ options: { summary: string; supported: boolean; runtime?: unknown }[] }>('registry.get', { name: `${NS}/fixture-bundle` });
     expect(r.value!.options[0]).toMatchObject({
       supported: true,
-      summary: "Downloads fixture.mcpb (checked against its published SHA-256) into Spillway's data folder and runs it with Spillway's own runtime.",
+      summary:
+        "Downloads fixture.mcpb (checked against its published SHA-256) into Spillway's data folder and runs the command its manifest names; the form shows that command before anything runs.",
     });
     expect(r.value!.options[0].runtime).toBeUndefined();
     const none = await api<{ options: { supported: boolean; reason?: string }[] }>('registry.get', { name: `${NS}/no-sum` });
@@ -155,6 +156,10 @@ describe('MCPB bundles from the catalog', () => {
     expect(r.ok).toBe(true);
     expect(r.value).toMatchObject({ id: 'fixture-bundle', installed: { name: 'fixture-bundle', version: '1.0.0' } });
     const folder = join(bundles(), `${NS}+fixture-bundle@1.0.0`);
+    // Said from the manifest: the script it runs, on the own runtime, and its variables.
+    expect(r.value!.summary).toBe(
+      `Downloaded fixture.mcpb (checked against its published SHA-256) into Spillway's data folder. Runs on this computer with Spillway's own runtime: ${join(folder, 'server', 'index.mjs')}, with the variables FIXTURE_GREETING, FIXTURE_DATA set.`,
+    );
     expect(await readdir(bundles())).toEqual([`${NS}+fixture-bundle@1.0.0`]);
     const saved = (await configOnDisk()).servers['fixture-bundle'];
     expect(saved).toMatchObject({ type: 'stdio', command: process.execPath, args: [join(folder, 'server', 'index.mjs')] });
@@ -175,10 +180,14 @@ describe("a bundle's own settings", () => {
 
   it('the form installs the bundle (logged as npm installs are) and asks for its settings', async () => {
     const installing = nextEvent((e) => e.type === 'log' && e.message === `Installing ${name} 1.0.0…`, 'the install log line');
-    const r = await api<{ fields: unknown[] }>('registry.form', { name, package: 0 });
+    const r = await api<{ fields: unknown[]; option: { summary: string } }>('registry.form', { name, package: 0 });
     expect(r.ok).toBe(true);
     await installing;
     expect(existsSync(join(folder(), 'manifest.json'))).toBe(true);
+    // What the manifest runs, a secret setting not yet filled masked, the one with a default shown.
+    expect(r.value!.option.summary).toBe(
+      `Downloaded needs-key.mcpb (checked against its published SHA-256) into Spillway's data folder. Runs on this computer with Spillway's own runtime: ${join(folder(), 'server', 'index.mjs')} --echo FIXTURE_KEY,FIXTURE_LIMIT, with the variables FIXTURE_KEY (secret), FIXTURE_LIMIT set.`,
+    );
     expect(r.value!.fields).toEqual([
       {
         key: 'setting:api_key',

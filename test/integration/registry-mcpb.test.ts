@@ -5,7 +5,8 @@
  * mismatch, a zip leaving its folder and an interrupted install each leave nothing behind.
  */
 import { createServer, type Server } from 'node:http';
-import { mkdir, mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
@@ -14,7 +15,7 @@ import { zipSync } from 'fflate';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { BundleError, installBundle } from '../../electron/core/registry/mcpb/mcpb-bundle.js';
-import { BundleInstaller } from '../../electron/core/registry/mcpb/bundle-installer.js';
+import { BundleInstaller, bundleFolderName } from '../../electron/core/registry/mcpb/bundle-installer.js';
 import { INSTALLING_PREFIX } from '../../electron/core/registry/install/package-folders.js';
 import { bundleLaunch } from '../../electron/core/registry/mcpb/mcpb-launch.js';
 import { buildFixtureBundle, sha256 as sha } from '../support/mcpb-bundle.js';
@@ -29,6 +30,17 @@ beforeAll(async () => {
   files.set('/fixture.mcpb', await buildFixtureBundle(work));
   files.set('/escape.mcpb', Buffer.from(zipSync({ 'manifest.json': Buffer.from('{}'), '../escaped.txt': Buffer.from('x') })));
   server = createServer((req, res) => {
+    if (req.url === '/stall.mcpb') {
+      // Headers and two bytes, then nothing: the connection stays open.
+      res.writeHead(200, { 'content-type': 'application/octet-stream' });
+      return void res.write('PK');
+    }
+    if (req.url === '/drip.mcpb') {
+      // A byte every 20 ms, forever: never idle, never done.
+      res.writeHead(200, { 'content-type': 'application/octet-stream' });
+      const drip = setInterval(() => res.write('x'), 20);
+      return void res.on('close', () => clearInterval(drip));
+    }
     const body = files.get(req.url ?? '');
     if (!body) return void res.writeHead(404).end();
     res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': body.length }).end(body);
@@ -38,6 +50,7 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(async () => {
+  server?.closeAllConnections();
   await new Promise((ok) => server?.close(ok));
   await rm(work, { recursive: true, force: true });
 });
@@ -91,5 +104,53 @@ describe('MCPB bundles', () => {
     await mkdir(join(dir, 'kept@1.0.0'));
     expect(new BundleInstaller({ dataDir: join(work, 'data-cut') }).cleaned).toEqual([join(dir, `${INSTALLING_PREFIX}abc`)]);
     expect(await readdir(dir)).toEqual(['kept@1.0.0']);
+  });
+
+  it('a download that stalls after its headers, or drips forever, is cancelled with the next step; nothing left', async () => {
+    const dir = join(work, 'bundles-slow');
+    const limits = { idleMs: 300, totalMs: 1500 };
+    const install = (file: string) =>
+      installBundle(dir, { url: `${base}/${file}`, sha256: 'a'.repeat(64), folder: `${file}@1.0.0` }, fetch, limits).catch((e: Error) => e);
+    const stalled = await install('stall.mcpb');
+    expect(stalled).toBeInstanceOf(BundleError);
+    expect((stalled as Error).message).toMatch(
+      /stopped: nothing arrived for 0\.3 seconds.*nothing was installed\. Check the internet connection and try again/,
+    );
+    const dripped = await install('drip.mcpb');
+    expect((dripped as Error).message).toMatch(/took longer than 1\.5 seconds, so it was cancelled and nothing was installed\. Try again/);
+    expect(await readdir(dir)).toEqual([]);
+  }, 10_000);
+
+  it('never installs into, reuses or removes a folder outside its bundles folder', async () => {
+    const data = join(work, 'data-outside');
+    const bundles = new BundleInstaller({ dataDir: data });
+    // A folder with a valid manifest beside the bundles folder: reusing it would run it unchecked.
+    const outside = join(data, 'planted');
+    await mkdir(outside, { recursive: true });
+    await writeFile(
+      join(outside, 'manifest.json'),
+      JSON.stringify({
+        manifest_version: '0.3',
+        name: 'p',
+        version: '1.0.0',
+        description: 'd',
+        author: { name: 'a' },
+        server: { type: 'node', entry_point: 'x.js', mcp_config: { command: 'node', args: ['x.js'] } },
+      }),
+    );
+    const body = files.get('/fixture.mcpb')!;
+    const climb = { name: 'io.github.x/y', version: '../../planted', url: `${base}/fixture.mcpb`, sha256: sha(body) };
+    expect(() => bundleFolderName(climb)).toThrow(/not a plain version number/);
+    await expect(bundles.install(climb)).rejects.toThrow(/not a plain version number/);
+    await expect(installBundle(bundles.dir, { url: climb.url, sha256: climb.sha256, folder: '../planted' })).rejects.toThrow(
+      /would leave the bundles folder/,
+    );
+    // A sibling whose name starts like the bundles folder's is not inside it.
+    const sibling = `${bundles.dir}-other`;
+    await mkdir(sibling, { recursive: true });
+    await bundles.remove({ dir: sibling });
+    await bundles.remove({ dir: bundles.dir });
+    expect(existsSync(sibling)).toBe(true);
+    expect(existsSync(join(outside, 'manifest.json'))).toBe(true);
   });
 });

@@ -4,7 +4,8 @@ import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { binOf, installFailure } from '../../electron/core/registry/install/npm-install.js';
+import { binOf, findInstalled, installFailure, installNpmPackage, InstallError } from '../../electron/core/registry/install/npm-install.js';
+import { bundleRefProblem, childFolder, npmRefProblem } from '../../electron/core/registry/install/install-names.js';
 import { ownRuntime, ownRuntimeLaunch } from '../../electron/core/registry/install/own-runtime.js';
 import {
   cleanInterruptedInstalls,
@@ -94,5 +95,71 @@ describe('install failures in plain words', () => {
     expect(err.message).toMatch(message);
     // Words, not the system's code.
     if (kind === 'unreachable') expect(err.message).not.toContain(code);
+  });
+});
+
+describe('names and versions a registry answer may give an install', () => {
+  it('takes a valid npm name and an exact version; refuses every other spec npm would act on', () => {
+    for (const [name, version] of [
+      ['airtable-mcp-server', '1.7.3'],
+      ['@upstash/context7-mcp', '2.0.2'],
+      ['@playwright/mcp', '0.0.79'],
+      ['server-memory', '2026.8.31'],
+      ['x', '1.0.0-beta.1+build.5'],
+      ['JSONStream', undefined],
+    ] as const)
+      expect(npmRefProblem(name, version)).toBeUndefined();
+    for (const version of [
+      'http://127.0.0.1:9/evil.tgz',
+      'file:../evil',
+      'git+https://github.com/a/b.git',
+      'github:a/b',
+      'latest',
+      '^1.2.3',
+      '1.x',
+      '>=1.0.0',
+      '1.0.0 || 2.0.0',
+      '../../x',
+      'v1.0.0',
+    ])
+      expect(npmRefProblem('pkg', version)).toMatch(/only an exact version number/);
+    for (const name of ['../evil', '@a/b/c', 'a b', '.hidden', 'http://x', '@scope/', 'a:b'])
+      expect(npmRefProblem(name, '1.0.0')).toMatch(/not a valid npm package name/);
+  });
+
+  it('takes a plain bundle name and version; refuses one that would climb out of the bundles folder', () => {
+    expect(bundleRefProblem({ name: 'io.github.owner/name', version: '1.2.3' })).toBeUndefined();
+    expect(bundleRefProblem({ name: 'com.example/x', version: '2025.1-rc_1+b' })).toBeUndefined();
+    for (const version of ['../../../../ESCAPED', '..', '1.0/../..', 'a\\b', '', '.', '1..0', ' 1.0'])
+      expect(bundleRefProblem({ name: 'io.github.owner/name', version })).toMatch(/not a plain version number/);
+    for (const name of ['../x', 'a/b/c', 'noslash', './x', 'a/..'])
+      expect(bundleRefProblem({ name, version: '1.0.0' })).toMatch(/not a plain "namespace\/name"/);
+  });
+
+  it('a child folder is only ever directly inside its parent', () => {
+    const dir = join('/data', 'bundles');
+    expect(childFolder(dir, 'a@1.0.0')).toBe(join(dir, 'a@1.0.0'));
+    for (const name of ['..', '.', '../x', 'a/../../x', 'a/b', '/etc'].concat(process.platform === 'win32' ? ['C:\\x'] : []))
+      expect(childFolder(dir, name)).toBeUndefined();
+  });
+
+  it('the npm installer refuses a web address as a version, and looks for no installed copy outside its folder', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'spillway-packages-'));
+    try {
+      // Nothing listens on port 9: a refusal must come before any download.
+      const source = { dir: join(dir, 'packages'), registry: 'http://127.0.0.1:9/' };
+      const err = await installNpmPackage(source, 'evilpkg', 'http://127.0.0.1:9/evil.tgz').catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(InstallError);
+      expect(err).toMatchObject({ kind: 'refused', message: expect.stringMatching(/never a web address/) });
+      await mkdir(join(dir, 'outside', 'node_modules', 'evilpkg'), { recursive: true });
+      await writeFile(
+        join(dir, 'outside', 'node_modules', 'evilpkg', 'package.json'),
+        JSON.stringify({ name: 'evilpkg', version: '1.0.0', bin: 'x.js' }),
+      );
+      await expect(findInstalled(source, { name: 'evilpkg', version: '../../outside' })).rejects.toMatchObject({ kind: 'refused' });
+      expect(existsSync(source.dir)).toBe(false);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });

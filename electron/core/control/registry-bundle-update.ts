@@ -1,7 +1,8 @@
 /**
  * `registry.installed` and `registry.update` for an upstream that runs an MCPB bundle from the data
  * folder (issue 16), as they are for npm packages: the registry entry's latest version says whether
- * there is a newer bundle; Update installs it, switches the upstream over and removes the old folder.
+ * there is a newer bundle; Update installs it, switches the upstream over and removes the old folder
+ * when no other server still runs it.
  */
 import { SECRET_REF, type ServerConfig } from '../../../shared/config.js';
 import type { BundleInstaller, BundleRefOf } from '../registry/mcpb/bundle-installer.js';
@@ -14,6 +15,8 @@ import { ControlError } from './control-error.js';
 export interface BundleUpdateDeps {
   catalog(): RegistryCatalog;
   updateUpstream?(req: { id: string; config: ServerConfig }): Promise<{ id: string }>;
+  /** The upstreams' configs as saved: the old folder is removed only when none of them runs it. */
+  upstreamConfigs?(): Record<string, ServerConfig>;
   secrets?: { getEnv?(serverId: string, key: string): Promise<string | undefined> };
 }
 
@@ -84,7 +87,8 @@ export function bundleUpdateHandlers(deps: BundleUpdateDeps) {
         throw err;
       }
       await deps.updateUpstream({ id, config: switched });
-      await bundles.remove(ref);
+      // Another server added from the same bundle may still run the old folder: it stays until none does.
+      await bundles.removeIfUnused(ref.dir, Object.values(deps.upstreamConfigs?.() ?? { [id]: config }));
       return { id, name: ref.name, version: next.version, previous: ref.version, updated: true };
     },
   };

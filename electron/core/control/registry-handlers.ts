@@ -6,14 +6,13 @@
 import { ZodError } from 'zod';
 import type { RegistryOption } from '../../../shared/api-registry.js';
 import { describeZodError, type ServerConfig, type Settings } from '../../../shared/config.js';
-import { isAbsolute, join } from 'node:path';
+import { join } from 'node:path';
+import { bundleRefProblem } from '../registry/install/install-names.js';
 import { DEFAULT_NPM_REGISTRY, InstallError } from '../registry/install/npm-install.js';
 import { NpmInstaller } from '../registry/install/npm-installer.js';
-import { entryOptions, optionLabel, packageCommand, planOption, type EntryOption, type LaunchPlan, type NpmMode } from '../registry/launch-plan.js';
+import { entryOptions, optionLabel, packageCommand, planOption, type EntryOption, type NpmMode } from '../registry/launch-plan.js';
 import { BundleInstaller } from '../registry/mcpb/bundle-installer.js';
-import { bundleFields } from '../registry/mcpb/bundle-settings.js';
-import { BundleRefusal, installPlanned, launchWithSettings } from '../registry/mcpb/bundle-upstream.js';
-import { BundleError } from '../registry/mcpb/mcpb-bundle.js';
+import { bundleForm, installPlannedBundle } from './registry-bundle-add.js';
 import { bundleUpdateHandlers } from './registry-bundle-update.js';
 import { RegistryError } from '../registry/registry-client.js';
 import { RegistryCatalog, serverSummary } from '../registry/registry-catalog.js';
@@ -95,6 +94,9 @@ function describeOption(option: EntryOption, server: ServerDetail, facts: PathFa
     : plan.mcpb
       ? { name: server.name, version: plan.mcpb.version ?? server.version }
       : undefined;
+  // Its name and version name the bundle's folder: anything but plain ones is refused before a download.
+  const refused = plan.mcpb && installs?.version ? bundleRefProblem({ name: installs.name, version: installs.version }) : undefined;
+  if (refused) return { ...base, summary: refused, supported: false, reason: refused };
   return {
     ...base,
     summary: plan.summary,
@@ -108,52 +110,7 @@ function describeOption(option: EntryOption, server: ServerDetail, facts: PathFa
 /** An install failure as the control API reports it: what happened and what to do next. */
 function installError(err: unknown): unknown {
   if (!(err instanceof InstallError)) return err;
-  return new ControlError(err.kind === 'no_program' ? 'invalid' : 'unavailable', err.message);
-}
-
-/** A bundle failure (download, checksum, unpacking, manifest) as the control API reports it. */
-function bundleError(err: unknown): unknown {
-  return err instanceof BundleError ? new ControlError('unavailable', err.message) : err;
-}
-
-/**
- * Installs a planned bundle and gives the upstream it runs as, with the form's settings. A bundle this
- * call installed and then refused (a setting missing or wrong, a missing runtime) is removed again; one
- * the form installed stays (the form is still open, the next Add uses it).
- */
-async function installPlannedBundle(
-  bundles: BundleInstaller,
-  plan: LaunchPlan,
-  server: ServerDetail,
-  facts: PathFacts,
-  values: Readonly<Record<string, string>>,
-) {
-  const mcpb = plan.mcpb;
-  if (!mcpb) throw new Error('not a bundle plan');
-  let bundle;
-  try {
-    bundle = await installPlanned(bundles, mcpb, server);
-  } catch (err) {
-    throw bundleError(err);
-  }
-  const refuse = async (code: 'invalid' | 'unavailable', message: string, field?: string) => {
-    if (bundle.fresh) await bundles.remove(bundle);
-    return new ControlError(code, message, field);
-  };
-  const secretValues = new Set(plan.inputs.secretValues);
-  let launch;
-  try {
-    launch = await launchWithSettings(bundles, bundle, mcpb, values, secretValues);
-  } catch (err) {
-    if (err instanceof BundleRefusal) throw await refuse('invalid', err.message, err.key ? `values.${err.key}` : undefined);
-    throw err;
-  }
-  // Only a node bundle runs on the app's own runtime; a python or other one needs its program on the PATH.
-  if (launch.command !== bundles.runtime.command && !isAbsolute(launch.command)) {
-    const runtime = checkRuntime(launch.command, facts);
-    if (!runtime.present) throw await refuse('unavailable', runtime.missing ?? `This bundle needs ${launch.command}, which is not installed.`);
-  }
-  return { launch, secretValues, installed: { name: bundle.manifest.name, version: bundle.manifest.version } };
+  return new ControlError(err.kind === 'no_program' || err.kind === 'refused' ? 'invalid' : 'unavailable', err.message);
 }
 
 /** A short server name for its id: the title, else the part of the name after the slash. */
@@ -199,7 +156,12 @@ export function registryHandlers(deps: RegistryHandlerDeps): HandlerMap {
     const ref = deps.bundles?.bundleOf(config);
     return ref && deps.bundles ? { config, ref, bundles: deps.bundles } : undefined;
   };
-  const bundleHandlers = bundleUpdateHandlers({ catalog: deps.catalog, updateUpstream: deps.updateUpstream, secrets: deps.secrets });
+  const bundleHandlers = bundleUpdateHandlers({
+    catalog: deps.catalog,
+    updateUpstream: deps.updateUpstream,
+    upstreamConfigs: deps.upstreamConfigs,
+    secrets: deps.secrets,
+  });
   return {
     'registry.search': (req) => registryCall(() => deps.catalog().search(req.query, req.cursor)),
     'registry.get': async (req) => {
@@ -221,13 +183,8 @@ export function registryHandlers(deps: RegistryHandlerDeps): HandlerMap {
       if (!plan.mcpb) return { option: described, fields: plan.inputs.fields };
       // A bundle's own settings are in its manifest: it is downloaded and installed now, so Add is instant.
       if (!deps.bundles) throw new ControlError('unavailable', 'This hub cannot install MCPB bundles', option.kind);
-      let bundle;
-      try {
-        bundle = await installPlanned(deps.bundles, plan.mcpb, response.server);
-      } catch (err) {
-        throw bundleError(err);
-      }
-      return { option: described, fields: [...plan.inputs.fields, ...bundleFields(bundle.manifest)] };
+      const form = await bundleForm(deps.bundles, plan.mcpb, response.server, plan.inputs.secretValues);
+      return { option: { ...described, summary: form.summary }, fields: [...plan.inputs.fields, ...form.fields] };
     },
     'registry.add': async (req) => {
       const { response } = await load(req.name, req.version);
@@ -260,10 +217,12 @@ export function registryHandlers(deps: RegistryHandlerDeps): HandlerMap {
         }
         upstream = registryUpstream(deps.npm.launch(installed, packageArgs, env), plan.inputs.secretValues, label);
       }
+      let summary = plan.summary;
       if (plan.mcpb) {
         if (!deps.bundles) throw new ControlError('unavailable', 'This hub cannot install MCPB bundles', option.kind);
         const bundle = await installPlannedBundle(deps.bundles, plan, server, deps.pathFacts(), req.values);
         installed = bundle.installed;
+        summary = bundle.summary;
         upstream = registryUpstream(bundle.launch, bundle.secretValues, label);
       }
       const secret = hasSecrets(upstream);
@@ -273,7 +232,7 @@ export function registryHandlers(deps: RegistryHandlerDeps): HandlerMap {
       if (store) await store.put(id, upstream.secrets);
       return {
         id,
-        summary: plan.summary,
+        summary,
         secrets: !secret ? 'none' : store ? 'secret-store' : 'config',
         ...(installed ? { installed: { name: installed.name, version: installed.version } } : {}),
       };
@@ -306,7 +265,8 @@ export function registryHandlers(deps: RegistryHandlerDeps): HandlerMap {
       // The same command line with the new version's program: arguments and variables stay as they were.
       const args = [installed.script, ...config.args.slice(1)];
       await deps.updateUpstream({ id: req.id, config: { ...config, args } });
-      await npm.remove(ref);
+      // Another server added from the same package may still run the old version: it stays until none does.
+      await npm.removeIfUnused(ref.folder, Object.values(deps.upstreamConfigs?.() ?? { [req.id]: config }));
       return { id: req.id, name: ref.name, version: installed.version, previous: ref.version, updated: true };
     },
   };

@@ -5,6 +5,7 @@
  * it will connect.
  */
 import { EntryInputs, type InputMode } from './entry-inputs.js';
+import { npmRefProblem } from './install/install-names.js';
 import type { Package, RemoteTransport, ServerDetail } from './server-json.js';
 
 export type EntryOption = { kind: 'package'; index: number; pkg: Package } | { kind: 'remote'; index: number; remote: RemoteTransport };
@@ -80,8 +81,11 @@ export function packageCommand(pkg: Package, npmMode: NpmMode = 'npx'): { comman
     };
   }
   switch (pkg.registryType) {
-    case 'npm':
-      return { command: 'npx' };
+    case 'npm': {
+      // npx and npm take a "version" for any spec (a web address, a file, git): only an exact version is run.
+      const problem = npmRefProblem(pkg.identifier, pkg.version);
+      return problem ? { reason: problem } : { command: 'npx' };
+    }
     case 'pypi':
       return { command: 'uvx' };
     case 'oci':
@@ -135,14 +139,15 @@ function planBundle(pkg: Package, inputs: EntryInputs, npmMode: NpmMode): Launch
   const names = Object.keys(env);
   const labels = secretNames(inputs);
   const named = names.map((n) => (labels.has(n) || secretValues.has(env[n]) ? `${n} (secret)` : n)).join(', ');
+  // What runs is only known from the manifest (mcpb/bundle-summary.ts says it once the form has the bundle).
   const summary =
-    `Downloads ${bundleFile(pkg.identifier)} (checked against its published SHA-256) into Spillway's data folder and runs it with Spillway's own runtime${args}` +
-    `${names.length ? `, with ${names.length === 1 ? 'the variable' : 'the variables'} ${named} set` : ''}.`;
+    `Downloads ${bundleFile(pkg.identifier)} (checked against its published SHA-256) into Spillway's data folder and runs the command its manifest names${args}` +
+    `${names.length ? `, with ${names.length === 1 ? 'the variable' : 'the variables'} ${named} set` : ''}; the form shows that command before anything runs.`;
   return { launch, mcpb, inputs, summary };
 }
 
 /** The file name at the end of a bundle's URL. */
-function bundleFile(url: string): string {
+export function bundleFile(url: string): string {
   try {
     return decodeURIComponent(new URL(url).pathname.split('/').pop() || url);
   } catch {

@@ -8,6 +8,8 @@ import { networkReason } from './network-reason.js';
 
 export const DEFAULT_REGISTRY_URL = 'https://registry.modelcontextprotocol.io';
 const DEFAULT_TIMEOUT_MS = 15_000;
+/** More than any registry page needs (a full page of 100 entries is well under 1 MB): a bigger answer is not read. */
+const DEFAULT_MAX_ANSWER_BYTES = 10 * 1024 * 1024;
 
 /**
  * `unreachable`: no answer (network, timeout) or a broken one (5xx, not the API): cached results may stand
@@ -28,7 +30,10 @@ export class RegistryError extends Error {
 
 export interface RegistryClientOptions {
   baseUrl: string;
+  /** How long a request may take, its whole answer read. */
   timeoutMs?: number;
+  /** The largest answer read (10 MB by default). */
+  maxAnswerBytes?: number;
   /** Injected in tests; the global fetch otherwise. */
   fetch?: typeof fetch;
 }
@@ -45,12 +50,14 @@ const CHECK_SETTINGS = 'Check your internet connection and the registry address 
 export class RegistryClient {
   readonly #base: URL;
   readonly #timeoutMs: number;
+  readonly #maxBytes: number;
   readonly #fetch: typeof fetch;
 
   constructor(options: RegistryClientOptions) {
     // A base with a path (a sub-registry behind a prefix) keeps it: `new URL('v0.1/…', base/)`.
     this.#base = new URL(options.baseUrl.endsWith('/') ? options.baseUrl : `${options.baseUrl}/`);
     this.#timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    this.#maxBytes = options.maxAnswerBytes ?? DEFAULT_MAX_ANSWER_BYTES;
     this.#fetch = options.fetch ?? fetch;
   }
 
@@ -77,23 +84,36 @@ export class RegistryClient {
   /** GETs a registry URL and returns its JSON body; throws RegistryError. */
   async getJson(url: string, what: string): Promise<unknown> {
     const origin = this.#base.origin;
+    const timedOut = () =>
+      new RegistryError(
+        'unreachable',
+        `The registry at ${origin} did not answer within ${Math.round(this.#timeoutMs / 1000)} seconds. ${CHECK_SETTINGS}`,
+      );
+    // One deadline for the headers and the whole body: an answer that drips forever ends too.
+    const signal = AbortSignal.timeout(this.#timeoutMs);
     let res: Response;
     try {
-      res = await this.#fetch(url, { headers: { accept: 'application/json' }, signal: AbortSignal.timeout(this.#timeoutMs) });
+      res = await this.#fetch(url, { headers: { accept: 'application/json' }, signal });
     } catch (err) {
       const e = err as Error & { cause?: { code?: string } };
-      if (e.name === 'TimeoutError' || e.name === 'AbortError') {
-        throw new RegistryError(
-          'unreachable',
-          `The registry at ${origin} did not answer within ${Math.round(this.#timeoutMs / 1000)} seconds. ${CHECK_SETTINGS}`,
-        );
-      }
+      if (e.name === 'TimeoutError' || e.name === 'AbortError') throw timedOut();
       throw new RegistryError('unreachable', `Could not reach the registry at ${origin}${networkReason(e.cause?.code)}. ${CHECK_SETTINGS}`);
     }
-    const text = await res.text().catch(() => '');
-    if (!res.ok) throw answerError(res.status, problemDetail(text), origin, what);
+    const body = await readCapped(res, this.#maxBytes);
+    if (body === 'too-large') {
+      throw new RegistryError(
+        'unreachable',
+        `The registry at ${origin} sent an answer larger than ${Math.round(this.#maxBytes / 1024 / 1024)} MB, far more than a registry page holds, so Spillway stopped reading it. Check the registry address in Settings.`,
+        res.status,
+      );
+    }
+    if (body === 'timed-out' || (body === 'failed' && signal.aborted)) throw timedOut();
+    if (!res.ok) throw answerError(res.status, body === 'failed' ? undefined : problemDetail(body.text), origin, what);
+    if (body === 'failed') {
+      throw new RegistryError('unreachable', `The registry at ${origin} broke off its answer. ${CHECK_SETTINGS}`, res.status);
+    }
     try {
-      return JSON.parse(text);
+      return JSON.parse(body.text);
     } catch {
       throw new RegistryError(
         'unreachable',
@@ -102,6 +122,38 @@ export class RegistryClient {
       );
     }
   }
+}
+
+/**
+ * An answer's body as text, read up to `max` bytes (never more is held: the rest is cancelled), or why
+ * it could not be read: too large, the deadline passed while reading, or the connection broke.
+ */
+async function readCapped(res: Response, max: number): Promise<{ text: string } | 'too-large' | 'timed-out' | 'failed'> {
+  const declared = Number(res.headers.get('content-length') ?? NaN);
+  if (declared > max) {
+    await res.body?.cancel().catch(() => undefined);
+    return 'too-large';
+  }
+  if (!res.body) return { text: '' };
+  const reader = res.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      size += value.byteLength;
+      if (size > max) {
+        await reader.cancel().catch(() => undefined);
+        return 'too-large';
+      }
+      chunks.push(value);
+    }
+  } catch (err) {
+    const name = (err as Error | undefined)?.name;
+    return name === 'TimeoutError' || name === 'AbortError' ? 'timed-out' : 'failed';
+  }
+  return { text: new TextDecoder().decode(Buffer.concat(chunks)) };
 }
 
 /** The `detail` (or `title`) of an RFC 9457 problem answer, if the body is one. */

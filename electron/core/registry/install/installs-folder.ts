@@ -3,6 +3,7 @@
  * `.installing-*` folder beside them and renamed into place), cleaned of what an interrupted install
  * left as the hub starts, and the runtime that runs them.
  */
+import { join } from 'node:path';
 import type { ServerConfig } from '../../../../shared/config.js';
 import { ownRuntime, type OwnRuntime } from './own-runtime.js';
 import { cleanInterruptedInstalls, removeUnusedInstalls } from './package-folders.js';
@@ -31,7 +32,21 @@ export abstract class InstallsFolder {
    * server removed, an update's old version); the folders removed.
    */
   removeUnused(configs: Iterable<ServerConfig>): Promise<string[]> {
-    const used = new Set([...configs].flatMap((config) => this.folderOf(config) ?? []));
-    return removeUnusedInstalls(this.dir, (name) => this.isInstall(name), used);
+    return removeUnusedInstalls(this.dir, (name) => this.isInstall(name), this.usedFolders(configs));
+  }
+
+  /**
+   * Removes one install (an update's old version) when none of `configs` runs it — another server added
+   * from the same package may still run it — decided as removeUnused decides; whether it was removed.
+   */
+  async removeIfUnused(folder: string, configs: Iterable<ServerConfig>): Promise<boolean> {
+    const used = this.usedFolders(configs);
+    const removed = await removeUnusedInstalls(this.dir, (name) => this.isInstall(name) && join(this.dir, name) === folder, used);
+    return removed.length > 0;
+  }
+
+  /** The folders `configs` run from. */
+  private usedFolders(configs: Iterable<ServerConfig>): Set<string> {
+    return new Set([...configs].flatMap((config) => this.folderOf(config) ?? []));
   }
 }

@@ -11,6 +11,7 @@ import { join } from 'node:path';
 // Arborist and pacote load a few hundred modules: they are imported on the first install, not at hub start.
 const libraries = async () => ({ Arborist: (await import('@npmcli/arborist')).default, pacote: (await import('pacote')).default });
 import { ensurePackagesDir, INSTALLING_PREFIX, packageFolderName, type PackageRef } from './package-folders.js';
+import { childFolder, npmRefProblem } from './install-names.js';
 import { networkReason } from '../network-reason.js';
 
 export const DEFAULT_NPM_REGISTRY = 'https://registry.npmjs.org/';
@@ -33,7 +34,8 @@ export interface NpmSource {
 export class InstallError extends Error {
   constructor(
     message: string,
-    readonly kind: 'not_found' | 'integrity' | 'unreachable' | 'no_program' | 'failed',
+    /** `refused`: the name or version is not one Spillway installs (install-names.ts). */
+    readonly kind: 'not_found' | 'integrity' | 'unreachable' | 'no_program' | 'refused' | 'failed',
   ) {
     super(message);
     this.name = 'InstallError';
@@ -67,9 +69,21 @@ async function installedIn(folder: string, ref: PackageRef): Promise<InstalledPa
   return { name: ref.name, version: manifest.version, folder, script: join(packageDir, bin) };
 }
 
+/**
+ * The folder name@version is installed in: a valid npm name and an exact version only, and only ever a
+ * folder directly in the packages folder (both come from registry answers).
+ */
+function folderOf(source: NpmSource, ref: PackageRef): string {
+  const problem = npmRefProblem(ref.name, ref.version);
+  if (problem) throw new InstallError(problem, 'refused');
+  const folder = childFolder(source.dir, packageFolderName(ref));
+  if (!folder) throw new InstallError(`${ref.name} ${ref.version} would be installed outside Spillway's packages folder; not installed.`, 'refused');
+  return folder;
+}
+
 /** The installed copy of name@version, when there is one. */
 export async function findInstalled(source: NpmSource, ref: PackageRef): Promise<InstalledPackage | undefined> {
-  const folder = join(source.dir, packageFolderName(ref));
+  const folder = folderOf(source, ref);
   return existsSync(folder) ? installedIn(folder, ref) : undefined;
 }
 
@@ -112,9 +126,13 @@ export async function latestVersion(source: NpmSource, name: string): Promise<st
  * same version runs every time until the user updates it.
  */
 export async function installNpmPackage(source: NpmSource, name: string, version?: string): Promise<InstalledPackage> {
+  const named = npmRefProblem(name, version);
+  if (named) throw new InstallError(named, 'refused');
+  // The npm registry's latest is checked as the entry's version is: both become a folder name and npm's spec.
   const resolved = version ?? (await latestVersion(source, name));
   const ref = { name, version: resolved };
   const spec = `${name}@${resolved}`;
+  const folder = folderOf(source, ref);
   const already = await findInstalled(source, ref);
   if (already) return already;
   await ensurePackagesDir(source.dir);
@@ -137,7 +155,12 @@ export async function installNpmPackage(source: NpmSource, name: string, version
     });
     await arborist.reify({ save: false });
     const installed = await installedIn(temp, ref);
-    const folder = join(source.dir, packageFolderName({ name, version: installed.version }));
+    // The folder is named after the version asked for, never the downloaded package.json's own claim.
+    if (installed.version !== resolved)
+      throw new InstallError(
+        `The npm registry (${source.registry}) sent ${name} ${JSON.stringify(installed.version)} when ${resolved} was asked for, so nothing was installed. Check the npm registry in use, or tell the server's publisher.`,
+        'refused',
+      );
     try {
       await rename(temp, folder);
     } catch (err) {

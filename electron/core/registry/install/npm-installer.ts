@@ -2,7 +2,6 @@
  * The npm installs of one hub: its packages folder, the npm registry it downloads from, and the runtime
  * that runs what it installed. Made as the hub starts, which is when an interrupted install is cleaned.
  */
-import { rm } from 'node:fs/promises';
 import type { ServerConfig } from '../../../../shared/config.js';
 import { findInstalled, installNpmPackage, latestVersion, type InstalledPackage, type NpmSource } from './npm-install.js';
 import { InstallsFolder } from './installs-folder.js';
@@ -55,11 +54,5 @@ export class NpmInstaller extends InstallsFolder {
 
   protected isInstall(name: string): boolean {
     return parsePackageFolderName(name) !== undefined;
-  }
-
-  /** Removes an installed package's folder (after an update switched away from it). */
-  async remove(ref: { folder: string }): Promise<void> {
-    if (packageOfFile(this.dir, ref.folder) === undefined) return;
-    await rm(ref.folder, { recursive: true, force: true });
   }
 }

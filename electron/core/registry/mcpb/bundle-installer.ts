@@ -7,15 +7,18 @@ import { existsSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
 import type { ServerConfig } from '../../../../shared/config.js';
+import { bundleRefProblem, isChildFolder } from '../install/install-names.js';
 import { InstallsFolder } from '../install/installs-folder.js';
 import type { OwnRuntime } from '../install/own-runtime.js';
-import { bundlesDir, installBundle, installedBundle, type InstalledBundle } from './mcpb-bundle.js';
+import { BundleError, bundlesDir, installBundle, installedBundle, type DownloadLimits, type InstalledBundle } from './mcpb-bundle.js';
 import { bundleLaunch, type BundleLaunch, type BundleUserConfig } from './mcpb-launch.js';
 
 export interface BundleInstallerOptions {
   dataDir: string;
   runtime?: OwnRuntime;
   fetch?: typeof fetch;
+  /** How long a download may stall and take in all (mcpb-bundle.ts's defaults otherwise). */
+  downloadLimits?: DownloadLimits;
   /** Called as a download starts ("Installing name 1.2.3…"). */
   onInstalling?(ref: { name: string; version?: string }): void;
 }
@@ -28,8 +31,15 @@ export interface BundleRef {
   sha256: string;
 }
 
-/** `io.github.owner/name` 1.2.3 → `io.github.owner+name@1.2.3` (a registry name has one slash). */
-export const bundleFolderName = (ref: { name: string; version: string }) => `${ref.name.replace(/\//g, '+')}@${ref.version}`;
+/**
+ * `io.github.owner/name` 1.2.3 → `io.github.owner+name@1.2.3` (a registry name has one slash). Both come
+ * from a registry answer: anything but a plain name and version is refused (install-names.ts).
+ */
+export function bundleFolderName(ref: { name: string; version: string }): string {
+  const problem = bundleRefProblem(ref);
+  if (problem) throw new BundleError(problem);
+  return `${ref.name.replace(/\//g, '+')}@${ref.version}`;
+}
 
 /** An installed bundle an upstream runs: the registry entry's name and version, and its folder. */
 export interface BundleRefOf {
@@ -55,7 +65,7 @@ export class BundleInstaller extends InstallsFolder {
     const folder = bundleFolderName(ref);
     const fresh = !existsSync(join(this.dir, folder));
     if (fresh) this.options.onInstalling?.({ name: ref.name, version: ref.version });
-    const bundle = await installBundle(this.dir, { url: ref.url, sha256: ref.sha256, folder }, this.options.fetch);
+    const bundle = await installBundle(this.dir, { url: ref.url, sha256: ref.sha256, folder }, this.options.fetch, this.options.downloadLimits);
     return { ...bundle, fresh };
   }
 
@@ -101,9 +111,9 @@ export class BundleInstaller extends InstallsFolder {
     return parseFolder(name) !== undefined;
   }
 
-  /** Removes an installed bundle's folder (one refused after install, that no server uses). */
+  /** Removes an installed bundle's folder (one refused after install, that no server uses); only ever a folder directly in bundles/. */
   async remove(bundle: { dir: string }): Promise<void> {
-    if (!bundle.dir.startsWith(this.dir)) return;
+    if (!isChildFolder(this.dir, bundle.dir)) return;
     await rm(bundle.dir, { recursive: true, force: true });
   }
 }

@@ -12,12 +12,24 @@ import { unzip, type Unzipped } from 'fflate';
 import type { McpbManifestAny } from '@anthropic-ai/mcpb';
 // One prefix for npm packages and bundles: what an interrupted install of either left is cleaned alike (install/installs-folder.ts).
 import { INSTALLING_PREFIX } from '../install/package-folders.js';
+import { childFolder } from '../install/install-names.js';
 
 /** A bundle larger than this (packed or unpacked) is refused: no server needs it, and a zip bomb would fill the disk. */
 export const MAX_BUNDLE_BYTES = 512 * 1024 * 1024;
 
 /** The data folder's bundles folder. */
 export const bundlesDir = (dataDir: string) => join(dataDir, 'bundles');
+
+/**
+ * How long a download may go without a byte arriving (reset by every chunk), and how long it may take in
+ * all: a server that sends its headers and then stalls, or drips forever, must not leave the form waiting.
+ */
+export interface DownloadLimits {
+  idleMs: number;
+  totalMs: number;
+}
+
+export const DEFAULT_DOWNLOAD_LIMITS: DownloadLimits = { idleMs: 30_000, totalMs: 15 * 60_000 };
 
 export class BundleError extends Error {
   override name = 'BundleError';
@@ -38,14 +50,21 @@ export interface BundleSource {
 }
 
 /** Downloads, verifies, unpacks and checks a bundle into `<dir>/<folder>`; the installed bundle. */
-export async function installBundle(dir: string, source: BundleSource, fetchImpl: typeof fetch = fetch): Promise<InstalledBundle> {
-  const target = join(dir, source.folder);
+export async function installBundle(
+  dir: string,
+  source: BundleSource,
+  fetchImpl: typeof fetch = fetch,
+  limits: DownloadLimits = DEFAULT_DOWNLOAD_LIMITS,
+): Promise<InstalledBundle> {
+  // Only ever a folder directly in `dir`: an existing folder elsewhere would be taken as installed and run.
+  const target = childFolder(dir, source.folder);
+  if (!target) throw new BundleError(`The bundle's folder name ${JSON.stringify(source.folder)} would leave the bundles folder; not installed.`);
   const existing = await readManifest(target).catch(() => undefined);
   if (existing) return { dir: target, manifest: existing };
   await mkdir(dir, { recursive: true, mode: 0o700 });
   const building = join(dir, `${INSTALLING_PREFIX}${randomBytes(6).toString('hex')}`);
   try {
-    const zip = await download(source, fetchImpl);
+    const zip = await download(source, fetchImpl, limits);
     await unpack(zip, building);
     const manifest = await readManifest(building);
     await rename(building, target);
@@ -56,11 +75,47 @@ export async function installBundle(dir: string, source: BundleSource, fetchImpl
   }
 }
 
-async function download(source: BundleSource, fetchImpl: typeof fetch): Promise<Uint8Array> {
+async function download(source: BundleSource, fetchImpl: typeof fetch, limits: DownloadLimits): Promise<Uint8Array> {
+  const stop = new AbortController();
+  let stalled: 'idle' | 'total' | undefined;
+  const abort = (why: 'idle' | 'total') => () => {
+    stalled = why;
+    stop.abort();
+  };
+  const total = setTimeout(abort('total'), limits.totalMs);
+  let idle = setTimeout(abort('idle'), limits.idleMs);
+  const arrived = () => {
+    clearTimeout(idle);
+    idle = setTimeout(abort('idle'), limits.idleMs);
+  };
+  try {
+    return await downloadChecked(source, fetchImpl, stop.signal, arrived);
+  } catch (err) {
+    if (!stalled) throw err;
+    throw new BundleError(
+      stalled === 'idle'
+        ? `The download of ${source.url} stopped: nothing arrived for ${duration(limits.idleMs)}, so it was cancelled and nothing was installed. Check the internet connection and try again; if it keeps happening, tell the server's publisher.`
+        : `The download of ${source.url} took longer than ${duration(limits.totalMs)}, so it was cancelled and nothing was installed. Try again on a faster connection; if it keeps happening, tell the server's publisher.`,
+    );
+  } finally {
+    clearTimeout(total);
+    clearTimeout(idle);
+  }
+}
+
+/** "30 seconds", "15 minutes", "0.3 seconds". */
+function duration(ms: number): string {
+  if (ms >= 120_000) return `${Math.round(ms / 60_000)} minutes`;
+  return `${ms >= 10_000 ? Math.round(ms / 1000) : Number((ms / 1000).toFixed(1))} seconds`;
+}
+
+/** The download's bytes, hashed as they arrive and checked against the published SHA-256; `arrived` is told of every chunk. */
+async function downloadChecked(source: BundleSource, fetchImpl: typeof fetch, signal: AbortSignal, arrived: () => void): Promise<Uint8Array> {
   let res: Response;
   try {
-    res = await fetchImpl(source.url, { redirect: 'follow' });
+    res = await fetchImpl(source.url, { redirect: 'follow', signal });
   } catch (err) {
+    if (signal.aborted) throw err;
     throw new BundleError(`Could not download ${source.url} (${(err as Error).message}). Check the internet connection and try again.`);
   }
   if (!res.ok || !res.body) throw new BundleError(`Could not download ${source.url}: the server answered ${res.status}. Try again later.`);
@@ -68,6 +123,7 @@ async function download(source: BundleSource, fetchImpl: typeof fetch): Promise<
   const chunks: Uint8Array[] = [];
   let size = 0;
   for await (const chunk of res.body) {
+    arrived();
     size += chunk.byteLength;
     if (size > MAX_BUNDLE_BYTES)
       throw new BundleError(`The bundle ${source.url} is larger than ${MAX_BUNDLE_BYTES / 1024 / 1024} MB; not installed.`);
