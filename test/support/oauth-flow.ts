@@ -14,6 +14,8 @@ export interface OAuthFixtureStats {
   codeGrants: number;
   refreshGrants: number;
   revocations: number;
+  /** GETs of the legacy SSE stream that passed the bearer check. */
+  sseGets: number;
   issued: string[];
 }
 

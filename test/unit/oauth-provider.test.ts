@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { PendingSignIns } from '../../electron/core/oauth/pending-sign-ins.js';
-import { OAUTH_SECRETS, UpstreamOAuthProvider } from '../../electron/core/oauth/upstream-oauth-provider.js';
+import { OAUTH_SECRETS, UpstreamOAuthProvider, oauthSecretsWithin } from '../../electron/core/oauth/upstream-oauth-provider.js';
 import { memorySecretStore as memoryStore } from '../support/memory-secret-store.js';
 
 describe('pending sign-ins', () => {
@@ -39,6 +39,31 @@ describe('pending sign-ins', () => {
     expect(pending.take(mine)).toEqual({ refused: 'cancelled' });
     expect(pending.take(mine)).toEqual({ refused: 'unknown' }); // still single use
     expect(pending.take(other)).toEqual({ serverId: 'notion' });
+  });
+
+  it("refuses a sign-in replaced by a newer one as replaced, only that server's", () => {
+    const pending = new PendingSignIns();
+    const older = pending.create('gh');
+    const other = pending.create('notion');
+    expect(pending.replace('gh')).toBe(true);
+    const newer = pending.create('gh');
+    expect(pending.cancel('gh')).toBe(true); // the newer one was waiting; the replaced one stays replaced
+    expect(pending.take(older)).toEqual({ refused: 'replaced' });
+    expect(pending.take(newer)).toEqual({ refused: 'cancelled' });
+    expect(pending.take(other)).toEqual({ serverId: 'notion' });
+  });
+});
+
+describe('the secrets inside stored OAuth values', () => {
+  it.each([
+    [JSON.stringify({ serverUrl: 'https://x/mcp', tokens: { access_token: 'at-1', refresh_token: 'rt-1', token_type: 'bearer' } }), ['at-1', 'rt-1']],
+    [JSON.stringify({ client_id: 'public-id', client_secret: 'cs-1', redirect_uris: [] }), ['cs-1']],
+    [JSON.stringify({ serverUrl: 'https://x/mcp', tokens: { access_token: 'at-2', id_token: 'id-2' } }), ['at-2', 'id-2']],
+    ['ghp_plainSecretValue', []],
+    ['{not json', []],
+    ['{"tokens": null}', []],
+  ])('%s holds %j', (stored, secrets) => {
+    expect(oauthSecretsWithin(stored)).toEqual(secrets);
   });
 });
 
@@ -96,6 +121,20 @@ describe('the upstream OAuth provider', () => {
     expect(await make(store, 5555).provider.registeredElsewhere()).toBe(true);
     await provider.saveTokens({ access_token: 'at', token_type: 'bearer' });
     expect(provider.authorizationUrl).toBeUndefined();
+  });
+
+  it('refuses discovery of an authorization server with plain-http endpoints off this computer', () => {
+    const { provider } = make();
+    const metadata = {
+      issuer: 'https://auth.example/',
+      authorization_endpoint: 'http://auth.example/authorize',
+      token_endpoint: 'https://auth.example/token',
+      response_types_supported: ['code'],
+    };
+    expect(() => provider.saveDiscoveryState({ authorizationServerUrl: 'https://auth.example/', authorizationServerMetadata: metadata })).toThrow(
+      /not secure \(http:\/\/auth\.example\/authorize\)/,
+    );
+    expect(provider.discoveryState()).toBeUndefined();
   });
 
   it('asks to start again when no verifier is waiting', async () => {

@@ -12,6 +12,7 @@ import { keptCatalogPath } from '../files/kept-catalog-file.js';
 import { Ledger } from '../ledger/ledger.js';
 import { EventLog } from '../log/event-log.js';
 import { SecretValues, configSecretValues } from '../log/secret-values.js';
+import { oauthSecretsWithin } from '../oauth/upstream-oauth-provider.js';
 import { toolEncoding } from '../policy/policy-runtime.js';
 import { ToolPins } from '../policy/tool-pins.js';
 import { migrateConfigSecrets } from '../secrets/migrate-config-secrets.js';
@@ -46,10 +47,11 @@ export async function openHubParts(paths: AppPaths): Promise<{ configFile: Confi
   const settingsSecrets = new SettingsSecrets(secretStore);
   const moved = await migrateConfigSecrets(configFile, secretStore, settingsSecrets);
   await settingsSecrets.load(configFile.current.settings);
+  // An OAuth entry is stored as JSON: the tokens and client secret inside it are masked on their own too.
   secrets.track(
     'secret store',
     () => secretStore.known(),
-    (values) => values,
+    (values) => values.flatMap((value) => [value, ...oauthSecretsWithin(value)]),
   );
   const events = new EventLog({ dir: paths.logDir, retentionDays: config.settings.logRetentionDays, secrets });
   const log = (message: string, error?: unknown) =>

@@ -4,9 +4,12 @@
  * code exchanged for tokens) and sign-out (tokens forgotten, and revoked where the server supports RFC
  * 7009). The hub wires it to the upstreams; nothing here knows them.
  */
-import { auth, discoverOAuthServerInfo } from '@modelcontextprotocol/sdk/client/auth.js';
+import { auth } from '@modelcontextprotocol/sdk/client/auth.js';
+import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { SecretStore } from '../secrets/secret-store.js';
+import { AUTH_SERVER_TIMEOUT_MS, fetchWithTimeout } from './auth-server-requests.js';
 import { PendingSignIns } from './pending-sign-ins.js';
+import { revokeTokens } from './token-revocation.js';
 import { OAUTH_SECRETS, UpstreamOAuthProvider } from './upstream-oauth-provider.js';
 
 export interface OAuthSignInsOptions {
@@ -18,6 +21,8 @@ export interface OAuthSignInsOptions {
   /** Where Spillway's Client ID Metadata Document is hosted, if anywhere (a setting). */
   clientMetadataUrl?: () => string | undefined;
   pending?: PendingSignIns;
+  /** How long one request to an authorization server may take (default AUTH_SERVER_TIMEOUT_MS; tests shorten it). */
+  timeoutMs?: number;
 }
 
 /** What the callback did: signed a server in, or refused (with the page's words). */
@@ -38,9 +43,13 @@ export class NeedsClientId extends Error {
 export class OAuthSignIns {
   readonly pending: PendingSignIns;
   readonly #providers = new Map<string, { provider: UpstreamOAuthProvider; serverUrl: string; clientId: string | undefined }>();
+  /** Each server's sign-in in progress: a second one waits for it (see signIn). */
+  readonly #starting = new Map<string, Promise<unknown>>();
+  readonly #fetch: FetchLike;
 
   constructor(private readonly options: OAuthSignInsOptions) {
     this.pending = options.pending ?? new PendingSignIns();
+    this.#fetch = fetchWithTimeout(options.timeoutMs ?? AUTH_SERVER_TIMEOUT_MS);
   }
 
   /** The provider for a server at `serverUrl` (the same one as long as the URL and the entered client ID stay the same). */
@@ -66,15 +75,30 @@ export class OAuthSignIns {
     return this.#providers.get(serverId)?.provider;
   }
 
-  /** A fresh authorization URL for a server (its stored tokens, refused anyway, are dropped first). */
-  async signIn(serverId: string, serverUrl: string, clientId?: string): Promise<string> {
+  /**
+   * A fresh authorization URL for a server (its stored tokens, refused anyway, are dropped first). Sign-ins
+   * of one server run one after the other: a server has one PKCE verifier slot, so the newer sign-in
+   * replaces the older, whose redirect is then refused as replaced (see UpstreamOAuthProvider.state).
+   */
+  signIn(serverId: string, serverUrl: string, clientId?: string): Promise<string> {
+    const before = this.#starting.get(serverId) ?? Promise.resolve();
+    const mine = before.catch(() => undefined).then(() => this.#signIn(serverId, serverUrl, clientId));
+    const settled = mine.catch(() => undefined);
+    this.#starting.set(serverId, settled);
+    void settled.then(() => {
+      if (this.#starting.get(serverId) === settled) this.#starting.delete(serverId);
+    });
+    return mine;
+  }
+
+  async #signIn(serverId: string, serverUrl: string, clientId?: string): Promise<string> {
     const provider = this.providerFor(serverId, serverUrl, clientId);
     await provider.invalidateCredentials('tokens');
     // Refreshing works with any registration; a new authorization needs one for today's callback address.
     if (await provider.registeredElsewhere()) await provider.invalidateCredentials('client');
     let result;
     try {
-      result = await auth(provider, { serverUrl, ...(provider.requiredScope ? { scope: provider.requiredScope } : {}) });
+      result = await auth(provider, { serverUrl, fetchFn: this.#fetch, ...(provider.requiredScope ? { scope: provider.requiredScope } : {}) });
     } catch (err) {
       // The SDK's words for a server without dynamic client registration (RFC 7591), and no client ID given.
       if (err instanceof Error && /does not support dynamic client registration/.test(err.message))
@@ -96,12 +120,13 @@ export class OAuthSignIns {
     if (!state) return { ok: false, status: 400, title: 'Sign-in failed', message: `This address is missing its state. ${NEXT_STEP}` };
     const taken = this.pending.take(state);
     if ('refused' in taken) {
-      const why = {
-        expired: 'This sign-in took too long and expired.',
-        cancelled: 'This sign-in was cancelled in Spillway.',
-        unknown: 'This sign-in link was already used, or was not made by this Spillway.',
+      const message = {
+        expired: `This sign-in took too long and expired. ${NEXT_STEP}`,
+        cancelled: `This sign-in was cancelled in Spillway. ${NEXT_STEP}`,
+        replaced: `A newer sign-in to this server was started after this one and replaced it. Use the newer browser tab to finish, or go back to Spillway's Servers view and press Sign in again.`,
+        unknown: `This sign-in link was already used, or was not made by this Spillway. ${NEXT_STEP}`,
       }[taken.refused];
-      return { ok: false, status: 400, title: 'Sign-in failed', message: `${why} ${NEXT_STEP}` };
+      return { ok: false, status: 400, title: 'Sign-in failed', message };
     }
     const { serverId } = taken;
     const error = query.get('error');
@@ -118,7 +143,7 @@ export class OAuthSignIns {
       return { ok: false, status: 400, title: 'Sign-in failed', message: `The server sent no authorization code. ${NEXT_STEP}`, serverId };
     try {
       // What the transport's finishAuth does: exchange the code (with the saved PKCE verifier) for tokens.
-      const result = await auth(entry.provider, { serverUrl: entry.serverUrl, authorizationCode: code });
+      const result = await auth(entry.provider, { serverUrl: entry.serverUrl, authorizationCode: code, fetchFn: this.#fetch });
       if (result !== 'AUTHORIZED') throw new Error('the server did not issue tokens');
     } catch (err) {
       const reason = err instanceof Error ? err.message : String(err);
@@ -134,16 +159,20 @@ export class OAuthSignIns {
     return { ok: true, serverId };
   }
 
-  /** Forgets a server's tokens, revoking them first where the server offers revocation (RFC 7009). */
+  /**
+   * Forgets a server's tokens, then revokes them where their authorization server offers revocation (RFC
+   * 7009). Forgotten first: a revocation endpoint that never answers must not leave them stored.
+   */
   async signOut(serverId: string, serverUrl: string): Promise<{ revoked: boolean }> {
-    const provider = this.providerFor(serverId, serverUrl);
+    const known = this.#providers.get(serverId);
+    // The provider in use keeps the client ID the user entered (needed to revoke); a new one would not.
+    const provider = known?.serverUrl === serverUrl ? known.provider : this.providerFor(serverId, serverUrl);
     const tokens = await provider.tokens();
-    let revoked = false;
-    if (tokens) revoked = await revoke(provider, serverUrl, [tokens.refresh_token, tokens.access_token]).catch(() => false);
     await provider.invalidateCredentials('tokens');
     await provider.invalidateCredentials('verifier');
     provider.authorizationUrl = undefined;
     this.pending.forget(serverId);
+    const revoked = tokens ? await revokeTokens(provider, tokens, this.#fetch).catch(() => false) : false;
     return { revoked };
   }
 
@@ -160,24 +189,4 @@ export class OAuthSignIns {
     this.pending.forget(serverId);
     for (const name of Object.values(OAUTH_SECRETS)) await this.options.store.delete(serverId, name);
   }
-}
-
-/** Posts each token to the revocation endpoint (client_secret_post, the SDK server's method); true when all were accepted. */
-async function revoke(provider: UpstreamOAuthProvider, serverUrl: string, tokens: (string | undefined)[]): Promise<boolean> {
-  const metadata = provider.discoveryState()?.authorizationServerMetadata ?? (await discoverOAuthServerInfo(serverUrl)).authorizationServerMetadata;
-  // OpenID discovery documents may carry it too, though their schema does not name it.
-  const endpoint =
-    metadata && 'revocation_endpoint' in metadata && typeof metadata.revocation_endpoint === 'string' ? metadata.revocation_endpoint : undefined;
-  const client = await provider.clientInformation();
-  if (!endpoint || !client) return false;
-  let all = true;
-  for (const token of tokens) {
-    if (!token) continue;
-    const body = new URLSearchParams({ token, client_id: client.client_id });
-    if (client.client_secret) body.set('client_secret', client.client_secret);
-    const res = await fetch(endpoint, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body });
-    await res.body?.cancel();
-    all &&= res.ok;
-  }
-  return all;
 }

@@ -9,10 +9,10 @@ import { randomBytes } from 'node:crypto';
 /** How long a sign-in waits for its redirect. */
 export const SIGN_IN_TTL_MS = 10 * 60_000;
 
-export type TakenSignIn = { serverId: string } | { refused: 'unknown' | 'expired' | 'cancelled' };
+export type TakenSignIn = { serverId: string } | { refused: 'unknown' | 'expired' | 'cancelled' | 'replaced' };
 
 export class PendingSignIns {
-  readonly #byState = new Map<string, { serverId: string; expiresAt: number; cancelled?: boolean }>();
+  readonly #byState = new Map<string, { serverId: string; expiresAt: number; refused?: 'cancelled' | 'replaced' }>();
 
   constructor(
     private readonly ttlMs = SIGN_IN_TTL_MS,
@@ -33,7 +33,7 @@ export class PendingSignIns {
     this.#byState.delete(state);
     if (!entry) return { refused: 'unknown' };
     if (entry.expiresAt < this.now()) return { refused: 'expired' };
-    if (entry.cancelled) return { refused: 'cancelled' };
+    if (entry.refused) return { refused: entry.refused };
     return { serverId: entry.serverId };
   }
 
@@ -42,19 +42,31 @@ export class PendingSignIns {
    * is told it was cancelled. True when one was waiting.
    */
   cancel(serverId: string): boolean {
-    this.#sweep();
-    let any = false;
-    for (const entry of this.#byState.values())
-      if (entry.serverId === serverId && !entry.cancelled) {
-        entry.cancelled = true;
-        any = true;
-      }
-    return any;
+    return this.#refuseWaiting(serverId, 'cancelled');
+  }
+
+  /**
+   * Marks a server's waiting sign-ins as replaced by a newer one (a server keeps one PKCE verifier, so
+   * only the newest can finish): kept until they expire, so that their redirect is told why.
+   */
+  replace(serverId: string): boolean {
+    return this.#refuseWaiting(serverId, 'replaced');
   }
 
   /** Forgets a server's waiting sign-ins (signed out, removed). */
   forget(serverId: string): void {
     for (const [state, entry] of this.#byState) if (entry.serverId === serverId) this.#byState.delete(state);
+  }
+
+  #refuseWaiting(serverId: string, why: 'cancelled' | 'replaced'): boolean {
+    this.#sweep();
+    let any = false;
+    for (const entry of this.#byState.values())
+      if (entry.serverId === serverId && !entry.refused) {
+        entry.refused = why;
+        any = true;
+      }
+    return any;
   }
 
   #sweep(): void {

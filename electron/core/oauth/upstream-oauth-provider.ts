@@ -8,6 +8,7 @@
 import type { OAuthClientProvider, OAuthDiscoveryState } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import type { SecretStore } from '../secrets/secret-store.js';
+import { checkAuthServerEndpoints } from './auth-server-requests.js';
 import type { PendingSignIns } from './pending-sign-ins.js';
 
 /** The secret store's names for a server's OAuth values. */
@@ -62,7 +63,9 @@ export class UpstreamOAuthProvider implements OAuthClientProvider {
     };
   }
 
+  /** A new authorization's state; the server's older waiting ones are refused from now on (the verifier saved next replaces theirs). */
   state(): string {
+    this.options.pending.replace(this.options.serverId);
     return this.options.pending.create(this.options.serverId);
   }
 
@@ -121,7 +124,12 @@ export class UpstreamOAuthProvider implements OAuthClientProvider {
     return verifier;
   }
 
+  /**
+   * Called by the SDK after discovery, before it registers, opens the authorization URL or posts a code or
+   * token: an authorization server with plain-http endpoints off this computer is refused here.
+   */
   saveDiscoveryState(state: OAuthDiscoveryState): void {
+    checkAuthServerEndpoints(state.authorizationServerUrl, state.authorizationServerMetadata);
     this.#discovery = state;
   }
 
@@ -155,6 +163,23 @@ export class UpstreamOAuthProvider implements OAuthClientProvider {
     else await this.options.store.set(this.options.serverId, OAUTH_SECRETS[slot], value);
     this.#cache.set(slot, value);
   }
+}
+
+const SECRET_FIELDS = ['access_token', 'refresh_token', 'id_token', 'client_secret'] as const;
+
+/**
+ * The secrets inside a stored OAuth value (the tokens entry, the client registration), for masking them by
+ * value: a server's error text quotes the access token, not the JSON it is stored in. None for other values.
+ */
+export function oauthSecretsWithin(stored: string): string[] {
+  if (!stored.startsWith('{')) return [];
+  const entry = parseJson<{ tokens?: unknown }>(stored);
+  return [...secretFields(entry), ...secretFields(entry?.tokens)];
+}
+
+function secretFields(holder: unknown): string[] {
+  if (!holder || typeof holder !== 'object') return [];
+  return SECRET_FIELDS.map((field): unknown => Reflect.get(holder, field)).filter((value) => typeof value === 'string');
 }
 
 /** A stored JSON value; a damaged entry counts as none (the SDK registers or signs in again). */

@@ -70,7 +70,13 @@ export function createTransportFactory(options: TransportFactoryOptions) {
           requestInit,
           ...(authProvider ? { authProvider } : {}),
           eventSourceInit: {
-            fetch: (input, init) => fetch(input, { ...init, headers: { ...(init?.headers as Record<string, string>), ...config.headers } }),
+            // The SDK hands the stream's headers (bearer token, Accept, protocol version) over as a Headers
+            // object, which spreads to {}: copied through Headers, with the configured ones set on top.
+            fetch: (input, init) => {
+              const headers = new Headers(init?.headers);
+              for (const [name, value] of Object.entries(config.headers)) headers.set(name, value);
+              return fetch(input, { ...init, headers });
+            },
           },
         }),
       };

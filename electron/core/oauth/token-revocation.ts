@@ -1,0 +1,59 @@
+/**
+ * Revoking a server's tokens at sign-out (RFC 7009), best effort: only at the authorization server that
+ * issued them (the SDK stamps tokens with it as `issuer`), never at one that discovery names today (after
+ * a restart, or once the server points elsewhere, that one never saw the tokens), and without following
+ * redirects, so the tokens and the client secret are posted to the revocation endpoint and nowhere else.
+ */
+import { discoverAuthorizationServerMetadata } from '@modelcontextprotocol/sdk/client/auth.js';
+import type { OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
+import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { checkAuthServerEndpoints } from './auth-server-requests.js';
+import type { UpstreamOAuthProvider } from './upstream-oauth-provider.js';
+
+/** Whether two authorization server identifiers name the same server (a trailing `/` aside, as the SDK compares them). */
+export function sameIssuer(a: string, b: string): boolean {
+  const norm = (s: string) => {
+    try {
+      return new URL(s).href.replace(/\/$/, '');
+    } catch {
+      return s.replace(/\/$/, '');
+    }
+  };
+  return norm(a) === norm(b);
+}
+
+/**
+ * Posts each token to the revocation endpoint of the server that issued them (client_secret_post, the SDK
+ * server's method); true when all were accepted. False, posting nothing, when the tokens name no issuer,
+ * the client was registered elsewhere, or that server offers no revocation.
+ */
+export async function revokeTokens(provider: UpstreamOAuthProvider, tokens: OAuthTokens, fetchFn: FetchLike): Promise<boolean> {
+  const issuer = tokens.issuer;
+  if (!issuer) return false;
+  const client = await provider.clientInformation();
+  if (!client || (client.issuer && !sameIssuer(client.issuer, issuer))) return false;
+  const known = provider.discoveryState();
+  const metadata =
+    known && sameIssuer(known.authorizationServerUrl, issuer)
+      ? (known.authorizationServerMetadata ?? (await discoverAuthorizationServerMetadata(issuer, { fetchFn })))
+      : await discoverAuthorizationServerMetadata(issuer, { fetchFn });
+  const endpoint =
+    metadata && 'revocation_endpoint' in metadata && typeof metadata.revocation_endpoint === 'string' ? metadata.revocation_endpoint : undefined;
+  if (!endpoint) return false;
+  checkAuthServerEndpoints(issuer, metadata);
+  let all = true;
+  for (const token of [tokens.refresh_token, tokens.access_token]) {
+    if (!token) continue;
+    const body = new URLSearchParams({ token, client_id: client.client_id });
+    if (client.client_secret) body.set('client_secret', client.client_secret);
+    const res = await fetchFn(endpoint, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body,
+      redirect: 'manual',
+    });
+    await res.body?.cancel();
+    all &&= res.ok;
+  }
+  return all;
+}

@@ -1,0 +1,34 @@
+/**
+ * Sign-in of a legacy SSE upstream (issue 15) against the OAuth fixture's /sse endpoint. The SSE GET must
+ * carry the bearer token (and Accept: text/event-stream): without it the server answers 401, the SDK
+ * refreshes the token and tries again, forever — the server never connects and the authorization server
+ * gets hundreds of refresh grants a second (each one a keychain write).
+ */
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { startTestHub, type TestHub } from '../support/hub-harness.js';
+import { signIn, startOAuthFixture, type OAuthFixture } from '../support/oauth-flow.js';
+
+let server: OAuthFixture;
+let hub: TestHub;
+
+beforeAll(async () => {
+  server = await startOAuthFixture('--token-lifetime', '300');
+  const url = server.url.replace(/\/mcp$/, '/sse');
+  hub = await startTestHub({ version: 1, servers: { remote: { type: 'sse', url, headers: { 'X-Team': 'blue' } } } });
+});
+afterAll(async () => {
+  await hub?.stop();
+  await server?.stop();
+});
+
+it('signs in, connects, and lists the tools, with one code grant and no refresh storm', async () => {
+  await hub.waitForStatus('remote', 'needs-sign-in');
+  await signIn(hub);
+  const client = await hub.connect();
+  const { tools } = await client.listTools();
+  expect(tools.map((t) => t.name)).toContain('remote__whoami');
+  const stats = await server.stats();
+  expect(stats.codeGrants).toBe(1);
+  expect(stats.refreshGrants).toBe(0);
+  expect(stats.sseGets).toBe(1);
+});
