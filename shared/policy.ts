@@ -264,8 +264,11 @@ export interface KnownServer {
 
 export interface KnownServers {
   servers: Record<string, KnownServer>;
-  /** Checks a custom PII pattern (the masker's own check: compiles, cannot match "", no catastrophic nesting). */
-  checkPattern?: (pattern: CustomPiiPatternPolicy) => { ok: true } | { ok: false; message: string };
+  /**
+   * Checks a custom PII pattern (the masker's own check: compiles, cannot match "", no catastrophic
+   * nesting); `label` is its placeholder name (`emp-id` → EMP_ID), which two patterns of a tool may not share.
+   */
+  checkPattern?: (pattern: CustomPiiPatternPolicy) => { ok: true; label?: string } | { ok: false; message: string };
 }
 
 /** Valid policies may still carry warnings: settings that work against themselves, by field (issue 14, item 5). */
@@ -327,9 +330,21 @@ export function validatePolicies(policies: unknown, known: KnownServers): Policy
         checkParams(`${field}.paramOverrides`, Object.keys(policy.paramOverrides ?? {}), schema);
       if (bad) return bad;
       const custom = policy.pii?.custom ?? [];
+      // The masker refuses two patterns with one placeholder name at call time: refused here instead.
+      const labels = new Map<string, string>();
       for (const [i, pattern] of custom.entries()) {
         const checked = known.checkPattern?.(pattern);
         if (checked && !checked.ok) return fail(`${field}.pii.custom.${i}`, `"${pattern.name}": ${checked.message}`);
+        const label = checked?.label;
+        if (label === undefined) continue;
+        const first = labels.get(label);
+        if (first !== undefined) {
+          return fail(
+            `${field}.pii.custom.${i}`,
+            `"${pattern.name}" gives the same placeholder name (${label}) as "${first}": rename one of them or remove one`,
+          );
+        }
+        labels.set(label, pattern.name);
       }
     }
   }

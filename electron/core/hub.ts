@@ -64,6 +64,8 @@ export interface HubOptions {
   firstListWaitMs?: number;
   /** When abandoned HTTP sessions are closed: idle timeout, cap and clock (tests shorten them). */
   httpSessions?: HttpSessionLimits;
+  /** How long one PII masking with custom patterns may run (default PII_DEADLINE_MS; tests shorten it). */
+  piiDeadlineMs?: number;
 }
 
 export { TOOL_PINS_FILE } from './hub/hub-parts.js';
@@ -190,6 +192,7 @@ export class Hub {
       counter: parts.spill.counter,
       policy: (entry) => this.policy.values(entry),
       cache: this.policy.cache,
+      ...(options.piiDeadlineMs !== undefined ? { piiDeadlineMs: options.piiDeadlineMs } : {}),
       onCallFinished: (call) => {
         this.policy.countUse(call.exposedName);
         this.#usage.recordCall(call);

@@ -140,6 +140,24 @@ describe('compressResult against a chat-completions server', () => {
     );
   });
 
+  it("masks the calling model's goal with the result's placeholders", async () => {
+    const text = 'Customer jane.doe@example.com wrote. ' + prose;
+    const goal = 'what jane.doe@example.com asked, and anything for carol@example.net';
+    const out = await compressResult(input({ text, goal, originalTokens: await counter.count(text) }), {
+      client: createChatClient(config()),
+      counter,
+      masker: createMasker(),
+    });
+    expect(out.ok).toBe(true);
+    const sent = JSON.stringify(await recorded());
+    expect(sent).not.toContain('jane.doe@example.com');
+    expect(sent).not.toContain('carol@example.net');
+    const [request] = await recorded();
+    expect(request!.body.messages[0]!.content).toContain(
+      'What the assistant needs from this result: what [EMAIL_1] asked, and anything for [EMAIL_2]',
+    );
+  });
+
   it('a second identical call is answered from the cache: no second request', async () => {
     const deps = { client: createChatClient(config()), counter, cache: new CompressionCache() };
     const first = await compressResult(input(), deps);

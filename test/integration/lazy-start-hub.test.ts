@@ -11,6 +11,7 @@ import { pathToFileURL } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { ToolListChangedNotificationSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Hub } from '../../electron/core/hub.js';
+import { ControlDispatcher, hubHandlers } from '../../electron/core/control/control-handlers.js';
 import { controlParts } from '../../electron/core/control/control-parts.js';
 import { NODE, fixture } from '../support/hub-harness.js';
 import { HubRuns, upstreamReady, upstreamStatus } from '../support/hub-runs.js';
@@ -107,6 +108,21 @@ describe('a stdio server on first use', () => {
     expect((read.contents[0] as { text: string }).text).toContain('"quoted"');
     expect(seen).toEqual(['0 Starting s (it starts on first use)…']);
     expect(up.status).toBe('ready');
+  });
+
+  it('has its policies checked against its kept tools while idle', async () => {
+    const hub = await secondRun({ args: [fixture('fixture-server.mjs')] });
+    expect(hub.pool.get('s')?.status).toBe('idle');
+    const control = new ControlDispatcher(hubHandlers(controlParts(hub)));
+    const typo = await control.dispatch('policies.setTool', { server: 's', tool: 'ad', policy: { hiddenParams: { bogus: 1 } } });
+    expect(typo).toMatchObject({ ok: false, code: 'invalid', field: 'tools.s.ad' });
+    expect(typo.ok || typo.message).toMatch(/server "s" has no tool "ad" \(it has: .*add/);
+    const param = await control.dispatch('policies.setTool', { server: 's', tool: 'add', policy: { hiddenParams: { bogus: 1 } } });
+    expect(param).toMatchObject({ ok: false, code: 'invalid', field: 'tools.s.add.hiddenParams.bogus' });
+    const good = await control.dispatch('policies.setTool', { server: 's', tool: 'add', policy: { hiddenParams: { b: 1 } } });
+    expect(good.ok).toBe(true);
+    // Checking does not start it.
+    expect(hub.pool.get('s')?.status).toBe('idle');
   });
 
   it('with startMode "always" starts with the hub even with its lists kept', async () => {

@@ -91,6 +91,28 @@ describe('PII masking through the endpoint', () => {
     expect(event.argumentsPreview).not.toContain(EMAIL);
   });
 
+  it('masks personal data in argument keys and restores it in what the client reads', async () => {
+    const args = { note: { [EMAIL]: 'vip', plain: `cc ${EMAIL}` } };
+    const result = await call('rec__echo', args);
+    expect((await recorded()).at(-1)!.arguments).toEqual({ note: { '[EMAIL_1]': 'vip', plain: 'cc [EMAIL_1]' } });
+    expect(JSON.parse(textOf(result))).toEqual(args);
+  });
+
+  it("hidden values reach the upstream as set, never masked, and the log shows only the client's masked arguments", async () => {
+    const set = await t.api('policies.setTool', {
+      server: 'rec',
+      tool: 'echo',
+      policy: { hiddenParams: { to: 'ops@corp-example.com', card: 'tok_live_SECRET123' }, pii: { types: ['email'] } },
+    });
+    expect(set.ok).toBe(true);
+    const started = t.waitFor((e) => e.type === 'call.started' && e.exposedName === 'rec__echo', 'call.started');
+    await call('rec__echo', { note: `from ${EMAIL}` });
+    expect((await recorded()).at(-1)!.arguments).toEqual({ note: 'from [EMAIL_1]', to: 'ops@corp-example.com', card: 'tok_live_SECRET123' });
+    const preview = ((await started) as Extract<HubEvent, { type: 'call.started' }>).argumentsPreview;
+    expect(JSON.parse(preview!)).toEqual({ note: 'from [EMAIL_1]' });
+    await t.api('policies.setTool', { server: 'rec', tool: 'echo', policy: { pii: { types: ['email', 'credit_card'] } } });
+  });
+
   it('with maskResults, the model and the spill store see placeholders; the client reads the originals', async () => {
     await fetch(`${llmRoot}/requests`, { method: 'DELETE' });
     const result = await call('rec__big_json', { count: 300, emails: true });
@@ -109,6 +131,41 @@ describe('PII masking through the endpoint', () => {
     const kept = textOf(await call('spillway__read_result', { handle, op: 'head', lines: 20 }));
     expect(kept).toContain('[EMAIL_');
     expect(kept).not.toContain('@example.org');
+  });
+
+  it("with maskResults, the calling model's goal reaches the compression model masked too", async () => {
+    await fetch(`${llmRoot}/requests`, { method: 'DELETE' });
+    const result = await call('rec__big_json', { count: 300, emails: true, _spillway_goal: `the item of person-7@example.org, for ${EMAIL}` });
+    expect(textOf(result)).toMatch(/^\[Compressed: /);
+    const sent = (await (await fetch(`${llmRoot}/requests`)).json()) as Array<{ body: { messages: Array<{ role: string; content: string }> } }>;
+    expect(sent).toHaveLength(1);
+    const wire = JSON.stringify(sent);
+    expect(wire).not.toContain('@example.org');
+    expect(wire).not.toContain(EMAIL);
+    const system = sent[0]!.body.messages.find((m) => m.role === 'system')!.content;
+    // The same address as in the result, the same placeholder.
+    expect(system).toContain('What the assistant needs from this result: the item of [EMAIL_8], for [EMAIL_');
+  });
+
+  it('refuses two custom patterns with one placeholder name, naming the second; the tool keeps working', async () => {
+    const refused = await t.api('policies.setTool', {
+      server: 'rec',
+      tool: 'echo',
+      policy: {
+        pii: {
+          types: [],
+          custom: [
+            { name: 'emp-id', pattern: 'EMP-\\d+' },
+            { name: 'emp_id', pattern: 'E\\d{4}' },
+          ],
+        },
+      },
+    });
+    expect(refused).toMatchObject({ ok: false, code: 'invalid', field: 'tools.rec.echo.pii.custom.1' });
+    expect(refused.message).toMatch(/"emp_id" gives the same placeholder name \(EMP_ID\) as "emp-id": rename one/);
+    const result = await call('rec__echo', { note: `EMP-123 for ${EMAIL}` });
+    expect(result.isError).toBeFalsy();
+    expect((await recorded()).at(-1)!.arguments).toEqual({ note: 'EMP-123 for [EMAIL_1]' });
   });
 
   it('refuses an unsafe custom pattern, naming the field', async () => {

@@ -85,7 +85,7 @@ const listed = async (client: Client) => (await client.listTools()).tools;
 describe('policies against an in-process server, through the hub', () => {
   it('validates policies against the tools the server really lists', async () => {
     const { hub } = await open({});
-    const known = hub.policy.known(hub.pool);
+    const known = hub.policy.known(hub.pool, hub.catalog);
     expect(validatePolicies({ tools: { everything: { ech: { hidden: true } } } }, known)).toMatchObject({ ok: false, field: 'tools.everything.ech' });
     expect(validatePolicies({ tools: { everything: { echo: { hiddenParams: { mesage: 'x' } } } } }, known)).toMatchObject({
       ok: false,

@@ -139,21 +139,39 @@ describe('placeholders', () => {
 });
 
 describe('maskArguments', () => {
-  it('walks nested objects and arrays, leaves non-strings and keys, does not mutate its input', () => {
+  it('walks nested objects and arrays, masks keys too, leaves non-strings, does not mutate its input', () => {
     const args = {
       query: 'find orders of jane@example.com',
       filters: { phones: ['+1 (415) 555-2671', '(555) 234-5678'], limit: 10, active: true, note: null },
-      'jane@example.com': 'keys are not masked',
+      'jane@example.com': 'keys are masked too',
+      byContact: { 'bob@example.net': { tier: 'vip' } },
     };
     const copy = structuredClone(args);
     const { masked, vault } = all.maskArguments(args);
     expect(masked).toEqual({
       query: 'find orders of [EMAIL_1]',
       filters: { phones: ['[PHONE_1]', '[PHONE_2]'], limit: 10, active: true, note: null },
-      'jane@example.com': 'keys are not masked',
+      '[EMAIL_1]': 'keys are masked too',
+      byContact: { '[EMAIL_2]': { tier: 'vip' } },
     });
     expect(args).toEqual(copy);
-    expect(vault.size).toBe(3);
+    expect(vault.size).toBe(4);
+    expect(restore(masked, vault)).toEqual(args);
+  });
+
+  it("leaves the keys it is told to keep (the tool's own parameter names), masks the others", () => {
+    const words = createMasker({ types: [], custom: [{ name: 'word', pattern: '^\\w+$' }] });
+    const { masked } = words.maskArguments({ path: 'x', extra: { tag: 'y' } }, undefined, new Set(['path', 'extra']));
+    expect(masked).toEqual({ path: '[WORD_1]', extra: { '[WORD_2]': '[WORD_3]' } });
+  });
+
+  it('a placeholder-shaped key is never issued, and a "__proto__" key stays an own key', () => {
+    const args = JSON.parse('{"[EMAIL_1]": "literal", "__proto__": {"to": "a@x.com"}, "cc": "b@x.com"}') as Record<string, unknown>;
+    const { masked, vault } = all.maskArguments(args);
+    expect(Object.keys(masked)).toEqual(['[EMAIL_1]', '__proto__', 'cc']);
+    expect(Object.getPrototypeOf(masked)).toBe(Object.prototype);
+    expect(JSON.stringify(masked)).toBe('{"[EMAIL_1]":"literal","__proto__":{"to":"[EMAIL_2]"},"cc":"[EMAIL_3]"}');
+    expect(JSON.stringify(restore(masked, vault))).toBe(JSON.stringify(args));
   });
 
   it('a birth-date key marks its value, even with no keyword in the string', () => {

@@ -22,6 +22,8 @@ export interface Masking {
   vault: PiiVault;
   /** The result is masked too before it is spilled or shown to a model; the client gets the originals. */
   maskResults: boolean;
+  /** The client's arguments, masked (without the policy's hidden values): what the log shows. */
+  arguments: CallArguments;
 }
 
 /** What the compression stage needs beyond the result policy (action 'compress', issue 8). */
@@ -57,7 +59,7 @@ export interface CallContext {
   readonly client: string | undefined;
   /** The arguments after the request stages so far (what the cache keys on). */
   args: CallArguments;
-  /** What the upstream gets: `args`, masked when the policy masks PII. */
+  /** What the upstream gets: `args`, the client's part masked when the policy masks PII. */
   forwarded: CallArguments;
   compress: CompressRequest | undefined;
   masking: Masking | undefined;

@@ -112,7 +112,10 @@ function report(delivered: CallToolResult, action: ResultAction, asIs: boolean, 
   };
 }
 
-/** The `call.started` event; the log never holds what masking kept from the upstream. */
+/**
+ * The `call.started` event: the client's arguments, masked when the policy masks PII. Never the
+ * policy's hidden values (a token the user hid from the model is not written to the log either).
+ */
 export function reportStarted(ctx: CallContext, emit: (event: HubEventInput) => void): void {
   emit({
     type: 'call.started',
@@ -123,7 +126,7 @@ export function reportStarted(ctx: CallContext, emit: (event: HubEventInput) => 
     server: ctx.server,
     tool: ctx.tool,
     exposedName: ctx.entry.name,
-    argumentsPreview: preview(ctx.masking ? ctx.forwarded : ctx.params.arguments),
+    argumentsPreview: preview(ctx.masking ? ctx.masking.arguments : ctx.params.arguments),
   });
 }
 

@@ -61,12 +61,13 @@ export class CompressionStage {
     const text = await this.deps.spilled.readText(o.handle);
     if (text.trim().length === 0) return report;
     const request = ctx.compress;
+    const goal = request?.goal ? maskedGoal(ctx, request.goal) : undefined;
     const compressed = await this.#compressorFor({ ...c, baseUrl: c.baseUrl, model: c.model }).compress(
       {
         text,
         ...(found.entry.contentType === 'json' ? { contentType: 'json' as const } : {}),
         tool: `${ctx.server}/${ctx.tool}`,
-        ...(request?.goal ? { goal: request.goal } : {}),
+        ...(goal ? { goal } : {}),
         ...(request?.instructions ? { customInstructions: request.instructions } : {}),
         maxOutputTokens: request?.maxTokens ?? c.defaultMaxOutputTokens,
         originalTokens: o.tokensUpstream.tokens,
@@ -103,4 +104,14 @@ export class CompressionStage {
     report.countingDelivered = undefined;
     return report;
   }
+}
+
+/**
+ * The calling model's goal as the compression model reads it: with maskResults, masked with the call's
+ * vault like the result it goes with (the same value gets the same placeholder, and the answer is restored
+ * for the client with the rest of the result).
+ */
+function maskedGoal(ctx: CallContext, goal: string): string {
+  const masking = ctx.masking;
+  return masking?.maskResults ? masking.masker.maskText(goal, masking.vault).text : goal;
 }

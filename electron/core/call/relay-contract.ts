@@ -85,4 +85,6 @@ export interface RelayDeps {
   policy?: (entry: ToolEntry) => CallPolicy;
   /** The tool-call cache (used when a tool's effective cacheTtlSeconds is above 0). */
   cache?: CallCache;
+  /** How long one PII masking with custom patterns may run (default PII_DEADLINE_MS; tests shorten it). */
+  piiDeadlineMs?: number;
 }

@@ -1,13 +1,15 @@
 /**
  * The tools/call pipeline for upstream tools, as the list of its stages. Request: refusal → compression
- * fields → policy arguments → PII masking → cache. The upstream call (timeout, progress, cancellation,
- * error mapping). Result: materialize → cache → PII restore → shape (pass/spill/truncate) → client-pipe
- * guard → compression → the report (call events and the ledger). Each stage lives in its own file here.
+ * fields → PII masking (of the client's arguments) → policy arguments → cache. The upstream call
+ * (timeout, progress, cancellation, error mapping). Result: materialize → cache → PII restore → shape
+ * (pass/spill/truncate) → client-pipe guard → compression → the report (call events and the ledger).
+ * Each stage lives in its own file here.
  */
 import { ErrorCode, type CallToolRequest, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Settings } from '../../../shared/config.js';
 import type { DownstreamExtra, DownstreamSession } from '../downstream/session.js';
 import { isCancelled } from '../downstream/request-cancellation.js';
+import { PiiPatternError } from '../pii/custom-patterns.js';
 import type { CachedCall } from '../policy/call-cache.js';
 import type { ShapedResult } from '../spill/shape-result.js';
 import type { Upstream } from '../upstream/upstream.js';
@@ -27,7 +29,7 @@ import { errorResult, rpcError, unavailableMessage } from './relay-errors.js';
 import { callUpstream, UpstreamFailure, upstreamFailure } from './upstream-call.js';
 
 export class ToolCallPipeline {
-  readonly #pii = new PiiMaskers();
+  readonly #pii: PiiMaskers;
   readonly #compression: CompressionStage;
 
   constructor(
@@ -35,6 +37,7 @@ export class ToolCallPipeline {
     private readonly progress: ProgressRoutes,
   ) {
     this.#compression = new CompressionStage({ settings: deps.settings, counter: deps.counter, spilled: deps.spilled });
+    this.#pii = new PiiMaskers(deps.piiDeadlineMs);
   }
 
   /**
@@ -65,9 +68,11 @@ export class ToolCallPipeline {
 
     // Request stages.
     takeCompressionRequest(ctx);
+    // Masking comes before the policy's values: a hidden value or override reaches the upstream as the
+    // user set it, never as a placeholder.
+    const notMasked = this.#pii.maskArguments(ctx);
+    if (notMasked !== undefined) return this.#refusePii(ctx, notMasked);
     applyPolicyArguments(ctx);
-    const invalidPii = this.#pii.maskArguments(ctx);
-    if (invalidPii !== undefined) return this.#refusePii(ctx, invalidPii);
     const cache = cacheFor(ctx, deps.cache, settings.paused);
     const hit = cache?.get(ctx.server, ctx.tool, ctx.args);
     const upstream = hit ? undefined : deps.upstreams().get(ctx.server);
@@ -100,6 +105,8 @@ export class ToolCallPipeline {
         reportCall(ctx, cancelledReport(), deps.emit, deps.onCallFinished);
         throw err;
       }
+      // A custom PII pattern ran out of time on the result: the server answered, so it is not its failure.
+      if (err instanceof PiiPatternError) return this.#failed(ctx, new UpstreamFailure(this.#pii.resultFailure(ctx, err)));
       return this.#failed(ctx, upstreamFailure(ctx, upstream, err));
     }
   }
@@ -147,7 +154,13 @@ export class ToolCallPipeline {
    */
   async #fromCache(ctx: CallContext, hit: CachedCall): Promise<CallToolResult> {
     const result = restorePii(ctx, hit.result);
-    const report = result.isError ? asIsReport(result) : await this.#shape(ctx, result);
+    let report: CallReport;
+    try {
+      report = result.isError ? asIsReport(result) : await this.#shape(ctx, result);
+    } catch (err) {
+      if (err instanceof PiiPatternError) return this.#failed(ctx, new UpstreamFailure(this.#pii.resultFailure(ctx, err)));
+      throw err;
+    }
     report.action = 'cache';
     report.savedMs = hit.durationMs;
     return reportCall(ctx, report, this.deps.emit, this.deps.onCallFinished);
@@ -161,8 +174,8 @@ export class ToolCallPipeline {
     return result;
   }
 
-  #refusePii(ctx: CallContext, reason: string): CallToolResult {
-    const message = `Tool "${ctx.entry.name}" was not called: its PII masking policy is invalid (${reason}). Fix it in Spillway's tool policies.`;
+  /** A call not made because its arguments could not be masked: said to the client and in the log. */
+  #refusePii(ctx: CallContext, message: string): CallToolResult {
     this.deps.emit({ type: 'log', level: 'error', server: ctx.server, message });
     return errorResult(message);
   }

@@ -120,11 +120,13 @@ async function compress(input: CompressInput, deps: CompressDeps): Promise<Compr
   const maxInputChars = deps.maxInputChars ?? DEFAULT_MAX_INPUT_CHARS;
   const shown = input.text.length > maxInputChars ? cutAtChar(input.text, maxInputChars) : input.text;
   const masking = masker?.maskText(shown);
+  // The calling model's goal may name the same people as the result: masked with the same vault.
+  const goal = masker && masking && input.goal !== undefined ? masker.maskText(input.goal, masking.vault).text : input.goal;
   const messages = buildCompressionMessages({
     text: masking?.text ?? shown,
     strategy,
     tool: input.tool,
-    goal: input.goal,
+    goal,
     customInstructions: input.customInstructions,
     maxOutputTokens,
     originalTokens: input.originalTokens,

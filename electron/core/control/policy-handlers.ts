@@ -18,7 +18,10 @@ type PolicyParts = Pick<ControlParts, 'control' | 'config' | 'upstreams' | 'poli
 
 /** Refuses a policy for one tool or server, checked on its own (a stale entry elsewhere never blocks a write). */
 function check(parts: PolicyParts, candidate: { servers?: Record<string, ServerPolicy>; tools?: Record<string, Record<string, ToolPolicy>> }): void {
-  const result = validatePolicies({ servers: candidate.servers ?? {}, tools: candidate.tools ?? {} }, parts.policy.known(parts.upstreams));
+  const result = validatePolicies(
+    { servers: candidate.servers ?? {}, tools: candidate.tools ?? {} },
+    parts.policy.known(parts.upstreams, parts.catalog),
+  );
   if (!result.ok) throw new ControlError('invalid', result.message, result.field);
 }
 

@@ -24,11 +24,12 @@ export interface PiiMasker {
   /** Placeholder labels this masker can issue, in priority order. */
   readonly labels: readonly string[];
   /**
-   * A masked deep copy of a tool call's arguments: every string value, at any depth, with its personal
-   * data replaced by placeholders, and the vault that restores them. Pass a vault to continue its
-   * numbering (the same value keeps its placeholder).
+   * A masked deep copy of a tool call's arguments: every string value and object key, at any depth, with
+   * its personal data replaced by placeholders, and the vault that restores them. Pass a vault to continue its
+   * numbering (the same value keeps its placeholder). Keys in `keepKeys` (the tool's own parameter and
+   * property names: never data, and the tool needs them as they are) are left alone.
    */
-  maskArguments<T>(args: T, vault?: PiiVault): { masked: T; vault: PiiVault };
+  maskArguments<T>(args: T, vault?: PiiVault, keepKeys?: ReadonlySet<string>): { masked: T; vault: PiiVault };
   /** One text masked, e.g. a result's text view before it reaches a compression model. */
   maskText(text: string, vault?: PiiVault): { text: string; vault: PiiVault };
   /**
@@ -117,9 +118,15 @@ export function createMasker(options: PiiMaskerOptions = {}): PiiMasker {
   return {
     labels: detectors.map((d) => d.label),
     detect,
-    maskArguments<T>(args: T, vault = new PiiVault()) {
+    maskArguments<T>(args: T, vault = new PiiVault(), keepKeys?: ReadonlySet<string>) {
       forEachString(args, (text) => vault.reserveFrom(text));
-      const masked = guarded(() => mapStrings(args, (text, key) => maskString(text, vault, { key })));
+      const masked = guarded(() =>
+        mapStrings(
+          args,
+          (text, key) => maskString(text, vault, { key }),
+          (name, parent) => (keepKeys?.has(name) ? name : maskString(name, vault, { key: parent })),
+        ),
+      );
       return { masked, vault };
     },
     maskText(text: string, vault = new PiiVault()) {

@@ -67,33 +67,49 @@ export function restoreText(text: string, vault: PiiVault): string {
 
 /**
  * A copy of a JSON value (a tool result: text blocks, structuredContent, nested resources) with the
- * vault's placeholders in every string put back. Object keys are left as they are.
+ * vault's placeholders in every string put back, object keys included.
  */
 export function restore<T>(value: T, vault: PiiVault): T {
   if (vault.size === 0) return value;
   return mapStrings(value, (text) => restoreText(text, vault));
 }
 
+/** Maps one string; `key` is the property the string (or the array holding it) belongs to. */
+export type StringMap = (text: string, key: string | undefined) => string;
+
 /**
- * A deep copy of a JSON value with `fn` applied to every string value. `key` is the property the string
- * (or the array holding it) belongs to. Non-JSON leaves are kept as they are.
+ * A deep copy of a JSON value with `fn` applied to every string value and `mapKey` (default `fn`) to
+ * every object key: personal data is sometimes a key, e.g. `{"alice@example.com": "vip"}`. For a key,
+ * `key` is the property of the object that has it. Non-JSON leaves are kept as they are.
  */
-export function mapStrings<T>(value: T, fn: (text: string, key: string | undefined) => string, key?: string): T {
+export function mapStrings<T>(value: T, fn: StringMap, mapKey: StringMap = fn): T {
+  return mapWithin(value, fn, mapKey, undefined);
+}
+
+function mapWithin<T>(value: T, fn: StringMap, mapKey: StringMap, key: string | undefined): T {
   if (typeof value === 'string') return fn(value, key) as T;
-  if (Array.isArray(value)) return value.map((item) => mapStrings(item, fn, key)) as T;
+  if (Array.isArray(value)) return value.map((item) => mapWithin(item, fn, mapKey, key)) as T;
   if (isPlainObject(value)) {
     const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value)) out[k] = mapStrings(v, fn, k);
+    for (const [k, v] of Object.entries(value)) {
+      // Defined, not assigned: a key "__proto__" (JSON.parse makes one) stays an own property.
+      Object.defineProperty(out, mapKey(k, key), { value: mapWithin(v, fn, mapKey, k), enumerable: true, writable: true, configurable: true });
+    }
     return out as T;
   }
   return value;
 }
 
-/** Calls `fn` on every string value of a JSON value, in the order `mapStrings` visits them. */
+/** Calls `fn` on every string of a JSON value, object keys included, in the order `mapStrings` visits them. */
 export function forEachString(value: unknown, fn: (text: string) => void): void {
   if (typeof value === 'string') fn(value);
   else if (Array.isArray(value)) for (const item of value) forEachString(item, fn);
-  else if (isPlainObject(value)) for (const v of Object.values(value)) forEachString(v, fn);
+  else if (isPlainObject(value)) {
+    for (const [k, v] of Object.entries(value)) {
+      fn(k);
+      forEachString(v, fn);
+    }
+  }
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {

@@ -8,7 +8,7 @@ import type { Config, ServerConfig } from '../../../shared/config.js';
 import type { HubEventInput } from '../../../shared/events.js';
 import { ownValue } from '../../../shared/records.js';
 import type { EffectivePolicy, KnownServers, ResultEncoding, ServerPolicy } from '../../../shared/policy.js';
-import type { ToolEntry, ToolShape } from '../catalog/catalog.js';
+import type { Catalog, ToolEntry, ToolShape } from '../catalog/catalog.js';
 import { addCompressionFields } from '../compress/compression-fields.js';
 import { CallCache } from './call-cache.js';
 import { selectDirectTools } from './direct-tools.js';
@@ -148,25 +148,30 @@ export class PolicyRuntime {
     this.usage.set(exposedName, (this.usage.get(exposedName) ?? 0) + 1);
   }
 
-  /** What validation checks names against: every configured server, with its tools once it is connected. */
-  known(upstreams: ReadonlyMap<string, { status: string; tools: Tool[] }>): KnownServers {
+  /**
+   * What validation checks names against: every configured server, with its tools once it is connected,
+   * else the tools the catalog kept from its last run (an idle server, started on first use, is checked
+   * like a ready one). Without either (never connected, or a kept tool lost a name clash) any tool name is taken.
+   */
+  known(upstreams: ReadonlyMap<string, { status: string; tools: Tool[] }>, catalog: Pick<Catalog, 'toolEntries' | 'clashes'>): KnownServers {
     const servers: KnownServers['servers'] = {};
     for (const id of Object.keys(this.#config().servers)) {
       const up = upstreams.get(id);
-      servers[id] =
-        up && up.status === 'ready'
-          ? {
-              tools: up.tools.map((t) => t.name),
-              inputSchemas: Object.fromEntries(up.tools.map((t) => [t.name, t.inputSchema])),
-            }
-          : { tools: undefined };
+      const tools = up?.status === 'ready' ? up.tools : keptTools(catalog, id);
+      servers[id] = tools
+        ? { tools: tools.map((t) => t.name), inputSchemas: Object.fromEntries(tools.map((t) => [t.name, t.inputSchema])) }
+        : { tools: undefined };
     }
     return {
       servers,
-      checkPattern: (p) => {
-        const checked = checkCustomPattern(p);
-        return checked.ok ? { ok: true } : checked;
-      },
+      checkPattern: (p) => checkCustomPattern(p),
     };
   }
+}
+
+/** A server's tools as the catalog kept them from its last run; undefined when it has none or lost some to a name clash. */
+function keptTools(catalog: Pick<Catalog, 'toolEntries' | 'clashes'>, serverId: string): Tool[] | undefined {
+  const kept = catalog.toolEntries().filter((e) => e.serverId === serverId && e.kept);
+  if (kept.length === 0 || catalog.clashes.some((c) => c.serverId === serverId)) return undefined;
+  return kept.map((e) => e.upstream);
 }
