@@ -22,6 +22,7 @@ import type { Dispatch } from './policy/dispatch-tool.js';
 import { PolicyRuntime } from './policy/policy-runtime.js';
 import { DownstreamSession, type SessionTransportKind } from './downstream/session.js';
 import { EventLog } from './log/event-log.js';
+import { StderrEvents } from './log/stderr-events.js';
 import { Ledger } from './ledger/ledger.js';
 import type { SpillFeature } from './spill/spill-feature.js';
 import type { SecretStore } from './secrets/secret-store.js';
@@ -101,6 +102,8 @@ export class Hub {
   /** While upstreams ready last run are still starting: what a session's first tools/list waits for. */
   readonly #waits: StartupWaits;
   #removeExitHooks: (() => void) | undefined;
+  /** Servers' stderr lines become events at a bounded rate: a flood must not grow memory and logs. */
+  readonly #stderr = new StderrEvents({ emit: (e) => this.emit(e) });
 
   private constructor(
     readonly options: HubOptions,
@@ -218,7 +221,7 @@ export class Hub {
     this.pool = new UpstreamPool({
       hooks: {
         createTransport,
-        onStderr: (id, line) => this.emit({ type: 'upstream.stderr', level: 'debug', server: id, line }),
+        onStderr: (id, line) => this.#stderr.line(id, line),
         onListsChanged: (id) => {
           this.#catalog.keepLists(id);
           this.#catalog.queue();
@@ -322,6 +325,7 @@ export class Hub {
     this.sessions.clear();
     await this.pool.stop();
     await this.reaper.killAll();
+    this.#stderr.flush();
     // No child is left to reap: a process that runs hubs one after another does not pile up listeners.
     this.#removeExitHooks?.();
     // A rebuild may have pinned new tools in the background: their write lands before the process may exit.

@@ -51,6 +51,19 @@ describe('buildChildEnv', () => {
     // Elsewhere Path and PATH are different variables.
     expect(buildChildEnv({ Path: 'a' }, { PATH: 'b' }, undefined, 'linux')).toEqual({ Path: 'a', PATH: 'b' });
   });
+
+  it("leaves out the hub's own SPILLWAY_* variables, unless the server's config sets them", () => {
+    const hubEnv = { HOME: '/h', SPILLWAY_TOKEN: 'hub-token', SPILLWAY_DATA_DIR: '/data', SPILLWAY_CONFIG: '/c.json', MY_SPILLWAY_NOTE: 'kept' };
+    expect(buildChildEnv(hubEnv, { SPILLWAY_SECRET_ARG_1: 'arg' }, undefined, 'linux')).toEqual({
+      HOME: '/h',
+      MY_SPILLWAY_NOTE: 'kept',
+      SPILLWAY_SECRET_ARG_1: 'arg',
+    });
+    expect(buildChildEnv(hubEnv, { SPILLWAY_DATA_DIR: '/its-own' }, undefined, 'darwin')).toMatchObject({ SPILLWAY_DATA_DIR: '/its-own' });
+    // On win32 a variable's name is the same whatever its case; elsewhere only the upper-case prefix is the hub's.
+    expect(buildChildEnv({ Spillway_Token: 't', A: '1' }, undefined, undefined, 'win32')).toEqual({ A: '1' });
+    expect(buildChildEnv({ spillway_token: 't' }, undefined, undefined, 'linux')).toEqual({ spillway_token: 't' });
+  });
 });
 
 describe('readLoginShellPath', () => {

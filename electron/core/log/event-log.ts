@@ -13,6 +13,10 @@ import { SecretValues } from './secret-values.js';
 /** File name stem of the event log: `events-YYYY-MM-DD[.N].jsonl` (UTC days). */
 export const EVENT_LOG_NAME = 'events';
 export const DEFAULT_RING_SIZE = 5000;
+/** All event files together; past it the oldest go, whatever the retention (a flood must not fill the disk). */
+export const DEFAULT_MAX_LOG_BYTES = 200 * 1024 * 1024;
+/** Events waiting for the disk past which new ones are kept in memory only (counted and reported). */
+export const DEFAULT_MAX_QUEUED_EVENTS = 10_000;
 const DAY_MS = 24 * 3600_000;
 /**
  * Event fields that hold ids and enums: they are not masked by value (a server id equal to some
@@ -43,6 +47,10 @@ export interface EventLogOptions {
   now?: () => number;
   /** Size at which a day's file moves on to `.1`, `.2`, ... Default 20 MiB. */
   maxFileBytes?: number;
+  /** Size of all event files together past which the oldest are deleted. Default 200 MiB. */
+  maxTotalBytes?: number;
+  /** Events waiting to be written past which new ones skip the disk. Default 10000. */
+  maxQueued?: number;
   /** Parse every emitted event with HubEventSchema and throw on a malformed one (development, tests). */
   validate?: boolean;
   /** Disk errors (a failed write drops its batch; the ring and subscribers are unaffected). */
@@ -90,6 +98,9 @@ export class EventLog {
       name: EVENT_LOG_NAME,
       daily: true,
       maxFileBytes: opts.maxFileBytes,
+      maxTotalBytes: opts.maxTotalBytes ?? DEFAULT_MAX_LOG_BYTES,
+      maxQueued: opts.maxQueued ?? DEFAULT_MAX_QUEUED_EVENTS,
+      onDropped: (count) => this.droppedFromDisk(count),
       now: this.now,
       onError: this.onError,
     });
@@ -190,6 +201,11 @@ export class EventLog {
     }
   }
 
+  /** Events waiting to be written to disk. */
+  get queued(): number {
+    return this.journal.queued;
+  }
+
   /** Resolves when every event emitted so far is on disk and retention clean-up has finished. */
   async flush(): Promise<void> {
     await this.maintenance;
@@ -203,6 +219,16 @@ export class EventLog {
     await this.maintenance;
     await this.journal.close();
     this.listeners.clear();
+  }
+
+  /** Some events came faster than the disk took them: the file says so where they are missing. */
+  private droppedFromDisk(count: number): void {
+    const events = count === 1 ? '1 event was' : `${count.toLocaleString('en-US')} events were`;
+    this.emit({
+      type: 'log',
+      level: 'warn',
+      message: `${events} not saved to the log files: they came faster than the disk could take them. Recent events are still shown here.`,
+    });
   }
 
   private ringCovers(f: ReturnType<typeof EventFilterSchema.parse>, oldest: HubEvent | undefined): boolean {

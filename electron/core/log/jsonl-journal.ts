@@ -3,7 +3,7 @@
  * `append` never waits for the disk: lines queue up and a single writer drains them in batches on the
  * next turn of the event loop, so the per-call path of the hub never blocks on I/O (DESIGN.md).
  */
-import { mkdir, open, unlink, type FileHandle } from 'node:fs/promises';
+import { mkdir, open, stat, unlink, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { assertJournalName, dayOf, listSegments, segmentFileName, type JournalSegment } from './journal-files.js';
 
@@ -19,6 +19,18 @@ export interface JsonlJournalOptions {
   /** One file (series) per UTC day, by the time the line is written. */
   daily: boolean;
   maxFileBytes?: number;
+  /**
+   * Size of all the journal's files together past which the oldest are deleted (checked whenever a file
+   * is opened). Default: no cap (the ledger keeps everything; the event log sets one).
+   */
+  maxTotalBytes?: number;
+  /**
+   * Lines waiting for the disk past which new ones are dropped (counted, see onDropped) instead of
+   * queued: when lines come faster than the disk takes them, memory must not grow. Default: no limit.
+   */
+  maxQueued?: number;
+  /** Lines were dropped since the last call, because the queue was full. */
+  onDropped?: (count: number) => void;
   now?: () => number;
   /** Write failures (disk full, folder removed): the batch is dropped and the next batch retries. */
   onError?: (err: unknown) => void;
@@ -37,6 +49,10 @@ export class JsonlJournal {
   readonly name: string;
   readonly daily: boolean;
   readonly maxFileBytes: number;
+  readonly maxTotalBytes: number;
+  readonly maxQueued: number;
+  private readonly onDropped: (count: number) => void;
+  private dropped = 0;
   private readonly now: () => number;
   private readonly onError: (err: unknown) => void;
   private queue: unknown[] = [];
@@ -52,6 +68,9 @@ export class JsonlJournal {
     this.name = opts.name;
     this.daily = opts.daily;
     this.maxFileBytes = opts.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
+    this.maxTotalBytes = opts.maxTotalBytes ?? Number.POSITIVE_INFINITY;
+    this.maxQueued = opts.maxQueued ?? Number.POSITIVE_INFINITY;
+    this.onDropped = opts.onDropped ?? (() => {});
     this.now = opts.now ?? Date.now;
     this.onError = opts.onError ?? (() => {});
   }
@@ -62,8 +81,17 @@ export class JsonlJournal {
    */
   append(value: unknown): void {
     if (this.closed) throw new Error(`journal ${this.name} is closed`);
+    if (this.queue.length >= this.maxQueued) {
+      this.dropped++;
+      return;
+    }
     this.queue.push(value);
     if (!this.running && !this.scheduled) this.scheduled = this.#schedule();
+  }
+
+  /** Lines waiting to be written. */
+  get queued(): number {
+    return this.queue.length;
   }
 
   /** Resolves once every line appended before the call is on disk (or its write failed). */
@@ -138,6 +166,19 @@ export class JsonlJournal {
         this.active = undefined;
         await active?.handle.close().catch(() => {});
       }
+      this.reportDropped();
+    }
+  }
+
+  /** Told after a batch is written, so the caller's note about it finds room in the queue. */
+  private reportDropped(): void {
+    if (this.dropped === 0) return;
+    const count = this.dropped;
+    this.dropped = 0;
+    try {
+      this.onDropped(count);
+    } catch (err) {
+      this.onError(err);
     }
   }
 
@@ -192,6 +233,7 @@ export class JsonlJournal {
       const opened = await openForAppend(last.path);
       const seg: ActiveSegment = { ...opened, day, index: last.index };
       this.active = seg;
+      await this.deleteOverCap();
       if (seg.size >= this.maxFileBytes) return this.rotate(seg);
       return seg;
     }
@@ -209,7 +251,36 @@ export class JsonlJournal {
     const opened = await openForAppend(path);
     const seg: ActiveSegment = { ...opened, day, index };
     this.active = seg;
+    await this.deleteOverCap();
     return seg;
+  }
+
+  /**
+   * Deletes the oldest files while all of them together are over maxTotalBytes; never the open one,
+   * which counts at its full size: it grows until the next file opens, and the cap holds meanwhile too.
+   */
+  private async deleteOverCap(): Promise<void> {
+    if (!Number.isFinite(this.maxTotalBytes)) return;
+    const active = this.active?.path;
+    const sized: { path: string; size: number }[] = [];
+    for (const seg of await this.segments()) {
+      const size = await stat(seg.path).then(
+        (s) => s.size,
+        () => 0,
+      );
+      sized.push({ path: seg.path, size: seg.path === active ? Math.max(size, this.maxFileBytes) : size });
+    }
+    let total = sized.reduce((sum, s) => sum + s.size, 0);
+    for (const { path, size } of sized) {
+      if (total <= this.maxTotalBytes) return;
+      if (path === active) continue;
+      try {
+        await unlink(path);
+        total -= size;
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'ENOENT') this.onError(err);
+      }
+    }
   }
 }
 

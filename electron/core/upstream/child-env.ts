@@ -3,9 +3,13 @@ import { execFile } from 'node:child_process';
 /** An environment as Node hands it over: values may be missing. */
 export type EnvLike = Readonly<Record<string, string | undefined>>;
 
+/** The hub's own variables (its token, data folder, config): no concern of the servers it starts. */
+const HUB_PREFIX = 'SPILLWAY_';
+
 /**
- * The environment an upstream server starts with: the user's environment plus the configured
- * variables (configured wins). `loginShellPath`, when given, replaces PATH — a GUI-launched app
+ * The environment an upstream server starts with: the user's environment without the hub's own
+ * SPILLWAY_* variables (a server saw SPILLWAY_TOKEN; audit s11, item 4), plus the configured variables
+ * (configured wins, SPILLWAY_* included). `loginShellPath`, when given, replaces PATH — a GUI-launched app
  * inherits launchd's bare PATH, so `npx`/`uvx` from nvm or Homebrew would not be found otherwise.
  * On win32 names compare case-insensitively (`Path` and `PATH` are one variable there).
  */
@@ -24,7 +28,8 @@ export function buildChildEnv(
     }
     env[name] = value;
   };
-  for (const [name, value] of Object.entries(baseEnv)) if (value !== undefined) set(name, value);
+  const isHubOwn = (name: string) => (caseInsensitive ? name.toUpperCase() : name).startsWith(HUB_PREFIX);
+  for (const [name, value] of Object.entries(baseEnv)) if (value !== undefined && !isHubOwn(name)) set(name, value);
   if (loginShellPath) set(pathKeyOf(env, caseInsensitive), loginShellPath);
   for (const [name, value] of Object.entries(configuredEnv ?? {})) if (value !== undefined) set(name, value);
   return env;

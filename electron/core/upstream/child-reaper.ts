@@ -1,4 +1,5 @@
 import { spawnSync, type ChildProcess } from 'node:child_process';
+import { signalTree } from './process-group.js';
 
 /** The part of `process` the reaper hooks into; injected so tests can use an EventEmitter. */
 export interface ProcessHooks {
@@ -26,17 +27,21 @@ export interface ChildReaperOptions {
  *   and re-raises the signal so the default exit still happens; if the app handles the signal
  *   itself, it should `await killAll()` (or close the upstream pool) and exit, and 'exit' reaps the rest;
  * - SIGKILL or a crash of the parent: no hook runs, but the children's stdin reaches EOF, on which
- *   well-behaved MCP servers exit (stdio transport spec). Children are spawned `detached: false`, so a
- *   terminal's Ctrl-C reaches them too.
+ *   well-behaved MCP servers exit (stdio transport spec).
+ * On POSIX the children lead their own process groups (process-group.ts), and every signal here goes to
+ * the group, so what a wrapper script started goes with it. A terminal's Ctrl-C reaches the app only,
+ * which stops its children as above.
  * For a graceful quit, call `killAll()` (or close each transport) before exiting, e.g. in Electron's
  * `before-quit`.
  */
 export class ChildReaper {
   readonly #children = new Set<ChildProcess>();
   readonly #forceKill: (child: ChildProcess) => void;
+  readonly #platform: NodeJS.Platform;
 
   constructor(options: ChildReaperOptions) {
     const { platform } = options;
+    this.#platform = platform;
     this.#forceKill = options.forceKill ?? ((child) => forceKillChild(child, platform));
   }
 
@@ -77,7 +82,7 @@ export class ChildReaper {
       children.map(async (child) => {
         const exited = exitOf(child);
         try {
-          child.kill('SIGTERM');
+          signalTree(child, 'SIGTERM', this.#platform);
         } catch {
           // Already gone.
         }
@@ -116,8 +121,9 @@ export class ChildReaper {
 }
 
 /**
- * Kills a child for good. On win32 a child started through cmd.exe has the real server as its own
- * child, which TerminateProcess would leave running, so the whole tree goes with taskkill.
+ * Kills a child for good, with what it started. On win32 a child started through cmd.exe has the real
+ * server as its own child, which TerminateProcess would leave running, so the whole tree goes with
+ * taskkill; elsewhere its process group gets SIGKILL.
  */
 export function forceKillChild(child: ChildProcess, platform: NodeJS.Platform): void {
   if (child.exitCode !== null || child.signalCode !== null) return;
@@ -125,7 +131,7 @@ export function forceKillChild(child: ChildProcess, platform: NodeJS.Platform): 
     const result = spawnSync('taskkill', ['/pid', String(child.pid), '/T', '/F'], { windowsHide: true, stdio: 'ignore' });
     if (result.status === 0) return;
   }
-  child.kill('SIGKILL');
+  signalTree(child, 'SIGKILL', platform);
 }
 
 /** Resolves when the child has exited (at once if it already has). */

@@ -5,6 +5,7 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ErrorCode, type JSONRPCMessage, type RequestId } from '@modelcontextprotocol/sdk/types.js';
 import { buildChildEnv, type EnvLike } from './child-env.js';
 import { exitOf, forceKillChild, type ChildReaper } from './child-reaper.js';
+import { endGroup, ownProcessGroup, signalTree } from './process-group.js';
 import { LineFramer, oversizedResponseId, type OversizedMessageError } from '../wire/line-framer.js';
 import { RawMessageSpool, type SpooledString } from '../wire/raw-spool.js';
 import { inlinedMessage } from '../wire/spooled-strings.js';
@@ -98,6 +99,7 @@ export class StdioUpstreamTransport implements Transport {
   });
   #closing: Promise<void> | undefined;
   #pipeDrainTimer: NodeJS.Timeout | undefined;
+  #groupEnded: Promise<void> = Promise.resolve(); // POSIX: what the server left in its group once it exited, being ended
   /** Ids of the tools/call requests sent and not yet answered: only their results may stay spooled. */
   readonly #toolCalls = new Set<RequestId>();
   /** Ids of the requests sent and not answered (nor cancelled) yet: while there are any, writes are batched. */
@@ -156,7 +158,7 @@ export class StdioUpstreamTransport implements Transport {
         stdio: ['pipe', 'pipe', 'pipe'],
         windowsHide: true,
         windowsVerbatimArguments: target.windowsVerbatimArguments,
-        detached: false, // same process group: a terminal's Ctrl-C reaches the server too
+        detached: ownProcessGroup(o.platform), // POSIX: a group of its own, signalled whole (process-group.ts)
         shell: false,
       });
     } catch (error) {
@@ -240,11 +242,12 @@ export class StdioUpstreamTransport implements Transport {
       }
       if (!(await this.#exitsWithin(child, closeGraceMs))) {
         // On win32 SIGTERM is TerminateProcess of cmd.exe only; go straight to the tree kill.
-        if (platform !== 'win32') child.kill('SIGTERM');
+        if (platform !== 'win32') signalTree(child, 'SIGTERM', platform);
         if (platform === 'win32' || !(await this.#exitsWithin(child, killGraceMs))) forceKillChild(child, platform);
       }
     }
     await this.#whenFinished;
+    await this.#groupEnded;
   }
 
   async #exitsWithin(child: ChildProcess, ms: number): Promise<boolean> {
@@ -281,6 +284,9 @@ export class StdioUpstreamTransport implements Transport {
     });
     child.once('exit', (code, signal) => {
       this.#exit = { code, signal };
+      // A wrapper gone leaves no server of its own behind.
+      const { platform, killGraceMs = 2000 } = this.#options;
+      if (ownProcessGroup(platform) && child.pid) this.#groupEnded = endGroup(child.pid, killGraceMs);
       if (viaCmd && code === CMD_NOT_FOUND) {
         this.onerror?.(new UpstreamStartError(notFoundMessage(this.#options.command), 'ENOENT'));
       }

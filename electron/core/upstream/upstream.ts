@@ -1,6 +1,6 @@
 /**
  * One long-lived connection to one upstream MCP server: connects on its own, keeps its lists, reconnects
- * with backoff after a crash or a drop, and stops retrying after a crash loop until the user retries.
+ * with backoff after a crash or a drop; after a crash loop a stdio server waits for the user (retry-plan.ts).
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
@@ -31,6 +31,7 @@ import { UpstreamClient } from './upstream-client.js';
 import { isSignInNeeded, signInMessage } from './sign-in-needed.js';
 import { describeConnectError } from './connect-error.js';
 import { loadLists } from './upstream-lists.js';
+import { retryPlan } from './retry-plan.js';
 
 export interface UpstreamTransportHandle {
   transport: Transport;
@@ -70,6 +71,8 @@ export interface UpstreamOptions {
   crashWindowMs?: number;
   backoffBaseMs?: number;
   backoffMaxMs?: number;
+  /** Longest wait between tries of an unreachable HTTP or SSE server (never given up on). */
+  networkRetryMaxMs?: number;
   now?: () => number;
 }
 
@@ -102,6 +105,7 @@ export class Upstream {
   #stopping = false;
   #generation = 0;
   #failures: number[] = [];
+  #triesSinceReady = 0; // failed tries since it was last ready: spaces out a network server's tries
   #retryTimer: NodeJS.Timeout | undefined;
   #stderr: string[] = [];
   #started = false;
@@ -125,6 +129,7 @@ export class Upstream {
       crashWindowMs: 120_000,
       backoffBaseMs: 500,
       backoffMaxMs: 30_000,
+      networkRetryMaxMs: 60_000,
       now: Date.now,
       ...options,
     };
@@ -151,6 +156,7 @@ export class Upstream {
     }
     this.#stopping = false;
     this.#failures = [];
+    this.#triesSinceReady = 0;
     void this.#connect();
   }
 
@@ -271,6 +277,7 @@ export class Upstream {
     const firstStart = !this.#started && downloadsOnFirstStart(this.config);
     const timeout = firstStart ? this.#opts.downloadGraceMs : this.#opts.connectTimeoutMs;
     let client: UpstreamClient | undefined;
+    let connected = false; // until then a failure lands in the catch below, and the close with it is the same one
     try {
       const handle = await this.hooks.createTransport(this.id, this.config, (line) => {
         this.#stderr.push(line);
@@ -285,7 +292,7 @@ export class Upstream {
       client = this.#makeClient();
       this.#client = client;
       client.onclose = () => {
-        if (generation !== this.#generation || this.#stopping || this.#signInWanted) return;
+        if (!connected || generation !== this.#generation || this.#stopping || this.#signInWanted) return;
         this.#onDropped(generation, this.#exitMessage('the server closed the connection'), retry);
       };
       const wire = this.#watch(handle.transport, generation);
@@ -297,6 +304,8 @@ export class Upstream {
       await this.#loadLists(client);
       if (generation !== this.#generation) return;
       this.#started = true;
+      connected = true;
+      this.#triesSinceReady = 0;
       this.#setStatus('ready');
       this.hooks.onListsChanged(this.id);
       this.#idle?.touch();
@@ -333,22 +342,20 @@ export class Upstream {
     this.#client = undefined;
     this.#handle = undefined;
     this.#clearLists();
-    this.#setStatus('error', message);
-    if (!retry || this.#stopping || generation !== this.#generation) return;
+    if (!retry || this.#stopping || generation !== this.#generation) return this.#setStatus('error', message);
     const now = this.#opts.now();
     this.#failures = [...this.#failures.filter((t) => now - t < this.#opts.crashWindowMs), now];
-    if (this.#failures.length >= this.#opts.crashLoopFailures) {
-      this.#setStatus('error', `${message} (stopped after ${this.#failures.length} failures in a row; fix the server and press Restart)`);
-      return;
-    }
-    const delay = Math.min(this.#opts.backoffMaxMs, this.#opts.backoffBaseMs * 2 ** (this.#failures.length - 1));
+    this.#triesSinceReady++;
+    const plan = retryPlan(this.config.type, message, this.#failures.length, this.#triesSinceReady, this.#opts);
+    this.#setStatus('error', plan.message);
+    if (plan.stop) return;
     this.#retryTimer = setTimeout(() => {
       this.#retryTimer = undefined;
       if (!this.#stopping && generation === this.#generation) {
         this.restarts++;
         void this.#connect();
       }
-    }, delay);
+    }, plan.delayMs);
     this.#retryTimer.unref?.();
   }
 
