@@ -81,7 +81,16 @@ async function serve(args: string[]): Promise<number> {
     return 1;
   }
   say(`Spillway listening on ${running.hub.url}`);
-  process.stderr.write(`Open the Spillway window: ${running.uiUrl}\n`);
+  if (stdio) {
+    // A stdio client keeps this stream in its own log files: the link with the token stays out of it.
+    const chosen = values['data-dir'] ?? process.env.SPILLWAY_DATA_DIR;
+    const dataDir = chosen === undefined ? '' : ` --data-dir ${JSON.stringify(chosen)}`;
+    process.stderr.write(
+      `To open the Spillway window, run \`spillway token${dataDir}\` to see your token, then open ${running.hub.endpoint.origin}/?token=<your token>\n`,
+    );
+  } else {
+    process.stderr.write(`Open the Spillway window: ${running.uiUrl}\n`);
+  }
   return new Promise<number>((resolve) => {
     let stopping = false;
     const stop = async () => {

@@ -86,8 +86,9 @@ async function run(dataDir: string): Promise<void> {
     const hub = appHub.hub;
     // The bridge's local socket (Claude Desktop and other stdio clients reach the hub through it).
     socket = await attachSocketEndpoint(hub, {
-      path: socketPathFor({ dataDir, platform, tmpDir: app.getPath('temp') }),
+      path: socketPathFor({ dataDir, platform, tmpDir: app.getPath('temp'), uid: process.getuid?.() }),
       platform,
+      proveIdentity: appHub.proveIdentity,
       onWarning: (message) => hub.emit({ type: 'log', level: 'warn', message }),
       onClient: appHub.noteClientSeen,
     }).catch((err: Error) => {

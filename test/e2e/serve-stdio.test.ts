@@ -5,7 +5,7 @@
  * the result.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -42,17 +42,22 @@ class Recording implements Transport {
 let dir: string;
 let client: Client;
 let transport: Recording;
+let stderr = '';
+const stderrWaiters: (() => void)[] = [];
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'spillway-stdio-'));
   await writeFile(join(dir, 'config.json'), JSON.stringify({ mcpServers: { fx: { command: NODE, args: [fixture('fixture-server.mjs')] } } }));
-  transport = new Recording(
-    new StdioClientTransport({
-      command: NODE,
-      args: [join(ROOT, 'electron/cli/spillway.js'), 'serve', '--stdio', '--data-dir', dir, '--port', '0'],
-      stderr: 'pipe',
-    }),
-  );
+  const stdio = new StdioClientTransport({
+    command: NODE,
+    args: [join(ROOT, 'electron/cli/spillway.js'), 'serve', '--stdio', '--data-dir', dir, '--port', '0'],
+    stderr: 'pipe',
+  });
+  stdio.stderr?.on('data', (c: Buffer) => {
+    stderr += c.toString('utf8');
+    for (const wake of stderrWaiters.splice(0)) wake();
+  });
+  transport = new Recording(stdio);
   client = new Client({ name: 'stdio-test', version: '1' });
   await client.connect(transport);
 });
@@ -94,5 +99,12 @@ describe('spillway serve --stdio', () => {
       if (seen.length === 4 && seen[3] === 4) complete++;
     }
     expect(complete).toBeGreaterThanOrEqual(1);
+  });
+
+  it('keeps the token out of stderr, which stdio clients save in their own log files, and says how to get it', async () => {
+    while (!stderr.includes('Spillway window')) await new Promise<void>((resolve) => stderrWaiters.push(resolve));
+    const token = (await readFile(join(dir, 'token'), 'utf8')).trim();
+    expect(stderr).not.toContain(token);
+    expect(stderr).toContain(`run \`spillway token --data-dir "${dir}"\` to see your token`);
   });
 });

@@ -10,31 +10,25 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { Bridge } from '../../electron/cli/bridge/bridge.js';
-import { hubProof } from '../../electron/core/files/hub-identity.js';
 import { LineFramer } from '../../electron/core/wire/line-framer.js';
+import { scriptedHandshake } from '../support/socket-handshake.js';
 
 const OUR_ID = 'our-hub-id-0123456789abcdef';
+const TOKEN = 'the-token-of-this-data-folder';
 let dir: string;
 const servers: Server[] = [];
 
 /** A socket hub whose id is `id`: proves it on the handshake, then answers every request with its name. */
 async function hubWithId(path: string, id: string, name: string): Promise<void> {
-  const server = createServer((socket: Socket) => {
-    let greeted = false;
-    const framer = new LineFramer({
-      onLine: (raw) => {
-        const m = JSON.parse(raw.toString('utf8')) as { nonce?: string; id?: number };
-        if (!greeted) {
-          greeted = true;
-          socket.write(`${JSON.stringify({ ok: true, hub: hubProof(id, m.nonce ?? '', 'socket') })}\n`);
-          return;
-        }
+  const server = createServer((socket: Socket) =>
+    scriptedHandshake(socket, {
+      id,
+      onMessage: (raw) => {
+        const m = JSON.parse(raw.toString('utf8')) as { id?: number };
         if (m.id !== undefined) socket.write(`${JSON.stringify({ jsonrpc: '2.0', id: m.id, result: { hub: name } })}\n`);
       },
-    });
-    socket.on('data', (chunk: Buffer) => framer.push(chunk));
-    socket.on('error', () => undefined);
-  });
+    }),
+  );
   servers.push(server);
   await new Promise<void>((resolve) => server.listen(path, resolve));
 }
@@ -49,7 +43,7 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-function run(socketPath: string, startHub?: () => Promise<void>) {
+function run(socketPath: string, startHub?: () => Promise<void>, timeoutMs?: number) {
   const input = new PassThrough();
   const output = new PassThrough();
   const log: string[] = [];
@@ -57,7 +51,16 @@ function run(socketPath: string, startHub?: () => Promise<void>) {
     const framer = new LineFramer({ onLine: (raw) => resolve(JSON.parse(raw.toString('utf8')) as { result?: { hub: string } }) });
     output.on('data', (chunk: Buffer) => framer.push(chunk));
   });
-  const bridge = new Bridge({ input, output, log: (l) => log.push(l), socketPath, token: async () => 'token', hubId: async () => OUR_ID, startHub });
+  const bridge = new Bridge({
+    input,
+    output,
+    log: (l) => log.push(l),
+    socketPath,
+    token: async () => TOKEN,
+    hubId: async () => OUR_ID,
+    startHub,
+    timeoutMs,
+  });
   const done = bridge.run();
   input.write(`${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' })}\n`);
   return { answer, log, bridge, done };
@@ -75,5 +78,28 @@ describe('the bridge and hub identity on the socket', () => {
     expect(log.join('\n')).toMatch(/is not this data folder's Spillway/);
     bridge.close(0);
     expect(await done).toBe(0);
+  });
+
+  it('never sends the token to a listener that cannot prove it is this folder’s hub (another user’s program on the path)', async () => {
+    // What the audit ran as another user on the predicted socket path: it says "ok" to anything.
+    const path = join(dir, 'thief.sock');
+    const got: string[] = [];
+    const thief = createServer((socket) => {
+      socket.on('data', (chunk: Buffer) => {
+        got.push(chunk.toString('utf8'));
+        socket.end('{"ok":true}\n');
+      });
+      socket.on('error', () => undefined);
+    });
+    servers.push(thief);
+    await new Promise<void>((resolve) => thief.listen(path, resolve));
+    const { answer, log, done } = run(path, undefined, 1000);
+    // Nothing of ours answers: the call fails once the bound is reached (no hub is started: none was given).
+    expect((await answer) as { error?: { message: string } }).toMatchObject({ error: { message: expect.stringMatching(/not running/) } });
+    expect(await done).toBe(1);
+    expect(got.length).toBeGreaterThan(0);
+    expect(got.join('')).not.toContain(TOKEN);
+    expect(log.join('\n')).toMatch(/is not this data folder's Spillway .*not sending it the token/);
+    expect(log.join('\n')).not.toMatch(/connected/);
   });
 });

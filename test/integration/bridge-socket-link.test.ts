@@ -12,6 +12,9 @@ import { PassThrough } from 'node:stream';
 import { CLIENT_PIPE_MAX_BYTES } from '../../shared/limits.js';
 import { Bridge } from '../../electron/cli/bridge/bridge.js';
 import { LineFramer } from '../../electron/core/wire/line-framer.js';
+import { scriptedHandshake } from '../support/socket-handshake.js';
+
+const HUB_ID = 'scripted-hub-id-0123456789';
 
 let dir: string;
 let server: Server;
@@ -19,15 +22,10 @@ const hubSaw: string[] = [];
 
 /** A hub that accepts the bridge's handshake and answers from a script, writing its lines as given. */
 function scriptedHub(socket: Socket): void {
-  let greeted = false;
-  const framer = new LineFramer({
-    onLine: (raw) => {
+  scriptedHandshake(socket, {
+    id: HUB_ID,
+    onMessage: (raw) => {
       const text = raw.toString('utf8');
-      if (!greeted) {
-        greeted = true;
-        socket.write('{"ok":true}\n');
-        return;
-      }
       hubSaw.push(text);
       const m = JSON.parse(text) as { id: number; method: string };
       if (m.method === 'big') {
@@ -37,7 +35,6 @@ function scriptedHub(socket: Socket): void {
       }
     },
   });
-  socket.on('data', (chunk: Buffer) => framer.push(chunk));
 }
 
 beforeAll(async () => {
@@ -51,7 +48,7 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-function startBridge() {
+function startBridge(socketPath = join(dir, 'hub.sock'), timeoutMs = 5000) {
   const input = new PassThrough();
   const output = new PassThrough();
   const log: string[] = [];
@@ -68,9 +65,10 @@ function startBridge() {
     input,
     output,
     log: (l) => log.push(l),
-    socketPath: join(dir, 'hub.sock'),
+    socketPath,
     token: async () => 'token',
-    timeoutMs: 5000,
+    hubId: async () => HUB_ID,
+    timeoutMs,
   });
   const done = bridge.run();
   const nextLine = async (): Promise<string> => {
@@ -101,5 +99,23 @@ describe('the bridge over its socket link', () => {
     expect(JSON.parse(await nextLine())).toEqual({ jsonrpc: '2.0', id: 8, result: { echo: 'ping' } });
     bridge.close(0);
     expect(await done).toBe(0);
+  });
+
+  it('counts a hub that takes the connection but never answers (a stopped hub) as none, within the handshake limit', async () => {
+    // What a SIGSTOPped hub looks like from here: the kernel accepts the connection, nothing is ever said.
+    const path = join(dir, 'silent.sock');
+    const silent = createServer((socket) => socket.on('error', () => undefined).resume());
+    await new Promise<void>((resolve) => silent.listen(path, resolve));
+    try {
+      const { input, log, nextLine, done } = startBridge(path, 1000);
+      input.write('{"jsonrpc":"2.0","id":1,"method":"ping"}\n');
+      const answer = JSON.parse(await nextLine()) as { id: number; error: { message: string } };
+      expect(answer.id).toBe(1);
+      expect(answer.error.message).toMatch(/Spillway is not running \(nothing answers on .*silent\.sock\)/);
+      expect(await done).toBe(1);
+      expect(log.join('\n')).not.toMatch(/connected/);
+    } finally {
+      await new Promise((resolve) => silent.close(resolve));
+    }
   });
 });

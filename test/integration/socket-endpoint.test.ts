@@ -4,14 +4,18 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { once } from 'node:events';
-import { stat, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import { createConnection, type Socket } from 'node:net';
-import { join } from 'node:path';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { attachSocketEndpoint, socketPathFor, SocketInUseError, type SocketEndpoint } from '../../electron/core/downstream/socket-endpoint.js';
+import { hubProof, newNonce, provesHub } from '../../electron/core/files/hub-identity.js';
 import { EVERYTHING, NODE, nodeServer, startTestHub, type TestHub } from '../support/hub-harness.js';
 import { spawnUntil } from '../support/processes.js';
 
 const unix = process.platform !== 'win32';
+const HUB_ID = 'socket-test-hub-id-0123456789';
+const proveIdentity = (nonce: string) => hubProof(HUB_ID, nonce, 'socket');
 let hub: TestHub;
 let endpoint: SocketEndpoint;
 
@@ -20,6 +24,7 @@ beforeAll(async () => {
   endpoint = await attachSocketEndpoint(hub.hub, {
     path: socketPathFor({ dataDir: hub.dir, platform: process.platform }),
     platform: process.platform,
+    proveIdentity,
   });
   await hub.waitForStatus('everything', 'ready');
 });
@@ -60,10 +65,18 @@ function rawClient(path: string) {
 
 const closed = (socket: Socket) => (socket.closed ? Promise.resolve() : once(socket, 'close').then(() => undefined));
 
+/** The bridge's half of the handshake's first exchange: the hub must prove this folder's id. */
+async function challenge(c: ReturnType<typeof rawClient>): Promise<void> {
+  const nonce = newNonce();
+  c.send({ nonce, client: 'raw' });
+  expect(provesHub(HUB_ID, nonce, 'socket', (await c.json()).hub)).toBe(true);
+}
+
 describe('bridge socket endpoint', () => {
   it('refuses a wrong token with one JSON line and closes', async () => {
     const c = rawClient(endpoint.path);
-    c.send({ token: 'not-the-token', client: 'intruder' });
+    await challenge(c);
+    c.send({ token: 'not-the-token' });
     const answer = await c.json();
     expect(answer.ok).toBe(false);
     expect(answer.error).toMatch(/wrong token/);
@@ -85,8 +98,9 @@ describe('bridge socket endpoint', () => {
       method: 'initialize',
       params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw-socket', version: '1' } },
     };
-    // Handshake and initialize in one write: the endpoint must not lose the bytes after the first line.
-    c.socket.write(`${JSON.stringify({ token: hub.token, client: 'raw' })}\n${JSON.stringify(init)}\n`);
+    // Token and initialize in one write: the endpoint must not lose the bytes after the token line.
+    await challenge(c);
+    c.socket.write(`${JSON.stringify({ token: hub.token })}\n${JSON.stringify(init)}\n`);
     expect(await c.json()).toEqual({ ok: true });
     const initialized = await c.json();
     expect(initialized.id).toBe(1);
@@ -112,7 +126,9 @@ describe('bridge socket endpoint', () => {
   });
 
   it.runIf(unix)('refuses to take over a socket another hub answers on', async () => {
-    await expect(attachSocketEndpoint(hub.hub, { path: endpoint.path, platform: process.platform })).rejects.toBeInstanceOf(SocketInUseError);
+    await expect(attachSocketEndpoint(hub.hub, { path: endpoint.path, platform: process.platform, proveIdentity })).rejects.toBeInstanceOf(
+      SocketInUseError,
+    );
   });
 
   it.runIf(unix)('replaces a stale socket file left by a crash, and refuses a path that is not a socket', async () => {
@@ -126,8 +142,9 @@ describe('bridge socket endpoint', () => {
     crashed.child.kill('SIGKILL');
     await once(crashed.child, 'exit');
     expect((await stat(path)).isSocket()).toBe(true);
-    const second = await attachSocketEndpoint(hub.hub, { path, platform: process.platform });
+    const second = await attachSocketEndpoint(hub.hub, { path, platform: process.platform, proveIdentity });
     const c = rawClient(path);
+    await challenge(c);
     c.send({ token: hub.token });
     expect(await c.json()).toEqual({ ok: true });
     c.socket.destroy();
@@ -135,7 +152,7 @@ describe('bridge socket endpoint', () => {
 
     const notSocket = join(hub.dir, 'plain-file.sock');
     await writeFile(notSocket, 'x');
-    await expect(attachSocketEndpoint(hub.hub, { path: notSocket, platform: process.platform })).rejects.toThrow(/not a socket/);
+    await expect(attachSocketEndpoint(hub.hub, { path: notSocket, platform: process.platform, proveIdentity })).rejects.toThrow(/not a socket/);
   });
 
   it('names a Windows pipe from the data folder and keeps Unix paths short', () => {
@@ -144,6 +161,62 @@ describe('bridge socket endpoint', () => {
     expect(socketPathFor({ dataDir: 'c:\\users\\ana\\appdata\\roaming\\spillway', platform: 'win32' })).toBe(pipe);
     expect(socketPathFor({ dataDir: '/home/ana/.config/Spillway', platform: 'linux' })).toBe('/home/ana/.config/Spillway/spillway.sock');
     const deep = `/home/ana/${'very-long-folder-name/'.repeat(6)}Spillway`;
-    expect(socketPathFor({ dataDir: deep, platform: 'darwin', tmpDir: '/tmp' })).toMatch(/^\/tmp\/spillway-[0-9a-f]{12}\.sock$/);
+    expect(socketPathFor({ dataDir: deep, platform: 'darwin', tmpDir: '/tmp', uid: 501 })).toMatch(/^\/tmp\/spillway-501\/[0-9a-f]{12}\.sock$/);
+  });
+
+  it('proves itself before it takes a token, and takes no token as the first line', async () => {
+    // A bridge that led with its token (as bridges did) would hand it to any listener: refused.
+    const early = rawClient(endpoint.path);
+    early.send({ token: hub.token, client: 'old-bridge' });
+    const refused = await early.json();
+    expect(refused).toMatchObject({ ok: false, error: expect.stringMatching(/first line must be JSON: \{"nonce"/) });
+    expect(refused.hub).toBeUndefined();
+    await closed(early.socket);
+  });
+
+  describe.runIf(unix)('a data folder too deep for a socket path (the socket goes to a temp folder)', () => {
+    let shared: string;
+    beforeAll(async () => {
+      // A temp folder shared by every user, like /tmp: 1777.
+      shared = await mkdtemp(join(tmpdir(), 'spillway-shared-tmp-'));
+      await chmod(shared, 0o1777);
+    });
+    afterAll(() => rm(shared, { recursive: true, force: true }));
+    const deep = () => join(hub.dir, 'very-long-folder-name-'.repeat(5), 'Spillway');
+    const uid = process.getuid?.();
+
+    it('listens in a folder of this user only, and leaves the shared temp folder as it was', async () => {
+      const path = socketPathFor({ dataDir: deep(), platform: process.platform, tmpDir: shared, uid });
+      expect(dirname(path)).toBe(join(shared, `spillway-${uid}`));
+      const deepEndpoint = await attachSocketEndpoint(hub.hub, { path, platform: process.platform, proveIdentity });
+      try {
+        expect((await stat(shared)).mode & 0o7777).toBe(0o1777);
+        const folder = await stat(dirname(path));
+        expect(folder.mode & 0o777).toBe(0o700);
+        expect(folder.uid).toBe(uid);
+        expect((await stat(path)).mode & 0o777).toBe(0o600);
+        const c = rawClient(path);
+        await challenge(c);
+        c.send({ token: hub.token });
+        expect(await c.json()).toEqual({ ok: true });
+        c.socket.destroy();
+      } finally {
+        await deepEndpoint.close();
+      }
+    });
+
+    it('refuses a socket folder another user made, and never changes a shared folder', async () => {
+      const path = socketPathFor({ dataDir: deep(), platform: process.platform, tmpDir: shared, uid });
+      // The folder is this process's; the endpoint is told it runs as someone else, as if another user had made it.
+      await mkdir(dirname(path), { recursive: true, mode: 0o700 });
+      await expect(attachSocketEndpoint(hub.hub, { path, platform: process.platform, proveIdentity, uid: (uid ?? 0) + 1 })).rejects.toThrow(
+        /belongs to another user.*shorter path/,
+      );
+      // A socket right in the shared folder (a data folder of /tmp itself): refused, and the folder is left 1777.
+      await expect(attachSocketEndpoint(hub.hub, { path: join(shared, 'spillway.sock'), platform: process.platform, proveIdentity })).rejects.toThrow(
+        /shared with other users/,
+      );
+      expect((await stat(shared)).mode & 0o7777).toBe(0o1777);
+    });
   });
 });

@@ -27,6 +27,7 @@ describe('bridge bounds', () => {
       log: () => undefined,
       socketPath: '/nonexistent/spillway.sock',
       token: async () => undefined,
+      hubId: async () => undefined,
       startHub: () => void started.push(Date.now()),
       timeoutMs: undefined,
     });

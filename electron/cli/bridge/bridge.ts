@@ -36,11 +36,11 @@ export interface BridgeOptions {
   /** The HTTP endpoints to fall back to, in order, when no socket answers. */
   httpUrls?: () => Promise<string[]>;
   /**
-   * The id of this data folder's hub (files/hub-identity.ts), undefined before any hub ran there. Given,
-   * a hub is used only when it proves that id: over HTTP always, on the socket when it answers the
-   * challenge (the socket lives in the data folder, so one that does not is this folder's older hub).
+   * The id of this data folder's hub (files/hub-identity.ts), undefined before any hub ran there. A hub
+   * is used only when it proves that id, on the socket and over HTTP alike, before it is sent the token:
+   * the socket may sit in a shared temp folder, and a pipe name can be taken by anyone.
    */
-  hubId?: () => Promise<string | undefined>;
+  hubId: () => Promise<string | undefined>;
   /** Undefined with --no-start. */
   startHub?: HubLauncher;
   /** The client this bridge serves (e.g. claude-desktop), sent in the handshake. */

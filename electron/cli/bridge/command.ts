@@ -34,7 +34,7 @@ export async function bridgeCommand(args: string[], deps: { startHub?: HubLaunch
     output: process.stdout,
     log: (l) => process.stderr.write(`${l}\n`),
     client: values.client,
-    socketPath: values.socket ?? socketPathFor({ dataDir: paths.dataDir, platform: process.platform, tmpDir: tmpdir() }),
+    socketPath: values.socket ?? socketPathFor({ dataDir: paths.dataDir, platform: process.platform, tmpDir: tmpdir(), uid: process.getuid?.() }),
     token: async () =>
       env.SPILLWAY_TOKEN ||
       (await readFile(paths.tokenFile, 'utf8').then(

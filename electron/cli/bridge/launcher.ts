@@ -3,6 +3,7 @@ import { closeSync, fstatSync, openSync, watch, type FSWatcher } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { join } from 'node:path';
 import { HUB_RECORD_FILE, readHubRecord } from '../../core/files/hub-identity.js';
+import { hubEnv } from './hub-env.js';
 
 /** A hub being started. */
 export interface HubStart {
@@ -23,6 +24,7 @@ export interface HubLauncherOptions {
   dataDir: string;
   execPath: string;
   script: string;
+  /** The bridge's environment; the hub gets only part of it (see hub-env.ts). */
   env: NodeJS.ProcessEnv;
   /** The config file the hub must run: the one given to the bridge, else the one this folder's hub last ran (issue 13, item 4). */
   configFile?: () => Promise<string | undefined>;
@@ -37,7 +39,9 @@ export interface HubLauncherOptions {
 export function hubLauncher(options: HubLauncherOptions): HubLauncher {
   return async () => {
     const configFile = await options.configFile?.();
-    const { ELECTRON_RUN_AS_NODE, ...env } = options.env;
+    // Inside the packaged app the bridge runs as Node (ELECTRON_RUN_AS_NODE); hubEnv drops that, so the app starts as itself.
+    const inApp = Boolean(options.env.ELECTRON_RUN_AS_NODE);
+    const env = hubEnv(options.env);
     const logFile = join(options.dataDir, AUTOSTART_LOG);
     const out = openSync(logFile, 'a', 0o600);
     let child: ChildProcess;
@@ -45,7 +49,7 @@ export function hubLauncher(options: HubLauncherOptions): HubLauncher {
     try {
       from = fstatSync(out).size;
       const config = configFile ? ['--config', configFile] : [];
-      const args = ELECTRON_RUN_AS_NODE ? [] : [options.script, 'serve', '--data-dir', options.dataDir, '--port-fallback', ...config];
+      const args = inApp ? [] : [options.script, 'serve', '--data-dir', options.dataDir, '--port-fallback', ...config];
       child = spawn(options.execPath, args, {
         detached: true,
         stdio: ['ignore', out, out],

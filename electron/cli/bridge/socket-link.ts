@@ -1,41 +1,81 @@
 import { createConnection, type Socket } from 'node:net';
 import { CLIENT_PIPE_MAX_BYTES } from '../../../shared/limits.js';
+import { newNonce, provesHub } from '../../core/files/hub-identity.js';
 import { LineFramer, oversizedResponseId } from '../../core/wire/line-framer.js';
 import type { HubLink, HubLinkEvents } from './hub-link.js';
 
-/** An authenticated socket; `proof` is the hub's answer to the nonce, when it gave one (see files/hub-identity.ts). */
+/** How long a hub has to answer the whole handshake: one that accepts and then says nothing counts as none. */
+export const SOCKET_HANDSHAKE_MS = 2000;
+/** More than a handshake line needs: what sends more without a newline is not a Spillway hub. */
+const HANDSHAKE_MAX_BYTES = 64 * 1024;
+
+/** An authenticated socket, and what arrived behind the hub's last handshake line. */
 export interface OpenSocket {
   socket: Socket;
   rest: Buffer;
-  proof?: string;
+}
+
+export interface OpenSocketOptions {
+  token: string;
+  /** The id of this data folder's hub (files/hub-identity.ts): the hub must prove it before the token is sent. */
+  hubId: string;
+  client?: string;
+  /** Default SOCKET_HANDSHAKE_MS. */
+  timeoutMs?: number;
 }
 
 /**
- * Connects and authenticates, asking the hub to prove whose it is (`nonce`); undefined when nothing
- * answers. Throws when the hub refuses the token.
+ * Connects and runs the handshake (see core/downstream/socket-endpoint.ts): the hub first proves it is
+ * this data folder's by answering a fresh nonce, and only then is the token sent. Resolves undefined when
+ * nothing answers (no socket, or no answer within the time limit), 'not-ours' when what answers gives no
+ * valid proof (it never sees the token); throws when the hub refuses the token.
  */
-export function openSocket(path: string, token: string, client = 'spillway-bridge', nonce?: string): Promise<OpenSocket | undefined> {
+export function openSocket(path: string, o: OpenSocketOptions): Promise<OpenSocket | 'not-ours' | undefined> {
   return new Promise((resolve, reject) => {
     const socket = createConnection(path);
+    const nonce = newNonce();
     let head = Buffer.alloc(0);
-    socket.once('error', () => resolve(undefined));
-    socket.once('close', () => resolve(undefined));
-    socket.once('connect', () => socket.write(`${JSON.stringify({ token, client, ...(nonce ? { nonce } : {}) })}\n`));
+    let proven = false;
+    let settled = false;
+    const settle = (fn: () => void, keep = false) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      // Paused before the listener goes, so nothing the hub sends next is lost before socketLink reads it.
+      socket.pause();
+      socket.off('data', onData);
+      if (!keep) socket.destroy();
+      fn();
+    };
+    const timer = setTimeout(() => settle(() => resolve(undefined)), o.timeoutMs ?? SOCKET_HANDSHAKE_MS);
+    socket.once('error', () => settle(() => resolve(undefined)));
+    socket.once('close', () => settle(() => resolve(undefined)));
+    socket.once('connect', () => socket.write(`${JSON.stringify({ nonce, client: o.client ?? 'spillway-bridge' })}\n`));
+    const onLine = (line: string) => {
+      let answer: { ok?: unknown; error?: unknown; hub?: unknown } | undefined;
+      try {
+        answer = JSON.parse(line) as typeof answer;
+      } catch {
+        /* not a Spillway hub: no proof below */
+      }
+      if (!proven) {
+        if (!provesHub(o.hubId, nonce, 'socket', answer?.hub)) return settle(() => resolve('not-ours'));
+        proven = true;
+        socket.write(`${JSON.stringify({ token: o.token })}\n`);
+        return;
+      }
+      if (answer?.ok === true) return settle(() => resolve({ socket, rest: head }), true);
+      const why = typeof answer?.error === 'string' ? answer.error : 'unexpected answer';
+      settle(() => reject(new Error(`the hub refused the bridge: ${why}`)));
+    };
     const onData = (chunk: Buffer) => {
       head = Buffer.concat([head, chunk]);
-      const nl = head.indexOf(0x0a);
-      if (nl === -1) return;
-      socket.off('data', onData);
-      socket.pause();
-      let answer: { ok?: boolean; error?: string; hub?: unknown } | undefined;
-      try {
-        answer = JSON.parse(head.subarray(0, nl).toString('utf8')) as typeof answer;
-      } catch {
-        /* not a Spillway hub */
+      for (let nl = head.indexOf(0x0a); nl !== -1 && !settled; nl = head.indexOf(0x0a)) {
+        const line = head.subarray(0, nl).toString('utf8');
+        head = head.subarray(nl + 1);
+        onLine(line);
       }
-      if (answer?.ok) return resolve({ socket, rest: head.subarray(nl + 1), ...(typeof answer.hub === 'string' ? { proof: answer.hub } : {}) });
-      socket.destroy();
-      reject(new Error(`the hub refused the bridge: ${answer?.error ?? 'unexpected answer'}`));
+      if (!settled && head.length > HANDSHAKE_MAX_BYTES) settle(() => resolve('not-ours'));
     };
     socket.on('data', onData);
   });

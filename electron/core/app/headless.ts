@@ -43,11 +43,13 @@ export async function startHeadless(options: HeadlessOptions): Promise<RunningHu
   void app.repairClients();
   let socket: SocketEndpoint | undefined;
   if (options.socket !== false) {
-    const path = options.socket ?? socketPathFor({ dataDir: options.paths.dataDir, platform: options.platform, tmpDir: tmpdir() });
+    const path =
+      options.socket ?? socketPathFor({ dataDir: options.paths.dataDir, platform: options.platform, tmpDir: tmpdir(), uid: process.getuid?.() });
     try {
       socket = await attachSocketEndpoint(hub, {
         path,
         platform: options.platform,
+        proveIdentity: app.proveIdentity,
         onWarning: (message) => hub.emit({ type: 'log', level: 'warn', message }),
         onClient: app.noteClientSeen,
       });

@@ -1,11 +1,15 @@
 /**
- * The bridge's way in: a Unix domain socket in the data folder (owner-only) or, on Windows, a named pipe.
- * Each connection opens with one JSON line `{"token":"…","client":"…"}` and is answered with one line,
- * `{"ok":true}` or `{"ok":false,"error":"…"}` (then closed). After that it carries newline-delimited
- * JSON-RPC both ways, framed like stdio, and is served as one MCP session of kind 'bridge' (issue 6).
+ * The bridge's way in: a Unix domain socket in an owner-only folder or, on Windows, a named pipe.
+ * Each connection opens with a handshake of two exchanges, so a bridge never gives its token to whatever
+ * happens to listen on the path (another user's program on a shared temp folder, a squatted pipe name):
+ * 1. bridge: `{"nonce":"…","client":"…"}`; hub: `{"hub":"<proof>"}`, its answer to the nonce
+ *    (files/hub-identity.ts: only this data folder's hub can give it);
+ * 2. bridge, once the proof checks out: `{"token":"…"}`; hub: `{"ok":true}` or `{"ok":false,"error":"…"}`.
+ * A refusal is one `{"ok":false,…}` line, then the connection closes. After the handshake it carries
+ * newline-delimited JSON-RPC both ways, framed like stdio, served as one MCP session of kind 'bridge' (issue 6).
  */
 import { createHash } from 'node:crypto';
-import { chmod, lstat, mkdir, unlink } from 'node:fs/promises';
+import { chmod, lstat, mkdir, stat, unlink } from 'node:fs/promises';
 import { createConnection, createServer, type Server, type Socket } from 'node:net';
 import { posix, win32 } from 'node:path';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
@@ -23,13 +27,15 @@ const MAX_UNIX_SOCKET_PATH = 103;
 /**
  * Where the hub listens for bridges: `<dataDir>/spillway.sock`, or on Windows
  * `\\.\pipe\spillway-<hash of dataDir>`. A data folder too deep for a Unix socket path falls back to
- * `<tmpDir>/spillway-<hash>.sock` (the bridge computes the same path from the same inputs).
+ * `<tmpDir>/spillway-<uid>/<hash>.sock`: a folder of this user's own, never the shared temp folder itself
+ * (another user could listen there first). The bridge computes the same path from the same inputs.
  */
-export function socketPathFor(options: { dataDir: string; platform: NodeJS.Platform; tmpDir?: string }): string {
+export function socketPathFor(options: { dataDir: string; platform: NodeJS.Platform; tmpDir?: string; uid?: number }): string {
   if (options.platform === 'win32') return `\\\\.\\pipe\\spillway-${dataDirHash(win32.resolve(options.dataDir).toLowerCase())}`;
   const inData = posix.join(options.dataDir, SOCKET_FILE);
   if (Buffer.byteLength(inData) <= MAX_UNIX_SOCKET_PATH || !options.tmpDir) return inData;
-  return posix.join(options.tmpDir, `spillway-${dataDirHash(options.dataDir)}.sock`);
+  const folder = options.uid === undefined ? 'spillway' : `spillway-${options.uid}`;
+  return posix.join(options.tmpDir, folder, `${dataDirHash(options.dataDir)}.sock`);
 }
 
 function dataDirHash(dataDir: string): string {
@@ -48,6 +54,10 @@ export interface SocketEndpointOptions {
   /** Socket file or pipe name; see socketPathFor. */
   path: string;
   platform: NodeJS.Platform;
+  /** The hub's answer to a bridge's nonce (AppHub.proveIdentity): proves it is this data folder's hub. */
+  proveIdentity: (nonce: string) => string;
+  /** The user the socket's folder must belong to (default: this process's; tests pass another). */
+  uid?: number;
   /** Largest message accepted from a bridge (default: LineFramer's 256 MiB). */
   maxMessageBytes?: number;
   /** Diagnostics (refused handshakes, garbage lines); never on the hot path. */
@@ -64,14 +74,16 @@ export interface SocketEndpoint {
 export class SocketInUseError extends Error {
   override readonly name = 'SocketInUseError';
   constructor(readonly path: string) {
-    super(`Another Spillway hub is already running for this data folder (it answers on ${path}).`);
+    super(
+      `Another Spillway hub is already running for this data folder (it answers on ${path}). If it does not respond, quit it (or end its process) and try again.`,
+    );
   }
 }
 
 /** Listens for bridges and hands each authenticated connection to `hub.connectSession(…, 'bridge')`. */
 export async function attachSocketEndpoint(hub: SocketHub, options: SocketEndpointOptions): Promise<SocketEndpoint> {
   const isPipe = options.platform === 'win32';
-  if (!isPipe) await prepareSocketFile(options.path);
+  if (!isPipe) await prepareSocketFile(options.path, options.uid ?? process.getuid?.());
   const sockets = new Set<Socket>();
   const server = createServer({ allowHalfOpen: false }, (socket) => {
     sockets.add(socket);
@@ -105,10 +117,8 @@ async function closeServer(server: Server, sockets: Set<Socket>, file: string | 
 }
 
 /** Owner-only folder; a socket file left by a crashed hub is removed, a live one is refused. */
-async function prepareSocketFile(path: string): Promise<void> {
-  const dir = posix.dirname(path);
-  await mkdir(dir, { recursive: true, mode: 0o700 });
-  await chmod(dir, 0o700);
+async function prepareSocketFile(path: string, uid: number | undefined): Promise<void> {
+  await privateFolder(posix.dirname(path), uid);
   const stat = await lstat(path).catch((err: NodeJS.ErrnoException) => {
     if (err.code === 'ENOENT') return undefined;
     throw err;
@@ -117,6 +127,25 @@ async function prepareSocketFile(path: string): Promise<void> {
   if (!stat.isSocket()) throw new Error(`${path} exists and is not a socket; move it away and start Spillway again.`);
   if (await answers(path)) throw new SocketInUseError(path);
   await unlink(path);
+}
+
+/**
+ * Makes sure only `uid` can reach into `dir`: created owner-only when missing; an existing one must belong
+ * to `uid` (a folder, or a link to one, that another user made is refused: they could listen in it).
+ * One of ours that others can read (a data folder made by hand) is tightened, but never a shared folder
+ * such as /tmp (sticky bit): changing that would break every other user of it.
+ */
+async function privateFolder(dir: string, uid: number | undefined): Promise<void> {
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  const [link, target] = await Promise.all([lstat(dir), stat(dir)]);
+  const next = 'Remove it, or choose a data folder with a shorter path, and start Spillway again.';
+  if (!target.isDirectory()) throw new Error(`The bridge socket's folder ${dir} is not a folder. ${next}`);
+  if (uid !== undefined && (link.uid !== uid || target.uid !== uid)) {
+    throw new Error(`The bridge socket's folder ${dir} belongs to another user, who could listen in it. ${next}`);
+  }
+  if ((target.mode & 0o077) === 0) return;
+  if (target.mode & 0o1000) throw new Error(`The bridge socket's folder ${dir} is shared with other users. ${next}`);
+  await chmod(dir, 0o700);
 }
 
 /** Whether something accepts connections on the socket. */
@@ -131,59 +160,85 @@ export function answers(path: string): Promise<boolean> {
   });
 }
 
-/** Reads the handshake line, checks the token, then serves the rest of the stream as an MCP session. */
+/** The shape of the handshake's lines (anything else is refused). */
+interface Hello {
+  nonce?: unknown;
+  client?: unknown;
+  token?: unknown;
+}
+
+/**
+ * Runs the handshake (see the top of this file): proves the hub to the bridge, checks the bridge's token,
+ * then serves the rest of the stream as an MCP session.
+ */
 function acceptBridge(hub: SocketHub, socket: Socket, options: SocketEndpointOptions): void {
-  let head: Buffer[] = [];
-  let headBytes = 0;
+  let buffered = Buffer.alloc(0);
+  let client: string | undefined;
+  let proven = false;
   const refuse = (error: string) => {
     clearTimeout(timer);
     socket.off('data', onData);
     options.onWarning?.(`bridge connection refused: ${error}`);
     socket.end(`${JSON.stringify({ ok: false, error })}\n`);
   };
-  const timer = setTimeout(() => refuse('no handshake line within 10 s'), HANDSHAKE_TIMEOUT_MS);
+  const timer = setTimeout(() => refuse('no handshake within 10 s'), HANDSHAKE_TIMEOUT_MS);
   socket.once('close', () => clearTimeout(timer));
   socket.on('error', () => undefined); // a bridge that vanishes mid-write is not the hub's problem
-  const onData = (chunk: Buffer) => {
-    const newline = chunk.indexOf(0x0a);
-    if (newline === -1) {
-      head.push(chunk);
-      headBytes += chunk.length;
-      if (headBytes > HANDSHAKE_MAX_BYTES) refuse('handshake line too long');
-      return;
-    }
-    head.push(chunk.subarray(0, newline));
-    const line = Buffer.concat(head).toString('utf8');
-    head = [];
-    const rest = chunk.subarray(newline + 1);
-    let hello: { token?: unknown; client?: unknown };
+  /** Handles one handshake line; true when the handshake is over (served or refused). */
+  const onLine = (line: string): boolean => {
+    let hello: Hello;
     try {
-      hello = JSON.parse(line) as typeof hello;
+      hello = JSON.parse(line) as Hello;
     } catch {
-      return refuse('the first line must be JSON: {"token":"…"}');
+      hello = {};
+    }
+    if (!proven) {
+      const nonce = hello?.nonce;
+      if (typeof nonce !== 'string' || nonce.length < 16 || nonce.length > 200) {
+        refuse('the first line must be JSON: {"nonce":"…"} (16 to 200 characters); update the Spillway bridge');
+        return true;
+      }
+      if (typeof hello.client === 'string') client = hello.client.slice(0, 200);
+      proven = true;
+      socket.write(`${JSON.stringify({ hub: options.proveIdentity(nonce) })}\n`);
+      return false;
     }
     if (typeof hello?.token !== 'string' || !hub.token || !tokensEqual(hello.token, hub.token)) {
-      return refuse('wrong token: read it again from the token file in the Spillway data folder');
+      refuse('wrong token: read it again from the token file in the Spillway data folder');
+      return true;
     }
-    clearTimeout(timer);
-    socket.off('data', onData);
-    socket.pause();
-    const transport = new SocketTransport(socket, {
-      client: typeof hello.client === 'string' ? hello.client.slice(0, 200) : undefined,
-      maxMessageBytes: options.maxMessageBytes,
-      onWarning: options.onWarning,
-    });
-    socket.write('{"ok":true}\n');
-    if (transport.client) options.onClient?.(transport.client);
-    hub.connectSession(transport, 'bridge').then(
-      () => transport.feed(rest),
-      (err: Error) => {
-        options.onWarning?.(`bridge session failed to start: ${err.message}`);
-        socket.destroy();
-      },
-    );
+    serve(hub, socket, client, buffered, options);
+    return true;
+  };
+  const onData = (chunk: Buffer) => {
+    buffered = Buffer.concat([buffered, chunk]);
+    for (let nl = buffered.indexOf(0x0a); nl !== -1; nl = buffered.indexOf(0x0a)) {
+      const line = buffered.subarray(0, nl).toString('utf8');
+      buffered = buffered.subarray(nl + 1);
+      if (onLine(line)) {
+        clearTimeout(timer);
+        socket.off('data', onData);
+        return;
+      }
+    }
+    if (buffered.length > HANDSHAKE_MAX_BYTES) refuse('handshake line too long');
   };
   socket.on('data', onData);
+}
+
+/** After the handshake: one MCP session; `rest` is what the bridge sent behind its token line. */
+function serve(hub: SocketHub, socket: Socket, client: string | undefined, rest: Buffer, options: SocketEndpointOptions): void {
+  socket.pause();
+  const transport = new SocketTransport(socket, { client, maxMessageBytes: options.maxMessageBytes, onWarning: options.onWarning });
+  socket.write('{"ok":true}\n');
+  if (transport.client) options.onClient?.(transport.client);
+  hub.connectSession(transport, 'bridge').then(
+    () => transport.feed(rest),
+    (err: Error) => {
+      options.onWarning?.(`bridge session failed to start: ${err.message}`);
+      socket.destroy();
+    },
+  );
 }
 
 /** An SDK Transport over an authenticated socket: newline-delimited JSON-RPC, framed in linear time. */
