@@ -20,10 +20,23 @@ import type { Report } from './report.js';
 /** A process that relays its stdin/stdout to a child command, byte for byte. */
 const PIPE_TO_CHILD = `const c = require('node:child_process').spawn(process.argv[1], process.argv.slice(2), { stdio: ['pipe', 'pipe', 'ignore'] });
 process.stdin.pipe(c.stdin); c.stdout.pipe(process.stdout); process.stdin.on('end', () => c.kill());`;
-/** A process that does the socket handshake, then relays its stdin/stdout to the hub socket byte for byte. */
+/**
+ * A process that does the socket handshake (core/downstream/socket-endpoint.ts: a nonce, the hub's proof,
+ * not checked here, the token, ok), then relays its stdin/stdout to the hub socket byte for byte.
+ */
 const PIPE_TO_SOCKET = `const s = require('node:net').createConnection(process.argv[1]);
-s.write(JSON.stringify({ token: require('node:fs').readFileSync(process.argv[2], 'utf8').trim() }) + '\\n');
-s.once('data', (ok) => { process.stdin.pipe(s); s.pipe(process.stdout); });
+const token = require('node:fs').readFileSync(process.argv[2], 'utf8').trim();
+s.write(JSON.stringify({ nonce: require('node:crypto').randomBytes(16).toString('hex'), client: 'byte-pipe' }) + '\\n');
+let head = Buffer.alloc(0), lines = 0;
+const onData = (d) => {
+  head = Buffer.concat([head, d]);
+  for (let nl; lines < 2 && (nl = head.indexOf(10)) !== -1; ) { head = head.subarray(nl + 1); if (++lines === 1) s.write(JSON.stringify({ token }) + '\\n'); }
+  if (lines < 2) return;
+  s.off('data', onData);
+  if (head.length) process.stdout.write(head);
+  process.stdin.pipe(s); s.pipe(process.stdout);
+};
+s.on('data', onData);
 process.stdin.on('end', () => s.destroy());`;
 
 const DIRECT = 'direct stdio';
