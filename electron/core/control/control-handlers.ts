@@ -120,7 +120,7 @@ export function toApiError(err: unknown): ApiResult<never> {
   const e = err as NodeJS.ErrnoException;
   // Errors of the clients library and service (matched by name: both load on first use).
   const name = (err as Error)?.name;
-  if (name === 'ConfigParseError' || name === 'ConfigShapeError' || name === 'ConfigBusyError')
+  if (name === 'ConfigParseError' || name === 'ConfigShapeError' || name === 'ConfigBusyError' || name === 'ForeignEntryError')
     return { ok: false, code: 'conflict', message: e.message };
   if (name === 'NoBackupError') return { ok: false, code: 'not_found', message: e.message };
   if (name === 'ConfigWriteError' || name === 'ConfigReadError') return { ok: false, code: 'unavailable', message: e.message };
