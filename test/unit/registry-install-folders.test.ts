@@ -5,7 +5,8 @@ import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { binOf, findInstalled, installFailure, installNpmPackage, InstallError } from '../../electron/core/registry/install/npm-install.js';
-import { bundleRefProblem, childFolder, npmRefProblem } from '../../electron/core/registry/install/install-names.js';
+import { bundleRefProblem, childFolder, npmRefProblem, packageRefProblem } from '../../electron/core/registry/install/install-names.js';
+import { packageCommand } from '../../electron/core/registry/launch-plan.js';
 import { ownRuntime, ownRuntimeLaunch } from '../../electron/core/registry/install/own-runtime.js';
 import {
   cleanInterruptedInstalls,
@@ -161,5 +162,58 @@ describe('names and versions a registry answer may give an install', () => {
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe('names and versions of PyPI, NuGet and container packages', () => {
+  it('takes every name and version the registry fixture lists', () => {
+    for (const [type, name, version] of [
+      ['pypi', '0xchron-polymarket-mcp', '0.1.1'],
+      ['pypi', 'scrapling', '0.4.14'],
+      ['pypi', 'serena-agent', '1.5.3'],
+      ['pypi', 'time_mcp.pypi', '2.0rc1'],
+      ['pypi', 'x', '1.0.post2.dev3+local.7'],
+      ['nuget', 'TimeMcpServer', '1.0.8'],
+      ['nuget', 'Contoso.Tools', '1.2.3.4-beta.1'],
+      ['oci', 'docker.io/hashicorp/terraform-mcp-server:0.3.2', '0.3.2'],
+      ['oci', 'docker.io/mongodb/mongodb-mcp-server:2.1.0', undefined],
+      ['oci', 'ghcr.io/d4vinci/scrapling', undefined],
+      ['oci', 'localhost:5000/team/tool@sha256:' + 'a'.repeat(64), undefined],
+    ] as const)
+      expect(packageRefProblem(type, name, version)).toBeUndefined();
+  });
+
+  it('refuses a name or version that the command line would read as an option, an address or a file', () => {
+    for (const [type, name] of [
+      ['pypi', '--with=evil'],
+      ['pypi', 'pkg @ https://evil.example/x.whl'],
+      ['pypi', '../x'],
+      ['nuget', '-s'],
+      ['nuget', 'a b'],
+      ['oci', '--privileged'],
+      ['oci', '-v=/:/host'],
+      ['oci', 'Docker.io/UPPER/Case'],
+    ] as const)
+      expect(packageRefProblem(type, name, '1.0.0')).toMatch(/is not a valid (PyPI package|NuGet package|container image) name/);
+    for (const [type, version] of [
+      ['pypi', '>=1.0'],
+      ['pypi', '1.0; python_version>"3"'],
+      ['pypi', 'https://evil.example/x.whl'],
+      ['nuget', '[1.0,2.0)'],
+      ['nuget', '*'],
+      ['oci', '--privileged'],
+      ['oci', 'a/../b'],
+    ] as const)
+      expect(packageRefProblem(type, 'name', version)).toMatch(/which is not a plain version/);
+  });
+
+  it('refuses a hostile entry in the plan, before any command is built', () => {
+    const pkg = (registryType: 'pypi' | 'nuget' | 'oci', identifier: string, version?: string) =>
+      ({ registryType, identifier, ...(version ? { version } : {}), transport: { type: 'stdio' } }) as const;
+    expect(packageCommand(pkg('pypi', 'scrapling', '0.4.14'))).toEqual({ command: 'uvx' });
+    expect(packageCommand(pkg('pypi', '--python=/tmp/evil', '1.0'))).toMatchObject({
+      reason: expect.stringMatching(/not a valid PyPI package name/),
+    });
+    expect(packageCommand(pkg('oci', 'docker.io/a/b', '--rm'))).toMatchObject({ reason: expect.stringMatching(/not a plain version/) });
   });
 });

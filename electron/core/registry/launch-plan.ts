@@ -5,7 +5,7 @@
  * it will connect.
  */
 import { EntryInputs, type InputMode } from './entry-inputs.js';
-import { npmRefProblem } from './install/install-names.js';
+import { npmRefProblem, packageRefProblem } from './install/install-names.js';
 import type { Package, RemoteTransport, ServerDetail } from './server-json.js';
 
 export type EntryOption = { kind: 'package'; index: number; pkg: Package } | { kind: 'remote'; index: number; remote: RemoteTransport };
@@ -79,6 +79,10 @@ export function packageCommand(pkg: Package, npmMode: NpmMode = 'npx'): { comman
     return {
       reason: `This package serves over HTTP once it is started (at ${pkg.transport.url}); Spillway can add packages that talk over stdio, or remote servers.`,
     };
+  }
+  if (pkg.registryType === 'pypi' || pkg.registryType === 'nuget' || pkg.registryType === 'oci') {
+    const problem = packageRefProblem(pkg.registryType, pkg.identifier, pkg.version);
+    if (problem) return { reason: problem };
   }
   switch (pkg.registryType) {
     case 'npm': {
