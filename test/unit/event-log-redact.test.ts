@@ -70,6 +70,18 @@ describe('redactText', () => {
     ['https://token:s3cretPass@db.example.com/x', `https://token:${REDACTED}@db.example.com/x`],
     ['postgresql://alice:s3cretPassw0rd@localhost/mydb', `postgresql://alice:${REDACTED}@localhost/mydb`],
     ['see https://example.com/docs/password-reset for help', 'see https://example.com/docs/password-reset for help'],
+    // Credentials whose shape names them, behind a short option or in prose (noticed in session 11).
+    ['curl -k sk-proj-AbCdEf0123456789XyZ_abcd https://api', `curl -k ${REDACTED} https://api`],
+    ['the key is sk-ant-api03-abcdefghijklmnopqrstuv, keep it', `the key is ${REDACTED}, keep it`],
+    ['GITHUB ghp_0123456789abcdefghijABCDEFGHIJ012345 ok', `GITHUB ${REDACTED} ok`],
+    ['aws AKIAIOSFODNN7EXAMPLE used', `aws ${REDACTED} used`],
+    ['xoxb-1234567890-abcdefghij in env', `${REDACTED} in env`],
+    ['task-sk-items and desk-top are words', 'task-sk-items and desk-top are words'],
+    // `key`, `sig` and `signature` are credentials as an address's parameters, not as keys elsewhere.
+    ['GET https://maps.example.com/api?key=AbC123xyz&q=paris', `GET https://maps.example.com/api?key=${REDACTED}&q=paris`],
+    ['https://blob.example.com/f.bin?sv=2024&sig=Zm9vYmFy%3D&se=1', `https://blob.example.com/f.bin?sv=2024&sig=${REDACTED}&se=1`],
+    ['{"key": "user:42", "value": 7}', '{"key": "user:42", "value": 7}'],
+    ['sort key=name', 'sort key=name'],
   ])('%s', (input, expected) => {
     expect(redactText(input)).toBe(expected);
   });
@@ -85,12 +97,17 @@ describe('redactText', () => {
     ['options', '--password '.repeat(30_000)],
     ['dashes', '-a-'.repeat(100_000)],
     ['dashed keys', '--a=--a='.repeat(40_000)],
+    ['token prefixes', 'sk-'.repeat(100_000)],
+    ['a long key-shaped run', `sk-${'a'.repeat(300_000)}`],
+    ['address keys', '?key=&key='.repeat(30_000)],
   ])('stays linear on a long pathological string: %s', (_name, input) => {
     expect(redactText(input).length).toBeGreaterThan(0);
   });
 
   it('is idempotent', () => {
-    const once = redactText('Authorization: Bearer abcdef token=xyz "secret": "s" --api-key sk-1 --token=t https://h/x?apitoken=abc');
+    const once = redactText(
+      'Authorization: Bearer abcdef token=xyz "secret": "s" --api-key sk-1 --token=t https://h/x?apitoken=abc ?key=k1x sk-abcdefghijklmnopqrstuvwx',
+    );
     expect(redactText(once)).toBe(once);
   });
 });

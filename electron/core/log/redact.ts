@@ -2,7 +2,8 @@
  * Masks secrets before anything is persisted, listed or exported (DESIGN.md, "Non-negotiables").
  * Passes: values under sensitive keys (at any depth), the known secret values wherever they appear
  * (secret-values.ts, when a mask is given), and secret-shaped text inside strings (`Bearer xxx`,
- * `api_key=xxx`, `"password": "xxx"`, `https://user:pass@host`, `--api-key xxx`, and in a list of
+ * `api_key=xxx`, `"password": "xxx"`, `https://user:pass@host`, `--api-key xxx`, `?key=xxx` in an
+ * address, credentials of a well-known shape such as `sk-…` or `ghp_…` anywhere, and in a list of
  * command-line words the one after `--password`). Prose that merely names a secret
  * ("the token budget", "basic setup") is left alone (issue 13, item 12).
  */
@@ -78,6 +79,14 @@ const OPTION_VALUE = /(?<![A-Za-z0-9_./-])(--?[A-Za-z][A-Za-z0-9_.-]{0,63})([ \t
 const OPTION_WORD = /^--?[A-Za-z][A-Za-z0-9_.-]{0,63}$/;
 // Credentials in a URL's userinfo.
 const URL_USERINFO = /(?<![A-Za-z0-9+.-])([a-z][a-z0-9+.-]{0,31}:\/\/[^\s/:@]{1,256}:)([^\s/@]{1,256})(@)/gi;
+// Credentials whose own shape says what they are, wherever they stand (`-k sk-…`, a pasted key in prose):
+// OpenAI and Anthropic keys, GitHub, GitLab and Slack tokens, AWS access key ids, Google API keys.
+const KNOWN_TOKEN =
+  /(?<![A-Za-z0-9_-])(?:sk-(?:proj-|ant-|svcacct-)?[A-Za-z0-9_-]{20,512}|gh[pousr]_[A-Za-z0-9]{30,255}|github_pat_[A-Za-z0-9_]{22,255}|glpat-[A-Za-z0-9_-]{20,255}|xox[abposr]-[A-Za-z0-9-]{10,255}|AKIA[0-9A-Z]{16}|AIza[0-9A-Za-z_-]{35})(?![A-Za-z0-9_-])/g;
+const KNOWN_TOKEN_HINT = /sk-|gh[pousr]_|github_pat_|glpat-|xox[abposr]-|AKIA|AIza/;
+// A web address's parameter named only `key`, `sig` or `signature` (`?key=…`, `&sig=…`): a credential there,
+// though `key: name` elsewhere is not.
+const URL_PARAM_KEYS = new Set(['key', 'sig', 'signature', 'code']);
 // Strings shorter than this cannot hold `k=v` with a value worth masking; skip the regexes for them.
 const MIN_SCAN_LENGTH = 6;
 // Cheap tests that rule a pass out before its regex scans the string (most event strings are ids and names).
@@ -100,6 +109,7 @@ function credentialShaped(word: string): boolean {
 export function redactText(text: string, values?: ValueMask): string {
   if (values) text = values.mask(text);
   if (text.length < MIN_SCAN_LENGTH) return text;
+  if (text.length >= 14 && KNOWN_TOKEN_HINT.test(text)) text = text.replace(KNOWN_TOKEN, REDACTED);
   // KEY_VALUE needs a ':' or '=', URL_USERINFO a '://'; AUTH_SCHEME one of its words, OPTION_VALUE a '-'.
   const separated = text.includes(':') || text.includes('=');
   const scheme = AUTH_SCHEME_WORD.test(text);
@@ -114,8 +124,9 @@ export function redactText(text: string, values?: ValueMask): string {
       isSensitiveKey(option) && value !== REDACTED ? `${option}${space}${REDACTED}` : match,
     );
   if (!separated) return out;
-  out = out.replace(KEY_VALUE, (match, quote: string, key: string, sep: string, value: string) => {
-    if (!isSensitiveKey(key)) return match;
+  out = out.replace(KEY_VALUE, (match, quote: string, key: string, sep: string, value: string, offset: number, whole: string) => {
+    const inAddress = sep === '=' && (whole[offset - 1] === '?' || whole[offset - 1] === '&') && URL_PARAM_KEYS.has(key.toLowerCase());
+    if (!inAddress && !isSensitiveKey(key)) return match;
     if (value === REDACTED || value === `"${REDACTED}"` || value === `'${REDACTED}'`) return match;
     // An auth scheme word (already masked above) keeps its name: `Authorization: Bearer ***`.
     if (/^(Bearer|Basic|Token)$/i.test(value)) return match;
