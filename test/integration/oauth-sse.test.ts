@@ -32,3 +32,18 @@ it('signs in, connects, and lists the tools, with one code grant and no refresh 
   expect(stats.refreshGrants).toBe(0);
   expect(stats.sseGets).toBe(1);
 });
+
+it('gives up with a plain message when the server refuses even a freshly refreshed token, instead of refreshing forever', async () => {
+  await (await fetch(new URL('/refuse-sse-tokens', server.url), { method: 'POST' })).body?.cancel();
+  const before = await server.stats();
+  const failed = hub.waitFor(
+    (e) => e.type === 'upstream.status' && e.server === 'remote' && JSON.stringify(e).includes('refused its sign-in even after Spillway renewed it'),
+    'the refusal reported',
+  );
+  await hub.api('upstreams.restart', { id: 'remote' });
+  await failed;
+  const after = await server.stats();
+  // One refusal with the stored token, one refresh, one refusal of the refreshed token: then it stops.
+  expect(after.refreshGrants - before.refreshGrants).toBeLessThanOrEqual(1);
+  expect(after.sseRefusals).toBeLessThanOrEqual(2);
+});

@@ -16,6 +16,8 @@ export interface OAuthFixtureStats {
   revocations: number;
   /** GETs of the legacy SSE stream that passed the bearer check. */
   sseGets: number;
+  /** GETs of the SSE stream refused with a 401 after POST /refuse-sse-tokens. */
+  sseRefusals?: number;
   issued: string[];
 }
 

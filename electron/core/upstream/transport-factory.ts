@@ -37,6 +37,10 @@ function insufficientScope(res: Response): { scope: string | undefined } | undef
   return { scope: /scope="([^"]*)"/i.exec(header)?.[1] };
 }
 
+/** The status of an SSE server that refused its sign-in twice in a row, the second time freshly renewed. */
+export const SIGN_IN_REFUSED =
+  'The server refused its sign-in even after Spillway renewed it (HTTP 401). Sign out and sign in again on the server’s card; if it still fails, this account may not have access to the server.';
+
 const hasAuthorizationHeader = (headers: Record<string, string>) => Object.keys(headers).some((k) => k.toLowerCase() === 'authorization');
 
 export function createTransportFactory(options: TransportFactoryOptions) {
@@ -65,6 +69,10 @@ export function createTransportFactory(options: TransportFactoryOptions) {
     // Loaded on first use: most setups are stdio-only, and startup time counts.
     if (config.type === 'sse') {
       const { SSEClientTransport } = await import('@modelcontextprotocol/sdk/client/sse.js');
+      // The SDK's SSE transport answers every 401 of the stream with a refresh and a new try, also when the
+      // server refuses the renewed token too: forever, a refresh grant each time. The second 401 in a row
+      // ends this connect (the retry plan tries again later, one refresh per try).
+      let refusedInARow = 0;
       return {
         transport: new SSEClientTransport(url, {
           requestInit,
@@ -72,10 +80,14 @@ export function createTransportFactory(options: TransportFactoryOptions) {
           eventSourceInit: {
             // The SDK hands the stream's headers (bearer token, Accept, protocol version) over as a Headers
             // object, which spreads to {}: copied through Headers, with the configured ones set on top.
-            fetch: (input, init) => {
+            fetch: async (input, init) => {
               const headers = new Headers(init?.headers);
               for (const [name, value] of Object.entries(config.headers)) headers.set(name, value);
-              return fetch(input, { ...init, headers });
+              const res = await fetch(input, { ...init, headers });
+              refusedInARow = res.status === 401 && authProvider ? refusedInARow + 1 : 0;
+              if (refusedInARow < 2) return res;
+              await res.body?.cancel();
+              throw new Error(SIGN_IN_REFUSED);
             },
           },
         }),
