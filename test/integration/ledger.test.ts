@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { appendFile, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { appendFile, mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Ledger, type CallRecordInput, type LedgerOptions } from '../../electron/core/ledger/ledger.js';
@@ -230,6 +230,25 @@ describe('Ledger', () => {
     ledger.recordCall(call(1));
     await ledger.flush();
     expect(await readdir(join(dir, 'not', 'yet'))).toEqual(['ledger.jsonl']);
+  });
+});
+
+describe('Ledger: a file it cannot read', () => {
+  it('opens without it, says which, and records on (the hub still starts)', async () => {
+    const first = await openLedger();
+    first.recordCall(call(1));
+    await first.close();
+    // A file that cannot be read (as another user's would be): here a folder where a segment should be.
+    await mkdir(join(dir, 'ledger.1.jsonl'));
+    const errors: unknown[] = [];
+    const ledger = await openLedger({ onError: (err) => errors.push(err) });
+    const opened = await ledger.open();
+    expect(opened.unreadable).toEqual([join(dir, 'ledger.1.jsonl')]);
+    expect(opened.records).toBe(1);
+    expect(errors).toHaveLength(1);
+    ledger.recordCall(call(2));
+    await ledger.flush();
+    expect(ledger.report().allTime.calls).toBe(2);
   });
 });
 

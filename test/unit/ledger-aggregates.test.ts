@@ -117,6 +117,21 @@ describe('SavingsAggregates', () => {
     expect(utc.report('2025-03-10').today.lists).toBe(1);
   });
 
+  it('buckets by the time zone at each moment, daylight saving included (a 23-hour day)', () => {
+    // A zone at UTC-8 that moves to UTC-7 at 2025-03-09 10:00 UTC (02:00 local), as US Pacific time does.
+    const pacific = (ms: number) => (ms >= Date.parse('2025-03-09T10:00:00Z') ? -420 : -480);
+    const agg = new SavingsAggregates(pacific);
+    const list = (time: string) => agg.add({ kind: 'list', time, tokensUpstreamSchemas: 10, tokensExposed: 1 });
+    list('2025-03-09T08:30:00Z'); // 00:30 on the 9th, before the change
+    list('2025-03-10T06:30:00Z'); // 23:30 on the 9th, after it
+    list('2025-03-10T07:30:00Z'); // 00:30 on the 10th: 23 hours after the 9th began
+    list('2025-03-10T06:45:00Z'); // 23:45 on the 9th again, after a record of the 10th
+    expect(agg.report('2025-03-10', 2).byDay.map((d) => [d.day, d.totals.lists])).toEqual([
+      ['2025-03-09', 3],
+      ['2025-03-10', 1],
+    ]);
+  });
+
   it('is empty before any record', () => {
     const report = new SavingsAggregates().report(today);
     expect(report).toEqual({

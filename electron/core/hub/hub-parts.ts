@@ -9,7 +9,7 @@ import { KeptCatalog } from '../catalog/kept-catalog.js';
 import type { AppPaths } from '../files/app-paths.js';
 import { ConfigFile } from '../files/config-file.js';
 import { keptCatalogPath } from '../files/kept-catalog-file.js';
-import { Ledger } from '../ledger/ledger.js';
+import { Ledger, localOffsetMinutes } from '../ledger/ledger.js';
 import { EventLog } from '../log/event-log.js';
 import { SecretValues, configSecretValues } from '../log/secret-values.js';
 import { oauthSecretsWithin } from '../oauth/upstream-oauth-provider.js';
@@ -56,7 +56,11 @@ export async function openHubParts(paths: AppPaths): Promise<{ configFile: Confi
   const events = new EventLog({ dir: paths.logDir, retentionDays: config.settings.logRetentionDays, secrets });
   const log = (message: string, error?: unknown) =>
     events.emit({ type: 'log', level: 'warn', message: error ? `${message}: ${(error as Error).message ?? error}` : message });
-  const ledger = new Ledger({ dir: paths.ledgerDir, onError: (err) => log('ledger write failed', err) });
+  const ledger = new Ledger({
+    dir: paths.ledgerDir,
+    dayOffsetMinutes: localOffsetMinutes,
+    onError: (err) => log('ledger read or write failed', err),
+  });
   await ledger.open();
   const spill = await createSpillFeature({
     spillDir: paths.spillDir,

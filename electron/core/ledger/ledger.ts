@@ -3,7 +3,7 @@
  * (`ledger.jsonl`, then `ledger.1.jsonl`, ... by size) and summed into per-day aggregates, which `open()`
  * rebuilds from the files. Appends are batched and asynchronous; a torn last line from a crash is
  * skipped on reading and cut off before the next append, so it never corrupts what follows.
- * Day buckets are UTC dates unless `dayOffsetMinutes` is given.
+ * Day buckets are UTC dates unless `dayOffsetMinutes` is given (the hub gives the computer's time zone).
  */
 import {
   LedgerEntrySchema,
@@ -29,8 +29,11 @@ export interface LedgerOptions {
   now?: () => number;
   /** Size at which the ledger moves on to its next file. Default 20 MiB. */
   maxFileBytes?: number;
-  /** Offset from UTC, in minutes, used for day buckets. Default 0: days are UTC dates. */
-  dayOffsetMinutes?: number;
+  /**
+   * Offset from UTC, in minutes, used for day buckets: fixed, or the offset at each moment (see
+   * `localOffsetMinutes`). Default 0: days are UTC dates.
+   */
+  dayOffsetMinutes?: number | ((ms: number) => number);
   /** Disk errors (a failed write drops its batch; the in-memory aggregates keep the records). */
   onError?: (err: unknown) => void;
 }
@@ -45,7 +48,12 @@ export interface LedgerOpenResult {
   records: number;
   /** Lines that were torn or not valid ledger records, and were ignored. */
   skipped: number;
+  /** Files that could not be read (their records are not counted). */
+  unreadable?: string[];
 }
+
+/** The computer's offset from UTC at a moment, in minutes (east positive), daylight saving included. */
+export const localOffsetMinutes = (ms: number): number => -new Date(ms).getTimezoneOffset();
 
 export type SavingsListener = (update: SavingsUpdate) => void;
 
@@ -153,17 +161,28 @@ export class Ledger {
 
   private async load(): Promise<LedgerOpenResult> {
     const result: LedgerOpenResult = { records: 0, skipped: 0 };
-    for (const seg of await listSegments(this.dir, LEDGER_NAME, false)) {
-      const read = await readJsonLines(seg.path, (value) => {
-        const parsed = LedgerEntrySchema.safeParse(value);
-        if (!parsed.success) {
-          result.skipped++;
-          return;
-        }
-        this.aggregates.add(parsed.data);
-        result.records++;
-      });
-      result.skipped += read.skipped;
+    // A file that cannot be read (another user's, after a run with sudo) is reported and left out: the
+    // savings shown miss its records, but the hub starts and records on.
+    const segments = await listSegments(this.dir, LEDGER_NAME, false).catch((err: unknown) => {
+      this.onError(err);
+      return [];
+    });
+    for (const seg of segments) {
+      try {
+        const read = await readJsonLines(seg.path, (value) => {
+          const parsed = LedgerEntrySchema.safeParse(value);
+          if (!parsed.success) {
+            result.skipped++;
+            return;
+          }
+          this.aggregates.add(parsed.data);
+          result.records++;
+        });
+        result.skipped += read.skipped;
+      } catch (err) {
+        result.unreadable = [...(result.unreadable ?? []), seg.path];
+        this.onError(err);
+      }
     }
     this.opened = true;
     const early = this.early;

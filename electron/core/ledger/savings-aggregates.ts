@@ -46,26 +46,42 @@ export class SavingsAggregates {
   private readonly days = new Map<string, DayBucket>();
   private readonly all = emptySavingsTotals();
 
-  /** @param dayOffsetMinutes shift applied to record times before taking the date (0 = UTC days). */
-  constructor(private readonly dayOffsetMinutes = 0) {}
+  readonly #offsetAt: (ms: number) => number;
+
+  /**
+   * @param dayOffsetMinutes shift applied to record times before taking the date: a fixed number of minutes
+   * (0 = UTC days), or the offset at each moment (a time zone, whose offset changes with daylight saving).
+   */
+  constructor(dayOffsetMinutes: number | ((ms: number) => number) = 0) {
+    this.#offsetAt = typeof dayOffsetMinutes === 'number' ? () => dayOffsetMinutes : dayOffsetMinutes;
+  }
 
   /** The day bucket a moment falls in. */
   dayOf(ms: number): string {
-    return dayOf(ms, this.dayOffsetMinutes);
+    return dayOf(ms, this.#offsetAt(ms));
+  }
+
+  /** When `day` starts, in ms since the epoch (the offset taken at that moment). */
+  #startOf(day: string): number {
+    const utcMidnight = Date.parse(`${day}T00:00:00Z`);
+    return utcMidnight - this.#offsetAt(utcMidnight - this.#offsetAt(utcMidnight) * 60_000) * 60_000;
   }
 
   /** The day bucket of a record's time; the last one's day is reused while times stay within it. */
   #dayOfTime(time: string): string {
     const ms = Date.parse(time);
-    if (ms >= this.#dayStart && ms < this.#dayStart + DAY_MS) return this.#day;
+    if (ms >= this.#dayStart && ms < this.#dayEnd) return this.#day;
     const day = this.dayOf(ms);
     this.#day = day;
-    this.#dayStart = Date.parse(`${day}T00:00:00Z`) - this.dayOffsetMinutes * 60_000;
+    this.#dayStart = this.#startOf(day);
+    // A day with a daylight-saving change lasts 23 or 25 hours: its end is the next day's start.
+    this.#dayEnd = this.#startOf(dayOf(Date.parse(`${day}T12:00:00Z`) + DAY_MS, 0));
     return day;
   }
 
   #day = '';
   #dayStart = Number.NaN;
+  #dayEnd = Number.NaN;
 
   /** A copy of the all-time totals. */
   allTime(): SavingsTotals {
