@@ -183,6 +183,44 @@ describe('SpillStore', () => {
     expect(store.list()).toHaveLength(1);
   });
 
+  it('sets a damaged index aside and leaves the result folders it may have listed for that run', async () => {
+    const first = await open();
+    const a = await first.put(textResult('aaa'), meta);
+    const b = await first.put(textResult('bbb'), meta);
+    await first.close();
+    const damaged = `{"version":1,"entries":[{"handle":"${a.handle}"`;
+    await writeFile(join(dir, 'index.json'), damaged);
+    const messages: string[] = [];
+    const store = await open({ log: (m) => messages.push(m) });
+    expect(store.list()).toEqual([]);
+    await store.cleanup(); // nor does the periodic cleanup take them for leftovers
+    const names = await readdir(dir);
+    expect(names).toEqual(expect.arrayContaining([a.handle, b.handle]));
+    const copies = names.filter((n) => n.startsWith('index.json.corrupt-'));
+    expect(copies).toEqual(['index.json.corrupt-2026-01-01T00-00-00-000Z']);
+    expect(await readFile(join(dir, copies[0]!), 'utf8')).toBe(damaged);
+    expect(messages.join('\n')).toContain(`set aside as ${copies[0]}`);
+    const fresh = await store.put(textResult('kept after it'), meta);
+    await store.close();
+    // The next start has the index this run wrote: the old folders are leftovers then.
+    const next = await open();
+    expect(next.list().map((e) => e.handle)).toEqual([fresh.handle]);
+    expect((await readdir(dir)).filter((n) => HANDLE_PATTERN.test(n))).toEqual([fresh.handle]);
+  });
+
+  it('keeps the newest three copies of damaged or newer-version indexes', async () => {
+    const bad = ['not json', '{"version":2,"entries":[]}', '{"version":1}', '[]', '{"version":1,"entries":{}}'];
+    for (const [i, text] of bad.entries()) {
+      await mkdir(dir, { recursive: true });
+      await writeFile(join(dir, 'index.json'), text);
+      clock += HOUR;
+      await (await open()).close();
+      expect((await readdir(dir)).filter((n) => n.startsWith('index.json.corrupt-'))).toHaveLength(Math.min(i + 1, 3));
+    }
+    const kept = (await readdir(dir)).filter((n) => n.startsWith('index.json.corrupt-')).sort();
+    expect(await Promise.all(kept.map((n) => readFile(join(dir, n), 'utf8')))).toEqual(bad.slice(2));
+  });
+
   it('drops index entries whose handle would leave the folder', async () => {
     const store = await open();
     const entry = await store.put(textResult('legit'), meta);

@@ -71,7 +71,8 @@ export async function createSpillFeature(options: SpillFeatureOptions): Promise<
     now,
     counter,
     ttlMs: settings().spill.ttlHours * 3600_000,
-    quotaBytes: settings().spill.quotaBytes,
+    // Read at each put and cleanup, so a quota changed in Settings applies without a restart.
+    quotaBytes: () => settings().spill.quotaBytes,
     log: options.log,
   });
   const rawTexts = await RawTexts.open({

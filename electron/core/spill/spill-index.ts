@@ -1,4 +1,5 @@
-import { readFile } from 'node:fs/promises';
+import { readdir, readFile, rename, rm } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { AtomicFile, removeStaleTemps } from '../files/atomic-file.js';
 import { isValidHandle } from './spill-handle.js';
@@ -126,6 +127,9 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
+/** Copies of unreadable index files kept beside the index (the newest ones), for someone to look into. */
+const SET_ASIDE_KEPT = 3;
+
 /** How long `saveSoon` waits, so that a run of spilled calls writes the index once. */
 const SAVE_SOON_MS = 1000;
 
@@ -158,6 +162,48 @@ export class SpillIndexFile {
       throw error;
     }
     return parseIndex(raw) ?? 'corrupt';
+  }
+
+  /**
+   * The entries to start with, read once at open. An index that cannot be read fails nothing: the store
+   * starts empty and the file is set aside. `complete` is then false: the result folders on disk may be
+   * ones it listed, so the store must not take them for leftovers (it used to delete every one).
+   */
+  async load(now: number, log: (message: string, error?: unknown) => void): Promise<{ entries: SpillEntry[]; complete: boolean }> {
+    let entries: SpillEntry[] | null | 'corrupt';
+    try {
+      entries = await this.read();
+    } catch (error) {
+      log('The spill index could not be read, so results kept before are not listed; their folders are left in place.', error);
+      return { entries: [], complete: false };
+    }
+    if (entries !== 'corrupt') return { entries: entries ?? [], complete: true };
+    try {
+      const copy = await this.setAside(now);
+      log(
+        `The spill index was damaged or written by a newer Spillway, so results kept before are not listed. ` +
+          `It was set aside as ${copy} and their folders are left in place until Spillway restarts; new results are kept as usual.`,
+      );
+    } catch (error) {
+      log('The spill index was damaged and could not be set aside; results kept before are not listed.', error);
+    }
+    return { entries: [], complete: false };
+  }
+
+  /**
+   * Renames an unreadable index file aside, as `index.json.corrupt-<time>`, so that the next save does not
+   * overwrite what it held (a damaged file, or one a newer Spillway wrote); only the newest few copies are
+   * kept. Returns the copy's name.
+   */
+  async setAside(now: number): Promise<string> {
+    const folder = dirname(this.path);
+    const prefix = `${basename(this.path)}.corrupt-`;
+    // A time without ':' (Windows file names refuse it), so that sorting the names sorts the copies, oldest first.
+    const name = `${prefix}${new Date(now).toISOString().replace(/[:.]/g, '-')}`;
+    await rename(this.path, join(folder, name));
+    const copies = (await readdir(folder)).filter((n) => n.startsWith(prefix)).sort();
+    for (const old of copies.slice(0, Math.max(0, copies.length - SET_ASIDE_KEPT))) await rm(join(folder, old), { force: true });
+    return name;
   }
 
   save(): Promise<void> {

@@ -6,6 +6,7 @@ import { syncFolder } from '../files/atomic-file.js';
 import type { TokenCount, TokenCounter } from '../tokens/token-counter.js';
 import type { SpooledString } from '../wire/raw-spool.js';
 import { handleFor, isValidHandle } from './spill-handle.js';
+import { formatBytes } from './size-labels.js';
 import { viewResult } from './result-view.js';
 import {
   DEFAULT_SPILL_QUOTA_BYTES,
@@ -50,7 +51,8 @@ const DOCUMENT_TTL_MS = 2 * 60_000;
 export class SpillStore {
   readonly dir: string;
   readonly ttlMs: number;
-  readonly quotaBytes: number;
+  /** Read at each put, cleanup and diskUsage, so that a quota changed in the settings applies at once. */
+  readonly #quota: () => number;
   readonly #now: () => number;
   readonly #counter: TokenCounter;
   readonly #log: (message: string, error?: unknown) => void;
@@ -64,13 +66,16 @@ export class SpillStore {
    */
   readonly #unsynced = new Set<string>();
   readonly #index: SpillIndexFile;
+  /** False after an index that could not be read: for this run, result folders are not taken for leftovers (SpillIndexFile.load). */
+  #indexComplete = true;
 
   private constructor(options: SpillStoreOptions) {
     this.dir = options.dir;
     this.#now = options.now;
     this.#counter = options.counter;
     this.ttlMs = options.ttlMs ?? DEFAULT_SPILL_TTL_MS;
-    this.quotaBytes = options.quotaBytes ?? DEFAULT_SPILL_QUOTA_BYTES;
+    const quota = options.quotaBytes ?? DEFAULT_SPILL_QUOTA_BYTES;
+    this.#quota = typeof quota === 'number' ? () => quota : quota;
     this.#log = options.log ?? (() => {});
     this.#puts = new PendingPuts(this.dir);
     this.#index = new SpillIndexFile(
@@ -94,13 +99,9 @@ export class SpillStore {
    */
   static async open(options: SpillStoreOptions): Promise<SpillStore> {
     const store = new SpillStore(options);
-    try {
-      const entries = await store.#index.read();
-      if (entries === 'corrupt') store.#log('spill index unreadable, starting empty');
-      else for (const entry of entries ?? []) store.#entries.set(entry.handle, entry);
-    } catch (error) {
-      store.#log('spill index could not be read', error);
-    }
+    const { entries, complete } = await store.#index.load(store.#now(), store.#log);
+    for (const entry of entries) store.#entries.set(entry.handle, entry);
+    store.#indexComplete = complete;
     try {
       await store.cleanup();
     } catch (error) {
@@ -137,7 +138,8 @@ export class SpillStore {
     return {
       entry: existing ? { ...existing, ...refreshOf(existing, entry) } : { ...entry },
       write: () => this.#write(entry, files, spooled),
-      answerFirst: this.#puts.hasRoomFor(files.diskBytes) && spooled.every((text) => text.fine()),
+      // A result larger than the whole quota is never kept: its answer waits for the write to fail and says so.
+      answerFirst: files.diskBytes <= this.quotaBytes && this.#puts.hasRoomFor(files.diskBytes) && spooled.every((text) => text.fine()),
     };
   }
 
@@ -156,14 +158,19 @@ export class SpillStore {
     try {
       // Texts spooled as they arrived are complete first (their message may have come before).
       await Promise.all(spooled.map((text) => text.written));
+      // Before a refresh too: the quota may have shrunk below a copy already kept (evicted at the next put).
+      const quota = this.quotaBytes;
+      if (files.diskBytes > quota) {
+        throw new SpillWriteError(
+          `the result is ${formatBytes(files.diskBytes)}, more than the whole spill quota of ${formatBytes(quota)} set in Spillway's Settings`,
+        );
+      }
       const existing = this.#entries.get(handle);
       if (existing && (await this.#filesComplete(existing))) {
         Object.assign(existing, refreshOf(existing, planned));
+        await this.#evictOverQuota(handle);
         this.#persistIndexLater();
         return { ...existing };
-      }
-      if (files.diskBytes > this.quotaBytes) {
-        throw new SpillWriteError(`result of ${files.diskBytes} bytes exceeds the spill quota of ${this.quotaBytes} bytes`);
       }
       await writeEntryFolder(this.dir, handle, files);
       written = true;
@@ -277,6 +284,11 @@ export class SpillStore {
     return handles.length;
   }
 
+  /** Bytes the kept results may take, as the settings say now. */
+  get quotaBytes(): number {
+    return this.#quota();
+  }
+
   diskUsage(): { entries: number; bytes: number; quotaBytes: number } {
     let bytes = 0;
     for (const e of this.#entries.values()) bytes += e.diskBytes;
@@ -302,7 +314,7 @@ export class SpillStore {
       }
     }
     const known = (name: string) => this.#entries.has(name) || this.#puts.has(name);
-    for (const path of await strayFolders(this.dir, known)) {
+    for (const path of this.#indexComplete ? await strayFolders(this.dir, known) : []) {
       await rm(path, { recursive: true, force: true });
       report.orphans++;
     }
@@ -377,12 +389,13 @@ export class SpillStore {
   }
 
   async #evictOverQuota(keep: string | null): Promise<number> {
+    const quota = this.quotaBytes;
     let total = this.diskUsage().bytes;
-    if (total <= this.quotaBytes) return 0;
+    if (total <= quota) return 0;
     let evicted = 0;
     const byAge = [...this.#entries.values()].sort((a, b) => a.lastAccess - b.lastAccess);
     for (const entry of byAge) {
-      if (total <= this.quotaBytes) break;
+      if (total <= quota) break;
       if (entry.handle === keep || this.#puts.has(entry.handle)) continue;
       await this.#remove(entry.handle);
       total -= entry.diskBytes;

@@ -16,7 +16,8 @@ export interface SpillStoreOptions {
   now: () => number;
   counter: TokenCounter;
   ttlMs?: number;
-  quotaBytes?: number;
+  /** Bytes the kept results may take; a getter follows the settings as they change (read at each put, cleanup and diskUsage). */
+  quotaBytes?: number | (() => number);
   /** Memory for recently read texts and their line splits. Default 64 MiB. */
   cacheBytes?: number;
   log?: (message: string, error?: unknown) => void;
