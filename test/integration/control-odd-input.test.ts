@@ -1,9 +1,10 @@
 /**
  * Input that a plain object or decodeURIComponent trips over (issue 13, item 13): server ids that are
  * names of Object.prototype (`constructor`, `toString`) are servers like any other — no false conflict,
- * no false `removed: true`, their policies are their own — `__proto__` is refused by name, and a malformed
- * `%` escape in a UI path or the session cookie answers 400/401, never 500. The UI's session cookie
- * carries neither the token nor anything that works on another port.
+ * no false `removed: true`, their policies are their own — `__proto__` is refused by name (as a server id,
+ * and as a server or tool in a policy), and a malformed `%` escape in a UI path or the session cookie
+ * answers 400/401, never 500. A body over the size limit gets a 413 answer, not a reset. The UI's session
+ * cookie carries neither the token nor anything that works on another port.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -99,6 +100,31 @@ describe('server ids named like Object.prototype members', () => {
     const r = await hub.api('upstreams.add', { id: '__proto__', config: { type: 'http', url: 'http://127.0.0.1:9/mcp' } });
     expect(r).toMatchObject({ ok: false, code: 'invalid', field: 'id' });
     expect(() => parseConfig('{"version":1,"servers":{"__proto__":{"type":"stdio","command":"x"}}}')).toThrow(/servers/);
+  });
+
+  it('refuses a policy for a server or a tool named "__proto__", naming the field, and saves nothing', async () => {
+    const before = await readFile(join(hub.dir, 'config.json'), 'utf8');
+    const server = await hub.api('policies.setServer', { server: '__proto__', policy: { previewTokens: 300 } });
+    expect(server).toMatchObject({ ok: false, code: 'invalid', field: 'server', message: expect.stringMatching(/"__proto__".*pick another server/) });
+    const tool = await hub.api('policies.setTool', { server: 'constructor', tool: '__proto__', policy: { hidden: true } });
+    expect(tool).toMatchObject({ ok: false, code: 'invalid', field: 'tool', message: expect.stringMatching(/"__proto__".*pick another tool/) });
+    expect(await hub.api('policies.resetTool', { server: 'constructor', tool: '__proto__' })).toMatchObject({ ok: false, field: 'tool' });
+    expect(await readFile(join(hub.dir, 'config.json'), 'utf8')).toBe(before);
+    expect(Object.getPrototypeOf(hub.hub.config.policies.servers)).toBe(Object.prototype);
+  });
+});
+
+describe('a control request over the size limit', () => {
+  it('answers 413 with a message the UI can show, and the hub keeps answering', async () => {
+    const res = await fetch(`${hub.hub.endpoint.origin}/api/settings.set`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${hub.token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ logRetentionDays: 30, pad: 'x'.repeat(8 * 1024 * 1024) }),
+    });
+    expect(res.status).toBe(413);
+    expect(await res.json()).toMatchObject({ ok: false, code: 'invalid', message: expect.stringMatching(/too large.*8 MB.*try again/) });
+    expect(hub.hub.config.settings.logRetentionDays).not.toBe(30);
+    expect((await hub.api('status')).ok).toBe(true);
   });
 });
 

@@ -9,7 +9,7 @@ import { stat } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { extname, join, normalize, sep } from 'node:path';
 import { matchesFilter, type EventFilter, type HubEvent } from '../../../shared/events.js';
-import { bearerToken, readBody, sendJson } from '../downstream/http-endpoint.js';
+import { bearerToken, sendJson } from '../downstream/http-endpoint.js';
 import { tokensEqual } from '../files/access-token.js';
 import type { ControlDispatcher } from './control-handlers.js';
 import { hasSession, sessionCookieName, sessionValue } from './ui-sessions.js';
@@ -41,6 +41,32 @@ function decodeOrUndefined(text: string): string | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** The largest control request body (a config with long values fits many times over). */
+export const MAX_CONTROL_BODY_BYTES = 8 * 1024 * 1024;
+/** How much of a body over the limit is read and dropped so the client gets the answer; past it the connection is cut. */
+const MAX_DRAINED_BYTES = 8 * MAX_CONTROL_BODY_BYTES;
+
+/**
+ * A control request's body as text; undefined when it is over the limit. The rest of such a body is
+ * read and dropped, not cut off: a client still sending would see the connection reset instead of the 413.
+ */
+function readControlBody(req: IncomingMessage): Promise<string | undefined> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= MAX_CONTROL_BODY_BYTES) return void chunks.push(chunk);
+      chunks.length = 0;
+      if (size <= MAX_DRAINED_BYTES) return;
+      reject(Object.assign(new Error(`request body over ${MAX_DRAINED_BYTES} bytes`), { status: 413 }));
+      req.destroy();
+    });
+    req.once('end', () => resolve(size > MAX_CONTROL_BODY_BYTES ? undefined : Buffer.concat(chunks).toString('utf8')));
+    req.once('error', reject);
+  });
 }
 
 export interface HttpControlOptions {
@@ -145,7 +171,12 @@ export function createHttpControl(options: HttpControlOptions) {
         return true;
       }
       let body: unknown = {};
-      const text = await readBody(req, 8 * 1024 * 1024);
+      const text = await readControlBody(req);
+      if (text === undefined) {
+        const message = `This request is too large: Spillway takes at most ${MAX_CONTROL_BODY_BYTES / 1024 / 1024} MB at a time. Send less at once (for example, shorter values) and try again.`;
+        sendJson(res, 413, { ok: false, code: 'invalid', message });
+        return true;
+      }
       if (text.trim()) {
         try {
           body = JSON.parse(text);

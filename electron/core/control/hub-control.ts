@@ -1,6 +1,7 @@
 /**
  * The hub's control operations: add, update, remove, restart and test upstreams, save policies, server
- * fields and settings. Each change is saved to the config file first, then applied to the running hub.
+ * fields and settings. Each change is saved to the config file first, then applied to the running hub;
+ * changes run one at a time, so two sent at once are both kept.
  */
 import {
   SettingsSchema,
@@ -61,11 +62,34 @@ async function storeCall<T>(run: () => Promise<T>): Promise<T> {
   }
 }
 
+/** What an update leaves to do once the server's old process has stopped (see #restart). */
+interface PendingRestart {
+  id: string;
+  /** The config before the change: its stored values are forgotten once no config refers to them. */
+  before: ServerConfig;
+  /** The old process stopping; undefined when nothing changed that needs a restart. */
+  stopping: Promise<void> | undefined;
+}
+
 export class HubControl {
   readonly #removed: RemovedServers;
+  /** The last change in line (see #serial). */
+  #queue: Promise<unknown> = Promise.resolve();
 
   constructor(private readonly deps: HubControlDeps) {
     this.#removed = deps.removed ?? new RemovedServers();
+  }
+
+  /**
+   * Runs one change of the config at a time, each reading deps.config() inside: the config only changes
+   * once a write has finished, so two changes that read it at once would each save over the other.
+   * Waits that do not touch the config (an old process stopping) stay outside, so a server that will not
+   * stop holds no other change up.
+   */
+  #serial<T>(change: () => Promise<T>): Promise<T> {
+    const done = this.#queue.then(change);
+    this.#queue = done.catch(() => undefined);
+    return done;
   }
 
   #validateServer(input: unknown): ServerConfig {
@@ -77,7 +101,11 @@ export class HubControl {
     return parsed.data;
   }
 
-  async addUpstream(req: { id?: string; name?: string; config: unknown }): Promise<{ id: string }> {
+  addUpstream(req: { id?: string; name?: string; config: unknown }): Promise<{ id: string }> {
+    return this.#serial(() => this.#add(req));
+  }
+
+  async #add(req: { id?: string; name?: string; config: unknown }): Promise<{ id: string }> {
     const config = this.deps.config();
     const cfg = this.#validateServer(req.config);
     let id: string;
@@ -102,78 +130,101 @@ export class HubControl {
   }
 
   async updateUpstream(req: { id: string; config: unknown }): Promise<{ id: string }> {
+    await this.#restart(await this.#serial(() => this.#saveUpdate(req.id, req.config)));
+    return { id: req.id };
+  }
+
+  /** Saves a server's new config and sets its old process stopping; #restart does the rest. */
+  async #saveUpdate(id: string, input: unknown): Promise<PendingRestart> {
     const config = this.deps.config();
-    const before = ownValue(config.servers, req.id);
-    if (!before) throw new ControlError('not_found', `No server with id "${req.id}"`, 'id');
-    const cfg = this.#validateServer(req.config);
+    const before = ownValue(config.servers, id);
+    if (!before) throw new ControlError('not_found', `No server with id "${id}"`, 'id');
+    const cfg = this.#validateServer(input);
     // A masked secret sent back unchanged from a list keeps the stored value.
     const restored = restoreMaskedSecrets(cfg, before);
     const store = this.deps.secretStore;
-    const { config: merged, changed } = store
-      ? await storeCall(() => storeServerSecrets(store, req.id, restored))
-      : { config: restored, changed: false };
-    await this.deps.saveConfig({ ...config, servers: { ...config.servers, [req.id]: merged } }, `server ${req.id} updated`);
+    const { config: merged, changed } = store ? await storeCall(() => storeServerSecrets(store, id, restored)) : { config: restored, changed: false };
+    await this.deps.saveConfig({ ...config, servers: { ...config.servers, [id]: merged } }, `server ${id} updated`);
+    // A new secret value reads the same in the config (a reference): it still needs a restart.
+    if (!changed && JSON.stringify(before) === JSON.stringify(merged) && this.deps.pool.has(id)) return { id, before, stopping: undefined };
+    // Out of the pool while the change holds the lock: a later change finds no old process to keep.
+    return { id, before, stopping: this.deps.pool.remove(id) };
+  }
+
+  /** Once the old process has stopped: starts the server as the config holds it by then, and forgets old values. */
+  async #restart({ id, before, stopping }: PendingRestart): Promise<void> {
+    if (!stopping) return;
     try {
-      // A new secret value reads the same in the config (a reference): it still needs a restart.
-      if (!changed && JSON.stringify(before) === JSON.stringify(merged) && this.deps.pool.has(req.id)) return { id: req.id };
-      await this.deps.pool.replace(req.id, merged);
-      this.deps.policy.cache.clear(req.id);
-      this.deps.refreshCatalog();
-      return { id: req.id };
+      await stopping;
     } finally {
-      // Only once the old process has stopped: what it prints on its way out may quote the old values.
-      if (store) await this.#forget(() => forgetUnreferenced(store, req.id, before, merged), req.id);
+      await this.#serial(async () => {
+        // A later change may have updated or removed the server meanwhile (and started it): the config now counts.
+        const now = ownValue(this.deps.config().servers, id);
+        if (now && !this.deps.pool.has(id)) this.deps.pool.add(id, now);
+        this.deps.policy.cache.clear(id);
+        this.deps.refreshCatalog();
+        // Only once the old process has stopped: what it prints on its way out may quote the old values.
+        await this.#forgetOld(id, before);
+      });
     }
   }
 
   async removeUpstream(id: string): Promise<{ removed: boolean; undoable: boolean }> {
-    const config = this.deps.config();
-    const removed = ownValue(config.servers, id);
-    if (!removed) throw new ControlError('not_found', `No server with id "${id}"`, 'id');
-    const { [id]: _removed, ...rest } = config.servers;
-    await this.deps.saveConfig({ ...config, servers: rest }, `server ${id} removed`);
-    const store = this.deps.secretStore;
-    // Read before they are forgotten; a store that cannot answer only means no Undo.
-    const undoable = await this.#removed.keep(id, removed, store).then(
-      () => true,
-      () => false,
-    );
-    // The process stops first: what it prints on its way out may quote its secrets, masked while they are known.
-    await this.deps.pool.remove(id);
-    if (store) await this.#forget(() => forgetServerSecrets(store, id, removed), id);
-    const forgetSignIn = this.deps.forgetSignIn;
-    if (forgetSignIn) await this.#forget(() => forgetSignIn(id), id);
-    this.deps.policy.cache.clear(id);
-    await this.deps.policy.pins
-      .forgetServer(id)
-      .catch((err: Error) =>
-        this.deps.emit({ type: 'log', level: 'warn', message: `Could not forget the tool pins of ${id}: ${err.message ?? err}` }),
+    const { cfg, undoable, stopping } = await this.#serial(async () => {
+      const config = this.deps.config();
+      const removed = ownValue(config.servers, id);
+      if (!removed) throw new ControlError('not_found', `No server with id "${id}"`, 'id');
+      const { [id]: _removed, ...rest } = config.servers;
+      await this.deps.saveConfig({ ...config, servers: rest }, `server ${id} removed`);
+      // Read before they are forgotten; a store that cannot answer only means no Undo.
+      const kept = await this.#removed.keep(id, removed, this.deps.secretStore).then(
+        () => true,
+        () => false,
       );
-    this.deps.refreshCatalog();
+      const leaving = this.deps.pool.remove(id);
+      this.deps.policy.cache.clear(id);
+      await this.deps.policy.pins
+        .forgetServer(id)
+        .catch((err: Error) =>
+          this.deps.emit({ type: 'log', level: 'warn', message: `Could not forget the tool pins of ${id}: ${err.message ?? err}` }),
+        );
+      this.deps.refreshCatalog();
+      return { cfg: removed, undoable: kept, stopping: leaving };
+    });
+    // The process stops first: what it prints on its way out may quote its secrets, masked while they are known.
+    await stopping;
+    await this.#serial(async () => {
+      // Only what no config refers to by then: the same id may have been added again (Undo, or a new server).
+      await this.#forgetOld(id, cfg);
+      const forgetSignIn = this.deps.forgetSignIn;
+      if (forgetSignIn && !ownValue(this.deps.config().servers, id)) await this.#forget(() => forgetSignIn(id), id);
+    });
     return { removed: true, undoable };
   }
 
   /** Adds back a server removed in the last few minutes, with its secret values and its sign-in. */
-  async undoRemove(id: string): Promise<{ id: string }> {
-    if (ownValue(this.deps.config().servers, id))
-      throw new ControlError('conflict', `A server named "${id}" was added since: remove or rename it, then press Undo again.`, 'id');
-    const held = this.#removed.take(id);
-    if (!held)
-      throw new ControlError(
-        'not_found',
-        `"${id}" can no longer be put back: a removed server can be put back for ${UNDO_MS / 60_000} minutes, while Spillway runs. Add it again.`,
-        'id',
-      );
-    const store = this.deps.secretStore;
-    const signIn = Object.entries(held.signIn);
-    // The sign-in first: the server then starts signed in.
-    if (store) for (const [name, value] of signIn) await storeCall(() => store.set(id, name, value));
-    try {
-      return await this.addUpstream({ id, config: held.config });
-    } catch (err) {
-      if (store) for (const [name] of signIn) await store.delete(id, name).catch(() => undefined);
-      throw err;
-    }
+  undoRemove(id: string): Promise<{ id: string }> {
+    return this.#serial(async () => {
+      if (ownValue(this.deps.config().servers, id))
+        throw new ControlError('conflict', `A server named "${id}" was added since: remove or rename it, then press Undo again.`, 'id');
+      const held = this.#removed.take(id);
+      if (!held)
+        throw new ControlError(
+          'not_found',
+          `"${id}" can no longer be put back: a removed server can be put back for ${UNDO_MS / 60_000} minutes, while Spillway runs. Add it again.`,
+          'id',
+        );
+      const store = this.deps.secretStore;
+      const signIn = Object.entries(held.signIn);
+      // The sign-in first: the server then starts signed in.
+      if (store) for (const [name, value] of signIn) await storeCall(() => store.set(id, name, value));
+      try {
+        return await this.#add({ id, config: held.config });
+      } catch (err) {
+        if (store) for (const [name] of signIn) await store.delete(id, name).catch(() => undefined);
+        throw err;
+      }
+    });
   }
 
   async restartUpstream(id: string): Promise<{ status: UpstreamStatus }> {
@@ -215,6 +266,14 @@ export class HubControl {
     }
   }
 
+  /** Forgets the stored values `old` referred to that the server's config no longer does (all, once it is gone). */
+  async #forgetOld(id: string, old: ServerConfig): Promise<void> {
+    const store = this.deps.secretStore;
+    if (!store) return;
+    const now = ownValue(this.deps.config().servers, id);
+    await this.#forget(() => (now ? forgetUnreferenced(store, id, old, now) : forgetServerSecrets(store, id, old)), id);
+  }
+
   /** Forgets stored values no config refers to any more; a store refusing leaves a stray entry, said in the log. */
   async #forget(run: () => Promise<void>, id: string): Promise<void> {
     await run().catch((err: Error) =>
@@ -222,11 +281,19 @@ export class HubControl {
     );
   }
 
-  /** Saves policies (validated by the caller) and applies them at once; upstreams keep running. */
-  async setPolicies(policies: Policies, what: string, server?: string): Promise<void> {
-    await this.deps.saveConfig({ ...this.deps.config(), policies }, what);
-    this.deps.policy.cache.clear(server);
-    this.deps.refreshCatalog();
+  /**
+   * Saves the policies `change` makes of the current ones (validated by the caller; undefined: nothing to
+   * save) and applies them at once; upstreams keep running.
+   */
+  setPolicies(change: (current: Policies) => Policies | undefined, what: string, server?: string): Promise<void> {
+    return this.#serial(async () => {
+      const config = this.deps.config();
+      const policies = change(config.policies);
+      if (!policies) return;
+      await this.deps.saveConfig({ ...config, policies }, what);
+      this.deps.policy.cache.clear(server);
+      this.deps.refreshCatalog();
+    });
   }
 
   /**
@@ -234,18 +301,19 @@ export class HubControl {
    * enabled switch (which starts or stops it).
    */
   async setServerFields(id: string, fields: { enabled?: boolean; prefix?: boolean; timeoutMs?: number }): Promise<void> {
-    const config = this.deps.config();
-    const cfg = ownValue(config.servers, id);
-    if (!cfg) throw new ControlError('not_found', `No server with id "${id}"`, 'server');
-    const next = { ...cfg, ...fields };
-    if (JSON.stringify(next) === JSON.stringify(cfg)) return;
-    if (fields.enabled !== undefined && fields.enabled !== cfg.enabled) {
-      await this.updateUpstream({ id, config: next });
-      return;
-    }
-    await this.deps.saveConfig({ ...config, servers: { ...config.servers, [id]: next } }, `server ${id} updated`);
-    this.deps.policy.cache.clear(id);
-    this.deps.refreshCatalog();
+    const pending = await this.#serial(async () => {
+      const config = this.deps.config();
+      const cfg = ownValue(config.servers, id);
+      if (!cfg) throw new ControlError('not_found', `No server with id "${id}"`, 'server');
+      const next = { ...cfg, ...fields };
+      if (JSON.stringify(next) === JSON.stringify(cfg)) return undefined;
+      if (fields.enabled !== undefined && fields.enabled !== cfg.enabled) return this.#saveUpdate(id, next);
+      await this.deps.saveConfig({ ...config, servers: { ...config.servers, [id]: next } }, `server ${id} updated`);
+      this.deps.policy.cache.clear(id);
+      this.deps.refreshCatalog();
+      return undefined;
+    });
+    if (pending) await this.#restart(pending);
   }
 
   /** Approves a withheld tool's new definition; it is listed again at once. */
@@ -258,18 +326,20 @@ export class HubControl {
     return approved;
   }
 
-  async setSettings(patch: SettingsPatch): Promise<Settings> {
-    const config = this.deps.config();
-    const parsed = SettingsSchema.safeParse(applySettingsPatch(config.settings, patch));
-    if (!parsed.success) {
-      const { field, message } = describeZodError(parsed.error, 'settings');
-      throw new ControlError('invalid', message, field);
-    }
-    const keeper = this.deps.settingsSecrets;
-    const settings = keeper ? await storeCall(() => keeper.keep(parsed.data, config.settings)) : parsed.data;
-    await this.deps.saveConfig({ ...config, settings }, 'settings');
-    if (!settings.policy.pinning) this.deps.policy.pins.clearPending();
-    this.deps.refreshCatalog();
-    return settings;
+  setSettings(patch: SettingsPatch): Promise<Settings> {
+    return this.#serial(async () => {
+      const config = this.deps.config();
+      const parsed = SettingsSchema.safeParse(applySettingsPatch(config.settings, patch));
+      if (!parsed.success) {
+        const { field, message } = describeZodError(parsed.error, 'settings');
+        throw new ControlError('invalid', message, field);
+      }
+      const keeper = this.deps.settingsSecrets;
+      const settings = keeper ? await storeCall(() => keeper.keep(parsed.data, config.settings)) : parsed.data;
+      await this.deps.saveConfig({ ...config, settings }, 'settings');
+      if (!settings.policy.pinning) this.deps.policy.pins.clearPending();
+      this.deps.refreshCatalog();
+      return settings;
+    });
   }
 }

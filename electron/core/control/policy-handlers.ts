@@ -37,6 +37,16 @@ function requireServer(parts: PolicyParts, server: string): void {
   }
 }
 
+/**
+ * Refuses a server or tool named `__proto__`: zod drops such a key without a word, so the write would
+ * answer ok and save nothing (server ids cannot take the name either: SERVER_ID_PATTERN).
+ */
+function refuseReservedNames(names: { server: string; tool?: string }): void {
+  for (const [field, name] of Object.entries(names))
+    if (name === '__proto__')
+      throw new ControlError('invalid', `${field}: "__proto__" cannot be used as a ${field} name in a policy: pick another ${field}`, field);
+}
+
 /** The effective values with a warning when they work against themselves (issue 14, item 5). */
 function advised(policy: EffectivePolicy): EffectivePolicy {
   const warning = previewWarning(policy.values.thresholdTokens, policy.values.previewTokens);
@@ -47,9 +57,11 @@ export function policyHandlers(parts: PolicyParts): HandlerMap {
   const effective = (server: string, tool: string) => advised(parts.policy.effective(server, tool, upstreamTool(parts, server, tool)));
 
   async function setTool(server: string, tool: string, policy: ToolPolicy | undefined, what: string) {
+    refuseReservedNames({ server, tool });
     if (policy && Object.keys(policy).length > 0) check(parts, { tools: { [server]: { [tool]: policy } } });
     else requireServer(parts, server);
-    await parts.control.setPolicies(withToolPolicy(parts.config().policies, server, tool, policy), what, server);
+    // Made of the policies as they are when the change saves (another change may come first).
+    await parts.control.setPolicies((current) => withToolPolicy(current, server, tool, policy), what, server);
     return effective(server, tool);
   }
 
@@ -61,6 +73,7 @@ export function policyHandlers(parts: PolicyParts): HandlerMap {
     'policies.resetTool': (req) => setTool(req.server, req.tool, undefined, `policy of ${req.server}/${req.tool} reset`),
 
     'policies.setServer': async (req) => {
+      refuseReservedNames({ server: req.server });
       // enabled, prefix and timeoutMs belong to the server's own config; the rest to policies.servers.
       const policy: ServerPolicy = { ...req.policy };
       const fields: { enabled?: boolean; prefix?: boolean; timeoutMs?: number } = {};
@@ -69,9 +82,14 @@ export function policyHandlers(parts: PolicyParts): HandlerMap {
         delete policy[key];
       }
       check(parts, { servers: { [req.server]: { ...policy, ...fields } } });
-      const next = withServerPolicy(parts.config().policies, req.server, policy);
-      if (JSON.stringify(next) !== JSON.stringify(parts.config().policies))
-        await parts.control.setPolicies(next, `policy of server ${req.server}`, req.server);
+      await parts.control.setPolicies(
+        (current) => {
+          const next = withServerPolicy(current, req.server, policy);
+          return JSON.stringify(next) === JSON.stringify(current) ? undefined : next;
+        },
+        `policy of server ${req.server}`,
+        req.server,
+      );
       if (Object.keys(fields).length > 0) await parts.control.setServerFields(req.server, fields);
       return advised(parts.policy.effective(req.server, undefined));
     },
