@@ -4,7 +4,16 @@
  */
 import { z } from 'zod';
 import { plainIssue } from './plain-issues.js';
-import { clientMetadataUrl, httpUrl, SERVER_ID_PATTERN, ServerConfigSchema, serverId, stringMap, type ServerConfigInput } from './server-config.js';
+import {
+  clientMetadataUrl,
+  httpUrl,
+  SERVER_ID_PATTERN,
+  serverId,
+  StoredServerConfigSchema,
+  stringMap,
+  type ServerConfigInput,
+} from './server-config.js';
+import { jsonSyntaxError } from './json-syntax.js';
 import { GlobalPolicyDefaultsSchema, GlobalPolicyPatchSchema, PoliciesSchema, defaultGlobalPolicy, emptyPolicies } from './policy.js';
 
 export * from './server-config.js';
@@ -153,7 +162,7 @@ export function maskSettingsSecrets(settings: Settings): Settings {
 export const ConfigSchema = z
   .object({
     version: z.literal(CONFIG_VERSION),
-    servers: z.record(serverId, ServerConfigSchema).default({}),
+    servers: z.record(serverId, StoredServerConfigSchema).default({}),
     settings: SettingsSchema.default(() => SettingsSchema.parse({})),
     /**
      * Per-server and per-tool policies (issue 5). A server's enabled, prefix and timeoutMs live in its
@@ -290,8 +299,9 @@ export function parseConfig(text: string, file?: string): ParsedConfig {
   if (text.trim() === '') return { config: defaultConfig(), foreign: false };
   try {
     raw = JSON.parse(text.replace(/^\uFEFF/, ''));
-  } catch (err) {
-    throw new ConfigError(`The config is not valid JSON${where}: ${(err as Error).message}`, undefined, file);
+  } catch {
+    // Not JSON.parse's own message: V8 quotes the text around the fault, which may be a secret typed in.
+    throw new ConfigError(`The config is not valid JSON${where}${jsonSyntaxError(text.replace(/^\uFEFF/, ''))}`, undefined, file);
   }
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
     throw new ConfigError(`The config must be a JSON object${where}`, '(root)', file);

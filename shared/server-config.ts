@@ -57,14 +57,14 @@ const serverCommon = {
   idleStopMinutes: z.number().min(0, 'use 0 (never) or more minutes').max(10_080, 'use at most 10080 minutes (a week)').optional(),
 };
 
-export const StdioServerSchema = z.object({
+const stdioServer = {
   type: z.literal('stdio'),
   command: z.string().min(1, 'command is required'),
   args: z.array(z.string()).default([]),
   env: stringMap.default({}),
   cwd: z.string().optional(),
   ...serverCommon,
-});
+};
 
 /** An http(s) URL, refused in plain words otherwise. */
 export const httpUrl = z
@@ -98,6 +98,11 @@ const URL_USERINFO = /^([a-z][a-z0-9+.-]*:\/\/)([^/?#@]*)@/i;
 /** Whether an address holds a sign-in (`https://me:pw@host/…`), which the server's config moves into a header. */
 export function hasUrlSignIn(url: string): boolean {
   return URL_USERINFO.test(url);
+}
+
+/** The address with the user name and password in it replaced by `mask` (for copies that must not hold them). */
+export function maskUrlSignIn(url: string, mask: string): string {
+  return url.replace(URL_USERINFO, (_all, scheme: string, userinfo: string) => (userinfo === '' ? `${scheme}@` : `${scheme}${mask}@`));
 }
 
 function decodePart(text: string): string {
@@ -142,10 +147,25 @@ function moveUrlSignIn<T extends { url: string; headers: Record<string, string> 
   return { ...server, url, headers: { ...server.headers, Authorization: `Basic ${base64Utf8(`${user}:${password}`)}` } };
 }
 
-export const HttpServerSchema = z.object({ type: z.literal('http'), ...remoteServer }).transform(moveUrlSignIn);
-
-export const SseServerSchema = z.object({ type: z.literal('sse'), ...remoteServer }).transform(moveUrlSignIn);
-
-export const ServerConfigSchema = z.discriminatedUnion('type', [StdioServerSchema, HttpServerSchema, SseServerSchema]);
+/**
+ * A server's config as the control API, the windows and the catalog give it: a field it does not know is
+ * refused, named (a misspelt `header` would otherwise be dropped without a word, and the server started
+ * without its headers).
+ */
+export const ServerConfigSchema = z.discriminatedUnion('type', [
+  z.strictObject(stdioServer),
+  z.strictObject({ type: z.literal('http'), ...remoteServer }).transform(moveUrlSignIn),
+  z.strictObject({ type: z.literal('sse'), ...remoteServer }).transform(moveUrlSignIn),
+]);
 export type ServerConfig = z.infer<typeof ServerConfigSchema>;
 export type ServerConfigInput = z.input<typeof ServerConfigSchema>;
+
+/**
+ * A server's entry as config.json holds it: the same, except that a field it does not know is ignored, as
+ * it always was, so a file written by hand with an extra field (a note, a field of another app) still loads.
+ */
+export const StoredServerConfigSchema = z.discriminatedUnion('type', [
+  z.object(stdioServer),
+  z.object({ type: z.literal('http'), ...remoteServer }).transform(moveUrlSignIn),
+  z.object({ type: z.literal('sse'), ...remoteServer }).transform(moveUrlSignIn),
+]);

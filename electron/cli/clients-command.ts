@@ -8,7 +8,7 @@ import { homedir } from 'node:os';
 import { createInterface } from 'node:readline/promises';
 import { parseArgs } from 'node:util';
 import { CLIENT_IDS, type ClientIdName } from '../../shared/api-clients.js';
-import { uniqueServerId, type Config } from '../../shared/config.js';
+import { ConfigError, uniqueServerId, type Config } from '../../shared/config.js';
 import type { ApiResult } from '../../shared/api.js';
 import { loadOrCreateToken } from '../core/files/access-token.js';
 import { defaultBridgeLaunch } from '../core/app/app-hub.js';
@@ -18,6 +18,7 @@ import { createClientRegistry } from '../core/clients/index.js';
 import { ClientsService } from '../core/clients/clients-service.js';
 import { hubEndpoint } from '../core/clients/entry-owner.js';
 import { ConfigFile } from '../core/files/config-file.js';
+import { maskConfigSecrets } from '../core/secrets/mask-config-secrets.js';
 import { clientsHandlers } from '../core/control/clients-handlers.js';
 import { ControlDispatcher } from '../core/control/control-handlers.js';
 import { findRunningHub } from '../core/control/running-hub.js';
@@ -66,6 +67,16 @@ async function directApi(paths: AppPaths, configFile: ConfigFile, config: Config
   return (method, req) => dispatcher.dispatch(method, req);
 }
 
+/**
+ * Whether an import moved the app's own servers into Spillway (`import --replace`, not undone since):
+ * removing Spillway's entry then leaves the app none of them, and only restore gives them back.
+ */
+async function serversMovedIn(paths: AppPaths, id: ClientIdName): Promise<boolean> {
+  const platform = process.platform === 'darwin' || process.platform === 'win32' ? process.platform : 'linux';
+  const registry = createClientRegistry({ os: { home: homedir(), platform, env: { ...process.env } }, backupDir: paths.backupDir });
+  return (await registry.backups(id)).some((b) => b.reason === 'replace' && !b.undone);
+}
+
 async function confirm(question: string, yes: boolean): Promise<boolean> {
   if (yes) return true;
   if (!process.stdin.isTTY) {
@@ -109,11 +120,11 @@ export async function clientsCommand(args: string[]): Promise<number> {
     configFile: values.config,
     os: { home: homedir(), platform: process.platform, env: process.env },
   });
-  const configFile = new ConfigFile(paths.configFile);
-  const config = await configFile.load();
-  const call = (await hubApi(paths, config)) ?? (await directApi(paths, configFile, config));
   const yes = values.yes ?? false;
   try {
+    const configFile = new ConfigFile(paths.configFile, { maskSecrets: maskConfigSecrets });
+    const config = await configFile.load();
+    const call = (await hubApi(paths, config)) ?? (await directApi(paths, configFile, config));
     switch (verb) {
       case 'list': {
         const list = unwrap<
@@ -146,7 +157,15 @@ export async function clientsCommand(args: string[]): Promise<number> {
           console.log(`Spillway will ${p.action} this entry in ${p.file}:\n\n${p.entryText}\n`);
           for (const n of p.notes) console.log(`- ${n}`);
           if (!(await confirm('Write it?', yes))) return 1;
-        } else if (!(await confirm(`Remove Spillway's entry from ${id}'s config?`, yes))) return 1;
+        } else {
+          if (await serversMovedIn(paths, id as ClientIdName)) {
+            console.log(
+              `Note: ${id}'s own servers were moved into Spillway (clients import --replace), so without Spillway's entry ${id} has none of them. ` +
+                `To get them back in its file, use \`spillway clients restore ${id}\` rather than disconnect: each run undoes Spillway's latest change (after a disconnect, run it twice).`,
+            );
+          }
+          if (!(await confirm(`Remove Spillway's entry from ${id}'s config?`, yes))) return 1;
+        }
         const r = unwrap<{ file: string; changed: boolean; backup?: string; restartHint?: string }>(await call(`clients.${verb}`, { id }));
         console.log(
           r.changed
@@ -184,6 +203,9 @@ export async function clientsCommand(args: string[]): Promise<number> {
     }
   } catch (err) {
     console.error(`spillway: ${(err as Error).message}`);
-    return 1;
+    if (!(err instanceof ConfigError)) return 1;
+    // As `spillway serve` says it: Spillway's own config could not be read, and nothing was written.
+    console.error('The file was not changed. Fix it (or move it away) and try again.');
+    return 2;
   }
 }

@@ -1,5 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, defaultConfig, parseConfig, serializeConfig, slugServerId, uniqueServerId } from '../../shared/config.js';
+import {
+  ConfigError,
+  defaultConfig,
+  describeZodError,
+  parseConfig,
+  serializeConfig,
+  ServerConfigSchema,
+  slugServerId,
+  uniqueServerId,
+} from '../../shared/config.js';
 
 describe('parseConfig', () => {
   it('gives the defaults for an empty file', () => {
@@ -55,6 +64,37 @@ describe('parseConfig', () => {
       expect((err as ConfigError).message).toContain('/x/config.json');
       if (field) expect((err as ConfigError).field).toBe(field);
     }
+  });
+
+  it('places a JSON fault by line and column without quoting the text: it may hold a secret typed in', () => {
+    const text =
+      '{\n  "version": 1,\n  "servers": {\n    "gh": { "type": "stdio", "command": "npx", "env": { "GITHUB_TOKEN": ghp_R4nd0mSECRET } }\n  }\n}';
+    for (const broken of [text, text.replace('"GITHUB_TOKEN": ghp', '"GITHUB_TOKEN": "ghp').replace('SECRET }', 'SECRET" "X": "y" }')]) {
+      const message = (() => {
+        try {
+          parseConfig(broken, '/x/config.json');
+        } catch (err) {
+          return (err as Error).message;
+        }
+      })();
+      expect(message).toMatch(/^The config is not valid JSON in \/x\/config\.json, at line 4, column \d+: /);
+      expect(message).not.toMatch(/ghp|R4nd|SECRET|B_TOKEN/);
+    }
+  });
+
+  it('loads a server entry with a field it does not know (the field is ignored), as config.json always did', () => {
+    const { config } = parseConfig('{"version":1,"servers":{"a":{"type":"stdio","command":"x","note":"mine"}}}');
+    expect(config.servers.a).toMatchObject({ type: 'stdio', command: 'x' });
+  });
+
+  it.each([
+    ['a misspelt headers', { type: 'http', url: 'https://x/mcp', header: { Authorization: 'Bearer zzz' } }, '"header"'],
+    ['a misspelt env', { type: 'stdio', command: 'x', enviroment: { A: '1' } }, '"enviroment"'],
+    ['a field of another kind of server', { type: 'sse', url: 'https://x/sse', command: 'x' }, '"command"'],
+  ])('refuses a server config (as the API and the windows give it) with %s, naming it', (_label, input, named) => {
+    const parsed = ServerConfigSchema.safeParse(input);
+    expect(parsed.success).toBe(false);
+    expect(describeZodError(parsed.error!, 'config').message).toContain(`${named} is not a known setting here`);
   });
 
   it('keeps unknown top-level keys (the desktop shell may store its own) through a round trip', () => {

@@ -9,6 +9,7 @@ import { mkdir, mkdtemp, readdir, readFile, rm, utimes, writeFile } from 'node:f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ConfigFile } from '../../electron/core/files/config-file.js';
+import { maskConfigSecrets } from '../../electron/core/secrets/mask-config-secrets.js';
 import { writeAll, type ByteSink } from '../../electron/core/files/atomic-file.js';
 import { SpillStore } from '../../electron/core/spill/spill-store.js';
 import { TokenCounter } from '../../electron/core/tokens/token-counter.js';
@@ -51,7 +52,7 @@ describe('temp files of interrupted saves', () => {
     await writeFile(path, JSON.stringify({ version: 1, servers: {} }));
     await leftover(`${path}.3141592653`);
     await leftover(`${path}.2026-01-01T00-00-00-000Z.bak`);
-    await new ConfigFile(path).load();
+    await new ConfigFile(path, { maskSecrets: maskConfigSecrets }).load();
     expect((await readdir(root)).sort()).toEqual(['config.json', 'config.json.2026-01-01T00-00-00-000Z.bak']);
   });
 });

@@ -118,9 +118,16 @@ export function toApiError(err: unknown): ApiResult<never> {
     return { ok: false, code: 'internal', message: `Response failed its schema: ${message}`, field };
   }
   const e = err as NodeJS.ErrnoException;
-  // Errors of the clients library and service (matched by name: both load on first use).
+  // Errors of the clients library and service (matched by name: both load on first use), and of Spillway's
+  // own config file changed outside it (files/config-file.ts).
   const name = (err as Error)?.name;
-  if (name === 'ConfigParseError' || name === 'ConfigShapeError' || name === 'ConfigBusyError' || name === 'ForeignEntryError')
+  if (
+    name === 'ConfigParseError' ||
+    name === 'ConfigShapeError' ||
+    name === 'ConfigBusyError' ||
+    name === 'ForeignEntryError' ||
+    name === 'ConfigChangedError'
+  )
     return { ok: false, code: 'conflict', message: e.message };
   if (name === 'NoBackupError') return { ok: false, code: 'not_found', message: e.message };
   if (name === 'ConfigWriteError' || name === 'ConfigReadError') return { ok: false, code: 'unavailable', message: e.message };

@@ -15,6 +15,7 @@ import { SecretValues, configSecretValues } from '../log/secret-values.js';
 import { oauthSecretsWithin } from '../oauth/upstream-oauth-provider.js';
 import { toolEncoding } from '../policy/policy-runtime.js';
 import { ToolPins } from '../policy/tool-pins.js';
+import { maskConfigSecrets } from '../secrets/mask-config-secrets.js';
 import { migrateConfigSecrets } from '../secrets/migrate-config-secrets.js';
 import { SettingsSecrets } from '../secrets/settings-secrets.js';
 import { openSecretStore } from '../secrets/open-secret-store.js';
@@ -36,7 +37,7 @@ export interface HubParts {
 
 /** Opens the config file and every part of a hub on `paths` (the folders are made when missing). */
 export async function openHubParts(paths: AppPaths): Promise<{ configFile: ConfigFile; parts: HubParts }> {
-  const configFile = new ConfigFile(paths.configFile);
+  const configFile = new ConfigFile(paths.configFile, { maskSecrets: maskConfigSecrets });
   const config = await configFile.load();
   await mkdir(paths.dataDir, { recursive: true, mode: 0o700 });
   // Every configured env and header value is masked wherever it appears in events (issue 13, item 12).
