@@ -72,3 +72,15 @@ export function loginItemPlan(enabled: boolean, facts: LoginItemFacts): LoginIte
 export function launchedHidden(argv: readonly string[], wasOpenedAtLogin: boolean): boolean {
   return wasOpenedAtLogin || argv.includes(HIDDEN_ARG);
 }
+
+/** What to tell the user when the login item could not be changed (the stored setting stays as it was). */
+export function loginItemFailure(on: boolean, plan: LoginItemPlan, error: unknown): { message: string; detail: string } {
+  const next =
+    plan.kind === 'autostart-file'
+      ? `Make sure the folder ${posix.dirname(plan.path)} can be created and written, then try again.`
+      : 'Try again; if it keeps failing, add or remove Spillway in the login items of your system settings.';
+  return {
+    message: on ? 'Spillway could not be set to start at login' : 'Spillway could not be removed from the login items',
+    detail: `${error instanceof Error ? error.message : String(error)}\n\nThe setting was not changed. ${next}`,
+  };
+}

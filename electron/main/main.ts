@@ -12,11 +12,12 @@ import Store from 'electron-store';
 import type { ApiResult } from '../../shared/api.js';
 import { createAppHub, type AppHub } from '../core/app/app-hub.js';
 import { recordHubRunning, recordHubStopped, recordStartFailure } from '../core/app/hub-record.js';
-import { attachSocketEndpoint, socketPathFor, type SocketEndpoint } from '../core/downstream/socket-endpoint.js';
+import { attachSocketEndpoint, socketPathFor, SocketInUseError, type SocketEndpoint } from '../core/downstream/socket-endpoint.js';
 import { resolvePaths, APP_NAME } from '../core/files/app-paths.js';
 import { AppStateStore, APP_STATE_FILE_NAME } from './app-state.js';
 import { bindControlIpc, bridgeArgument } from './ipc-binding.js';
-import { launchCommand, launchedHidden, loginItemPlan, type LoginItemPlan } from './login-item.js';
+import { ALREADY_SERVED, markAppUp, startFailureDialog } from './app-start.js';
+import { launchCommand, launchedHidden, loginItemFailure, loginItemPlan, type LoginItemPlan } from './login-item.js';
 import { hardenWebContents, MainWindow, restrictPermissions } from './main-window.js';
 import { createQuitGate } from './quit-gate.js';
 import { APP_ID, bridgeLaunch, desktopDataDir, rendererLocation, shellFiles } from './shell-paths.js';
@@ -41,6 +42,17 @@ async function applyLoginItem(plan: LoginItemPlan): Promise<void> {
   await writeFile(plan.path, plan.content, { mode: 0o644 });
 }
 
+/** The tray's "Start at login": applied first, saved only once it took; a failure is told in a dialog. */
+async function changeLoginItem(on: boolean, plan: LoginItemPlan, save: (on: boolean) => void): Promise<void> {
+  try {
+    await applyLoginItem(plan);
+  } catch (err) {
+    void dialog.showMessageBox({ type: 'warning', title: 'Spillway', ...loginItemFailure(on, plan, err) });
+    throw err;
+  }
+  save(on);
+}
+
 async function run(dataDir: string): Promise<void> {
   if (platform === 'win32') app.setAppUserModelId(APP_ID);
 
@@ -51,6 +63,7 @@ async function run(dataDir: string): Promise<void> {
   app.on('window-all-closed', () => {});
 
   await app.whenReady();
+  markAppUp(env, process.pid, log);
   if (platform === 'darwin') app.dock?.hide();
 
   const files = shellFiles(import.meta.url);
@@ -67,6 +80,8 @@ async function run(dataDir: string): Promise<void> {
   let appHub: AppHub | undefined;
   let socket: SocketEndpoint | undefined;
   let startError: string | undefined;
+  /** The start failed because another hub serves the folder: its record stays, and the config is not at fault. */
+  let servedElsewhere = false;
   try {
     const bridge = bridgeLaunch({
       execPath: process.execPath,
@@ -92,6 +107,8 @@ async function run(dataDir: string): Promise<void> {
       onWarning: (message) => hub.emit({ type: 'log', level: 'warn', message }),
       onClient: appHub.noteClientSeen,
     }).catch((err: Error) => {
+      // Two hubs on one data folder would share its token, spill store and ledger (headless.ts refuses it too).
+      if (err instanceof SocketInUseError) throw err;
       hub.emit({ type: 'log', level: 'warn', message: `Bridge socket unavailable (${err.message}); stdio clients use the HTTP endpoint.` });
       return undefined;
     });
@@ -101,8 +118,15 @@ async function run(dataDir: string): Promise<void> {
     );
     void appHub.repairClients();
   } catch (err) {
-    // Recorded in hub.json too: a bridge waiting for this hub answers its client with the same words.
-    startError = await recordStartFailure(paths, err);
+    if (err instanceof SocketInUseError) {
+      // The hub that answers there runs: its record stays (hub.json keeps pointing bridges at it).
+      servedElsewhere = true;
+      startError = ALREADY_SERVED;
+      await appHub?.hub.stop().catch(() => undefined);
+    } else {
+      // Recorded in hub.json too: a bridge waiting for this hub answers its client with the same words.
+      startError = await recordStartFailure(paths, err);
+    }
     log(`Spillway could not start: ${startError}`);
   }
 
@@ -117,6 +141,15 @@ async function run(dataDir: string): Promise<void> {
     onStopError: (err) => log(`Stopping the hub failed: ${(err as Error).message}`),
   });
   app.on('before-quit', (event) => quitGate.beforeQuit(event));
+  // Windows emits no before-quit when the user logs off or shuts down (Electron's app docs): the record
+  // would stay "running". A window's 'session-end' (win32 only) is the signal there is; the record goes
+  // first, as the process may be ended before the hub has stopped.
+  app.on('browser-window-created', (_event, win) =>
+    win.on('session-end', () => {
+      if (appHub && !startError) void recordHubStopped(paths).catch(() => undefined);
+      app.quit();
+    }),
+  );
 
   const dispatch = async (method: string, body: unknown): Promise<ApiResult<unknown>> =>
     appHub && !startError
@@ -170,10 +203,7 @@ async function run(dataDir: string): Promise<void> {
       dispatch: (method, body) => dispatch(method, body),
       openWindow: () => mainWindow.show(),
       copyText: (text) => clipboard.writeText(text),
-      setStartAtLogin: async (on) => {
-        appState.setStartAtLogin(on);
-        await applyLoginItem(loginItemPlan(on, loginFacts));
-      },
+      setStartAtLogin: (on) => changeLoginItem(on, loginItemPlan(on, loginFacts), (value) => appState.setStartAtLogin(value)),
       quit: () => app.quit(),
     },
   });
@@ -188,16 +218,9 @@ async function run(dataDir: string): Promise<void> {
   }
 
   if (startError) {
-    const { response } = await dialog.showMessageBox({
-      type: 'error',
-      title: 'Spillway',
-      message: 'Spillway could not start',
-      detail: `${startError}\n\nNothing was changed. Fix the problem and start Spillway again.`,
-      buttons: ['Show the config file', 'Quit'],
-      defaultId: 0,
-      cancelId: 1,
-    });
-    if (response === 1) {
+    const box = startFailureDialog(startError, servedElsewhere);
+    const { response } = await dialog.showMessageBox(box);
+    if (box.buttons[response] === 'Quit') {
       app.quit();
       return;
     }

@@ -52,7 +52,11 @@ export class SystemTray {
           if (result && !result.ok) this.deps.log(`Tray: ${action} failed: ${result.message}`);
           this.refresh();
         })
-        .catch((err: Error) => this.deps.log(`Tray: ${action} failed: ${err.message}`));
+        .catch((err: Error) => {
+          this.deps.log(`Tray: ${action} failed: ${err.message}`);
+          // Electron has flipped a checkbox already: the rebuilt menu shows what is true instead.
+          this.refresh();
+        });
     });
     this.#tray.setContextMenu(Menu.buildFromTemplate(template));
     this.#tray.setToolTip(trayTooltip(state));

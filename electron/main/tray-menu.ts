@@ -25,18 +25,23 @@ export interface TrayState {
 export interface ServerSummary {
   /** Servers that are not disabled. */
   enabled: number;
+  /** Ready, or idle: a server started on first use is available (its next call starts it). */
   ready: number;
   connecting: number;
   failing: string[];
+  /** Servers waiting for the user to sign in. */
+  signIn: string[];
 }
 
 export function summarizeServers(upstreams: readonly UpstreamInfo[]): ServerSummary {
   const enabled = upstreams.filter((u) => u.status !== 'disabled');
+  const ids = (...statuses: UpstreamInfo['status'][]) => enabled.filter((u) => statuses.includes(u.status)).map((u) => u.id);
   return {
     enabled: enabled.length,
-    ready: enabled.filter((u) => u.status === 'ready').length,
-    connecting: enabled.filter((u) => u.status === 'connecting').length,
-    failing: enabled.filter((u) => u.status === 'error').map((u) => u.id),
+    ready: ids('ready', 'idle').length,
+    connecting: ids('connecting').length,
+    failing: ids('error'),
+    signIn: ids('needs-sign-in'),
   };
 }
 
@@ -70,6 +75,7 @@ export function statusLines(state: TrayState): string[] {
   if (s.failing.length > 0) {
     lines.push(clip(`${s.failing.length === 1 ? '1 error' : `${s.failing.length} errors`}: ${names(s.failing)}`));
   }
+  if (s.signIn.length > 0) lines.push(clip(`${names(s.signIn)} ${s.signIn.length === 1 ? 'needs' : 'need'} you to sign in (open Spillway)`));
   if (state.status.paused) lines.push('Paused: results pass through untouched');
   return lines;
 }
@@ -101,11 +107,12 @@ export function trayMenuModel(state: TrayState): TrayMenuEntry[] {
 
 export type TrayIconState = 'normal' | 'paused' | 'error';
 
-/** Error wins over paused: a failing server is what the user must notice. */
+/** Error wins over paused: a failing server, or one waiting for a sign-in, is what the user must notice. */
 export function trayIconState(state: TrayState): TrayIconState {
   if (state.startError) return 'error';
   if (!state.status) return 'normal';
-  if (summarizeServers(state.status.upstreams).failing.length > 0) return 'error';
+  const s = summarizeServers(state.status.upstreams);
+  if (s.failing.length > 0 || s.signIn.length > 0) return 'error';
   return state.status.paused ? 'paused' : 'normal';
 }
 
@@ -127,6 +134,7 @@ export interface TrayEffects {
   dispatch(method: 'settings.set', body: { paused: boolean }): Promise<ApiResult<unknown>>;
   openWindow(): void;
   copyText(text: string): void;
+  /** Rejects when the OS setting could not be changed (the stored setting then stays as it was). */
   setStartAtLogin(on: boolean): void | Promise<void>;
   quit(): void;
 }

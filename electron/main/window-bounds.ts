@@ -48,10 +48,16 @@ export function restoreBounds(saved: Rect | undefined, workAreas: readonly Rect[
     return o.width >= MIN_VISIBLE.width && o.height >= MIN_VISIBLE.height / 2;
   });
   if (!home) return centred(primary);
-  return {
+  const bounds = {
     x: Math.round(saved.x),
     y: Math.round(Math.max(saved.y, home.y)),
     width: Math.round(Math.min(Math.max(saved.width, MIN_WINDOW_SIZE.width), Math.max(home.width, MIN_WINDOW_SIZE.width))),
     height: Math.round(Math.min(Math.max(saved.height, MIN_WINDOW_SIZE.height), Math.max(home.height, MIN_WINDOW_SIZE.height))),
   };
+  // A narrower window keeps its left edge: what overlapped the display may now be off it entirely (one
+  // saved across two monitors, the other gone). Then it moves into the display's work area.
+  const o = overlap({ ...bounds, height: MIN_VISIBLE.height }, home);
+  if (o.width >= MIN_VISIBLE.width && o.height >= MIN_VISIBLE.height / 2) return bounds;
+  const into = (pos: number, size: number, start: number, length: number) => Math.round(Math.max(start, Math.min(pos, start + length - size)));
+  return { ...bounds, x: into(bounds.x, bounds.width, home.x, home.width), y: into(bounds.y, bounds.height, home.y, home.height) };
 }

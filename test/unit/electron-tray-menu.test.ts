@@ -77,6 +77,15 @@ describe('status lines', () => {
       ['0 of 5 servers ready', '5 errors: a, b, c and 2 more'],
     ],
     ['paused', state(status([upstream('a', 'ready')], true)), ['Server ready', 'Paused: results pass through untouched']],
+    // Started on first use: idle until a call comes, and available all the same.
+    ['one idle', state(status([upstream('files', 'idle')])), ['Server ready']],
+    ['idle and ready', state(status([upstream('a', 'idle'), upstream('b', 'ready')])), ['All 2 servers ready']],
+    ['needs a sign-in', state(status([upstream('notion', 'needs-sign-in')])), ['Server not ready', 'notion needs you to sign in (open Spillway)']],
+    [
+      'two need a sign-in',
+      state(status([upstream('a', 'ready'), upstream('notion', 'needs-sign-in'), upstream('linear', 'needs-sign-in')])),
+      ['1 of 3 servers ready', 'notion, linear need you to sign in (open Spillway)'],
+    ],
     [
       'a long start error is clipped',
       state(undefined, { startError: `Invalid config in /home/ada/.config/Spillway/config.json: ${'x'.repeat(200)}` }),
@@ -138,6 +147,8 @@ describe('tray icon', () => {
     ['paused', state(status([upstream('a', 'ready')], true)), 'paused', 'trayPausedTemplate.png', 'tray-paused.png'],
     ['error beats paused', state(status([upstream('a', 'error')], true)), 'error', 'trayErrorTemplate.png', 'tray-error.png'],
     ['not running', state(undefined, { startError: 'x' }), 'error', 'trayErrorTemplate.png', 'tray-error.png'],
+    ['idle is normal', state(status([upstream('a', 'idle')])), 'normal', 'trayTemplate.png', 'tray.png'],
+    ['a sign-in to do', state(status([upstream('a', 'needs-sign-in')])), 'error', 'trayErrorTemplate.png', 'tray-error.png'],
   ])('%s', (_name, input, iconState, mac, other) => {
     expect(trayIconState(input)).toBe(iconState);
     expect(trayIconFile('darwin', trayIconState(input))).toBe(mac);

@@ -135,6 +135,14 @@ describe('window bounds', () => {
     expect(restoreBounds({ x: 10, y: 0, width: 300, height: 200 }, [primary])).toEqual({ x: 10, y: 25, width: 800, height: 600 });
   });
 
+  it('moves a window narrowed to its display back onto it', () => {
+    // Saved across a 1920-wide monitor on the left and 580 px onto the laptop; the left monitor is gone.
+    const laptop: Rect = { x: 0, y: 0, width: 1366, height: 728 };
+    expect(restoreBounds({ x: -1920, y: 100, width: 2500, height: 700 }, [laptop])).toEqual({ x: 0, y: 28, width: 1366, height: 700 });
+    // One that still shows enough of its title bar stays where the user left it.
+    expect(restoreBounds({ x: 1000, y: 0, width: 2000, height: 600 }, [laptop])).toEqual({ x: 1000, y: 0, width: 1366, height: 600 });
+  });
+
   it('ignores garbage', () => {
     expect(restoreBounds({ x: Number.NaN, y: 0, width: 800, height: 600 }, [primary]).x).toBe(170);
     expect(restoreBounds(undefined, [])).toEqual(DEFAULT_WINDOW_SIZE);

@@ -7,7 +7,7 @@
 import { resolve } from 'node:path';
 import { defaultConfig } from '../../../shared/config.js';
 import type { AppPaths } from '../files/app-paths.js';
-import { readHubRecord, writeHubRecord, type HubRecord } from '../files/hub-identity.js';
+import { HUB_IDENTITY_PATH, newNonce, provesHub, readHubId, readHubRecord, writeHubRecord, type HubRecord } from '../files/hub-identity.js';
 
 const record = (paths: AppPaths, state: HubRecord['state'], extra: Partial<HubRecord> = {}): HubRecord => ({
   state,
@@ -56,12 +56,36 @@ export async function recordStartFailure(paths: AppPaths, error: unknown): Promi
   }
   try {
     const current = await readHubRecord(paths.dataDir);
-    const othersAlive = current?.state === 'running' && current.pid !== process.pid && processAlive(current.pid);
-    if (!othersAlive) await writeHubRecord(paths.dataDir, record(paths, 'failed', { error: message }));
+    if (!(await anotherHubRuns(paths.dataDir, current))) await writeHubRecord(paths.dataDir, record(paths, 'failed', { error: message }));
   } catch {
     /* a folder that cannot be written: the caller reports the start error anyway */
   }
   return message;
+}
+
+/**
+ * Whether the hub in `current` still runs. Its pid alone proves little: a hub that never ran its quit
+ * (killed, or Windows logging off, where Electron emits no before-quit) leaves "running" behind, and the pid
+ * may belong to another program by now. So the hub must answer at its endpoint with this folder's proof.
+ */
+async function anotherHubRuns(dataDir: string, current: HubRecord | undefined): Promise<boolean> {
+  if (current?.state !== 'running' || current.pid === process.pid || !processAlive(current.pid) || !current.url) return false;
+  const id = await readHubId(dataDir);
+  return id !== undefined && (await provesAt(current.url, id));
+}
+
+/** Asks `/hub-identity` at the recorded endpoint (loopback only: the record is a hint, never trusted). */
+async function provesAt(url: string, id: string): Promise<boolean> {
+  try {
+    const endpoint = new URL(url);
+    if (endpoint.hostname !== '127.0.0.1') return false;
+    const nonce = newNonce();
+    const res = await fetch(`${endpoint.origin}${HUB_IDENTITY_PATH}?nonce=${nonce}`, { signal: AbortSignal.timeout(1500) });
+    const answer = (await res.json()) as { proof?: unknown } | undefined;
+    return provesHub(id, nonce, { port: Number(endpoint.port || 80) }, answer?.proof);
+  } catch {
+    return false; // nothing answers there, or not as a hub
+  }
 }
 
 function processAlive(pid: number): boolean {
