@@ -2,9 +2,9 @@
  * `spillway` — the plain-Node entry points: serve (the headless hub), token, and what later issues add.
  * Returns an exit code instead of calling process.exit, so tests can drive it.
  */
+import { readFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { parseArgs } from 'node:util';
-import { loadOrCreateToken } from '../core/files/access-token.js';
 import { resolvePaths, type AppPaths } from '../core/files/app-paths.js';
 
 const USAGE = `Usage:
@@ -72,9 +72,13 @@ async function serve(args: string[]): Promise<number> {
       console.error('The file was not changed. Fix it (or move it away) and try again.');
       return 2;
     }
-    const e = err as NodeJS.ErrnoException;
+    const e = err as NodeJS.ErrnoException & { port?: number };
     if (e.code === 'EADDRINUSE') {
-      console.error(`spillway: port ${port ?? 'from the config'} is already in use (is Spillway already running?). Use --port 0 for a free one.`);
+      const taken = e.port ?? port;
+      console.error(
+        `spillway: port ${taken ?? 'from the config'} is already in use by another program (is Spillway already running?). ` +
+          `Close that program, or choose another port: --port N (--port 0 picks a free one), or the port in Spillway's Settings.`,
+      );
       return 2;
     }
     console.error(`spillway: ${e.message ?? err}`);
@@ -108,7 +112,22 @@ async function serve(args: string[]): Promise<number> {
 
 async function token(args: string[]): Promise<number> {
   const { values } = parseArgs({ args, options: { 'data-dir': { type: 'string' }, config: { type: 'string' } }, strict: true });
-  process.stdout.write(`${await loadOrCreateToken(paths(values).tokenFile)}\n`);
+  const { dataDir, tokenFile } = paths(values);
+  // Only read, never made here: a mistyped folder must not get a token of its own that no hub accepts.
+  const text = await readFile(tokenFile, 'utf8').then(
+    (t) => t.trim(),
+    (err: NodeJS.ErrnoException) => {
+      if (err.code === 'ENOENT' || err.code === 'ENOTDIR') return '';
+      throw err;
+    },
+  );
+  // Shorter than a token: the hub makes a new one when it starts (access-token.ts).
+  if (text.length < 16) {
+    console.error(`spillway: Spillway has not run with the data folder ${dataDir} yet, so it has no token.`);
+    console.error('Check the folder name (--data-dir, or SPILLWAY_DATA_DIR), or start Spillway once (the app, or `spillway serve`) and try again.');
+    return 1;
+  }
+  process.stdout.write(`${text}\n`);
   return 0;
 }
 

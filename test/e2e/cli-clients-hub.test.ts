@@ -104,6 +104,22 @@ describe('spillway clients with a hub running', () => {
     expect(await tryInitialize(url, { Authorization: `Bearer ${token}` })).toBe('ok');
   });
 
+  it("a second `serve` on the folder is refused before it touches the connected apps' files", async () => {
+    const dataDir = join(home, 'data-a');
+    const before = await readFile(cursorFile(), 'utf8');
+    const child = spawn(NODE, [BIN, 'serve', '--data-dir', dataDir, '--port', String(await freePort())], {
+      env: env(dataDir),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let err = '';
+    child.stderr.on('data', (c) => (err += c));
+    const [code] = await once(child, 'exit');
+    expect(code).toBe(1);
+    expect(err).toMatch(/Another Spillway hub is already running/);
+    // Still the port of the hub that runs: a repair by the refused hub would have moved Cursor to its port.
+    expect(await readFile(cursorFile(), 'utf8')).toBe(before);
+  });
+
   it('on a hub with --port 0, refuses to write an HTTP entry and says why; the file keeps its bytes', async () => {
     await writeFile(cursorFile(), ORIGINAL);
     const dataDir = await dataFolder('data-b');

@@ -19,9 +19,9 @@ const cursorFile = () => join(home, '.cursor', 'mcp.json');
 const ORIGINAL =
   '// my servers\n{\n  "mcpServers": {\n    "files": { "command": "npx", "args": ["-y", "@modelcontextprotocol/server-filesystem", "/tmp"] }\n  }\n}\n';
 
-function run(args: string[]) {
+function run(args: string[], dir = dataDir) {
   // Port 9 (discard) has no hub: the command works on the files directly.
-  const env = { ...process.env, HOME: home, XDG_CONFIG_HOME: join(home, '.config'), SPILLWAY_DATA_DIR: dataDir };
+  const env = { ...process.env, HOME: home, XDG_CONFIG_HOME: join(home, '.config'), SPILLWAY_DATA_DIR: dir };
   const child = spawn(NODE, [BIN, 'clients', ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   let err = '';
@@ -81,6 +81,37 @@ describe('spillway clients', () => {
     const r = await run(['restore', 'cursor', '--yes']);
     expect(r.code).toBe(0);
     expect(await readFile(cursorFile(), 'utf8')).toBe(ORIGINAL);
+  });
+
+  it("warns on disconnect when an import moved the app's servers into Spillway, and restore gives them back", async () => {
+    const imported = await run(['import', 'cursor', 'files', '--replace', '--yes']);
+    expect(imported.code).toBe(0);
+    expect(await readFile(cursorFile(), 'utf8')).not.toContain('"files"');
+    const r = await run(['disconnect', 'cursor', '--yes']);
+    expect(r.code).toBe(0);
+    expect(r.out).toMatch(/cursor's own servers were moved into Spillway.*`spillway clients restore cursor`/);
+    // Each restore undoes one change, newest first: the disconnect, then the import.
+    expect((await run(['restore', 'cursor', '--yes'])).code).toBe(0);
+    expect((await run(['restore', 'cursor', '--yes'])).code).toBe(0);
+    expect(await readFile(cursorFile(), 'utf8')).toBe(ORIGINAL);
+    // Nothing moved any more: a plain disconnect says nothing of it.
+    await run(['connect', 'cursor', '--yes']);
+    expect((await run(['disconnect', 'cursor', '--yes'])).out).not.toMatch(/moved into Spillway/);
+  });
+
+  it("says plainly that Spillway's own config is unreadable, for every clients command, and changes nothing", async () => {
+    const dir = join(home, 'broken-data');
+    await mkdir(dir, { recursive: true });
+    const broken = '{"version": 1, "servers": {';
+    await writeFile(join(dir, 'config.json'), broken);
+    for (const args of [['list'], ['connect', 'cursor', '--yes'], ['disconnect', 'cursor', '--yes'], ['import', 'cursor', '--yes']]) {
+      const r = await run(args, dir);
+      expect(r.code).toBe(2);
+      expect(r.err).toContain(join(dir, 'config.json'));
+      expect(r.err).toContain('The file was not changed.');
+      expect(r.err).not.toMatch(/\n\s+at /);
+    }
+    expect(await readFile(join(dir, 'config.json'), 'utf8')).toBe(broken);
   });
 
   it('explains an unknown client', async () => {

@@ -6,7 +6,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -90,6 +91,35 @@ describe('spillway serve', () => {
     expect(r.err).toContain('servers.x.url');
     expect(r.err).toContain(config);
     expect(await readFile(config, 'utf8')).toBe(bad);
+  });
+
+  it('names the taken port (given or from the config) and says what to do', async () => {
+    const dir = await tempDir();
+    const blocker = createServer();
+    await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+    const { port } = blocker.address() as { port: number };
+    try {
+      const given = await run(['serve', '--data-dir', dir, '--port', String(port)]);
+      expect(given.code).toBe(2);
+      expect(given.err).toContain(`port ${port} is already in use`);
+      expect(given.err).toMatch(/Close that program, or choose another port: --port N/);
+      await writeFile(join(dir, 'config.json'), JSON.stringify({ version: 1, settings: { port } }));
+      const configured = await run(['serve', '--data-dir', dir]);
+      expect(configured.code).toBe(2);
+      expect(configured.err).toContain(`port ${port} is already in use`);
+    } finally {
+      await new Promise((resolve) => blocker.close(resolve));
+    }
+  });
+
+  it('`token` for a folder Spillway never ran with says so, fails, and creates nothing', async () => {
+    const dir = await tempDir();
+    const typo = join(dir, 'Spilway');
+    const r = await run(['token', '--data-dir', typo]);
+    expect(r.code).toBe(1);
+    expect(r.out).toBe('');
+    expect(r.err).toContain(`has not run with the data folder ${typo}`);
+    await expect(stat(typo)).rejects.toThrow(/ENOENT/);
   });
 
   it('explains a bad port and an unknown command', async () => {

@@ -11,7 +11,7 @@ import type { Readable, Writable } from 'node:stream';
 import { CLIENT_PIPE_MAX_BYTES } from '../../../shared/limits.js';
 import { LineFramer, oversizedResponseId } from '../../core/wire/line-framer.js';
 import { findHub } from './find-hub.js';
-import type { HubLink, HubLinkEvents } from './hub-link.js';
+import type { HubLink, HubLinkEvents, Undelivered } from './hub-link.js';
 import type { HubLauncher, HubStart } from './launcher.js';
 import { errorLine, isRequest, isResponse, peek, type Id, type Peek } from './messages.js';
 import { isReplayId, SessionReplay } from './session-replay.js';
@@ -81,11 +81,12 @@ export class Bridge {
     onLine: (raw) => this.#clientLine(raw),
     onError: (error) => this.#o.log(`spillway bridge: dropped a ${error.bytes}-byte message from the client (over the limit)`),
   });
-  /** What every link reports back; a link that is no longer the current one is ignored. */
+  /** Links given up (lost, or found after the client left): whatever they still report is ignored. */
+  readonly #dropped = new WeakSet<HubLink>();
   readonly #linkEvents: HubLinkEvents = {
-    line: (raw, message) => this.#hubLine(raw, message),
-    oversized: (bytes, id) => this.#oversized(bytes, id),
-    unsent: (link, raw, message, error) => this.#unsent(link, raw, message, error),
+    line: (link, raw, message) => void (this.#dropped.has(link) || this.#hubLine(raw, message)),
+    oversized: (link, bytes, id) => void (this.#dropped.has(link) || this.#oversized(bytes, id)),
+    unsent: (link, raw, message, error, fate) => this.#unsent(link, raw, message, error, fate),
     lost: (link) => this.#lost(link),
     log: (line) => this.#o.log(line),
   };
@@ -113,7 +114,7 @@ export class Bridge {
   close(code: number): void {
     if (this.#closed) return;
     this.#closed = true;
-    this.#link?.close();
+    this.#drop(this.#link);
     this.#link = undefined;
     // Release stdin so the process can end on its own once stdout is flushed.
     this.#o.input.destroy();
@@ -178,6 +179,8 @@ export class Bridge {
     if (id !== undefined) {
       const reply = this.#session.takeReply(id);
       if (reply) return reply(m ?? peek(raw) ?? {});
+      // An answer to the bridge's own request whose wait was given up: never the client's.
+      if (isReplayId(id)) return;
       this.#inflight.delete(id);
       if (this.#session.initializeAnswered(id)) {
         m ??= peek(raw);
@@ -220,7 +223,7 @@ export class Bridge {
     this.#o.log(
       `spillway bridge: a ${mib} MiB message from the hub is over the ${limit} MiB stdio limit; ${id === undefined ? 'dropped' : 'replaced by an error'}`,
     );
-    if (id === undefined) return;
+    if (id === undefined || isReplayId(id)) return;
     this.#inflight.delete(id);
     const advice = 'Turn on spilling for this tool in Spillway, or ask for less.';
     this.#toClient(errorLine(id, `The result is ${mib} MiB, more than a stdio client accepts in one message (${limit} MiB). ${advice}`));
@@ -257,7 +260,7 @@ export class Bridge {
         this.close(1);
         return undefined;
       });
-      if (this.#closed) return link?.close();
+      if (this.#closed) return this.#drop(link);
       if (link) {
         launch?.dispose();
         return this.#attach(link);
@@ -352,20 +355,26 @@ export class Bridge {
     for (const q of this.#queue.splice(0)) this.#sendToHub(q.line, q.message);
   }
 
-  /** A client message reached no live session: it waits for the next hub (a request, not a replayed one). */
-  #unsent(link: HubLink, raw: Buffer, m: Peek, error: Error): void {
+  /** A client message reached no live session: only what no hub took waits for the next (never run twice). */
+  #unsent(link: HubLink, raw: Buffer, m: Peek, error: Error, fate: Undelivered): void {
     if (link !== this.#link) return;
     this.#o.log(`spillway bridge: HTTP send failed: ${error.message}`);
-    if (isRequest(m) && !isReplayId(m.id)) {
-      this.#inflight.delete(m.id);
-      this.#queue.unshift({ line: raw, message: m });
+    const own = isRequest(m) && !isReplayId(m.id);
+    if (fate === 'refused') {
+      // The hub is up: nothing is lost, the client hears why (re-sending would only be refused again).
+      if (own && this.#inflight.delete(m.id)) this.#toClient(errorLine(m.id, `Spillway refused the request: ${error.message}`));
+      return;
     }
+    // Still in #inflight: #lost spares what is queued, and it fails once if waiting is given up.
+    if (fate === 'not-sent' && own) this.#queue.unshift({ line: raw, message: m });
     this.#lost(link);
   }
 
   /** The hub went away: fail what it was doing, then wait for the next one. */
   #lost(link: HubLink): void {
     if (link !== this.#link || this.#closed) return;
+    // Closed, so an HTTP transport stops retrying its streams; whatever it still reports is ignored.
+    this.#drop(link);
     this.#link = undefined;
     this.#ready = false;
     this.#toolsWait?.cancel();
@@ -381,5 +390,10 @@ export class Bridge {
     }
     this.#o.log('spillway bridge: lost the connection to Spillway; reconnecting');
     void this.#connect(false);
+  }
+
+  #drop(link: HubLink | undefined): void {
+    if (link) this.#dropped.add(link);
+    link?.close();
   }
 }

@@ -1,6 +1,6 @@
 import { CLIENT_PIPE_MAX_BYTES } from '../../../shared/limits.js';
 import { HUB_IDENTITY_PATH, newNonce, provesHub } from '../../core/files/hub-identity.js';
-import type { HubLink, HubLinkEvents } from './hub-link.js';
+import type { HubLink, HubLinkEvents, Undelivered } from './hub-link.js';
 import { isResponse, jsonLine, type Peek } from './messages.js';
 
 /**
@@ -39,15 +39,21 @@ export async function httpAnswers(url: string, token: string): Promise<boolean> 
  */
 export async function httpLink(url: string, token: string, events: HubLinkEvents): Promise<HubLink | undefined> {
   if (!(await httpAnswers(url, token))) return undefined;
-  const { StreamableHTTPClientTransport } = await import('@modelcontextprotocol/sdk/client/streamableHttp.js');
+  const { StreamableHTTPClientTransport, StreamableHTTPError } = await import('@modelcontextprotocol/sdk/client/streamableHttp.js');
   // The header tells the hub this HTTP session feeds a stdio client (so it can spill what a pipe cannot take).
   const headers = { authorization: `Bearer ${token}`, 'x-spillway-bridge': '1' };
   const transport = new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers } });
+  /** What a failed POST tells about whether the hub received the message (see Undelivered). */
+  const fate = (err: unknown): Undelivered => {
+    if (err instanceof StreamableHTTPError) return err.code === 404 ? 'not-sent' : 'refused';
+    // fetch() says "fetch failed" either way; only its cause tells a refused connection from a broken one.
+    return (err as { cause?: { code?: unknown } }).cause?.code === 'ECONNREFUSED' ? 'not-sent' : 'maybe-run';
+  };
   const link: HubLink = {
     kind: 'http',
     send: (raw, m) => {
       if (!m) return true;
-      transport.send(m as Parameters<typeof transport.send>[0]).catch((err: Error) => events.unsent(link, raw, m, err));
+      transport.send(m as Parameters<typeof transport.send>[0]).catch((err: Error) => events.unsent(link, raw, m, err, fate(err)));
       return true;
     },
     onDrain: (fn) => fn(),
@@ -59,16 +65,32 @@ export async function httpLink(url: string, token: string, events: HubLinkEvents
   transport.onmessage = (m) => {
     const raw = jsonLine(m);
     const message = m as Peek;
-    if (raw.length > CLIENT_PIPE_MAX_BYTES + 1) events.oversized(raw.length - 1, isResponse(message) ? message.id : undefined);
-    else events.line(raw, message);
+    if (raw.length > CLIENT_PIPE_MAX_BYTES + 1) events.oversized(link, raw.length - 1, isResponse(message) ? message.id : undefined);
+    else events.line(link, raw, message);
   };
   transport.onerror = (err) => {
     events.log(`spillway bridge: ${err.message}`);
-    void httpAnswers(url, token).then(
-      (ok) => ok || events.lost(link),
-      () => events.lost(link),
-    );
+    // A stream broke: the hub is lost unless it still knows this session (a hub restarted on the same port
+    // answers, but not for the old session, and the calls that were under way there will never be answered).
+    void sessionLives(url, headers, transport.sessionId).then((ok) => ok || events.lost(link));
   };
   await transport.start();
   return link;
+}
+
+/** Whether the hub at `url` still serves session `id`: a ping on it (answered on that request alone). */
+async function sessionLives(url: string, headers: Record<string, string>, id: string | undefined): Promise<boolean> {
+  if (id === undefined) return httpAnswers(url, headers.authorization.slice('Bearer '.length)).catch(() => false);
+  try {
+    const res = await fetch(url, {
+      method: 'POST',
+      headers: { ...headers, 'mcp-session-id': id, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 'spillway-bridge-probe', method: 'ping' }),
+      signal: AbortSignal.timeout(1500),
+    });
+    await res.text();
+    return res.ok;
+  } catch {
+    return false;
+  }
 }

@@ -13,14 +13,26 @@ export interface HubLink {
   setProtocolVersion?(version: string): void;
 }
 
-/** What a link reports to the bridge. */
+/**
+ * What became of a message an HTTP link could not deliver, as far as the failure tells:
+ * - `not-sent`: no hub took it (connection refused, or a new hub that does not know the session, 404):
+ *   it can be sent again without running twice;
+ * - `maybe-run`: the connection broke after it went out: the hub may have run it, so it is never re-sent;
+ * - `refused`: the hub is up and answered it with an error status (a message it would not take).
+ */
+export type Undelivered = 'not-sent' | 'maybe-run' | 'refused';
+
+/**
+ * What a link reports to the bridge. Each event names its link: one the bridge has dropped may still
+ * report (an HTTP response under way when the hub was lost), and is ignored.
+ */
 export interface HubLinkEvents {
   /** A message from the hub as one line (newline included); `message` when the link has parsed it already. */
-  line(raw: Buffer, message?: Peek): void;
+  line(link: HubLink, raw: Buffer, message?: Peek): void;
   /** A hub message over the client pipe limit, with the id of the response it was, when known. */
-  oversized(bytes: number, id: Id | undefined): void;
-  /** A client message that reached no live session (HTTP: refused, or 404 after a hub restart). */
-  unsent(link: HubLink, raw: Buffer, message: Peek, error: Error): void;
+  oversized(link: HubLink, bytes: number, id: Id | undefined): void;
+  /** A client message that reached no live session (HTTP only). */
+  unsent(link: HubLink, raw: Buffer, message: Peek, error: Error, fate: Undelivered): void;
   /** The connection is gone. */
   lost(link: HubLink): void;
   /** One line of diagnostics. */

@@ -75,7 +75,11 @@ export class SessionReplay {
     send(this.#done!, (answer) => {
       const version = answer.result?.protocolVersion;
       if (typeof version === 'string') link.setProtocolVersion?.(version);
-      if (this.#initialized) link.send(jsonLine({ jsonrpc: '2.0', method: 'notifications/initialized' }), { method: 'notifications/initialized' });
+      if (this.#initialized) {
+        // The parsed form is what the HTTP link sends: it must be whole JSON-RPC, as the line is.
+        const initialized = { jsonrpc: '2.0', method: 'notifications/initialized' };
+        link.send(jsonLine(initialized), initialized);
+      }
       if (this.#level) send(this.#level, () => undefined);
       for (const uri of this.#subscriptions) send({ jsonrpc: '2.0', method: 'resources/subscribe', params: { uri } }, () => undefined);
       then();

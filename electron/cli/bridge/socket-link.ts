@@ -89,8 +89,8 @@ export function openSocket(path: string, o: OpenSocketOptions): Promise<OpenSock
 export function socketLink(socket: Socket, rest: Buffer, events: HubLinkEvents): HubLink {
   const fromHub = new LineFramer({
     maxMessageBytes: CLIENT_PIPE_MAX_BYTES,
-    onLine: (raw) => events.line(raw),
-    onError: (error) => events.oversized(error.bytes, oversizedResponseId(error)),
+    onLine: (raw) => events.line(link, raw),
+    onError: (error) => events.oversized(link, error.bytes, oversizedResponseId(error)),
   });
   const link: HubLink = {
     kind: 'socket',

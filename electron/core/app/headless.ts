@@ -40,7 +40,6 @@ export interface RunningHub {
 export async function startHeadless(options: HeadlessOptions): Promise<RunningHub> {
   const app = await startAppHub(options);
   const { hub } = app;
-  void app.repairClients();
   let socket: SocketEndpoint | undefined;
   if (options.socket !== false) {
     const path =
@@ -65,6 +64,8 @@ export async function startHeadless(options: HeadlessOptions): Promise<RunningHu
   await recordHubRunning(options.paths, hub.url).catch((err: Error) =>
     hub.emit({ type: 'log', level: 'warn', message: `Could not write the hub record: ${err.message}` }),
   );
+  // Only now: a hub refused above (another one holds the socket) must not point the apps at its own port.
+  void app.repairClients();
   const stopped: (() => void)[] = [];
   let stopping: Promise<void> | undefined;
   const stop = () =>
