@@ -69,4 +69,22 @@ describe('a server on first use with a subscribed resource', () => {
     expect(alive(pid)).toBe(false);
     expect(stopped).toEqual(['t', 's']);
   });
+
+  it('is stopped once a client that subscribed twice closes its session', async () => {
+    await firstRun();
+    const hub = await startHub();
+    const s = hub.pool.get('s')!;
+    const client = await runs.connect(hub, new Client({ name: 'lazy-subscription-twice', version: '1.0.0' }));
+    await client.subscribeResource({ uri: WATCHED });
+    await client.subscribeResource({ uri: WATCHED });
+    expect(s.status).toBe('ready');
+    const pid = s.pid!;
+
+    // The session's one subscription ends with it, however often it subscribed: nothing holds `s` then.
+    const sIdle = upstreamStatus(hub, 's', 'idle');
+    await client.close();
+    await sIdle;
+    await s.closed();
+    expect(alive(pid)).toBe(false);
+  });
 });

@@ -11,8 +11,8 @@ export class RawHttpSession {
     readonly token: string,
   ) {}
 
-  /** Initializes a session (initialize, then notifications/initialized) as `client`. */
-  static async open(url: string, token: string, client = 'raw-client'): Promise<RawHttpSession> {
+  /** Initializes a session (initialize, then notifications/initialized) as `client`, declaring `capabilities`. */
+  static async open(url: string, token: string, client = 'raw-client', capabilities: Record<string, unknown> = {}): Promise<RawHttpSession> {
     const res = await fetch(url, {
       method: 'POST',
       headers: headers(token),
@@ -20,7 +20,7 @@ export class RawHttpSession {
         jsonrpc: '2.0',
         id: 0,
         method: 'initialize',
-        params: { protocolVersion: LATEST_PROTOCOL_VERSION, capabilities: {}, clientInfo: { name: client, version: '1' } },
+        params: { protocolVersion: LATEST_PROTOCOL_VERSION, capabilities, clientInfo: { name: client, version: '1' } },
       }),
     });
     await res.text();

@@ -90,4 +90,18 @@ describe('ActivityTransport', () => {
     await unsubscribed;
     expect(activity.busy).toBe(false);
   });
+
+  it('is not held by a subscribe the server refused or that was withdrawn', async () => {
+    const { activity, theirs, answered } = await pair();
+    await activity.send({ jsonrpc: '2.0', id: 5, method: 'resources/subscribe', params: { uri: 'a://gone' } });
+    expect(activity.busy).toBe(true);
+    const refused = answered();
+    await theirs.send({ jsonrpc: '2.0', id: 5, error: { code: -32002, message: 'Resource not found' } });
+    await refused;
+    expect(activity.busy).toBe(false);
+
+    await activity.send({ jsonrpc: '2.0', id: 6, method: 'resources/subscribe', params: { uri: 'a://slow' } });
+    await activity.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 6 } });
+    expect(activity.busy).toBe(false);
+  });
 });

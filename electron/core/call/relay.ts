@@ -26,6 +26,7 @@ import { LOG_LEVELS, type DownstreamExtra, type DownstreamSession, type SessionR
 import type { Upstream, UpstreamRequestKind } from '../upstream/upstream.js';
 import { ProgressRoutes, waitWithProgress } from './progress-routes.js';
 import type { CallOptions, OwnTool, RelayDeps } from './relay-contract.js';
+import { ResourceSubscriptions } from './resource-subscriptions.js';
 import { bareMessage, rpcError, unavailableMessage } from './relay-errors.js';
 import { ToolCallPipeline } from './tool-call.js';
 
@@ -34,11 +35,18 @@ const RELAYED_REQUEST_TIMEOUT_MS = 10 * 60_000;
 export class Relay implements SessionRouter {
   #progress = new ProgressRoutes();
   #toolCalls: ToolCallPipeline;
-  #subscriptions = new Map<string, number>();
+  #subscriptions: ResourceSubscriptions;
+  /** Closed sessions with requests still in flight: what an upstream asks meanwhile is theirs, no one else's. */
+  #closedWithCalls = new Set<DownstreamSession>();
   #ownNames: { tools: OwnTool[]; byName: Map<string, OwnTool> } | undefined;
 
   constructor(private readonly deps: RelayDeps) {
     this.#toolCalls = new ToolCallPipeline(deps, this.#progress);
+    this.#subscriptions = new ResourceSubscriptions({
+      serverFor: (uri) => this.#resourceServer(uri),
+      upstream: (serverId) => this.#upstream(serverId),
+      emit: deps.emit,
+    });
   }
 
   // ── lists ────────────────────────────────────────────────────────────────────────────────────
@@ -133,49 +141,40 @@ export class Relay implements SessionRouter {
     return up;
   }
 
-  async readResource(_session: DownstreamSession, params: ReadResourceRequest['params'], extra: DownstreamExtra): Promise<ReadResourceResult> {
+  async readResource(session: DownstreamSession, params: ReadResourceRequest['params'], extra: DownstreamExtra): Promise<ReadResourceResult> {
     const own = this.deps.ownResources;
     if (own?.matches(params.uri)) return own.read(params.uri);
     const up = await this.#resourceServer(params.uri, extra);
-    return this.#forward(up, { method: 'resources/read', params }, ReadResourceResultSchema, extra) as Promise<ReadResourceResult>;
+    return this.#forward(session, up, { method: 'resources/read', params }, ReadResourceResultSchema, extra) as Promise<ReadResourceResult>;
   }
 
-  async subscribe(_session: DownstreamSession, uri: string): Promise<void> {
-    const n = this.#subscriptions.get(uri) ?? 0;
-    this.#subscriptions.set(uri, n + 1);
-    if (n > 0) return;
-    const up = await this.#resourceServer(uri);
-    if (up.capabilities?.resources?.subscribe) await up.client!.subscribeResource({ uri });
+  subscribe(session: DownstreamSession, uri: string): Promise<void> {
+    return this.#subscriptions.subscribe(session, uri);
   }
 
-  async unsubscribe(_session: DownstreamSession, uri: string): Promise<void> {
-    const n = (this.#subscriptions.get(uri) ?? 0) - 1;
-    if (n > 0) {
-      this.#subscriptions.set(uri, n);
-      return;
-    }
-    this.#subscriptions.delete(uri);
-    const serverId = this.deps.catalog.serverForUri(uri);
-    const up = serverId ? this.#upstream(serverId) : undefined;
-    if (up?.client && up.capabilities?.resources?.subscribe) await up.client.unsubscribeResource({ uri }).catch(() => undefined);
+  unsubscribe(session: DownstreamSession, uri: string): Promise<void> {
+    return this.#subscriptions.unsubscribe(session, uri);
   }
 
   onResourceUpdated(_serverId: string, uri: string): void {
-    for (const s of this.deps.sessions()) {
-      if (s.subscriptions.has(uri) && !s.closed) void s.server.sendResourceUpdated({ uri }).catch(() => undefined);
-    }
+    for (const s of this.#subscriptions.subscribers(uri)) void s.server.sendResourceUpdated({ uri }).catch(() => undefined);
+  }
+
+  /** An upstream is ready (started, restarted, reconnected): the subscriptions sessions hold there are renewed. */
+  upstreamReady(serverId: string): void {
+    this.#subscriptions.upstreamReady(serverId);
   }
 
   // ── prompts and completion ──────────────────────────────────────────────────────────────────
-  async getPrompt(_session: DownstreamSession, params: GetPromptRequest['params'], extra: DownstreamExtra) {
+  async getPrompt(session: DownstreamSession, params: GetPromptRequest['params'], extra: DownstreamExtra) {
     const entry = this.deps.catalog.prompt(params.name);
     if (!entry) throw rpcError(ErrorCode.InvalidParams, `Unknown prompt: ${params.name}`);
     const up = await this.#startedUpstream(entry.serverId, extra);
     if (!up?.client) throw rpcError(ErrorCode.InternalError, this.#unavailable(entry.serverId));
-    return this.#forward(up, { method: 'prompts/get', params: { ...params, name: entry.original } }, GetPromptResultSchema, extra);
+    return this.#forward(session, up, { method: 'prompts/get', params: { ...params, name: entry.original } }, GetPromptResultSchema, extra);
   }
 
-  async complete(_session: DownstreamSession, params: CompleteRequest['params'], extra: DownstreamExtra): Promise<CompleteResult> {
+  async complete(session: DownstreamSession, params: CompleteRequest['params'], extra: DownstreamExtra): Promise<CompleteResult> {
     const empty: CompleteResult = { completion: { values: [], hasMore: false } };
     let up: Upstream | undefined;
     let ref = params.ref;
@@ -189,15 +188,24 @@ export class Relay implements SessionRouter {
       up = serverId ? await this.#startedUpstream(serverId, extra) : undefined;
     }
     if (!up?.client || !up.capabilities?.completions) return empty;
-    return this.#forward(up, { method: 'completion/complete', params: { ...params, ref } }, CompleteResultSchema, extra) as Promise<CompleteResult>;
+    return this.#forward(
+      session,
+      up,
+      { method: 'completion/complete', params: { ...params, ref } },
+      CompleteResultSchema,
+      extra,
+    ) as Promise<CompleteResult>;
   }
 
+  /** Sends a client's request on to its upstream; what that upstream asks a client meanwhile goes back to this one. */
   async #forward(
+    session: DownstreamSession,
     up: Upstream,
     request: { method: string; params?: Record<string, unknown> },
     schema: Parameters<NonNullable<Upstream['client']>['request']>[1],
     extra: DownstreamExtra,
   ) {
+    session.waitsOn(extra.requestId, up.id);
     try {
       return await up.client!.request(request as never, schema, {
         signal: extra.signal,
@@ -229,14 +237,25 @@ export class Relay implements SessionRouter {
   }
 
   // ── requests from upstreams to a client ─────────────────────────────────────────────────────
-  /** The session whose call to this upstream is in flight (newest), else the newest session that can answer. */
+  /**
+   * Who gets a request an upstream sends a client: the session whose request to that upstream is in
+   * flight (the newest such request; the upstream's request belongs to it, and goes out on its stream)
+   * even when that session cannot answer, since another client must never see it. Only a request sent
+   * while nothing waits on the upstream goes to the most recently active session that can answer.
+   */
   pickSession(serverId: string, kind: UpstreamRequestKind): { session: DownstreamSession; relatedRequestId?: string | number } | undefined {
-    const sessions = [...this.deps.sessions()].filter((s) => !s.closed && s.can(kind));
-    for (const s of [...sessions].reverse()) {
-      const calls = [...s.inflight.entries()].filter(([, v]) => v.upstream === serverId);
-      if (calls.length > 0) return { session: s, relatedRequestId: calls[calls.length - 1][0] };
+    let caller: { session: DownstreamSession; relatedRequestId: string | number; since: number } | undefined;
+    this.#forgetFinishedCalls();
+    for (const s of [...this.deps.sessions(), ...this.#closedWithCalls]) {
+      for (const [requestId, call] of s.inflight) {
+        if (call.upstream === serverId && (!caller || (call.since ?? 0) >= caller.since)) {
+          caller = { session: s, relatedRequestId: requestId, since: call.since ?? 0 };
+        }
+      }
     }
-    const newest = sessions.sort((a, b) => a.lastActivityMs - b.lastActivityMs).pop();
+    if (caller) return { session: caller.session, relatedRequestId: caller.relatedRequestId };
+    const able = [...this.deps.sessions()].filter((s) => !s.closed && s.can(kind));
+    const newest = able.sort((a, b) => a.lastActivityMs - b.lastActivityMs).pop();
     return newest ? { session: newest } : undefined;
   }
 
@@ -249,6 +268,11 @@ export class Relay implements SessionRouter {
     const target = this.pickSession(serverId, kind);
     if (!target) {
       throw rpcError(ErrorCode.InvalidRequest, `No connected client can answer ${request.method} (none declared the "${kind}" capability).`);
+    }
+    const refusal = callerRefusal(target.session, kind, request.method);
+    if (refusal) {
+      this.deps.emit({ type: 'log', level: 'warn', server: serverId, message: `Server "${serverId}" sent ${request.method}: ${refusal}` });
+      throw rpcError(ErrorCode.InvalidRequest, refusal);
     }
     const schema = kind === 'sampling' ? CreateMessageResultSchema : kind === 'elicitation' ? ElicitResultSchema : ListRootsResultSchema;
     this.deps.emit({ type: 'log', level: 'info', server: serverId, message: `${serverId} asked the client: ${request.method}` });
@@ -274,7 +298,25 @@ export class Relay implements SessionRouter {
   }
 
   sessionClosed(session: DownstreamSession): void {
-    for (const uri of session.subscriptions) void this.unsubscribe(session, uri).catch(() => undefined);
+    this.#subscriptions.sessionClosed(session);
+    this.#forgetFinishedCalls();
+    if (session.inflight.size > 0) this.#closedWithCalls.add(session);
     this.deps.onSessionClosed(session);
   }
+
+  /** Closed sessions whose last request has finished own nothing an upstream may ask any more. */
+  #forgetFinishedCalls(): void {
+    for (const s of this.#closedWithCalls) if (s.inflight.size === 0) this.#closedWithCalls.delete(s);
+  }
+}
+
+/** Why the session a request belongs to cannot take it (closed, or without the capability); undefined: it can. */
+function callerRefusal(session: DownstreamSession, kind: UpstreamRequestKind, method: string): string | undefined {
+  const client = session.clientName ? `"${session.clientName}"` : 'that made the request';
+  if (session.closed) return `The client ${client} disconnected before it could answer ${method}.`;
+  if (session.can(kind)) return undefined;
+  return (
+    `The client ${client} does not support ${kind}, which ${method} needs. Spillway never passes it to another ` +
+    `client; use a client that supports ${kind} for this.`
+  );
 }

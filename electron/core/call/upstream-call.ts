@@ -51,8 +51,7 @@ export async function callUpstream(ctx: CallContext, upstream: Upstream, progres
     },
     SDK_TIMEOUT_CEILING_MS,
   );
-  const tracked = ctx.session.inflight.get(ctx.extra.requestId);
-  if (tracked) tracked.upstream = ctx.server;
+  ctx.session.waitsOn(ctx.extra.requestId, ctx.server);
   arm();
   let cancelled = false;
   const stopListening = whenCancelled(ctx.extra, (reason) => {

@@ -73,8 +73,11 @@ export interface CatalogOptions {
 
 const AS_IS: ToolShape = { state: 'direct' };
 
+/** Something a server offers that clients do not see, because another item has its name (or URI). */
 export interface CatalogClash {
+  kind: 'tool' | 'prompt' | 'resource';
   serverId: string;
+  /** The exposed name (a resource's URI). */
   name: string;
   reason: string;
 }
@@ -130,17 +133,24 @@ export class Catalog {
     for (const [name, item] of [...promptNames.names].sort(([a], [b]) => a.localeCompare(b))) {
       prompts.set(name, { name, serverId: item.serverId, original: item.original, exposed: { ...item.prompt, name } });
     }
-    this.clashes = [...assigned.clashes, ...promptNames.clashes].map((c) => ({
-      serverId: c.item.serverId,
-      name: c.name,
-      reason: c.reason,
-    }));
+    const clashes: CatalogClash[] = [
+      ...assigned.clashes.map((c) => ({ kind: 'tool' as const, serverId: c.item.serverId, name: c.name, reason: c.reason })),
+      ...promptNames.clashes.map((c) => ({ kind: 'prompt' as const, serverId: c.item.serverId, name: c.name, reason: c.reason })),
+    ];
 
     this.#uriOwner = new Map();
     this.#resources = [];
     for (const s of sources) {
       for (const resource of s.resources) {
-        if (this.#uriOwner.has(resource.uri)) continue; // first server (stable order) owns a shared URI
+        const owner = this.#uriOwner.get(resource.uri);
+        // The first server (stable order) owns a shared URI.
+        if (owner !== undefined) {
+          if (owner !== s.id) {
+            const reason = `"${resource.uri}" from server "${s.id}" is offered by "${owner}" too, which serves it`;
+            clashes.push({ kind: 'resource', serverId: s.id, name: resource.uri, reason });
+          }
+          continue;
+        }
         this.#uriOwner.set(resource.uri, s.id);
         this.#resources.push({ serverId: s.id, resource });
       }
@@ -156,6 +166,7 @@ export class Catalog {
         return { serverId: s.id, template, matcher };
       }),
     );
+    this.clashes = clashes;
     this.#tools = tools;
     this.#prompts = prompts;
     this.#ownTools = options.ownTools();

@@ -68,10 +68,12 @@ export class DownstreamSession {
   readonly openedAt = new Date().toISOString();
   /** When the client last sent a request (ms); the ISO string is made only when someone reads it. */
   #lastActivityMs = Date.now();
-  readonly subscriptions = new Set<string>();
   logLevel: LoggingLevel | undefined;
-  /** Downstream requests in flight (tools/call etc.), newest last — routes upstream requests back. */
-  readonly inflight = new Map<string | number, { upstream?: string }>();
+  /**
+   * Downstream requests in flight (tools/call, resources/read, prompts/get, completion/complete): the
+   * upstream each one waits on, and since when (performance.now()), route that upstream's requests back.
+   */
+  readonly inflight = new Map<string | number, { upstream?: string; since?: number }>();
   closed = false;
 
   constructor(
@@ -147,6 +149,17 @@ export class DownstreamSession {
     return this.track(requestId, () => this.router.callTool(this, params, extra));
   }
 
+  /**
+   * Marks a tracked request as waiting on an upstream: a request that upstream sends a client meanwhile
+   * (sampling, elicitation, roots) belongs to this session and goes out on this request's stream.
+   */
+  waitsOn(requestId: RequestId, serverId: string): void {
+    const tracked = this.inflight.get(requestId);
+    if (!tracked) return;
+    tracked.upstream = serverId;
+    tracked.since = performance.now();
+  }
+
   /** Tracks a request for the duration of its handler. */
   async track<T>(requestId: RequestId, run: () => Promise<T>): Promise<T> {
     this.#touch();
@@ -166,15 +179,14 @@ export class DownstreamSession {
     s.setRequestHandler(ListResourcesRequestSchema, async () => (this.#touch(), { resources: r.listResources(this) }));
     s.setRequestHandler(ListResourceTemplatesRequestSchema, async () => (this.#touch(), { resourceTemplates: r.listResourceTemplates(this) }));
     s.setRequestHandler(ReadResourceRequestSchema, (req, extra) => this.track(extra.requestId, () => r.readResource(this, req.params, extra)));
+    // The router keeps who subscribed to what: a subscription counts only once the upstream accepted it.
     s.setRequestHandler(SubscribeRequestSchema, async (req) => {
       this.#touch();
-      this.subscriptions.add(req.params.uri);
       await r.subscribe(this, req.params.uri);
       return {};
     });
     s.setRequestHandler(UnsubscribeRequestSchema, async (req) => {
       this.#touch();
-      this.subscriptions.delete(req.params.uri);
       await r.unsubscribe(this, req.params.uri);
       return {};
     });

@@ -11,6 +11,7 @@ import { ownValue } from '../../../shared/records.js';
 import type { Catalog, CatalogSource } from '../catalog/catalog.js';
 import type { KeptCatalog } from '../catalog/kept-catalog.js';
 import type { DownstreamSession } from '../downstream/session.js';
+import { ClashReports } from './catalog-clashes.js';
 import { DISPATCH_TOOL_NAME } from '../policy/dispatch-tool.js';
 import type { PolicyRuntime } from '../policy/policy-runtime.js';
 import type { UpstreamPool, UpstreamStatusChange } from '../upstream/upstream-pool.js';
@@ -33,6 +34,7 @@ export interface CatalogRebuildDeps {
 
 export class CatalogRebuild {
   #queued = false;
+  #clashes = new ClashReports();
 
   constructor(private readonly deps: CatalogRebuildDeps) {}
 
@@ -114,9 +116,7 @@ export class CatalogRebuild {
       // Dispatch joins the listed own tools once anything is capped, so it counts against the cap too.
       capDirect: (direct) => policy.overCap(direct, this.deps.spillTools.length + 1),
     });
-    for (const clash of catalog.clashes) {
-      this.deps.emit({ type: 'log', level: 'error', server: clash.serverId, message: `Tool withheld: ${clash.reason}` });
-    }
+    for (const event of this.#clashes.fresh(catalog.clashes)) this.deps.emit(event);
     if (changed.tools) this.deps.onToolsChanged();
     if (!changed.tools && !changed.resources && !changed.prompts) return;
     this.deps.emit({

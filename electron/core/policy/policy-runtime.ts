@@ -172,6 +172,6 @@ export class PolicyRuntime {
 /** A server's tools as the catalog kept them from its last run; undefined when it has none or lost some to a name clash. */
 function keptTools(catalog: Pick<Catalog, 'toolEntries' | 'clashes'>, serverId: string): Tool[] | undefined {
   const kept = catalog.toolEntries().filter((e) => e.serverId === serverId && e.kept);
-  if (kept.length === 0 || catalog.clashes.some((c) => c.serverId === serverId)) return undefined;
+  if (kept.length === 0 || catalog.clashes.some((c) => c.kind === 'tool' && c.serverId === serverId)) return undefined;
   return kept.map((e) => e.upstream);
 }

@@ -13,6 +13,7 @@ interface Fields {
   id?: RequestId;
   method?: string;
   params?: { requestId?: RequestId; uri?: unknown };
+  error?: unknown;
 }
 
 export class ActivityTransport implements Transport {
@@ -25,7 +26,10 @@ export class ActivityTransport implements Transport {
   readonly #outgoing = new Set<RequestId>();
   /** The server's requests nobody has answered yet. */
   readonly #incoming = new Set<RequestId>();
+  /** Resources the server accepted a subscription to (a refused subscribe holds nothing). */
   readonly #subscribed = new Set<string>();
+  /** Our subscribes awaiting the server's answer, by request id. */
+  readonly #subscribing = new Map<RequestId, string>();
 
   constructor(inner: Transport, onActivity: () => void) {
     this.#inner = inner;
@@ -50,7 +54,7 @@ export class ActivityTransport implements Transport {
     inner.onmessage = (message, extra) => {
       const m = message as Fields;
       if (m.method === undefined) {
-        if (m.id !== undefined) this.#outgoing.delete(m.id);
+        if (m.id !== undefined) this.#answered(m.id, m.error === undefined);
       } else if (m.id !== undefined) {
         this.#incoming.add(m.id);
       } else if (m.method === 'notifications/cancelled' && m.params?.requestId !== undefined) {
@@ -71,14 +75,23 @@ export class ActivityTransport implements Transport {
     } else if (m.id !== undefined) {
       this.#outgoing.add(m.id);
       const uri = typeof m.params?.uri === 'string' ? m.params.uri : undefined;
-      if (uri && m.method === 'resources/subscribe') this.#subscribed.add(uri);
+      if (uri && m.method === 'resources/subscribe') this.#subscribing.set(m.id, uri);
       if (uri && m.method === 'resources/unsubscribe') this.#subscribed.delete(uri);
     } else if (m.method === 'notifications/cancelled' && m.params?.requestId !== undefined) {
       // A withdrawn request gets no answer.
-      this.#outgoing.delete(m.params.requestId);
+      this.#answered(m.params.requestId, false);
     }
     this.#onActivity();
     return this.#inner.send(message, options);
+  }
+
+  /** One of our requests is settled: answered (`ok`: with a result), or withdrawn. */
+  #answered(id: RequestId, ok: boolean): void {
+    this.#outgoing.delete(id);
+    const uri = this.#subscribing.get(id);
+    if (uri === undefined) return;
+    this.#subscribing.delete(id);
+    if (ok) this.#subscribed.add(uri);
   }
 
   close(): Promise<void> {
