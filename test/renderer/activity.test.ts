@@ -133,14 +133,35 @@ describe('Activity', () => {
     expect(fake.callsOf('spill.preview')).toEqual([{ handle: 'h_big', maxTokens: 2000 }]);
   });
 
-  it('says where a spilled original has expired, in the details', async () => {
+  it('says in the details that a spilled original is no longer kept, and offers no reading it again', async () => {
     const { fake, log } = setup();
+    fake.spill.add('h_gone', 'the whole result');
+    await fake.call('spill.clear', {});
     await waitFor(() => expect(log.loading).toBe(false));
     fake.emit(finished('files', 'read_file', { callId: 'c3', handle: 'h_gone' }));
     await fireEvent.click(await logRegion().findByText(/files__read_file spilled/));
     const details = screen.getByRole('region', { name: 'files__read_file' });
-    expect((await within(details).findByRole('alert')).textContent).toContain('no spilled result h_gone');
-    expect(within(details).getByRole('button', { name: 'Read the spilled original again' })).toBeTruthy();
+    expect((await within(details).findByTestId('original-gone')).textContent?.replace(/\s+/g, ' ')).toMatch(
+      /no longer keeps this result: it was deleted .* run the tool again\./,
+    );
+    expect(within(details).getByText('Was kept as')).toBeTruthy();
+    expect(within(details).queryByText('Kept as')).toBeNull();
+    expect(within(details).queryByText(/the name the model uses to read the rest/)).toBeNull();
+    expect(within(details).queryByRole('button', { name: 'Read the spilled original again' })).toBeNull();
+    expect(within(details).queryByRole('alert')).toBeNull();
+  });
+
+  it('offers reading a spilled original again when the hub did not answer', async () => {
+    const { fake, log } = setup();
+    fake.spill.add('h_later', 'the whole result');
+    await waitFor(() => expect(log.loading).toBe(false));
+    fake.failNext('spill.preview', { code: 'unavailable', message: 'Cannot reach Spillway.' });
+    fake.emit(finished('files', 'read_file', { callId: 'c4', handle: 'h_later' }));
+    await fireEvent.click(await logRegion().findByText(/files__read_file spilled/));
+    const details = screen.getByRole('region', { name: 'files__read_file' });
+    expect((await within(details).findByRole('alert')).textContent).toBe('Cannot reach Spillway.');
+    await fireEvent.click(within(details).getByRole('button', { name: 'Read the spilled original again' }));
+    expect((await within(details).findByLabelText('Spilled original')).textContent).toContain('the whole result');
   });
 
   it('keeps only the newest events when the ring is full', async () => {

@@ -66,7 +66,12 @@ describe('HTTP backend', () => {
     reply = async () => {
       throw new TypeError('Failed to fetch');
     };
-    expect(await backend.call('status', {})).toMatchObject({ ok: false, code: 'unavailable' });
+    // Plain words and the next step, not the browser's "Failed to fetch".
+    expect(await backend.call('status', {})).toEqual({
+      ok: false,
+      code: 'unavailable',
+      message: 'Cannot reach Spillway. Check that it is running; this window reconnects by itself.',
+    });
     reply = async () => new Response('no', { status: 401 });
     expect(await backend.call('status', {})).toMatchObject({ ok: false, code: 'unauthorized' });
   });

@@ -125,6 +125,33 @@ describe('Clients', () => {
     expect(card('Claude Desktop').getByText('1 other server in its settings')).toBeTruthy();
   });
 
+  it('stays modal when there is nothing to confirm: focus inside, Tab kept in, Escape closes, wherever the focus is', async () => {
+    // Every server of the client runs behind Spillway already: "Import 0" is disabled.
+    await setup((f) => f.seedServer('memory', { type: 'stdio', command: 'npx', args: ['-y', '@modelcontextprotocol/server-memory'] } as never));
+    const opener = card('Claude Desktop').getByRole('button', { name: 'Import servers' });
+    opener.focus();
+    await fireEvent.click(opener);
+    const dialog = await screen.findByRole('dialog', { name: 'Import servers from Claude Desktop' });
+    expect((within(dialog).getByRole('button', { name: 'Import 0' }) as HTMLButtonElement).disabled).toBe(true);
+    expect(document.activeElement).toBe(dialog);
+
+    // Tab from the dialog (or from the page, once a focused control is disabled) goes to its first control, never behind it.
+    await fireEvent.keyDown(document.activeElement ?? document.body, { key: 'Tab' });
+    expect(dialog.contains(document.activeElement)).toBe(true);
+    const cancel = within(dialog).getByRole('button', { name: 'Cancel' });
+    cancel.focus();
+    await fireEvent.keyDown(cancel, { key: 'Tab' });
+    expect(dialog.contains(document.activeElement)).toBe(true);
+    document.body.focus();
+    await fireEvent.keyDown(document.body, { key: 'Tab', shiftKey: true });
+    expect(document.activeElement).toBe(cancel);
+
+    document.body.focus();
+    await fireEvent.keyDown(document.body, { key: 'Escape' });
+    await waitFor(() => expect(screen.queryByRole('dialog')).toBeNull());
+    expect(document.activeElement).toBe(opener);
+  });
+
   it('shows a failed change on the client it was about', async () => {
     await setup((f) => f.clients.add('vscode', 'VS Code', { state: 'error' }));
     await fireEvent.click(card('Cursor').getByRole('button', { name: 'Restore backup' }));
@@ -133,6 +160,26 @@ describe('Clients', () => {
     expect(alert.textContent).toContain('there is no backup');
     expect(card('Claude Desktop').queryByRole('alert')).toBeNull();
     expect(card('VS Code').getByTestId('client-state').textContent).toBe('Cannot read its settings');
+  });
+
+  it("says where a client's file is not valid JSON, that it was left untouched, and what to do — not the parser's code", async () => {
+    const file = '/home/me/.config/Claude/claude_desktop_config.json';
+    await setup((f) => {
+      f.clients.add('vscode', 'VS Code', { state: 'error' });
+      const c = f.clients.byId.get('vscode')!;
+      c.info = {
+        ...c.info,
+        configPath: file,
+        error: `Cannot read ${file} at line 1, column 19: InvalidSymbol (not valid JSON). The file was left as it is.`,
+      };
+    });
+    const note = card('VS Code').getByText(/is not valid JSON/);
+    expect(note.textContent).toBe(
+      `${file} is not valid JSON: there is a mistake at line 1, column 19. Spillway left the file untouched. ` +
+        "Fix it in a text editor, or press Restore backup to go back to the copy from before Spillway's last change; then press Check again.",
+    );
+    expect(card('VS Code').queryByText(/InvalidSymbol/)).toBeNull();
+    expect(card('VS Code').getByRole('button', { name: 'Restore backup' })).toBeTruthy();
   });
 
   it('says connecting clients is not available yet when the hub does not offer it', async () => {

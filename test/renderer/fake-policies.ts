@@ -11,7 +11,7 @@ import type { ApiResult } from '../../shared/api.js';
 import type { FakeBackend, Handlers } from './fake-backend.js';
 
 /** Parameters every fake tool takes (policies naming others are refused). */
-const FAKE_PARAMS = ['path', 'encoding'];
+const FAKE_PARAMS = ['path', 'encoding', 'limit'];
 
 export class FakePolicies {
   policies: Policies = { servers: {}, tools: {} };

@@ -2,8 +2,10 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { fireEvent, render, screen, waitFor, within } from '@testing-library/svelte';
 import ServersView from '../../renderer/src/views/ServersView.svelte';
 import { ServersState } from '../../renderer/src/lib/servers.svelte.js';
+import { UNREACHABLE_MESSAGE } from '../../renderer/src/lib/api.js';
 import { parseSnippet } from '../../renderer/src/lib/server-draft.svelte.js';
 import { FakeBackend } from './fake-backend.js';
+import { createAppState } from '../../renderer/src/lib/app-state.js';
 
 let stop: (() => void) | undefined;
 afterEach(() => stop?.());
@@ -178,6 +180,41 @@ describe('Servers: add form', () => {
     await fireEvent.click(card.getByRole('button', { name: 'Remove files' }));
     await waitFor(() => expect(screen.queryByRole('article')).toBeNull());
     expect(fake.servers.size).toBe(0);
+  });
+
+  it('keeps the keyboard focus when Remove… and Keep swap buttons, and gives it to the Undo notice after removing', async () => {
+    await setup((f) => f.seedServer('files', { type: 'stdio', command: 'node', args: [], env: {}, enabled: true, prefix: true }));
+    const card = within(screen.getByRole('article', { name: 'files' }));
+    await fireEvent.click(card.getByRole('button', { name: 'Remove…' }));
+    await waitFor(() => expect(document.activeElement).toBe(card.getByRole('button', { name: 'Remove files' })));
+    await fireEvent.click(card.getByRole('button', { name: 'Keep' }));
+    await waitFor(() => expect(document.activeElement).toBe(card.getByRole('button', { name: 'Remove…' })));
+    await fireEvent.click(card.getByRole('button', { name: 'Remove…' }));
+    await fireEvent.click(card.getByRole('button', { name: 'Remove files' }));
+    await waitFor(() => expect(screen.queryByRole('article')).toBeNull());
+    await waitFor(() => expect(document.activeElement?.textContent).toMatch(/^Removed files\./));
+  });
+
+  it('drops a card\'s "cannot reach Spillway" once the hub answers again, and keeps the hub\'s own refusals', async () => {
+    const fake = new FakeBackend();
+    fake.seedServer('files', { type: 'stdio', command: 'node', args: [], env: {}, enabled: true, prefix: true });
+    fake.seedServer('notes', { type: 'stdio', command: 'node', args: [], env: {}, enabled: true, prefix: true });
+    const app = createAppState(fake, { getItem: () => '1', setItem: () => {} });
+    stop = app.start();
+    render(ServersView, { servers: app.servers });
+    const files = within(await screen.findByRole('article', { name: 'files' }));
+    const notes = within(screen.getByRole('article', { name: 'notes' }));
+    fake.failNext('upstreams.restart', { code: 'unavailable', message: UNREACHABLE_MESSAGE });
+    await fireEvent.click(files.getByRole('button', { name: 'Restart' }));
+    expect((await files.findByRole('alert')).textContent).toBe('Cannot reach Spillway. Check that it is running; this window reconnects by itself.');
+    fake.failNext('upstreams.restart', { code: 'unavailable', message: 'notes could not restart: its program is missing' });
+    await fireEvent.click(notes.getByRole('button', { name: 'Restart' }));
+    await notes.findByRole('alert');
+
+    fake.setConnected(false);
+    fake.setConnected(true);
+    await waitFor(() => expect(files.queryByRole('alert')).toBeNull());
+    expect(notes.getByRole('alert').textContent).toContain('its program is missing');
   });
 
   it('offers Undo after a removal: it puts the server back, once; Dismiss stops offering it', async () => {

@@ -127,6 +127,18 @@ describe('Settings', () => {
     expect((screen.getByRole('button', { name: 'Clear spilled results' }) as HTMLButtonElement).disabled).toBe(true);
   });
 
+  it('says one result in the singular, and gives the focus to what was deleted once Clear is disabled', async () => {
+    await setup((f) => f.spill.add('h_1', 'x'.repeat(2048)));
+    const clear = await screen.findByRole('button', { name: 'Clear spilled results' });
+    await waitFor(() => expect((clear as HTMLButtonElement).disabled).toBe(false));
+    clear.focus();
+    await fireEvent.click(clear);
+    await fireEvent.click(within(screen.getByRole('dialog')).getByRole('button', { name: 'Delete 1 result' }));
+    const note = await screen.findByText('Deleted 1 spilled result');
+    await waitFor(() => expect(document.activeElement).toBe(note));
+    expect((clear as HTMLButtonElement).disabled).toBe(true);
+  });
+
   it('says where keys and sign-in tokens are kept: the keychain, or the encrypted file when none answered', async () => {
     await setup(undefined, 'keychain');
     expect(screen.getByTestId('secret-store').textContent).toMatch(/kept in this computer's keychain/);

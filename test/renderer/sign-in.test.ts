@@ -122,13 +122,17 @@ describe('Servers: signing in to a web server', () => {
     hubSignsIn(fake);
     await fireEvent.click(await card().findByRole('button', { name: 'Sign out…' }));
     expect(card().getByText(/forgets this server's sign-in.*cannot be undone/)).toBeTruthy();
+    // Each press removes the button it was made on: the keyboard focus moves to the one shown instead.
+    await waitFor(() => expect(document.activeElement).toBe(card().getByRole('button', { name: 'Sign out of mcp.example.com' })));
     await fireEvent.click(card().getByRole('button', { name: 'Stay signed in' }));
     expect(fake.callsOf('upstreams.signOut')).toEqual([]);
+    await waitFor(() => expect(document.activeElement).toBe(card().getByRole('button', { name: 'Sign out…' })));
 
     await fireEvent.click(card().getByRole('button', { name: 'Sign out…' }));
     await fireEvent.click(card().getByRole('button', { name: 'Sign out of mcp.example.com' }));
     await card().findByText('Remote notes needs you to sign in to mcp.example.com.');
     expect(fake.callsOf('upstreams.signOut')).toEqual([{ id: 'remote' }]);
     expect(card().getByText('Needs sign-in')).toBeTruthy();
+    await waitFor(() => expect(document.activeElement).toBe(card().getByRole('button', { name: 'Sign in' })));
   });
 });

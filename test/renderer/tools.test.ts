@@ -1,9 +1,11 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { fireEvent, render, screen, waitFor, within } from '@testing-library/svelte';
 import ToolsView from '../../renderer/src/views/ToolsView.svelte';
+import ToolPolicyEditor from '../../renderer/src/views/ToolPolicyEditor.svelte';
 import { PoliciesState } from '../../renderer/src/lib/policies.svelte.js';
 import { ServersState } from '../../renderer/src/lib/servers.svelte.js';
 import { ToolsState } from '../../renderer/src/lib/tools.svelte.js';
+import { createAppState } from '../../renderer/src/lib/app-state.js';
 import { FakeBackend } from './fake-backend.js';
 
 let stops: Array<() => void> = [];
@@ -96,20 +98,58 @@ describe('Tools & policies', () => {
     await fireEvent.click(within(editor).getByRole('button', { name: 'Save hidden parameters' }));
 
     const alert = await within(editor).findByRole('alert');
-    expect(alert.textContent).toContain('the tool has no parameter "root"');
+    // Shown at its field, the hub's message needs no field path in front ("tools.files.read_file.hiddenParams.root: …").
+    expect(alert.textContent).toBe('The tool has no parameter "root" (it has: path, encoding, limit).');
     expect(alert.id).toBe('pol-files-read_file-hiddenParams-error');
     expect(within(editor).getByLabelText('Parameter 1').getAttribute('aria-invalid')).toBe('true');
     expect(fake.policies.policies.tools.files).toBeUndefined();
 
-    // A hidden parameter without a value is refused before it leaves, at the same field.
+    // A hidden parameter without a value is refused before it leaves, at the same field, in words.
+    const sent = fake.callsOf('policies.setTool').length;
     await fireEvent.input(within(editor).getByLabelText('Parameter 1'), { target: { value: 'path' } });
     await fireEvent.input(within(editor).getByLabelText('Value of path'), { target: { value: '' } });
     await fireEvent.click(within(editor).getByRole('button', { name: 'Save hidden parameters' }));
-    await waitFor(() => expect(within(editor).getByRole('alert').textContent).toContain('needs a value'));
+    await waitFor(() =>
+      expect(within(editor).getByRole('alert').textContent).toBe(
+        'Type a value for “path”: clients no longer send this parameter, so Spillway sends this value in its place.',
+      ),
+    );
+    expect(fake.callsOf('policies.setTool')).toHaveLength(sent);
 
     await fireEvent.input(within(editor).getByLabelText('Value of path'), { target: { value: '/srv/data' } });
     await fireEvent.click(within(editor).getByRole('button', { name: 'Save hidden parameters' }));
     await waitFor(() => expect(fake.policies.policies.tools.files?.read_file).toEqual({ hiddenParams: { path: '/srv/data' } }));
+    expect(within(editor).queryByRole('alert')).toBeNull();
+  });
+
+  it('reads a hidden parameter’s value by its type in the tool’s input schema: digits stay text for a string', async () => {
+    const fake = new FakeBackend();
+    fake.seedServer('files', { type: 'stdio', command: 'files', args: [], enabled: true, prefix: true } as never);
+    const policies = new PoliciesState(fake);
+    stops = [policies.start()];
+    const inputSchema = { properties: { path: { type: 'string' }, limit: { type: ['integer', 'null'] } } };
+    render(ToolPolicyEditor, { policies, server: 'files', tool: { name: 'files__read_file', original: 'read_file', inputSchema } });
+    const editor = screen.getByRole('group', { name: 'Policy for read_file' });
+    const save = () => fireEvent.click(within(editor).getByRole('button', { name: 'Save hidden parameters' }));
+    await fireEvent.click(within(editor).getByRole('button', { name: 'Add parameter' }));
+    await fireEvent.input(within(editor).getByLabelText('Parameter 1'), { target: { value: 'path' } });
+    expect(within(editor).getByLabelText('Value of path').getAttribute('placeholder')).toBe('text');
+    await fireEvent.input(within(editor).getByLabelText('Value of path'), { target: { value: '12345' } });
+    await save();
+    await waitFor(() => expect(fake.policies.policies.tools.files?.read_file).toEqual({ hiddenParams: { path: '12345' } }));
+
+    await fireEvent.click(within(editor).getByRole('button', { name: 'Add parameter' }));
+    await fireEvent.input(within(editor).getByLabelText('Parameter 2'), { target: { value: 'limit' } });
+    await fireEvent.input(within(editor).getByLabelText('Value of limit'), { target: { value: 'ten' } });
+    await save();
+    expect((await within(editor).findByRole('alert')).textContent).toBe(
+      '“limit” takes a whole number, such as 10. Change the value, then save again.',
+    );
+    expect(fake.callsOf('policies.setTool')).toHaveLength(1);
+
+    await fireEvent.input(within(editor).getByLabelText('Value of limit'), { target: { value: '10' } });
+    await save();
+    await waitFor(() => expect(fake.policies.policies.tools.files?.read_file).toEqual({ hiddenParams: { path: '12345', limit: 10 } }));
     expect(within(editor).queryByRole('alert')).toBeNull();
   });
 
@@ -129,6 +169,22 @@ describe('Tools & policies', () => {
     await fireEvent.click(within(pin).getByRole('button', { name: 'Approve read_file' }));
     await waitFor(() => expect(screen.queryByRole('listitem', { name: 'files read_file changed' })).toBeNull());
     expect(fake.policies.pending).toEqual([]);
+  });
+
+  it('lists the tools once the hub is back, after a load that failed while it was down', async () => {
+    const fake = new FakeBackend();
+    fake.seedServer('files', { type: 'stdio', command: 'files', args: [], enabled: true, prefix: true } as never);
+    fake.failNext('upstreams.tools', { code: 'unavailable', message: 'Cannot reach Spillway.' });
+    const app = createAppState(fake, { getItem: () => '1', setItem: () => {} });
+    stops = [app.start()];
+    render(ToolsView, { servers: app.servers, tools: app.tools, policies: app.policies });
+    expect((await screen.findByRole('alert')).textContent).toContain('Cannot reach Spillway');
+
+    fake.setConnected(false);
+    fake.setConnected(true);
+    await screen.findByRole('table', { name: 'Tools of files' });
+    expect(screen.queryByRole('alert')).toBeNull();
+    expect(fake.callsOf('upstreams.tools')).toHaveLength(2);
   });
 
   it('shows tools read-only with a note when the hub does not offer policies yet', async () => {

@@ -47,6 +47,17 @@ export function hasArea(area: string): boolean {
   return Object.keys(api).some((name) => name.startsWith(`${area}.`));
 }
 
+/**
+ * What a call says when the hub did not answer at all (the browser's own "Failed to fetch" means nothing to a
+ * user). Exported so states can drop such an error once the hub answers again.
+ */
+export const UNREACHABLE_MESSAGE = 'Cannot reach Spillway. Check that it is running; this window reconnects by itself.';
+
+/** Whether a failure is the hub not answering, rather than an answer from it. */
+export function isUnreachable(result: ApiFailure | undefined): boolean {
+  return result?.code === 'unavailable' && result.message === UNREACHABLE_MESSAGE;
+}
+
 function failure(code: ApiErrorCode, message: string, field?: string): ApiFailure {
   return field === undefined ? { ok: false, code, message } : { ok: false, code, message, field };
 }
@@ -225,8 +236,8 @@ export function createHttpBackend(options: HttpBackendOptions = {}): Backend {
           body: JSON.stringify(req),
           credentials: 'same-origin',
         });
-      } catch (err) {
-        return failure('unavailable', `Cannot reach Spillway (${err instanceof Error ? err.message : String(err)}).`);
+      } catch {
+        return failure('unavailable', UNREACHABLE_MESSAGE);
       }
       let body: unknown;
       try {

@@ -78,6 +78,8 @@ export function createAppState(backend: Backend, flags?: FlagStorage): AppState 
 /** After a gap in the connection every view reloads what it shows: events missed while away are gone. */
 function reloadAll(state: Omit<AppState, 'start'>): void {
   void state.status.refresh();
+  // Before the server list is read again: the Tools view then reads every server's tools too.
+  state.tools.forget();
   void state.servers.refresh();
   void state.policies.refresh();
   void state.clients.refreshSessions();

@@ -23,6 +23,18 @@ export function toolFieldOf(path: string | undefined): ToolField {
 
 const key = (server: string, tool: string) => `${server}\u0000${tool}`;
 
+/**
+ * The hub's refusal without the field path it starts with ("tools.fs.read.hiddenParams.x: the tool has no
+ * parameter…"): the editor shows it next to that field, where the path only gets in the way.
+ */
+export function withoutFieldPath(failure: ApiFailure): ApiFailure {
+  const prefix = failure.field ? `${failure.field}: ` : undefined;
+  if (!prefix || !failure.message.startsWith(prefix)) return failure;
+  const rest = failure.message.slice(prefix.length);
+  const sentence = rest.charAt(0).toUpperCase() + rest.slice(1);
+  return { ...failure, message: /[.!?]$/.test(sentence) ? sentence : `${sentence}.` };
+}
+
 export class PoliciesState {
   #available = $state(true);
   #policies = $state<Policies>({ servers: {}, tools: {} });
@@ -153,7 +165,7 @@ export class PoliciesState {
     this.#saving = { ...this.#saving, [k]: false };
     if (!result.ok) {
       const at = result.field ? toolFieldOf(result.field) : field;
-      this.#errors = { ...this.#errors, [k]: { field: at === 'form' ? field : at, failure: result } };
+      this.#errors = { ...this.#errors, [k]: { field: at === 'form' ? field : at, failure: withoutFieldPath(result) } };
       return false;
     }
     this.#errors = { ...this.#errors, [k]: undefined };

@@ -1,5 +1,5 @@
 /** The configured upstream servers, live: status and stderr follow hub events; actions report per server. */
-import type { ApiFailure, ApiResult, Backend, Res } from './api.js';
+import { isUnreachable, type ApiFailure, type ApiResult, type Backend, type Res } from './api.js';
 import type { UpstreamInfo } from '../../../shared/api.js';
 import type { ServerConfig } from '../../../shared/config.js';
 import type { HubEvent } from '../../../shared/events.js';
@@ -34,6 +34,7 @@ export class ServersState {
       this.#list = result.value;
       this.#loadError = undefined;
       for (const u of result.value) if (this.#waiting[u.id] && signedIn(u)) this.#stopWaiting(u.id);
+      this.#forgetUnreachable();
     } else {
       this.#loadError = result;
     }
@@ -95,6 +96,14 @@ export class ServersState {
     } else if (e.type === 'config.changed' || e.type === 'catalog.changed') {
       void this.refresh();
     }
+  }
+
+  /** The hub answered: "cannot reach Spillway" on a card is no longer true (other errors stay until the next action). */
+  #forgetUnreachable(): void {
+    if (Object.values(this.#actionErrors).some(isUnreachable)) {
+      this.#actionErrors = Object.fromEntries(Object.entries(this.#actionErrors).filter(([, e]) => !isUnreachable(e)));
+    }
+    if (isUnreachable(this.#undoError)) this.#undoError = undefined;
   }
 
   async #act<T>(id: string, action: ServerAction, run: () => Promise<ApiResult<T>>): Promise<boolean> {
