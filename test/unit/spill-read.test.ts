@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { decode } from '@toon-format/toon';
 import { TokenCounter } from '../../electron/core/tokens/token-counter.js';
-import { SpillStore } from '../../electron/core/spill/spill-store.js';
+import { handleMessages, SpillStore } from '../../electron/core/spill/spill-store.js';
 import { readResult } from '../../electron/core/spill/read-result.js';
 import { READ_RESULT_TOOL, READ_RESULT_TOOL_NAME } from '../../electron/core/spill/read-result-tool.js';
 import { toJsonQuery } from '../../electron/core/spill/read-ops.js';
@@ -220,6 +220,17 @@ describe('readSpillResource', () => {
       { uri: `spillway://spill/${entry.handle}#block-0`, mimeType: 'image/png', blob: png },
       { uri: `spillway://spill/${entry.handle}#block-1`, mimeType: 'audio/wav', blob: wav },
     ]);
+  });
+
+  it('tells a result whose files are gone as no longer kept, without a path (audit s12), and drops it', async () => {
+    await rm(join(store.dir, logHandle), { recursive: true });
+    const failed = await readSpillResource(store, `spillway://spill/${logHandle}`).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    expect(failed).toBeInstanceOf(SpillResourceError);
+    expect((failed as Error).message).toBe(handleMessages.unknown(logHandle));
+    expect(store.list().map((e) => e.handle)).not.toContain(logHandle);
   });
 
   it.each(['spillway://spill/../../etc/passwd', 'spillway://spill/abcdefghijkl', 'file:///etc/passwd', 'spillway://spill/'])(

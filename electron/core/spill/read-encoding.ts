@@ -75,6 +75,16 @@ async function makeView(doc: SpillDocument, encoding: ResultEncoding, counter: T
   }
 }
 
+/**
+ * The view of a JSON text longer than TOON_VIEW_MAX_CHARS, which its size alone decides (no TOON is tried,
+ * so no token counter is needed): the read thread's (read-thread.ts), for the texts it is given.
+ */
+export function largeLinesView(doc: SpillDocument, encoding: ResultEncoding): LinesView | undefined {
+  if (doc.text.length <= TOON_VIEW_MAX_CHARS) throw new Error('a text this short may have a TOON view, made with the token counter (linesView)');
+  if (encoding === 'json' || !mayBeTabularJson(doc.text)) return undefined;
+  return { doc, header: TOO_LARGE };
+}
+
 const TOO_LARGE =
   '[Lines of the result as JSON: it is too large to turn into TOON (one row a line) quickly. ' +
   'To read rows as a table, query a few of them, e.g. `.items | limit(100)`]';

@@ -106,8 +106,20 @@ export interface QueryOptions {
   deadlineMs?: number;
   /** Where writing the answer's JSON stops (default ANSWER_MAX_CHARS). */
   maxChars?: number;
-  /** Shows a whole non-null answer, given as its pretty JSON too (read-encoding.ts may show it as TOON). */
-  render?: (value: unknown, json: string) => string | Promise<string>;
+}
+
+/**
+ * A whole non-null answer: its value and pretty JSON, for the caller to show (read-encoding.ts may show it
+ * as TOON) under `queryHeader`. Plain data, so the read thread can hand it over (read-thread.ts).
+ */
+export interface WholeAnswer {
+  value: unknown;
+  pretty: string;
+}
+
+/** The line a query's answer starts with. */
+export function queryHeader(query: string): string {
+  return `Query ${JSON.stringify(query)}:`;
 }
 
 /** How much of a query's answer is written by default: a few times what an 8,000-token read shows. */
@@ -116,8 +128,9 @@ export const ANSWER_MAX_CHARS = 128_000;
 /**
  * Runs a JSON Query (or a simple `$.a.b[0]` path) on the document's JSON and writes its answer within the
  * same deadline, up to `maxChars`: a larger answer is shown by its start, under a note to narrow the query.
+ * A whole non-null answer comes back as a WholeAnswer for the caller to show.
  */
-export async function queryJson(doc: SpillDocument, query: string, options: QueryOptions = {}): Promise<string> {
+export function queryJson(doc: SpillDocument, query: string, options: QueryOptions = {}): string | WholeAnswer {
   const json = doc.json; // parsed before the clock starts
   if (!json) throw new ReadOpError('This result is not JSON, so it cannot be queried; use grep, slice or read instead.');
   const deadlineMs = options.deadlineMs ?? READ_DEADLINE_MS;
@@ -141,7 +154,7 @@ export async function queryJson(doc: SpillDocument, query: string, options: Quer
         'Use JSON Query syntax (e.g. `.items | filter(.age > 30) | pick(.name)`, `.items.0.name`) or a path like `$.items[0].name`.',
     );
   }
-  const header = `Query ${JSON.stringify(query)}:`;
+  const header = queryHeader(query);
   // JSON Query yields null for a missing path, so null cannot be told apart from "nothing there".
   if (!answer.pretty) return `${header}\nnull\n[null: the value is null, or nothing matched]`;
   if (!answer.pretty.complete) {
@@ -152,7 +165,7 @@ export async function queryJson(doc: SpillDocument, query: string, options: Quer
       `${answer.pretty.text}…`
     );
   }
-  return `${header}\n${options.render ? await options.render(answer.value, answer.pretty.text) : answer.pretty.text}`;
+  return { value: answer.value, pretty: answer.pretty.text };
 }
 
 /**

@@ -2,13 +2,14 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { ResultEncoding } from '../../../shared/policy.js';
 import { charBoundary } from '../tokens/text-cuts.js';
 import type { TokenCounter } from '../tokens/token-counter.js';
-import { formatCount, shape } from './json-summary.js';
-import { linesView, queryAnswer } from './read-encoding.js';
-import { grepLines, headLines, queryJson, ReadOpError, readFrom, sliceLines, tailLines } from './read-ops.js';
+import { formatCount } from './json-summary.js';
+import { answerRead, type DocumentAnswer, type DocumentOp, type DocumentRead } from './read-document.js';
+import { linesView, queryAnswer, TOON_VIEW_MAX_CHARS } from './read-encoding.js';
+import { queryHeader, ReadOpError } from './read-ops.js';
 import { READ_RESULT_TOOL_NAME, ReadResultArgs } from './read-result-tool.js';
+import { ReadThread } from './read-thread-host.js';
 import { formatBytes } from './size-labels.js';
-import type { SpillDocument } from './spill-document.js';
-import type { SpillEntry, SpillStore } from './spill-store.js';
+import { handleMessages, type SpillEntry, type SpillStore } from './spill-store.js';
 
 export interface ReadResultOptions {
   /** Cap on what one call returns, so the read-back is never itself too large. Default 8,000. */
@@ -17,18 +18,37 @@ export interface ReadResultOptions {
   deadlineMs?: number;
   /** How a result's tabular JSON is shown (issue 18); default 'auto'. */
   encodingFor?: (entry: SpillEntry) => ResultEncoding;
+  /** The thread that reads the largest texts (default: one shared by the process, see read-thread-host.ts). */
+  thread?: ReadThread;
+  /**
+   * Texts of more UTF-8 bytes than this are read on the read thread (default and least OFF_THREAD_ABOVE_BYTES);
+   * a test passes Infinity to read one on the main thread.
+   */
+  offThreadAboveBytes?: number;
 }
+
+/**
+ * Texts of more UTF-8 bytes than this are read on the read thread: on the main thread, reading, splitting
+ * and parsing them would hold every other call (~0.1 s for 6 MB of JSON, ~0.9 s for 51 MB, audit s12). It
+ * is three times TOON_VIEW_MAX_CHARS, so such a text has more characters than any that gets a TOON view,
+ * whose making needs the token counter of this thread (read-encoding.ts largeLinesView).
+ */
+export const OFF_THREAD_ABOVE_BYTES = 3 * TOON_VIEW_MAX_CHARS;
 
 const DEFAULT_OUTPUT_TOKENS = 8_000;
 const DEFAULT_READ_TOKENS = 2_000;
 const DEFAULT_LINES = 50;
 const DEFAULT_SLICE_LINES = 100;
 
+/** The read thread of readResult calls that name none: started on the first large read, stopped when idle. */
+const sharedThread = new ReadThread();
+
 /**
  * Serves `spillway__read_result`: one op on one spilled result. Its own output is never spilled: it is
  * capped and says how to narrow the request. Unknown or expired handles, bad arguments, bad or
  * unsupported regexes, bad queries and a grep or query cut off at its deadline are `isError` results with
- * a message the model can act on.
+ * a message the model can act on; so are files gone from under the store, told as the handle's plain
+ * "no longer kept" (never a file path).
  */
 export async function readResult(store: SpillStore, counter: TokenCounter, args: unknown, options: ReadResultOptions = {}): Promise<CallToolResult> {
   const cap = options.maxOutputTokens ?? DEFAULT_OUTPUT_TOKENS;
@@ -41,98 +61,152 @@ export async function readResult(store: SpillStore, counter: TokenCounter, args:
   const found = store.lookup(a.handle);
   if ('error' in found) return failure(found.message);
   const entry = found.entry;
+  const op = documentOp(a, cap);
+  if (typeof op === 'string') return failure(op);
 
   try {
-    const doc = await store.readDocument(entry.handle);
     const encoding = options.encodingFor?.(entry) ?? 'auto';
-    // Lines of a tabular JSON result are read on its TOON view, where each row is a line.
-    const lined = async (read: (lines: SpillDocument) => string): Promise<string> => {
-      const view = entry.contentType === 'json' ? await linesView(doc, encoding, counter) : undefined;
-      return view ? `${view.header}\n${read(view.doc)}` : read(doc);
-    };
-    switch (a.op) {
+    const answer = (o: DocumentOp) =>
+      answerOf(store, entry, { op: o, contentType: entry.contentType, deadlineMs: options.deadlineMs }, encoding, counter, options);
+    if (op.op === 'read') return await read(counter, (maxChars) => answer({ ...op, maxChars }), Math.min(a.maxTokens ?? DEFAULT_READ_TOKENS, cap));
+    const got = await answer(op);
+    switch (got.op) {
       case 'stat':
-        return await capped(counter, stat(entry, doc), cap, 'stat');
-      case 'head':
-        return await capped(counter, await lined((d) => headLines(d, a.lines ?? DEFAULT_LINES)), cap, 'lines');
-      case 'tail':
-        return await capped(counter, await lined((d) => tailLines(d, a.lines ?? DEFAULT_LINES)), cap, 'lines');
-      case 'slice': {
-        if (a.start === undefined) return failure('slice needs `start` (1-based line number) and optionally `end` (inclusive).');
-        const start = a.start;
-        return await capped(counter, await lined((d) => sliceLines(d, start, a.end ?? start + DEFAULT_SLICE_LINES - 1)), cap, 'lines');
-      }
-      case 'grep': {
-        if (a.pattern === undefined || a.pattern === '') return failure('grep needs a non-empty `pattern` (a regular expression).');
-        const text = grepLines(doc, {
-          pattern: a.pattern,
-          caseSensitive: a.caseSensitive,
-          context: a.context,
-          maxMatches: a.maxMatches,
-          deadlineMs: options.deadlineMs,
-        });
-        return await capped(counter, text, cap, 'grep');
-      }
-      case 'query': {
-        if (a.query === undefined || a.query.trim() === '')
-          return failure('query needs a `query` (a JSON Query expression or a path like $.items[0]).');
-        const answer = await queryJson(doc, a.query, {
-          deadlineMs: options.deadlineMs,
-          // A few times what the cap shows (~4 characters a token): room for TOON to shrink a table into it.
-          maxChars: cap * 16,
-          render: (value, pretty) => queryAnswer(value, pretty, encoding, counter),
-        });
-        return await capped(counter, answer, cap, 'query');
-      }
+        return await capped(counter, stat(entry, got), cap, 'stat');
+      case 'answer':
+        return await capped(
+          counter,
+          `${queryHeader(a.query!)}\n${await queryAnswer(got.answer.value, got.answer.pretty, encoding, counter)}`,
+          cap,
+          'query',
+        );
+      case 'text':
+        return await capped(counter, got.text, cap, op.op === 'grep' || op.op === 'query' ? op.op : 'lines');
       case 'read':
-        return await read(counter, doc, a.offset ?? 0, Math.min(a.maxTokens ?? DEFAULT_READ_TOKENS, cap));
+        throw new Error('a read answer to another op'); // not reached: answerRead answers each op in kind
     }
   } catch (error) {
     if (error instanceof ReadOpError) return failure(error.message);
-    return failure(`Could not read spilled result "${entry.handle}": ${(error as Error).message}`);
+    if (isMissingFile(error)) return failure(await goneMessage(store, entry.handle));
+    return failure(`Could not read spilled result "${entry.handle}": ${plainReason(error)}`);
   }
 }
 
-function stat(entry: SpillEntry, doc: SpillDocument): string {
+/** The op with its defaults, or what is missing for it. */
+function documentOp(a: ReadResultArgs, cap: number): DocumentOp | string {
+  switch (a.op) {
+    case 'stat':
+      return { op: 'stat' };
+    case 'head':
+    case 'tail':
+      return { op: a.op, lines: a.lines ?? DEFAULT_LINES };
+    case 'slice':
+      if (a.start === undefined) return 'slice needs `start` (1-based line number) and optionally `end` (inclusive).';
+      return { op: 'slice', start: a.start, end: a.end ?? a.start + DEFAULT_SLICE_LINES - 1 };
+    case 'grep':
+      if (a.pattern === undefined || a.pattern === '') return 'grep needs a non-empty `pattern` (a regular expression).';
+      return { op: 'grep', pattern: a.pattern, caseSensitive: a.caseSensitive, context: a.context, maxMatches: a.maxMatches };
+    case 'query':
+      if (a.query === undefined || a.query.trim() === '') return 'query needs a `query` (a JSON Query expression or a path like $.items[0]).';
+      // A few times what the cap shows (~4 characters a token): room for TOON to shrink a table into it.
+      return { op: 'query', query: a.query, maxChars: cap * 16 };
+    case 'read':
+      return { op: 'read', offset: a.offset ?? 0, maxChars: 0 };
+  }
+}
+
+/** One op's answer: on the read thread for a large text (once a put of it under way is done), else here on the store's cached document. */
+async function answerOf(
+  store: SpillStore,
+  entry: SpillEntry,
+  read: DocumentRead,
+  encoding: ResultEncoding,
+  counter: TokenCounter,
+  options: ReadResultOptions,
+): Promise<DocumentAnswer> {
+  const above = Math.max(OFF_THREAD_ABOVE_BYTES, options.offThreadAboveBytes ?? 0);
+  if (entry.textBytes > above) return (options.thread ?? sharedThread).read(await store.textFile(entry.handle), encoding, read);
+  const doc = await store.readDocument(entry.handle);
+  return answerRead(doc, read, (d) => linesView(d, encoding, counter));
+}
+
+function stat(entry: SpillEntry, doc: { chars: number; lines: number; json: string[] }): string {
   const tokens = entry.tokens === null ? 'not counted' : `${entry.tokensEstimated ? '~' : ''}${formatCount(entry.tokens)}`;
   const lines = [
     `Handle: ${entry.handle}`,
     `From: ${entry.server} / ${entry.tool}${entry.client ? ` (client ${entry.client})` : ''}`,
     `Content type: ${entry.contentType}${entry.textFromStructured ? ' (from structuredContent)' : ''}`,
-    `Bytes: ${formatCount(entry.bytes)} (${formatBytes(entry.bytes)}); text ${formatCount(entry.textBytes)} bytes, ${formatCount(doc.text.length)} characters`,
-    `Lines: ${formatCount(doc.lines.length)}`,
+    `Bytes: ${formatCount(entry.bytes)} (${formatBytes(entry.bytes)}); text ${formatCount(entry.textBytes)} bytes, ${formatCount(doc.chars)} characters`,
+    `Lines: ${formatCount(doc.lines)}`,
     `Tokens: ${tokens}`,
     `Created: ${new Date(entry.createdAt).toISOString()}; expires: ${new Date(entry.expiresAt).toISOString()}`,
   ];
   if (entry.binary.length > 0) lines.push(`Binary blocks: ${entry.binary.map((b) => `#${b.index} ${b.kind} ${b.mimeType}`).join(', ')}`);
-  if (entry.contentType === 'json' || entry.contentType === 'mixed') {
-    const json = doc.json;
-    if (json && Array.isArray(json.value)) lines.push(`JSON: array of ${formatCount(json.value.length)} items`);
-    else if (json && typeof json.value === 'object' && json.value !== null) {
-      const record = json.value as Record<string, unknown>;
-      lines.push('JSON top-level keys:');
-      for (const key of Object.keys(record).slice(0, 200)) lines.push(`  ${JSON.stringify(key)}: ${shape(record[key])}`);
-    }
-  }
+  lines.push(...doc.json);
   return lines.join('\n');
 }
 
-async function read(counter: TokenCounter, doc: SpillDocument, asked: number, maxTokens: number): Promise<CallToolResult> {
-  const { offset, text: rest } = readFrom(doc, asked);
-  if (rest.length === 0) return ok(`[offset ${formatCount(offset)} is the end of the text (${formatCount(doc.text.length)} characters)]`);
-  let chunk = await counter.truncateToTokens(rest, maxTokens);
-  if (chunk.length === 0) {
-    // A first line longer than the budget: cut mid-line rather than return nothing, never inside a character
-    // (0 here: the text starts with a surrogate pair, kept whole).
-    const end = charBoundary(rest, Math.max(1, maxTokens));
-    chunk = rest.slice(0, end > 0 ? end : 2);
+/**
+ * The text `read` is given from its offset: enough for `maxTokens` tokens (real text has 2-5 characters a
+ * token), so a large text is not handed over whole. The counter cuts its first window of it exactly as it
+ * would cut the whole text (see `read`).
+ */
+function readWindow(maxTokens: number): number {
+  return Math.max(512 * 1024, maxTokens * 128);
+}
+
+type ReadAnswer = Extract<DocumentAnswer, { op: 'read' }>;
+
+async function read(counter: TokenCounter, textFrom: (maxChars: number) => Promise<DocumentAnswer>, maxTokens: number): Promise<CallToolResult> {
+  for (let window = readWindow(maxTokens); ; window *= 4) {
+    const got = (await textFrom(window)) as ReadAnswer;
+    const { offset, text: rest, chars } = got;
+    if (rest.length === 0) return ok(`[offset ${formatCount(offset)} is the end of the text (${formatCount(chars)} characters)]`);
+    let chunk = await counter.truncateToTokens(rest, maxTokens);
+    // A chunk past a quarter of the window may have been cut on a window longer than what was handed over
+    // (the counter's windows grow fourfold): ask for more, so it is cut as on the whole text.
+    if (!got.whole && chunk.length * 4 >= rest.length) continue;
+    if (chunk.length === 0) {
+      // A first line longer than the budget: cut mid-line rather than return nothing, never inside a character
+      // (0 here: the text starts with a surrogate pair, kept whole).
+      const end = charBoundary(rest, Math.max(1, maxTokens));
+      chunk = rest.slice(0, end > 0 ? end : 2);
+    }
+    const next = offset + chunk.length;
+    const tail =
+      next >= chars
+        ? `\n[end of text: characters ${formatCount(offset)}-${formatCount(next)} of ${formatCount(chars)}]`
+        : `\n[characters ${formatCount(offset)}-${formatCount(next)} of ${formatCount(chars)}; continue with {"op":"read","offset":${next}}]`;
+    return ok(chunk + tail);
   }
-  const next = offset + chunk.length;
-  const tail =
-    next >= doc.text.length
-      ? `\n[end of text: characters ${formatCount(offset)}-${formatCount(next)} of ${formatCount(doc.text.length)}]`
-      : `\n[characters ${formatCount(offset)}-${formatCount(next)} of ${formatCount(doc.text.length)}; continue with {"op":"read","offset":${next}}]`;
-  return ok(chunk + tail);
+}
+
+/** A result's files gone from under the store (deleted, or evicted while being read). */
+function isMissingFile(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === 'ENOENT' || code === 'ENOTDIR';
+}
+
+/**
+ * What the model is told when a result's files are gone: the handle's own message (no file path crosses
+ * the wire). The store's cleanup drops entries whose files vanished, so the next lookup says so at once.
+ */
+async function goneMessage(store: SpillStore, handle: string): Promise<string> {
+  try {
+    await store.cleanup();
+  } catch {
+    // the message below does not depend on it
+  }
+  const found = store.lookup(handle);
+  return 'error' in found ? found.message : handleMessages.unknown(handle);
+}
+
+/** Why a read failed, without the file paths that a file system error's message carries. */
+function plainReason(error: unknown): string {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (typeof code === 'string' && code.startsWith('E'))
+    return `its file could not be read (${code}); try again, or call the tool that made it again.`;
+  return (error as Error)?.message ?? String(error);
 }
 
 const NARROW: Record<string, string> = {

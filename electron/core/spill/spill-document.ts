@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 import { parseJson } from './result-view.js';
 
 /** A spilled text view held in memory for read operations; lines and JSON are derived once, on demand. */
@@ -25,4 +26,19 @@ export class SpillDocument {
     if (this.#json === null) this.#json = parseJson(this.text);
     return this.#json;
   }
+}
+
+/** Read-back texts are cached for a model's run of reads, then given back. */
+const DOCUMENT_TTL_MS = 2 * 60_000;
+
+/** The store's cache of read-back documents, by handle, bounded by `maxBytes` (3 bytes a character). */
+export function documentCache(maxBytes: number): LRUCache<string, SpillDocument> {
+  return new LRUCache<string, SpillDocument>({
+    maxSize: maxBytes,
+    sizeCalculation: (doc) => Math.max(1, doc.text.length * 3),
+    // Nothing payload-sized stays after the reads: a text unread for a while is dropped (timers unref'd).
+    ttl: DOCUMENT_TTL_MS,
+    ttlAutopurge: true,
+    updateAgeOnGet: true,
+  });
 }

@@ -1,6 +1,6 @@
 import type { ReadResourceResult } from '@modelcontextprotocol/sdk/types.js';
 import { handleFromUri, SPILL_URI_PREFIX, spillUri } from './spill-handle.js';
-import type { SpillStore } from './spill-store.js';
+import { handleMessages, type SpillStore } from './spill-store.js';
 
 /** Raised for a `resources/read` of a spill URI that does not name a live spilled result. */
 export class SpillResourceError extends Error {
@@ -22,14 +22,24 @@ export async function readSpillResource(store: SpillStore, uri: string): Promise
   const found = store.lookup(handle);
   if ('error' in found) throw new SpillResourceError(found.message);
   const entry = found.entry;
-  const doc = await store.readDocument(handle);
   const contents: ReadResourceResult['contents'] = [];
-  if (entry.contentType !== 'binary') {
-    contents.push({ uri: spillUri(handle), mimeType: entry.contentType === 'json' ? 'application/json' : 'text/plain', text: doc.text });
-  }
-  for (const block of entry.binary) {
-    const bytes = await store.readBinary(handle, block.index);
-    contents.push({ uri: `${spillUri(handle)}#block-${block.index}`, mimeType: block.mimeType, blob: bytes.toString('base64') });
+  try {
+    const doc = await store.readDocument(handle);
+    if (entry.contentType !== 'binary') {
+      contents.push({ uri: spillUri(handle), mimeType: entry.contentType === 'json' ? 'application/json' : 'text/plain', text: doc.text });
+    }
+    for (const block of entry.binary) {
+      const bytes = await store.readBinary(handle, block.index);
+      contents.push({ uri: `${spillUri(handle)}#block-${block.index}`, mimeType: block.mimeType, blob: bytes.toString('base64') });
+    }
+  } catch (error) {
+    const code = (error as { code?: unknown } | null)?.code;
+    if (code !== 'ENOENT' && code !== 'ENOTDIR') throw error;
+    // Its files are gone (deleted, or evicted while read): the handle's message, never the file's path.
+    // The store's cleanup drops entries whose files vanished, so the next lookup says so at once.
+    await store.cleanup().catch(() => undefined);
+    const now = store.lookup(handle);
+    throw new SpillResourceError('error' in now ? now.message : handleMessages.unknown(handle));
   }
   return { contents };
 }

@@ -1,17 +1,17 @@
 import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { LRUCache } from 'lru-cache';
+import type { LRUCache } from 'lru-cache';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { syncFolder } from '../files/atomic-file.js';
 import type { TokenCount, TokenCounter } from '../tokens/token-counter.js';
 import type { SpooledString } from '../wire/raw-spool.js';
 import { handleFor, isValidHandle } from './spill-handle.js';
-import { formatBytes } from './size-labels.js';
 import { viewResult } from './result-view.js';
 import {
   DEFAULT_SPILL_QUOTA_BYTES,
   DEFAULT_SPILL_TTL_MS,
   handleMessages,
+  overQuotaMessage,
   SpillWriteError,
   type SpillCleanupReport,
   type SpillLookup,
@@ -20,7 +20,7 @@ import {
   type SpillPrepared,
   type SpillStoreOptions,
 } from './spill-types.js';
-import { SpillDocument } from './spill-document.js';
+import { documentCache, SpillDocument } from './spill-document.js';
 import { PendingPuts } from './pending-puts.js';
 import { removeSpooled } from '../wire/spooled-strings.js';
 import {
@@ -40,8 +40,6 @@ export type { SpillEntry, SpillBinaryFile } from './spill-index.js';
 export * from './spill-types.js';
 
 const INDEX_FILE = 'index.json';
-/** Read-back texts are cached for a model's run of reads, then given back. */
-const DOCUMENT_TTL_MS = 2 * 60_000;
 
 /**
  * Complete tool results kept on disk, content-addressed, with an index of who made them and when they
@@ -83,14 +81,7 @@ export class SpillStore {
       () => [...this.#entries.values()].filter((entry) => !this.#unsynced.has(entry.handle)),
       () => this.#syncNewEntries(),
     );
-    this.#documents = new LRUCache<string, SpillDocument>({
-      maxSize: options.cacheBytes ?? 64 * 1024 * 1024,
-      sizeCalculation: (doc) => Math.max(1, doc.text.length * 3),
-      // Nothing payload-sized stays after the reads: a text unread for a while is dropped (timers unref'd).
-      ttl: DOCUMENT_TTL_MS,
-      ttlAutopurge: true,
-      updateAgeOnGet: true,
-    });
+    this.#documents = documentCache(options.cacheBytes ?? 64 * 1024 * 1024);
   }
 
   /**
@@ -159,12 +150,7 @@ export class SpillStore {
       // Texts spooled as they arrived are complete first (their message may have come before).
       await Promise.all(spooled.map((text) => text.written));
       // Before a refresh too: the quota may have shrunk below a copy already kept (evicted at the next put).
-      const quota = this.quotaBytes;
-      if (files.diskBytes > quota) {
-        throw new SpillWriteError(
-          `the result is ${formatBytes(files.diskBytes)}, more than the whole spill quota of ${formatBytes(quota)} set in Spillway's Settings`,
-        );
-      }
+      if (files.diskBytes > this.quotaBytes) throw new SpillWriteError(overQuotaMessage(files.diskBytes, this.quotaBytes));
       const existing = this.#entries.get(handle);
       if (existing && (await this.#filesComplete(existing))) {
         Object.assign(existing, refreshOf(existing, planned));
@@ -222,8 +208,13 @@ export class SpillStore {
 
   /** The text view of a live entry read from disk, bypassing the cache (for one-off whole-text work). */
   async readText(handle: string): Promise<string> {
-    await this.#live(handle);
-    return readFile(join(this.dir, handle, TEXT_FILE), 'utf8');
+    return readFile(await this.textFile(handle), 'utf8');
+  }
+
+  /** The file of a live entry's text view, once a put of it under way is done (for a reader of its own); marks it used. */
+  async textFile(handle: string): Promise<string> {
+    this.#touch(await this.#live(handle));
+    return join(this.dir, handle, TEXT_FILE);
   }
 
   /** The complete stored CallToolResult, binary data restored; marks it used. */
@@ -271,7 +262,7 @@ export class SpillStore {
     await this.#puts.settled(handle);
     if (!isValidHandle(handle) || !this.#entries.has(handle)) return false;
     await this.#remove(handle);
-    await this.#persistIndex();
+    await this.#index.save();
     return true;
   }
 
@@ -280,7 +271,7 @@ export class SpillStore {
     await this.#puts.allSettled();
     const handles = [...this.#entries.keys()];
     for (const handle of handles) await this.#remove(handle);
-    await this.#persistIndex();
+    await this.#index.save();
     return handles.length;
   }
 
@@ -319,7 +310,7 @@ export class SpillStore {
       report.orphans++;
     }
     report.evicted = await this.#evictOverQuota(null);
-    if (report.expired + report.missing + report.evicted > 0) await this.#persistIndex();
+    if (report.expired + report.missing + report.evicted > 0) await this.#index.save();
     return report;
   }
 
@@ -402,9 +393,5 @@ export class SpillStore {
       evicted++;
     }
     return evicted;
-  }
-
-  #persistIndex(): Promise<void> {
-    return this.#index.save();
   }
 }

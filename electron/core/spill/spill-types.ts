@@ -6,6 +6,7 @@
 import type { TokenCount, TokenCounter } from '../tokens/token-counter.js';
 import type { ResultView, SpooledView } from './result-view.js';
 import type { SpillEntry } from './spill-index.js';
+import { formatBytes } from './size-labels.js';
 
 export const DEFAULT_SPILL_TTL_MS = 24 * 60 * 60 * 1000;
 export const DEFAULT_SPILL_QUOTA_BYTES = 1024 * 1024 * 1024;
@@ -81,3 +82,7 @@ export const handleMessages = {
   expired: (handle: string, at: number) =>
     `The spilled result "${handle}" expired at ${new Date(at).toISOString()}: call the tool that made it again for a fresh result and a new handle.`,
 };
+
+/** Why a result is not kept: it alone is larger than the whole quota. */
+export const overQuotaMessage = (bytes: number, quota: number): string =>
+  `the result is ${formatBytes(bytes)}, more than the whole spill quota of ${formatBytes(quota)} set in Spillway's Settings`;
