@@ -5,6 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Config, Settings } from '../../shared/config.js';
 import type { HubEvent, HubEventInput } from '../../shared/events.js';
 import { loadOrCreateToken, tokensEqual } from './files/access-token.js';
@@ -133,11 +134,19 @@ export class Hub {
       catalog: this.catalog,
       relay: () => this.relay,
       store: parts.spill.store,
-      read: (args) => parts.spill.readTool.call(args),
+      read: (args) => readBack(args, undefined),
     });
     this.dispatch = dispatch;
+    // A read of a kept result is counted in the ledger: it delivers tokens the spill had saved.
+    const readBack = async (args: Record<string, unknown>, clientName: string | undefined): Promise<CallToolResult> => {
+      const started = performance.now();
+      const result = await parts.spill.readTool.call(args);
+      this.#usage.recordReadBack(clientName, result, performance.now() - started);
+      return result;
+    };
+    const readTool: OwnTool = { tool: parts.spill.readTool.tool, call: (args, ctx) => readBack(args, ctx.session.clientName) };
     // Every own tool the relay answers; dispatch is callable even while nothing is behind it.
-    const ownTools: OwnTool[] = [...parts.spill.ownTools, ownTool];
+    const ownTools: OwnTool[] = [readTool, ownTool];
     this.#usage = new UsageRecords({
       ledger: this.ledger,
       counter: parts.spill.counter,

@@ -8,6 +8,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { SavingsUpdate } from '../../shared/ledger.js';
 import { FILESYSTEM, fixture, nodeServer, startTestHub, type TestHub } from '../support/hub-harness.js';
 
 let hub: TestHub;
@@ -73,6 +74,24 @@ describe('spilling through the endpoint', () => {
     expect(slice).not.toContain('line 30003:');
     const stat = textOf(await client.callTool({ name: 'spillway__read_result', arguments: { handle, op: 'stat' } }));
     expect(stat).toMatch(/60,000|60000/);
+  });
+
+  it('counts what the model reads back as delivered, so the savings are net of it', async () => {
+    const recorded = new Promise<SavingsUpdate>((resolve) => {
+      const off = hub.hub.ledger.subscribe((update) => {
+        if (update.record.kind === 'call' && update.record.tool === 'read_result') {
+          off();
+          resolve(update);
+        }
+      });
+    });
+    const read = await client.callTool({ name: 'spillway__read_result', arguments: { handle, op: 'head', lines: 200 } });
+    expect(textOf(read)).toContain('line 200:');
+    const { record } = await recorded;
+    expect(record).toMatchObject({ kind: 'call', server: 'spillway', tool: 'read_result', tokensUpstream: 0, action: 'pass' });
+    expect(record.kind === 'call' && record.tokensDelivered).toBeGreaterThan(1_000); // 200 lines of about 20 tokens
+    const readBacks = hub.hub.ledger.report().byTool.find((t) => t.server === 'spillway' && t.tool === 'read_result');
+    expect(readBacks!.totals.tokensSaved).toBeLessThan(-1_000);
   });
 
   it('serves the same content through resources/read', async () => {

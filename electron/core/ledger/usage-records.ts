@@ -4,7 +4,7 @@
  * off the request path (the token counter's worker), after the answer is on its way; the counts of small
  * results are remembered, since the same few (`ok`, `[]`) come back again and again.
  */
-import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { HubEventInput, ResultAction } from '../../../shared/events.js';
 import type { TokenCount, TokenCounter } from '../tokens/token-counter.js';
 import type { CallRecordInput } from './call-record.js';
@@ -48,6 +48,10 @@ const REMEMBERED_MAX = 1024;
 
 const NOTHING: TokenCount = { tokens: 0, estimated: false };
 
+/** How read-backs show in the ledger (Savings by server and by tool). */
+export const OWN_SERVER = 'spillway';
+export const READ_BACK_TOOL = 'read_result';
+
 export interface UsageRecordsParts {
   ledger: Ledger;
   counter: Pick<TokenCounter, 'countExactOffThread'>;
@@ -83,6 +87,29 @@ export class UsageRecords {
     const calls = this.#queued;
     this.#queued = [];
     for (const c of calls) this.#record(c);
+  }
+
+  /**
+   * A read of a kept result (the model's `spillway__read_result`, or dispatch's read): what it delivered
+   * was saved once, when the result was spilled, and reaches the model now, so it counts as delivered
+   * against nothing produced. Savings are then net of what the model read back.
+   */
+  recordReadBack(clientName: string | undefined, result: CallToolResult, durationMs: number): void {
+    const bytes = Buffer.byteLength(JSON.stringify(result.content ?? []), 'utf8');
+    this.recordCall({
+      session: { clientName },
+      server: OWN_SERVER,
+      tool: READ_BACK_TOOL,
+      durationMs,
+      report: {
+        action: result.isError ? 'error' : 'pass',
+        asIs: false,
+        bytesUpstream: 0,
+        bytesDelivered: bytes,
+        delivered: result,
+        countUpstreamTokens: () => Promise.resolve(NOTHING),
+      },
+    });
   }
 
   /**

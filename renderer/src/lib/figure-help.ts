@@ -27,4 +27,4 @@ export const SCHEMA_SAVED_HELP =
 
 /** Tokens saved on calls. */
 export const CALL_SAVED_HELP =
-  'Tokens the servers produced minus the tokens delivered to the model, over all calls in the period: results kept aside (spilled), cut short or condensed save the difference.';
+  'Tokens the servers produced minus the tokens delivered to the model, over all calls in the period: results kept aside (spilled), cut short or condensed save the difference. What the model reads back from a kept result counts as delivered (it shows as “spillway / read_result”), so the figure is net of it.';
