@@ -27,7 +27,7 @@ function electronBinary() {
 }
 
 async function headless(reason) {
-  console.log(`${reason} Spillway runs headless: open the UI link below in your browser.`);
+  console.log(`${reason} Spillway runs headless: once it listens, it prints a link to open its window in your browser.`);
   const { main } = await import('../../dist/electron/cli/main.js');
   process.exitCode = await main(['serve', ...process.argv.slice(2)]);
 }
