@@ -19,6 +19,14 @@ export const ToolSummarySchema = z.object({
   description: z.string().optional(),
   /** Tokens the tool's schema costs in tools/list. */
   schemaTokens: z.number().int().optional(),
+  /**
+   * The upstream's own input schema (hidden parameters still in it): the policy editor reads each
+   * parameter's type from it, so a hidden value typed "12345" for a text parameter stays text.
+   */
+  inputSchema: z
+    .object({ properties: z.record(z.string(), z.unknown()).optional(), additionalProperties: z.unknown().optional() })
+    .passthrough()
+    .optional(),
 });
 export type ToolSummary = z.infer<typeof ToolSummarySchema>;
 

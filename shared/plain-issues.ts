@@ -34,9 +34,17 @@ const FIELDS: Record<string, { label: string; unit?: [string, string] }> = {
   headers: { label: 'headers' },
 };
 
-/** The label of a field path (`spill.thresholdTokens` → "spill threshold"); the last key when none is known. */
+/** Maps of a tool's parameters by name, and what one entry is called (the name is the user's, not a setting). */
+const PARAMS: Record<string, string> = { hiddenParams: 'hidden parameter', paramOverrides: 'override of' };
+
+/**
+ * The label of a field path (`spill.thresholdTokens` → "spill threshold", `hiddenParams.message` →
+ * `hidden parameter "message"`); the last key when none is known.
+ */
 export function fieldLabel(path: readonly PropertyKey[]): string {
   const keys = path.filter((key): key is string => typeof key === 'string');
+  const parent = keys.at(-2);
+  if (parent !== undefined && Object.hasOwn(PARAMS, parent)) return `${PARAMS[parent]} "${keys.at(-1)}"`;
   for (let i = keys.length - 1; i >= 0; i--) {
     const known = Object.hasOwn(FIELDS, keys[i]!) ? FIELDS[keys[i]!] : undefined;
     if (known) return known.label;

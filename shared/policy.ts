@@ -4,6 +4,7 @@
  * Runtime-neutral: no node:*, no electron, no DOM.
  */
 import { z } from 'zod';
+import { injectedParamProblem, listSome, type KnownInputSchema } from './policy-params.js';
 import { plainIssue } from './plain-issues.js';
 import { ownValue } from './records.js';
 import { previewWarning } from './spill-advice.js';
@@ -51,7 +52,8 @@ const jsonValue = z.unknown().refine(isJsonValue, 'must be a JSON value (string,
  */
 const hiddenValue = z
   .unknown()
-  .refine((v) => v !== undefined && v !== null, 'a hidden parameter needs a value to inject (clients can no longer send it)')
+  // Said after the parameter's name (plain-issues.ts): `The hidden parameter "message" needs a value…`.
+  .refine((v) => v !== undefined && v !== null, 'needs a value to inject: clients no longer send it, so Spillway sends this value in its place')
   .refine(isJsonValue, 'must be a JSON value (string, number, boolean, array or object)');
 
 /** Result and cache fields shared by server and tool level (bounds match settings.spill). */
@@ -246,11 +248,7 @@ export type PendingPin = z.infer<typeof PendingPinSchema>;
 
 // ── validation against what is connected ───────────────────────────────────────────────────────
 
-/** The part of a tool's inputSchema used to check parameter names. */
-export interface KnownInputSchema {
-  properties?: Record<string, unknown>;
-  additionalProperties?: unknown;
-}
+export type { KnownInputSchema };
 
 export interface KnownServer {
   /**
@@ -279,28 +277,12 @@ function fail(field: string, message: string): PolicyValidation {
   return { ok: false, field, message: `${field}: ${message}` };
 }
 
-function listSome(names: string[], max = 8): string {
-  const shown = names.slice(0, max).join(', ');
-  return names.length > max ? `${shown}, … (${names.length} in all)` : shown || '(none)';
-}
-
-function checkParams(field: string, names: string[], schema: KnownInputSchema | undefined): PolicyValidation | undefined {
-  if (!schema?.properties) return undefined;
-  const open = schema.additionalProperties === true || (typeof schema.additionalProperties === 'object' && schema.additionalProperties !== null);
-  if (open) return undefined;
-  for (const name of names) {
-    if (!Object.hasOwn(schema.properties, name)) {
-      return fail(`${field}.${name}`, `the tool has no parameter "${name}" (it has: ${listSome(Object.keys(schema.properties))})`);
-    }
-  }
-  return undefined;
-}
-
 /**
  * Checks policies against their schema and against the servers and tools Spillway knows. Refuses an
- * unknown server or tool, a hidden parameter without a value, a parameter the tool does not have, a
- * negative threshold — naming the field (e.g. `tools.fs.read_fil`). Meant for writes: policies already
- * stored for a tool that has since gone away are kept and simply match nothing.
+ * unknown server or tool, a hidden parameter without a value, a parameter the tool does not have, an
+ * injected value of a type the tool does not take, a negative threshold — naming the field (e.g.
+ * `tools.fs.read_fil`). Meant for writes: policies already stored for a tool that has since gone away
+ * are kept and simply match nothing.
  */
 export function validatePolicies(policies: unknown, known: KnownServers): PolicyValidation {
   const parsed = PoliciesSchema.safeParse(policies);
@@ -324,11 +306,8 @@ export function validatePolicies(policies: unknown, known: KnownServers): Policy
       if (server.tools && !server.tools.includes(toolName)) {
         return fail(field, `server "${serverId}" has no tool "${toolName}" (it has: ${listSome(server.tools)})`);
       }
-      const schema = server.inputSchemas?.[toolName];
-      const bad =
-        checkParams(`${field}.hiddenParams`, Object.keys(policy.hiddenParams ?? {}), schema) ??
-        checkParams(`${field}.paramOverrides`, Object.keys(policy.paramOverrides ?? {}), schema);
-      if (bad) return bad;
+      const bad = injectedParamProblem(field, policy, server.inputSchemas?.[toolName]);
+      if (bad) return fail(bad.field, bad.message);
       const custom = policy.pii?.custom ?? [];
       // The masker refuses two patterns with one placeholder name at call time: refused here instead.
       const labels = new Map<string, string>();

@@ -119,8 +119,18 @@ describe('a stdio server on first use', () => {
     expect(typo.ok || typo.message).toMatch(/server "s" has no tool "ad" \(it has: .*add/);
     const param = await control.dispatch('policies.setTool', { server: 's', tool: 'add', policy: { hiddenParams: { bogus: 1 } } });
     expect(param).toMatchObject({ ok: false, code: 'invalid', field: 'tools.s.add.hiddenParams.bogus' });
+    // The kept schema gives each parameter's type: text for the number `b` would fail every call.
+    const mistyped = await control.dispatch('policies.setTool', { server: 's', tool: 'add', policy: { hiddenParams: { b: 'one' } } });
+    expect(mistyped).toMatchObject({ ok: false, code: 'invalid', field: 'tools.s.add.hiddenParams.b' });
+    expect(mistyped.ok || mistyped.message).toMatch(/The hidden value of "b" must be a number, as the tool expects; "one" is text\./);
     const good = await control.dispatch('policies.setTool', { server: 's', tool: 'add', policy: { hiddenParams: { b: 1 } } });
     expect(good.ok).toBe(true);
+    // The window types hidden values by the upstream's own schema, sent with the kept tools too.
+    const tools = await control.dispatch('upstreams.tools', { id: 's' });
+    const add = tools.ok
+      ? (tools.value as { original: string; inputSchema?: { properties?: Record<string, unknown> } }[]).find((t) => t.original === 'add')
+      : undefined;
+    expect(add?.inputSchema?.properties).toMatchObject({ a: { type: 'number' }, b: { type: 'number' } });
     // Checking does not start it.
     expect(hub.pool.get('s')?.status).toBe('idle');
   });

@@ -112,6 +112,28 @@ describe('policies and dispatch through the endpoint', () => {
     // The client sends nothing (or something else): the upstream receives the injected value.
     expect(textOf(await call(client, 'everything__echo'))).toBe('Echo: injected by policy');
     expect(textOf(await call(client, 'everything__echo', { message: 'from the client' }))).toBe('Echo: injected by policy');
+    // The window still gets the upstream's schema, with the hidden parameter and its type in it.
+    const tools = await t.api<{ original: string; inputSchema?: { properties?: Record<string, { type?: string }> } }[]>('upstreams.tools', {
+      id: 'everything',
+    });
+    expect(tools.value?.find((tool) => tool.original === 'echo')?.inputSchema?.properties?.message?.type).toBe('string');
+  });
+
+  it('refuses a hidden value of the type the tool does not take, which would fail every call', async () => {
+    const res = await t.api('policies.setTool', { server: 'everything', tool: 'echo', policy: { hiddenParams: { message: 12345 } } });
+    expect(res).toMatchObject({
+      ok: false,
+      code: 'invalid',
+      field: 'tools.everything.echo.hiddenParams.message',
+      message:
+        'tools.everything.echo.hiddenParams.message: The hidden value of "message" must be text, as the tool expects; 12345 is a number. Change the value, then save again.',
+    });
+    // The same value as text is what the tool takes: every call then works.
+    expect((await t.api('policies.setTool', { server: 'everything', tool: 'echo', policy: { hiddenParams: { message: '12345' } } })).ok).toBe(true);
+    const echoed = await call(client, 'everything__echo');
+    expect(echoed.isError).toBeFalsy();
+    expect(textOf(echoed)).toBe('Echo: 12345');
+    await t.api('policies.resetTool', { server: 'everything', tool: 'echo' });
   });
 
   it('injects hidden parameters and overrides on the fixture, which echoes what it received', async () => {
@@ -192,7 +214,11 @@ describe('policies and dispatch through the endpoint', () => {
     const cases: [unknown, RegExp, RegExp][] = [
       [{ server: 'nope', tool: 'echo', policy: { hidden: true } }, /^tools\.nope$/, /no server "nope"/],
       [{ server: 'everything', tool: 'ech', policy: { hidden: true } }, /^tools\.everything\.ech$/, /has no tool "ech"/],
-      [{ server: 'everything', tool: 'echo', policy: { hiddenParams: { message: null } } }, /hiddenParams\.message$/, /needs a value/],
+      [
+        { server: 'everything', tool: 'echo', policy: { hiddenParams: { message: null } } },
+        /hiddenParams\.message$/,
+        /^The hidden parameter "message" needs a value to inject: /,
+      ],
       [{ server: 'everything', tool: 'echo', policy: { thresholdTokens: -5 } }, /thresholdTokens$/, /at least 1/],
       [{ server: 'everything', tool: 'echo', policy: { hiddenParams: { nosuch: 1 } } }, /hiddenParams\.nosuch$/, /no parameter "nosuch"/],
     ];

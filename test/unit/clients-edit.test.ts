@@ -99,7 +99,18 @@ describe('JSONC edits keep every byte outside our entry', () => {
       const err = e as ConfigParseError;
       expect([err.file, err.line, err.column]).toEqual(['/home/u/.cursor/mcp.json', 4, 5]);
       expect(err.message).toContain('/home/u/.cursor/mcp.json at line 4, column 5');
+      // Plain words, not the parser's code ("CommaExpected"), and what to do next.
+      expect(err.message).toBe(
+        'There is a mistake in /home/u/.cursor/mcp.json at line 4, column 5: a comma was expected, so it is not valid JSON. ' +
+          "Spillway left the file untouched. Fix it in a text editor, or use Restore backup to go back to the copy from before Spillway's last change; then try again.",
+      );
     }
+    expect(() => applyConnect(D.cursor, '{"mcpServers": {}}}', 'f', HTTP)).toThrow(
+      /^There is a mistake in f at line 1, column 19: the text goes on after the end, so it is not valid JSON\. /,
+    );
+    expect(() => applyConnect(D.cursor, '{"mcpServers": @}', 'f', HTTP)).toThrow(
+      /^There is a mistake in f at line 1, column 16: a character that does not belong there, so/,
+    );
     expect(() => applyConnect(D.cursor, '[1, 2]', 'f', HTTP)).toThrow(/top level is a list/);
     expect(() => applyConnect(D.cursor, '{"mcpServers": [1]}', 'f', HTTP)).toThrow(ConfigShapeError);
     expect(() => applyDisconnect(D.cursor, '{"mcpServers": ', 'f')).toThrow(ConfigParseError);
@@ -199,6 +210,10 @@ describe('TOML edits (Codex)', () => {
       expect(e).toBeInstanceOf(ConfigParseError);
       expect((e as ConfigParseError).line).toBe(2);
       expect((e as ConfigParseError).message).toContain('/h/.codex/config.toml at line 2');
+      expect((e as ConfigParseError).message).toMatch(
+        /^There is a mistake in \/h\/\.codex\/config\.toml at line 2, column \d+: [a-z][^.]*, so it is not valid TOML\. Spillway left the file untouched\. Fix it in a text editor, or use Restore backup .*; then try again\.$/,
+      );
+      expect((e as ConfigParseError).message).not.toMatch(/Invalid TOML document/);
     }
   });
 });

@@ -1,6 +1,7 @@
 /** Issue 14, item 6: a refused value is said as a sentence naming the setting, not in zod's words. */
 import { describe, expect, it } from 'vitest';
 import { ServerConfigSchema, SettingsPatchSchema, describeZodError } from '../../shared/config.js';
+import { policyApi } from '../../shared/api-policy.js';
 import { validatePolicies } from '../../shared/policy.js';
 import { fieldLabel } from '../../shared/plain-issues.js';
 import { previewWarning } from '../../shared/spill-advice.js';
@@ -45,9 +46,33 @@ describe('fieldLabel', () => {
     [['tools', 'fs', 'read_file', 'cacheTtlSeconds'], 'cache time'],
     [['env', 'API_KEY'], 'environment variables'],
     [['servers', 'fs', 'hiden'], 'hiden'],
+    // A parameter is named by the user's tool, never read as a setting of the same name.
+    [['tools', 'fs', 'read_file', 'hiddenParams', 'message'], 'hidden parameter "message"'],
+    [['policy', 'paramOverrides', 'timeoutMs'], 'override of "timeoutMs"'],
     [[], 'value'],
   ])('%j → %s', (path, label) => {
     expect(fieldLabel(path)).toBe(label);
+  });
+});
+
+describe('a hidden parameter without a value', () => {
+  const sentence = 'The hidden parameter "message" needs a value to inject: clients no longer send it, so Spillway sends this value in its place.';
+
+  it('is one complete sentence naming the parameter (not "The message a hidden parameter needs…")', () => {
+    const known = { servers: { everything: { tools: ['echo'] } } };
+    const result = validatePolicies({ tools: { everything: { echo: { hiddenParams: { message: null } } } } }, known);
+    expect(result).toEqual({
+      ok: false,
+      field: 'tools.everything.echo.hiddenParams.message',
+      message: `tools.everything.echo.hiddenParams.message: ${sentence}`,
+    });
+  });
+
+  it('reads the same when the request itself is refused (policies.setTool)', () => {
+    const parsed = policyApi['policies.setTool'].req.safeParse({ server: 'everything', tool: 'echo', policy: { hiddenParams: { message: null } } });
+    expect(parsed.success).toBe(false);
+    if (parsed.success) return;
+    expect(describeZodError(parsed.error)).toEqual({ field: 'policy.hiddenParams.message', message: sentence });
   });
 });
 

@@ -24,6 +24,35 @@ const known: KnownServers = {
   },
 };
 
+/** Parameters of every JSON Schema type (server-everything's echo takes `message`, a string); `later` has no schema yet. */
+const typedKnown: KnownServers = {
+  servers: {
+    typed: {
+      tools: ['echo', 'all'],
+      inputSchemas: {
+        echo: { properties: { message: { type: 'string' } } },
+        all: {
+          properties: {
+            count: { type: 'integer' },
+            ratio: { type: 'number' },
+            flag: { type: 'boolean' },
+            opts: { type: 'object' },
+            tags: { type: 'array' },
+            mode: { type: 'string', enum: ['fast', 'safe'] },
+            level: { enum: [1, 2, 3] },
+            either: { type: ['string', 'null'] },
+            loose: {},
+            odd: { type: 'any' },
+            nested: { anyOf: [{ type: 'string' }, { type: 'number' }] },
+          },
+        },
+      },
+    },
+    later: { tools: undefined },
+    fs: { tools: ['list_directory'] },
+  },
+};
+
 type Bad = [label: string, policies: unknown, field: string, message: RegExp];
 
 const refused: Bad[] = [
@@ -84,6 +113,70 @@ const refused: Bad[] = [
   ['unknown exposure', { servers: { fs: { exposure: 'sometimes' } } }, 'servers.fs.exposure', /./],
 ];
 
+/** A hidden value the tool's schema does not take would fail every call: refused, saying what it must be. */
+const mistyped: [label: string, params: Record<string, unknown>, field: string, message: string][] = [
+  [
+    'a number for a string parameter',
+    { message: 12345 },
+    'tools.typed.echo.hiddenParams.message',
+    'The hidden value of "message" must be text, as the tool expects; 12345 is a number. Change the value, then save again.',
+  ],
+  [
+    'text for an integer',
+    { count: '10' },
+    'tools.typed.all.hiddenParams.count',
+    'The hidden value of "count" must be a whole number, as the tool expects; "10" is text. Change the value, then save again.',
+  ],
+  [
+    'a fraction for an integer',
+    { count: 1.5 },
+    'tools.typed.all.hiddenParams.count',
+    'The hidden value of "count" must be a whole number, as the tool expects; 1.5 is a number with a fraction. Change the value, then save again.',
+  ],
+  [
+    'text for a number',
+    { ratio: '0.5' },
+    'tools.typed.all.hiddenParams.ratio',
+    'The hidden value of "ratio" must be a number, as the tool expects; "0.5" is text. Change the value, then save again.',
+  ],
+  [
+    'text for a boolean',
+    { flag: 'true' },
+    'tools.typed.all.hiddenParams.flag',
+    'The hidden value of "flag" must be true or false, as the tool expects; "true" is text. Change the value, then save again.',
+  ],
+  [
+    'a list for an object',
+    { opts: [1] },
+    'tools.typed.all.hiddenParams.opts',
+    'The hidden value of "opts" must be a JSON object, as the tool expects; [1] is a JSON list. Change the value, then save again.',
+  ],
+  [
+    'an object for a list',
+    { tags: { a: 1 } },
+    'tools.typed.all.hiddenParams.tags',
+    'The hidden value of "tags" must be a JSON list, as the tool expects; {"a":1} is a JSON object. Change the value, then save again.',
+  ],
+  [
+    'a value outside the enum',
+    { mode: 'quick' },
+    'tools.typed.all.hiddenParams.mode',
+    'The hidden value of "mode" must be one of "fast", "safe", as the tool expects; "quick" is not one of them. Change the value, then save again.',
+  ],
+  [
+    'a value outside a typeless enum',
+    { level: 4 },
+    'tools.typed.all.hiddenParams.level',
+    'The hidden value of "level" must be one of 1, 2, 3, as the tool expects; 4 is not one of them. Change the value, then save again.',
+  ],
+  [
+    'a number for a string-or-null',
+    { either: 7 },
+    'tools.typed.all.hiddenParams.either',
+    'The hidden value of "either" must be text or null, as the tool expects; 7 is a number. Change the value, then save again.',
+  ],
+];
+
 describe('validatePolicies', () => {
   it.each(refused)('refuses %s, naming the field', (_label, policies, field, message) => {
     const result = validatePolicies(policies, known);
@@ -126,6 +219,42 @@ describe('validatePolicies', () => {
   it('accepts any tool name for a server that has not connected yet (its policy must not be lost)', () => {
     const result = validatePolicies({ tools: { later: { anything: { hiddenParams: { token: 'x' } } } } }, known);
     expect(result.ok).toBe(true);
+  });
+
+  it.each(mistyped)('refuses a hidden value of the wrong type: %s', (_label, hiddenParams, field, message) => {
+    const tool = field.split('.')[2];
+    const result = validatePolicies({ tools: { typed: { [tool]: { hiddenParams } } } }, typedKnown);
+    expect(result).toEqual({ ok: false, field, message: `${field}: ${message}` });
+  });
+
+  it('refuses an override of the wrong type too (it is injected the same way)', () => {
+    const result = validatePolicies({ tools: { typed: { echo: { paramOverrides: { message: true } } } } }, typedKnown);
+    expect(result).toMatchObject({ ok: false, field: 'tools.typed.echo.paramOverrides.message' });
+    expect(result.ok || result.message).toMatch(/The override of "message" must be text, as the tool expects; true is true or false\./);
+  });
+
+  it('accepts values that fit their type, and any value where the type is unknown', () => {
+    const fitting = {
+      count: 3,
+      ratio: 2,
+      flag: false,
+      opts: {},
+      tags: [],
+      mode: 'safe',
+      level: 2,
+      either: 'x',
+      // No type, a type this check does not know, anyOf: left to the tool.
+      loose: 12345,
+      odd: 12345,
+      nested: true,
+    };
+    expect(
+      validatePolicies({ tools: { typed: { all: { hiddenParams: fitting }, echo: { hiddenParams: { message: '12345' } } } } }, typedKnown).ok,
+    ).toBe(true);
+    // A server not connected yet (no schema known): today's behaviour, any value.
+    expect(validatePolicies({ tools: { later: { echo: { hiddenParams: { message: 12345 } } } } }, typedKnown).ok).toBe(true);
+    // A tool without a schema for it.
+    expect(validatePolicies({ tools: { fs: { list_directory: { paramOverrides: { path: 1 } } } } }, typedKnown).ok).toBe(true);
   });
 
   it('accepts falsy but present hidden values (0, false, "")', () => {

@@ -1,4 +1,8 @@
-/** A client's config file that cannot be parsed: it is never written. Names the file and the position. */
+/**
+ * A client's config file that cannot be parsed: it is never written. Names the file, the position and what
+ * is wrong there in words, says nothing was changed, and what to do (the window's Restore backup, or the
+ * CLI's `clients restore`, goes back to the copy from before Spillway's last change).
+ */
 export class ConfigParseError extends Error {
   override readonly name = 'ConfigParseError';
   constructor(
@@ -8,9 +12,10 @@ export class ConfigParseError extends Error {
     readonly column?: number,
   ) {
     super(
-      line === undefined
-        ? `Cannot read ${file}: ${reason}. The file was left as it is.`
-        : `Cannot read ${file} at line ${line}, column ${column}: ${reason}. The file was left as it is.`,
+      (line === undefined
+        ? `There is a mistake in ${file}: ${reason}.`
+        : `There is a mistake in ${file} at line ${line}, column ${column}: ${reason}.`) +
+        " Spillway left the file untouched. Fix it in a text editor, or use Restore backup to go back to the copy from before Spillway's last change; then try again.",
     );
   }
 }

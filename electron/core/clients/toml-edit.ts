@@ -29,7 +29,8 @@ export function parseTomlObject(text: string, file: string): Record<string, unkn
   } catch (e) {
     if (e instanceof TomlError) {
       const reason = e.message.split('\n')[0].replace(/^Invalid TOML document:\s*/, '');
-      throw new ConfigParseError(file, `${reason} (not valid TOML)`, e.line, e.column);
+      // smol-toml's reasons read as words already ("illegal character in key").
+      throw new ConfigParseError(file, `${reason}, so it is not valid TOML`, e.line, e.column);
     }
     throw e;
   }

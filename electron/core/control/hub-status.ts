@@ -86,7 +86,10 @@ export class HubStatus {
     };
   }
 
-  /** A server's tools as clients see them, with the tokens each schema costs in tools/list. */
+  /**
+   * A server's tools as clients see them, with the tokens each schema costs in tools/list and the
+   * upstream's own input schema (what the policy editor types hidden values by).
+   */
   async toolSummaries(id: string): Promise<ToolSummary[]> {
     if (!ownValue(this.deps.config().servers, id)) throw new ControlError('not_found', `No server with id "${id}"`, 'id');
     const tools = this.deps.catalog.toolEntries().filter((t) => t.serverId === id);
@@ -96,6 +99,8 @@ export class HubStatus {
         original: t.original,
         ...(t.exposed.description ? { description: t.exposed.description } : {}),
         schemaTokens: await this.deps.countTokens(JSON.stringify(t.exposed)),
+        // The upstream's schema, not the exposed one: hidden parameters are removed from that.
+        inputSchema: t.upstream.inputSchema,
       })),
     );
   }

@@ -1,0 +1,144 @@
+/**
+ * A tool policy's parameters (hidden ones, overrides) checked against the tool's own input schema: a
+ * name the tool does not have, and a value of a type it does not take, are refused when the policy is
+ * saved. A value of the wrong type broke the tool on every call ("expected string, received number at
+ * message"). Only plain JSON Schema is read (`type`, a simple `enum`); anything else is left to the tool.
+ * Runtime-neutral: no node:*, no electron, no DOM.
+ */
+
+/** The part of a tool's inputSchema used to check parameter names and the types of their values. */
+export interface KnownInputSchema {
+  properties?: Record<string, unknown>;
+  additionalProperties?: unknown;
+}
+
+/** Names for a message, the first few of a long list. */
+export function listSome(names: string[], max = 8): string {
+  const shown = names.slice(0, max).join(', ');
+  return names.length > max ? `${shown}, … (${names.length} in all)` : shown || '(none)';
+}
+
+/** JSON Schema's type names, each with how a user reads it. */
+const KINDS = {
+  string: 'text',
+  number: 'a number',
+  integer: 'a whole number',
+  boolean: 'true or false',
+  object: 'a JSON object',
+  array: 'a JSON list',
+  null: 'null',
+} as const;
+type Kind = keyof typeof KINDS;
+
+function isKind(type: unknown): type is Kind {
+  return typeof type === 'string' && Object.hasOwn(KINDS, type);
+}
+
+function fits(value: unknown, kind: Kind): boolean {
+  switch (kind) {
+    case 'string':
+      return typeof value === 'string';
+    case 'number':
+      return typeof value === 'number';
+    case 'integer':
+      return Number.isInteger(value);
+    case 'boolean':
+      return typeof value === 'boolean';
+    case 'array':
+      return Array.isArray(value);
+    case 'object':
+      return typeof value === 'object' && value !== null && !Array.isArray(value);
+    case 'null':
+      return value === null;
+  }
+}
+
+/** What a value is, in the words of KINDS ("a number", "text"). */
+function kindOf(value: unknown): string {
+  if (typeof value === 'string') return KINDS.string;
+  if (typeof value === 'number') return KINDS.number;
+  if (typeof value === 'boolean') return KINDS.boolean;
+  if (Array.isArray(value)) return KINDS.array;
+  return value === null ? KINDS.null : KINDS.object;
+}
+
+/** The value as the user wrote it, cut short when long. */
+function shown(value: unknown): string {
+  const text = JSON.stringify(value);
+  return text.length > 40 ? `${text.slice(0, 37)}…` : text;
+}
+
+type Primitive = string | number | boolean | null;
+
+function isPrimitive(v: unknown): v is Primitive {
+  return v === null || typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean';
+}
+
+/**
+ * Why `value` does not fit the parameter's schema `property` (`what` names the value, e.g. `hidden value
+ * of "message"`); undefined when it fits, or when the schema says nothing this check understands.
+ */
+export function paramTypeProblem(what: string, value: unknown, property: unknown): string | undefined {
+  if (typeof property !== 'object' || property === null) return undefined;
+  const { type, enum: choices } = property as { type?: unknown; enum?: unknown };
+  const types = Array.isArray(type) ? type : type === undefined ? [] : [type];
+  // A type this check does not know ("any", a typo) leaves the value to the tool.
+  if (types.length > 0 && types.every(isKind) && !types.some((kind) => fits(value, kind))) {
+    const wanted = types.map((kind) => KINDS[kind]).join(' or ');
+    const actual = types.includes('integer') && typeof value === 'number' ? 'a number with a fraction' : kindOf(value);
+    return `The ${what} must be ${wanted}, as the tool expects; ${shown(value)} is ${actual}. Change the value, then save again.`;
+  }
+  if (Array.isArray(choices) && choices.length > 0 && choices.every(isPrimitive) && !choices.includes(value as Primitive)) {
+    const listed = choices.slice(0, 8).map(shown).join(', ') + (choices.length > 8 ? ', …' : '');
+    return `The ${what} must be one of ${listed}, as the tool expects; ${shown(value)} is not one of them. Change the value, then save again.`;
+  }
+  return undefined;
+}
+
+/** The first of `values` whose type its parameter's schema does not take, and why (`what` names such a value). */
+function firstMisfit(
+  what: string,
+  values: Record<string, unknown>,
+  properties: Record<string, unknown>,
+): { name: string; message: string } | undefined {
+  for (const [name, value] of Object.entries(values)) {
+    const message = Object.hasOwn(properties, name) ? paramTypeProblem(`${what} "${name}"`, value, properties[name]) : undefined;
+    if (message) return { name, message };
+  }
+  return undefined;
+}
+
+/** The values a tool policy injects into calls, and what a message calls one of them. */
+const INJECTED = [
+  ['hiddenParams', 'hidden value of'],
+  ['paramOverrides', 'override of'],
+] as const;
+
+/**
+ * The first parameter of a tool policy (under `field`) that the tool's schema refuses: a name it does not
+ * have (unless it takes any), or a value of a type it does not take. Undefined when the schema is unknown.
+ */
+export function injectedParamProblem(
+  field: string,
+  policy: { hiddenParams?: Record<string, unknown>; paramOverrides?: Record<string, unknown> },
+  schema: KnownInputSchema | undefined,
+): { field: string; message: string } | undefined {
+  const properties = schema?.properties;
+  if (!properties) return undefined;
+  const extra = schema.additionalProperties;
+  const open = extra === true || (typeof extra === 'object' && extra !== null);
+  for (const [key] of INJECTED) {
+    const unknown = open ? undefined : Object.keys(policy[key] ?? {}).find((name) => !Object.hasOwn(properties, name));
+    if (unknown !== undefined) {
+      return {
+        field: `${field}.${key}.${unknown}`,
+        message: `the tool has no parameter "${unknown}" (it has: ${listSome(Object.keys(properties))})`,
+      };
+    }
+  }
+  for (const [key, what] of INJECTED) {
+    const misfit = firstMisfit(what, policy[key] ?? {}, properties);
+    if (misfit) return { field: `${field}.${key}.${misfit.name}`, message: misfit.message };
+  }
+  return undefined;
+}
