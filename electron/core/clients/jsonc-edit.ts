@@ -1,5 +1,6 @@
 import { createScanner, findNodeAtLocation, getNodeValue, parseTree, type Node, type ParseError } from 'jsonc-parser';
 import { ConfigParseError, ConfigShapeError } from './config-errors.js';
+import { jsonProblem } from '../../../shared/json-problems.js';
 
 /*
  * Byte-exact edits of one property in a JSON/JSONC file.
@@ -62,26 +63,6 @@ function lineColumn(text: string, offset: number): { line: number; column: numbe
   return { line, column: offset - lineStart + 1 };
 }
 
-/** What is wrong at the parser's error, in words (ParseErrorCode's values: a const enum, like SyntaxKind). */
-const JSON_PROBLEMS: Record<number, string> = {
-  1: 'a character that does not belong there',
-  2: 'a number that is not written right',
-  3: 'a name in double quotes was expected',
-  4: 'a value was expected',
-  5: 'a colon was expected',
-  6: 'a comma was expected',
-  7: 'a closing } was expected',
-  8: 'a closing ] was expected',
-  9: 'the text goes on after the end',
-  10: 'a comment is not written right',
-  11: 'a comment is not closed',
-  12: 'a text in quotes is not closed',
-  13: 'a number ends too early',
-  14: 'a \\u escape is not written right',
-  15: 'a backslash escape is not known',
-  16: 'a character that must be escaped',
-};
-
 /** The syntax tree of a JSONC file; undefined when it holds no value (empty, or comments only). */
 export function parseJsoncTree(text: string, file: string): Node | undefined {
   const errors: ParseError[] = [];
@@ -89,7 +70,7 @@ export function parseJsoncTree(text: string, file: string): Node | undefined {
   if (errors.length > 0) {
     const e = errors[0];
     const { line, column } = lineColumn(text, e.offset);
-    throw new ConfigParseError(file, `${JSON_PROBLEMS[e.error] ?? 'something unexpected'}, so it is not valid JSON`, line, column);
+    throw new ConfigParseError(file, `${jsonProblem(e.error)}, so it is not valid JSON`, line, column);
   }
   if (tree && tree.type !== 'object') {
     throw new ConfigParseError(file, `the top level is ${describe(tree)}, not an object in { }`, 1, 1);

@@ -7,6 +7,7 @@
 import { parse, type ParseError } from 'jsonc-parser';
 import { fromMcpServerEntry, type ServerConfigInput } from '../../../shared/config.js';
 import { parseCommandLine } from './snippet-command.js';
+import { jsonProblem } from '../../../shared/json-problems.js';
 
 /** A server found in a pasted snippet. */
 export interface SnippetServer {
@@ -22,26 +23,6 @@ function looksLikeEntry(v: unknown): boolean {
   return isRecord(v) && ('command' in v || 'url' in v || 'serverUrl' in v || 'httpUrl' in v);
 }
 
-/** What went wrong in the JSON, in words (jsonc-parser's ParseErrorCode values, which are a const enum). */
-const JSON_PROBLEMS: Record<number, string> = {
-  1: 'an unexpected character',
-  2: 'a number that is not written right',
-  3: 'a name in double quotes was expected',
-  4: 'a value was expected',
-  5: 'a colon was expected',
-  6: 'a comma was expected',
-  7: 'a closing } was expected',
-  8: 'a closing ] was expected',
-  9: 'the text goes on after the end',
-  10: 'a comment is not written right',
-  11: 'a comment is not closed',
-  12: 'a text in quotes is not closed',
-  13: 'a number ends too early',
-  14: 'a \\u escape is not written right',
-  15: 'a backslash escape is not known',
-  16: 'a character that must be escaped',
-};
-
 /** Line and column (1-based) of an offset. */
 function lineAndColumn(text: string, offset: number): { line: number; column: number } {
   const before = text.slice(0, offset);
@@ -56,7 +37,7 @@ export function parseJsonc(text: string): { value: unknown } | { problem: string
   const first = errors[0];
   if (!first) return { value };
   const { line, column } = lineAndColumn(text, first.offset);
-  const what = JSON_PROBLEMS[first.error] ?? 'something unexpected';
+  const what = jsonProblem(first.error);
   return { problem: `${what} at line ${line}, column ${column}` };
 }
 
