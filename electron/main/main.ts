@@ -11,7 +11,7 @@ import { app, BrowserWindow, clipboard, dialog, ipcMain, shell } from 'electron'
 import Store from 'electron-store';
 import type { ApiResult } from '../../shared/api.js';
 import { createAppHub, type AppHub } from '../core/app/app-hub.js';
-import { recordHubRunning, recordHubStopped, recordStartFailure } from '../core/app/hub-record.js';
+import { anotherHubServes, recordHubRunning, recordHubStopped, recordStartFailure } from '../core/app/hub-record.js';
 import { attachSocketEndpoint, socketPathFor, SocketInUseError, type SocketEndpoint } from '../core/downstream/socket-endpoint.js';
 import { resolvePaths, APP_NAME } from '../core/files/app-paths.js';
 import { AppStateStore, APP_STATE_FILE_NAME } from './app-state.js';
@@ -118,11 +118,15 @@ async function run(dataDir: string): Promise<void> {
     );
     void appHub.repairClients();
   } catch (err) {
-    if (err instanceof SocketInUseError) {
-      // The hub that answers there runs: its record stays (hub.json keeps pointing bridges at it).
+    // What did start (exit hooks, logs, stores) ends now, not only once the user quits.
+    await appHub?.hub.stop().catch(() => undefined);
+    // `spillway serve` listens on the config's port too (its default): then the port is taken before the
+    // socket could tell. Only the other hub's proof at its recorded endpoint says it is this folder's.
+    const portTaken = (err as NodeJS.ErrnoException | undefined)?.code === 'EADDRINUSE';
+    if (err instanceof SocketInUseError || (portTaken && (await anotherHubServes(paths)))) {
+      // The hub that runs there keeps its record (hub.json keeps pointing bridges at it).
       servedElsewhere = true;
       startError = ALREADY_SERVED;
-      await appHub?.hub.stop().catch(() => undefined);
     } else {
       // Recorded in hub.json too: a bridge waiting for this hub answers its client with the same words.
       startError = await recordStartFailure(paths, err);

@@ -3,11 +3,12 @@
  * serving, through the real hub and its HTTP endpoint: during tools/call, prompts/get, resources/read
  * and completion/complete. A client that cannot answer gets the upstream an error; the request is never
  * shown to another client. Over HTTP the request goes out on the stream of the client's own request, so
- * a client that opened no GET stream still receives it.
+ * a client that opened no GET stream still receives it. Roots are a client's, not a call's: roots/list
+ * goes to a client that has roots even while one without them has a call in flight.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { CreateMessageRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { CreateMessageRequestSchema, ListRootsRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { fixture, nodeServer, startTestHub, type TestHub } from '../support/hub-harness.js';
 import { RawHttpSession } from '../support/raw-http-session.js';
 
@@ -89,6 +90,25 @@ describe('a request from an upstream during a request other than tools/call', ()
     const result = await messages.next();
     expect(result.value).toMatchObject({ id: 2, result: { messages: [{ content: { text: 'sampled raw' } }] } });
     await messages.return(undefined);
+  });
+});
+
+describe('roots/list from an upstream during a call', () => {
+  // First: no client of this file has roots yet.
+  it('is refused, saying what to do, when no connected client shares its folders', async () => {
+    const caller = await hub.connect({ capabilities: {} }, 'no-roots-alone');
+    const r = (await caller.callTool({ name: 'fx__roots', arguments: {} })) as CallToolResult;
+    expect(r.isError).toBe(true);
+    expect(textOf(r)).toMatch(/No connected client shares its folders \(roots\).*Connect a client that shares its folders/);
+  });
+
+  it('goes to a client that has roots when the calling client has none', async () => {
+    const withRoots = await hub.connect({ capabilities: { roots: { listChanged: true } } }, 'has-roots');
+    withRoots.setRequestHandler(ListRootsRequestSchema, async () => ({ roots: [{ uri: 'file:///work/a', name: 'a' }] }));
+    const caller = await hub.connect({ capabilities: {} }, 'no-roots');
+    const r = (await caller.callTool({ name: 'fx__roots', arguments: {} })) as CallToolResult;
+    expect(r.isError).toBeFalsy();
+    expect(JSON.parse(textOf(r))).toEqual([{ uri: 'file:///work/a', name: 'a' }]);
   });
 });
 

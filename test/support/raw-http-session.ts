@@ -42,6 +42,15 @@ export class RawHttpSession {
     });
   }
 
+  /** Ends the session (DELETE), as a client that goes away does. */
+  async close(): Promise<void> {
+    const res = await fetch(this.url, {
+      method: 'DELETE',
+      headers: { ...headers(this.token), 'mcp-session-id': this.id, 'mcp-protocol-version': LATEST_PROTOCOL_VERSION },
+    });
+    await res.text();
+  }
+
   /** Posts one request and reads its answer, sent as JSON or as the last message of an SSE stream. */
   async request(message: { id: number | string } & Record<string, unknown>): Promise<{ status: number; body: Record<string, unknown> }> {
     const res = await this.post({ jsonrpc: '2.0', ...message });

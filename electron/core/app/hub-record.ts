@@ -64,6 +64,18 @@ export async function recordStartFailure(paths: AppPaths, error: unknown): Promi
 }
 
 /**
+ * Whether another hub of this data folder runs, proven at the endpoint its record names: the one check
+ * that tells "`spillway serve` holds this folder on the config's port" from a port some other program took.
+ */
+export async function anotherHubServes(paths: AppPaths): Promise<boolean> {
+  try {
+    return await anotherHubRuns(paths.dataDir, await readHubRecord(paths.dataDir));
+  } catch {
+    return false; // no readable record: nothing proves another hub
+  }
+}
+
+/**
  * Whether the hub in `current` still runs. Its pid alone proves little: a hub that never ran its quit
  * (killed, or Windows logging off, where Electron emits no before-quit) leaves "running" behind, and the pid
  * may belong to another program by now. So the hub must answer at its endpoint with this folder's proof.

@@ -238,25 +238,40 @@ export class Relay implements SessionRouter {
 
   // ── requests from upstreams to a client ─────────────────────────────────────────────────────
   /**
-   * Who gets a request an upstream sends a client: the session whose request to that upstream is in
-   * flight (the newest such request; the upstream's request belongs to it, and goes out on its stream)
-   * even when that session cannot answer, since another client must never see it. Only a request sent
-   * while nothing waits on the upstream goes to the most recently active session that can answer.
+   * Who gets a request an upstream sends a client. Sampling and elicitation belong to the request the
+   * upstream is serving: they go to the session whose request to that upstream is in flight (the newest
+   * such request; it goes out on that request's stream) even when that session cannot answer, since
+   * another client must never see them. Roots belong to a client, not to a call: they go to a session
+   * that can answer, the caller's if it can (its folders are the ones its call works in). Otherwise, and
+   * for a request sent while nothing waits on the upstream, the most recently active session that can answer.
    */
   pickSession(serverId: string, kind: UpstreamRequestKind): { session: DownstreamSession; relatedRequestId?: string | number } | undefined {
+    const able = (s: DownstreamSession) => !s.closed && s.can(kind);
+    const caller = this.#caller(serverId, kind === 'roots' ? able : () => true);
+    if (caller) return caller;
+    const newest = [...this.deps.sessions()]
+      .filter(able)
+      .sort((a, b) => a.lastActivityMs - b.lastActivityMs)
+      .pop();
+    return newest ? { session: newest } : undefined;
+  }
+
+  /** The session (among those `eligible`) with the newest request in flight to that upstream. */
+  #caller(
+    serverId: string,
+    eligible: (s: DownstreamSession) => boolean,
+  ): { session: DownstreamSession; relatedRequestId: string | number } | undefined {
     let caller: { session: DownstreamSession; relatedRequestId: string | number; since: number } | undefined;
     this.#forgetFinishedCalls();
     for (const s of [...this.deps.sessions(), ...this.#closedWithCalls]) {
+      if (!eligible(s)) continue;
       for (const [requestId, call] of s.inflight) {
         if (call.upstream === serverId && (!caller || (call.since ?? 0) >= caller.since)) {
           caller = { session: s, relatedRequestId: requestId, since: call.since ?? 0 };
         }
       }
     }
-    if (caller) return { session: caller.session, relatedRequestId: caller.relatedRequestId };
-    const able = [...this.deps.sessions()].filter((s) => !s.closed && s.can(kind));
-    const newest = able.sort((a, b) => a.lastActivityMs - b.lastActivityMs).pop();
-    return newest ? { session: newest } : undefined;
+    return caller && { session: caller.session, relatedRequestId: caller.relatedRequestId };
   }
 
   async routeRequest(
@@ -266,9 +281,7 @@ export class Relay implements SessionRouter {
     extra: RequestHandlerExtra<never, never>,
   ): Promise<Record<string, unknown>> {
     const target = this.pickSession(serverId, kind);
-    if (!target) {
-      throw rpcError(ErrorCode.InvalidRequest, `No connected client can answer ${request.method} (none declared the "${kind}" capability).`);
-    }
+    if (!target) throw rpcError(ErrorCode.InvalidRequest, noClientCan(kind, request.method));
     const refusal = callerRefusal(target.session, kind, request.method);
     if (refusal) {
       this.deps.emit({ type: 'log', level: 'warn', server: serverId, message: `Server "${serverId}" sent ${request.method}: ${refusal}` });
@@ -308,6 +321,17 @@ export class Relay implements SessionRouter {
   #forgetFinishedCalls(): void {
     for (const s of this.#closedWithCalls) if (s.inflight.size === 0) this.#closedWithCalls.delete(s);
   }
+}
+
+/** What an upstream is told when no connected client can answer its request. */
+function noClientCan(kind: UpstreamRequestKind, method: string): string {
+  if (kind === 'roots') {
+    return (
+      `No connected client shares its folders (roots), which ${method} asks for. Connect a client that shares ` +
+      'its folders if this server needs them.'
+    );
+  }
+  return `No connected client supports ${kind}, which ${method} needs. Use a client that supports ${kind} for this.`;
 }
 
 /** Why the session a request belongs to cannot take it (closed, or without the capability); undefined: it can. */

@@ -40,14 +40,25 @@ export class ResourceSubscriptions {
 
   subscribe(session: DownstreamSession, uri: string): Promise<void> {
     return this.#serial(uri, async () => {
+      // A session that closed while this waited (behind another operation on the URI, for its server to
+      // start, or for the upstream's answer) has already had its subscriptions ended: it must not get one
+      // now, or nobody would ever end it.
+      if (session.closed) return;
       const current = this.#byUri.get(uri);
       if (current) {
         current.sessions.add(session);
         return;
       }
       const up = await this.deps.serverFor(uri);
-      // Rejects when the upstream refuses: then nobody is subscribed and the next subscribe asks again.
-      if (subscribable(up)) await up.client!.subscribeResource({ uri });
+      if (session.closed) return;
+      if (subscribable(up)) {
+        // Rejects when the upstream refuses: then nobody is subscribed and the next subscribe asks again.
+        await up.client!.subscribeResource({ uri });
+        if (session.closed) {
+          await up.client?.unsubscribeResource({ uri }).catch(() => undefined);
+          return;
+        }
+      }
       this.#byUri.set(uri, { serverId: up.id, sessions: new Set([session]) });
     });
   }
