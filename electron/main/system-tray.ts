@@ -3,7 +3,7 @@
  * this file maps them to Electron and refreshes them when the hub's state changes.
  */
 import { join } from 'node:path';
-import { Menu, nativeImage, Tray } from 'electron';
+import { dialog, Menu, nativeImage, Tray } from 'electron';
 import {
   runTrayAction,
   toMenuTemplate,
@@ -11,6 +11,7 @@ import {
   trayIconState,
   trayMenuModel,
   trayTooltip,
+  type TrayAction,
   type TrayEffects,
   type TrayIconState,
   type TrayState,
@@ -22,6 +23,12 @@ export interface SystemTrayDeps {
   state(): TrayState;
   effects: TrayEffects;
   log(message: string): void;
+}
+
+/** What a refused tray action says first (the box's detail is the refusal itself, with the next step). */
+function refusedMessage(action: TrayAction, state: TrayState): string {
+  if (action === 'toggle-pause') return state.status?.paused ? 'Spillway could not resume.' : 'Spillway could not pause.';
+  return 'Spillway could not do that.';
 }
 
 export class SystemTray {
@@ -47,12 +54,18 @@ export class SystemTray {
     if (this.#tray.isDestroyed()) return;
     const state = this.deps.state();
     const template = toMenuTemplate(trayMenuModel(state), (action) => {
-      runTrayAction(action, this.deps.state(), this.deps.effects)
+      const now = this.deps.state();
+      runTrayAction(action, now, this.deps.effects)
         .then((result) => {
-          if (result && !result.ok) this.deps.log(`Tray: ${action} failed: ${result.message}`);
+          if (result && !result.ok) {
+            this.deps.log(`Tray: ${action} failed: ${result.message}`);
+            // A refusal (config.json edited by hand, a full disk) must be seen: the menu alone would just not change.
+            void dialog.showMessageBox({ type: 'warning', title: 'Spillway', message: refusedMessage(action, now), detail: result.message });
+          }
           this.refresh();
         })
         .catch((err: Error) => {
+          // An effect that throws has told the user itself (Start at login shows its own box): logged only.
           this.deps.log(`Tray: ${action} failed: ${err.message}`);
           // Electron has flipped a checkbox already: the rebuilt menu shows what is true instead.
           this.refresh();

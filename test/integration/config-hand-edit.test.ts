@@ -65,6 +65,44 @@ describe('config.json edited while the hub runs', () => {
   });
 });
 
+describe('a change refused after a hand edit leaves the secret store as it was', () => {
+  const handEdit = async (hub: TestHub) => {
+    const edited = JSON.parse(await readFile(configPath(hub), 'utf8'));
+    edited.settings = { ...edited.settings, logRetentionDays: 3 };
+    await writeFile(configPath(hub), JSON.stringify(edited, undefined, 2));
+  };
+  const web = (headers: Record<string, string>) => ({ type: 'http', url: 'http://127.0.0.1:1/mcp', enabled: false, headers });
+
+  it('keeps the old header value when an update is refused (the next start would use the refused one)', async () => {
+    const hub = await start({ version: 1, servers: { web: web({ Authorization: 'Bearer OLD-value-1' }) } });
+    await handEdit(hub);
+    const r = await hub.api('upstreams.update', { id: 'web', config: web({ Authorization: 'Bearer NEW-value-2', 'X-Extra': 'extra-3' }) });
+    expect(r).toMatchObject({ ok: false, code: 'conflict' });
+    expect(await hub.hub.secretStore.get('web', 'header:Authorization')).toBe('Bearer OLD-value-1');
+    expect(await hub.hub.secretStore.get('web', 'header:X-Extra')).toBeUndefined();
+  });
+
+  it('keeps nothing of a server whose add was refused', async () => {
+    const hub = await start({ version: 1, servers: {} });
+    await handEdit(hub);
+    const r = await hub.api('upstreams.add', { id: 'late', config: web({ Authorization: 'Bearer refused-4' }) });
+    expect(r).toMatchObject({ ok: false, code: 'conflict' });
+    expect(await hub.hub.secretStore.get('late', 'header:Authorization')).toBeUndefined();
+  });
+
+  it('keeps the old compression API key when a settings change is refused', async () => {
+    const settings = { compression: { baseUrl: 'http://127.0.0.1:9/v1', model: 'm', apiKey: 'sk-old-key-5' } };
+    const hub = await start({ version: 1, servers: {}, settings });
+    await handEdit(hub);
+    expect(await hub.api('settings.set', { compression: { apiKey: 'sk-new-key-6' } })).toMatchObject({ ok: false, code: 'conflict' });
+    expect(await hub.hub.secretStore.get('(settings)', 'compression:apiKey')).toBe('sk-old-key-5');
+    expect(hub.hub.settings.compression.apiKey).toBe('sk-old-key-5');
+    expect(await hub.api('settings.set', { compression: { apiKey: '' } })).toMatchObject({ ok: false, code: 'conflict' });
+    expect(await hub.hub.secretStore.get('(settings)', 'compression:apiKey')).toBe('sk-old-key-5');
+    expect(hub.hub.settings.compression.apiKey).toBe('sk-old-key-5');
+  });
+});
+
 describe('server fields the API does not know', () => {
   it('refuses a misspelt field on add and update, naming it, and saves nothing', async () => {
     const hub = await start({ version: 1, servers: { web: { type: 'http', url: 'http://127.0.0.1:1/mcp', enabled: false } } });

@@ -120,7 +120,13 @@ describe('npm packages installed into the data folder', () => {
     const before = await api('registry.installed', { id: 'airtable-mcp-server' });
     expect(before.value).toMatchObject({ version: '1.7.3', latest: '1.7.4', updateAvailable: true });
 
-    const r = await api('registry.update', { id: 'airtable-mcp-server' });
+    const installing = nextHubEvent(app, (e) => e.type === 'log' && e.message.startsWith('Installing airtable-mcp-server 1.7.4'), 'installing');
+    const updating = api('registry.update', { id: 'airtable-mcp-server' });
+    // A change made while the new version downloads is kept: the update replaces only the program.
+    await installing;
+    expect(await api('policies.setServer', { server: 'airtable-mcp-server', policy: { timeoutMs: 4321 } })).toMatchObject({ ok: true });
+    const r = await updating;
+    expect(app.hub.config.servers['airtable-mcp-server']).toMatchObject({ timeoutMs: 4321 });
     expect(r).toEqual({
       ok: true,
       value: { id: 'airtable-mcp-server', name: 'airtable-mcp-server', version: '1.7.4', previous: '1.7.3', updated: true },

@@ -286,8 +286,14 @@ describe('Update for bundles', () => {
     expect(detail.value!.options[0].installed).toEqual([{ id: 'fixture-bundle', version: '1.0.0' }]);
 
     const ready = nextEvent((e) => e.type === 'upstream.status' && e.server === 'fixture-bundle' && e.status === 'ready', 'ready again');
-    const r = await api('registry.update', { id: 'fixture-bundle' });
+    const installing = nextEvent((e) => e.type === 'log' && e.message.startsWith(`Installing ${name} 1.1.0`), 'installing');
+    const updating = api('registry.update', { id: 'fixture-bundle' });
+    // A change made while the new bundle downloads is kept: the update replaces only the paths.
+    await installing;
+    expect(await api('policies.setServer', { server: 'fixture-bundle', policy: { timeoutMs: 4321 } })).toMatchObject({ ok: true });
+    const r = await updating;
     expect(r.value).toEqual({ id: 'fixture-bundle', name, version: '1.1.0', previous: '1.0.0', updated: true });
+    expect(app.hub.config.servers['fixture-bundle']).toMatchObject({ timeoutMs: 4321 });
     await ready;
     const folder = join(bundles(), `${NS}+fixture-bundle@1.1.0`);
     expect((await configOnDisk()).servers['fixture-bundle']).toMatchObject({ args: [join(folder, 'server', 'index.mjs')] });

@@ -4,7 +4,7 @@
  * once only; a server removed longer ago than the undo time, or replaced by a new one of the same name,
  * is refused with the next step.
  */
-import { readFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SECRET_REF } from '../../shared/config.js';
@@ -75,5 +75,25 @@ describe('Undo after Remove', () => {
     const taken = await hub.api('upstreams.undoRemove', { id: 'notes' });
     expect(taken).toMatchObject({ ok: false, code: 'conflict', field: 'id' });
     expect(taken.message).toMatch(/remove or rename it, then press Undo again/);
+  });
+
+  it('an Undo refused because config.json was edited by hand stays possible, with the key, once the file is put back', async () => {
+    const key = 'Bearer undo-refused-7q';
+    const web = { type: 'http', url: 'http://127.0.0.1:1/mcp', enabled: false, headers: { Authorization: key } };
+    expect((await hub.api('upstreams.add', { id: 'web', config: web })).ok).toBe(true);
+    expect((await hub.api('upstreams.remove', { id: 'web' })).ok).toBe(true);
+    const saved = await readFile(configFile(), 'utf8');
+    await writeFile(configFile(), saved.replace('"servers": {', '"servers": {\n    "byhand": { "type": "http", "url": "http://127.0.0.1:2/mcp" },'));
+
+    const refused = await hub.api('upstreams.undoRemove', { id: 'web' });
+    expect(refused).toMatchObject({ ok: false, code: 'conflict', field: 'id' });
+    // Restarting would lose what Undo holds: the advice is to put the file back, not to restart first.
+    expect(refused.message).toMatch(/was not put back: config\.json was changed outside Spillway.*put config\.json back as it was, press Undo again/);
+    expect(refused.message).not.toMatch(/Restart Spillway to pick up the edit/);
+    expect(await hub.hub.secretStore.get('web', 'header:Authorization')).toBeUndefined();
+
+    await writeFile(configFile(), saved);
+    expect(await hub.api('upstreams.undoRemove', { id: 'web' })).toEqual({ ok: true, value: { id: 'web' } });
+    expect(await hub.hub.secretStore.get('web', 'header:Authorization')).toBe(key);
   });
 });

@@ -111,6 +111,24 @@ describe('choosing the store', () => {
   });
 });
 
+describe('a keychain that does not answer (a prompt nobody answers, a locked keyring)', () => {
+  const silent: KeychainEntryFactory = () => {
+    const never = () => new Promise<never>(() => undefined);
+    return { getPassword: never, setPassword: never, deleteCredential: never };
+  };
+
+  it('gives up after its time limit with a plain error that names the keychain and the next step', async () => {
+    const store = new KeychainStore('Spillway silent test', silent, 50);
+    for (const call of [() => store.set('gh', 'env:T', VALUE), () => store.get('gh', 'env:T'), () => store.delete('gh', 'env:T')]) {
+      const err = await call().catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(SecretStoreError);
+      expect((err as Error).message).toMatch(
+        /^The system keychain did not answer within \d+ seconds when Spillway asked it to (store|read|forget) the secret env:T of gh\. .*answer that window or unlock the keychain, then try again\.$/,
+      );
+    }
+  });
+});
+
 // The real keychain only where one runs in this process's session (a desktop); test/e2e/keychain-real.test.ts
 // runs the whole hub against a real gnome-keyring in a private D-Bus session on Linux CI.
 const keychainHere = await keychainWorks(keyringEntry, `Spillway probe test ${process.pid}`);

@@ -26,7 +26,8 @@ import type { SettingsSecrets } from '../secrets/settings-secrets.js';
 import { forgetServerSecrets, forgetUnreferenced, resolveServerSecrets, storeServerSecrets } from '../secrets/server-secret-refs.js';
 import type { UpstreamPool } from '../upstream/upstream-pool.js';
 import { ControlError } from './control-error.js';
-import { RemovedServers, UNDO_MS } from './removed-servers.js';
+import { RemovedServers, UNDO_MS, undoRefusal } from './removed-servers.js';
+import { SecretChanges } from './secret-changes.js';
 import { restoreMaskedSecrets } from './server-secrets.js';
 
 /** What the control operations use of the hub. */
@@ -45,7 +46,7 @@ export interface HubControlDeps {
   /** Where env and header values go (issue 15); without one they stay in config.json. */
   secretStore?: SecretStore;
   /** Where the compression API key goes; without it the key stays in config.json. */
-  settingsSecrets?: Pick<SettingsSecrets, 'keep'>;
+  settingsSecrets?: Pick<SettingsSecrets, 'keep' | 'view'>;
   /** Forgets a removed server's OAuth tokens and registration (issue 15). */
   forgetSignIn?(id: string): Promise<void>;
   /** Where removed servers wait for Undo (tests pass one with a short time). */
@@ -61,6 +62,12 @@ async function storeCall<T>(run: () => Promise<T>): Promise<T> {
     throw err;
   }
 }
+
+/**
+ * A server's new config: as sent (`upstreams.update`), or made from the config saved when the change runs
+ * (a registry update, which downloads first: what was changed meanwhile is kept).
+ */
+export type UpstreamUpdate = { id: string; config: unknown } | { id: string; change(current: ServerConfig): ServerConfig | Promise<ServerConfig> };
 
 /** What an update leaves to do once the server's old process has stopped (see #restart). */
 interface PendingRestart {
@@ -102,10 +109,24 @@ export class HubControl {
   }
 
   addUpstream(req: { id?: string; name?: string; config: unknown }): Promise<{ id: string }> {
-    return this.#serial(() => this.#add(req));
+    return this.#serial(() => this.#add(req, this.#changes()));
   }
 
-  async #add(req: { id?: string; name?: string; config: unknown }): Promise<{ id: string }> {
+  /** The store's writes of one change, to take back if its save is refused. */
+  #changes(): SecretChanges | undefined {
+    return this.deps.secretStore && new SecretChanges(this.deps.secretStore);
+  }
+
+  /** Puts the store back as it was before a change whose save failed; a store refusing is said in the log. */
+  async #takeBack(changes: SecretChanges | undefined, id: string): Promise<void> {
+    await changes
+      ?.undo()
+      .catch((err: Error) =>
+        this.deps.emit({ type: 'log', level: 'warn', message: `Could not put back the stored secrets of ${id}: ${err.message ?? err}` }),
+      );
+  }
+
+  async #add(req: { id?: string; name?: string; config: unknown }, changes: SecretChanges | undefined): Promise<{ id: string }> {
     const config = this.deps.config();
     const cfg = this.#validateServer(req.config);
     let id: string;
@@ -116,35 +137,43 @@ export class HubControl {
     } else {
       id = uniqueServerId(req.name ?? (cfg.type === 'stdio' ? cfg.command : new URL(cfg.url).hostname), Object.keys(config.servers));
     }
-    const store = this.deps.secretStore;
-    const saved = store ? (await storeCall(() => storeServerSecrets(store, id, cfg))).config : cfg;
+    let saved = cfg;
     try {
+      if (changes) saved = (await storeCall(() => storeServerSecrets(changes, id, cfg))).config;
       await this.deps.saveConfig({ ...config, servers: { ...config.servers, [id]: saved } }, `server ${id} added`);
     } catch (err) {
-      // Nothing half-saved: values of a server that was not added are not kept either.
-      if (store) await forgetServerSecrets(store, id, saved).catch(() => undefined);
+      // Nothing half-saved: the store holds what it held before (a value under this id may be a stopping server's).
+      await this.#takeBack(changes, id);
       throw err;
     }
     this.deps.pool.add(id, saved);
     return { id };
   }
 
-  async updateUpstream(req: { id: string; config: unknown }): Promise<{ id: string }> {
-    await this.#restart(await this.#serial(() => this.#saveUpdate(req.id, req.config)));
+  async updateUpstream(req: UpstreamUpdate): Promise<{ id: string }> {
+    await this.#restart(await this.#serial(() => this.#saveUpdate(req.id, 'change' in req ? req.change : () => req.config)));
     return { id: req.id };
   }
 
-  /** Saves a server's new config and sets its old process stopping; #restart does the rest. */
-  async #saveUpdate(id: string, input: unknown): Promise<PendingRestart> {
+  /** Saves a server's new config (made from its saved one) and sets its old process stopping; #restart does the rest. */
+  async #saveUpdate(id: string, change: (current: ServerConfig) => unknown): Promise<PendingRestart> {
     const config = this.deps.config();
     const before = ownValue(config.servers, id);
     if (!before) throw new ControlError('not_found', `No server with id "${id}"`, 'id');
-    const cfg = this.#validateServer(input);
+    const cfg = this.#validateServer(await change(before));
     // A masked secret sent back unchanged from a list keeps the stored value.
     const restored = restoreMaskedSecrets(cfg, before);
-    const store = this.deps.secretStore;
-    const { config: merged, changed } = store ? await storeCall(() => storeServerSecrets(store, id, restored)) : { config: restored, changed: false };
-    await this.deps.saveConfig({ ...config, servers: { ...config.servers, [id]: merged } }, `server ${id} updated`);
+    const changes = this.#changes();
+    let merged = restored;
+    let changed = false;
+    try {
+      if (changes) ({ config: merged, changed } = await storeCall(() => storeServerSecrets(changes, id, restored)));
+      await this.deps.saveConfig({ ...config, servers: { ...config.servers, [id]: merged } }, `server ${id} updated`);
+    } catch (err) {
+      // A refused save leaves the old values in the store: the next start must not run with the refused ones.
+      await this.#takeBack(changes, id);
+      throw err;
+    }
     // A new secret value reads the same in the config (a reference): it still needs a restart.
     if (!changed && JSON.stringify(before) === JSON.stringify(merged) && this.deps.pool.has(id)) return { id, before, stopping: undefined };
     // Out of the pool while the change holds the lock: a later change finds no old process to keep.
@@ -207,22 +236,24 @@ export class HubControl {
     return this.#serial(async () => {
       if (ownValue(this.deps.config().servers, id))
         throw new ControlError('conflict', `A server named "${id}" was added since: remove or rename it, then press Undo again.`, 'id');
-      const held = this.#removed.take(id);
+      // Still held until it is back: an Undo refused (a hand edit, a locked keychain) can be tried again.
+      const held = this.#removed.held(id);
       if (!held)
         throw new ControlError(
           'not_found',
           `"${id}" can no longer be put back: a removed server can be put back for ${UNDO_MS / 60_000} minutes, while Spillway runs. Add it again.`,
           'id',
         );
-      const store = this.deps.secretStore;
-      const signIn = Object.entries(held.signIn);
-      // The sign-in first: the server then starts signed in.
-      if (store) for (const [name, value] of signIn) await storeCall(() => store.set(id, name, value));
+      const changes = this.#changes();
       try {
-        return await this.#add({ id, config: held.config });
+        // The sign-in first: the server then starts signed in.
+        if (changes) for (const [name, value] of Object.entries(held.signIn)) await storeCall(() => changes.set(id, name, value));
+        const added = await this.#add({ id, config: held.config }, changes);
+        this.#removed.take(id);
+        return added;
       } catch (err) {
-        if (store) for (const [name] of signIn) await store.delete(id, name).catch(() => undefined);
-        throw err;
+        await this.#takeBack(changes, id);
+        throw undoRefusal(id, err);
       }
     });
   }
@@ -307,7 +338,7 @@ export class HubControl {
       if (!cfg) throw new ControlError('not_found', `No server with id "${id}"`, 'server');
       const next = { ...cfg, ...fields };
       if (JSON.stringify(next) === JSON.stringify(cfg)) return undefined;
-      if (fields.enabled !== undefined && fields.enabled !== cfg.enabled) return this.#saveUpdate(id, next);
+      if (fields.enabled !== undefined && fields.enabled !== cfg.enabled) return this.#saveUpdate(id, () => next);
       await this.deps.saveConfig({ ...config, servers: { ...config.servers, [id]: next } }, `server ${id} updated`);
       this.deps.policy.cache.clear(id);
       this.deps.refreshCatalog();
@@ -335,8 +366,20 @@ export class HubControl {
         throw new ControlError('invalid', message, field);
       }
       const keeper = this.deps.settingsSecrets;
+      // The key as it is now (the stored value in place of its reference), to put back if the save is refused.
+      const keyBefore = keeper?.view(config.settings).compression.apiKey;
       const settings = keeper ? await storeCall(() => keeper.keep(parsed.data, config.settings)) : parsed.data;
-      await this.deps.saveConfig({ ...config, settings }, 'settings');
+      try {
+        await this.deps.saveConfig({ ...config, settings }, 'settings');
+      } catch (err) {
+        if (keeper && parsed.data.compression.apiKey !== config.settings.compression.apiKey) {
+          const back = { ...config.settings, compression: { ...config.settings.compression, apiKey: keyBefore } };
+          await keeper
+            .keep(back, settings)
+            .catch((e: Error) => this.deps.emit({ type: 'log', level: 'warn', message: `Could not put back the stored API key: ${e.message ?? e}` }));
+        }
+        throw err;
+      }
       if (!settings.policy.pinning) this.deps.policy.pins.clearPending();
       this.deps.refreshCatalog();
       return settings;

@@ -14,7 +14,8 @@ import { ControlError } from './control-error.js';
 
 export interface BundleUpdateDeps {
   catalog(): RegistryCatalog;
-  updateUpstream?(req: { id: string; config: ServerConfig }): Promise<{ id: string }>;
+  /** Switches the upstream over, from its config as saved when the change runs (what changed during the download stays). */
+  updateUpstream?(req: { id: string; change(current: ServerConfig): Promise<ServerConfig> }): Promise<{ id: string }>;
   /** The upstreams' configs as saved: the old folder is removed only when none of them runs it. */
   upstreamConfigs?(): Record<string, ServerConfig>;
   secrets?: { getEnv?(serverId: string, key: string): Promise<string | undefined> };
@@ -26,6 +27,14 @@ export interface UpstreamBundle {
   ref: BundleRefOf;
   bundles: BundleInstaller;
 }
+
+/** The server no longer runs what an update downloaded a newer version of (it was edited meanwhile). */
+export const changedMeanwhile = (id: string, ref: { name: string; version: string }) =>
+  new ControlError(
+    'conflict',
+    `"${id}" was changed while the update downloaded and no longer runs ${ref.name} ${ref.version}, so the update was not applied. Press Update again if it is still offered.`,
+    'id',
+  );
 
 export function bundleUpdateHandlers(deps: BundleUpdateDeps) {
   /** The registry's latest version of the entry and its bundle (or why there is none). */
@@ -77,16 +86,21 @@ export function bundleUpdateHandlers(deps: BundleUpdateDeps) {
         if (err instanceof BundleError || err instanceof RegistryError) throw new ControlError('unavailable', err.message);
         throw err;
       }
-      let switched;
       try {
-        const withPaths = await storedPaths(id, config, ref.dir);
-        switched = switchBundle(withPaths, { ref, bundle: await bundles.installed(ref.dir) }, next.installed);
+        const from = { ref, bundle: await bundles.installed(ref.dir) };
+        await deps.updateUpstream({
+          id,
+          change: async (current) => {
+            if (bundles.bundleOf(current)?.dir !== ref.dir) throw changedMeanwhile(id, ref);
+            return switchBundle(await storedPaths(id, current, ref.dir), from, next.installed);
+          },
+        });
       } catch (err) {
-        if (next.installed.fresh) await bundles.remove(next.installed);
+        // Not switched over (refused, or the save was): a version installed just now goes again.
+        if (next.installed.fresh) await bundles.removeIfUnused(next.installed.dir, Object.values(deps.upstreamConfigs?.() ?? {}));
         if (err instanceof BundleRefusal || err instanceof BundleError) throw new ControlError('invalid', err.message, 'id');
         throw err;
       }
-      await deps.updateUpstream({ id, config: switched });
       // Another server added from the same bundle may still run the old folder: it stays until none does.
       await bundles.removeIfUnused(ref.dir, Object.values(deps.upstreamConfigs?.() ?? { [id]: config }));
       return { id, name: ref.name, version: next.version, previous: ref.version, updated: true };

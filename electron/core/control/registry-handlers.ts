@@ -13,7 +13,7 @@ import { NpmInstaller } from '../registry/install/npm-installer.js';
 import { entryOptions, optionLabel, packageCommand, planOption, type EntryOption, type NpmMode } from '../registry/launch-plan.js';
 import { BundleInstaller } from '../registry/mcpb/bundle-installer.js';
 import { bundleForm, installPlannedBundle } from './registry-bundle-add.js';
-import { bundleUpdateHandlers } from './registry-bundle-update.js';
+import { bundleUpdateHandlers, changedMeanwhile } from './registry-bundle-update.js';
 import { RegistryError } from '../registry/registry-client.js';
 import { RegistryCatalog, serverSummary } from '../registry/registry-catalog.js';
 import { hasSecrets, registryUpstream, withSecrets } from '../registry/registry-upstream.js';
@@ -54,8 +54,11 @@ export interface RegistryHandlerDeps {
   bundles?: BundleInstaller;
   /** The upstreams' configs as saved (for `registry.update`, and what the detail page says is added). */
   upstreamConfigs?(): Record<string, ServerConfig>;
-  /** The control operation behind `upstreams.update`. */
-  updateUpstream?(req: { id: string; config: ServerConfig }): Promise<{ id: string }>;
+  /**
+   * The control operation behind `upstreams.update`, given how to make the new config from the one saved
+   * when the change runs: an update downloads first, and what was changed meanwhile must be kept.
+   */
+  updateUpstream?(req: { id: string; change(current: ServerConfig): ServerConfig | Promise<ServerConfig> }): Promise<{ id: string }>;
 }
 
 /** A registry failure as the control API reports it (its message already says what to do next). */
@@ -262,9 +265,16 @@ export function registryHandlers(deps: RegistryHandlerDeps): HandlerMap {
       } catch (err) {
         throw installError(err);
       }
-      // The same command line with the new version's program: arguments and variables stay as they were.
-      const args = [installed.script, ...config.args.slice(1)];
-      await deps.updateUpstream({ id: req.id, config: { ...config, args } });
+      const script = installed.script;
+      // The new version's program in the config as it is by now: the rest (arguments, variables, a
+      // timeout set while this downloaded) stays as it is.
+      await deps.updateUpstream({
+        id: req.id,
+        change: (current) => {
+          if (current.type !== 'stdio' || npm.packageOf(current)?.folder !== ref.folder) throw changedMeanwhile(req.id, ref);
+          return { ...current, args: [script, ...current.args.slice(1)] };
+        },
+      });
       // Another server added from the same package may still run the old version: it stays until none does.
       await npm.removeIfUnused(ref.folder, Object.values(deps.upstreamConfigs?.() ?? { [req.id]: config }));
       return { id: req.id, name: ref.name, version: installed.version, previous: ref.version, updated: true };

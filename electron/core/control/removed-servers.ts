@@ -5,9 +5,11 @@
  * after a restart, the server has to be added again.
  */
 import type { ServerConfig } from '../../../shared/config.js';
+import { ConfigChangedError } from '../files/config-file.js';
 import { OAUTH_SECRETS } from '../oauth/upstream-oauth-provider.js';
 import type { SecretStore } from '../secrets/secret-store.js';
 import { resolveServerSecrets } from '../secrets/server-secret-refs.js';
+import { ControlError } from './control-error.js';
 
 /** How long a removed server can be put back. */
 export const UNDO_MS = 10 * 60_000;
@@ -43,6 +45,13 @@ export class RemovedServers {
     this.#byId.set(id, { config, signIn, expiresAt: this.now() + this.ttlMs });
   }
 
+  /** The server removed under `id`, still held (undefined when none is held or it expired). */
+  held(id: string): RemovedServer | undefined {
+    this.#sweep();
+    const held = this.#byId.get(id);
+    return held && { config: held.config, signIn: held.signIn };
+  }
+
   /** The server removed under `id`, once (undefined when none is held or it expired). */
   take(id: string): RemovedServer | undefined {
     this.#sweep();
@@ -55,4 +64,19 @@ export class RemovedServers {
     const now = this.now();
     for (const [id, held] of this.#byId) if (held.expiresAt < now) this.#byId.delete(id);
   }
+}
+
+/**
+ * An Undo whose save was refused because config.json was edited by hand. The usual advice (restart, then
+ * make the change again) would lose the server here: what Undo puts back is held only while Spillway runs.
+ */
+export function undoRefusal(id: string, err: unknown): unknown {
+  if (!(err instanceof ConfigChangedError)) return err;
+  return new ControlError(
+    'conflict',
+    `"${id}" was not put back: config.json was changed outside Spillway, and saving now would undo that change. ` +
+      `Undo only works while Spillway keeps running: after a restart you would have to add "${id}" again and enter its keys again. ` +
+      'To keep it: copy your change somewhere, put config.json back as it was, press Undo again, then make your change again and restart Spillway.',
+    'id',
+  );
 }
