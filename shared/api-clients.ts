@@ -57,8 +57,15 @@ export const ImportCandidateSchema = z.object({
   command: z.string().optional(),
   args: z.array(z.string()).optional(),
   url: z.string().optional(),
-  /** The same command + args (or URL) is already a Spillway upstream. */
+  /** The same server (command, args and env, or URL and headers) is already a Spillway upstream. */
   alreadyImported: z.boolean(),
+  /** Opaque; equal for the same server (as alreadyImported compares them) in any client's file. */
+  sameAs: z.string(),
+  /**
+   * Why Spillway cannot run it, in plain words: it uses a variable only the app fills in (VS Code's
+   * `${workspaceFolder}`, an app's `${VAR}`). It stays in the app's file; importing it is refused.
+   */
+  clientOnly: z.string().optional(),
 });
 
 export const clientsApi = {
@@ -96,7 +103,10 @@ export const clientsApi = {
     req: z.object({ id: ClientIdSchema, names: z.array(z.string()).min(1), replace: z.boolean().default(false) }),
     res: z.object({ imported: z.array(z.string()), skipped: z.array(z.string()), change: ChangeResultSchema.optional() }),
   },
-  /** Undoes Spillway's last write to that client's file, byte for byte. */
+  /**
+   * Undoes the last change the user made to that client's file through Spillway (connect, disconnect, import
+   * with replace), byte for byte; Spillway's own repairs of its entry since then are undone with it.
+   */
   'clients.restore': { req: idReq, res: z.object({ file: z.string(), deleted: z.boolean() }) },
   /** Checks every connected client's entry and repairs stale ones (with a backup). */
   'clients.repair': {

@@ -176,8 +176,10 @@ export async function clientsCommand(args: string[]): Promise<number> {
         return 0;
       }
       case 'import': {
-        const candidates = unwrap<{ name: string; alreadyImported: boolean }[]>(await call('clients.importCandidates', { id }));
-        const chosen = names.length > 0 ? names : candidates.filter((c) => !c.alreadyImported).map((c) => c.name);
+        const candidates = unwrap<{ name: string; alreadyImported: boolean; clientOnly?: string }[]>(await call('clients.importCandidates', { id }));
+        // A server that uses the app's own variables stays in the app: said, and left out of the default choice.
+        if (names.length === 0) for (const c of candidates.filter((x) => x.clientOnly)) console.log(`Left in ${id}: ${c.name} ${c.clientOnly}.`);
+        const chosen = names.length > 0 ? names : candidates.filter((c) => !c.alreadyImported && !c.clientOnly).map((c) => c.name);
         if (chosen.length === 0) {
           console.log(`${id} has no servers to import.`);
           return 0;

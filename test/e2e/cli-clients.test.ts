@@ -114,6 +114,27 @@ describe('spillway clients', () => {
     expect(await readFile(join(dir, 'config.json'), 'utf8')).toBe(broken);
   });
 
+  it("leaves a server that uses the app's own variables in the app, and says why", async () => {
+    const file = join(home, '.config', 'Code', 'User', 'mcp.json');
+    const vscode = JSON.stringify({
+      servers: {
+        'ws-files': { type: 'stdio', command: 'npx', args: ['-y', '@modelcontextprotocol/server-filesystem', '${workspaceFolder}'] },
+        fetch: { type: 'stdio', command: 'uvx', args: ['mcp-server-fetch'] },
+      },
+    });
+    await mkdir(join(home, '.config', 'Code', 'User'), { recursive: true });
+    await writeFile(file, vscode);
+    const named = await run(['import', 'vscode', 'ws-files', '--replace', '--yes']);
+    expect(named.code).toBe(1);
+    expect(named.err).toContain('ws-files uses ${workspaceFolder}, which only VS Code can fill in; it stays in VS Code. Nothing was changed.');
+    expect(await readFile(file, 'utf8')).toBe(vscode);
+    const all = await run(['import', 'vscode', '--replace', '--yes']);
+    expect(all.code).toBe(0);
+    expect(all.out).toContain('Left in vscode: ws-files uses ${workspaceFolder}, which only VS Code can fill in; it stays in VS Code.');
+    expect(all.out).toContain('Imported: fetch');
+    expect(Object.keys(JSON.parse(await readFile(file, 'utf8')).servers).sort()).toEqual(['spillway', 'ws-files']);
+  });
+
   it('explains an unknown client', async () => {
     const r = await run(['connect', 'notepad', '--yes']);
     expect(r.code).toBe(2);

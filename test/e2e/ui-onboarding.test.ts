@@ -29,6 +29,13 @@ let browser: Browser;
 let client: Client | undefined;
 const claudeFile = () => join(home, '.config', 'Claude', 'claude_desktop_config.json');
 const cursorFile = () => join(home, '.cursor', 'mcp.json');
+const vscodeFile = () => join(home, '.config', 'Code', 'User', 'mcp.json');
+/** A VS Code server that only VS Code can run: it uses the open workspace's folder. */
+const VSCODE = JSON.stringify(
+  { servers: { 'workspace-files': { type: 'stdio', command: NODE, args: [EVERYTHING, '${workspaceFolder}'] } } },
+  null,
+  2,
+);
 
 async function api<T>(method: string, body: unknown = {}): Promise<{ ok: boolean; value?: T; message?: string }> {
   const res = await fetch(`${app.hub.endpoint.origin}/api/${method}`, {
@@ -61,6 +68,8 @@ beforeAll(async () => {
   await writeFile(claudeFile(), JSON.stringify({ mcpServers: { everything: { command: NODE, args: [EVERYTHING, 'stdio'] } } }, null, 2));
   await mkdir(join(home, '.cursor'), { recursive: true });
   await writeFile(cursorFile(), JSON.stringify({ mcpServers: { 'everything-copy': { command: NODE, args: [EVERYTHING, 'stdio'] } } }, null, 2));
+  await mkdir(join(home, '.config', 'Code', 'User'), { recursive: true });
+  await writeFile(vscodeFile(), VSCODE);
 
   const data = join(dir, 'data');
   await mkdir(data, { recursive: true });
@@ -107,6 +116,10 @@ describe('first-run setup in Chromium against the real hub', () => {
     expect(await server.count()).toBe(1);
     expect(await server.isChecked()).toBe(true);
     await welcome.getByText('from Claude Desktop, Cursor').waitFor();
+    // VS Code's server uses ${workspaceFolder}: listed, not offered, and why.
+    const workspace = welcome.getByRole('checkbox', { name: /^workspace-files/ });
+    expect([await workspace.isChecked(), await workspace.isDisabled()]).toEqual([false, true]);
+    await welcome.getByText('Not for Spillway: it uses ${workspaceFolder}, which only VS Code can fill in; it stays in VS Code.').waitFor();
     expect(await welcome.getByRole('checkbox', { name: /Move these servers into Spillway/ }).isChecked()).toBe(true);
     await saveScreenshot(page, 'onboarding-1-choose');
 
@@ -119,6 +132,10 @@ describe('first-run setup in Chromium against the real hub', () => {
     expect(entryText).toContain('bridge');
     expect(await confirm.getByLabel('Entry for Cursor').textContent()).toContain(`127.0.0.1:${app.hub.endpoint.port}/mcp`);
     await confirm.getByText(/Takes out of that file \(Spillway runs them now\): everything\./).waitFor();
+    await confirm
+      .getByLabel('Changes to VS Code')
+      .getByText('Not moved: workspace-files uses ${workspaceFolder}, which only VS Code can fill in; it stays in VS Code.')
+      .waitFor();
     await saveScreenshot(page, 'onboarding-2-confirm');
     // Nothing written before the confirm.
     expect(Object.keys(JSON.parse(await readFile(claudeFile(), 'utf8')).mcpServers)).toEqual(['everything']);
@@ -138,7 +155,8 @@ describe('first-run setup in Chromium against the real hub', () => {
     await page.getByRole('heading', { level: 1, name: 'Activity' }).waitFor();
     const note = page.getByRole('status', { name: 'First call' });
     await note.getByText('Waiting for the first call').waitFor();
-    await note.getByText(/Connected: Claude Desktop, Cursor\./).waitFor();
+    await note.getByText(/Connected: Claude Desktop, Cursor, VS Code\./).waitFor();
+    await note.getByText(/ask your app to do something with one of your tools, naming it \(for example “use everything to …”\)/).waitFor();
     await saveScreenshot(page, 'onboarding-4-activity-waiting');
     expect(clicks).toBeLessThanOrEqual(5);
 
@@ -150,6 +168,10 @@ describe('first-run setup in Chromium against the real hub', () => {
     const cursor = JSON.parse(await readFile(cursorFile(), 'utf8')) as { mcpServers: Record<string, { url?: string }> };
     expect(Object.keys(cursor.mcpServers)).toEqual(['spillway']);
     expect(cursor.mcpServers.spillway.url).toBe(`http://127.0.0.1:${app.hub.endpoint.port}/mcp`);
+    // VS Code is connected, and keeps its own server as written.
+    const vscode = JSON.parse(await readFile(vscodeFile(), 'utf8')) as { servers: Record<string, { args?: string[] }> };
+    expect(Object.keys(vscode.servers).sort()).toEqual(['spillway', 'workspace-files']);
+    expect(vscode.servers['workspace-files'].args).toEqual([EVERYTHING, '${workspaceFolder}']);
 
     // The server runs in Spillway, once.
     await ready;
@@ -163,6 +185,8 @@ describe('first-run setup in Chromium against the real hub', () => {
     );
     const echo = (await client.listTools()).tools.find((t) => t.name.endsWith('echo'));
     expect(echo).toBeTruthy();
+    // Before any call: the app connecting shows as progress.
+    await note.getByText(/^first-caller connected to Spillway \(\d+ tools\)\.$/).waitFor();
     await client.callTool({ name: echo!.name, arguments: { message: 'hello through Spillway' } });
     await note.getByText('The first call came through Spillway').waitFor();
     await page.getByRole('region', { name: 'Live log' }).getByRole('button', { name: /echo/ }).first().waitFor();

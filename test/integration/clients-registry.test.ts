@@ -151,7 +151,7 @@ describe('realistic files: only our entry changes, restore gives back the exact 
     expect(await readFile(file, 'utf8')).toBe('');
   });
 
-  it('the file mode is kept, and a symlinked file is written through the link', async () => {
+  it('the file mode is kept (minus group and others once it holds a token), and a symlinked file is written through the link', async () => {
     const target = join(root, 'dotfiles', 'mcp.json');
     await mkdir(dirname(target), { recursive: true });
     await writeFile(target, await fixture('cursor-mcp.json'));
@@ -163,6 +163,11 @@ describe('realistic files: only our entry changes, restore gives back the exact 
     expect((await lstat(link)).isSymbolicLink()).toBe(true);
     expect(await readlink(link)).toBe(target);
     expect(await readFile(target, 'utf8')).toContain('"spillway"');
+    // It holds Cursor's bearer token now: only its owner may read it.
+    expect((await stat(target)).mode & 0o777).toBe(0o600);
+    // A write that puts no token in keeps the mode the user gave the file.
+    await chmod(target, 0o640);
+    await registry.disconnect('cursor');
     expect((await stat(target)).mode & 0o777).toBe(0o640);
   });
 });

@@ -125,6 +125,27 @@ describe('Clients', () => {
     expect(card('Claude Desktop').getByText('1 other server in its settings')).toBeTruthy();
   });
 
+  it('lists a server that uses the app’s own variables without offering it, and says why; Restore says what it undoes', async () => {
+    const { fake } = await setup((f) =>
+      f.clients.add('vscode', 'VS Code', { servers: { files: 'npx -y server-filesystem ${workspaceFolder}', fetch: 'uvx mcp-server-fetch' } }),
+    );
+    await fireEvent.click(card('VS Code').getByRole('button', { name: 'Import servers' }));
+    const dialog = await screen.findByRole('dialog', { name: 'Import servers from VS Code' });
+    const files = within(dialog).getByRole('checkbox', { name: /^files/ }) as HTMLInputElement;
+    expect([files.checked, files.disabled]).toEqual([false, true]);
+    expect(
+      within(dialog).getByText('Not for Spillway: it uses ${workspaceFolder}, which only VS Code can fill in; it stays in VS Code.'),
+    ).toBeTruthy();
+    await fireEvent.click(within(dialog).getByRole('button', { name: 'Import 1' }));
+    await waitFor(() => expect(screen.queryByRole('dialog')).toBeNull());
+    expect(card('VS Code').getByRole('status').textContent).toContain('Imported 1 server');
+    expect(fake.callsOf('clients.import')).toEqual([{ id: 'vscode', names: ['fetch'], replace: false }]);
+
+    await fireEvent.click(card('VS Code').getByRole('button', { name: 'Restore backup' }));
+    const restore = await screen.findByRole('dialog', { name: "Restore VS Code's settings" });
+    expect(restore.textContent).toContain('goes back to how it was before your last change through Spillway');
+  });
+
   it('stays modal when there is nothing to confirm: focus inside, Tab kept in, Escape closes, wherever the focus is', async () => {
     // Every server of the client runs behind Spillway already: "Import 0" is disabled.
     await setup((f) => f.seedServer('memory', { type: 'stdio', command: 'npx', args: ['-y', '@modelcontextprotocol/server-memory'] } as never));

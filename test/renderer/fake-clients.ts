@@ -129,7 +129,20 @@ export class FakeClients {
         ok: true,
         value: Object.entries(c.servers).map(([name, line]) => {
           const [command, ...args] = line.split(' ');
-          return { name, kind: 'stdio' as const, command, args, alreadyImported: this.#runs(line) };
+          // As the hub: the same command line is the same server; one that uses the app's own variables stays in the app.
+          const variable = /\$\{[^}]*\}/.exec(line)?.[0];
+          const clientOnly = variable
+            ? `uses ${variable}, which only ${c.info.displayName} can fill in; it stays in ${c.info.displayName}`
+            : undefined;
+          return {
+            name,
+            kind: 'stdio' as const,
+            command,
+            args,
+            alreadyImported: this.#runs(line),
+            sameAs: line,
+            ...(clientOnly ? { clientOnly } : {}),
+          };
         }),
       };
     },

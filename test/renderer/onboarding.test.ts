@@ -135,6 +135,19 @@ describe('selection and plan', () => {
   });
 });
 
+describe('the same server', () => {
+  it('is what the hub says is the same (it compares env and headers too): one command line with two accounts is two rows', () => {
+    const alice = { ...cand('memory', false), sameAs: 'k-alice' };
+    const bob = { ...cand('memory', false), sameAs: 'k-bob' };
+    const rows = foundServers([
+      { client: 'claude-code', candidates: [alice] },
+      { client: 'cursor', candidates: [bob] },
+      { client: 'windsurf', candidates: [{ ...alice }] },
+    ]);
+    expect(rows.map((r) => r.in.map((x) => x.client))).toEqual([['claude-code', 'windsurf'], ['cursor']]);
+  });
+});
+
 function info(id: ClientIdName, state: ClientInfo['state']): ClientInfo {
   return {
     id,
@@ -149,7 +162,7 @@ function info(id: ClientIdName, state: ClientInfo['state']): ClientInfo {
   };
 }
 function cand(name: string, alreadyImported: boolean) {
-  return { name, kind: 'stdio' as const, command: 'npx', args: [`@example/${name}`], alreadyImported };
+  return { name, kind: 'stdio' as const, command: 'npx', args: [`@example/${name}`], alreadyImported, sameAs: `npx @example/${name}` };
 }
 
 describe('the setup panel', () => {
@@ -198,7 +211,11 @@ describe('the setup panel', () => {
     expect((within(done).getByRole('progressbar', { name: 'Setup progress' }) as HTMLProgressElement).value).toBe(2);
     expect([...fake.servers.keys()]).toEqual(['memory', 'files']);
     expect(flags.getItem(ONBOARDING_DONE_KEY)).toBe('1');
-    expect(onboarding.summary).toEqual({ connected: ['Claude Desktop', 'Cursor'], hints: ['Quit and reopen Claude Desktop.'] });
+    expect(onboarding.summary).toEqual({
+      connected: ['Claude Desktop', 'Cursor'],
+      hints: ['Quit and reopen Claude Desktop.'],
+      servers: ['memory', 'files'],
+    });
 
     await fireEvent.click(within(done).getByRole('button', { name: 'Open Activity' }));
     expect(ui.finished()).toBe(1);
@@ -219,6 +236,79 @@ describe('the setup panel', () => {
     expect(claude.getByText('Connected')).toBeTruthy();
     expect(claude.queryByRole('alert')).toBeNull();
     expect(onboarding.summary?.connected).toEqual(['Claude Desktop', 'Cursor']);
+  });
+
+  it('leaves a server that uses the app’s own variables in the app, and says why before anything is written', async () => {
+    const fake = fakeHub((f) =>
+      f.clients.add('vscode', 'VS Code', {
+        servers: { 'ws-files': 'npx -y @modelcontextprotocol/server-filesystem ${workspaceFolder}', fetch: 'uvx mcp-server-fetch' },
+      }),
+    );
+    const { onboarding } = await started(fake);
+    renderPanel(onboarding);
+    const panel = screen.getByRole('region', { name: 'Set up Spillway' });
+    const files = within(panel).getByRole('checkbox', { name: /^ws-files/ }) as HTMLInputElement;
+    expect(files.checked).toBe(false);
+    expect(files.disabled).toBe(true);
+    expect(
+      within(panel).getByText('Not for Spillway: it uses ${workspaceFolder}, which only VS Code can fill in; it stays in VS Code.'),
+    ).toBeTruthy();
+    expect(onboarding.plan.find((s) => s.client === 'vscode')).toEqual({
+      client: 'vscode',
+      names: ['fetch'],
+      replace: true,
+      connect: false,
+      writesFile: true,
+    });
+
+    await fireEvent.click(within(panel).getByRole('button', { name: 'Review changes' }));
+    const confirm = await screen.findByRole('region', { name: 'Check the changes' });
+    const vscode = within(within(confirm).getByRole('listitem', { name: 'Changes to VS Code' }));
+    expect(vscode.getByText('Not moved: ws-files uses ${workspaceFolder}, which only VS Code can fill in; it stays in VS Code.')).toBeTruthy();
+    await fireEvent.click(within(confirm).getByRole('button', { name: 'Connect and import' }));
+    await screen.findByRole('region', { name: 'Setup finished' });
+    expect(fake.callsOf('clients.import')).toContainEqual({ id: 'vscode', names: ['fetch'], replace: true });
+    expect(fake.clients.byId.get('vscode')!.servers).toEqual({ 'ws-files': 'npx -y @modelcontextprotocol/server-filesystem ${workspaceFolder}' });
+  });
+
+  it('does not offer Connect when every change was refused in the preview, and says why', async () => {
+    const fake = new FakeBackend();
+    fake.clients.add('cursor', 'Cursor');
+    fake.clients.add('windsurf', 'Windsurf');
+    fake.settings = { ...fake.settings, port: 0 };
+    const { onboarding, flags } = await started(fake);
+    renderPanel(onboarding);
+    await fireEvent.click(screen.getByRole('button', { name: 'Review changes' }));
+    const confirm = await screen.findByRole('region', { name: 'Check the changes' });
+    expect(
+      within(confirm)
+        .getAllByRole('alert')
+        .map((a) => a.textContent),
+    ).toEqual([expect.stringContaining('port 0'), expect.stringContaining('port 0')]);
+    expect((within(confirm).getByRole('button', { name: 'Connect and import' }) as HTMLButtonElement).disabled).toBe(true);
+    expect(within(confirm).getByText(/None of these changes can be made right now.*press Back and Review changes again/)).toBeTruthy();
+    await onboarding.run();
+    expect(fake.callsOf('clients.connect')).toEqual([]);
+    expect(flags.getItem(ONBOARDING_DONE_KEY)).toBeNull();
+  });
+
+  it('when every step fails, says nothing was connected and what to do, and comes back next time', async () => {
+    const fake = new FakeBackend();
+    fake.clients.add('windsurf', 'Windsurf');
+    const { onboarding, flags } = await started(fake);
+    renderPanel(onboarding);
+    await fireEvent.click(screen.getByRole('button', { name: 'Review changes' }));
+    fake.failNext('clients.connect', { code: 'invalid', message: 'mcp_config.json is not valid JSON; it was left as it is' });
+    await fireEvent.click(await screen.findByRole('button', { name: 'Connect and import' }));
+    const done = await screen.findByRole('region', { name: 'Nothing was connected' });
+    expect(within(done).getByText('Failed')).toBeTruthy();
+    expect(
+      within(done).getByText(/Nothing was connected\. Fix the problem shown under each app, then open Clients and press Set up again/),
+    ).toBeTruthy();
+    expect(within(done).queryByRole('button', { name: 'Open Activity' })).toBeNull();
+    expect(flags.getItem(ONBOARDING_DONE_KEY)).toBeNull();
+    expect(onboarding.summary).toBeUndefined();
+    expect((await started(fake, flags)).onboarding.phase).toBe('choose');
   });
 
   it('Skip and Escape close it without writing; "don’t show again" decides whether it comes back', async () => {
@@ -254,12 +344,22 @@ describe('Activity after setup', () => {
       log,
       spill: new SpillPreviewState(fake),
       testHeight: 600,
-      setup: { connected: ['Claude Desktop'], hints: ['Quit and reopen Claude Desktop.'] },
+      setup: { connected: ['Claude Desktop'], hints: ['Quit and reopen Claude Desktop.'], servers: ['everything'] },
     });
     const note = await screen.findByRole('status', { name: 'First call' });
     await waitFor(() => expect(note.textContent).toContain('Waiting for the first call'));
     expect(note.textContent).toContain('Connected: Claude Desktop.');
     expect(note.textContent).toContain('Quit and reopen Claude Desktop.');
+    // A request that runs a tool: asking an app to list its tools calls none.
+    expect(note.textContent).toContain('ask your app to do something with one of your tools, naming it (for example “use everything to …”)');
+    expect(note.textContent).not.toMatch(/list the tools you have/);
+
+    // Progress before the first call: the app connecting.
+    fake.emit({ type: 'catalog.changed', level: 'info', tools: 18, resources: 0, prompts: 0 });
+    fake.emit({ type: 'session.opened', level: 'info', session: 's1', client: 'claude-ai', transport: 'bridge' });
+    await waitFor(() =>
+      expect(screen.getByRole('status', { name: 'First call' }).textContent).toContain('claude-ai connected to Spillway (18 tools).'),
+    );
 
     fake.emit({
       type: 'call.finished',

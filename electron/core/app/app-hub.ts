@@ -19,6 +19,7 @@ import type { AppPaths } from '../files/app-paths.js';
 import { HUB_IDENTITY_PATH, hubProof, loadOrCreateHubId } from '../files/hub-identity.js';
 import { appRoot, appVersion } from '../files/version.js';
 import { Hub, type HubOptions } from '../hub.js';
+import { resolveServerSecrets } from '../secrets/server-secret-refs.js';
 import { recordStartFailure } from './hub-record.js';
 
 export interface AppHubOptions {
@@ -121,6 +122,7 @@ export async function createAppHub(options: AppHubOptions): Promise<AppHub> {
         upstreamConfigs: () => hub.config.servers,
         addUpstream: (req) => parts.control.addUpstream(req),
         lastSeen: (id) => seen.get(id),
+        resolveSecrets: (id, cfg) => resolveServerSecrets(hub.secretStore, id, cfg),
       },
     });
   };

@@ -16,7 +16,8 @@ export interface BackupOptions {
   keep?: number;
 }
 
-export type WriteReason = 'connect' | 'disconnect' | 'replace' | 'restore' | 'edit';
+/** Why Spillway wrote: 'repair' is its own update of a stale entry, which Restore does not count as a change to undo. */
+export type WriteReason = 'connect' | 'disconnect' | 'replace' | 'repair' | 'restore' | 'edit';
 
 export interface BackupRecord {
   /** Sequence number: later writes have larger ones. */

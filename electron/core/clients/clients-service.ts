@@ -5,18 +5,23 @@
  * drift repair. The same service runs inside the hub and, for the CLI when no hub runs, over the files.
  */
 import type { ServerConfig, ServerConfigInput } from '../../../shared/config.js';
+import { createHash, randomBytes } from 'node:crypto';
 import type { ClientIdName, ClientInfo } from '../../../shared/api-clients.js';
-import { splitUrlSecrets } from '../secrets/url-secrets.js';
 import type { ClientTokens } from './client-tokens.js';
 import { entryTextIn } from './client-config.js';
+import { clientOnlyReason } from './client-variables.js';
 import { ForeignEntryError } from './config-errors.js';
 import { madeBySpillway, UnstableEndpointError, writtenFrom, type HubEndpoint } from './entry-owner.js';
 import { maskedCandidate, maskedEntryText } from './masked-entries.js';
-import { importKey, type ClientRegistry } from './registry.js';
+import type { ClientRegistry } from './registry.js';
 import { decodeConfigText, readSnapshot } from './safe-write.js';
+import { candidateIdentity, configIdentity } from './same-server.js';
 import { SPILLWAY_ENTRY_NAME, type ImportCandidate, type SpillwayEntry } from './types.js';
 
-/** An import named servers the client's file does not have (the control API answers `invalid`, field `names`). */
+/**
+ * An import named servers Spillway cannot take: ones the client's file does not have, or ones that use
+ * a variable only the app fills in (the control API answers `invalid`, field `names`).
+ */
 export class UnknownImportError extends Error {
   override readonly name = 'UnknownImportError';
 }
@@ -35,6 +40,12 @@ export interface ClientsHost {
   addUpstream(req: { name: string; config: ServerConfigInput }): Promise<{ id: string }>;
   /** When a client was last seen talking to the hub. */
   lastSeen(clientId: string): string | undefined;
+  /**
+   * The upstream's config with its secret-store references replaced by their values, so servers are told
+   * apart by their env and headers. Absent (the CLI with no hub running): references are compared as
+   * they are, and match no client's value.
+   */
+  resolveSecrets?(id: string, cfg: ServerConfig): Promise<ServerConfig>;
 }
 
 export interface ClientsServiceOptions {
@@ -47,25 +58,35 @@ export interface ClientsServiceOptions {
   dataDir: string;
 }
 
-/**
- * Whether an upstream and a client's server are the same: command + args, or the address. An imported
- * address keeps its credentials in the secret store (`api_key=<ref>` in config.json), so addresses are
- * compared with their credential parameters as references.
- */
-function configKey(cfg: ServerConfig): string {
-  return cfg.type === 'stdio' ? ['stdio', cfg.command, ...cfg.args].join('\u0000') : `url\u0000${splitUrlSecrets(cfg.url).url}`;
-}
-
-function candidateKey(c: ImportCandidate): string {
-  return c.kind === 'stdio' ? importKey(c) : `url\u0000${splitUrlSecrets(c.url).url}`;
-}
-
 function candidateConfig(c: ImportCandidate): ServerConfigInput {
   return c.kind === 'stdio' ? { type: 'stdio', command: c.command, args: c.args, env: c.env } : { type: c.kind, url: c.url, headers: c.headers };
 }
 
 export class ClientsService {
+  /** Salts the opaque `sameAs` keys the import list carries: they are built from secret values. */
+  readonly #salt = randomBytes(16);
+
   constructor(private readonly o: ClientsServiceOptions) {}
+
+  /** What every upstream is, as compared with a client's servers (secrets resolved where the host can). */
+  async #running(): Promise<Set<string>> {
+    const have = new Set<string>();
+    for (const [id, cfg] of Object.entries(this.o.host.upstreamConfigs())) {
+      let resolved = cfg;
+      try {
+        if (this.o.host.resolveSecrets) resolved = await this.o.host.resolveSecrets(id, cfg);
+      } catch {
+        // A value missing from the store: compared as its reference, it matches no client's server.
+      }
+      have.add(configIdentity(resolved));
+    }
+    return have;
+  }
+
+  /** An opaque key equal for the same server in any client's file; no secret can be read back from it. */
+  #sameAs(c: ImportCandidate): string {
+    return createHash('sha256').update(this.#salt).update(candidateIdentity(c)).digest('base64url').slice(0, 22);
+  }
 
   /**
    * The entry Spillway wants in this client's file. To be written (`create`): the client's token is made,
@@ -174,13 +195,19 @@ export class ClientsService {
 
   /** The client's servers for the import dialog, credentials masked (import itself reads the real ones from the file). */
   async importCandidates(id: ClientIdName) {
-    const have = new Set(Object.values(this.o.host.upstreamConfigs()).map(configKey));
-    return (await this.o.registry.importCandidates(id)).map((c) => ({
-      name: c.name,
-      kind: c.kind,
-      ...maskedCandidate(c),
-      alreadyImported: have.has(candidateKey(c)),
-    }));
+    const have = await this.#running();
+    const app = this.o.registry.definition(id).displayName;
+    return (await this.o.registry.importCandidates(id)).map((c) => {
+      const clientOnly = clientOnlyReason(c, app);
+      return {
+        name: c.name,
+        kind: c.kind,
+        ...maskedCandidate(c),
+        alreadyImported: have.has(candidateIdentity(c)),
+        sameAs: this.#sameAs(c),
+        ...(clientOnly ? { clientOnly } : {}),
+      };
+    });
   }
 
   /** Adds the chosen servers as upstreams (deduplicated, env kept); with `replace`, the client's file then runs them through Spillway. */
@@ -188,26 +215,35 @@ export class ClientsService {
     const candidates = await this.o.registry.importCandidates(id);
     const unknown = names.filter((n) => !candidates.some((c) => c.name === n));
     if (unknown.length > 0) throw new UnknownImportError(`Not a server of ${id}: ${unknown.join(', ')}`);
+    // A server that uses the app's own variables would run with them as literal text: it stays in the app,
+    // and its entry is never taken out of the app's file.
+    const app = this.o.registry.definition(id).displayName;
+    const appOnly = candidates.flatMap((c) => {
+      const reason = names.includes(c.name) ? clientOnlyReason(c, app) : undefined;
+      return reason ? [`${c.name} ${reason}`] : [];
+    });
+    if (appOnly.length > 0) throw new UnknownImportError(`Spillway cannot run this from ${app}: ${appOnly.join('; ')}. Nothing was changed.`);
     // Asked first: an entry that cannot be written (a port that would not last, a "spillway" server that is
     // the user's own) refuses before anything is added.
     const entry = replace ? await this.desired(id) : undefined;
     if (entry) await this.#assertNotTaken(id);
-    const have = new Set(Object.values(this.o.host.upstreamConfigs()).map(configKey));
+    const have = await this.#running();
     const imported: string[] = [];
     const skipped: string[] = [];
     for (const c of candidates.filter((x) => names.includes(x.name))) {
-      if (have.has(candidateKey(c))) {
+      if (have.has(candidateIdentity(c))) {
         skipped.push(c.name);
         continue;
       }
       const { id: serverId } = await this.o.host.addUpstream({ name: c.name, config: candidateConfig(c) });
-      have.add(candidateKey(c));
+      have.add(candidateIdentity(c));
       imported.push(serverId);
     }
     const change = entry ? this.#change(await this.o.registry.replaceWithSpillway(id, names, entry)) : undefined;
     return { imported, skipped, ...(change ? { change } : {}) };
   }
 
+  /** Undoes the user's last change to the client's file (Spillway's own repairs since then are undone with it). */
   async restore(id: ClientIdName) {
     const r = await this.o.registry.restore(id);
     return { file: r.file, deleted: r.deleted };
@@ -227,7 +263,8 @@ export class ClientsService {
       if (!writtenFrom(info.entry, { dataDir: this.o.dataDir, clientToken: this.o.tokens.get(info.id) })) continue;
       if (desired.get(info.id)?.kind === 'http' && !lasting) continue;
       try {
-        const r = await this.connect(info.id);
+        // Its backup is labelled 'repair': Restore skips it and undoes the user's last change instead.
+        const r = this.#change(await this.o.registry.connect(info.id, await this.desired(info.id), 'repair'));
         out.push({ id: info.id, repaired: r.changed, ...(r.restartHint ? { restartHint: r.restartHint } : {}) });
       } catch (err) {
         out.push({ id: info.id, repaired: false, error: (err as Error).message });

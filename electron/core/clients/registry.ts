@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { listBackups, type BackupOptions, type BackupRecord } from './backup-store.js';
+import { listBackups, type BackupOptions, type BackupRecord, type WriteReason } from './backup-store.js';
 import { claudeCode } from './claude-code.js';
 import { claudeDesktop } from './claude-desktop.js';
 import { cline } from './cline.js';
@@ -20,6 +20,7 @@ import { cursor } from './cursor.js';
 import { geminiCli } from './gemini-cli.js';
 import { lmStudio } from './lm-studio.js';
 import { listDirOnDisk, type ListDir } from './os-paths.js';
+import { candidateIdentity } from './same-server.js';
 import { decodeConfigText, editConfigFile, readSnapshot, restoreLatestBackup, type RestoreOutcome } from './safe-write.js';
 import {
   CLIENT_IDS,
@@ -120,7 +121,8 @@ export interface ClientRegistry {
   readServers(id: ClientId): Promise<ServerSpec[]>;
   state(id: ClientId, desired: SpillwayEntry): Promise<EntryState>;
   consent(id: ClientId, entry: SpillwayEntry, replace?: readonly string[]): Promise<ConsentPreview>;
-  connect(id: ClientId, entry: SpillwayEntry): Promise<ChangeOutcome>;
+  /** Writes Spillway's entry; `reason` 'repair' when Spillway updates it by itself (Restore skips those backups). */
+  connect(id: ClientId, entry: SpillwayEntry, reason?: 'connect' | 'repair'): Promise<ChangeOutcome>;
   disconnect(id: ClientId): Promise<ChangeOutcome>;
   importCandidates(id: ClientId): Promise<ImportCandidate[]>;
   replaceWithSpillway(id: ClientId, names: readonly string[], entry: SpillwayEntry): Promise<ChangeOutcome>;
@@ -128,9 +130,9 @@ export interface ClientRegistry {
   backups(id: ClientId): Promise<BackupRecord[]>;
 }
 
-/** The key Spillway deduplicates imported servers by: command + args, or URL. */
+/** The key Spillway deduplicates imported servers by: command, args and env, or URL and headers. */
 export function importKey(candidate: ImportCandidate): string {
-  return candidate.kind === 'stdio' ? ['stdio', candidate.command, ...candidate.args].join('\u0000') : `url\u0000${candidate.url}`;
+  return candidateIdentity(candidate);
 }
 
 /** A client's server as something Spillway can run as an upstream; undefined when it is not one. */
@@ -212,15 +214,18 @@ export function createClientRegistry(options: ClientRegistryOptions): ClientRegi
     if (!def.kinds.includes(entry.kind)) throw new UnsupportedEntryError(def.displayName, entry.kind);
   }
 
-  /** Applies `edit` to `configPath` (the file Spillway writes, unless another file holds the entry to remove). */
+  /**
+   * Applies `edit` to `configPath` (the file Spillway writes, unless another file holds the entry to remove).
+   * `entry`: the entry it writes; an HTTP one carries the client's bearer token, so the file becomes the owner's only.
+   */
   async function write(
     id: ClientId,
     edit: (text: string, file: string) => { text: string; rewritten: boolean },
-    reason: 'connect' | 'disconnect' | 'replace',
-    configPath?: string,
+    reason: Extract<WriteReason, 'connect' | 'disconnect' | 'replace' | 'repair'>,
+    where: { configPath?: string; entry?: SpillwayEntry } = {},
   ): Promise<ChangeOutcome> {
     const def = definition(id);
-    configPath ??= (await detectClient(def, os, listDir)).configPath;
+    const configPath = where.configPath ?? (await detectClient(def, os, listDir)).configPath;
     let rewritten = false;
     const outcome = await editConfigFile(
       configPath,
@@ -229,7 +234,7 @@ export function createClientRegistry(options: ClientRegistryOptions): ClientRegi
         rewritten = r.rewritten;
         return r.text;
       },
-      { backups: backupsOf(id), reason },
+      { backups: backupsOf(id), reason, holdsSecret: where.entry?.kind === 'http' },
     );
     return {
       client: id,
@@ -293,10 +298,10 @@ export function createClientRegistry(options: ClientRegistryOptions): ClientRegi
         restartRequired: def.restartRequired,
       };
     },
-    async connect(id, entry) {
+    async connect(id, entry, reason = 'connect') {
       const def = definition(id);
       assertKind(def, entry);
-      return write(id, (text, file) => applyConnect(def, text, file, entry), 'connect');
+      return write(id, (text, file) => applyConnect(def, text, file, entry), reason, { entry });
     },
     async disconnect(id) {
       const def = definition(id);
@@ -309,9 +314,9 @@ export function createClientRegistry(options: ClientRegistryOptions): ClientRegi
         const { text } = decodeConfigText((await readSnapshot(f.path)).bytes, f.path);
         if (remove(text, f.path).text !== text) holding.push(f.path);
       }
-      if (holding.length === 0) return write(id, remove, 'disconnect', detection.configPath);
+      if (holding.length === 0) return write(id, remove, 'disconnect', { configPath: detection.configPath });
       const outcomes: ChangeOutcome[] = [];
-      for (const file of holding) outcomes.push(await write(id, remove, 'disconnect', file));
+      for (const file of holding) outcomes.push(await write(id, remove, 'disconnect', { configPath: file }));
       return outcomes.find((o) => o.changed) ?? outcomes[0];
     },
     async importCandidates(id) {
@@ -338,6 +343,7 @@ export function createClientRegistry(options: ClientRegistryOptions): ClientRegi
           return applyConnect(def, text, file, entry, names);
         },
         'replace',
+        { entry },
       );
     },
     async restore(id) {

@@ -108,7 +108,16 @@ async function assertWritable(snapshot: FileSnapshot): Promise<void> {
   }
 }
 
-async function writeTemp(snapshot: FileSnapshot, bytes: Buffer): Promise<string> {
+/**
+ * The mode the written file gets: the file's own (umask must not change the user's mode), minus group and
+ * others' bits when it now holds a bearer token. A new file is owner-only either way.
+ */
+function modeFor(snapshot: FileSnapshot, holdsSecret: boolean): number {
+  if (snapshot.mode === null) return 0o600;
+  return holdsSecret ? snapshot.mode & 0o700 : snapshot.mode;
+}
+
+async function writeTemp(snapshot: FileSnapshot, bytes: Buffer, holdsSecret: boolean): Promise<string> {
   const dir = dirname(snapshot.realPath);
   try {
     await mkdir(dir, { recursive: true });
@@ -118,11 +127,11 @@ async function writeTemp(snapshot: FileSnapshot, bytes: Buffer): Promise<string>
   }
   const tmp = join(dir, `.${basename(snapshot.realPath)}.spillway-${randomBytes(6).toString('hex')}.tmp`);
   try {
-    // A new file is owner-only: it holds a bearer token.
-    const fh = await open(tmp, 'wx', snapshot.mode ?? 0o600);
+    const mode = modeFor(snapshot, holdsSecret);
+    const fh = await open(tmp, 'wx', mode);
     try {
       await fh.writeFile(bytes);
-      if (snapshot.mode !== null) await fh.chmod(snapshot.mode); // umask must not change the user's mode
+      if (snapshot.mode !== null) await fh.chmod(mode);
       await fh.sync();
     } finally {
       await fh.close();
@@ -152,9 +161,15 @@ async function renameOver(tmp: string, target: string): Promise<void> {
  * Replaces the file's bytes (null: deletes it) with a backup first, unless it changed since
  * `snapshot` was read: then returns 'changed' and leaves everything as it was.
  */
-async function commit(snapshot: FileSnapshot, next: Buffer | null, backups: BackupOptions, reason: WriteReason): Promise<BackupRecord | 'changed'> {
+async function commit(
+  snapshot: FileSnapshot,
+  next: Buffer | null,
+  backups: BackupOptions,
+  reason: WriteReason,
+  holdsSecret = false,
+): Promise<BackupRecord | 'changed'> {
   await assertWritable(snapshot);
-  const tmp = next === null ? null : await writeTemp(snapshot, next);
+  const tmp = next === null ? null : await writeTemp(snapshot, next, holdsSecret);
   const dropTemp = async () => {
     if (tmp) await rm(tmp, { force: true });
   };
@@ -208,6 +223,8 @@ export interface EditOutcome {
 export interface EditOptions {
   backups: BackupOptions;
   reason: WriteReason;
+  /** The new text holds a bearer token: on POSIX the file loses group and others' access (0644 → 0600). */
+  holdsSecret?: boolean;
   /** Re-applications allowed when the file keeps changing under us. */
   maxRetries?: number;
 }
@@ -224,7 +241,7 @@ export async function editConfigFile(path: string, edit: (text: string) => strin
     const nextText = edit(text);
     // Same text: nothing to write (and a missing file is never created empty).
     if (nextText === text) return { file: snapshot.realPath, changed: false, text, retries };
-    const result = await commit(snapshot, encodeConfigText(nextText, bom), options.backups, options.reason);
+    const result = await commit(snapshot, encodeConfigText(nextText, bom), options.backups, options.reason, options.holdsSecret);
     if (result !== 'changed') return { file: snapshot.realPath, changed: true, backup: result, text: nextText, retries };
   }
   throw new ConfigBusyError(path);
@@ -241,13 +258,15 @@ export interface RestoreOutcome {
 }
 
 /**
- * Undoes the latest write not yet undone: the file gets back its exact previous bytes, or is
- * deleted when it did not exist. The bytes it had are backed up first, so a restore is never a loss;
- * successive restores go further back.
+ * Undoes the latest change the user made through Spillway, not yet undone: the file gets back its exact
+ * bytes from before it, or is deleted when it did not exist. Spillway's own repairs (a new port or path
+ * written into its entry) are not such a change: restoring goes back past them, so "undo setup" still
+ * undoes setup after the hub moved to another port. The bytes the file had are backed up first, so a
+ * restore is never a loss; successive restores go further back.
  */
 export async function restoreLatestBackup(backups: BackupOptions, client: string): Promise<RestoreOutcome> {
   const records = await listBackups(backups.dir);
-  const target = records.find((r) => !r.undone && r.reason !== 'restore');
+  const target = records.find((r) => !r.undone && r.reason !== 'restore' && r.reason !== 'repair');
   if (!target) throw new NoBackupError(client);
   const previous = await backupBytes(backups.dir, target);
   for (let attempt = 0; attempt <= 5; attempt++) {

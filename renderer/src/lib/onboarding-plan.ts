@@ -8,7 +8,7 @@ import type { Res } from './api.js';
 
 export type ImportCandidate = Res<'clients.importCandidates'>[number];
 
-/** One distinct server found in the user's clients (same command + args, or the same URL). */
+/** One distinct server found in the user's clients (the same command, args and env, or the same URL and headers). */
 export interface FoundServer {
   key: string;
   name: string;
@@ -19,6 +19,8 @@ export interface FoundServer {
   in: Array<{ client: ClientIdName; name: string }>;
   /** Spillway already runs it: nothing to import, but the client can still reach it through Spillway. */
   alreadyImported: boolean;
+  /** Why it stays in its app (it uses a variable only the app fills in): never imported, never moved. */
+  clientOnly?: string;
 }
 
 /** The calls for one client, run in order: `import` (which also connects when `replace`), then `connect`. */
@@ -33,8 +35,9 @@ export interface ClientStep {
   writesFile: boolean;
 }
 
+/** The hub's key for "the same server": it compares env and headers too, which the window never sees. */
 export function serverKey(c: ImportCandidate): string {
-  return c.kind === 'stdio' ? ['stdio', c.command ?? '', ...(c.args ?? [])].join('\u0000') : `${c.kind}\u0000${c.url ?? ''}`;
+  return c.sameAs;
 }
 
 /** The clients' servers, one row per distinct server, in the order the clients list them. */
@@ -56,6 +59,7 @@ export function foundServers(candidates: ReadonlyArray<{ client: ClientIdName; c
         source: c.url ?? [c.command ?? '', ...(c.args ?? [])].join(' '),
         in: [{ client, name: c.name }],
         alreadyImported: c.alreadyImported,
+        ...(c.clientOnly ? { clientOnly: c.clientOnly } : {}),
       });
     }
   }
@@ -82,8 +86,9 @@ export function planSetup(
   for (const c of clients) {
     const connecting = canConnect(c) && picked.clients.has(c.id);
     const connected = connecting || c.state === 'current';
-    const mine = servers.filter((s) => s.in.some((x) => x.client === c.id));
     const nameIn = (s: FoundServer) => s.in.find((x) => x.client === c.id)!.name;
+    // A server that uses the app's own variables is neither imported nor moved: it stays in the app.
+    const mine = servers.filter((s) => !s.clientOnly && s.in.some((x) => x.client === c.id));
     const toImport = mine.filter((s) => picked.servers.has(s.key) && !s.alreadyImported && !assigned.has(s.key));
     for (const s of toImport) assigned.add(s.key);
 

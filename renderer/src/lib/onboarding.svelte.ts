@@ -39,6 +39,8 @@ export interface StepResult {
 export interface SetupSummary {
   connected: string[];
   hints: string[];
+  /** The servers setup put in Spillway, to suggest a first call that uses one. */
+  servers: string[];
 }
 
 /** `list` with `item` added (once) or removed. */
@@ -107,6 +109,26 @@ export class OnboardingState {
   get summary(): SetupSummary | undefined {
     return this.#summary;
   }
+  /** After the run: whether any step worked (setup is remembered as done only then). */
+  get anySucceeded(): boolean {
+    return this.#results.some((r) => r.status === 'ok');
+  }
+  /**
+   * Why Connect cannot be pressed: every change to a file was refused in the preview (a hub on port 0,
+   * unreadable files), so running would only fail again. Undefined when there is something to do.
+   */
+  get blocked(): string | undefined {
+    const p = this.#previews;
+    if (p.length === 0 || !p.every((x) => x.error)) return undefined;
+    return 'None of these changes can be made right now (the reason is under each app). Fix that first, then press Back and Review changes again.';
+  }
+  /** The servers of this client that stay in it, with the reason (they use a variable only the app fills in). */
+  keptIn(id: string): Array<{ name: string; reason: string }> {
+    return this.#servers.flatMap((s) => {
+      const here = s.in.find((x) => x.client === id);
+      return s.clientOnly && here ? [{ name: here.name, reason: s.clientOnly }] : [];
+    });
+  }
   /** The calls the current choice leads to. */
   get plan(): ClientStep[] {
     return planSetup(this.#clients, this.#servers, choice(this.#pickedClients, this.#pickedServers, this.replace));
@@ -165,9 +187,10 @@ export class OnboardingState {
     );
     this.#clients = installed;
     this.#servers = foundServers(found);
-    // Everything sensible is picked: each client that can be connected, each server not yet in Spillway.
+    // Everything sensible is picked: each client that can be connected, each server not yet in Spillway
+    // that Spillway can run.
     this.#pickedClients = installed.filter(canConnect).map((c) => c.id);
-    this.#pickedServers = this.#servers.filter((s) => !s.alreadyImported).map((s) => s.key);
+    this.#pickedServers = this.#servers.filter((s) => !s.alreadyImported && !s.clientOnly).map((s) => s.key);
     this.#phase = 'choose';
     return true;
   }
@@ -201,8 +224,12 @@ export class OnboardingState {
     this.#phase = 'choose';
   }
 
-  /** Runs the steps one client at a time; a failure stays on its client and the others go on. */
+  /**
+   * Runs the steps one client at a time; a failure stays on its client and the others go on. Setup is
+   * remembered as done only when a step worked: when all failed it comes back at the next start.
+   */
   async run(): Promise<void> {
+    if (this.blocked) return;
     const steps = this.#previews.map((p) => p.step);
     this.#results = steps.map((s) => ({ client: this.#info(s.client), status: 'waiting', imported: [], skipped: [] }));
     this.#phase = 'running';
@@ -211,11 +238,14 @@ export class OnboardingState {
       this.#update(i, await this.#runStep(steps[i]));
     }
     const ok = this.#results.filter((r) => r.status === 'ok' && r.file !== undefined);
-    this.#summary = {
-      connected: ok.map((r) => r.client.displayName),
-      hints: ok.flatMap((r) => (r.restartHint ? [r.restartHint] : [])),
-    };
-    this.#flag();
+    this.#summary = this.anySucceeded
+      ? {
+          connected: ok.map((r) => r.client.displayName),
+          hints: ok.flatMap((r) => (r.restartHint ? [r.restartHint] : [])),
+          servers: this.#results.flatMap((r) => r.imported).filter((s, i, all) => all.indexOf(s) === i),
+        }
+      : undefined;
+    if (this.anySucceeded) this.#flag();
     this.#phase = 'done';
   }
 
@@ -250,7 +280,7 @@ export class OnboardingState {
     this.#phase = 'hidden';
   }
 
-  /** Closes the results (setup already remembered it ran). */
+  /** Closes the results (remembered as done when a step worked). */
   close(): void {
     this.#phase = 'hidden';
   }
