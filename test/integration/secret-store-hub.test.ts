@@ -98,6 +98,29 @@ describe('the secret store through a real hub', () => {
     expect(await app.hub.secretStore.get(id, 'env:GITHUB_PAT')).toBeUndefined();
   });
 
+  it('keeps secret arguments out of config.json too (a key after its option, a password in an address); the child gets them', async () => {
+    const app = await start({ version: 1, servers: {} });
+    const key = 'sk-proj-AbCdEf0123456789XyZ_argkey';
+    const url = 'postgres://alice:pw-Arg5ecret@db.example.com/x';
+    const args = [fixture('env-echo-server.mjs'), '--echo', 'NONE', '--', '--api-key', key, url, `--token=${PAT}`, '--verbose', '/home/alice/notes'];
+    const { id } = await app.control.addUpstream({ id: 'db', config: { type: 'stdio', command: NODE, args, env: {} } });
+    const text = await onDisk();
+    for (const secret of [key, 'pw-Arg5ecret', PAT]) expect(text).not.toContain(secret);
+    const saved = JSON.parse(text).servers.db;
+    expect(saved.args).toEqual([
+      ...args.slice(0, 5),
+      '${SPILLWAY_SECRET_ARG_1}',
+      '${SPILLWAY_SECRET_ARG_2}',
+      '${SPILLWAY_SECRET_ARG_3}',
+      '--verbose',
+      '/home/alice/notes',
+    ]);
+    await ready(app, id);
+    await expect.poll(() => childSaw(app, id)).toContain('env-echo-server: ready');
+    for (const arg of ['--api-key', key, url, `--token=${PAT}`, '--verbose', '/home/alice/notes'])
+      expect(childSaw(app, id)).toContain(`env-echo-server: arg ${arg}\n`.trimEnd());
+  });
+
   it('moves the plain values of an older config.json into the store at start, a backup kept', async () => {
     const plain = {
       version: 1,

@@ -238,3 +238,13 @@ describe('remote entries', () => {
     expect(fill(remote, {}).inputs.problems).toEqual([{ key: 'var:tenant', message: 'tenant is required' }]);
   });
 });
+
+describe('secret inputs an entry does not mark', () => {
+  it('asks for an argument named like a secret in a password field (mongodb --apiClientSecret), and keeps the rest plain', () => {
+    const fields = planOption(option('io.github.mongodb-js__mongodb-mcp-server@2.1.0', 'package'), { kind: 'preview' }).inputs.fields;
+    const byLabel = (label: string) => fields.find((f) => f.label === label);
+    expect(byLabel('--apiClientSecret')).toMatchObject({ secret: true });
+    expect(byLabel('--apiClientId')).toMatchObject({ secret: false });
+    expect(byLabel('--dryRun')?.secret).toBe(false);
+  });
+});

@@ -162,6 +162,17 @@ function redactValue(value: unknown, depth: number, values: ValueMask | undefine
   return out;
 }
 
+/**
+ * Whether a command-line word holds a secret, as lists and logs would mask it: the value of a secret
+ * option (the word itself, `--api-key=…`, or the word after `--api-key`), a password in an address, a
+ * credential of a well-known shape, `NAME_TOKEN=…`. A `${NAME}` reference is not a secret.
+ */
+export function secretWordAt(args: readonly string[], i: number): boolean {
+  const word = args[i];
+  if (word === undefined || word === '' || /^\$\{[A-Za-z_][A-Za-z0-9_]*\}$/.test(word)) return false;
+  return optionValue(args, i) || redactText(word) !== word;
+}
+
 /** Whether an array's item is the value of a secret option in the item before (`["--api-key", "sk-…"]`). */
 function optionValue(list: readonly unknown[], i: number): boolean {
   const item = list[i];

@@ -7,6 +7,7 @@
  */
 import type { RegistryFormField } from '../../../shared/api-registry.js';
 import type { Argument, Input, InputWithVariables, KeyValueInput } from './server-json.js';
+import { isSensitiveKey } from '../log/redact.js';
 
 type Group = RegistryFormField['group'];
 
@@ -50,7 +51,7 @@ export class EntryInputs {
     for (const value of values) {
       const problem = checkValue(value, input);
       if (problem) this.problems.push({ key, message: `${label}: ${problem}` });
-      if (input.isSecret) this.secretValues.add(value);
+      if (isSecretInput(input, label)) this.secretValues.add(value);
     }
     return values;
   }
@@ -134,7 +135,7 @@ function formField(key: string, label: string, input: Input, group: Group, repea
     ...(input.description ? { description: input.description } : {}),
     group,
     required: input.isRequired === true,
-    secret: input.isSecret === true,
+    secret: isSecretInput(input, label),
     input: choices ? 'select' : format === 'string' ? 'text' : format,
     ...(choices ? { choices } : {}),
     ...(input.default !== undefined ? { default: input.default } : {}),
@@ -142,6 +143,12 @@ function formField(key: string, label: string, input: Input, group: Group, repea
     ...(repeated ? { repeated: true } : {}),
   };
 }
+
+/**
+ * Whether an input's value is a secret: the entry says so, or its name does (`--apiClientSecret`,
+ * `GITHUB_TOKEN`), as lists and logs judge names: entries often leave isSecret out.
+ */
+const isSecretInput = (input: Input, label: string) => input.isSecret === true || isSensitiveKey(label);
 
 /** Why a value does not fit its input, or undefined. Numbers are decimals, booleans `true`/`false` (the schema's rule). */
 export function checkValue(value: string, input: Input): string | undefined {

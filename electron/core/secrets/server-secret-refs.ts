@@ -6,6 +6,8 @@
  * `url:<parameter>` under the server's id.
  */
 import { SECRET_REF, type Config, type ServerConfig } from '../../../shared/config.js';
+import { secretArgName } from '../../../shared/server-config.js';
+import { secretWordAt } from '../log/redact.js';
 import { SecretStoreError, type SecretStore } from './secret-store.js';
 import { splitUrlSecrets, swapSecretParams, urlSecretRefs } from './url-secrets.js';
 
@@ -37,9 +39,33 @@ function referenced(cfg: ServerConfig): Ref[] {
   return refs;
 }
 
-/** Whether a server config still holds a plain env or header value, or a credential in its address. */
+/**
+ * A stdio config whose secret-looking arguments (as lists and logs mask them: `--api-key sk-…`, a
+ * password in a connection string, `-e GITHUB_TOKEN=ghp_…`) are moved to its env under
+ * `SPILLWAY_SECRET_ARG_<n>`, a placeholder in their place (see expandSecretArgs): env values go to the
+ * secret store, so config.json never holds them.
+ */
+export function secretArgsToEnv(cfg: ServerConfig): ServerConfig {
+  if (cfg.type !== 'stdio') return cfg;
+  const env = { ...cfg.env };
+  let n = 0;
+  let moved = false;
+  const args = cfg.args.map((arg, i) => {
+    if (!secretWordAt(cfg.args, i)) return arg;
+    let name: string;
+    do name = secretArgName(++n);
+    while (Object.hasOwn(env, name));
+    env[name] = arg;
+    moved = true;
+    return `\${${name}}`;
+  });
+  return moved ? { ...cfg, args, env } : cfg;
+}
+
+/** Whether a server config still holds a plain env or header value, a secret argument, or a credential in its address. */
 export function hasPlainSecrets(cfg: ServerConfig): boolean {
   if (cfg.type !== 'stdio' && splitUrlSecrets(cfg.url).values.size > 0) return true;
+  if (secretArgsToEnv(cfg) !== cfg) return true;
   return Object.values(valuesOf(cfg)[1]).some((v) => v !== '' && v !== SECRET_REF);
 }
 
@@ -47,7 +73,8 @@ export function hasPlainSecrets(cfg: ServerConfig): boolean {
  * Moves a server's plain values into the store and gives the config with references. `changed` says
  * whether a value was written (a changed secret needs a restart although the config reads the same).
  */
-export async function storeServerSecrets(store: SecretStore, id: string, cfg: ServerConfig): Promise<{ config: ServerConfig; changed: boolean }> {
+export async function storeServerSecrets(store: SecretStore, id: string, given: ServerConfig): Promise<{ config: ServerConfig; changed: boolean }> {
+  const cfg = secretArgsToEnv(given);
   const [kind, values] = valuesOf(cfg);
   const next: Record<string, string> = {};
   let changed = false;
