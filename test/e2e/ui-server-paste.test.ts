@@ -48,6 +48,13 @@ describe('pasting a server into the form, in Chromium', () => {
       'npx -y @modelcontextprotocol/server-filesystem /tmp',
       { name: 'filesystem', command: 'npx', args: '-y\n@modelcontextprotocol/server-filesystem\n/tmp' },
     ],
+    // Session 12 audit: these used to fill Command with `claude` and "```json".
+    [
+      'a claude mcp add line',
+      'claude mcp add memory -- npx -y @modelcontextprotocol/server-memory',
+      { name: 'memory', command: 'npx', args: '-y\n@modelcontextprotocol/server-memory' },
+    ],
+    ['a snippet inside its ```json fence', '```json\n' + CLAUDE_DESKTOP + '```\n', { name: 'fetch', command: 'uvx', args: 'mcp-server-fetch' }],
   ];
   it.each(cases)('fills the form from %s', async (_label, text, want) => {
     await page.getByRole('button', { name: 'Add server' }).click();
@@ -73,6 +80,37 @@ describe('pasting a server into the form, in Chromium', () => {
     expect(alert).toMatch(/^This is not JSON Spillway can read \(a comma was expected at line 1, column \d+\)\./);
     expect(alert).not.toMatch(/Unexpected token/);
     await form.getByRole('button', { name: 'Cancel' }).click();
+  });
+});
+
+describe('Add all, in Chromium (session 12 audit)', () => {
+  it('adds each pasted server once, opens the one that failed in the form, and keeps the section open', async () => {
+    await page.getByRole('button', { name: 'Add server' }).click();
+    const form = page.getByRole('form', { name: 'Add a server' });
+    await form.getByText(/^Paste a snippet/).click();
+    const snippet = form.getByLabel(/JSON with/);
+    // An error first: the next good paste must not fold the section away with "Add all" in it.
+    await snippet.fill('{"mcpServers": {');
+    await form.getByRole('button', { name: 'Fill the form' }).click();
+    await form.getByText(/^This is not JSON Spillway can read/).waitFor();
+    await snippet.fill(
+      JSON.stringify({
+        mcpServers: {
+          one: { command: 'node', args: ['one.js'] },
+          two: { command: 'node', args: ['two.js'] },
+          broken: { command: 'node', args: ['broken.js'], env: { '': 'x' } },
+        },
+      }),
+    );
+    await form.getByRole('button', { name: 'Fill the form' }).click();
+    await form.getByRole('button', { name: 'Add all 3' }).click();
+    await form.getByText(/^“broken” was not added: it is in the form below/).waitFor();
+    expect(await form.getByLabel('Name', { exact: true }).inputValue()).toBe('broken');
+    expect(await form.getByRole('button', { name: /^Add all/ }).count()).toBe(0);
+    const listed = await hub.api<Array<{ id: string }>>('upstreams.list');
+    expect(listed.value?.map((s) => s.id).sort()).toEqual(['one', 'two']);
+    await form.getByRole('button', { name: 'Cancel' }).click();
+    await form.waitFor({ state: 'detached' });
   });
 });
 

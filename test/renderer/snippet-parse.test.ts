@@ -130,3 +130,116 @@ describe('splitCommandLine', () => {
     expect(splitCommandLine(line)).toEqual(words);
   });
 });
+
+// Session 12 audit: snippets in common real shapes used to be read into a server that would not work.
+describe('parseSnippet: a client’s add command is read into the server it adds', () => {
+  const cases: Array<[string, { name: string; config: Record<string, unknown> }]> = [
+    [
+      'claude mcp add memory -- npx -y @modelcontextprotocol/server-memory',
+      { name: 'memory', config: { type: 'stdio', command: 'npx', args: ['-y', '@modelcontextprotocol/server-memory'], env: {} } },
+    ],
+    [
+      'claude mcp add --transport http notion https://mcp.notion.com/mcp',
+      { name: 'notion', config: { type: 'http', url: 'https://mcp.notion.com/mcp' } },
+    ],
+    [
+      'claude mcp add --transport sse linear https://mcp.linear.app/sse',
+      { name: 'linear', config: { type: 'sse', url: 'https://mcp.linear.app/sse' } },
+    ],
+    [
+      'claude mcp add -s user airtable --env AIRTABLE_API_KEY=pat123 -e DEBUG=1 -- npx -y airtable-mcp-server',
+      { name: 'airtable', config: { command: 'npx', args: ['-y', 'airtable-mcp-server'], env: { AIRTABLE_API_KEY: 'pat123', DEBUG: '1' } } },
+    ],
+    [
+      'claude mcp add my-server -e API_KEY=123 npx -y my-mcp --verbose',
+      { name: 'my-server', config: { command: 'npx', args: ['-y', 'my-mcp', '--verbose'], env: { API_KEY: '123' } } },
+    ],
+    [
+      'claude mcp add --transport http github https://api.githubcopilot.com/mcp -H "Authorization: Bearer ghp_real123"',
+      { name: 'github', config: { type: 'http', url: 'https://api.githubcopilot.com/mcp', headers: { Authorization: 'Bearer ghp_real123' } } },
+    ],
+    [
+      `claude mcp add-json weather '{"type":"stdio","command":"/opt/weather-cli","args":["--units","metric"],"env":{"CACHE_DIR":"/tmp"}}'`,
+      { name: 'weather', config: { type: 'stdio', command: '/opt/weather-cli', args: ['--units', 'metric'], env: { CACHE_DIR: '/tmp' } } },
+    ],
+    [
+      `code --add-mcp '{"name":"fetch","command":"uvx","args":["mcp-server-fetch"]}'`,
+      { name: 'fetch', config: { type: 'stdio', command: 'uvx', args: ['mcp-server-fetch'] } },
+    ],
+    ['gemini mcp add git uvx mcp-server-git', { name: 'git', config: { type: 'stdio', command: 'uvx', args: ['mcp-server-git'] } }],
+  ];
+  it.each(cases)('%s', (line, want) => {
+    const [server, ...more] = parseSnippet(line);
+    expect(more).toEqual([]);
+    expect(server!.name).toBe(want.name);
+    expect(server!.config).toMatchObject(want.config);
+  });
+
+  it('refuses a client command that adds no server, rather than running it', () => {
+    expect(() => parseSnippet('claude mcp list')).toThrow(/^This is a command that manages claude's own servers, not one that starts a server/);
+    expect(() => parseSnippet('claude mcp add memory')).toThrow(/has no program or web address for "memory": paste the part after --/);
+  });
+});
+
+describe('parseSnippet: what else READMEs and settings hold', () => {
+  const cases: Array<[string, string, { name: string; config: Record<string, unknown> }]> = [
+    [
+      'a ```json fence',
+      '```json\n{ "mcpServers": { "memory": { "command": "npx", "args": ["-y", "m"] } } }\n```',
+      { name: 'memory', config: { command: 'npx' } },
+    ],
+    ['a fence with no language', '```\n{"command":"uvx","args":["mcp-server-git"]}\n```\n', { name: '', config: { command: 'uvx' } }],
+    ['a ```bash fence around a command', '```bash\nnpx -y @modelcontextprotocol/server-memory\n```', { name: 'memory', config: { command: 'npx' } }],
+    ['inline code', '`uvx mcp-server-fetch`', { name: 'fetch', config: { command: 'uvx', args: ['mcp-server-fetch'] } }],
+    [
+      'VS Code settings.json',
+      '{ "editor.fontSize": 14, "mcp": { "servers": { "github": { "type": "http", "url": "https://api.githubcopilot.com/mcp/" } } } }',
+      { name: 'github', config: { type: 'http', url: 'https://api.githubcopilot.com/mcp/' } },
+    ],
+    ['a web address without https://', 'mcp.notion.com/mcp', { name: 'notion', config: { type: 'http', url: 'https://mcp.notion.com/mcp' } }],
+    ['a host with no path', 'mcp.deepwiki.com', { name: 'deepwiki', config: { type: 'http', url: 'https://mcp.deepwiki.com' } }],
+    ['an address on this computer', 'localhost:3000/mcp', { name: 'localhost', config: { type: 'http', url: 'http://localhost:3000/mcp' } }],
+    ['a script named like a host', 'server.py', { name: 'server', config: { type: 'stdio', command: 'server.py' } }],
+    ['a relative script', 'dist/index.js', { name: 'index', config: { type: 'stdio', command: 'dist/index.js' } }],
+  ];
+  it.each(cases)('%s', (_label, text, want) => {
+    const [server] = parseSnippet(text);
+    expect(server!.name).toBe(want.name);
+    expect(server!.config).toMatchObject(want.config);
+  });
+});
+
+describe('parseSnippet: stand-in values are cleared and noted, never kept as real', () => {
+  const standIns = [
+    'YOUR_API_KEY_HERE',
+    '<your-token>',
+    'your_key_here',
+    '${input:github_token}',
+    '${env:GITHUB_TOKEN}',
+    'Bearer <TOKEN>',
+    'ghp_xxxxxxxxxxxx',
+    'sk-...',
+  ];
+  it.each(standIns)('%s', (value) => {
+    const [server] = parseSnippet(JSON.stringify({ mcpServers: { brave: { command: 'npx', env: { BRAVE_API_KEY: value, LOG_DIR: '/tmp/logs' } } } }));
+    expect(server!.config).toMatchObject({ env: { BRAVE_API_KEY: '', LOG_DIR: '/tmp/logs' } });
+    expect(server!.placeholders).toEqual([{ field: 'env', key: 'BRAVE_API_KEY', was: value }]);
+  });
+
+  it('in headers, and in a claude mcp add line', () => {
+    const [web] = parseSnippet(
+      '{"servers":{"gh":{"url":"https://api.githubcopilot.com/mcp","headers":{"Authorization":"Bearer ${input:github_token}"}}}}',
+    );
+    expect(web!.config).toMatchObject({ headers: { Authorization: '' } });
+    expect(web!.placeholders).toEqual([{ field: 'headers', key: 'Authorization', was: 'Bearer ${input:github_token}' }]);
+    const [cli] = parseSnippet('claude mcp add airtable --env AIRTABLE_API_KEY=YOUR_KEY -- npx -y airtable-mcp-server');
+    expect(cli!.config).toMatchObject({ env: { AIRTABLE_API_KEY: '' } });
+  });
+
+  it('keeps real values', () => {
+    const env = { A: 'sk-live-abc123', B: '/Users/ada/notes.json', C: 'ghp_x', D: 'https://example.com/path', E: 'true', F: 'here' };
+    const [server] = parseSnippet(JSON.stringify({ command: 'npx', env }));
+    expect(server!.config).toMatchObject({ env });
+    expect(server!.placeholders).toBeUndefined();
+  });
+});

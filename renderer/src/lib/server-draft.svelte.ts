@@ -11,9 +11,9 @@ import {
   type ServerConfig,
   type ServerConfigInput,
 } from '../../../shared/config.js';
-import { parseSnippet, type SnippetServer } from './snippet-parse.js';
+import { parseSnippet, type SnippetPlaceholder, type SnippetServer } from './snippet-parse.js';
 
-export { parseSnippet, type SnippetServer };
+export { parseSnippet, type SnippetPlaceholder, type SnippetServer };
 
 export type ServerKind = 'stdio' | 'http' | 'sse';
 
@@ -74,6 +74,8 @@ export class ServerDraft {
   prefix = $state(true);
   #extra: Pick<ServerConfigInput, 'timeoutMs' | 'label'> = {};
   #problem = $state<DraftProblem | undefined>();
+  /** Values the pasted snippet held stand-ins for: cleared, and said next to their field until typed. */
+  #placeholders = $state<SnippetPlaceholder[]>([]);
 
   constructor(editingId?: string, config?: ServerConfigInput) {
     this.editingId = editingId;
@@ -99,8 +101,14 @@ export class ServerDraft {
     this.#problem = { field: problem.field.replace(/^config\./, ''), message: problem.message };
   }
 
+  /** The pasted stand-ins whose real value is still to be typed (their row is there and still empty). */
+  get placeholders(): SnippetPlaceholder[] {
+    return this.#placeholders.filter((p) => (p.field === 'env' ? this.env : this.headers).some((r) => r.key.trim() === p.key && r.value === ''));
+  }
+
   /** Fills the fields from a config (edit, or a pasted snippet). */
   load(config: ServerConfigInput): void {
+    this.#placeholders = [];
     this.kind = config.type;
     this.enabled = config.enabled ?? true;
     this.prefix = config.prefix ?? true;
@@ -182,20 +190,35 @@ export class ServerDraft {
     }
     const config = this.validateConfig();
     if (!config) return undefined;
+    // Test may run without it (some servers list tools before a key is used); saving it would keep a stand-in.
+    const [missing] = this.placeholders;
+    if (missing) {
+      const what = missing.field === 'env' ? `variable ${missing.key}` : `header ${missing.key}`;
+      this.setProblem({
+        field: `${missing.field}.${missing.key}`,
+        message: `The snippet had a placeholder (${missing.was}) for the ${what}, not a real value: type the real value, or remove the row.`,
+      });
+      return undefined;
+    }
     if (this.editingId) return { id: this.editingId, config };
     const id = idForName(name, takenIds);
     const label = id === name ? undefined : name;
     return { id, label, config: label && !config.label ? { ...config, label } : config };
   }
 
+  /** Fills the form with one server found in a snippet, its stand-in values noted. */
+  fill(server: SnippetServer): void {
+    if (!this.editingId) this.name = server.name;
+    this.load(server.config);
+    this.#placeholders = server.placeholders ?? [];
+    this.setProblem(undefined);
+  }
+
   /** Fills the form from a pasted snippet; returns every server found so the caller can offer "add all". */
   paste(text: string): SnippetServer[] | undefined {
     try {
       const servers = parseSnippet(text);
-      const [first] = servers;
-      if (!this.editingId) this.name = first.name;
-      this.load(first.config);
-      this.setProblem(undefined);
+      this.fill(servers[0]!);
       return servers;
     } catch (err) {
       this.setProblem({ field: 'snippet', message: err instanceof Error ? err.message : String(err) });

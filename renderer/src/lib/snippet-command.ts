@@ -57,31 +57,66 @@ function nameFrom(spec: string): string {
   return short || base || 'server';
 }
 
-/** The server a command line starts (or a lone URL reaches), with a name to offer. */
-export function parseCommandLine(line: string): { name: string; config: ServerConfigInput } {
-  const words = splitCommandLine(line.replace(/^\$\s+/, ''));
-  const env: Record<string, string> = {};
-  while (words[0] === 'env' || /^[A-Za-z_][A-Za-z0-9_]*=/.test(words[0] ?? '')) {
-    const word = words.shift()!;
-    if (word === 'env') continue;
-    const eq = word.indexOf('=');
-    env[word.slice(0, eq)] = word.slice(eq + 1);
+/** File endings that make `name.ext` a program or script rather than a web host. */
+const FILE_ENDING = /\.(js|mjs|cjs|ts|py|exe|cmd|bat|sh|ps1|jar|rb|go|json|toml|yaml|yml|txt|md)$/i;
+
+/**
+ * The web address a word is: `https://…` as is, and a host with a path (`mcp.notion.com/mcp`, as
+ * READMEs print them) read as https:// (http:// for this computer), so it is not taken for a program.
+ */
+export function webAddress(word: string): string | undefined {
+  if (/^https?:\/\//i.test(word)) return word;
+  const local = /^(localhost|127\.0\.0\.1|\[::1\])(:\d+)?(\/\S*)?$/i.test(word);
+  if (local) return `http://${word}`;
+  const m = /^([a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)+)(:\d+)?(\/\S*)?$/i.exec(word);
+  if (!m) return undefined;
+  const host = m[1]!;
+  const labels = host.split('.');
+  if (!/^[a-z]{2,}$/i.test(labels.at(-1)!)) return undefined; // an IP-like or versioned word (1.2.3)
+  // `server.py` is a script; `example.com/mcp`, `host:8080` or `mcp.example.com` is an address.
+  if (m[2] === undefined && m[3] === undefined && (labels.length < 3 || FILE_ENDING.test(host))) return undefined;
+  return `https://${word}`;
+}
+
+/** A remote server at a web address, named from its host (`https://mcp.notion.com/mcp` → `notion`). */
+export function webServer(url: string): { name: string; config: ServerConfigInput } {
+  let host = 'server';
+  try {
+    host = new URL(url).hostname.replace(/^(www|mcp|api)\./, '').split('.')[0] || host;
+  } catch {
+    throw new Error('This web address is not complete: paste it as https://host/path.');
   }
-  const [command, ...args] = words;
-  if (!command) throw new Error('This command line has no program in it: paste the line that starts the server, such as npx -y <package>.');
-  if (/^https?:\/\//i.test(command) && args.length === 0) {
-    let host = 'server';
-    try {
-      host = new URL(command).hostname.replace(/^(www|mcp|api)\./, '').split('.')[0] || host;
-    } catch {
-      throw new Error('This web address is not complete: paste it as https://host/path.');
-    }
-    return { name: host, config: { type: /\/sse\/?$/.test(command) ? 'sse' : 'http', url: command, headers: {} } };
-  }
+  return { name: host, config: { type: /\/sse\/?$/.test(url) ? 'sse' : 'http', url, headers: {} } };
+}
+
+/** The stdio config for a program and its arguments, with a name made from the package it runs. */
+export function programServer(command: string, args: string[], env: Record<string, string>): { name: string; config: ServerConfigInput } {
   const runner = command.replace(/^.*[\\/]/, '').replace(/\.(exe|cmd)$/i, '');
   const dlx = runner === 'pnpm' || runner === 'yarn' || runner === 'bun' ? args.indexOf('dlx') : -1;
   const rest = RUNNERS.has(runner) ? args : dlx >= 0 ? args.slice(dlx + 1) : [];
   const spec = rest.find((a) => !a.startsWith('-'));
   const docker = runner === 'docker' ? args.filter((a) => !a.startsWith('-')).at(-1) : undefined;
   return { name: nameFrom(spec ?? docker ?? command), config: { type: 'stdio', command, args, env } };
+}
+
+/** The server a command line (already split into words) starts, or a lone web address reaches. */
+export function commandServer(words: string[]): { name: string; config: ServerConfigInput } {
+  const rest = [...words];
+  const env: Record<string, string> = {};
+  while (rest[0] === 'env' || /^[A-Za-z_][A-Za-z0-9_]*=/.test(rest[0] ?? '')) {
+    const word = rest.shift()!;
+    if (word === 'env') continue;
+    const eq = word.indexOf('=');
+    env[word.slice(0, eq)] = word.slice(eq + 1);
+  }
+  const [command, ...args] = rest;
+  if (!command) throw new Error('This command line has no program in it: paste the line that starts the server, such as npx -y <package>.');
+  const url = args.length === 0 ? webAddress(command) : undefined;
+  if (url) return webServer(url);
+  return programServer(command, args, env);
+}
+
+/** The server a command line starts (or a lone URL reaches), with a name to offer. */
+export function parseCommandLine(line: string): { name: string; config: ServerConfigInput } {
+  return commandServer(splitCommandLine(line.replace(/^\$\s+/, '')));
 }

@@ -6,13 +6,19 @@
  */
 import { parse, type ParseError } from 'jsonc-parser';
 import { fromMcpServerEntry, type ServerConfigInput } from '../../../shared/config.js';
-import { parseCommandLine } from './snippet-command.js';
+import { commandServer, splitCommandLine } from './snippet-command.js';
+import { readClientCommand } from './snippet-client-cli.js';
+import { clearPlaceholders, type SnippetPlaceholder } from './snippet-placeholders.js';
 import { jsonProblem } from '../../../shared/json-problems.js';
+
+export type { SnippetPlaceholder };
 
 /** A server found in a pasted snippet. */
 export interface SnippetServer {
   name: string;
   config: ServerConfigInput;
+  /** Env or header values the snippet held stand-ins for (cleared in `config`); absent when none. */
+  placeholders?: SnippetPlaceholder[];
 }
 
 function isRecord(v: unknown): v is Record<string, unknown> {
@@ -58,19 +64,19 @@ function looksLikeJson(text: string): boolean {
   return /^(\{|\[|"|\/\/|\/\*)/.test(text);
 }
 
-/**
- * Reads what READMEs show: `{"mcpServers": {...}}` (a whole client config too), VS Code's
- * `{"servers": {...}}`, a bare `"name": {...}` pair, one entry `{command, args}`, or a command line.
- * Throws with a sentence saying what to do.
- */
-export function parseSnippet(text: string): SnippetServer[] {
-  const trimmed = text.trim();
-  if (trimmed === '') throw new Error('Paste a server first: its JSON from a README or a client config, or the command line that starts it.');
-  if (!looksLikeJson(trimmed)) return [parseCommandLine(trimmed)];
-  let parsed = parseJsonc(trimmed);
-  // README excerpts often omit the outer braces: `"memory": { "command": "npx", ... },`.
-  if ('problem' in parsed && trimmed.startsWith('"')) {
-    const wrapped = parseJsonc(`{${trimmed}}`);
+/** The text inside a Markdown code fence (```json … ```) or inline code (`…`), as copied from a README. */
+export function stripCodeFence(text: string): string {
+  const fenced = /^(```+|~~~+)[^\n]*\n([\s\S]*?)\n?\1\s*$/.exec(text) ?? /^(```+|~~~+)[^\n]*\n([\s\S]*)$/.exec(text);
+  if (fenced) return fenced[2]!.trim();
+  const inline = /^`([^`]+)`$/.exec(text);
+  return inline ? inline[1]!.trim() : text;
+}
+
+/** JSON text parsed, or a sentence saying what to do. README excerpts often omit the outer braces. */
+function readJson(text: string): unknown {
+  let parsed = parseJsonc(text);
+  if ('problem' in parsed && text.startsWith('"')) {
+    const wrapped = parseJsonc(`{${text}}`);
     if ('value' in wrapped) parsed = wrapped;
   }
   if ('problem' in parsed) {
@@ -78,10 +84,15 @@ export function parseSnippet(text: string): SnippetServer[] {
       `This is not JSON Spillway can read (${parsed.problem}). Copy the whole snippet, braces included, or paste the command line instead.`,
     );
   }
-  const raw = parsed.value;
+  return parsed.value;
+}
+
+/** The servers of a JSON snippet (see parseSnippet for the shapes). */
+function jsonServers(raw: unknown): SnippetServer[] {
   if (!isRecord(raw)) throw new Error('Expected a JSON object with "mcpServers" (or one server with "command" or "url"); copy the whole snippet.');
   if (looksLikeEntry(raw)) return [{ name: '', config: entryConfig(raw, '') }];
-  const group = isRecord(raw.mcpServers) ? raw.mcpServers : isRecord(raw.servers) ? raw.servers : raw;
+  const vsCodeSettings = isRecord(raw.mcp) && isRecord(raw.mcp.servers) ? raw.mcp.servers : undefined;
+  const group = isRecord(raw.mcpServers) ? raw.mcpServers : isRecord(raw.servers) ? raw.servers : (vsCodeSettings ?? raw);
   const out: SnippetServer[] = [];
   for (const [name, entry] of Object.entries(group)) {
     if (looksLikeEntry(entry)) out.push({ name, config: entryConfig(entry, name) });
@@ -92,4 +103,37 @@ export function parseSnippet(text: string): SnippetServer[] {
     );
   }
   return out;
+}
+
+/** A command line: a client's add command (`claude mcp add …`, `code --add-mcp …`) or the server's own. */
+function commandLineServer(line: string): SnippetServer {
+  const words = splitCommandLine(line.replace(/^\$\s+/, ''));
+  const client = readClientCommand(words);
+  if (!client) return commandServer(words);
+  if (client.kind === 'server') return { name: client.name, config: client.config };
+  const raw = readJson(client.json);
+  if (!isRecord(raw) || !looksLikeEntry(raw)) {
+    throw new Error('The JSON in this command has no server in it: it needs a "command" (a program) or a "url" (a web address).');
+  }
+  const name = client.name ?? (typeof raw.name === 'string' ? raw.name : '');
+  return { name, config: entryConfig(raw, name) };
+}
+
+/** Stand-in values (YOUR_API_KEY, ${input:token}) emptied and noted, so none is saved as if real. */
+function withoutPlaceholders(server: SnippetServer): SnippetServer {
+  const { config, placeholders } = clearPlaceholders(server.config);
+  return placeholders.length === 0 ? server : { ...server, config, placeholders };
+}
+
+/**
+ * Reads what READMEs show: `{"mcpServers": {...}}` (a whole client config too), VS Code's
+ * `{"servers": {...}}` and settings.json `{"mcp": {"servers": {...}}}`, a bare `"name": {...}` pair, one
+ * entry `{command, args}`, a command line, or a client's add command; inside a Markdown code fence too.
+ * Throws with a sentence saying what to do.
+ */
+export function parseSnippet(text: string): SnippetServer[] {
+  const trimmed = stripCodeFence(text.trim());
+  if (trimmed === '') throw new Error('Paste a server first: its JSON from a README or a client config, or the command line that starts it.');
+  const servers = looksLikeJson(trimmed) ? jsonServers(readJson(trimmed)) : [commandLineServer(trimmed)];
+  return servers.map(withoutPlaceholders);
 }
