@@ -7,6 +7,8 @@ export const RegistryCachedSchema = z.object({
   at: z.string(),
   /** "Cached, from <time>: ..." in plain words. */
   notice: z.string(),
+  /** Nothing was kept either: only the servers that come with Spillway were searched. */
+  builtIn: z.boolean().optional(),
 });
 
 export const RegistryServerSchema = z.object({
@@ -89,7 +91,7 @@ const oneOption = (req: { package?: number; remote?: number }, ctx: z.Refinement
 };
 
 export const registryApi = {
-  /** A page of the registry's latest versions; `query` matches the server's name. */
+  /** A page of the registry's latest versions; every word of `query` is in the server's name, title or description. */
   'registry.search': {
     req: z.object({ query: z.string().max(200).optional(), cursor: z.string().max(1000).optional() }),
     res: z.object({

@@ -66,8 +66,14 @@ describe('Browse in Chromium against the real hub and the registry fixture', () 
     await page.getByRole('button', { name: 'More servers' }).click();
     await list.getByRole('listitem').nth(9).waitFor();
 
-    await page.getByLabel('Search servers by name').fill('airtable');
-    await page.getByLabel('Search servers by name').press('Enter');
+    // The title as the list shows it finds its server, though the registry searches names only.
+    const search = page.getByLabel('Search servers', { exact: true });
+    await search.fill('Redis MCP Server');
+    await search.press('Enter');
+    await list.getByRole('button', { name: 'Redis MCP Server', exact: true }).waitFor();
+
+    await search.fill('airtable');
+    await search.press('Enter');
     await list.getByRole('button', { name: 'airtable-mcp-server', exact: true }).waitFor();
     await expect.poll(() => list.getByRole('listitem').count()).toBe(1);
   });
@@ -128,11 +134,15 @@ describe('Browse in Chromium against the real hub and the registry fixture', () 
   it('with the registry down: kept answers say so, and a search never made shows the servers that come with Spillway', async () => {
     await registry.stop();
     await page.getByRole('button', { name: /Back to the list/ }).click();
-    const search = page.getByLabel('Search servers by name');
-    await search.fill('airtable');
+    // Keyboard focus goes back to the entry that was open, not to the page.
+    const entry = page.getByRole('list', { name: 'Servers in the registry' }).getByRole('button', { name: 'airtable-mcp-server', exact: true });
+    await expect.poll(() => entry.evaluate((el) => el === el.ownerDocument.activeElement)).toBe(true);
+    const search = page.getByLabel('Search servers', { exact: true });
+    // Kept as "airtable": found whatever the case, dated in plain words.
+    await search.fill('Airtable');
     await search.press('Enter');
     await page
-      .getByText(/Cached, from/)
+      .getByText(/^Cached, from today at \d\d:\d\d: /)
       .first()
       .waitFor();
     await search.fill('memory');

@@ -120,6 +120,48 @@ describe('Activity', () => {
     expect(within(details).getByText(/99% kept out/)).toBeTruthy();
   });
 
+  it('counts rows against rows: a call folded into one row is not "filtered out" when only Level is changed', async () => {
+    const { fake, log } = setup();
+    await waitFor(() => expect(log.loading).toBe(false));
+    const started = (callId: string) => ({
+      type: 'call.started' as const,
+      level: 'info' as const,
+      callId,
+      server: 'files',
+      tool: 'read_file',
+      exposedName: 'files__read_file',
+    });
+    fake.emit(started('k1'));
+    fake.emit(finished('files', 'read_file', { callId: 'k1' }));
+    fake.emit(started('k2'));
+    fake.emit(finished('files', 'read_file', { callId: 'k2' }));
+    fake.emit({ type: 'log', level: 'debug', message: 'roots/list failed: Method not found' });
+    await waitFor(() => expect(screen.getByText('2 events')).toBeTruthy());
+
+    await fireEvent.change(screen.getByLabelText('Level'), { target: { value: '' } });
+    await logRegion().findByText(/roots\/list failed/);
+    // Five events, three rows, all shown: never "3 of 5 events".
+    expect(screen.getByText('3 events')).toBeTruthy();
+    await fireEvent.change(screen.getByLabelText('Level'), { target: { value: 'warn' } });
+    expect(await screen.findByText('0 of 3 events')).toBeTruthy();
+  });
+
+  it('opens a failed call to the reason the client was told, or says none was recorded', async () => {
+    const { fake, log } = setup();
+    await waitFor(() => expect(log.loading).toBe(false));
+    const failed = { isError: true, action: 'pass', handle: undefined, level: 'warn' };
+    fake.emit(finished('weather', 'forecast', { ...failed, callId: 'f1', error: 'No forecast for Oslo: the key api_key=*** was refused.' }));
+    fake.emit(finished('weather', 'silent', { ...failed, callId: 'f2' }));
+
+    await fireEvent.click(await logRegion().findByText(/weather__forecast failed/));
+    let details = screen.getByRole('region', { name: 'weather__forecast' });
+    expect(within(details).getByText('Failed: No forecast for Oslo: the key api_key=*** was refused.')).toBeTruthy();
+
+    await fireEvent.click(await logRegion().findByText(/weather__silent failed/));
+    details = screen.getByRole('region', { name: 'weather__silent' });
+    expect(within(details).getByText('Failed (no reason was recorded)')).toBeTruthy();
+  });
+
   it('opens a spilled call to its spilled original, read by its handle', async () => {
     const { fake, log } = setup();
     fake.spill.add('h_big', '{"rows":[' + '"line",'.repeat(50) + '"end"]}', { lines: 1 });

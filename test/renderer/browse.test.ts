@@ -46,7 +46,7 @@ describe('Servers: Browse', () => {
     expect(fake.callsOf('registry.search')[1]).toEqual({ cursor: 'com.textarttools/textarttools-mcp:1.1.0' });
     expect(screen.queryByRole('button', { name: 'More servers' })).toBeNull();
 
-    const box = screen.getByLabelText('Search servers by name');
+    const box = screen.getByLabelText('Search servers');
     await fireEvent.input(box, { target: { value: 'terraform' } });
     await fireEvent.submit(box.closest('form')!);
     await waitFor(() => expect(titles(screen.getByRole('list', { name: 'Servers in the registry' }))).toEqual(['Terraform']));
@@ -54,13 +54,38 @@ describe('Servers: Browse', () => {
 
     await fireEvent.input(box, { target: { value: 'nothing-like-this' } });
     await fireEvent.submit(box.closest('form')!);
-    expect(await screen.findByText('No servers named like “nothing-like-this”')).toBeTruthy();
-    expect(screen.getByText(/searches server names only/)).toBeTruthy();
+    expect(await screen.findByText('No servers match “nothing-like-this”')).toBeTruthy();
+    expect(screen.getByText(/every word in the servers' names, titles and descriptions/)).toBeTruthy();
+  });
+
+  it('registry unreachable and nothing kept: says only the servers that come with Spillway were searched', async () => {
+    const notice =
+      'Could not reach the registry at https://registry.example. Showing the servers that come with Spillway; the whole catalog is searchable once the registry can be reached.';
+    const { fake } = await openBrowse();
+    fake.registry.cachedNotice = notice;
+    fake.registry.builtIn = true;
+    const box = screen.getByLabelText('Search servers');
+    await fireEvent.input(box, { target: { value: 'airtable' } });
+    await fireEvent.submit(box.closest('form')!);
+    expect(await screen.findByText('None of the servers that come with Spillway match “airtable”')).toBeTruthy();
+    expect(screen.getByText(/The registry cannot be reached right now, so only the servers that come with Spillway were searched/)).toBeTruthy();
+    expect(screen.queryByText(/server names only|Try a shorter word/)).toBeNull();
+  });
+
+  it('Back to the list puts keyboard focus on the entry that was open', async () => {
+    await openBrowse();
+    const entry = screen.getByRole('button', { name: 'Neon' });
+    await fireEvent.click(entry);
+    const detail = await screen.findByRole('article', { name: 'Neon' });
+    await waitFor(() => expect(document.activeElement?.id).toBe('browse-detail-title'));
+    await fireEvent.click(within(detail).getByRole('button', { name: '← Back to the list' }));
+    await waitFor(() => expect(document.activeElement?.textContent?.trim()).toBe('Neon'));
+    expect(document.activeElement?.closest('ul')?.getAttribute('aria-label')).toBe('Servers in the registry');
   });
 
   it('search → detail → form → Add: the server is added and the user lands on its status', async () => {
     const { fake } = await openBrowse();
-    const box = screen.getByLabelText('Search servers by name');
+    const box = screen.getByLabelText('Search servers');
     await fireEvent.input(box, { target: { value: 'terraform' } });
     await fireEvent.submit(box.closest('form')!);
     await fireEvent.click(await screen.findByRole('button', { name: 'Terraform' }));
@@ -146,7 +171,7 @@ describe('Servers: Browse', () => {
       code: 'unavailable',
       message: 'Could not reach the registry at https://registry.example. Check your internet connection.',
     });
-    const box = screen.getByLabelText('Search servers by name');
+    const box = screen.getByLabelText('Search servers');
     await fireEvent.input(box, { target: { value: 'neon' } });
     await fireEvent.submit(box.closest('form')!);
     expect((await screen.findByRole('alert')).textContent).toContain('Could not reach the registry');

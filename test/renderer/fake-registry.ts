@@ -134,11 +134,14 @@ const PAGE = 3;
 export class FakeRegistry {
   /** Set to answer as the hub does when the registry is down but an earlier answer was kept. */
   cachedNotice: string | undefined;
+  /** With cachedNotice: nothing was kept either, so only the servers that come with Spillway (none here) were searched. */
+  builtIn = false;
 
   constructor(private readonly backend: FakeBackend) {}
 
   #cached() {
-    return this.cachedNotice ? { cached: { at: '2026-11-24T09:00:00.000Z', notice: this.cachedNotice } } : {};
+    if (!this.cachedNotice) return {};
+    return { cached: { at: '2026-11-24T09:00:00.000Z', notice: this.cachedNotice, ...(this.builtIn ? { builtIn: true } : {}) } };
   }
 
   #option(name: string, req: { package?: number; remote?: number }): RegistryOption | undefined {
@@ -148,7 +151,10 @@ export class FakeRegistry {
 
   readonly handlers: Handlers = {
     'registry.search': (req) => {
-      const matching = REGISTRY_SERVERS.filter((s) => !req.query || s.name.toLowerCase().includes(req.query.toLowerCase()));
+      // As the hub searches (catalog-search.ts): every word in the name, title or description.
+      const words = (req.query ?? '').toLowerCase().split(/\s+/).filter(Boolean);
+      const text = (s: RegistryServer) => `${s.name} ${s.title ?? ''} ${s.description}`.toLowerCase();
+      const matching = this.builtIn ? [] : REGISTRY_SERVERS.filter((s) => words.every((w) => text(s).includes(w)));
       const start = req.cursor ? matching.findIndex((s) => `${s.name}:${s.version}` === req.cursor) + 1 : 0;
       const servers = matching.slice(start, start + PAGE);
       const last = servers.at(-1);

@@ -103,6 +103,18 @@ describe('Savings', () => {
     expect(row.textContent).toContain('-153 (-14%)');
   });
 
+  it('tool lists that cost more than they saved say "added" on the cards, never "-4.4K tokens saved"', async () => {
+    setup((f) => {
+      for (let i = 0; i < 9; i++) f.ledger.list(1_000, 1_492);
+    });
+    for (const name of ['Today', 'Last 7 days', 'All time']) {
+      const card = await screen.findByRole('region', { name });
+      expect(within(card).getByText("Tool lists: 4.4K tokens added by Spillway's own tools over 9 lists sent")).toBeTruthy();
+      expect(card.textContent).not.toMatch(/-4\.4K/);
+    }
+    expect(screen.getByLabelText('Tokens saved on tool lists').textContent).toContain('added 4,428');
+  });
+
   it('says savings are not available yet when the hub does not offer savings.report', async () => {
     const { savings } = setup((f) => f.withhold('savings'));
     await waitFor(() => expect(savings.available).toBe(false));

@@ -60,7 +60,11 @@ export class ToolCallPipeline {
       // Gone once its upstream is up: unknown. Still not up: the call fails with the server's state.
       entry = deps.catalog.tool(params.name) ?? (deps.upstreams().get(kept.serverId)?.client ? undefined : kept);
     }
-    if (!entry) throw rpcError(ErrorCode.InvalidParams, `Unknown tool: ${params.name}`);
+    if (!entry) {
+      // Otherwise the log would show nothing of it: a stale tool list in the client is the usual cause.
+      deps.emit({ type: 'log', level: 'warn', message: unknownToolMessage(params.name, session.clientName) });
+      throw rpcError(ErrorCode.InvalidParams, `Unknown tool: ${params.name}`);
+    }
     const refused = refuse(entry, deps.emit);
     if (refused) return refused;
     const settings = deps.settings();
@@ -94,10 +98,12 @@ export class ToolCallPipeline {
         result = await deps.shaper.materialize(result);
       }
       if (cache) keepInCache(ctx, cache, result);
+      // The log says why a tool failed, as the upstream said it (before restoring: masked PII stays masked).
+      const failure = failureText(result);
       // Restoring comes first on the result path: everything after sees what the client sent.
       result = restorePii(ctx, result);
       const report = settings.paused || result.isError ? asIsReport(result) : this.#shape(ctx, result);
-      return reportCall(ctx, report instanceof Promise ? await report : report, deps.emit, deps.onCallFinished);
+      return reportCall(ctx, report instanceof Promise ? await report : report, deps.emit, deps.onCallFinished, failure);
     } catch (err) {
       calling.catch(() => undefined); // settled already, unless call.started failed before the wait
       if (isCancelled(ctx.extra)) {
@@ -163,7 +169,7 @@ export class ToolCallPipeline {
     }
     report.action = 'cache';
     report.savedMs = hit.durationMs;
-    return reportCall(ctx, report, this.deps.emit, this.deps.onCallFinished);
+    return reportCall(ctx, report, this.deps.emit, this.deps.onCallFinished, failureText(hit.result));
   }
 
   /** A failed call: reported as an error, answered with an error result, or thrown as a JSON-RPC error. */
@@ -179,6 +185,34 @@ export class ToolCallPipeline {
     this.deps.emit({ type: 'log', level: 'error', server: ctx.server, message });
     return errorResult(message);
   }
+}
+
+/** The most of a failed result's text the log keeps (as much as a call's arguments preview). */
+const FAILURE_TEXT_MAX = 300;
+
+/**
+ * What an error result told the client, on one short line, for its `call.finished` event (the event log
+ * masks secrets in it as in every event); undefined for a result that is not an error or has no text.
+ */
+function failureText(result: CallToolResult): string | undefined {
+  if (!result.isError) return undefined;
+  let text = '';
+  for (const block of result.content ?? []) {
+    if (block.type !== 'text') continue;
+    text += ` ${block.text.slice(0, FAILURE_TEXT_MAX + 1)}`;
+    if (text.length > FAILURE_TEXT_MAX * 2) break;
+  }
+  text = text.replace(/\s+/g, ' ').trim();
+  if (!text) return undefined;
+  return text.length > FAILURE_TEXT_MAX ? `${text.slice(0, FAILURE_TEXT_MAX)}…` : text;
+}
+
+/** The log line of a call to a tool no server offers. */
+function unknownToolMessage(name: string, client: string | undefined): string {
+  return (
+    `${client ?? 'A client'} called the tool "${name}", which no server in Spillway offers now, so the call failed. ` +
+    `The client's list of tools may be out of date: reload its tools or restart it, and check in Servers that the tool's server is on.`
+  );
 }
 
 /** The call's timeout: the tool's policy, else the server's config, else the settings. */

@@ -6,6 +6,7 @@
  * against it). Versions are the ones current when the list was made; adding pins that version until the
  * user updates.
  */
+import { findByWords, searchWords } from './catalog-search.js';
 import { ServerResponseSchema, type ServerResponse } from './server-json.js';
 
 /** When the list was made (shown as the date of the offline answer). */
@@ -140,11 +141,10 @@ export const CURATED_SERVERS: readonly ServerResponse[] = PUBLISHED.map((entry) 
 /** The entries exactly as written, for checking them against the registry's published schema. */
 export const CURATED_PUBLISHED: readonly unknown[] = PUBLISHED;
 
-/** The curated entries whose name, title or description holds `query` (all of them without one). */
+/** The curated entries with every word of `query` in their name, title or description (all of them without one). */
 export function searchCurated(query?: string): ServerResponse[] {
-  const q = query?.trim().toLowerCase();
-  if (!q) return [...CURATED_SERVERS];
-  return CURATED_SERVERS.filter(({ server: s }) => [s.name, s.title ?? '', s.description].some((text) => text.toLowerCase().includes(q)));
+  const words = searchWords(query);
+  return words.length ? findByWords(CURATED_SERVERS, words) : [...CURATED_SERVERS];
 }
 
 /** The curated entry of that name (any version asked for: the list holds one). */

@@ -1,6 +1,6 @@
 /**
  * Registry answers kept in the data folder (`<dataDir>/registry-cache/`), one file per request URL,
- * written atomically, so that browsing works offline with a "cached, from <time>" notice.
+ * written atomically, so that browsing works offline with a "cached, from <time>" notice (keptWhen).
  */
 import { createHash } from 'node:crypto';
 import { mkdir, readFile } from 'node:fs/promises';
@@ -45,4 +45,22 @@ export class RegistryCache {
       return undefined;
     }
   }
+}
+
+const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+
+/**
+ * When an answer was kept, in this computer's local time and plain words: "today at 07:21",
+ * "yesterday at 18:05", else "25 Nov 2026 at 07:21" (never the ISO stamp the cache stores).
+ */
+export function keptWhen(at: string, now: number): string {
+  const then = new Date(at);
+  if (Number.isNaN(then.getTime())) return 'an earlier visit';
+  const clock = `${String(then.getHours()).padStart(2, '0')}:${String(then.getMinutes()).padStart(2, '0')}`;
+  const day = (d: Date) => `${d.getFullYear()}-${d.getMonth()}-${d.getDate()}`;
+  const today = new Date(now);
+  const yesterday = new Date(today.getFullYear(), today.getMonth(), today.getDate() - 1);
+  if (day(then) === day(today)) return `today at ${clock}`;
+  if (day(then) === day(yesterday)) return `yesterday at ${clock}`;
+  return `${then.getDate()} ${MONTHS[then.getMonth()]} ${then.getFullYear()} at ${clock}`;
 }

@@ -4,14 +4,26 @@
  * cannot be reached.
  */
 import type { RegistryServer } from '../../../shared/api-registry.js';
+import { findByWords, matchesWords, registryWord, searchWords } from './catalog-search.js';
 import { CURATED_AT, curatedEntry, searchCurated } from './curated-servers.js';
-import { RegistryCache } from './registry-cache.js';
-import { RegistryClient, RegistryError } from './registry-client.js';
-import { officialMeta, parseServerList, ServerResponseSchema, type ServerResponse } from './server-json.js';
+import { keptWhen, RegistryCache } from './registry-cache.js';
+import { RegistryClient, RegistryError, type ListQuery } from './registry-client.js';
+import { officialMeta, parseServerList, ServerResponseSchema, type ServerList, type ServerResponse } from './server-json.js';
+
+/** The official registry's page size when none is asked for. */
+const REGISTRY_PAGE = 30;
+/** Reading the whole list for words: the most a registry page may hold (its `limit` allows 1–100), unless a page size is set. */
+const SCAN_PAGE = 100;
+/** Registry pages one search (or one More) reads at most before it answers with what it found (each way of reading). */
+const PAGES_PER_SEARCH = 5;
+/** Marks a cursor into the unsearched list (registry names never start with `~`). */
+const SCAN = '~scan~';
 
 export interface CachedNotice {
   at: string;
   notice: string;
+  /** Nothing was kept either: only the servers that come with Spillway were searched. */
+  builtIn?: boolean;
 }
 
 export interface CatalogPage {
@@ -48,44 +60,90 @@ export interface RegistryCatalogOptions {
 
 export class RegistryCatalog {
   readonly #cache: RegistryCache;
+  readonly #now: () => number;
 
   constructor(private readonly options: RegistryCatalogOptions) {
-    this.#cache = new RegistryCache(options.cacheDir, options.now);
+    this.#now = options.now ?? Date.now;
+    this.#cache = new RegistryCache(options.cacheDir, this.#now);
   }
 
   #client(): RegistryClient {
     return new RegistryClient({ baseUrl: this.options.baseUrl(), timeoutMs: this.options.timeoutMs, fetch: this.options.fetch });
   }
 
-  /** One page of the latest versions whose name contains `query`. */
+  /**
+   * One page of the latest versions: all of them without a query, else those with every word of `query`
+   * in their name, title or description (catalog-search.ts). The registry searches names only, so it is
+   * asked for one word; when no name holds it, its whole list is read page by page for the words.
+   */
   async search(query?: string, cursor?: string): Promise<CatalogPage> {
-    const client = this.#client();
-    const url = client.listUrl({ search: query?.trim() || undefined, cursor, limit: this.options.pageSize });
-    let fetched;
+    const words = searchWords(query);
     try {
-      fetched = await this.#fetch(client, url, 'list of servers');
+      if (words.length === 0) {
+        const page = await this.#listPage({ cursor, limit: this.options.pageSize });
+        return { servers: page.servers.map(serverSummary), skipped: page.skipped, ...optional(page) };
+      }
+      return await this.#searchWords(words, cursor);
     } catch (err) {
       // A first run without the network: the servers that ship with the app, said so.
       if (cursor || !unreachable(err)) throw err;
       const servers = searchCurated(query);
       return { servers: servers.map(serverSummary), skipped: 0, cached: curatedNotice(err) };
     }
-    const { body, cached } = fetched;
-    let list;
+  }
+
+  /**
+   * Up to a few registry pages for the words: the registry's name search for the most telling one, then,
+   * when no name held it, the unsearched list (a cursor marked SCAN goes on with that). Stops at a page's
+   * worth of matches, so that More goes on from there.
+   */
+  async #searchWords(words: string[], cursor: string | undefined): Promise<CatalogPage> {
+    let scanning = cursor?.startsWith(SCAN) === true;
+    let next = scanning ? cursor!.slice(SCAN.length) || undefined : cursor;
+    const wanted = this.options.pageSize ?? REGISTRY_PAGE;
+    const found: ServerResponse[] = [];
+    let skipped = 0;
+    let cached: CachedNotice | undefined;
+    for (let left = PAGES_PER_SEARCH; left > 0; left--) {
+      const page = await this.#listPage(
+        scanning
+          ? { cursor: next, limit: this.options.pageSize ?? SCAN_PAGE }
+          : { search: registryWord(words), cursor: next, limit: this.options.pageSize },
+      );
+      skipped += page.skipped;
+      cached ??= page.cached;
+      found.push(...page.servers.filter((r) => matchesWords(r.server, words)));
+      next = page.nextCursor;
+      if (!next && !scanning && !cursor && found.length === 0) {
+        // No name holds the word ("database", "browser"): the descriptions may. The list holds the
+        // malformed items the name search met again, so they are counted once; it gets pages of its own.
+        scanning = true;
+        skipped = 0;
+        left = PAGES_PER_SEARCH + 1;
+        continue;
+      }
+      if (!next || found.length >= wanted) break;
+    }
+    return {
+      servers: findByWords(found, words).map(serverSummary),
+      skipped,
+      ...(next ? { nextCursor: scanning ? `${SCAN}${next}` : next } : {}),
+      ...(cached ? { cached } : {}),
+    };
+  }
+
+  /** One list page from the registry (or kept), its malformed items skipped and counted. */
+  async #listPage(query: ListQuery): Promise<ServerList & { cached?: CachedNotice }> {
+    const client = this.#client();
+    const { body, cached } = await this.#fetch(client, client.listUrl(query), 'list of servers');
     try {
-      list = parseServerList(body);
+      return { ...parseServerList(body), ...(cached ? { cached } : {}) };
     } catch {
       throw new RegistryError(
         'unreachable',
         `The registry's list of servers was not in the shape of the MCP Registry API. Check the registry address in Settings.`,
       );
     }
-    return {
-      servers: list.servers.map(serverSummary),
-      skipped: list.skipped,
-      ...(list.nextCursor ? { nextCursor: list.nextCursor } : {}),
-      ...(cached ? { cached } : {}),
-    };
   }
 
   /** One version of one server (the latest when none is given). */
@@ -148,10 +206,16 @@ export class RegistryCatalog {
       if (!(err instanceof RegistryError) || err.kind !== 'unreachable') throw err;
       const kept = await this.#cache.get(url);
       if (!kept) throw err;
-      return { body: kept.body, cached: { at: kept.at, notice: `Cached, from ${kept.at}: ${err.message}` } };
+      const when = keptWhen(kept.at, this.#now());
+      return { body: kept.body, cached: { at: kept.at, notice: `Cached, from ${when}: ${err.message}` } };
     }
   }
 }
+
+const optional = (page: { nextCursor?: string; cached?: CachedNotice }) => ({
+  ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}),
+  ...(page.cached ? { cached: page.cached } : {}),
+});
 
 const unreachable = (err: unknown) => err instanceof RegistryError && err.kind === 'unreachable';
 
@@ -159,6 +223,7 @@ const unreachable = (err: unknown) => err instanceof RegistryError && err.kind =
 function curatedNotice(err: unknown): CachedNotice {
   return {
     at: CURATED_AT,
+    builtIn: true,
     notice: `${(err as Error).message} Showing the servers that come with Spillway; the whole catalog is searchable once the registry can be reached.`,
   };
 }

@@ -105,9 +105,11 @@ export class ActivityLog {
   readonly #initial: number;
   readonly #schedule: (flush: () => void) => void;
 
+  /** Every kept event as a row: a finished call's start folded into it. */
+  #rows = $derived.by(() => oneRowPerCall(this.#events));
   #visible = $derived.by(() => {
     const query = toQuery(this.filter);
-    return oneRowPerCall(this.#events).filter((e) => matchesFilter(e, query));
+    return this.#rows.filter((e) => matchesFilter(e, query));
   });
   #servers = $derived.by(() => distinct(this.#events, (e) => e.server));
   #tools = $derived.by(() => distinct(this.#events, (e) => e.exposedName));
@@ -142,6 +144,10 @@ export class ActivityLog {
   /** The rows the log shows, oldest first. */
   get visible(): readonly HubEvent[] {
     return this.#visible;
+  }
+  /** The rows the log would show without filters (what `visible` is counted against). */
+  get rowCount(): number {
+    return this.#rows.length;
   }
   get loading(): boolean {
     return this.#loading;

@@ -144,7 +144,7 @@ export class BrowseState {
     return this.#updateError;
   }
 
-  /** The first page of servers whose name contains `query` (all servers when empty). */
+  /** The first page of servers with every word of `query` in their name, title or description (all servers when empty). */
   async search(query: string): Promise<void> {
     const seq = ++this.#searchSeq;
     this.#query = query;
