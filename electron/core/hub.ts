@@ -30,7 +30,7 @@ import type { SecretStore } from './secrets/secret-store.js';
 import type { SettingsSecrets } from './secrets/settings-secrets.js';
 import { resolveServerSecrets } from './secrets/server-secret-refs.js';
 import { ChildReaper } from './upstream/child-reaper.js';
-import { readLoginShellPath } from './upstream/child-env.js';
+import { ServerPath } from './upstream/server-path.js';
 import { createTransportFactory } from './upstream/transport-factory.js';
 import { UsageRecords } from './ledger/usage-records.js';
 import type { UpstreamHooks, UpstreamOptions } from './upstream/upstream.js';
@@ -48,7 +48,10 @@ export interface HubOptions {
   env: Readonly<Record<string, string | undefined>>;
   /** Overrides the configured port (the CLI's --port). */
   port?: number;
-  /** Use the login shell's PATH for stdio servers (true when launched from a GUI). */
+  /**
+   * Start stdio servers with the PATH a fresh login gets (true when launched from a GUI): the login
+   * shell's on macOS and Linux, the registry's on Windows (upstream/server-path.ts).
+   */
   useLoginShellPath?: boolean;
   /** Tuning for upstream reconnects (tests shorten these). */
   upstream?: Partial<UpstreamOptions>;
@@ -80,6 +83,8 @@ export class Hub {
   readonly pool: UpstreamPool;
   readonly sessions = new Map<string, DownstreamSession>();
   readonly reaper: ChildReaper;
+  /** The PATH stdio servers start with; the catalog's runtime check looks in the same one. */
+  readonly serverPath: ServerPath;
   readonly endpoint: HttpEndpoint;
   readonly relay: Relay;
   readonly events: EventLog;
@@ -175,7 +180,7 @@ export class Hub {
       clientMetadataUrl: () => this.config.settings.oauthClientMetadataUrl,
       emit: (e) => this.emit(e),
     });
-    let loginPath: Promise<string | undefined> | undefined;
+    this.serverPath = new ServerPath({ platform: options.platform, env: options.env, fresh: options.useLoginShellPath === true });
     const createTransport =
       options.createTransport ??
       createTransportFactory({
@@ -187,9 +192,7 @@ export class Hub {
         resolveSecrets: (id, cfg) => resolveServerSecrets(parts.secretStore, id, cfg),
         authProvider: (id, url) => this.signIns.providerFor(id, url),
         onInsufficientScope: (id, scope) => this.signIns.stepUp(id, scope),
-        loginShellPath: options.useLoginShellPath
-          ? () => (loginPath ??= readLoginShellPath({ platform: options.platform, env: options.env, timeoutMs: 5000 }))
-          : undefined,
+        loginShellPath: () => this.serverPath.replacement(),
       });
     this.relay = new Relay({
       upstreams: () => this.pool,

@@ -29,6 +29,8 @@ export interface RegistryHubOptions {
   env?: Record<string, string | undefined>;
   /** Serve the built renderer (the Browse tests). */
   uiDir?: string;
+  /** Start servers with the PATH of the login shell in env.SHELL, as the desktop app does. */
+  useLoginShellPath?: boolean;
 }
 
 /**
@@ -50,6 +52,7 @@ export async function startRegistryHub(options: RegistryHubOptions): Promise<App
     // No node, no npx: the hub's PATH is an empty folder.
     env: { ...process.env, PATH: emptyBin, ...options.env },
     port: 0,
+    useLoginShellPath: options.useLoginShellPath,
     upstream: { backoffBaseMs: 50, backoffMaxMs: 500, connectTimeoutMs: 30_000 },
     uiDir: options.uiDir,
     clientOs: { home: join(dir, 'home'), platform: 'linux', env: { HOME: join(dir, 'home') } },

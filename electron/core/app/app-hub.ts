@@ -130,6 +130,7 @@ export async function createAppHub(options: AppHubOptions): Promise<AppHub> {
   const registry = appRegistryHandlers({
     ...options,
     settings: () => hub.settings,
+    serverPath: () => hub.serverPath.current({ reread: true }),
     addUpstream: (req) => parts.control.addUpstream(req),
     secrets: registrySecretStore(hub.secretStore),
     upstreamConfigs: () => hub.config.servers,

@@ -38,7 +38,7 @@ export interface RegistryHandlerDeps {
   /** The catalog for the registry URL of the settings as they are now. */
   catalog(): RegistryCatalog;
   /** The PATH servers are started with, to check a package's runtime. */
-  pathFacts(): PathFacts;
+  pathFacts(): PathFacts | Promise<PathFacts>;
   /** The control operation behind `upstreams.add`. */
   addUpstream(req: { id?: string; name?: string; config: ServerConfig }): Promise<{ id: string }>;
   secrets?: RegistrySecretStore;
@@ -122,7 +122,8 @@ const idName = (server: ServerDetail) => server.title ?? server.name.split('/').
 export function registryHandlers(deps: RegistryHandlerDeps): HandlerMap {
   const load = (name: string, version?: string) => registryCall(() => deps.catalog().get(name, version));
   const npmMode: NpmMode = deps.npm ? 'install' : 'npx';
-  const describe = (option: EntryOption, server: ServerDetail) => withInstalled(describeOption(option, server, deps.pathFacts(), npmMode));
+  const describe = async (option: EntryOption, server: ServerDetail) =>
+    withInstalled(describeOption(option, server, await deps.pathFacts(), npmMode));
   /** Adds the servers that already run the option's npm package or bundle (the detail page offers their Update). */
   const withInstalled = (described: RegistryOption): RegistryOption => {
     const name = described.installs?.name;
@@ -169,7 +170,7 @@ export function registryHandlers(deps: RegistryHandlerDeps): HandlerMap {
     'registry.search': (req) => registryCall(() => deps.catalog().search(req.query, req.cursor)),
     'registry.get': async (req) => {
       const { response, cached } = await load(req.name, req.version);
-      const facts = deps.pathFacts();
+      const facts = await deps.pathFacts();
       return {
         server: serverSummary(response),
         options: entryOptions(response.server).map((o) => withInstalled(describeOption(o, response.server, facts, npmMode))),
@@ -180,7 +181,7 @@ export function registryHandlers(deps: RegistryHandlerDeps): HandlerMap {
     'registry.form': async (req) => {
       const { response } = await load(req.name, req.version);
       const option = pickOption(response.server, req);
-      const described = describe(option, response.server);
+      const described = await describe(option, response.server);
       if (!described.supported) throw new ControlError('invalid', described.reason ?? 'Spillway cannot run this yet', option.kind);
       const plan = planOption(option, { kind: 'preview' }, npmMode);
       if (!plan.mcpb) return { option: described, fields: plan.inputs.fields };
@@ -193,7 +194,7 @@ export function registryHandlers(deps: RegistryHandlerDeps): HandlerMap {
       const { response } = await load(req.name, req.version);
       const server = response.server;
       const option = pickOption(server, req);
-      const described = describe(option, server);
+      const described = await describe(option, server);
       if (!described.supported) throw new ControlError('invalid', described.reason ?? 'Spillway cannot run this yet', option.kind);
       if (described.runtime && !described.runtime.present)
         throw new ControlError('unavailable', described.runtime.missing ?? 'A runtime is missing', option.kind);
@@ -223,7 +224,7 @@ export function registryHandlers(deps: RegistryHandlerDeps): HandlerMap {
       let summary = plan.summary;
       if (plan.mcpb) {
         if (!deps.bundles) throw new ControlError('unavailable', 'This hub cannot install MCPB bundles', option.kind);
-        const bundle = await installPlannedBundle(deps.bundles, plan, server, deps.pathFacts(), req.values);
+        const bundle = await installPlannedBundle(deps.bundles, plan, server, await deps.pathFacts(), req.values);
         installed = bundle.installed;
         summary = bundle.summary;
         upstream = registryUpstream(bundle.launch, bundle.secretValues, label);
@@ -298,6 +299,11 @@ export interface AppRegistryOptions {
   paths: { dataDir: string; configFile: string };
   platform: NodeJS.Platform;
   env: Readonly<Record<string, string | undefined>>;
+  /**
+   * The PATH servers start with, read again now (the hub's ServerPath): for a GUI launch not the app's
+   * own, and what an install since the app started added must count.
+   */
+  serverPath(): Promise<string | undefined>;
   settings(): Settings;
   addUpstream: RegistryHandlerDeps['addUpstream'];
   secrets?: RegistrySecretStore;
@@ -328,7 +334,6 @@ function removeUnusedAtStart(options: AppRegistryOptions, installers: { bundles:
 /** The registry methods of an app hub: the registry URL from the settings, the cache in the data folder. */
 export function appRegistryHandlers(options: AppRegistryOptions): HandlerMap {
   let catalog: RegistryCatalog | undefined;
-  const pathKey = Object.keys(options.env).find((k) => k.toUpperCase() === 'PATH') ?? 'PATH';
   // Made now, as the hub starts: that is when what an interrupted install left is removed.
   const bundles = new BundleInstaller({ dataDir: options.paths.dataDir, onInstalling: options.onInstalling });
   const npm = new NpmInstaller({
@@ -341,7 +346,7 @@ export function appRegistryHandlers(options: AppRegistryOptions): HandlerMap {
   return registryHandlers({
     catalog: () =>
       (catalog ??= new RegistryCatalog({ baseUrl: () => options.settings().registryUrl, cacheDir: join(options.paths.dataDir, 'registry-cache') })),
-    pathFacts: () => ({ path: options.env[pathKey], platform: options.platform, pathExt: options.env.PATHEXT }),
+    pathFacts: async () => ({ path: await options.serverPath(), platform: options.platform, pathExt: options.env.PATHEXT }),
     addUpstream: options.addUpstream,
     secrets: options.secrets,
     bundles,

@@ -10,7 +10,8 @@ const HUB_PREFIX = 'SPILLWAY_';
  * The environment an upstream server starts with: the user's environment without the hub's own
  * SPILLWAY_* variables (a server saw SPILLWAY_TOKEN; audit s11, item 4), plus the configured variables
  * (configured wins, SPILLWAY_* included). `loginShellPath`, when given, replaces PATH — a GUI-launched app
- * inherits launchd's bare PATH, so `npx`/`uvx` from nvm or Homebrew would not be found otherwise.
+ * inherits launchd's bare PATH, so `npx`/`uvx` from nvm or Homebrew would not be found otherwise (on
+ * Windows it is the registry's Path: see server-path.ts).
  * On win32 names compare case-insensitively (`Path` and `PATH` are one variable there).
  */
 export function buildChildEnv(
@@ -60,7 +61,7 @@ const MARKER = '__SPILLWAY_PATH_7f3a__';
  * anything the rc files print is ignored. Undefined on Windows, on failure, or on timeout.
  */
 export async function readLoginShellPath(options: LoginShellPathOptions): Promise<string | undefined> {
-  const { platform, env, timeoutMs = 5000, run = runWithExecFile } = options;
+  const { platform, env, timeoutMs = 5000, run = runProgram } = options;
   if (platform === 'win32') return undefined;
   const shell = env.SHELL || (platform === 'darwin' ? '/bin/zsh' : '/bin/sh');
   try {
@@ -77,7 +78,8 @@ export async function readLoginShellPath(options: LoginShellPathOptions): Promis
   }
 }
 
-const runWithExecFile: RunProgram = (file, args, { env, timeoutMs }) =>
+/** RunProgram with execFile: stdin closed, killed at the timeout, no console window on Windows. */
+export const runProgram: RunProgram = (file, args, { env, timeoutMs }) =>
   new Promise((resolve, reject) => {
     const child = execFile(
       file,

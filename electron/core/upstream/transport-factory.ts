@@ -16,7 +16,7 @@ export interface TransportFactoryOptions {
   baseEnv: EnvLike;
   platform: NodeJS.Platform;
   reaper?: ChildReaper;
-  /** Resolved lazily once (GUI launches only). */
+  /** The PATH that replaces baseEnv's, read before each start (the hub's ServerPath; undefined keeps baseEnv's). */
   loginShellPath?: () => Promise<string | undefined>;
   maxMessageBytes: () => number;
   /** Where stdio upstreams stream multi-megabyte lines (see StdioUpstreamOptions.spool). */
