@@ -2,7 +2,8 @@
  * The real OS keychain on Linux (issue 15): the built hub runs inside a private D-Bus session with
  * gnome-keyring unlocked on a temp HOME, so the Secret Service it talks to is real and leaves nothing on
  * the machine. A server's env value goes to the keychain (no secrets.enc, no value in config.json), its
- * child gets it, also after a restart, and removing the server forgets it. Needs `dbus-run-session` and
+ * child gets it, also after a restart, and removing the server forgets it; a value too long for one Windows
+ * Credential Manager entry is kept in parts and read back whole. Needs `dbus-run-session` and
  * `gnome-keyring-daemon` (.ci/run installs gnome-keyring from Debian); skipped, saying so, without them.
  */
 import { spawn, spawnSync } from 'node:child_process';
@@ -59,5 +60,21 @@ describe.skipIf(!keyringHere)('the real OS keychain (gnome-keyring in a private 
     });
     expect(result.dataFiles).not.toContain('secrets.enc');
     expect(result.dataFiles).not.toContain('secrets.key');
+    expect(result.keychainEntries).toBe(1);
+  }, 60_000);
+
+  it('keeps a value longer than one Windows Credential Manager entry holds (1280 characters) in parts, and forgets them all', async () => {
+    const secret = `eyJhbGciOiJSUzI1NiJ9.${'LongTokenPart0123456789'.repeat(120)}.sig`;
+    const result = await probe(join(home, 'spillway-data'), secret);
+    expect(result).toMatchObject({
+      store: 'keychain',
+      childGotValue: true,
+      inKeychain: true,
+      configHasValue: false,
+      afterRestart: true,
+      forgotten: true,
+    });
+    expect(result.keychainEntries).toBe(3);
+    expect(result.longestEntry).toBeLessThanOrEqual(1280);
   }, 60_000);
 });

@@ -317,6 +317,28 @@ describe('ChildReaper', () => {
     expectGone(t.pid);
   });
 
+  it('on win32, killAll goes straight to the tree kill (SIGTERM would end only cmd.exe, which then reports the server gone)', async () => {
+    const treeKills: number[] = [];
+    const reaper = new ChildReaper({
+      platform: 'win32',
+      // Stands in for `taskkill /T /F` (not on this system): ends the child as a tree kill would.
+      forceKill: (child) => {
+        treeKills.push(child.pid!);
+        child.kill('SIGKILL');
+      },
+    });
+    // A child that ends at once on SIGTERM, as cmd.exe does on TerminateProcess, leaving its own child running.
+    const child = spawn(node, sleeper, { stdio: 'ignore' });
+    cleanups.push(async () => child.kill('SIGKILL'));
+    await once(child, 'spawn');
+    reaper.track(child);
+    const exited = once(child, 'exit');
+    await reaper.killAll(5000);
+    expect(await exited).toEqual([null, 'SIGKILL']);
+    expect(treeKills).toEqual([child.pid]);
+    expect(reaper.size).toBe(0);
+  });
+
   it('kills tracked children synchronously on the exit hook and not after uninstall', async () => {
     const reaper = new ChildReaper({ platform: process.platform });
     const fake = Object.assign(new EventEmitter(), { pid: 0, kill: () => true }) as unknown as ProcessHooks & EventEmitter;

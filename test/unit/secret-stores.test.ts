@@ -11,6 +11,8 @@ import { EncryptedFileStore, SECRETS_FILE, SECRETS_KEY_FILE } from '../../electr
 import { KeychainStore, keyringEntry, type KeychainEntryFactory } from '../../electron/core/secrets/keychain-store.js';
 import { keychainWorks, openSecretStore } from '../../electron/core/secrets/open-secret-store.js';
 import { SecretStoreError } from '../../electron/core/secrets/secret-store.js';
+import { PendingSignIns } from '../../electron/core/oauth/pending-sign-ins.js';
+import { UpstreamOAuthProvider } from '../../electron/core/oauth/upstream-oauth-provider.js';
 
 const VALUE = 'ghp_file-store-secret-4711';
 let dir: string;
@@ -126,6 +128,120 @@ describe('a keychain that does not answer (a prompt nobody answers, a locked key
         /^The system keychain did not answer within \d+ seconds when Spillway asked it to (store|read|forget) the secret env:T of gh\. .*answer that window or unlock the keychain, then try again\.$/,
       );
     }
+  });
+});
+
+/**
+ * Windows Credential Manager as keyring-rs drives it: the value is kept as UTF-16 and anything over 2560
+ * bytes (1280 characters) is refused with keyring-rs's own message; a missing entry is an error.
+ */
+function windowsKeychain(): { entry: KeychainEntryFactory; items: Map<string, string> } {
+  const items = new Map<string, string>();
+  const entry: KeychainEntryFactory = (service, account) => {
+    const key = `${service}|${account}`;
+    return {
+      getPassword: async () => items.get(key) ?? null,
+      setPassword: async (value) => {
+        if (value.length * 2 > 2560) throw new Error("Attribute 'password' is longer than platform limit of 2560 chars");
+        items.set(key, value);
+      },
+      deleteCredential: async () => {
+        if (!items.delete(key)) throw new Error('No matching entry found in secure storage');
+        return true;
+      },
+    };
+  };
+  return { entry, items };
+}
+
+/** A JWT-shaped token of about `chars` characters (Entra ID, Keycloak and Google tokens run 1 to 3 KB). */
+const jwt = (chars: number, seed: string) => `eyJhbGciOiJSUzI1NiJ9.${seed.repeat(Math.ceil(chars / seed.length)).slice(0, chars)}.c2lnbmF0dXJl`;
+
+describe('long values in a keychain that holds 1280 characters per entry (Windows Credential Manager)', () => {
+  const service = 'Spillway long-values';
+  const accounts = (items: Map<string, string>) => [...items.keys()].map((k) => k.slice(service.length + 1)).sort();
+
+  it('keeps a sign-in token set of several KB, and a long bearer header, and reads them back whole', async () => {
+    const { entry, items } = windowsKeychain();
+    expect(await keychainWorks(entry, service)).toBe(true); // the probe passes, so this keychain is the store
+    const store = new KeychainStore(service, entry);
+    const provider = new UpstreamOAuthProvider({
+      serverId: 'work-sharepoint',
+      serverUrl: 'https://mcp.example.com/mcp',
+      store,
+      pending: new PendingSignIns(),
+      redirectUrl: () => 'http://127.0.0.1:4242/oauth/callback',
+      onAuthorizationUrl: () => undefined,
+    });
+    const tokens = {
+      access_token: jwt(1900, 'AcCeSs'),
+      id_token: jwt(1200, 'IdToKeN'),
+      refresh_token: jwt(900, 'ReFrEsH'),
+      token_type: 'Bearer',
+      expires_in: 3599,
+    };
+    await provider.saveTokens(tokens);
+    const again = new UpstreamOAuthProvider({
+      serverId: 'work-sharepoint',
+      serverUrl: 'https://mcp.example.com/mcp',
+      store: new KeychainStore(service, entry),
+      pending: new PendingSignIns(),
+      redirectUrl: () => 'http://127.0.0.1:4242/oauth/callback',
+      onAuthorizationUrl: () => undefined,
+    });
+    expect(await again.tokens()).toEqual(tokens);
+    for (const value of items.values()) expect(value.length).toBeLessThanOrEqual(1280);
+
+    const header = `Bearer ${jwt(1400, 'HeAdEr')}`;
+    await store.set('srv', 'header:Authorization', header);
+    expect(await new KeychainStore(service, entry).get('srv', 'header:Authorization')).toBe(header);
+    expect(store.known()).toContain(header);
+  });
+
+  it('removes the extra entries when a shorter value replaces a long one, and on forgetting', async () => {
+    const { entry, items } = windowsKeychain();
+    const store = new KeychainStore(service, entry);
+    await store.set('gh', 'env:T', 'x'.repeat(3500));
+    expect(accounts(items)).toEqual(['gh/env:T', 'gh/env:T#1', 'gh/env:T#2', 'gh/env:T#3']);
+    await store.set('gh', 'env:T', 'y'.repeat(1500));
+    expect(accounts(items)).toEqual(['gh/env:T', 'gh/env:T#1']);
+    expect(await store.get('gh', 'env:T')).toBe('y'.repeat(1500));
+    await store.set('gh', 'env:T', 'short');
+    expect(accounts(items)).toEqual(['gh/env:T']);
+    expect(await store.get('gh', 'env:T')).toBe('short');
+    await store.set('gh', 'env:T', 'z'.repeat(2500));
+    await store.delete('gh', 'env:T');
+    expect(items.size).toBe(0);
+    expect(await store.get('gh', 'env:T')).toBeUndefined();
+  });
+
+  it('reads values saved as one plain entry, never cuts a character in two, and keeps a value that looks like a head', async () => {
+    const { entry, items } = windowsKeychain();
+    items.set(`${service}|gh/env:OLD`, 'saved-before-parts-existed');
+    const store = new KeychainStore(service, entry);
+    expect(await store.get('gh', 'env:OLD')).toBe('saved-before-parts-existed');
+
+    // Each part is handed to the OS as text: a part ending in half an emoji would come back as U+FFFD.
+    const emoji = `a${'\u{1F511}'.repeat(1500)}`;
+    await store.set('gh', 'env:EMOJI', emoji);
+    for (const value of items.values()) expect(value).not.toMatch(/[\uD800-\uDBFF]$|^[\uDC00-\uDFFF]/);
+    expect(await new KeychainStore(service, entry).get('gh', 'env:EMOJI')).toBe(emoji);
+
+    const lookalike = `spillway-parts:3:${'0'.repeat(16)}:not really parts`;
+    await store.set('gh', 'env:ODD', lookalike);
+    expect(await new KeychainStore(service, entry).get('gh', 'env:ODD')).toBe(lookalike);
+  });
+
+  it('says so plainly when the parts do not belong together (Spillway stopped while saving)', async () => {
+    const { entry, items } = windowsKeychain();
+    const store = new KeychainStore(service, entry);
+    await store.set('gh', 'env:T', 'a'.repeat(2500));
+    items.set(`${service}|gh/env:T#1`, 'b'.repeat(1000)); // a newer value's part, written before its head was
+    const err = await store.get('gh', 'env:T').catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(SecretStoreError);
+    expect((err as Error).message).toMatch(
+      /^The secret env:T of gh in the system keychain is incomplete: Spillway was stopped while saving it\. Enter it again in Spillway/,
+    );
   });
 });
 

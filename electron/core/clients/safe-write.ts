@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
-import { access, mkdir, open, readFile, realpath, rename, rm, stat } from 'node:fs/promises';
+import { access, mkdir, open, readFile, realpath, rm, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
+import { renameOver } from '../files/atomic-file.js';
 import {
   backupBytes,
   deleteBackup,
@@ -142,19 +143,6 @@ async function writeTemp(snapshot: FileSnapshot, bytes: Buffer, holdsSecret: boo
     throw new ConfigWriteError(snapshot.path, reason, { cause: e });
   }
   return tmp;
-}
-
-async function renameOver(tmp: string, target: string): Promise<void> {
-  // Windows refuses a rename while another process (an editor, antivirus) briefly holds the file.
-  for (let attempt = 0; ; attempt++) {
-    try {
-      await rename(tmp, target);
-      return;
-    } catch (e) {
-      if (attempt >= 4 || !['EPERM', 'EBUSY', 'EACCES'].includes(code(e) ?? '')) throw e;
-      await new Promise((r) => setTimeout(r, 25 * (attempt + 1)));
-    }
-  }
 }
 
 /**

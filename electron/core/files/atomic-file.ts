@@ -3,7 +3,8 @@
  * asked for while a write is waiting share it, and the text is rendered when that write starts, so it
  * holds the newest state. The config file, client tokens, tool pins and the spill index all save this way.
  * A full disk fails the save and leaves the old file as it was (issue 13 item 11: write-file-atomic did
- * one write and renamed whatever part of the text it had taken).
+ * one write and renamed whatever part of the text it had taken). The rename is tried again while Windows
+ * reports the file held for a moment (renameOver), as client config files and installs are.
  */
 import { randomInt } from 'node:crypto';
 import { mkdir, open, readdir, realpath, rename, rm, stat, type FileHandle } from 'node:fs/promises';
@@ -72,13 +73,42 @@ export async function writeAtomically(file: string, data: Buffer, mode?: number)
     await handle.sync();
     await handle.close();
     handle = undefined;
-    await rename(temp, path);
+    await renameOver(temp, path);
   } catch (error) {
     await handle?.close().catch(() => undefined);
     await rm(temp, { force: true }).catch(() => undefined);
     throw error;
   }
   await syncFolder(dirname(path));
+}
+
+/**
+ * The waits between tries of a rename Windows refused because another program held the file or folder
+ * for a moment: antivirus (Defender scans every new file, and a freshly unpacked install holds many),
+ * the search indexer, an editor. About 1.5 seconds in all, as a held file is let go within a scan.
+ */
+const RENAME_WAITS_MS = [25, 50, 100, 200, 400, 800];
+
+/** The rename errors a briefly held file gives on Windows (EACCES and EPERM also mean no permission: then the tries fail alike). */
+const HELD = new Set(['EPERM', 'EBUSY', 'EACCES']);
+
+/**
+ * Renames `from` over `to` (a file, or an install folder into place), trying again a few times when the
+ * system refuses because something holds it for a moment. The same on every system: elsewhere these
+ * errors are lasting, and cost only the waits before the error is thrown. `renameImpl` is fs's rename
+ * (a test may hand in one that fails first).
+ */
+export async function renameOver(from: string, to: string, renameImpl: (from: string, to: string) => Promise<void> = rename): Promise<void> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      await renameImpl(from, to);
+      return;
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException | undefined)?.code ?? '';
+      if (attempt >= RENAME_WAITS_MS.length || !HELD.has(code)) throw error;
+      await new Promise((resolve) => setTimeout(resolve, RENAME_WAITS_MS[attempt]));
+    }
+  }
 }
 
 /** What `writeAll` needs of an open file (a FileHandle). */

@@ -75,18 +75,24 @@ export class ChildReaper {
     }
   }
 
-  /** SIGTERM every child, SIGKILL those still alive after `graceMs`; resolves when all have exited. */
+  /**
+   * SIGTERM every child, SIGKILL those still alive after `graceMs`; resolves when all have exited. On
+   * win32 the tree kill comes at once: SIGTERM there is TerminateProcess of cmd.exe only, which then
+   * reports itself exited while the server it started (npx, then node) keeps running.
+   */
   async killAll(graceMs = 2000): Promise<void> {
     const children = [...this.#children];
     await Promise.all(
       children.map(async (child) => {
         const exited = exitOf(child);
-        try {
-          signalTree(child, 'SIGTERM', this.#platform);
-        } catch {
-          // Already gone.
+        if (this.#platform !== 'win32') {
+          try {
+            signalTree(child, 'SIGTERM', this.#platform);
+          } catch {
+            // Already gone.
+          }
+          if (await settlesWithin(exited, graceMs)) return;
         }
-        if (await settlesWithin(exited, graceMs)) return;
         try {
           this.#forceKill(child);
         } catch {

@@ -6,8 +6,9 @@
  */
 import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { readFile, rename, rm, writeFile, mkdir } from 'node:fs/promises';
+import { readFile, rm, writeFile, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
+import { renameOver } from '../../files/atomic-file.js';
 // Arborist and pacote load a few hundred modules: they are imported on the first install, not at hub start.
 const libraries = async () => ({ Arborist: (await import('@npmcli/arborist')).default, pacote: (await import('pacote')).default });
 import { ensurePackagesDir, INSTALLING_PREFIX, packageFolderName, type PackageRef } from './package-folders.js';
@@ -162,7 +163,8 @@ export async function installNpmPackage(source: NpmSource, name: string, version
         'refused',
       );
     try {
-      await rename(temp, folder);
+      // Tried again while Windows reports the new files held (Defender scans every file an install unpacks).
+      await renameOver(temp, folder);
     } catch (err) {
       // Another install of the same version finished first: use that one.
       if (!existsSync(folder)) throw err;

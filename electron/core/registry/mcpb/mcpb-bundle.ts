@@ -6,10 +6,11 @@
  * name is always complete, and a failure leaves nothing behind.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { chmod, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve, sep } from 'node:path';
 import { unzip, type Unzipped } from 'fflate';
 import type { McpbManifestAny } from '@anthropic-ai/mcpb';
+import { renameOver } from '../../files/atomic-file.js';
 // One prefix for npm packages and bundles: what an interrupted install of either left is cleaned alike (install/installs-folder.ts).
 import { INSTALLING_PREFIX } from '../install/package-folders.js';
 import { childFolder } from '../install/install-names.js';
@@ -67,7 +68,8 @@ export async function installBundle(
     const zip = await download(source, fetchImpl, limits);
     await unpack(zip, building);
     const manifest = await readManifest(building);
-    await rename(building, target);
+    // Tried again while Windows reports the unpacked files held (Defender scans each new file).
+    await renameOver(building, target);
     return { dir: target, manifest };
   } catch (err) {
     await rm(building, { recursive: true, force: true });
