@@ -150,7 +150,9 @@ describe("the import list masks other servers' credentials; the import keeps the
     const saved = JSON.parse(await readFile(join(hub.dir, 'config.json'), 'utf8')) as {
       servers: Record<string, { args?: string[]; url?: string }>;
     };
-    expect(saved.servers.postgres.args).toEqual([fixture('fixture-server.mjs'), DB_URL]);
+    // The password in the address is a secret too: the store holds the word, config.json a placeholder.
+    expect(saved.servers.postgres.args).toEqual([fixture('fixture-server.mjs'), '${SPILLWAY_SECRET_ARG_1}']);
+    expect(await hub.hub.secretStore.get('postgres', 'env:SPILLWAY_SECRET_ARG_1')).toBe(DB_URL);
     expect(saved.servers.hosted.url).toBe(`https://mcp.example.com/mcp?api_key=${SECRET_REF}`);
     expect(await hub.hub.secretStore.get('hosted', 'url:api_key')).toBe(API_KEY);
     // Listed again: already imported, still masked.
