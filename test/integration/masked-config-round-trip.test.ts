@@ -1,7 +1,9 @@
 /**
  * The on/off switch and the edit form send back the config `upstreams.list` showed, with its secrets
- * masked (`postgresql://alice:***@…`, `api_key=***`, `--api-key ***`). Through a real hub, config.json
- * must keep the stored secrets wherever the list masked them; a value typed over a mask is taken.
+ * masked. A secret word of a stdio server's arguments (`postgresql://alice:…@…`, `api_key=…`, the word
+ * after `--api-key`) lives in the secret store, a `${SPILLWAY_SECRET_ARG_<n>}` placeholder in its place
+ * and a masked env value under that name in the list. Through a real hub, config.json never holds a
+ * secret or a mask, the server gets every word, and a value typed over a mask is taken.
  */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -45,11 +47,30 @@ async function listed(id: string): Promise<ServerConfig> {
 const argsOf = (cfg: ServerConfig) => (cfg.type === 'stdio' ? cfg.args : []);
 const urlOf = (cfg: ServerConfig) => (cfg.type === 'stdio' ? '' : cfg.url);
 
+/** The words of ARGS that hold a secret, in order: kept in the secret store, a placeholder in their place. */
+const SECRET_WORDS = [PG, 'api_key=sk-abcdef123456', 'TOKEN=ghp_abcdefabcdef123', '--token=abc123def456', 'sk-live-abcdef123456', 'x'];
+const PLACED = ARGS.map((a) => {
+  const n = SECRET_WORDS.indexOf(a);
+  return n < 0 ? a : `\${SPILLWAY_SECRET_ARG_${n + 1}}`;
+});
+/** The args as the server gets them: each placeholder filled from the store. */
+async function started(args: readonly string[]): Promise<string[]> {
+  const out: string[] = [];
+  for (const a of args) {
+    const name = /^\$\{(SPILLWAY_SECRET_ARG_\d+)\}$/.exec(a)?.[1];
+    out.push(name ? ((await hub.hub.secretStore.get('db', `env:${name}`)) ?? a) : a);
+  }
+  return out;
+}
+
 describe('a masked config sent back', () => {
-  it('is listed without its secrets', async () => {
+  it('is listed without its secrets: each secret word is in the store, a placeholder in config.json', async () => {
     const text = JSON.stringify(await hub.api('upstreams.list'));
     expect(URL_SECRETS.filter((s) => text.includes(s))).toEqual([]);
-    expect(argsOf(await listed('db'))).toContain('postgresql://alice:***@localhost/mydb');
+    expect(argsOf(await listed('db'))).toEqual(PLACED);
+    const disk = JSON.stringify(await onDisk());
+    expect(URL_SECRETS.filter((s) => disk.includes(s))).toEqual([]);
+    expect(await started(argsOf((await onDisk()).servers.db!))).toEqual(ARGS);
   });
 
   it('the on/off switch keeps every secret in the args', async () => {
@@ -58,26 +79,24 @@ describe('a masked config sent back', () => {
       expect(r.ok).toBe(true);
       const saved = (await onDisk()).servers.db!;
       expect(saved.enabled).toBe(enabled);
-      expect(argsOf(saved)).toEqual(ARGS);
+      expect(argsOf(saved)).toEqual(PLACED);
+      expect(await started(argsOf(saved))).toEqual(ARGS);
     }
   });
 
-  it('the edit form: an edited word keeps the secret it still shows masked; a typed value is taken', async () => {
+  it('the edit form: a secret word shown masked keeps its value; a typed value is taken; a word added moves nothing', async () => {
     const shown = await listed('db');
-    const args = argsOf(shown).map((a) =>
-      a.startsWith('postgresql:') ? a.replace('/mydb', '/otherdb') : a.startsWith('api_key=') ? 'api_key=sk-typed-999' : a,
-    );
-    // A word added before them moves every other one: they are matched by what the list showed.
-    const r = await hub.api('upstreams.update', { id: 'db', config: { ...shown, args: [args[0]!, '--verbose', ...args.slice(1)] } });
+    if (shown.type !== 'stdio') throw new Error('db is a stdio server');
+    const env = { ...shown.env, SPILLWAY_SECRET_ARG_2: 'api_key=sk-typed-999' };
+    const r = await hub.api('upstreams.update', { id: 'db', config: { ...shown, args: [shown.args[0]!, '--verbose', ...shown.args.slice(1)], env } });
     expect(r.ok).toBe(true);
-    expect(argsOf((await onDisk()).servers.db!)).toEqual([
+    const saved = argsOf((await onDisk()).servers.db!);
+    expect(await started(saved)).toEqual([
       ARGS[0],
       '--verbose',
-      ARGS[1],
-      'postgresql://alice:s3cretPassw0rd@localhost/otherdb',
-      'api_key=sk-typed-999',
-      ...ARGS.slice(4),
+      ...ARGS.slice(1).map((a) => (a.startsWith('api_key=') ? 'api_key=sk-typed-999' : a)),
     ]);
+    expect(JSON.stringify(await onDisk())).not.toContain('sk-typed-999');
   });
 
   it('a remote server: the sign-in in its address and an unknown key parameter survive a save', async () => {
