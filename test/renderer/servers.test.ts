@@ -313,3 +313,17 @@ describe('Servers: a sign-in in a web server’s address', () => {
     expect(form().queryByText(/sent as a sign-in header/)).toBeNull();
   });
 });
+
+describe('Servers: secret words of the arguments', () => {
+  it('says what a ${SPILLWAY_SECRET_ARG_n} word is and where to change it, and only then', async () => {
+    await setup();
+    await fireEvent.click(screen.getByRole('button', { name: 'Add server' }));
+    const args = form().getByLabelText('Arguments, one per line');
+    await fireEvent.input(args, { target: { value: 'server.js\n--verbose' } });
+    expect(form().queryByText(/is a secret \(a key or a password\) kept out of Spillway's config file/)).toBeNull();
+    await fireEvent.input(args, { target: { value: 'server.js\n${SPILLWAY_SECRET_ARG_1}' } });
+    expect(form().getByText(/is a secret \(a key or a password\) kept out of Spillway's config file/).textContent).toContain(
+      'type the new word under the variable of that name below',
+    );
+  });
+});
