@@ -6,6 +6,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readFile, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
+import { once } from 'node:events';
+import { connect } from 'node:net';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { parseConfig, SECRET_REF } from '../../shared/config.js';
@@ -126,6 +128,24 @@ describe('control API', () => {
   it('answers an unknown method and a malformed request clearly', async () => {
     expect(await hub.api('nope.nothing')).toMatchObject({ ok: false, code: 'not_found' });
     expect(await hub.api('upstreams.remove', {})).toMatchObject({ ok: false, code: 'invalid', field: 'id' });
+  });
+
+  it('lets go of an events reader that stopped reading, instead of holding every event for it', async () => {
+    const { origin } = hub.hub.endpoint;
+    const socket = connect({ host: '127.0.0.1', port: Number(new URL(origin).port) });
+    await once(socket, 'connect');
+    socket.write(`GET /api/events?types=log HTTP/1.1\r\nHost: ${new URL(origin).host}\r\nAuthorization: Bearer ${hub.token}\r\n\r\n`);
+    socket.pause();
+    await once(socket, 'readable');
+    // 20 MB of events: more than the socket buffers and the hub's limit hold.
+    const line = 'x'.repeat(10_000);
+    for (let i = 0; i < 2_000; i++) hub.hub.emit({ type: 'log', level: 'info', message: `${i} ${line}` });
+    let received = 0;
+    socket.on('data', (chunk: Buffer) => (received += chunk.length));
+    socket.resume();
+    await once(socket, 'end');
+    // It was let go: the stream ended, short of the 20 MB sent its way.
+    expect(received).toBeLessThan(15_000_000);
   });
 
   it('streams events over SSE to a subscriber', async () => {

@@ -84,6 +84,9 @@ export function createHttpControl(options: HttpControlOptions) {
     return hasSession(req, options.token());
   };
 
+  /** Event text a live-events reader may leave unread before it is let go. */
+  const MAX_UNREAD_EVENT_BYTES = 4 * 1024 * 1024;
+
   async function serveEvents(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
     const filter: EventFilter = {};
     const types = url.searchParams.get('types');
@@ -100,6 +103,9 @@ export function createHttpControl(options: HttpControlOptions) {
     res.write(': connected\n\n');
     const unsubscribe = options.subscribe((event) => {
       if (!matchesFilter(event, filter)) return;
+      // A reader that stopped reading (a suspended window) would have the hub hold every event for it: past
+      // the limit it is let go, and its EventSource reconnects with Last-Event-ID to fetch what it missed.
+      if (res.writableLength > MAX_UNREAD_EVENT_BYTES) return void res.destroy();
       res.write(`id: ${event.seq}\ndata: ${JSON.stringify(event)}\n\n`);
     });
     const keepAlive = setInterval(() => res.write(': keep-alive\n\n'), 15_000);
