@@ -42,6 +42,28 @@ async function ran(n: number): Promise<void> {
   });
 }
 
+/**
+ * Resolves once the hub reports `id` ready (its live events, then its list): a bridge connected before
+ * may miss the list_changed, sent while its HTTP link's event stream is still opening.
+ */
+async function upstreamReady(id: string): Promise<void> {
+  const token = (await readFile(join(dataDir, 'token'), 'utf8')).trim();
+  const origin = `http://127.0.0.1:${port}`;
+  const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+  const events = await fetch(`${origin}/api/events?types=upstream.status&server=${id}`, { headers });
+  const reader = events.body!.getReader();
+  try {
+    const list = (await (await fetch(`${origin}/api/upstreams.list`, { method: 'POST', headers, body: '{}' })).json()) as {
+      value?: { id: string; status: string }[];
+    };
+    if (list.value?.some((u) => u.id === id && u.status === 'ready')) return;
+    let text = '';
+    while (!/"status":"ready"/.test(text)) text += new TextDecoder().decode((await reader.read()).value);
+  } finally {
+    await reader.cancel();
+  }
+}
+
 beforeAll(async () => {
   root = await mkdtemp(join(tmpdir(), 'spillway-bridge-http-'));
   dataDir = join(root, 'data');
@@ -57,6 +79,7 @@ beforeAll(async () => {
     }),
   );
   await serve();
+  await upstreamReady('gated');
   // No socket answers at this path: the bridge takes the HTTP endpoint, and comes back to it on the same port.
   bridge = await openBridge(['--data-dir', dataDir, '--no-start', '--socket', join(root, 'no-socket-here'), '--url', `http://127.0.0.1:${port}/mcp`]);
   bridge.client.onerror = (err) => clientErrors.push(err.message);
