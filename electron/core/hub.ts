@@ -17,7 +17,7 @@ import { FastToolCalls } from './downstream/fast-tool-calls.js';
 import { HttpEndpoint, type EndpointHooks } from './downstream/http-endpoint.js';
 import type { HttpSessionLimits } from './downstream/session-reaping.js';
 import { Relay } from './call/relay.js';
-import type { OwnTool } from './call/relay-contract.js';
+import type { OwnResources, OwnTool } from './call/relay-contract.js';
 import { catalogDispatch, type DispatchContext } from './policy/catalog-dispatch.js';
 import type { Dispatch } from './policy/dispatch-tool.js';
 import { PolicyRuntime } from './policy/policy-runtime.js';
@@ -152,6 +152,17 @@ export class Hub {
     const readTool: OwnTool = { tool: parts.spill.readTool.tool, call: (args, ctx) => readBack(args, ctx.session.clientName) };
     // Every own tool the relay answers; dispatch is callable even while nothing is behind it.
     const ownTools: OwnTool[] = [readTool, ownTool];
+    // A spilled result read whole as a resource is a read-back too: its text counts as delivered.
+    const ownResources: OwnResources = {
+      matches: (uri) => parts.spill.ownResources.matches(uri),
+      read: async (uri, session) => {
+        const started = performance.now();
+        const read = await parts.spill.ownResources.read(uri);
+        const content = read.contents.flatMap((c) => ('text' in c && typeof c.text === 'string' ? [{ type: 'text' as const, text: c.text }] : []));
+        this.#usage.recordReadBack(session?.clientName, { content }, performance.now() - started);
+        return read;
+      },
+    };
     this.#usage = new UsageRecords({
       ledger: this.ledger,
       counter: parts.spill.counter,
@@ -201,7 +212,7 @@ export class Hub {
       settings: () => this.settings,
       emit: (e) => this.emit(e),
       ownTools: () => ownTools,
-      ownResources: parts.spill.ownResources,
+      ownResources,
       shaper: parts.spill.shaper,
       spilled: parts.spill.store,
       counter: parts.spill.counter,

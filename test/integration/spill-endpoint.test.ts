@@ -94,10 +94,20 @@ describe('spilling through the endpoint', () => {
     expect(readBacks!.totals.tokensSaved).toBeLessThan(-1_000);
   });
 
-  it('serves the same content through resources/read', async () => {
+  it('serves the same content through resources/read, counted as read back', async () => {
+    const recorded = new Promise<SavingsUpdate>((resolve) => {
+      const off = hub.hub.ledger.subscribe((update) => {
+        if (update.record.kind === 'call' && update.record.tool === 'read_result' && update.record.tokensDelivered > 100_000) {
+          off();
+          resolve(update);
+        }
+      });
+    });
     const res = await client.readResource({ uri: `spillway://spill/${handle}` });
     const body = (res.contents[0] as { text: string }).text;
     expect(body).toContain('line 60000:');
+    // The whole text reached the client: all of its tokens count as delivered, against none produced.
+    expect((await recorded).record).toMatchObject({ server: 'spillway', tool: 'read_result', tokensUpstream: 0 });
   });
 
   it('answers an unknown handle with isError and a clear message', async () => {

@@ -26,7 +26,8 @@ export interface OwnTool {
 /** Own resources (spillway://...) served by Spillway itself. */
 export interface OwnResources {
   matches(uri: string): boolean;
-  read(uri: string): Promise<ReadResourceResult>;
+  /** `session`: the client that reads (the read-back is counted for it). */
+  read(uri: string, session?: DownstreamSession): Promise<ReadResourceResult>;
 }
 
 /** The policy a result is shaped under: the tool's effective one (or settings.spill without a policy). */

@@ -143,7 +143,7 @@ export class Relay implements SessionRouter {
 
   async readResource(session: DownstreamSession, params: ReadResourceRequest['params'], extra: DownstreamExtra): Promise<ReadResourceResult> {
     const own = this.deps.ownResources;
-    if (own?.matches(params.uri)) return own.read(params.uri);
+    if (own?.matches(params.uri)) return own.read(params.uri, session);
     const up = await this.#resourceServer(params.uri, extra);
     return this.#forward(session, up, { method: 'resources/read', params }, ReadResourceResultSchema, extra) as Promise<ReadResourceResult>;
   }
