@@ -6,7 +6,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { decode } from '@toon-format/toon';
 import { linesView, queryAnswer, TOON_VIEW_MAX_CHARS } from '../../electron/core/spill/read-encoding.js';
-import { SpillDocument } from '../../electron/core/spill/spill-document.js';
+import { documentCache, SpillDocument } from '../../electron/core/spill/spill-document.js';
 import { TokenCounter } from '../../electron/core/tokens/token-counter.js';
 
 const counter = new TokenCounter();
@@ -51,5 +51,18 @@ describe('queryAnswer', () => {
       /^\[3\]\{id,label\}:\n[\s\S]*\n\[shown as TOON/,
     );
     expect(await queryAnswer(value, pretty, 'auto', counter, 1)).toBe(`${pretty}\n[shown as JSON: too large to turn into TOON quickly]`);
+  });
+});
+
+describe('the read-back cache counts what a document holds, not only its text', () => {
+  it('weighs the lines a text is split into and the value a JSON text parses to', () => {
+    const log = new SpillDocument('a short line\n'.repeat(10_000));
+    expect(log.weight).toBeGreaterThanOrEqual(log.text.length * 3 + 10_000 * 40);
+    const json = new SpillDocument(JSON.stringify(rowsOf(1_000)));
+    expect(json.weight).toBeGreaterThanOrEqual(json.text.length * 5);
+    // A cache of 1 MB takes fewer such documents than their text alone would let in.
+    const cache = documentCache(1_000_000);
+    for (let i = 0; i < 10; i++) cache.set(`h${i}`, new SpillDocument(`${i} ${'a line of a log\n'.repeat(4_000)}`));
+    expect(cache.size).toBeLessThan(Math.floor(1_000_000 / (16 * 4_000 * 3)));
   });
 });
