@@ -93,6 +93,7 @@ describe('ConfigFile', () => {
     const original = {
       mcpServers: {
         gh: { command: 'npx', args: ['-y', 'gh'], env: { GITHUB_TOKEN: 'ghp_SUPERSECRET123', EMPTY: '' } },
+        db: { command: 'npx', args: ['-y', 'pg', '--api-key', 'argKEY-55', 'postgres://al:pgPW-66@h/db'] },
         web: { url: 'https://mcp.example.com/mcp?api_key=KEY-789&region=eu', headers: { Authorization: 'Bearer tok-456' } },
         basic: { url: 'https://me:pa55word@mcp.example.com/sse' },
         gem: { httpUrl: 'https://x.example.com/mcp?token=TOK-321' },
@@ -107,10 +108,12 @@ describe('ConfigFile', () => {
     expect(backups).toEqual(['config.json.2026-01-02T03-04-05-678Z.bak']);
     const backup = join(dir, backups[0]!);
     const text = await readFile(backup, 'utf8');
-    for (const secret of ['ghp_SUPERSECRET123', 'pa55word', 'KEY-789', 'tok-456', 'TOK-321']) expect(text).not.toContain(secret);
+    for (const secret of ['ghp_SUPERSECRET123', 'pa55word', 'KEY-789', 'tok-456', 'TOK-321', 'argKEY-55', 'pgPW-66'])
+      expect(text).not.toContain(secret);
     expect(JSON.parse(text)).toEqual({
       mcpServers: {
         gh: { command: 'npx', args: ['-y', 'gh'], env: { GITHUB_TOKEN: '<secret>', EMPTY: '' } },
+        db: { command: 'npx', args: ['-y', 'pg', '--api-key', '<secret>', '<secret>'] },
         web: { url: 'https://mcp.example.com/mcp?api_key=<secret>&region=eu', headers: { Authorization: '<secret>' } },
         basic: { url: 'https://<secret>@mcp.example.com/sse' },
         gem: { httpUrl: 'https://x.example.com/mcp?token=<secret>' },

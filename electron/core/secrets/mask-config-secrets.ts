@@ -3,10 +3,11 @@
  * into its own form (an `mcpServers` file, an older version): the values move into the secret store at
  * start, and the backup, which stays, must not keep them in plain text (issue 15). Masked as the secret
  * store takes them: every non-empty env and header value, credentials in an address (a parameter named
- * like one, a user name and password), the compression API key. Both forms are read: `mcpServers`
+ * like one, a user name and password), secret words of a command line, the compression API key. Both forms are read: `mcpServers`
  * entries (url, serverUrl, httpUrl) and Spillway's `servers`.
  */
 import { maskUrlSignIn, SECRET_REF } from '../../../shared/config.js';
+import { secretWordAt } from '../log/redact.js';
 import { splitUrlSecrets } from './url-secrets.js';
 
 type Json = Record<string, unknown>;
@@ -40,7 +41,14 @@ class Masker {
     const out: Json = { ...entry };
     for (const key of ['env', 'headers'] as const) if (Object.hasOwn(out, key)) out[key] = this.map(out[key]);
     for (const key of ['url', 'serverUrl', 'httpUrl'] as const) if (Object.hasOwn(out, key)) out[key] = this.url(out[key]);
+    if (Array.isArray(out.args)) out.args = this.args(out.args);
     return out;
+  }
+
+  /** The words of a command line that hold a secret, as the store takes them (secretArgsToEnv). */
+  args(words: unknown[]): unknown[] {
+    const strings = words.map((w) => (typeof w === 'string' ? w : ''));
+    return words.map((w, i) => (typeof w === 'string' && secretWordAt(strings, i) ? this.value(w) : w));
   }
 
   servers(value: unknown): unknown {
