@@ -28,13 +28,16 @@ const KINDS = {
   array: 'a JSON list',
   null: 'null',
 } as const;
-type Kind = keyof typeof KINDS;
+/** A JSON Schema type name this check understands. */
+export type ParamType = keyof typeof KINDS;
+type Kind = ParamType;
 
 function isKind(type: unknown): type is Kind {
   return typeof type === 'string' && Object.hasOwn(KINDS, type);
 }
 
-function fits(value: unknown, kind: Kind): boolean {
+/** Whether `value` is of the JSON Schema type `kind` (the same test the hub applies when a policy is saved). */
+export function fits(value: unknown, kind: Kind): boolean {
   switch (kind) {
     case 'string':
       return typeof value === 'string';

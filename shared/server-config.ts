@@ -29,7 +29,11 @@ export const SECRET_REF = '<secret>';
  * it starts the server.
  */
 export const secretArgName = (n: number) => `SPILLWAY_SECRET_ARG_${n}`;
+const SECRET_ARG_NAME = /^SPILLWAY_SECRET_ARG_\d+$/;
 const SECRET_ARG = /^\$\{(SPILLWAY_SECRET_ARG_\d+)\}$/;
+
+/** Whether an env name carries a secret argument (see secretArgName). */
+export const isSecretArgName = (name: string): boolean => SECRET_ARG_NAME.test(name);
 
 /** The args with each secret-argument placeholder replaced by its value from `env` (left as written when env has none). */
 export function expandSecretArgs(args: readonly string[], env: Readonly<Record<string, string>>): string[] {

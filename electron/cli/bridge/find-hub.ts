@@ -1,4 +1,5 @@
-import { httpHubAt, httpLink } from './http-link.js';
+import { httpHubAt } from '../../core/files/hub-identity.js';
+import { httpLink } from './http-link.js';
 import type { HubLink, HubLinkEvents } from './hub-link.js';
 import { openSocket, socketLink } from './socket-link.js';
 

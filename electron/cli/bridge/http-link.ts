@@ -1,24 +1,6 @@
 import { CLIENT_PIPE_MAX_BYTES } from '../../../shared/limits.js';
-import { HUB_IDENTITY_PATH, newNonce, provesHub } from '../../core/files/hub-identity.js';
 import type { HubLink, HubLinkEvents, Undelivered } from './hub-link.js';
 import { isResponse, jsonLine, type Peek } from './messages.js';
-
-/**
- * Whose hub answers at `url`: the one whose id this is, another (another data folder's Spillway, or not
- * Spillway at all), or nothing (issue 13, item 2). Asked before the token is sent: another Spillway on the
- * same port never sees this folder's token.
- */
-export async function httpHubAt(url: string, id: string): Promise<'ours' | 'other' | 'nothing'> {
-  const nonce = newNonce();
-  let res: Response;
-  try {
-    res = await fetch(`${new URL(url).origin}${HUB_IDENTITY_PATH}?nonce=${nonce}`, { signal: AbortSignal.timeout(1500) });
-  } catch {
-    return 'nothing';
-  }
-  const answer = (await res.json().catch(() => undefined)) as { proof?: unknown } | undefined;
-  return provesHub(id, nonce, { port: Number(new URL(url).port || 80) }, answer?.proof) ? 'ours' : 'other';
-}
 
 /** Whether a hub answers at `url`; throws when it answers but refuses the token. */
 export async function httpAnswers(url: string, token: string): Promise<boolean> {

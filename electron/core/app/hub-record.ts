@@ -7,7 +7,7 @@
 import { resolve } from 'node:path';
 import { defaultConfig } from '../../../shared/config.js';
 import type { AppPaths } from '../files/app-paths.js';
-import { HUB_IDENTITY_PATH, newNonce, provesHub, readHubId, readHubRecord, writeHubRecord, type HubRecord } from '../files/hub-identity.js';
+import { httpHubAt, readHubId, readHubRecord, writeHubRecord, type HubRecord } from '../files/hub-identity.js';
 
 const record = (paths: AppPaths, state: HubRecord['state'], extra: Partial<HubRecord> = {}): HubRecord => ({
   state,
@@ -89,14 +89,9 @@ async function anotherHubRuns(dataDir: string, current: HubRecord | undefined): 
 /** Asks `/hub-identity` at the recorded endpoint (loopback only: the record is a hint, never trusted). */
 async function provesAt(url: string, id: string): Promise<boolean> {
   try {
-    const endpoint = new URL(url);
-    if (endpoint.hostname !== '127.0.0.1') return false;
-    const nonce = newNonce();
-    const res = await fetch(`${endpoint.origin}${HUB_IDENTITY_PATH}?nonce=${nonce}`, { signal: AbortSignal.timeout(1500) });
-    const answer = (await res.json()) as { proof?: unknown } | undefined;
-    return provesHub(id, nonce, { port: Number(endpoint.port || 80) }, answer?.proof);
+    return new URL(url).hostname === '127.0.0.1' && (await httpHubAt(url, id)) === 'ours';
   } catch {
-    return false; // nothing answers there, or not as a hub
+    return false; // not an address
   }
 }
 

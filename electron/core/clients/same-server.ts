@@ -5,7 +5,7 @@
  * given, so callers hand in resolved ones (a secret-store reference matches nothing but itself).
  */
 import type { ServerConfig } from '../../../shared/config.js';
-import { expandSecretArgs } from '../../../shared/server-config.js';
+import { expandSecretArgs, isSecretArgName } from '../../../shared/server-config.js';
 import type { ImportCandidate } from './types.js';
 
 type Fields =
@@ -26,15 +26,12 @@ export function candidateIdentity(c: ImportCandidate): string {
   );
 }
 
-/** The env names that carry a secret argument (`SPILLWAY_SECRET_ARG_<n>`, see expandSecretArgs). */
-const SECRET_ARG_ENV = /^SPILLWAY_SECRET_ARG_\d+$/;
-
 /**
  * An upstream's config as compared; give it with its secrets resolved. A secret argument kept in the store
  * is compared as the word the server gets, as the app's file has it.
  */
 export function configIdentity(cfg: ServerConfig): string {
   if (cfg.type !== 'stdio') return identity({ kind: 'url', url: cfg.url, headers: cfg.headers });
-  const env = Object.fromEntries(Object.entries(cfg.env).filter(([name]) => !SECRET_ARG_ENV.test(name)));
+  const env = Object.fromEntries(Object.entries(cfg.env).filter(([name]) => !isSecretArgName(name)));
   return identity({ kind: 'stdio', command: cfg.command, args: expandSecretArgs(cfg.args, cfg.env), env });
 }

@@ -102,3 +102,20 @@ export async function writeHubRecord(dataDir: string, record: HubRecord): Promis
   await mkdir(dataDir, { recursive: true, mode: 0o700 });
   await writeAtomically(join(dataDir, HUB_RECORD_FILE), Buffer.from(`${JSON.stringify(record, null, 2)}\n`), 0o600);
 }
+
+/**
+ * Whose hub answers at `url`: the one whose id this is, another (another data folder's Spillway, or not
+ * Spillway at all), or nothing (issue 13, item 2). Asked before the token is sent: another Spillway on the
+ * same port never sees this folder's token.
+ */
+export async function httpHubAt(url: string, id: string): Promise<'ours' | 'other' | 'nothing'> {
+  const nonce = newNonce();
+  let res: Response;
+  try {
+    res = await fetch(`${new URL(url).origin}${HUB_IDENTITY_PATH}?nonce=${nonce}`, { signal: AbortSignal.timeout(1500) });
+  } catch {
+    return 'nothing';
+  }
+  const answer = (await res.json().catch(() => undefined)) as { proof?: unknown } | undefined;
+  return provesHub(id, nonce, { port: Number(new URL(url).port || 80) }, answer?.proof) ? 'ours' : 'other';
+}

@@ -7,11 +7,12 @@
  */
 import type { ToolSummary } from '../../../shared/api.js';
 import type { KnownInputSchema } from '../../../shared/policy.js';
+import { fits, type ParamType } from '../../../shared/policy-params.js';
 
 /** A tool as the editor gets it; `inputSchema` is the upstream's own, where the hub sends it. */
 export type ToolWithSchema = ToolSummary & { inputSchema?: KnownInputSchema };
 
-export type ParamKind = 'string' | 'number' | 'integer' | 'boolean' | 'object' | 'array';
+export type ParamKind = Exclude<ParamType, 'null'>;
 
 const KINDS: readonly string[] = ['string', 'number', 'integer', 'boolean', 'object', 'array'];
 
@@ -62,17 +63,7 @@ export function parseParamValue(name: string, text: string, kind: ParamKind | un
   const parsed = json(text.trim());
   if (kind === undefined) return { ok: true, value: parsed ? parsed.value : text };
   const value = parsed?.value;
-  const fits =
-    kind === 'number'
-      ? typeof value === 'number'
-      : kind === 'integer'
-        ? Number.isInteger(value)
-        : kind === 'boolean'
-          ? typeof value === 'boolean'
-          : kind === 'array'
-            ? Array.isArray(value)
-            : typeof value === 'object' && value !== null && !Array.isArray(value);
-  if (fits) return { ok: true, value };
+  if (fits(value, kind)) return { ok: true, value };
   const wanted: Record<Exclude<ParamKind, 'string'>, string> = {
     number: 'a number, such as 10',
     integer: 'a whole number, such as 10',
