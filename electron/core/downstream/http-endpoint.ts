@@ -17,6 +17,7 @@ import { isJsonContentType } from '@modelcontextprotocol/sdk/shared/mediaType.js
 import { isInitializeRequest, JSONRPCMessageSchema, SUPPORTED_PROTOCOL_VERSIONS, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { plainMessage } from '../wire/plain-message.js';
 import { FastToolCalls } from './fast-tool-calls.js';
+import { HeldNotifications } from './held-notifications.js';
 import { HttpCallReply } from './http-call-reply.js';
 import type { DownstreamSession, SessionTransportKind } from './session.js';
 import {
@@ -103,6 +104,8 @@ interface HttpSession extends SessionUse {
   transport: StreamableHTTPServerTransport;
   /** The transport the session's SDK Server is connected to: the fast path in front of `transport`. */
   calls: FastToolCalls;
+  /** Between the fast path and `transport`: holds list changes while the client has no GET stream open. */
+  held: HeldNotifications;
   session: DownstreamSession;
   clientId?: string;
 }
@@ -251,6 +254,7 @@ export class HttpEndpoint {
       if (!known) return jsonRpcError(res, 404, 'Session not found (it may have expired): start a new session', -32001);
       if (known.clientId !== who.clientId) return jsonRpcError(res, 403, 'Forbidden: this session belongs to another token');
       this.#inUse(known, req.method === 'GET', res);
+      if (req.method === 'GET') whenStreamOpens(res, known.held);
       if (req.method === 'POST' && sdkWouldAccept(req)) {
         const call = toolCall(body);
         const requestInfo = {
@@ -274,14 +278,15 @@ export class HttpEndpoint {
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => id,
       onsessioninitialized: () => {
-        this.#sessions.set(id, { transport, calls, session, clientId: who.clientId, open: 0, streams: 0, lastSeenMs: this.#now() });
+        this.#sessions.set(id, { transport, calls, held, session, clientId: who.clientId, open: 0, streams: 0, lastSeenMs: this.#now() });
         if (this.#sessions.size > this.#limits.maxSessions) this.reapSessions(id);
       },
       onsessionclosed: () => {
         this.#sessions.delete(id);
       },
     });
-    const calls = new FastToolCalls(transport, session);
+    const held = new HeldNotifications(transport);
+    const calls = new FastToolCalls(held, session);
     // Set before connect: the SDK chains an onclose that exists when it connects.
     calls.onclose = () => {
       this.#sessions.delete(id);
@@ -303,6 +308,24 @@ export class HttpEndpoint {
       use.lastSeenMs = this.#now();
     });
   }
+}
+
+/**
+ * Tells `held` when this GET's event stream is open (the SDK wrote its head with 200: from then on it
+ * carries what is sent) and when it closes. A GET the SDK refuses (406, 409) opens nothing.
+ */
+function whenStreamOpens(res: ServerResponse, held: HeldNotifications): void {
+  const writeHead = res.writeHead;
+  // The SDK's Node adapter writes the head once, then streams; this wraps only this one response.
+  res.writeHead = function (this: ServerResponse, ...args: Parameters<ServerResponse['writeHead']>) {
+    const out = writeHead.apply(this, args);
+    // The SDK answers a GET with 200 only when it opened the stream; its refusals are 4xx.
+    if (args[0] === 200) {
+      held.streamOpened();
+      res.once('close', () => held.streamClosed());
+    }
+    return out;
+  } as ServerResponse['writeHead'];
 }
 
 /** `/mcp` or `/mcp/`, with or without a query: the paths whose URL's pathname is one of those two. */
