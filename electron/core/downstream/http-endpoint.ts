@@ -13,12 +13,21 @@ import { createServer, type IncomingMessage, type Server as HttpServer, type Ser
 import type { AddressInfo } from 'node:net';
 import { randomUUID } from 'node:crypto';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { isJsonContentType } from '@modelcontextprotocol/sdk/shared/mediaType.js';
-import { isInitializeRequest, JSONRPCMessageSchema, SUPPORTED_PROTOCOL_VERSIONS, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import { plainMessage } from '../wire/plain-message.js';
+import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { FastToolCalls } from './fast-tool-calls.js';
 import { HeldNotifications } from './held-notifications.js';
 import { HttpCallReply } from './http-call-reply.js';
+import {
+  bearerToken,
+  jsonAcceptable,
+  jsonRpcError,
+  NOT_JSON,
+  readJson,
+  sdkTakesHeaders,
+  sdkWouldAccept,
+  sendJson,
+  toolCall,
+} from './http-messages.js';
 import type { DownstreamSession, SessionTransportKind } from './session.js';
 import {
   DEFAULT_IDLE_TIMEOUT_MS,
@@ -30,7 +39,6 @@ import {
 } from './session-reaping.js';
 
 export const LOOPBACK = '127.0.0.1';
-const MAX_BODY_BYTES = 64 * 1024 * 1024;
 
 export interface EndpointHooks {
   /** Checks a bearer token; returns who holds it (undefined = refused). */
@@ -49,12 +57,7 @@ export interface EndpointHooks {
 }
 
 export { tokensEqual } from '../files/access-token.js';
-
-export function bearerToken(req: IncomingMessage): string | undefined {
-  const header = req.headers.authorization;
-  const m = header ? /^Bearer\s+(.+)$/i.exec(header.trim()) : null;
-  return m?.[1]?.trim();
-}
+export { bearerToken, sendJson } from './http-messages.js';
 
 /** Hosts a local page may legitimately use to reach us. */
 export function allowedHosts(port: number): Set<string> {
@@ -65,36 +68,6 @@ export function allowedHosts(port: number): Set<string> {
 export function originAllowed(origin: string | undefined, port: number): boolean {
   if (origin === undefined) return true;
   return [`http://127.0.0.1:${port}`, `http://localhost:${port}`, `http://[::1]:${port}`].includes(origin);
-}
-
-export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
-  if (res.headersSent) return;
-  const text = JSON.stringify(body);
-  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...headers });
-  res.end(text);
-}
-
-function jsonRpcError(res: ServerResponse, status: number, message: string, code = -32000, headers: Record<string, string> = {}): void {
-  sendJson(res, status, { jsonrpc: '2.0', error: { code, message }, id: null }, headers);
-}
-
-/** The request body as text; over `limit` bytes the request is dropped and the promise rejects with status 413. */
-export function readBody(req: IncomingMessage, limit = MAX_BODY_BYTES): Promise<string> {
-  // Events rather than `for await`: an async iterator per request was a visible share of a small call.
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    const onData = (chunk: Buffer) => {
-      size += chunk.length;
-      if (size <= limit) return void chunks.push(chunk);
-      req.off('data', onData);
-      req.destroy();
-      reject(Object.assign(new Error(`request body over ${limit} bytes`), { status: 413 }));
-    };
-    req.on('data', onData);
-    req.once('end', () => resolve(chunks.length === 1 ? chunks[0].toString('utf8') : Buffer.concat(chunks).toString('utf8')));
-    req.once('error', reject);
-  });
 }
 
 /** The header the bridge's HTTP fallback sends: its session is a 'bridge' one (client-pipe limits apply). */
@@ -140,7 +113,8 @@ export class HttpEndpoint {
   async listen(port: number): Promise<void> {
     const server = createServer((req, res) => {
       void this.#handle(req, res).catch((err: Error & { status?: number }) => {
-        if (!res.headersSent) jsonRpcError(res, err.status ?? 500, err.message);
+        // A body too large is left unread: the connection closes after the answer.
+        if (!res.headersSent) jsonRpcError(res, err.status ?? 500, err.message, -32000, err.status === 413 ? { connection: 'close' } : {});
         else res.end();
       });
     });
@@ -240,22 +214,17 @@ export class HttpEndpoint {
     if (who.clientId) this.onClientSeen?.(who.clientId);
     const sessionId = req.headers['mcp-session-id'];
     const sid = Array.isArray(sessionId) ? sessionId[0] : sessionId;
-    let body: unknown;
-    if (req.method === 'POST') {
-      const text = await readBody(req);
-      try {
-        body = JSON.parse(text);
-      } catch {
-        return jsonRpcError(res, 400, 'Parse error: the body is not JSON', -32700);
-      }
-    }
     if (sid) {
       const known = this.#sessions.get(sid);
       if (!known) return jsonRpcError(res, 404, 'Session not found (it may have expired): start a new session', -32001);
       if (known.clientId !== who.clientId) return jsonRpcError(res, 403, 'Forbidden: this session belongs to another token');
+      // What the SDK transport refuses by its headers alone (406, 415), it refuses before reading the body.
+      if (req.method === 'POST' && !sdkTakesHeaders(req)) return known.transport.handleRequest(req, res);
+      const body = req.method === 'POST' ? await readJson(req, res) : undefined;
+      if (body === NOT_JSON) return;
       this.#inUse(known, req.method === 'GET', res);
       if (req.method === 'GET') whenStreamOpens(res, known.held);
-      if (req.method === 'POST' && sdkWouldAccept(req)) {
+      if (req.method === 'POST' && sdkWouldAccept(req) && jsonAcceptable(req.headers.accept!)) {
         const call = toolCall(body);
         const requestInfo = {
           headers: req.headers,
@@ -268,6 +237,8 @@ export class HttpEndpoint {
       await known.transport.handleRequest(req, res, body);
       return;
     }
+    const body = req.method === 'POST' ? await readJson(req, res) : undefined;
+    if (body === NOT_JSON) return;
     const initializing = req.method === 'POST' && (Array.isArray(body) ? body.some(isInitializeRequest) : isInitializeRequest(body));
     if (!initializing) {
       return jsonRpcError(res, 400, 'Bad Request: no session id; send initialize first', -32000);
@@ -333,26 +304,4 @@ function isMcpPath(target: string): boolean {
   if (!target.startsWith('/mcp')) return false;
   const rest = target.length === 4 ? '' : target[4] === '/' ? target.slice(5) : target.slice(4);
   return rest === '' || (rest[0] === '?' && !rest.includes('#'));
-}
-
-/**
- * Whether the SDK transport would take this POST to a known session at all (Accept, Content-Type and
- * protocol version as it checks them); anything it would refuse goes to it, so it answers as before.
- */
-function sdkWouldAccept(req: IncomingMessage): boolean {
-  const accept = req.headers.accept;
-  if (!accept?.includes('application/json') || !accept.includes('text/event-stream')) return false;
-  if (!isJsonContentType(req.headers['content-type'])) return false;
-  const version = req.headers['mcp-protocol-version'];
-  return version === undefined || (typeof version === 'string' && SUPPORTED_PROTOCOL_VERSIONS.includes(version));
-}
-
-/** The body as a JSON-RPC message when it is one tools/call request, as the SDK transport would parse it. */
-function toolCall(body: unknown): JSONRPCMessage | undefined {
-  const m = body as { method?: unknown } | null;
-  if (typeof m !== 'object' || m === null || Array.isArray(m) || m.method !== 'tools/call') return undefined;
-  const plain = plainMessage(body);
-  if (plain) return plain;
-  const parsed = JSONRPCMessageSchema.safeParse(body);
-  return parsed.success ? parsed.data : undefined;
 }
