@@ -182,6 +182,17 @@ describe('TokenCounter.truncateToTokens', () => {
     expect(cut).not.toMatch(/[\ud800-\udbff]$/); // no lone high surrogate at the end
   });
 
+  it('keeps its budget after an earlier cut ended inside a character', async () => {
+    // Two tokens of this end inside 🚀 (four UTF-8 bytes over more than one token).
+    const first = await counter.truncateToTokens('alpha 🚀 beta 🚀 gamma '.repeat(3), 2);
+    expect(first.length).toBeLessThanOrEqual(6);
+    const text = Array.from({ length: 400 }, (_, i) => `${i} alpha 🚀 beta 🚀 gamma 🚀 delta 日本語 line`).join('\n');
+    const cut = await counter.truncateToTokens(text, 500);
+    expect(text.startsWith(cut)).toBe(true);
+    expect(await counter.count(cut)).toBeLessThanOrEqual(500);
+    expect(await counter.count(cut)).toBeGreaterThan(450);
+  });
+
   it('keeps a minified JSON cut token-accurate', async () => {
     const json = JSON.stringify(Array.from({ length: 5000 }, (_, i) => ({ id: i, v: `value-${i}` })));
     const cut = await counter.truncateToTokens(json, 1000);

@@ -73,7 +73,6 @@ export interface ThreadHelpers {
 
 interface ThreadEncoder {
   encodeGenerator(text: string, options: object): Generator<number[], number, undefined>;
-  decode(tokens: Iterable<number>): string;
   isWithinTokenLimit(text: string, limit: number, options: object): false | number;
   countTokens(text: string, options: object): number;
   setMergeCacheSize(size: number): void;
@@ -183,12 +182,17 @@ export function tokenizerThread(helpers: ThreadHelpers): void {
         }
       }
     }
-    // The decoded head may end in half a character (U+FFFD): keep only what matches the text.
-    const decoded = encoder.decode(head);
-    let end = 0;
-    const max = Math.min(decoded.length, text.length);
-    while (end < max && decoded.charCodeAt(end) === text.charCodeAt(end)) end++;
-    end = helpers.charBoundary(text, end);
+    // Where the head ends in the text, from its tokens' byte lengths. Not by decoding it: gpt-tokenizer's
+    // decode shares one streaming TextDecoder, so a head ending inside a character left bytes pending
+    // that garbled the next decode (a later cut then stopped at its first multi-byte character).
+    let bytes = 0;
+    for (const token of head) {
+      const rank = ranks[token]!;
+      bytes += typeof rank === 'string' ? Buffer.byteLength(rank, 'utf8') : rank.length;
+    }
+    // The first `bytes` UTF-16 units take at least `bytes` bytes; a character cut in half stays out.
+    const prefix = Buffer.from(text.slice(0, bytes), 'utf8').subarray(0, bytes);
+    const end = helpers.charBoundary(text, new StringDecoder('utf8').write(prefix).length);
     let cut = helpers.lineCut(text, end);
     // Re-tokenizing a cut can differ at its edge; shrink until the prefix really fits.
     for (;;) {
