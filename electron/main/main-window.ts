@@ -4,7 +4,7 @@
  * shown only while the window exists. Decisions live in window-options.ts, window-bounds.ts and
  * navigation-guard.ts; this file only wires them to Electron.
  */
-import { app, BrowserWindow, nativeTheme, screen, session, shell, type WebContents } from 'electron';
+import { app, BrowserWindow, nativeTheme, screen, session, shell, type RenderProcessGoneDetails, type WebContents } from 'electron';
 import type { AppStateStore } from './app-state.js';
 import { decideNavigation, decideWindowOpen, isRendererUrl, type RendererLocation } from './navigation-guard.js';
 import type { ShellFiles } from './shell-paths.js';
@@ -21,6 +21,9 @@ export interface MainWindowDeps {
   iconPath?: string;
   log(message: string): void;
 }
+
+/** A page that crashes again this soon after it was reloaded is not reloaded again (no crash loop). */
+export const CRASH_RELOAD_PAUSE_MS = 60_000;
 
 export class MainWindow {
   #win: BrowserWindow | undefined;
@@ -45,7 +48,8 @@ export class MainWindow {
     if (this.deps.platform === 'darwin') void app.dock?.show();
     const win = this.#win && !this.#win.isDestroyed() ? this.#win : this.#create();
     if (win.isMinimized()) win.restore();
-    if (win.webContents.isLoading()) {
+    // Electron emits 'ready-to-show' only for a window not shown yet: a shown one that reloads gets none.
+    if (!win.isVisible() && win.webContents.isLoading()) {
       win.once('ready-to-show', () => {
         win.show();
         win.focus();
@@ -84,11 +88,39 @@ export class MainWindow {
       this.#win = undefined;
       if (this.deps.platform === 'darwin') app.dock?.hide();
     });
+    let crashedAt: number | undefined;
+    win.webContents.on('render-process-gone', (_event, details) => {
+      crashedAt = this.#rendererGone(win, details, crashedAt);
+    });
+    this.#load(win);
+    this.#win = win;
+    return win;
+  }
+
+  #load(win: BrowserWindow): void {
     const { location } = this.deps;
     const load = location.kind === 'dev' ? win.loadURL(location.url) : win.loadFile(this.deps.files.rendererIndex);
     load.catch((err: Error) => this.deps.log(`The window could not load the UI (${err.message}). Was \`npm run build\` run?`));
-    this.#win = win;
-    return win;
+  }
+
+  /**
+   * The page's process ended without being asked to (a crash, out of memory, killed): the window would
+   * stay blank, and Open would only bring the blank window to the front. The page is loaded again; if it
+   * crashes again within CRASH_RELOAD_PAUSE_MS the window is closed instead, and Open builds a new one.
+   * Returns when this crash happened, for the next one.
+   */
+  #rendererGone(win: BrowserWindow, details: RenderProcessGoneDetails, lastCrashAt: number | undefined): number | undefined {
+    if (details.reason === 'clean-exit' || win.isDestroyed()) return lastCrashAt;
+    const now = Date.now();
+    const what = `The window's page stopped (${details.reason}, exit code ${details.exitCode})`;
+    if (lastCrashAt !== undefined && now - lastCrashAt < CRASH_RELOAD_PAUSE_MS) {
+      this.deps.log(`${what} again soon after a reload; closed the window. Open Spillway from the tray to try again.`);
+      win.destroy();
+      return now;
+    }
+    this.deps.log(`${what}; loading it again.`);
+    this.#load(win);
+    return now;
   }
 }
 

@@ -10,7 +10,6 @@ import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { app, BrowserWindow, clipboard, dialog, ipcMain, shell } from 'electron';
 import Store from 'electron-store';
-import type { ApiResult } from '../../shared/api.js';
 import { createAppHub, type AppHub } from '../core/app/app-hub.js';
 import { anotherHubServes, recordHubRunning, recordHubStopped, recordStartFailure } from '../core/app/hub-record.js';
 import { attachSocketEndpoint, socketPathFor, SocketInUseError, type SocketEndpoint } from '../core/downstream/socket-endpoint.js';
@@ -20,7 +19,7 @@ import { bindControlIpc, bridgeArgument } from './ipc-binding.js';
 import { ALREADY_SERVED, markAppUp, startFailureDialog } from './app-start.js';
 import { launchCommand, launchedHidden, loginItemFailure, loginItemPlan, type LoginItemPlan } from './login-item.js';
 import { hardenWebContents, MainWindow, restrictPermissions } from './main-window.js';
-import { createQuitGate } from './quit-gate.js';
+import { createQuitGate, refuseWhileQuitting } from './quit-gate.js';
 import { APP_ID, bridgeLaunch, desktopDataDir, rendererLocation, shellFiles } from './shell-paths.js';
 import { SystemTray } from './system-tray.js';
 import type { TrayState } from './tray-menu.js';
@@ -157,10 +156,11 @@ async function run(dataDir: string): Promise<void> {
     }),
   );
 
-  const dispatch = async (method: string, body: unknown): Promise<ApiResult<unknown>> =>
+  const dispatch = refuseWhileQuitting(quitGate, async (method, body) =>
     appHub && !startError
       ? appHub.dispatcher.dispatch(method, body)
-      : { ok: false, code: 'unavailable', message: `Spillway is not running: ${startError ?? 'starting'}` };
+      : { ok: false, code: 'unavailable', message: `Spillway is not running: ${startError ?? 'starting'}` },
+  );
 
   const mainWindow = new MainWindow({
     files,

@@ -3,6 +3,7 @@
  * `before-quit` cannot be awaited, so the first one is cancelled, the hub is stopped, and the quit is asked
  * again; that second one passes. Pure: tested with a fake event.
  */
+import type { ApiResult } from '../../shared/api.js';
 
 export interface QuitGateOptions {
   /** Stops the hub; safe to call more than once. */
@@ -41,4 +42,19 @@ export function createQuitGate(options: QuitGateOptions): QuitGate {
         });
     },
   };
+}
+
+/** A control call: the window's (IPC) and the tray's. */
+export type ControlDispatch = (method: string, body: unknown) => Promise<ApiResult<unknown>>;
+
+/** What a control call gets once Quit has begun. */
+export const QUITTING_ANSWER = { ok: false, code: 'unavailable', message: 'Spillway is quitting. Start it again to make changes.' } as const;
+
+/**
+ * The control calls, refused without being run from the first quit request on. The window stays open
+ * while the hub stops, and a call served then (a click in flight) could start what the stop has already
+ * passed, such as a server restarted after the hub reaped its children: it would outlive the app.
+ */
+export function refuseWhileQuitting(gate: Pick<QuitGate, 'quitting'>, dispatch: ControlDispatch): ControlDispatch {
+  return (method, body) => (gate.quitting ? Promise.resolve({ ...QUITTING_ANSWER }) : dispatch(method, body));
 }

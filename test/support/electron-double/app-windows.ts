@@ -139,9 +139,12 @@ export class DoubleWebContents extends EventEmitter {
   #url = '';
   #loading = false;
   #destroyed = false;
+  #crashed = false;
   #openHandler: ((details: WindowOpenDetails) => { action: 'allow' | 'deny' }) | undefined;
   /** Test: messages sent to this page. */
   readonly sent: { channel: string; args: unknown[] }[] = [];
+  /** Test: how many loads were started in it (the first, and any reload). */
+  loads = 0;
 
   getURL(): string {
     return this.#url;
@@ -151,6 +154,9 @@ export class DoubleWebContents extends EventEmitter {
   }
   isDestroyed(): boolean {
     return this.#destroyed;
+  }
+  isCrashed(): boolean {
+    return this.#crashed;
   }
   send(channel: string, ...args: unknown[]): void {
     if (this.#destroyed) throw new Error('Object has been destroyed');
@@ -164,6 +170,8 @@ export class DoubleWebContents extends EventEmitter {
   load(url: string, onFinish: () => void): Promise<void> {
     this.#url = url;
     this.#loading = true;
+    this.#crashed = false; // a load into a crashed page starts a new renderer process
+    this.loads++;
     return new Promise((resolve, reject) => {
       setImmediate(() => {
         this.#loading = false;
@@ -177,6 +185,12 @@ export class DoubleWebContents extends EventEmitter {
         changed();
       });
     });
+  }
+  /** Test: the page's renderer process ends (a crash, out of memory, ...), as Electron reports it. */
+  renderProcessGone(reason: string, exitCode = 1): void {
+    this.#crashed = reason !== 'clean-exit';
+    this.emit('render-process-gone', new DoubleEvent(), { reason, exitCode });
+    changed();
   }
   destroyed(): void {
     this.#destroyed = true;
@@ -252,10 +266,14 @@ export class DoubleBrowserWindow extends EventEmitter {
   }
   loadFile(path: string): Promise<void> {
     this.loadedFile = path;
-    return this.#contents.load(pathToFileURL(path).href, () => this.emit('ready-to-show', new DoubleEvent()));
+    return this.#contents.load(pathToFileURL(path).href, () => this.#painted());
   }
   loadURL(url: string): Promise<void> {
-    return this.#contents.load(url, () => this.emit('ready-to-show', new DoubleEvent()));
+    return this.#contents.load(url, () => this.#painted());
+  }
+  /** Electron emits 'ready-to-show' on a first paint only while the window is not shown. */
+  #painted(): void {
+    if (!this.visible && !this.#destroyed) this.emit('ready-to-show', new DoubleEvent());
   }
   isDestroyed(): boolean {
     return this.#destroyed;

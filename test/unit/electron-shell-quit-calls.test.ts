@@ -1,0 +1,100 @@
+/**
+ * The Electron shell, run (see electron-shell-lifecycle.test.ts): Quit stops the hub while the window is
+ * still open, so the page may still call. A call then is refused: served, a Restart would start a server
+ * after the hub reaped its children, and that process would outlive the app.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { IPC_CHANNELS } from '../../electron/main/ipc-binding.js';
+import { installElectronDouble, until, type DoubleBrowserWindow, type DoubleTray, type ElectronDouble } from '../support/electron-double.js';
+import { ROOT } from '../support/hub-harness.js';
+import { loadMain, pointShellAt, quitApp, restoreEnv } from '../support/shell-run.js';
+
+vi.mock('electron', async () => (await import('../support/electron-double.js')).installedElectron());
+
+/** Names this test's upstream child on its command line, to find it in /proc. */
+const MARKER = `shell-quit-fx-${process.pid}-${Date.now()}`;
+const savedEnv = { ...process.env };
+
+let tmp: string;
+let electron: ElectronDouble;
+
+const readProc = (pid: number, file: string) => {
+  try {
+    return readFileSync(`/proc/${pid}/${file}`, 'utf8');
+  } catch {
+    return '';
+  }
+};
+/** Live (not zombie) processes whose command line carries `text` as an argument (Linux /proc). */
+const pidsMentioning = (text: string) =>
+  readdirSync('/proc')
+    .filter((e) => /^\d+$/.test(e))
+    .map(Number)
+    .filter((pid) => {
+      const stat = readProc(pid, 'stat');
+      return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z' && readProc(pid, 'cmdline').split('\0').includes(text);
+    });
+
+const tray = (): DoubleTray => {
+  const t = electron.Tray.all.at(-1);
+  if (!t) throw new Error('no tray');
+  return t;
+};
+const labels = () => tray().menu?.labels() ?? [];
+const call = (win: DoubleBrowserWindow, method: string, req: unknown = {}) =>
+  electron.ipcMain.invokeFrom(win.webContents, { url: win.contents.getURL(), parent: null }, IPC_CHANNELS.call, { method, req });
+
+beforeAll(async () => {
+  tmp = await mkdtemp(join(tmpdir(), 'spillway-shell-quit-'));
+  const home = join(tmp, 'home');
+  await mkdir(home);
+  const configFile = join(tmp, 'config.json');
+  const fixture = join(ROOT, 'test/fixtures/fixture-server.mjs');
+  await writeFile(
+    configFile,
+    JSON.stringify({
+      version: 1,
+      settings: { port: 0 },
+      servers: { fx: { type: 'stdio', command: process.execPath, args: [fixture, '--name', MARKER] } },
+    }),
+  );
+  pointShellAt({ dataDir: join(tmp, 'appData', 'Spillway'), configFile, home });
+  electron = installElectronDouble({ paths: { home, appData: join(tmp, 'appData'), temp: tmp }, appPath: ROOT });
+  await loadMain();
+  electron.app.emitReady();
+});
+
+afterAll(async () => {
+  await quitApp(electron);
+  for (const pid of pidsMentioning(MARKER)) process.kill(pid, 'SIGKILL');
+  restoreEnv(savedEnv);
+  if (tmp) await rm(tmp, { recursive: true, force: true });
+});
+
+describe('calls that arrive while Quit stops the hub', () => {
+  it('a Restart clicked in the window after Quit is refused, and no server process outlives the app', async () => {
+    await until(() => labels().includes('Server ready'), 'the tray to report the server ready');
+    const win = await until(() => electron.BrowserWindow.getAllWindows().find((w) => w.visible), 'the window to show');
+    expect(await call(win, 'status')).toMatchObject({ ok: true });
+    expect(pidsMentioning(MARKER)).toHaveLength(1);
+
+    tray().menu!.item('Quit Spillway').click();
+    // The window stays open (and trusted) until the hub has stopped: a click in flight still reaches the shell.
+    await Promise.resolve();
+    expect(win.isDestroyed()).toBe(false);
+    const refused = { ok: false, code: 'unavailable', message: 'Spillway is quitting. Start it again to make changes.' };
+    expect(await call(win, 'upstreams.restart', { id: 'fx' })).toEqual(refused);
+    expect(await call(win, 'status')).toEqual(refused);
+
+    await until(() => electron.app.exitCode !== undefined, 'the app to quit');
+    expect(electron.app.exitCode).toBe(0);
+    expect(pidsMentioning(MARKER)).toEqual([]);
+    // Nothing started late either (a restart would spawn once its old child had exited).
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    expect(pidsMentioning(MARKER)).toEqual([]);
+  });
+});

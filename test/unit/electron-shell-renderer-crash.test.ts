@@ -1,0 +1,96 @@
+/**
+ * The Electron shell, run (see electron-shell-lifecycle.test.ts): the window's page process ends (a crash,
+ * out of memory). The page is loaded again instead of staying blank; a second crash soon after closes the
+ * window (no reload loop) and "Open Spillway" builds a new one.
+ */
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { IPC_CHANNELS } from '../../electron/main/ipc-binding.js';
+import { installElectronDouble, until, type DoubleBrowserWindow, type DoubleTray, type ElectronDouble } from '../support/electron-double.js';
+import { ROOT } from '../support/hub-harness.js';
+import { loadMain, pointShellAt, quitApp, restoreEnv } from '../support/shell-run.js';
+
+vi.mock('electron', async () => (await import('../support/electron-double.js')).installedElectron());
+
+const savedEnv = { ...process.env };
+
+let tmp: string;
+let electron: ElectronDouble;
+
+const windows = () => electron.BrowserWindow.getAllWindows();
+const tray = (): DoubleTray => {
+  const t = electron.Tray.all.at(-1);
+  if (!t) throw new Error('no tray');
+  return t;
+};
+const labels = () => tray().menu?.labels() ?? [];
+const call = (win: DoubleBrowserWindow, method: string, req: unknown = {}) =>
+  electron.ipcMain.invokeFrom(win.webContents, { url: win.contents.getURL(), parent: null }, IPC_CHANNELS.call, { method, req });
+const loaded = (win: DoubleBrowserWindow) => !win.contents.isLoading() && !win.contents.isCrashed();
+
+beforeAll(async () => {
+  tmp = await mkdtemp(join(tmpdir(), 'spillway-shell-crash-'));
+  const home = join(tmp, 'home');
+  await mkdir(home);
+  const configFile = join(tmp, 'config.json');
+  const fixture = join(ROOT, 'test/fixtures/fixture-server.mjs');
+  await writeFile(
+    configFile,
+    JSON.stringify({ version: 1, settings: { port: 0 }, servers: { fx: { type: 'stdio', command: process.execPath, args: [fixture] } } }),
+  );
+  pointShellAt({ dataDir: join(tmp, 'appData', 'Spillway'), configFile, home });
+  electron = installElectronDouble({ paths: { home, appData: join(tmp, 'appData'), temp: tmp }, appPath: ROOT });
+  await loadMain();
+  electron.app.emitReady();
+});
+
+afterAll(async () => {
+  vi.restoreAllMocks();
+  await quitApp(electron);
+  restoreEnv(savedEnv);
+  if (tmp) await rm(tmp, { recursive: true, force: true });
+});
+
+describe('a crashed window page', () => {
+  it('is loaded again, and Open brings the reloading window to the front', async () => {
+    const logged = vi.spyOn(console, 'log');
+    await until(() => labels().includes('Server ready'), 'the tray to report the server ready');
+    const win = await until(() => windows().find((w) => w.visible && w.isFocused()), 'the window to show');
+    const page = win.contents.getURL();
+    expect(win.contents.loads).toBe(1);
+
+    win.minimize();
+    win.contents.renderProcessGone('crashed', 133);
+    expect(win.contents.loads).toBe(2);
+    expect(logged).toHaveBeenCalledWith(expect.stringContaining("The window's page stopped (crashed, exit code 133); loading it again."));
+    // Open while the page still loads: a shown window gets no 'ready-to-show', so Open must not wait for one.
+    tray().menu!.item('Open Spillway').click();
+    await until(() => win.isFocused() && !win.isMinimized(), 'the reloading window in front');
+    await until(() => loaded(win), 'the page loaded again');
+    expect(windows()).toEqual([win]);
+    expect(win.contents.getURL()).toBe(page);
+    expect(await call(win, 'status')).toMatchObject({ ok: true, value: { upstreams: [{ id: 'fx' }] } });
+
+    // A page process that ends cleanly (the window closing) is no crash.
+    win.contents.renderProcessGone('clean-exit', 0);
+    expect(win.contents.loads).toBe(2);
+  });
+
+  it('crashing again soon after closes the window instead of reloading it; Open builds a new one', async () => {
+    const [win] = windows();
+    win.contents.renderProcessGone('oom');
+    expect(win.isDestroyed()).toBe(true);
+    expect(win.contents.loads).toBe(2);
+    expect(windows()).toEqual([]);
+    expect(electron.app.exitCode).toBeUndefined();
+    expect(tray().isDestroyed()).toBe(false);
+
+    tray().menu!.item('Open Spillway').click();
+    const again = await until(() => windows().find((w) => w.visible && w.isFocused()), 'a new window');
+    expect(again).not.toBe(win);
+    await until(() => loaded(again), 'the new window loaded');
+    expect(await call(again, 'status')).toMatchObject({ ok: true });
+  });
+});
