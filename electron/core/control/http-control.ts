@@ -1,18 +1,18 @@
 /**
  * The control contract over HTTP + SSE for the browser/headless mode and the CLI: `POST /api/<method>`
  * with a JSON body answers an ApiResult; `GET /api/events` streams HubEvents as SSE. The UI is served at
- * `/`. Auth: the bearer token, or the session cookie set when the user opens the URL with `?token=` (as
- * Jupyter does; see ui-sessions.ts). The endpoint has already checked Host and Origin.
+ * `/`. Auth: the bearer token in the Authorization header; the events stream also takes it as `?token=`.
+ * Never a cookie (see ui-sessions.ts). The endpoint has already checked Host and Origin.
  */
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { extname, join, normalize, sep } from 'node:path';
 import { matchesFilter, type EventFilter, type HubEvent } from '../../../shared/events.js';
-import { bearerToken, sendJson } from '../downstream/http-endpoint.js';
+import { sendJson } from '../downstream/http-endpoint.js';
 import { tokensEqual } from '../files/access-token.js';
 import type { ControlDispatcher } from './control-handlers.js';
-import { hasSession, sessionCookieName, sessionValue } from './ui-sessions.js';
+import { presentsToken } from './ui-sessions.js';
 
 const MIME: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
@@ -77,13 +77,21 @@ export interface HttpControlOptions {
   uiDir?: string;
 }
 
-export function createHttpControl(options: HttpControlOptions) {
-  const authorized = (req: IncomingMessage): boolean => {
-    const token = bearerToken(req);
-    if (token !== undefined) return Boolean(token && options.token() && tokensEqual(token, options.token()));
-    return hasSession(req, options.token());
-  };
+/** The most missed events a reconnecting events reader is sent before the stream goes live. */
+export const MAX_CATCH_UP_EVENTS = 1000;
 
+/**
+ * The seq a reconnecting events reader saw last: EventSource's own Last-Event-ID (its newest, also on a
+ * stream the page reopened) before the page's `?afterSeq=`; undefined for a first connection.
+ */
+function lastSeenSeq(req: IncomingMessage, url: URL): number | undefined {
+  for (const text of [req.headers['last-event-id'], url.searchParams.get('afterSeq')]) {
+    if (typeof text === 'string' && /^\d{1,15}$/.test(text.trim())) return Number(text.trim());
+  }
+  return undefined;
+}
+
+export function createHttpControl(options: HttpControlOptions) {
   /** Event text a live-events reader may leave unread before it is let go. */
   const MAX_UNREAD_EVENT_BYTES = 4 * 1024 * 1024;
 
@@ -101,12 +109,18 @@ export function createHttpControl(options: HttpControlOptions) {
       connection: 'keep-alive',
     });
     res.write(': connected\n\n');
+    const send = (event: HubEvent) => res.write(`id: ${event.seq}\ndata: ${JSON.stringify(event)}\n\n`);
+    // Live events that arrive while the missed ones are looked up wait here, so the reader gets each once, in order.
+    let waiting: HubEvent[] | undefined = [];
+    let lastSent = Number.NEGATIVE_INFINITY;
     const unsubscribe = options.subscribe((event) => {
       if (!matchesFilter(event, filter)) return;
+      if (waiting) return void waiting.push(event);
+      if (event.seq <= lastSent) return;
       // A reader that stopped reading (a suspended window) would have the hub hold every event for it: past
       // the limit it is let go, and its EventSource reconnects with Last-Event-ID to fetch what it missed.
       if (res.writableLength > MAX_UNREAD_EVENT_BYTES) return void res.destroy();
-      res.write(`id: ${event.seq}\ndata: ${JSON.stringify(event)}\n\n`);
+      send(event);
     });
     const keepAlive = setInterval(() => res.write(': keep-alive\n\n'), 15_000);
     keepAlive.unref();
@@ -114,22 +128,31 @@ export function createHttpControl(options: HttpControlOptions) {
       clearInterval(keepAlive);
       unsubscribe();
     });
+    const afterSeq = lastSeenSeq(req, url);
+    if (afterSeq !== undefined) {
+      // What the reader missed, from the event log (memory, or the files after a restart of the hub): the
+      // newest MAX_CATCH_UP_EVENTS of them, answered by the events.query method as the UI's history is
+      // (the dispatcher has checked them against the contract's schema).
+      const missed = await options.dispatcher.dispatch('events.query', { ...filter, afterSeq, limit: MAX_CATCH_UP_EVENTS });
+      if (missed.ok && !res.destroyed) {
+        for (const event of missed.value as HubEvent[]) {
+          send(event);
+          lastSent = event.seq;
+        }
+      }
+    }
+    for (const event of waiting) {
+      if (event.seq > lastSent && !res.destroyed) send(event);
+    }
+    waiting = undefined;
   }
 
   async function serveUi(req: IncomingMessage, res: ServerResponse, url: URL): Promise<boolean> {
     if (!options.uiDir || (req.method !== 'GET' && req.method !== 'HEAD')) return false;
     const queryToken = url.searchParams.get('token');
-    if (queryToken !== null) {
-      if (!options.token() || !tokensEqual(queryToken, options.token())) {
-        sendJson(res, 401, { ok: false, code: 'unauthorized', message: 'Wrong token in the URL: run `spillway token` for the right one' });
-        return true;
-      }
-      // Trade the token in the URL for an HttpOnly session cookie, then drop it from the address bar.
-      res.writeHead(302, {
-        'set-cookie': `${sessionCookieName(req.socket.localPort)}=${sessionValue(queryToken, req.socket.localPort)}; HttpOnly; SameSite=Strict; Path=/`,
-        location: url.pathname,
-      });
-      res.end();
+    // A right token in the URL is left to the page, which keeps it and clears it from the address bar.
+    if (queryToken !== null && (!options.token() || !tokensEqual(queryToken, options.token()))) {
+      sendJson(res, 401, { ok: false, code: 'unauthorized', message: 'Wrong token in the URL: run `spillway token` for the right one' });
       return true;
     }
     const rel = url.pathname === '/' ? 'index.html' : decodeOrUndefined(url.pathname.slice(1));
@@ -142,11 +165,8 @@ export function createHttpControl(options: HttpControlOptions) {
     if (!file.startsWith(normalize(options.uiDir) + sep)) return false;
     const info = await stat(file).catch(() => undefined);
     if (!info?.isFile()) return false;
-    if (rel === 'index.html' && !authorized(req)) {
-      res.writeHead(401, { 'content-type': 'text/plain; charset=utf-8', ...UI_SECURITY_HEADERS });
-      res.end('Spillway: open the link printed by `spillway serve` (it carries the token), or run `spillway token`.\n');
-      return true;
-    }
+    // The page and its files hold nothing secret: they are served to anyone the endpoint lets through, and
+    // the page asks for the token (from its URL) before it can call anything.
     res.writeHead(200, {
       'content-type': MIME[extname(file)] ?? 'application/octet-stream',
       'content-length': info.size,
@@ -163,7 +183,7 @@ export function createHttpControl(options: HttpControlOptions) {
 
   return async function handle(req: IncomingMessage, res: ServerResponse, url: URL): Promise<boolean> {
     if (url.pathname.startsWith('/api/')) {
-      if (!authorized(req)) {
+      if (!presentsToken(req, url, options.token())) {
         sendJson(res, 401, { ok: false, code: 'unauthorized', message: 'A valid token is required' });
         return true;
       }

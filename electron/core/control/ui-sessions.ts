@@ -1,41 +1,29 @@
 /**
- * The browser UI's session cookie. Opening the URL with `?token=` trades the token for a cookie that
- * holds a keyed hash of it for this hub's port, never the token itself: a browser sends 127.0.0.1's
- * cookies to every port of it, any other local server included, and the token also opens the MCP
- * endpoint. The value stays the same while the token does, so a page outlives a restart of its hub
- * (it reconnects by itself), and a new token ends every session. The cookie's name carries the port
- * too, so two hubs on one machine do not log each other's pages out.
+ * How the browser UI proves itself to the control API. The page is opened once with the token in its
+ * address (`/?token=` as Spillway prints the link, or `/#token=`); it keeps the token in sessionStorage,
+ * which is per origin and so per port, and sends it as `Authorization: Bearer` with every call
+ * (renderer/src/lib/api.ts). There is no session cookie: a browser sends 127.0.0.1's cookies to every
+ * port of it, so any other local server the browser visits would receive the cookie and could replay it.
+ * EventSource cannot set headers, so the events stream alone also takes the token as `?token=`: a query,
+ * unlike a cookie, goes only to the origin its URL names.
  */
-import { createHmac } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
+import { bearerToken } from '../downstream/http-endpoint.js';
 import { tokensEqual } from '../files/access-token.js';
 
-/** The session cookie's name for the hub answering on `port`. */
-export function sessionCookieName(port: number | undefined): string {
-  return `spillway_session_${port ?? 0}`;
-}
+/** The path of the events stream, the one control URL that also takes the token in its query. */
+const EVENTS_PATH = '/api/events';
 
-/** The session cookie's value for the hub answering on `port` with `token`. */
-export function sessionValue(token: string, port: number | undefined): string {
-  return createHmac('sha256', token)
-    .update(`spillway ui session ${port ?? 0}`)
-    .digest('base64url');
-}
-
-/** The value of the cookie named `name` in the request, or undefined. */
-export function requestCookie(req: IncomingMessage, name: string): string | undefined {
-  const header = req.headers.cookie;
-  if (!header) return undefined;
-  for (const part of header.split(';')) {
-    const [k, ...v] = part.trim().split('=');
-    if (k === name) return v.join('=');
-  }
+/** The token a control request presents: its bearer header or, for the events stream only, `?token=`. */
+export function presentedToken(req: IncomingMessage, url: URL): string | undefined {
+  const header = bearerToken(req);
+  if (header !== undefined) return header;
+  if (req.method === 'GET' && url.pathname === EVENTS_PATH) return url.searchParams.get('token') ?? undefined;
   return undefined;
 }
 
-/** Whether the request carries this hub's session cookie for `token`. */
-export function hasSession(req: IncomingMessage, token: string): boolean {
-  const port = req.socket.localPort;
-  const value = requestCookie(req, sessionCookieName(port));
-  return Boolean(value && token && tokensEqual(value, sessionValue(token, port)));
+/** Whether a control request presents this hub's token. Cookies are never looked at. */
+export function presentsToken(req: IncomingMessage, url: URL, token: string): boolean {
+  const presented = presentedToken(req, url);
+  return Boolean(presented && token && tokensEqual(presented, token));
 }

@@ -155,11 +155,78 @@ export function createIpcBackend(bridge: SpillwayBridge): Backend {
   };
 }
 
+/** Where the page keeps the token it was opened with: sessionStorage is per origin (so per port) and per tab. */
+export const TOKEN_STORAGE_KEY = 'spillway.token';
+
+/** What of the page the token is read from and kept in. */
+export type PageParts = Partial<Pick<Window, 'location' | 'history' | 'sessionStorage'>>;
+
+/** The page's sessionStorage, when the browser lets it use it. */
+function pageStorage(win: PageParts): Storage | undefined {
+  try {
+    return win.sessionStorage;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The address part `params` stands for, without its token: `?rest`, or nothing when only the token was there. */
+function withoutToken(params: URLSearchParams, mark: '?' | '#'): string {
+  params.delete('token');
+  const rest = params.toString();
+  return rest ? `${mark}${rest}` : '';
+}
+
+/**
+ * The token this page was opened with. Spillway prints the link as `/?token=<token>` (`#token=` works too):
+ * the token is taken from the address, cleared from the address bar, and kept in sessionStorage, so a reload
+ * keeps working and a copied address carries no token. A tab opened from the link has it in its own address.
+ * Undefined when the page has none.
+ */
+export function takePageToken(win: PageParts): string | undefined {
+  const storage = pageStorage(win);
+  const location = win.location;
+  if (!location) return storage?.getItem(TOKEN_STORAGE_KEY) || undefined;
+  const search = new URLSearchParams(location.search);
+  const hash = new URLSearchParams(location.hash.replace(/^#/, ''));
+  const inSearch = search.get('token');
+  const inHash = hash.get('token');
+  const fromAddress = inHash ?? inSearch;
+  if (fromAddress === null) return storage?.getItem(TOKEN_STORAGE_KEY) || undefined;
+  try {
+    storage?.setItem(TOKEN_STORAGE_KEY, fromAddress);
+  } catch {
+    // Storage full or refused: the token still works until the page is reloaded.
+  }
+  const query = inSearch === null ? location.search : withoutToken(search, '?');
+  const fragment = inHash === null ? location.hash : withoutToken(hash, '#');
+  win.history?.replaceState(win.history.state, '', `${location.pathname}${query}${fragment}`);
+  return fromAddress || undefined;
+}
+
+/** What a call says when the page has no token, or the hub refused the one it has. */
+export const NOT_SIGNED_IN_MESSAGE =
+  'This page is not signed in. Open the link Spillway printed when it started (it carries the token), or run `spillway token` and open this address with ?token=<the token> after it.';
+
+/** The part of an EventSource the HTTP backend uses (a test can pass its own). */
+export interface EventStream {
+  readonly readyState: number;
+  onopen: ((event: Event) => unknown) | null;
+  onmessage: ((event: MessageEvent) => unknown) | null;
+  onerror: ((event: Event) => unknown) | null;
+  close(): void;
+}
+
 export interface HttpBackendOptions {
   /** Base of the API, relative to the page: './api/'. */
   base?: string;
+  /**
+   * The hub's token, sent as `Authorization: Bearer` with every call and as `?token=` on the events URL
+   * (EventSource cannot set headers).
+   */
+  token?: string;
   fetch?: typeof fetch;
-  EventSource?: typeof EventSource;
+  EventSource?: new (url: string) => EventStream;
   /** Delay before reopening an event stream the server closed (ms); doubles up to 30 s. */
   retryMs?: number;
   setTimeout?: (fn: () => void, ms: number) => unknown;
@@ -169,6 +236,7 @@ export interface HttpBackendOptions {
 /** The headless transport: POST <base><method> with JSON, and server-sent events from <base>events. */
 export function createHttpBackend(options: HttpBackendOptions = {}): Backend {
   const base = options.base ?? './api/';
+  const token = options.token;
   const doFetch = options.fetch ?? ((input, init) => fetch(input, init));
   // Looked up lazily: a page that never subscribes does not need EventSource.
   const Source = options.EventSource ?? globalThis.EventSource;
@@ -178,15 +246,18 @@ export function createHttpBackend(options: HttpBackendOptions = {}): Backend {
 
   const connection = new ConnectionSignal();
   const events = new EventFanout((emit) => {
-    let source: EventSource | undefined;
+    let source: EventStream | undefined;
     let timer: unknown;
     let delay = retryMs;
     let lastSeq: number | undefined;
     let closed = false;
     const connect = () => {
       // After a reopen, ask only for what was missed (EventSource's own retries send Last-Event-ID instead).
-      const url = lastSeq === undefined ? `${base}events` : `${base}events?afterSeq=${lastSeq}`;
-      source = new Source(url);
+      const query = new URLSearchParams();
+      if (lastSeq !== undefined) query.set('afterSeq', String(lastSeq));
+      if (token !== undefined) query.set('token', token);
+      const search = query.toString();
+      source = new Source(search ? `${base}events?${search}` : `${base}events`);
       source.onopen = () => {
         delay = retryMs;
         connection.set(true);
@@ -230,22 +301,19 @@ export function createHttpBackend(options: HttpBackendOptions = {}): Backend {
       if (refused) return refused;
       let response: Response;
       try {
-        response = await doFetch(`${base}${method}`, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json', accept: 'application/json' },
-          body: JSON.stringify(req),
-          credentials: 'same-origin',
-        });
+        const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json' };
+        if (token !== undefined) headers.authorization = `Bearer ${token}`;
+        // No cookies: the token in the header is the page's only credential.
+        response = await doFetch(`${base}${method}`, { method: 'POST', headers, body: JSON.stringify(req), credentials: 'omit' });
       } catch {
         return failure('unavailable', UNREACHABLE_MESSAGE);
       }
+      if (response.status === 401) return failure('unauthorized', NOT_SIGNED_IN_MESSAGE);
       let body: unknown;
       try {
         body = await response.json();
       } catch {
-        if (response.status === 401 || response.status === 403) {
-          return failure('unauthorized', 'This page is not signed in: open the link Spillway printed again.');
-        }
+        if (response.status === 403) return failure('unauthorized', NOT_SIGNED_IN_MESSAGE);
         if (response.status === 404) return failure('not_found', `This Spillway does not offer ${method} yet.`);
         return failure('internal', `Spillway answered ${method} with HTTP ${response.status} and no result.`);
       }
@@ -256,7 +324,22 @@ export function createHttpBackend(options: HttpBackendOptions = {}): Backend {
   };
 }
 
-/** Picks IPC inside the desktop app (the preload defined window.spillway), HTTP everywhere else. */
-export function createBackend(win: Pick<Window, 'spillway'> = window): Backend {
-  return win.spillway ? createIpcBackend(win.spillway) : createHttpBackend();
+/**
+ * The backend of a page opened without the token (main.ts shows only how to sign in then): every call says
+ * how to sign in, and no event stream opens (the hub would refuse it, which would read as the hub not running).
+ */
+export const signedOutBackend: Backend = {
+  call: async () => failure('unauthorized', NOT_SIGNED_IN_MESSAGE),
+  subscribe: () => () => undefined,
+  watchConnection: () => () => undefined,
+};
+
+/**
+ * Picks IPC inside the desktop app (the preload defined window.spillway), HTTP everywhere else, with the
+ * token the page was opened with.
+ */
+export function createBackend(win: Pick<Window, 'spillway'> & PageParts = window): Backend {
+  if (win.spillway) return createIpcBackend(win.spillway);
+  const token = takePageToken(win);
+  return token === undefined ? signedOutBackend : createHttpBackend({ token });
 }
