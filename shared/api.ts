@@ -35,6 +35,8 @@ export const UpstreamAuthSchema = z.object({
   state: z.enum(['none', 'signed-in', 'needs-sign-in']),
   /** While a sign-in is needed: the last authorization URL made for it (a fresh one comes from upstreams.signIn). */
   authorizationUrl: z.string().optional(),
+  /** While a sign-in is needed: why the last one failed in the browser (access denied, expired…), in words for the card. */
+  failure: z.string().optional(),
 });
 export type UpstreamAuth = z.infer<typeof UpstreamAuthSchema>;
 

@@ -1,7 +1,9 @@
 /**
  * The hub's side of upstream sign-in (issue 15): the OAuth sign-ins wired to the upstream pool. A sign-in
- * asked for by the SDK puts the upstream in 'needs-sign-in'; the browser's redirect, once its code is
- * exchanged, starts the upstream again by itself; sign-out forgets the tokens and asks for a sign-in.
+ * asked for by the SDK puts the upstream in 'needs-sign-in'; a refresh that failed only because the sign-in
+ * server is not reachable is an error the upstream retries; the browser's redirect, once its code is
+ * exchanged, starts the upstream again by itself (a failed one is told on the server's card); sign-out
+ * forgets the tokens and asks for a sign-in.
  */
 import type { ServerConfig } from '../../../shared/config.js';
 import type { HubEventInput } from '../../../shared/events.js';
@@ -16,6 +18,8 @@ import type { Upstream } from '../upstream/upstream.js';
 export interface UpstreamAuthInfo {
   state: 'none' | 'signed-in' | 'needs-sign-in';
   authorizationUrl?: string;
+  /** While a sign-in is needed: why the last one failed (in the browser or at the callback), in words for the card. */
+  failure?: string;
 }
 
 export interface HubSignInsDeps {
@@ -42,6 +46,10 @@ export class HubSignIns {
       store: deps.store,
       redirectUrl: () => new URL('/oauth/callback', deps.endpointUrl()).href,
       onNeedsSignIn: (id) => deps.upstreams().get(id)?.requireSignIn(),
+      // A connect fails with the error itself. A request of a connected server fails with it first, then
+      // (on the next turn, so that its caller reads this error rather than "connection closed") the
+      // server drops and reconnects with backoff.
+      onAuthServerUnreachable: (id, message) => setImmediate(() => deps.upstreams().get(id)?.reportUnreachable(message)),
       ...(deps.clientMetadataUrl ? { clientMetadataUrl: deps.clientMetadataUrl } : {}),
     });
   }
@@ -103,22 +111,27 @@ export class HubSignIns {
   authInfo(id: string): UpstreamAuthInfo {
     const up = this.deps.upstreams().get(id);
     const provider = this.oauth.provider(id);
-    if (up?.status === 'needs-sign-in')
-      return { state: 'needs-sign-in', ...(provider?.authorizationUrl ? { authorizationUrl: provider.authorizationUrl } : {}) };
+    if (up?.status === 'needs-sign-in') {
+      const failure = this.oauth.lastFailure(id);
+      return {
+        state: 'needs-sign-in',
+        ...(provider?.authorizationUrl ? { authorizationUrl: provider.authorizationUrl } : {}),
+        ...(failure ? { failure } : {}),
+      };
+    }
     if (provider?.hasCachedTokens) return { state: 'signed-in' };
     return { state: 'none' };
   }
 
-  /** The browser's redirect: the page to show; on success the upstream starts (no restart needed). */
+  /**
+   * The browser's redirect: the page to show; on success the upstream starts (no restart needed). A
+   * failure is logged (the window reads the server's card again on it) only when its state was one
+   * Spillway made: any web page can load this address, and must not write into the log.
+   */
   async callback(query: URLSearchParams): Promise<{ status: number; html: string }> {
     const outcome = await this.oauth.finish(query);
     if (!outcome.ok) {
-      this.deps.emit({
-        type: 'log',
-        level: 'warn',
-        ...(outcome.serverId ? { server: outcome.serverId } : {}),
-        message: `Sign-in failed: ${outcome.message}`,
-      });
+      if (outcome.serverId) this.deps.emit({ type: 'log', level: 'warn', server: outcome.serverId, message: `Sign-in failed: ${outcome.message}` });
       return { status: outcome.status, html: callbackPage(outcome.title, outcome.message) };
     }
     const up = this.deps.upstreams().get(outcome.serverId);

@@ -10,13 +10,32 @@ import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
 /** How long one request to a sign-in server may take before Spillway gives up. */
 export const AUTH_SERVER_TIMEOUT_MS = 15_000;
 
+/** A time limit in words: "1 second", "15 seconds". */
+export function inSeconds(ms: number): string {
+  const seconds = Math.max(1, Math.round(ms / 1000));
+  return `${seconds} second${seconds === 1 ? '' : 's'}`;
+}
+
 /** A sign-in server that did not answer in time. */
 export class AuthServerTimeout extends Error {
   override name = 'AuthServerTimeout';
   constructor(host: string, timeoutMs: number) {
-    const seconds = Math.max(1, Math.round(timeoutMs / 1000));
     super(
-      `The sign-in server (${host}) did not answer within ${seconds} second${seconds === 1 ? '' : 's'}. Check your internet connection and try again; if it keeps happening, the server may be down.`,
+      `The sign-in server (${host}) did not answer within ${inSeconds(timeoutMs)}. Check your internet connection and try again; if it keeps happening, the server may be down.`,
+    );
+  }
+}
+
+/**
+ * A connection's refresh that failed only because the sign-in server did not answer, could not be reached
+ * or answered with a server error: the sign-in still holds (its refresh token is kept), so the server is
+ * not asked to sign in again; the upstream reports this and tries again later.
+ */
+export class AuthServerUnreachable extends Error {
+  override name = 'AuthServerUnreachable';
+  constructor(serverId: string, host: string, reason: string) {
+    super(
+      `The sign-in server of "${serverId}" (${host}) is not reachable (${reason}), so Spillway could not renew the sign-in. You stay signed in; Spillway reconnects once that server answers`,
     );
   }
 }

@@ -16,8 +16,10 @@ export interface OAuthSignInsOptions {
   store: SecretStore;
   /** The hub's callback URL, `http://127.0.0.1:<port>/oauth/callback`. */
   redirectUrl(): string;
-  /** The SDK asked for a sign-in (a first 401, or a refresh that failed). */
+  /** The SDK asked for a sign-in (a first 401, or a refresh that was refused). */
   onNeedsSignIn(serverId: string, authorizationUrl: string): void;
+  /** A connection's refresh failed because the sign-in server is not reachable (no sign-in is asked for): its message. */
+  onAuthServerUnreachable?(serverId: string, message: string): void;
   /** Where Spillway's Client ID Metadata Document is hosted, if anywhere (a setting). */
   clientMetadataUrl?: () => string | undefined;
   pending?: PendingSignIns;
@@ -25,7 +27,10 @@ export interface OAuthSignInsOptions {
   timeoutMs?: number;
 }
 
-/** What the callback did: signed a server in, or refused (with the page's words). */
+/**
+ * What the callback did: signed a server in, or refused (with the page's words). `serverId` is known when
+ * the state was one Spillway made; a forged or unknown one names no server.
+ */
 export type CallbackOutcome = { ok: true; serverId: string } | { ok: false; status: number; title: string; message: string; serverId?: string };
 
 const NEXT_STEP = "Go back to Spillway's Servers view and press Sign in again.";
@@ -45,6 +50,8 @@ export class OAuthSignIns {
   readonly #providers = new Map<string, { provider: UpstreamOAuthProvider; serverUrl: string; clientId: string | undefined }>();
   /** Each server's sign-in in progress: a second one waits for it (see signIn). */
   readonly #starting = new Map<string, Promise<unknown>>();
+  /** Each server's last sign-in that failed in the browser or at the callback, in words for its card; cleared by the next. */
+  readonly #failures = new Map<string, string>();
   readonly #fetch: FetchLike;
 
   constructor(private readonly options: OAuthSignInsOptions) {
@@ -52,10 +59,15 @@ export class OAuthSignIns {
     this.#fetch = fetchWithTimeout(options.timeoutMs ?? AUTH_SERVER_TIMEOUT_MS);
   }
 
-  /** The provider for a server at `serverUrl` (the same one as long as the URL and the entered client ID stay the same). */
+  /**
+   * The provider for a server at `serverUrl` (the same one as long as the URL and the entered client ID
+   * stay the same; the one it replaces is retired, so its connection, on its way out, stores nothing).
+   */
   providerFor(serverId: string, serverUrl: string, clientId?: string): UpstreamOAuthProvider {
     const known = this.#providers.get(serverId);
     if (known && known.serverUrl === serverUrl && known.clientId === clientId) return known.provider;
+    // Nothing to wait for here: the new provider reads the store itself. A store that cannot answer is the new provider's to report.
+    if (known) void known.provider.retire().catch(() => undefined);
     const provider = new UpstreamOAuthProvider({
       serverId,
       serverUrl,
@@ -63,6 +75,8 @@ export class OAuthSignIns {
       pending: this.pending,
       redirectUrl: () => this.options.redirectUrl(),
       onAuthorizationUrl: (id, url) => this.options.onNeedsSignIn(id, url),
+      ...(this.options.onAuthServerUnreachable ? { onAuthServerUnreachable: this.options.onAuthServerUnreachable } : {}),
+      ...(this.options.timeoutMs !== undefined ? { timeoutMs: this.options.timeoutMs } : {}),
       ...(clientId ? { clientId } : {}),
       ...(this.options.clientMetadataUrl ? { clientMetadataUrl: this.options.clientMetadataUrl } : {}),
     });
@@ -91,14 +105,21 @@ export class OAuthSignIns {
     return mine;
   }
 
+  /** The last sign-in of a server that failed in the browser or at the callback, in words for its card. */
+  lastFailure(serverId: string): string | undefined {
+    return this.#failures.get(serverId);
+  }
+
   async #signIn(serverId: string, serverUrl: string, clientId?: string): Promise<string> {
+    this.#failures.delete(serverId);
     const provider = this.providerFor(serverId, serverUrl, clientId);
     await provider.invalidateCredentials('tokens');
     // Refreshing works with any registration; a new authorization needs one for today's callback address.
     if (await provider.registeredElsewhere()) await provider.invalidateCredentials('client');
     let result;
     try {
-      result = await auth(provider, { serverUrl, fetchFn: this.#fetch, ...(provider.requiredScope ? { scope: provider.requiredScope } : {}) });
+      const scope = provider.requiredScope ? { scope: provider.requiredScope } : {};
+      result = await provider.signInByUser(() => auth(provider, { serverUrl, fetchFn: this.#fetch, ...scope }));
     } catch (err) {
       // The SDK's words for a server without dynamic client registration (RFC 7591), and no client ID given.
       if (err instanceof Error && /does not support dynamic client registration/.test(err.message))
@@ -114,10 +135,17 @@ export class OAuthSignIns {
     await this.provider(serverId)?.requireScope(scope);
   }
 
-  /** Handles the browser's redirect to /oauth/callback. */
+  /** Handles the browser's redirect to /oauth/callback; a failure of a sign-in Spillway made is kept for the server's card. */
   async finish(query: URLSearchParams): Promise<CallbackOutcome> {
+    const outcome = await this.#finish(query);
+    if (outcome.ok) this.#failures.delete(outcome.serverId);
+    return outcome;
+  }
+
+  async #finish(query: URLSearchParams): Promise<CallbackOutcome> {
     const state = query.get('state');
     if (!state) return { ok: false, status: 400, title: 'Sign-in failed', message: `This address is missing its state. ${NEXT_STEP}` };
+    const owner = this.pending.serverOf(state);
     const taken = this.pending.take(state);
     if ('refused' in taken) {
       const message = {
@@ -126,27 +154,41 @@ export class OAuthSignIns {
         replaced: `A newer sign-in to this server was started after this one and replaced it. Use the newer browser tab to finish, or go back to Spillway's Servers view and press Sign in again.`,
         unknown: `This sign-in link was already used, or was not made by this Spillway. ${NEXT_STEP}`,
       }[taken.refused];
-      return { ok: false, status: 400, title: 'Sign-in failed', message };
+      // Cancelled and replaced ones were given up in Spillway: its card knows (or waits for the newer one).
+      if (owner && taken.refused === 'expired') this.#failures.set(owner, 'The sign-in took too long and expired. Press Sign in to try again.');
+      return { ok: false, status: 400, title: 'Sign-in failed', message, ...(owner ? { serverId: owner } : {}) };
     }
     const { serverId } = taken;
     const error = query.get('error');
     if (error) {
-      const message =
-        error === 'access_denied'
-          ? `Access was denied, so Spillway cannot use "${serverId}". To use it, go back to Spillway's Servers view, press Sign in and allow access.`
-          : `The server refused the sign-in (${error}${query.get('error_description') ? `: ${query.get('error_description')}` : ''}). ${NEXT_STEP}`;
-      return { ok: false, status: 400, title: error === 'access_denied' ? 'Access denied' : 'Sign-in failed', message, serverId };
+      const described = `${error}${query.get('error_description') ? `: ${query.get('error_description')}` : ''}`;
+      const denied = error === 'access_denied';
+      this.#failures.set(
+        serverId,
+        denied
+          ? 'Access was denied in the browser. To use this server, press Sign in and allow access.'
+          : `The server refused the sign-in (${described}). Press Sign in to try again.`,
+      );
+      const message = denied
+        ? `Access was denied, so Spillway cannot use "${serverId}". To use it, go back to Spillway's Servers view, press Sign in and allow access.`
+        : `The server refused the sign-in (${described}). ${NEXT_STEP}`;
+      return { ok: false, status: 400, title: denied ? 'Access denied' : 'Sign-in failed', message, serverId };
     }
     const code = query.get('code');
     const entry = this.#providers.get(serverId);
-    if (!code || !entry)
+    if (!code || !entry) {
+      this.#failures.set(serverId, 'The server sent no authorization code. Press Sign in to try again.');
       return { ok: false, status: 400, title: 'Sign-in failed', message: `The server sent no authorization code. ${NEXT_STEP}`, serverId };
+    }
     try {
       // What the transport's finishAuth does: exchange the code (with the saved PKCE verifier) for tokens.
       const result = await auth(entry.provider, { serverUrl: entry.serverUrl, authorizationCode: code, fetchFn: this.#fetch });
       if (result !== 'AUTHORIZED') throw new Error('the server did not issue tokens');
+      // Signed out or removed while the code was exchanged: the tokens were dropped, not stored.
+      if (entry.provider.retired) throw new Error('this server was signed out or removed meanwhile');
     } catch (err) {
       const reason = err instanceof Error ? err.message : String(err);
+      this.#failures.set(serverId, `Spillway could not finish signing in (${reason}). Press Sign in to try again.`);
       return {
         ok: false,
         status: 502,
@@ -161,17 +203,18 @@ export class OAuthSignIns {
 
   /**
    * Forgets a server's tokens, then revokes them where their authorization server offers revocation (RFC
-   * 7009). Forgotten first: a revocation endpoint that never answers must not leave them stored.
+   * 7009). Forgotten first: a revocation endpoint that never answers must not leave them stored. The
+   * provider is retired first: a refresh under way must not store new tokens after they were forgotten.
    */
   async signOut(serverId: string, serverUrl: string): Promise<{ revoked: boolean }> {
     const known = this.#providers.get(serverId);
     // The provider in use keeps the client ID the user entered (needed to revoke); a new one would not.
     const provider = known?.serverUrl === serverUrl ? known.provider : this.providerFor(serverId, serverUrl);
-    const tokens = await provider.tokens();
-    await provider.invalidateCredentials('tokens');
-    await provider.invalidateCredentials('verifier');
-    provider.authorizationUrl = undefined;
+    this.#providers.delete(serverId);
+    const tokens = await provider.retire();
+    await this.#forgetStored(serverId, ['tokens', 'verifier']);
     this.pending.forget(serverId);
+    this.#failures.delete(serverId);
     const revoked = tokens ? await revokeTokens(provider, tokens, this.#fetch).catch(() => false) : false;
     return { revoked };
   }
@@ -183,10 +226,18 @@ export class OAuthSignIns {
     return cancelled;
   }
 
-  /** A removed server: its provider goes, and its OAuth values leave the secret store (read this run or not). */
+  /** A removed server: its provider is retired, and its OAuth values leave the secret store (read this run or not). */
   async forget(serverId: string): Promise<void> {
+    const known = this.#providers.get(serverId);
     this.#providers.delete(serverId);
+    await known?.provider.retire();
     this.pending.forget(serverId);
-    for (const name of Object.values(OAUTH_SECRETS)) await this.options.store.delete(serverId, name);
+    this.#failures.delete(serverId);
+    await this.#forgetStored(serverId, ['tokens', 'client', 'verifier']);
+  }
+
+  /** Deletes stored OAuth values directly: a retired provider writes nothing. */
+  async #forgetStored(serverId: string, slots: (keyof typeof OAUTH_SECRETS)[]): Promise<void> {
+    for (const slot of slots) await this.options.store.delete(serverId, OAUTH_SECRETS[slot]);
   }
 }

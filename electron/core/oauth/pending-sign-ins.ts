@@ -11,20 +11,41 @@ export const SIGN_IN_TTL_MS = 10 * 60_000;
 
 export type TakenSignIn = { serverId: string } | { refused: 'unknown' | 'expired' | 'cancelled' | 'replaced' };
 
+interface Pending {
+  serverId: string;
+  expiresAt: number;
+  /** Made for a sign-in the user started (Sign in pressed), not by a connection's own 401. */
+  byUser: boolean;
+  refused?: 'cancelled' | 'replaced';
+}
+
 export class PendingSignIns {
-  readonly #byState = new Map<string, { serverId: string; expiresAt: number; refused?: 'cancelled' | 'replaced' }>();
+  readonly #byState = new Map<string, Pending>();
 
   constructor(
     private readonly ttlMs = SIGN_IN_TTL_MS,
     private readonly now: () => number = Date.now,
   ) {}
 
-  /** A fresh state for a server's next authorization URL. */
-  create(serverId: string): string {
+  /** A fresh state for a server's next authorization URL; `byUser` when the user started this sign-in. */
+  create(serverId: string, byUser = false): string {
     this.#sweep();
     const state = randomBytes(24).toString('base64url');
-    this.#byState.set(state, { serverId, expiresAt: this.now() + this.ttlMs });
+    this.#byState.set(state, { serverId, expiresAt: this.now() + this.ttlMs, byUser });
     return state;
+  }
+
+  /** The server a state was made for, while it is known (also once expired, cancelled or replaced); not used up. */
+  serverOf(state: string): string | undefined {
+    return this.#byState.get(state)?.serverId;
+  }
+
+  /** Whether a sign-in the user started for this server still waits for its redirect (not expired, cancelled or replaced). */
+  waitingForUser(serverId: string): boolean {
+    const now = this.now();
+    for (const entry of this.#byState.values())
+      if (entry.serverId === serverId && entry.byUser && !entry.refused && entry.expiresAt >= now) return true;
+    return false;
   }
 
   /** The server a state was made for; the state is used up either way. */
@@ -69,8 +90,9 @@ export class PendingSignIns {
     return any;
   }
 
+  /** Entries go a while after they expire: until then a late redirect is told it expired, and for which server. */
   #sweep(): void {
     const now = this.now();
-    for (const [state, entry] of this.#byState) if (entry.expiresAt < now) this.#byState.delete(state);
+    for (const [state, entry] of this.#byState) if (entry.expiresAt + this.ttlMs < now) this.#byState.delete(state);
   }
 }

@@ -3,12 +3,15 @@
  * tokens for every request, refreshes them on a 401, registers the client, and when the user must sign in
  * it asks for a `state`, saves the PKCE verifier and hands over the authorization URL. Tokens, the client
  * registration and the verifier live in the secret store only (never config.json, logs or events); a copy
- * is kept in memory because tokens() runs for every request.
+ * is kept in memory because tokens() runs for every request. Signed out or removed, a provider is retired:
+ * nothing it is handed afterwards is stored.
  */
-import type { OAuthClientProvider, OAuthDiscoveryState } from '@modelcontextprotocol/sdk/client/auth.js';
+import { UnauthorizedError, type OAuthClientProvider, type OAuthDiscoveryState } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
+import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { SecretStore } from '../secrets/secret-store.js';
-import { checkAuthServerEndpoints } from './auth-server-requests.js';
+import { AUTH_SERVER_TIMEOUT_MS, AuthServerUnreachable, checkAuthServerEndpoints } from './auth-server-requests.js';
+import { connectionAuthFetch, type RefreshFailure } from './connection-auth-fetch.js';
 import type { PendingSignIns } from './pending-sign-ins.js';
 
 /** The secret store's names for a server's OAuth values. */
@@ -28,7 +31,13 @@ export interface UpstreamOAuthOptions {
   clientId?: string;
   /** Where Spillway's Client ID Metadata Document is hosted (a setting): the SDK uses it where the server accepts one. */
   clientMetadataUrl?: () => string | undefined;
+  /** How long one sign-in request the connection makes may take (default AUTH_SERVER_TIMEOUT_MS). */
+  timeoutMs?: number;
+  /** The connection's refresh failed because the sign-in server is not reachable: the message it fails with. */
+  onAuthServerUnreachable?(serverId: string, message: string): void;
 }
+
+const SIGNED_OUT = 'This server was signed out or removed meanwhile: press Sign in to sign in again.';
 
 type Slot = keyof typeof OAUTH_SECRETS;
 
@@ -39,6 +48,14 @@ export class UpstreamOAuthProvider implements OAuthClientProvider {
   requiredScope: string | undefined;
   #discovery: OAuthDiscoveryState | undefined;
   readonly #cache = new Map<Slot, string | undefined>();
+  /** Aborted on retire(): signed out or removed. */
+  readonly #stop = new AbortController();
+  /** Store writes under way (retire() waits for them). */
+  readonly #writes = new Set<Promise<void>>();
+  /** How many sign-ins the user started are making their authorization URL now (see signInByUser). */
+  #userSignIns = 0;
+  /** The connection's last refresh failed for a passing reason (see connection-auth-fetch.ts). */
+  #refreshFailure: RefreshFailure | undefined;
 
   constructor(private readonly options: UpstreamOAuthOptions) {}
 
@@ -63,10 +80,86 @@ export class UpstreamOAuthProvider implements OAuthClientProvider {
     };
   }
 
-  /** A new authorization's state; the server's older waiting ones are refused from now on (the verifier saved next replaces theirs). */
-  state(): string {
-    this.options.pending.replace(this.options.serverId);
-    return this.options.pending.create(this.options.serverId);
+  /**
+   * A new authorization's state; the server's older waiting ones are refused from now on (the verifier
+   * saved next replaces theirs). The SDK asks for one when the user presses Sign in (signInByUser), and
+   * also when a connection's 401 cannot be mended by a refresh. Then, instead:
+   * - if the refresh failed only because the sign-in server is not reachable and the refresh token is
+   *   still stored, the sign-in still holds: this fails with AuthServerUnreachable, and the upstream
+   *   tries again later;
+   * - if the user's sign-in waits in the browser, that one is left alone (its state, its verifier): the
+   *   server is only marked as needing a sign-in.
+   */
+  async state(): Promise<string> {
+    const { serverId, pending } = this.options;
+    if (this.retired) throw new UnauthorizedError(SIGNED_OUT);
+    const byUser = this.#userSignIns > 0;
+    if (!byUser) {
+      const failure = this.#refreshFailure;
+      this.#refreshFailure = undefined;
+      if (failure && (await this.tokens())?.refresh_token) {
+        const unreachable = new AuthServerUnreachable(serverId, failure.host, failure.reason);
+        this.options.onAuthServerUnreachable?.(serverId, unreachable.message);
+        throw unreachable;
+      }
+      if (pending.waitingForUser(serverId)) {
+        if (this.authorizationUrl) this.options.onAuthorizationUrl(serverId, this.authorizationUrl);
+        throw new UnauthorizedError('A sign-in to this server waits in the browser: finish it there, or press Sign in again.');
+      }
+    }
+    pending.replace(serverId);
+    return pending.create(serverId, byUser);
+  }
+
+  /** Runs the SDK's auth for a sign-in the user started: the state it makes is the user's (see state()). */
+  async signInByUser<T>(run: () => Promise<T>): Promise<T> {
+    this.#userSignIns++;
+    try {
+      return await run();
+    } finally {
+      this.#userSignIns--;
+    }
+  }
+
+  /**
+   * The fetch for the connection's transport: the SDK's sign-in requests get the time limit, stop on
+   * retirement, and report how a refresh went (connection-auth-fetch.ts); MCP requests pass as they are.
+   */
+  authRequests(base: FetchLike): FetchLike {
+    return connectionAuthFetch(base, {
+      timeoutMs: this.options.timeoutMs ?? AUTH_SERVER_TIMEOUT_MS,
+      stop: this.#stop.signal,
+      registrationEndpoint: () => this.#registrationEndpoint(),
+      onRefresh: (failure) => {
+        this.#refreshFailure = failure;
+      },
+    });
+  }
+
+  /** Where the SDK registers: the endpoint the metadata names, or `/register` when discovery found no metadata. */
+  #registrationEndpoint(): string | undefined {
+    const discovery = this.#discovery;
+    if (!discovery) return undefined;
+    const metadata = discovery.authorizationServerMetadata;
+    if (metadata) return metadata.registration_endpoint;
+    return new URL('/register', discovery.authorizationServerUrl).href;
+  }
+
+  /** Whether this provider was retired (signed out, removed, or replaced after the server's address changed). */
+  get retired(): boolean {
+    return this.#stop.signal.aborted;
+  }
+
+  /**
+   * Signed out or removed: this provider stops. Its sign-in requests under way are aborted, and what the
+   * SDK hands it later (the tokens of a refresh already answered, a registration, a verifier) is dropped,
+   * so nothing is stored again once the caller has forgotten the stored values. Resolves, once its writes
+   * under way have landed, with the tokens it last held (to revoke them).
+   */
+  async retire(): Promise<OAuthTokens | undefined> {
+    this.#stop.abort();
+    await Promise.allSettled([...this.#writes]);
+    return this.#tokensFrom(await this.#read('tokens'));
   }
 
   async clientInformation(): Promise<OAuthClientInformationMixed | undefined> {
@@ -86,7 +179,9 @@ export class UpstreamOAuthProvider implements OAuthClientProvider {
     await this.#write('client', JSON.stringify(info));
   }
 
+  /** The tokens to send; none once retired (a connection still open after a sign-out sends none). */
   async tokens(): Promise<OAuthTokens | undefined> {
+    if (this.retired) return undefined;
     return this.#tokensFrom(await this.#read('tokens'));
   }
 
@@ -158,10 +253,20 @@ export class UpstreamOAuthProvider implements OAuthClientProvider {
     return parseJson<T>(await this.#read(slot));
   }
 
+  /** Stores (or, undefined, forgets) a value; a retired provider writes nothing, not even a deletion (the values may be another provider's by then). */
   async #write(slot: Slot, value: string | undefined): Promise<void> {
-    if (value === undefined) await this.options.store.delete(this.options.serverId, OAUTH_SECRETS[slot]);
-    else await this.options.store.set(this.options.serverId, OAUTH_SECRETS[slot], value);
-    this.#cache.set(slot, value);
+    if (this.retired) return;
+    const writing = (async () => {
+      if (value === undefined) await this.options.store.delete(this.options.serverId, OAUTH_SECRETS[slot]);
+      else await this.options.store.set(this.options.serverId, OAUTH_SECRETS[slot], value);
+      this.#cache.set(slot, value);
+    })();
+    this.#writes.add(writing);
+    try {
+      await writing;
+    } finally {
+      this.#writes.delete(writing);
+    }
   }
 }
 

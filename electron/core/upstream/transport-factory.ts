@@ -2,9 +2,11 @@
  * Builds the client transport for one upstream config: our linear-framing stdio transport, Streamable
  * HTTP, or legacy SSE. Headers are the configured ones only — a downstream client's credentials are never
  * forwarded upstream. HTTP and SSE servers get an OAuth provider (issue 15) unless an Authorization header
- * is configured: the SDK then signs in, refreshes and retries on a 401 by itself.
+ * is configured: the SDK then signs in, refreshes and retries on a 401 by itself, its sign-in requests
+ * through the provider's fetch (time-limited, see connection-auth-fetch.ts).
  */
 import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
+import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { ServerConfig } from '../../../shared/config.js';
 import type { ChildReaper } from './child-reaper.js';
 import type { EnvLike } from './child-env.js';
@@ -24,9 +26,15 @@ export interface TransportFactoryOptions {
   /** The config with its secret references replaced by the stored values (issue 15; the hub's secret store). */
   resolveSecrets?: (id: string, config: ServerConfig) => Promise<ServerConfig>;
   /** The OAuth provider of an HTTP or SSE server (the hub's sign-ins). */
-  authProvider?: (id: string, serverUrl: string) => OAuthClientProvider | undefined;
+  authProvider?: (id: string, serverUrl: string) => UpstreamAuthProvider | undefined;
   /** A server answered 403 insufficient_scope (step-up): its tokens go, so the SDK's retry asks the user for the scope. */
   onInsufficientScope?: (id: string, scope: string | undefined) => Promise<void>;
+}
+
+/** An OAuth provider that also gives the fetch the transport sends the SDK's sign-in requests through. */
+export interface UpstreamAuthProvider extends OAuthClientProvider {
+  /** `base` for MCP requests; the sign-in requests among them limited in time (UpstreamOAuthProvider.authRequests). */
+  authRequests(base: FetchLike): FetchLike;
 }
 
 /** The scope a 403 insufficient_scope names (RFC 6750 §3), or undefined when the 403 is another refusal. */
@@ -76,7 +84,8 @@ export function createTransportFactory(options: TransportFactoryOptions) {
       return {
         transport: new SSEClientTransport(url, {
           requestInit,
-          ...(authProvider ? { authProvider } : {}),
+          // The SDK's sign-in requests go through `fetch` (the stream through eventSourceInit's below).
+          ...(authProvider ? { authProvider, fetch: authProvider.authRequests((input, init) => fetch(input, init)) } : {}),
           eventSourceInit: {
             // The SDK hands the stream's headers (bearer token, Accept, protocol version) over as a Headers
             // object, which spreads to {}: copied through Headers, with the configured ones set on top.
@@ -97,9 +106,9 @@ export function createTransportFactory(options: TransportFactoryOptions) {
     const onScope = options.onInsufficientScope;
     // Step-up: the SDK retries a 403 insufficient_scope with a refresh, which keeps the old scopes; with the
     // tokens dropped first, its retry becomes a sign-in asking for the scope the server named.
-    const stepUpFetch =
+    const stepUpFetch: FetchLike | undefined =
       authProvider && onScope
-        ? async (input: string | URL, init?: RequestInit) => {
+        ? async (input, init) => {
             const res = await fetch(input, init);
             const wanted = insufficientScope(res);
             if (wanted) await onScope(id, wanted.scope);
@@ -109,8 +118,7 @@ export function createTransportFactory(options: TransportFactoryOptions) {
     return {
       transport: new StreamableHTTPClientTransport(url, {
         requestInit,
-        ...(authProvider ? { authProvider } : {}),
-        ...(stepUpFetch ? { fetch: stepUpFetch } : {}),
+        ...(authProvider ? { authProvider, fetch: authProvider.authRequests(stepUpFetch ?? ((input, init) => fetch(input, init))) } : {}),
       }),
     };
   };

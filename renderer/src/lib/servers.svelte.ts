@@ -19,8 +19,13 @@ export class ServersState {
   #loadError = $state<ApiFailure | undefined>();
   #actionErrors = $state<Record<string, ApiFailure | undefined>>({});
   #busy = $state<Record<string, ServerAction | undefined>>({});
-  /** Sign-ins waiting for the user to finish in their browser: id → the page that was opened. */
-  #waiting = $state<Record<string, string | undefined>>({});
+  /**
+   * Sign-ins waiting for the user to finish in their browser: id → the page that was opened, and how many
+   * list reads had started by then (a failure only read later ends the wait: see refresh).
+   */
+  #waiting = $state<Record<string, { page: string; listsBefore: number } | undefined>>({});
+  /** List reads started so far. */
+  #lists = 0;
   #ids = $derived.by(() => this.#list.map((u) => u.id));
   /** The server just removed, while Undo can put it back (the hub holds it for a few minutes). */
   #removed = $state<{ id: string; label: string } | undefined>();
@@ -28,12 +33,17 @@ export class ServersState {
   readonly #backend: Backend;
 
   readonly refresh = coalesced(async () => {
+    const read = ++this.#lists;
     const result = await this.#backend.call('upstreams.list', {});
     this.#loaded = true;
     if (result.ok) {
       this.#list = result.value;
       this.#loadError = undefined;
-      for (const u of result.value) if (this.#waiting[u.id] && signedIn(u)) this.#stopWaiting(u.id);
+      // Signed in, or the sign-in failed in the browser (the card then says why and offers Sign in again).
+      for (const u of result.value) {
+        const waiting = this.#waiting[u.id];
+        if (waiting && (signedIn(u) || (u.auth?.failure !== undefined && read > waiting.listsBefore))) this.#stopWaiting(u.id);
+      }
       this.#forgetUnreachable();
     } else {
       this.#loadError = result;
@@ -67,7 +77,7 @@ export class ServersState {
   }
   /** While a sign-in waits for the browser: the sign-in page's address (a link to open it again). */
   signInPage(id: string): string | undefined {
-    return this.#waiting[id];
+    return this.#waiting[id]?.page;
   }
 
   /** Loads the list and follows events; returns the stop function. */
@@ -94,6 +104,9 @@ export class ServersState {
     } else if (e.type === 'upstream.stderr') {
       this.#list = this.#list.map((u) => (u.id === e.server ? { ...u, stderrTail: [...u.stderrTail, e.line].slice(-STDERR_LINES) } : u));
     } else if (e.type === 'config.changed' || e.type === 'catalog.changed') {
+      void this.refresh();
+    } else if (e.type === 'log' && e.server !== undefined && this.#waiting[e.server]) {
+      // The hub logs a sign-in that failed in the browser: the server's sign-in info now says why.
       void this.refresh();
     }
   }
@@ -185,7 +198,7 @@ export class ServersState {
         };
       } else {
         if (!result.value.openedInBrowser) this.#openPage(page);
-        this.#waiting = { ...this.#waiting, [id]: page };
+        this.#waiting = { ...this.#waiting, [id]: { page, listsBefore: this.#lists } };
       }
     }
     this.#actionErrors = { ...this.#actionErrors, [id]: failure };
