@@ -21,6 +21,11 @@ const CARD = '4111 1111 1111 1111';
 /** Fails the Luhn check: not a card number, so it must reach the upstream unchanged. */
 const NOT_A_CARD = '4111 1111 1111 1112';
 
+/** A placeholder of a tool call's vault: `[EMAIL_1_k3j9x2]`, the call's random tag at the end. */
+const TAGGED = /(\[[A-Z][A-Z0-9_]*_\d+)_[a-z][a-z0-9]{5}\]/g;
+/** `value` with the calls' tags taken off the placeholders, to compare with `[EMAIL_1]`. */
+const untagged = (value: unknown): unknown => JSON.parse(JSON.stringify(value).replace(TAGGED, '$1]'));
+
 function textOf(result: CallToolResult): string {
   return result.content.map((c) => (c.type === 'text' ? c.text : '')).join('');
 }
@@ -78,7 +83,15 @@ describe('PII masking through the endpoint', () => {
     const result = await call('rec__echo', args);
 
     const upstreamSaw = (await recorded()).at(-1)!;
-    expect(upstreamSaw.arguments).toEqual({ to: '[EMAIL_1]', card: '[CREDIT_CARD_1]', other: NOT_A_CARD, note: 'write to [EMAIL_1] today' });
+    expect(untagged(upstreamSaw.arguments)).toEqual({
+      to: '[EMAIL_1]',
+      card: '[CREDIT_CARD_1]',
+      other: NOT_A_CARD,
+      note: 'write to [EMAIL_1] today',
+    });
+    // One tag for the whole call.
+    const tag = /^\[EMAIL_1_([a-z][a-z0-9]{5})\]$/.exec(String(upstreamSaw.arguments.to))![1];
+    expect(upstreamSaw.arguments.card).toBe(`[CREDIT_CARD_1_${tag}]`);
     const file = await readFile(recordFile, 'utf8');
     expect(file).not.toContain(EMAIL);
     expect(file).not.toContain(CARD);
@@ -87,14 +100,14 @@ describe('PII masking through the endpoint', () => {
     expect(JSON.parse(textOf(result))).toEqual(args);
     // The event log shows the masked arguments only.
     const event = (await started) as Extract<HubEvent, { type: 'call.started' }>;
-    expect(event.argumentsPreview).toContain('[EMAIL_1]');
+    expect(untagged(event.argumentsPreview)).toContain('[EMAIL_1]');
     expect(event.argumentsPreview).not.toContain(EMAIL);
   });
 
   it('masks personal data in argument keys and restores it in what the client reads', async () => {
     const args = { note: { [EMAIL]: 'vip', plain: `cc ${EMAIL}` } };
     const result = await call('rec__echo', args);
-    expect((await recorded()).at(-1)!.arguments).toEqual({ note: { '[EMAIL_1]': 'vip', plain: 'cc [EMAIL_1]' } });
+    expect(untagged((await recorded()).at(-1)!.arguments)).toEqual({ note: { '[EMAIL_1]': 'vip', plain: 'cc [EMAIL_1]' } });
     expect(JSON.parse(textOf(result))).toEqual(args);
   });
 
@@ -107,9 +120,13 @@ describe('PII masking through the endpoint', () => {
     expect(set.ok).toBe(true);
     const started = t.waitFor((e) => e.type === 'call.started' && e.exposedName === 'rec__echo', 'call.started');
     await call('rec__echo', { note: `from ${EMAIL}` });
-    expect((await recorded()).at(-1)!.arguments).toEqual({ note: 'from [EMAIL_1]', to: 'ops@corp-example.com', card: 'tok_live_SECRET123' });
+    expect(untagged((await recorded()).at(-1)!.arguments)).toEqual({
+      note: 'from [EMAIL_1]',
+      to: 'ops@corp-example.com',
+      card: 'tok_live_SECRET123',
+    });
     const preview = ((await started) as Extract<HubEvent, { type: 'call.started' }>).argumentsPreview;
-    expect(JSON.parse(preview!)).toEqual({ note: 'from [EMAIL_1]' });
+    expect(untagged(JSON.parse(preview!))).toEqual({ note: 'from [EMAIL_1]' });
     await t.api('policies.setTool', { server: 'rec', tool: 'echo', policy: { pii: { types: ['email', 'credit_card'] } } });
   });
 
@@ -121,11 +138,11 @@ describe('PII masking through the endpoint', () => {
     const sent = (await (await fetch(`${llmRoot}/requests`)).json()) as Array<{ body: { messages: Array<{ role: string; content: string }> } }>;
     expect(sent).toHaveLength(1);
     const toModel = sent[0]!.body.messages.find((m) => m.role === 'user')!.content;
-    expect(toModel).toContain('"contact": "[EMAIL_1]"');
+    expect(toModel).toMatch(/"contact": "\[EMAIL_1_[a-z][a-z0-9]{5}\]"/);
     expect(toModel).not.toContain('@example.org');
     // The summary comes back with the originals restored.
     expect(text).toContain('"contact": "person-0@example.org"');
-    expect(text).not.toContain('[EMAIL_1]');
+    expect(text).not.toContain('[EMAIL_');
 
     const handle = (result._meta as Record<string, string>)['spillway/handle'];
     const kept = textOf(await call('spillway__read_result', { handle, op: 'head', lines: 20 }));
@@ -144,7 +161,7 @@ describe('PII masking through the endpoint', () => {
     expect(wire).not.toContain(EMAIL);
     const system = sent[0]!.body.messages.find((m) => m.role === 'system')!.content;
     // The same address as in the result, the same placeholder.
-    expect(system).toContain('What the assistant needs from this result: the item of [EMAIL_8], for [EMAIL_');
+    expect(system).toMatch(/What the assistant needs from this result: the item of \[EMAIL_8_([a-z][a-z0-9]{5})\], for \[EMAIL_\d+_\1\]/);
   });
 
   it('refuses two custom patterns with one placeholder name, naming the second; the tool keeps working', async () => {
@@ -165,7 +182,7 @@ describe('PII masking through the endpoint', () => {
     expect(refused.message).toMatch(/"emp_id" gives the same placeholder name \(EMP_ID\) as "emp-id": rename one/);
     const result = await call('rec__echo', { note: `EMP-123 for ${EMAIL}` });
     expect(result.isError).toBeFalsy();
-    expect((await recorded()).at(-1)!.arguments).toEqual({ note: 'EMP-123 for [EMAIL_1]' });
+    expect(untagged((await recorded()).at(-1)!.arguments)).toEqual({ note: 'EMP-123 for [EMAIL_1]' });
   });
 
   it('refuses an unsafe custom pattern, naming the field', async () => {
@@ -184,7 +201,7 @@ describe('PII masking through the endpoint', () => {
     });
     expect(accepted.ok).toBe(true);
     const result = await call('rec__echo', { note: 'EMP-123456 and EMP-123456 wrote to bob@example.net' });
-    expect((await recorded()).at(-1)!.arguments).toEqual({ note: '[EMPLOYEE_ID_1] and [EMPLOYEE_ID_1] wrote to [EMAIL_1]' });
+    expect(untagged((await recorded()).at(-1)!.arguments)).toEqual({ note: '[EMPLOYEE_ID_1] and [EMPLOYEE_ID_1] wrote to [EMAIL_1]' });
     expect(JSON.parse(textOf(result))).toEqual({ note: 'EMP-123456 and EMP-123456 wrote to bob@example.net' });
   });
 });

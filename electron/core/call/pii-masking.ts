@@ -35,8 +35,10 @@ export class PiiMaskers {
     } catch (err) {
       return `Tool "${ctx.entry.name}" was not called: its PII masking policy is invalid (${(err as Error).message}). Fix it in Spillway's tool policies.`;
     }
-    // Placeholder-shaped text in the policy's values is never issued: restoring leaves it as the upstream echoes it.
-    const vault = new PiiVault();
+    // Tagged: a placeholder an earlier call left in the upstream (a memory server keeps what it was sent)
+    // never matches one of this call, so it is not restored with this call's value. Placeholder-shaped
+    // text in the policy's values is never issued: restoring leaves it as the upstream echoes it.
+    const vault = PiiVault.tagged();
     forEachString([values.hiddenParams, values.paramOverrides], (text) => vault.reserveFrom(text));
     let masked: CallArguments;
     try {

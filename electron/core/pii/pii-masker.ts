@@ -3,6 +3,10 @@ import { customDetector, PiiPatternError } from './custom-patterns.js';
 import type { CustomPiiPattern } from './custom-patterns.js';
 import { DETECTORS, PII_LABELS, PII_TYPES } from './pii-detectors.js';
 import type { DetectContext, Detector, PiiMatch, PiiType } from './pii-detectors.js';
+import { TextLayout } from './json-text.js';
+import type { MaskPiece } from './json-text.js';
+import { resolveOverlaps } from './overlaps.js';
+import type { RankedMatch } from './overlaps.js';
 import { PiiVault, forEachString, mapStrings } from './pii-vault.js';
 
 export interface PiiMaskerOptions {
@@ -26,8 +30,10 @@ export interface PiiMasker {
   /**
    * A masked deep copy of a tool call's arguments: every string value and object key, at any depth, with
    * its personal data replaced by placeholders, and the vault that restores them. Pass a vault to continue its
-   * numbering (the same value keeps its placeholder). Keys in `keepKeys` (the tool's own parameter and
-   * property names: never data, and the tool needs them as they are) are left alone.
+   * numbering (the same value keeps its placeholder), or a tagged one (`PiiVault.tagged()`) when the
+   * placeholders go to a server that may keep them. Keys in `keepKeys` (the tool's own parameter and
+   * property names: never data, and the tool needs them as they are) are left alone. Any string that is
+   * JSON text (or JSON lines) is masked inside its strings and numbers only, so it stays valid JSON.
    */
   maskArguments<T>(args: T, vault?: PiiVault, keepKeys?: ReadonlySet<string>): { masked: T; vault: PiiVault };
   /** One text masked, e.g. a result's text view before it reaches a compression model. */
@@ -35,7 +41,9 @@ export interface PiiMasker {
   /**
    * A masked copy of a tool result (before the spill store): text blocks, embedded text resources and
    * structuredContent. Binary data (image/audio `data`, resource `blob`) and `_meta` are left as they
-   * are: base64 can look like a phone number.
+   * are: base64 can look like a phone number. A JSON text stays valid JSON: only what lies inside its
+   * strings is replaced, and a number token that holds personal data becomes the placeholder in quotes
+   * (restored as the number).
    */
   maskResult<T>(result: T, vault?: PiiVault): { masked: T; vault: PiiVault };
   /** The spans that would be masked, non-overlapping and in order. */
@@ -71,15 +79,18 @@ export function createMasker(options: PiiMaskerOptions = {}): PiiMasker {
 
   // The detector at work, so that a cut-off can name the custom pattern that ran out of time.
   let running: RankedDetector | undefined;
-  const detectRaw = (text: string, context: DetectContext): PiiMatch[] => {
+  /** What to replace in `text`; a JSON text is read as json-text.ts says. */
+  const piecesOf = (text: string, context: DetectContext): MaskPiece[] => {
     if (detectors.length === 0 || text.length === 0) return [];
-    const candidates: Array<PiiMatch & { rank: number }> = [];
+    const layout = new TextLayout(text);
+    const candidates: RankedMatch[] = [];
     detectors.forEach((d, rank) => {
       running = d;
-      for (const m of d.detect(text, context)) candidates.push({ ...m, rank });
+      for (const m of d.detect(d.custom ? layout.lineView : layout.view, context)) candidates.push({ ...m, rank });
     });
     running = undefined;
-    return resolveOverlaps(candidates);
+    if (candidates.length === 0) return [];
+    return layout.pieces(resolveOverlaps(candidates, layout.view));
   };
 
   const deadlineMs = options.deadlineMs ?? PII_DEADLINE_MS;
@@ -97,20 +108,26 @@ export function createMasker(options: PiiMaskerOptions = {}): PiiMasker {
       const reason =
         `masking took longer than ${deadlineMs / 1000} s and was stopped (the call is refused rather than sent unmasked): simplify the pattern ` +
         '(plain text and character classes run fastest; large counted repeats and lookbehinds are slow)';
-      throw new PiiPatternError(culprit?.custom?.name ?? [...customLabels].join(', '), reason);
+      // Stopped between two detectors (reading the text, sorting matches): name every custom pattern as written.
+      const names = detectors.flatMap((d) => (d.custom ? [d.custom.name] : [])).join(', ');
+      throw new PiiPatternError(culprit?.custom?.name ?? names, reason);
     }
   };
 
-  const detect = (text: string, context: DetectContext = {}): PiiMatch[] => guarded(() => detectRaw(text, context));
+  const detect = (text: string, context: DetectContext = {}): PiiMatch[] =>
+    guarded(() => piecesOf(text, context)).map(({ start, end, label }) => ({ start, end, label }));
 
   const maskString = (text: string, vault: PiiVault, context: DetectContext): string => {
-    const found = detectRaw(text, context);
-    if (found.length === 0) return text;
+    const pieces = piecesOf(text, context);
+    if (pieces.length === 0) return text;
     let out = '';
     let at = 0;
-    for (const m of found) {
-      out += text.slice(at, m.start) + vault.placeholderFor(m.label, text.slice(m.start, m.end));
-      at = m.end;
+    for (const p of pieces) {
+      // Two matches in one JSON number token: the token was replaced whole with the first.
+      if (p.start < at) continue;
+      const placeholder = vault.placeholderFor(p.label, p.value, p.jsonNumber);
+      out += text.slice(at, p.start) + (p.jsonNumber ? `"${placeholder}"` : placeholder);
+      at = p.end;
     }
     return out + text.slice(at);
   };
@@ -177,19 +194,4 @@ function blockTextField(block: unknown): TextField | null {
     };
   }
   return null;
-}
-
-/**
- * Non-overlapping matches in text order. Where two overlap, the higher-ranked detector wins, then the
- * longer match; a sweep over matches sorted by start, so the cost stays n log n on large results.
- */
-function resolveOverlaps(candidates: Array<PiiMatch & { rank: number }>): PiiMatch[] {
-  candidates.sort((a, b) => a.start - b.start || a.rank - b.rank || b.end - a.end);
-  const kept: Array<PiiMatch & { rank: number }> = [];
-  for (const c of candidates) {
-    const last = kept[kept.length - 1];
-    if (!last || c.start >= last.end) kept.push(c);
-    else if (c.rank < last.rank || (c.rank === last.rank && c.end - c.start > last.end - last.start)) kept[kept.length - 1] = c;
-  }
-  return kept.map(({ start, end, label }) => ({ start, end, label }));
 }

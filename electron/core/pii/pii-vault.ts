@@ -1,5 +1,28 @@
-/** `[EMAIL_1]`, `[CREDIT_CARD_12]`, `[EMPLOYEE_ID_3]`. */
-export const PLACEHOLDER = /\[([A-Z][A-Z0-9_]*)_(\d+)\]/g;
+import { randomInt } from 'node:crypto';
+import { escapeInJsonString, isJsonText } from './json-text.js';
+
+/**
+ * `[EMAIL_1]`, `[CREDIT_CARD_12]`, `[EMPLOYEE_ID_3]`, and with a tagged vault `[EMAIL_1_k3j9x2]`. Labels
+ * are upper case and tags lower case, so a tagged placeholder reads only one way.
+ */
+export const PLACEHOLDER = /\[([A-Z][A-Z0-9_]*)_(\d+)(?:_([a-z][a-z0-9]{5}))?\]/g;
+
+const TAG = /^[a-z][a-z0-9]{5}$/;
+const TAG_LETTERS = 'abcdefghijklmnopqrstuvwxyz0123456789';
+
+/** Six random letters and digits, the first a letter: one in about 1.5 billion. */
+export function newVaultTag(): string {
+  let tag = TAG_LETTERS[randomInt(26)]!;
+  for (let i = 1; i < 6; i++) tag += TAG_LETTERS[randomInt(36)]!;
+  return tag;
+}
+
+interface Entry {
+  value: string;
+  label: string;
+  /** Stood for a number token of a JSON text: in JSON text it is restored as a number again. */
+  jsonNumber: boolean;
+}
 
 /**
  * The originals behind the placeholders of one call. Holds personal data: keep it in memory for the
@@ -7,28 +30,53 @@ export const PLACEHOLDER = /\[([A-Z][A-Z0-9_]*)_(\d+)\]/g;
  */
 export class PiiVault {
   readonly #byValue = new Map<string, string>();
-  readonly #byPlaceholder = new Map<string, string>();
+  readonly #byPlaceholder = new Map<string, Entry>();
   readonly #next = new Map<string, number>();
   /** Placeholder-shaped text already in the input: never issued, so restoring leaves it alone. */
   readonly #reserved = new Set<string>();
+  readonly #suffix: string;
 
-  /** The placeholder for `value` of this label; the same value gets the same placeholder. */
-  placeholderFor(label: string, value: string): string {
-    const key = `${label}\u0000${value}`;
+  /**
+   * `tag` ends every placeholder this vault issues (`[EMAIL_1_k3j9x2]`); without one they read `[EMAIL_1]`.
+   * Tag a vault whose placeholders reach something that may keep them (a tool's server): a placeholder
+   * an earlier call left there then never matches one of this call, so it is never restored with this
+   * call's value. `PiiVault.tagged()` makes a vault with a fresh random tag.
+   */
+  constructor(readonly tag = '') {
+    if (tag !== '' && !TAG.test(tag)) throw new Error(`A vault tag is a lower-case letter then five letters or digits, not "${tag}"`);
+    this.#suffix = tag ? `_${tag}` : '';
+  }
+
+  /** A vault with a fresh random tag, for one tool call. */
+  static tagged(): PiiVault {
+    return new PiiVault(newVaultTag());
+  }
+
+  /**
+   * The placeholder for `value` of this label; the same value gets the same placeholder. `jsonNumber`:
+   * the value was a number token of a JSON text (it is written there as a quoted placeholder).
+   */
+  placeholderFor(label: string, value: string, jsonNumber = false): string {
+    const key = `${label}\u0000${jsonNumber ? 'n' : 's'}${value}`;
     const known = this.#byValue.get(key);
     if (known) return known;
     let n = this.#next.get(label) ?? 1;
-    let placeholder = `[${label}_${n}]`;
-    while (this.#reserved.has(placeholder)) placeholder = `[${label}_${++n}]`;
+    let placeholder = `[${label}_${n}${this.#suffix}]`;
+    while (this.#reserved.has(placeholder)) placeholder = `[${label}_${++n}${this.#suffix}]`;
     this.#next.set(label, n + 1);
     this.#byValue.set(key, placeholder);
-    this.#byPlaceholder.set(placeholder, value);
+    this.#byPlaceholder.set(placeholder, { value, label, jsonNumber });
     return placeholder;
   }
 
   /** The original behind a placeholder this vault issued. */
   original(placeholder: string): string | undefined {
-    return this.#byPlaceholder.get(placeholder);
+    return this.#byPlaceholder.get(placeholder)?.value;
+  }
+
+  /** Whether this vault issued `placeholder` for a number token of a JSON text. */
+  isJsonNumber(placeholder: string): boolean {
+    return this.#byPlaceholder.get(placeholder)?.jsonNumber === true;
   }
 
   /** Notes placeholder-shaped text found in the input so numbering steps around it. */
@@ -47,10 +95,7 @@ export class PiiVault {
   /** Placeholders issued per label, e.g. `{EMAIL: 2, PHONE: 1}`: safe to log. */
   counts(): Record<string, number> {
     const counts: Record<string, number> = {};
-    for (const placeholder of this.#byPlaceholder.keys()) {
-      const label = placeholder.slice(1, placeholder.lastIndexOf('_'));
-      counts[label] = (counts[label] ?? 0) + 1;
-    }
+    for (const { label } of this.#byPlaceholder.values()) counts[label] = (counts[label] ?? 0) + 1;
     return counts;
   }
 
@@ -59,10 +104,45 @@ export class PiiVault {
   }
 }
 
-/** `text` with every placeholder this vault issued replaced by its original. */
+/**
+ * `text` with every placeholder this vault issued replaced by its original. In a JSON text (or JSON
+ * lines) a placeholder sits inside a string, so the original is escaped there (a path's backslashes, a
+ * quote, a line break keep the text valid JSON); a placeholder that stood for a number and fills a whole
+ * string becomes that number again.
+ */
 export function restoreText(text: string, vault: PiiVault): string {
   if (vault.size === 0 || !text.includes('[')) return text;
-  return text.replace(PLACEHOLDER, (placeholder) => vault.original(placeholder) ?? placeholder);
+  let json: boolean | undefined;
+  let out = '';
+  let at = 0;
+  for (const m of text.matchAll(PLACEHOLDER)) {
+    const placeholder = m[0];
+    const original = vault.original(placeholder);
+    if (original === undefined) continue;
+    // Decided once, and only for a text that holds one of this vault's placeholders.
+    json ??= isJsonText(text);
+    let start = m.index;
+    let end = start + placeholder.length;
+    let replacement = original;
+    if (json) {
+      if (vault.isJsonNumber(placeholder) && wholeString(text, start, end)) {
+        start -= 1;
+        end += 1;
+      } else replacement = escapeInJsonString(original);
+    }
+    out += text.slice(at, start) + replacement;
+    at = end;
+  }
+  return at === 0 ? text : out + text.slice(at);
+}
+
+/** Whether `text[start, end)` is the whole content of a JSON string: an opening quote before, a closing one after. */
+function wholeString(text: string, start: number, end: number): boolean {
+  if (text[start - 1] !== '"' || text[end] !== '"') return false;
+  // The quote before opens the string unless it is escaped (a JSON text inside the string).
+  let backslashes = 0;
+  while (text[start - 2 - backslashes] === '\\') backslashes++;
+  return backslashes % 2 === 0;
 }
 
 /**
