@@ -71,6 +71,8 @@ beforeAll(async () => {
   jsonHandle = handleOf(await call('fs__read_text_file', { path: join(fsRoot, 'records.json') }));
   expect(logHandle).toBeTruthy();
   expect(jsonHandle).toBeTruthy();
+  // Greps run on the read thread: it is started here, so the times below are the patterns' own.
+  expect((await call(READ, { handle: logHandle, op: 'grep', pattern: 'commit' })).isError).toBeFalsy();
 });
 
 afterAll(async () => {

@@ -29,7 +29,7 @@ describe('linesView', () => {
     const first = linesView(doc, 'auto', counter, limits);
     const view = await first;
     expect(view?.doc).toBe(doc);
-    expect(view?.header).toMatch(/^\[Lines of the result as JSON: it is too large to turn into TOON .* e\.g\. `\.items \| limit\(100\)`\]$/);
+    expect(view?.header).toMatch(/^\[Lines of the result as JSON: it is too large to turn into TOON .* e\.g\. `\.rows \| limit\(100\)`\]$/);
     // The next read of the same document gets the same answer without trying again.
     expect(linesView(doc, 'auto', counter)).toBe(first);
   });

@@ -11,6 +11,7 @@ import type { DownstreamExtra, DownstreamSession } from '../downstream/session.j
 import { isCancelled } from '../downstream/request-cancellation.js';
 import { PiiPatternError } from '../pii/custom-patterns.js';
 import type { CachedCall } from '../policy/call-cache.js';
+import { noteMaskedCopy } from '../spill/result-preview.js';
 import type { ShapedResult } from '../spill/shape-result.js';
 import type { Upstream } from '../upstream/upstream.js';
 import { applyPolicyArguments } from './call-arguments.js';
@@ -146,7 +147,11 @@ export class ToolCallPipeline {
     const shaped = await guardClientPipe(ctx, input, await pending, this.deps.shaper);
     let report = shapeReport(shaped);
     if (ctx.resultPolicy.action === 'compress') report = await this.#compression.condense(ctx, shaped, report);
-    if (masking) report.delivered = restoreDelivered(masking, report.delivered);
+    if (masking) {
+      report.delivered = restoreDelivered(masking, report.delivered);
+      // The kept copy stays masked: the model is told, or it would grep the kept copy for a restored value.
+      if (report.handle && masking.vault.size > 0) report.delivered = noteMaskedCopy(report.delivered);
+    }
     // Passed whole (not masked: the restored values are the client's own): tabular JSON may be shown as TOON.
     else if (report.action === 'pass' && mayEncodePassed(ctx.resultPolicy, report.delivered)) {
       report = await encodePassed(report, ctx.resultPolicy, this.deps.counter);

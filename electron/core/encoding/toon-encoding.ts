@@ -56,7 +56,8 @@ export function mayBeTabularJson(text: string): boolean {
 /**
  * `value` as the model should read it under `setting`: TOON when the value is tabular and (in `auto`)
  * saves at least MIN_SAVING of the tokens of `jsonText` (what would be shown otherwise; default the
- * compact JSON), else that JSON. Falls back to JSON if the TOON would not decode to the same value.
+ * compact JSON), else that JSON. Falls back to JSON if the TOON would not decode to the same value, or
+ * when `jsonText` has a number its parsed value does not hold exactly (numbersParseExactly).
  * `toonOf` makes the checked TOON, the costly part (~0.1 s a megabyte): a caller on the main thread passes
  * `toToon` run under a deadline (spill/read-encoding.ts).
  */
@@ -74,6 +75,8 @@ export async function encodeValue(
     toonTokens,
   });
   if (setting === 'json' || !isTabular(value)) return asJson(null);
+  // TOON is made from the parsed value: it would show a 64-bit id rounded where the JSON shows it exactly.
+  if (!numbersParseExactly(jsonText)) return asJson(null);
   const toon = toonOf(value);
   if (toon === undefined) return asJson(null);
   const [json, counted] = await Promise.all([counter.quickCount(jsonText), counter.quickCount(toon)]);
@@ -104,6 +107,76 @@ export function encodingNote(encoded: EncodedValue): string | undefined {
   if (encoded.encoding !== 'toon') return undefined;
   const percent = Math.round((tokensSaved(encoded) / Math.max(1, encoded.jsonTokens)) * 100);
   return `shown as TOON (tabular), ${percent}% fewer tokens than JSON`;
+}
+
+/**
+ * Whether the value JSON.parse makes of a JSON text holds each of its numbers exactly. Not so for an integer
+ * past 2^53 (a 64-bit id: 1234567890123456789 parses to 1234567890123456800), a decimal with more
+ * significant digits than a double has, or a number out of its range (1e400 parses to Infinity, written
+ * back as null). What is shown from such a parsed value (TOON, a summary) would show other numbers than
+ * the text, so the text is shown instead. A linear scan: only numbers of 16 or more digits, or with an
+ * exponent, are looked at closely; text in strings is skipped.
+ */
+export function numbersParseExactly(text: string): boolean {
+  const length = text.length;
+  for (let i = 0; i < length;) {
+    const c = text.charCodeAt(i);
+    if (c === QUOTE) {
+      i = jsonStringEnd(text, i);
+    } else if (c === MINUS || isDigit(c)) {
+      let end = i + 1;
+      let digits = c === MINUS ? 0 : 1;
+      let exponent = false;
+      for (; end < length; end++) {
+        const d = text.charCodeAt(end);
+        if (isDigit(d)) digits++;
+        else if (d === 0x65 || d === 0x45)
+          exponent = true; // e E
+        else if (d !== 0x2e && d !== 0x2b && d !== MINUS) break; // . + -
+      }
+      if ((digits > 15 || exponent) && !exactNumber(text.slice(i, end))) return false;
+      i = end;
+    } else i++;
+  }
+  return true;
+}
+
+/** The index just past the JSON string that starts (with its quote) at `start`; the text's length when it is not closed. */
+export function jsonStringEnd(text: string, start: number): number {
+  for (let at = text.indexOf('"', start + 1); at !== -1; at = text.indexOf('"', at + 1)) {
+    let backslashes = 0;
+    while (text.charCodeAt(at - 1 - backslashes) === BACKSLASH) backslashes++;
+    if (backslashes % 2 === 0) return at + 1;
+  }
+  return text.length;
+}
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const MINUS = 0x2d;
+
+function isDigit(c: number): boolean {
+  return c >= 0x30 && c <= 0x39;
+}
+
+/** Whether a JSON number token and the double it parses to are the same decimal (true for what is not a number token). */
+function exactNumber(token: string): boolean {
+  const written = decimal(token);
+  if (written === undefined) return true;
+  const value = Number(token);
+  return Number.isFinite(value) && decimal(String(value)) === written;
+}
+
+/** A number's decimal value in one form: `-123e-2` for -1.230, `0` for any zero. */
+function decimal(token: string): string | undefined {
+  const m = /^(-?)(\d+)(?:\.(\d+))?(?:[eE]([+-]?\d+))?$/.exec(token);
+  if (!m) return undefined;
+  const fraction = m[3] ?? '';
+  const digits = (m[2]! + fraction).replace(/^0+/, '');
+  if (digits === '') return '0';
+  const significant = digits.replace(/0+$/, '');
+  const exponent = Number(m[4] ?? 0) - fraction.length + (digits.length - significant.length);
+  return `${m[1]}${significant}e${exponent}`;
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {

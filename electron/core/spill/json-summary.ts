@@ -20,6 +20,17 @@ export function summaryArrays(value: unknown): { path: string; items: unknown[] 
 }
 
 /**
+ * A query that runs on `value` and is worth a first look, for the header of a spilled result: the size of
+ * the first array the summary shows (`size()` for a top-level array, `.results | size()`); undefined when
+ * it shows none.
+ */
+export function exampleQuery(value: unknown): string | undefined {
+  const first = summaryArrays(value)[0];
+  if (!first) return undefined;
+  return first.path === '$' ? 'size()' : `${first.path} | size()`;
+}
+
+/**
  * A structural summary of a JSON value for the preview of a spilled result (issue 4): the top-level
  * keys with their types, array lengths, a string's size and start, then the first items of the main
  * arrays (as TOON where `tables` has them by path). It is built up to `maxChars`; the caller cuts it to
@@ -107,7 +118,8 @@ function keyList(keys: string[]): string {
   return `{${shown}${keys.length > 12 ? `, … +${keys.length - 12}` : ''}}`;
 }
 
-function jsonKey(key: string): string {
+/** A key as a JSON Query property after its dot: as it is when it is a plain name, else quoted (`."a b"`). */
+export function jsonKey(key: string): string {
   return /^[A-Za-z_$][\w$]*$/.test(key) ? key : JSON.stringify(key);
 }
 

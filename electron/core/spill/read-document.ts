@@ -6,8 +6,8 @@
  */
 import { charBoundary } from '../tokens/text-cuts.js';
 import { formatCount, shape } from './json-summary.js';
-import type { LinesView } from './read-encoding.js';
-import { grepLines, headLines, queryJson, readFrom, sliceLines, tailLines, type WholeAnswer } from './read-ops.js';
+import { toonViewOf, type LinesView } from './read-encoding.js';
+import { grepLines, headLines, queryJson, readFrom, sliceLines, tailLines, type LineSource, type WholeAnswer } from './read-ops.js';
 import type { SpillContentType } from './result-view.js';
 import type { SpillDocument } from './spill-document.js';
 
@@ -28,10 +28,16 @@ export interface DocumentRead {
   contentType: SpillContentType;
   /** Cut-off for a grep or a query (default READ_DEADLINE_MS). */
   deadlineMs?: number;
+  /**
+   * The view of a JSON text's lines the caller chose (read-encoding.ts linesView), for an op it sends to
+   * the read thread, which has no token counter to choose it: a TOON view's header (the thread makes the
+   * same view again), or null for the JSON lines. Undefined: `viewOf` chooses.
+   */
+  toonHeader?: string | null;
 }
 
 export type DocumentAnswer =
-  /** The text's characters and lines, and for JSON the lines describing its top level. */
+  /** The text's characters and lines, and for JSON the lines describing its top level (and its TOON view's lines). */
   | { op: 'stat'; chars: number; lines: number; json: string[] }
   /** head, tail, slice and grep, and a query's answer when it is only a note or the start of a large one. */
   | { op: 'text'; text: string }
@@ -46,22 +52,36 @@ export type LinesViewOf = (doc: SpillDocument) => Promise<LinesView | undefined>
 /** Answers one op on `doc`; a request the model can fix throws ReadOpError. */
 export async function answerRead(doc: SpillDocument, read: DocumentRead, viewOf: LinesViewOf): Promise<DocumentAnswer> {
   const { op } = read;
-  // Lines of a tabular JSON result are read on its TOON view, where each row is a line.
-  const lined = async (take: (lines: SpillDocument) => string): Promise<DocumentAnswer> => {
-    const view = read.contentType === 'json' ? await viewOf(doc) : undefined;
-    return { op: 'text', text: view ? `${view.header}\n${take(view.doc)}` : take(doc) };
+  const view = async (): Promise<LinesView | undefined> => {
+    if (read.contentType !== 'json' || read.toonHeader === null) return undefined;
+    return read.toonHeader === undefined ? viewOf(doc) : toonViewOf(doc, read.toonHeader);
+  };
+  // Lines of a tabular JSON result are read on its TOON view, where each row is a line: head, tail and
+  // slice, and grep too, so that the line numbers grep gives are the lines slice shows.
+  // A clipped row of the TOON view is read whole by a query: an offset in the view is none in the text.
+  const lined = async (take: (lines: SpillDocument, source: LineSource) => string): Promise<DocumentAnswer> => {
+    const v = await view();
+    return { op: 'text', text: v ? `${v.header}\n${take(v.doc, { view: v.doc !== doc })}` : take(doc, {}) };
   };
   switch (op.op) {
-    case 'stat':
-      return { op: 'stat', chars: doc.text.length, lines: doc.lines.length, json: jsonStat(doc, read.contentType) };
+    case 'stat': {
+      const v = await view();
+      const toon =
+        v && v.doc !== doc ? [`Head, tail, slice and grep read its TOON view (one row a line): ${formatCount(v.doc.lines.length)} lines.`] : [];
+      return { op: 'stat', chars: doc.text.length, lines: doc.lines.length, json: [...jsonStat(doc, read.contentType), ...toon] };
+    }
     case 'head':
-      return lined((d) => headLines(d, op.lines));
+      return lined((d, source) => headLines(d, op.lines, source));
     case 'tail':
-      return lined((d) => tailLines(d, op.lines));
+      return lined((d, source) => tailLines(d, op.lines, source));
     case 'slice':
-      return lined((d) => sliceLines(d, op.start, op.end));
-    case 'grep':
-      return { op: 'text', text: grepLines(doc, { ...op, deadlineMs: read.deadlineMs }) };
+      return lined((d, source) => sliceLines(d, op.start, op.end, source));
+    case 'grep': {
+      const v = await view();
+      // On the JSON lines (no TOON view, or one too large to make) grep needs no header: they are numbered as always.
+      if (!v || v.doc === doc) return { op: 'text', text: grepLines(doc, { ...op, deadlineMs: read.deadlineMs }) };
+      return { op: 'text', text: `${v.header}\n${grepLines(v.doc, { ...op, deadlineMs: read.deadlineMs })}` };
+    }
     case 'query': {
       const answer = queryJson(doc, op.query, { deadlineMs: read.deadlineMs, maxChars: op.maxChars });
       return typeof answer === 'string' ? { op: 'text', text: answer } : { op: 'answer', answer };

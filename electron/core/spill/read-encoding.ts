@@ -1,16 +1,17 @@
 /**
- * read_result output as TOON (issue 18): a query's tabular answer, and head/tail/slice of a tabular JSON
- * result read on its TOON view (one row a line) rather than on its JSON lines. The spilled original stays
- * JSON, and grep, read and query run on it.
+ * read_result output as TOON (issue 18): a query's tabular answer, and head/tail/slice and grep of a tabular
+ * JSON result read on its TOON view (one row a line) rather than on its JSON lines, so that a line number
+ * grep gives is the line slice shows. The spilled original stays JSON, and read and query run on it.
  *
  * Making a TOON (encode, decode, compare) runs on the hub's main thread at ~0.1 s a megabyte: 11 MB held
  * every other call for 2 s (audit s11). So it is tried only up to TOON_VIEW_MAX_CHARS and stopped at
  * TOON_DEADLINE_MS; past either, the JSON is shown with a note.
  */
 import type { ResultEncoding } from '../../../shared/policy.js';
-import { encodeValue, encodingNote, isTabular, mayBeTabularJson, toToon } from '../encoding/toon-encoding.js';
+import { encodeValue, encodingNote, isTabular, jsonStringEnd, mayBeTabularJson, toToon } from '../encoding/toon-encoding.js';
 import { DeadlineExceeded, runWithin } from '../text/deadline.js';
 import type { TokenCounter } from '../tokens/token-counter.js';
+import { jsonKey } from './json-summary.js';
 import { SpillDocument } from './spill-document.js';
 
 /** JSON texts up to this size get a TOON view for their lines (~0.2-0.4 s of work here); larger ones do not. */
@@ -34,7 +35,7 @@ const views = new WeakMap<SpillDocument, Map<ResultEncoding, Promise<LinesView |
 export interface LinesView {
   /** The TOON view, or the document itself when its TOON was too large or too slow to make. */
   doc: SpillDocument;
-  /** One line for the model saying what it reads: "[Lines of the result as TOON: …]". */
+  /** One line for the model saying what it reads and which ops number its lines: "[Lines of the result as TOON: …]". */
   header: string;
 }
 
@@ -59,7 +60,7 @@ export function linesView(
 async function makeView(doc: SpillDocument, encoding: ResultEncoding, counter: TokenCounter, limits: ToonLimits): Promise<LinesView | undefined> {
   if (!mayBeTabularJson(doc.text)) return undefined;
   // Decided by size alone, before parsing: such a text would only be parsed to be given up on.
-  if (doc.text.length > limits.maxChars) return { doc, header: TOO_LARGE };
+  if (doc.text.length > limits.maxChars) return { doc, header: tooLarge(doc.text) };
   const json = doc.json;
   if (!json || !isTabular(json.value)) return undefined;
   try {
@@ -67,27 +68,82 @@ async function makeView(doc: SpillDocument, encoding: ResultEncoding, counter: T
     if (encoded.encoding !== 'toon') return undefined;
     return {
       doc: new SpillDocument(encoded.text),
-      header: `[Lines of the result as TOON: ${encodingNote(encoded)!}; grep, read and query use its JSON]`,
+      header: `[Lines of the result as TOON: ${encodingNote(encoded)!}; head, tail, slice and grep number these lines (one row a line), read and query use its JSON]`,
     };
   } catch (error) {
-    if (error instanceof DeadlineExceeded) return { doc, header: TOO_LARGE };
+    if (error instanceof DeadlineExceeded) return { doc, header: tooLarge(doc.text) };
     throw error;
   }
 }
 
 /**
  * The view of a JSON text longer than TOON_VIEW_MAX_CHARS, which its size alone decides (no TOON is tried,
- * so no token counter is needed): the read thread's (read-thread.ts), for the texts it is given.
+ * so no token counter is needed): the read thread's (read-thread.ts), for the texts it is given. A shorter
+ * text may have a TOON view only linesView can choose: an op on its lines sent to the read thread names
+ * that view (DocumentRead.toonHeader, see toonViewOf); without it, its JSON lines are read.
  */
 export function largeLinesView(doc: SpillDocument, encoding: ResultEncoding): LinesView | undefined {
-  if (doc.text.length <= TOON_VIEW_MAX_CHARS) throw new Error('a text this short may have a TOON view, made with the token counter (linesView)');
+  if (doc.text.length <= TOON_VIEW_MAX_CHARS) return undefined;
   if (encoding === 'json' || !mayBeTabularJson(doc.text)) return undefined;
-  return { doc, header: TOO_LARGE };
+  return { doc, header: tooLarge(doc.text) };
 }
 
-const TOO_LARGE =
-  '[Lines of the result as JSON: it is too large to turn into TOON (one row a line) quickly. ' +
-  'To read rows as a table, query a few of them, e.g. `.items | limit(100)`]';
+/** TOON views made again on the read thread (toonViewOf), kept with their document like linesView's. */
+const remade = new WeakMap<SpillDocument, LinesView>();
+
+/**
+ * The TOON view linesView chose for `doc` on the main thread, made again from its header where there is no
+ * token counter to choose it (the read thread): TOON encoding is deterministic, so its lines are the ones
+ * head, tail and slice showed there. Should the TOON not come out (it did there), its JSON lines, saying so.
+ */
+export function toonViewOf(doc: SpillDocument, header: string): LinesView {
+  let view = remade.get(doc);
+  if (!view) {
+    const json = doc.json;
+    const toon = json ? toToon(json.value) : undefined;
+    view = toon === undefined ? { doc, header: tooLarge(doc.text) } : { doc: new SpillDocument(toon), header };
+    remade.set(doc, view);
+  }
+  return view;
+}
+
+/** The header of a table read on its JSON lines because it is too large for a TOON view, with a query that reads a few rows as TOON. */
+function tooLarge(text: string): string {
+  const key = tableKey(text);
+  const rows = key === undefined ? 'limit(100)' : `.${jsonKey(key)} | limit(100)`;
+  return `[Lines of the result as JSON: it is too large to turn into TOON (one row a line) quickly. To read rows as a table, query a few of them, e.g. \`${rows}\`]`;
+}
+
+/** Characters of a large text looked through for the key of its table (tableKey). */
+const TABLE_KEY_SCAN_CHARS = 1_000_000;
+
+/**
+ * The key of the first top-level value of a JSON object text that starts an array of objects (`"rows": [{`),
+ * from its text alone (the text is too large to parse here); undefined for a top-level array, or when none
+ * is found in its first TABLE_KEY_SCAN_CHARS characters.
+ */
+function tableKey(text: string): string | undefined {
+  const end = Math.min(text.length, TABLE_KEY_SCAN_CHARS);
+  let depth = 0;
+  for (let i = 0; i < end; i++) {
+    const c = text[i];
+    if (c === '"') {
+      const close = jsonStringEnd(text, i);
+      if (depth === 1 && /^\s*:\s*\[\s*\{/.test(text.slice(close, close + 64))) {
+        try {
+          return JSON.parse(text.slice(i, close)) as string;
+        } catch {
+          return undefined;
+        }
+      }
+      i = close - 1;
+    } else if (c === '[' || c === '{') {
+      if (depth === 0 && c === '[') return undefined;
+      depth++;
+    } else if (c === ']' || c === '}') depth--;
+  }
+  return undefined;
+}
 
 /** A query's answer, given with its pretty JSON: TOON with its note when it is tabular and pays, else that JSON. */
 export async function queryAnswer(

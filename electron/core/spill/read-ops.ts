@@ -17,29 +17,64 @@ const MAX_LINE_CHARS = 2_000;
 const GREP_LINE_CHARS = 500;
 
 /**
- * How long one grep or query may run on the main thread before it is cut off. Patterns run in linear
- * time, and a grep over 10 MB takes ~0.05 s here; only a pattern whose automaton is huge gets near this.
+ * How much of the model's own pattern or query an answer repeats: enough to recognise it. All of it made a
+ * 200,000-character bad query come back as 400,000 characters, far past the output cap (audit s13).
+ */
+const ECHO_CHARS = 200;
+/** How much of a library's error message an answer repeats (JSON Query's can name a part of the query). */
+const REASON_CHARS = 300;
+
+/** The start of `text`, cut at `max` characters (never inside one) with an ellipsis. */
+function clip(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, charBoundary(text, max))}…`;
+}
+
+/** The model's pattern or query as an answer repeats it: a JSON string of its start. */
+function echo(text: string): string {
+  return JSON.stringify(clip(text, ECHO_CHARS));
+}
+
+/**
+ * How long one grep or query may run before it is cut off (on the read thread: read-result.ts). Patterns
+ * run in linear time, and a grep over 10 MB takes ~0.05 s; only a pattern whose automaton is huge gets near this.
  */
 export const READ_DEADLINE_MS = 2_000;
 
+/** Where lines are read from. */
+export interface LineSource {
+  /**
+   * The lines are a TOON view's rows (read-encoding.ts), not the text `read` reads: a clipped one is read
+   * whole by a query, since an offset in the view is no offset in the text.
+   */
+  view?: boolean;
+}
+
 /** Lines `start`..`end` (1-based, inclusive), with a header saying where they sit. */
-export function sliceLines(doc: SpillDocument, start: number, end: number): string {
+export function sliceLines(doc: SpillDocument, start: number, end: number, source: LineSource = {}): string {
   const total = doc.lines.length;
   if (total === 0) return 'The text of this result is empty (0 lines).';
   if (start > total) throw new ReadOpError(`Line ${formatCount(start)} is past the end: the result has ${formatCount(total)} lines.`);
   if (end < start) throw new ReadOpError(`end (${end}) is before start (${start}).`);
   const last = Math.min(end, total);
-  const body = doc.lines.slice(start - 1, last).map(clipLine);
+  const body = doc.lines.slice(start - 1, last);
+  if (body.some((line) => line.length > MAX_LINE_CHARS)) {
+    let offset = source.view ? -1 : lineOffset(doc, start - 1);
+    for (let i = 0; i < body.length; i++) {
+      const line = body[i]!;
+      if (line.length > MAX_LINE_CHARS) body[i] = clipLine(line, offset);
+      if (offset >= 0) offset = nextLineOffset(doc.text, offset, line.length);
+    }
+  }
   return `Lines ${formatCount(start)}-${formatCount(last)} of ${formatCount(total)}:\n${body.join('\n')}`;
 }
 
-export function headLines(doc: SpillDocument, count: number): string {
-  return sliceLines(doc, 1, Math.max(1, count));
+export function headLines(doc: SpillDocument, count: number, source: LineSource = {}): string {
+  return sliceLines(doc, 1, Math.max(1, count), source);
 }
 
-export function tailLines(doc: SpillDocument, count: number): string {
+export function tailLines(doc: SpillDocument, count: number, source: LineSource = {}): string {
   const total = doc.lines.length;
-  return sliceLines(doc, Math.max(1, total - count + 1), Math.max(1, total));
+  return sliceLines(doc, Math.max(1, total - count + 1), Math.max(1, total), source);
 }
 
 export interface GrepOptions {
@@ -58,10 +93,10 @@ export function grepLines(doc: SpillDocument, options: GrepOptions): string {
   try {
     return runWithin(deadline, () => grepScan(lines, compileRegex(options.pattern, { ignoreCase: !options.caseSensitive }), options));
   } catch (error) {
-    if (error instanceof RegexSyntaxError) throw new ReadOpError(`Bad regular expression ${JSON.stringify(options.pattern)}: ${error.message}.`);
+    if (error instanceof RegexSyntaxError) throw new ReadOpError(`Bad regular expression ${echo(options.pattern)}: ${reason(error)}.`);
     if (!(error instanceof DeadlineExceeded)) throw error;
     throw new ReadOpError(
-      `grep ${JSON.stringify(options.pattern)} was stopped after ${seconds(deadline)} without finishing (${formatCount(lines.length)} lines, ` +
+      `grep ${echo(options.pattern)} was stopped after ${seconds(deadline)} without finishing (${formatCount(lines.length)} lines, ` +
         `${formatCount(doc.text.length)} characters): use a simpler or more specific pattern (plain words and character classes run fastest), or read a slice.`,
     );
   }
@@ -79,7 +114,7 @@ function grepScan(lines: readonly string[], regex: LinearRegex, options: GrepOpt
     }
   }
   const flags = options.caseSensitive ? '' : 'i';
-  const head = `grep /${options.pattern}/${flags}: ${formatCount(total)} matching ${total === 1 ? 'line' : 'lines'} of ${formatCount(lines.length)}`;
+  const head = `grep /${clip(options.pattern, ECHO_CHARS)}/${flags}: ${formatCount(total)} matching ${total === 1 ? 'line' : 'lines'} of ${formatCount(lines.length)}`;
   if (total === 0) return `${head}.`;
   const out: string[] = [
     total > matches.length
@@ -119,7 +154,7 @@ export interface WholeAnswer {
 
 /** The line a query's answer starts with. */
 export function queryHeader(query: string): string {
-  return `Query ${JSON.stringify(query)}:`;
+  return `Query ${echo(query)}:`;
 }
 
 /** How much of a query's answer is written by default: a few times what an 8,000-token read shows. */
@@ -145,12 +180,12 @@ export function queryJson(doc: SpillDocument, query: string, options: QueryOptio
   } catch (error) {
     if (error instanceof DeadlineExceeded) {
       throw new ReadOpError(
-        `Query ${JSON.stringify(query)} was stopped after ${seconds(deadlineMs)} without finishing: filter earlier, use simpler regular expressions, or query a part (e.g. .items | limit(1000)).`,
+        `Query ${echo(query)} was stopped after ${seconds(deadlineMs)} without finishing: filter earlier, use simpler regular expressions, or query a part (e.g. .items | limit(1000)).`,
       );
     }
-    if (error instanceof RegexSyntaxError) throw new ReadOpError(`Bad regular expression in query ${JSON.stringify(query)}: ${error.message}.`);
+    if (error instanceof RegexSyntaxError) throw new ReadOpError(`Bad regular expression in query ${echo(query)}: ${reason(error)}.`);
     throw new ReadOpError(
-      `Bad query ${JSON.stringify(query)}: ${(error as Error).message}. ` +
+      `Bad query ${echo(query)}: ${reason(error)}. ` +
         'Use JSON Query syntax (e.g. `.items | filter(.age > 30) | pick(.name)`, `.items.0.name`) or a path like `$.items[0].name`.',
     );
   }
@@ -218,6 +253,10 @@ function matchValue(m: ArrayLike<string | undefined> & { groups?: Record<string,
   return m.groups ? { value, groups, namedGroups: m.groups } : { value, groups };
 }
 
+function reason(error: unknown): string {
+  return clip(String((error as Error)?.message ?? error), REASON_CHARS);
+}
+
 function seconds(ms: number): string {
   return ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`;
 }
@@ -256,10 +295,27 @@ export function readFrom(doc: SpillDocument, offset: number): { offset: number; 
   return { offset: start, text: doc.text.slice(start) };
 }
 
-function clipLine(line: string): string {
-  return line.length <= MAX_LINE_CHARS
-    ? line
-    : `${line.slice(0, charBoundary(line, MAX_LINE_CHARS))}… [line clipped: ${formatCount(line.length)} chars; use read with an offset for all of it]`;
+/**
+ * A line longer than MAX_LINE_CHARS, cut, with the read that gives all of it: `offset` is where it starts
+ * in the text (-1: a TOON view's row, which is in no text read reads).
+ */
+function clipLine(line: string, offset: number): string {
+  const cut = `${line.slice(0, charBoundary(line, MAX_LINE_CHARS))}… [line clipped: ${formatCount(line.length)} characters; `;
+  return offset < 0 ? `${cut}query its row for all of it]` : `${cut}read all of it from its start with {"op":"read","offset":${offset}}]`;
+}
+
+/** Where line `index` (0-based) starts in the text: the lengths of the lines before it and their line breaks. */
+function lineOffset(doc: SpillDocument, index: number): number {
+  const lines = doc.lines;
+  let offset = 0;
+  for (let i = 0; i < index; i++) offset = nextLineOffset(doc.text, offset, lines[i]!.length);
+  return offset;
+}
+
+/** Where the line after the one at `offset` (of `length` characters) starts: past its `\n` or `\r\n`. */
+function nextLineOffset(text: string, offset: number, length: number): number {
+  const end = offset + length;
+  return end + (text.charCodeAt(end) === 13 ? 2 : 1);
 }
 
 /** A long matching line shown around its first match. */

@@ -18,11 +18,11 @@ export interface ReadResultOptions {
   deadlineMs?: number;
   /** How a result's tabular JSON is shown (issue 18); default 'auto'. */
   encodingFor?: (entry: SpillEntry) => ResultEncoding;
-  /** The thread that reads the largest texts (default: one shared by the process, see read-thread-host.ts). */
+  /** The thread that runs grep, query and every op on the largest texts (default: one shared by the process). */
   thread?: ReadThread;
   /**
-   * Texts of more UTF-8 bytes than this are read on the read thread (default and least OFF_THREAD_ABOVE_BYTES);
-   * a test passes Infinity to read one on the main thread.
+   * Texts of more UTF-8 bytes than this are read on the read thread (default and least OFF_THREAD_ABOVE_BYTES),
+   * and so are all greps and queries; a test passes Infinity to run every op here, to compare the answers.
    */
   offThreadAboveBytes?: number;
 }
@@ -40,7 +40,16 @@ const DEFAULT_READ_TOKENS = 2_000;
 const DEFAULT_LINES = 50;
 const DEFAULT_SLICE_LINES = 100;
 
-/** The read thread of readResult calls that name none: started on the first large read, stopped when idle. */
+/**
+ * The longest pattern or query taken. Real ones are a few hundred characters; JSON Query's parser takes
+ * ~1.3 s on a 160,000-character one (audit s13), and the answer repeats it.
+ */
+export const MAX_EXPRESSION_CHARS = 10_000;
+
+/** The longest error message answered: the model's request is repeated in part only (read-ops.ts echo), this is the backstop. */
+const MAX_ERROR_CHARS = 2_000;
+
+/** The read thread of readResult calls that name none: started on first use, stopped when idle. */
 const sharedThread = new ReadThread();
 
 /**
@@ -105,9 +114,13 @@ function documentOp(a: ReadResultArgs, cap: number): DocumentOp | string {
       return { op: 'slice', start: a.start, end: a.end ?? a.start + DEFAULT_SLICE_LINES - 1 };
     case 'grep':
       if (a.pattern === undefined || a.pattern === '') return 'grep needs a non-empty `pattern` (a regular expression).';
+      if (a.pattern.length > MAX_EXPRESSION_CHARS)
+        return tooLong('pattern', a.pattern.length, 'search for a shorter part of what you want (one word or id finds its lines)');
       return { op: 'grep', pattern: a.pattern, caseSensitive: a.caseSensitive, context: a.context, maxMatches: a.maxMatches };
     case 'query':
       if (a.query === undefined || a.query.trim() === '') return 'query needs a `query` (a JSON Query expression or a path like $.items[0]).';
+      if (a.query.length > MAX_EXPRESSION_CHARS)
+        return tooLong('query', a.query.length, 'write a shorter one, or run several queries one after another');
       // A few times what the cap shows (~4 characters a token): room for TOON to shrink a table into it.
       return { op: 'query', query: a.query, maxChars: cap * 16 };
     case 'read':
@@ -115,7 +128,16 @@ function documentOp(a: ReadResultArgs, cap: number): DocumentOp | string {
   }
 }
 
-/** One op's answer: on the read thread for a large text (once a put of it under way is done), else here on the store's cached document. */
+function tooLong(name: 'pattern' | 'query', length: number, next: string): string {
+  return `The ${name} is ${formatCount(length)} characters long; the most is ${formatCount(MAX_EXPRESSION_CHARS)}: ${next}.`;
+}
+
+/**
+ * One op's answer: on the read thread for grep, query and a large text (once a put of it under way is
+ * done), else here on the store's cached document. A grep or query runs the model's own pattern or query,
+ * which may take up to its deadline (2 s) on a small text too: on this thread, that held every other call
+ * for as long, and five sent at once for 10 s (audit s13). The thread runs the same code, so the same answers.
+ */
 async function answerOf(
   store: SpillStore,
   entry: SpillEntry,
@@ -124,10 +146,24 @@ async function answerOf(
   counter: TokenCounter,
   options: ReadResultOptions,
 ): Promise<DocumentAnswer> {
+  const thread = options.thread ?? sharedThread;
   const above = Math.max(OFF_THREAD_ABOVE_BYTES, options.offThreadAboveBytes ?? 0);
-  if (entry.textBytes > above) return (options.thread ?? sharedThread).read(await store.textFile(entry.handle), encoding, read);
+  if (entry.textBytes > above) return thread.read(await store.textFile(entry.handle), encoding, read);
+  if ((read.op.op === 'grep' || read.op.op === 'query') && above !== Infinity) {
+    // The thread has no token counter to choose a TOON view with: the one grep reads is chosen here.
+    const toonHeader = read.op.op === 'grep' ? await toonHeaderOf(store, entry, encoding, counter) : undefined;
+    return thread.read(await store.textFile(entry.handle), encoding, { ...read, toonHeader });
+  }
   const doc = await store.readDocument(entry.handle);
   return answerRead(doc, read, (d) => linesView(d, encoding, counter));
+}
+
+/** The header of the TOON view a JSON text's lines are read on (read-encoding.ts linesView), or null for its JSON lines. */
+async function toonHeaderOf(store: SpillStore, entry: SpillEntry, encoding: ResultEncoding, counter: TokenCounter): Promise<string | null> {
+  if (entry.contentType !== 'json') return null;
+  const doc = await store.readDocument(entry.handle);
+  const view = await linesView(doc, encoding, counter);
+  return view && view.doc !== doc ? view.header : null;
 }
 
 function stat(entry: SpillEntry, doc: { chars: number; lines: number; json: string[] }): string {
@@ -227,5 +263,6 @@ function ok(text: string): CallToolResult {
 }
 
 function failure(message: string): CallToolResult {
-  return { content: [{ type: 'text', text: message }], isError: true };
+  const text = message.length <= MAX_ERROR_CHARS ? message : `${message.slice(0, charBoundary(message, MAX_ERROR_CHARS))}…`;
+  return { content: [{ type: 'text', text }], isError: true };
 }

@@ -1,9 +1,10 @@
 /**
- * The read thread's program: read_result ops on the largest spilled texts (read-result.ts decides which),
- * so that reading, splitting into lines and parsing tens of megabytes never holds the hub's main thread
- * (audit s12: each read of a 51 MB JSON held it for ~0.9 s). It reads the text file itself and keeps the
- * last text it read, with its lines and JSON once made, for the model's next read of it: the thread is
- * stopped when idle (read-thread-host.ts), which gives all of it back.
+ * The read thread's program: read_result ops on the largest spilled texts, and every grep and query
+ * (read-result.ts decides which), so that reading, splitting into lines and parsing tens of megabytes, or
+ * running a model's slow pattern or query, never holds the hub's main thread (audit s12: each read of a
+ * 51 MB JSON held it for ~0.9 s; audit s13: each grep, up to its 2 s deadline). It reads the text file
+ * itself and keeps the last text it read, with its lines and JSON once made, for the model's next read of
+ * it: the thread is stopped when idle (read-thread-host.ts), which gives all of it back.
  *
  * Loaded only in a worker (read-thread-host.ts); the main thread imports its types alone.
  */

@@ -4,9 +4,9 @@
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { ResultEncoding } from '../../../shared/policy.js';
-import { encodeValue, isUniformObjectArray, tokensSaved } from '../encoding/toon-encoding.js';
+import { encodeValue, isUniformObjectArray, numbersParseExactly, tokensSaved } from '../encoding/toon-encoding.js';
 import type { TokenBudgetCut, TokenCount, TokenCounter } from '../tokens/token-counter.js';
-import { formatCount, SUMMARY_ITEMS, summarizeJson, summaryArrays, type ShownTable } from './json-summary.js';
+import { exampleQuery, formatCount, SUMMARY_ITEMS, summarizeJson, summaryArrays, type ShownTable } from './json-summary.js';
 import { READ_RESULT_TOOL_REFERENCE } from './read-result-tool.js';
 import { parseJson, type ResultView } from './result-view.js';
 import { formatBytes, formatDuration } from './size-labels.js';
@@ -16,9 +16,16 @@ import type { SpillEntry } from './spill-store.js';
 export interface Preview {
   text: string;
   tokens: number;
-  /** Lines of the text view the preview shows (0 for a JSON summary). */
+  /** Lines of the text view the preview shows, a cut last line included (0 for a JSON summary). */
   lines: number;
+  /**
+   * For a text's start: whether its last line goes on past the preview (true), ends there (false), or may
+   * (undefined: the text it was cut from was not at hand to say).
+   */
+  lastLineCut?: boolean;
   summary: boolean;
+  /** For JSON: a query that runs on it, for the header's example (json-summary.ts exampleQuery). */
+  query?: string;
   /** Set when items are shown as TOON: the line saying so, and the tokens that saved against JSON. */
   encoding?: { note: string; tokensSaved: number };
 }
@@ -31,7 +38,8 @@ export interface Sizes {
 
 /**
  * The preview of a result over its threshold: a structural summary for JSON, else the text's start
- * (`start`, when the spill decision's survey has cut it already).
+ * (`start`, when the spill decision's survey has cut it already). JSON with a number its parsed value
+ * would not hold exactly (a 64-bit id) is previewed by its text's start: a summary would show it rounded.
  */
 export async function buildPreview(
   result: CallToolResult,
@@ -43,9 +51,14 @@ export async function buildPreview(
 ): Promise<Preview> {
   if (view.contentType === 'json') {
     const json = view.textFromStructured ? { value: result.structuredContent } : parseJson(view.text);
-    if (json) return summaryPreview(json.value, previewTokens, counter, encoding);
+    if (json && (view.textFromStructured || numbersParseExactly(view.text))) return summaryPreview(json.value, previewTokens, counter, encoding);
+    if (json) {
+      const query = exampleQuery(json.value);
+      const preview = start ? startPreview(start, view.text) : await textPreview(view.text, previewTokens, counter);
+      return query ? { ...preview, query } : preview;
+    }
   }
-  return start ? startPreview(start) : textPreview(view.text, previewTokens, counter);
+  return start ? startPreview(start, view.text) : textPreview(view.text, previewTokens, counter);
 }
 
 /** A JSON value's structural summary, cut to the preview budget; uniform items as TOON where `encoding` allows. */
@@ -58,6 +71,8 @@ export async function summaryPreview(
   const shown = encoding === 'json' ? undefined : await summaryTables(value, previewTokens, encoding, counter);
   const { text, tokens } = await counter.cutToTokens(summarizeJson(value, previewTokens * 8, shown?.tables), previewTokens);
   const preview: Preview = { text, tokens, lines: 0, summary: true };
+  const query = exampleQuery(value);
+  if (query) preview.query = query;
   if (shown && shown.saved > 0) {
     const percent = Math.round((shown.saved / Math.max(1, shown.jsonTokens)) * 100);
     preview.encoding = { note: `items shown as TOON (tabular), ${percent}% fewer tokens than JSON`, tokensSaved: shown.saved };
@@ -96,14 +111,22 @@ async function summaryTables(
 
 /** A text's start, cut to the preview budget. */
 export async function textPreview(source: string, previewTokens: number, counter: TokenCounter): Promise<Preview> {
-  return startPreview(await counter.cutToTokens(source, previewTokens));
+  return startPreview(await counter.cutToTokens(source, previewTokens), source);
 }
 
-/** The preview of a text's start already cut to the budget. */
-export function startPreview({ text, tokens }: TokenBudgetCut): Preview {
-  let lines = text.length === 0 ? 0 : 1;
+/**
+ * The preview of a text's start already cut to the budget. `source`, the text it was cut from (or at least
+ * a start of it that goes past the cut), says whether the cut is inside a line; without it that is not known.
+ */
+export function startPreview({ text, tokens }: TokenBudgetCut, source?: string): Preview {
+  // Counted as SpillDocument numbers lines for slice: a trailing line break does not start another line.
+  let lines = text.length === 0 || text.endsWith('\n') ? 0 : 1;
   for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) lines++;
-  return { text, tokens, lines, summary: false };
+  const preview: Preview = { text, tokens, lines, summary: false };
+  if (text.length === 0 || text.endsWith('\n')) preview.lastLineCut = false;
+  else if (source !== undefined && source.length > text.length) preview.lastLineCut = !/^\r?\n/.test(source.slice(text.length, text.length + 2));
+  else if (source !== undefined) preview.lastLineCut = false; // the whole text
+  return preview;
 }
 
 /** `~14,246 tokens (52.1 KB)`. */
@@ -114,21 +137,36 @@ export function sizeLabel(sizes: Sizes): string {
 
 function showing(preview: Preview): string {
   const encoding = preview.encoding ? `; ${preview.encoding.note}` : '';
-  return preview.summary
-    ? `showing a structural summary (${formatCount(preview.tokens)} tokens${encoding})`
-    : `showing the first ${formatCount(preview.tokens)} tokens (${formatCount(preview.lines)} ${preview.lines === 1 ? 'line' : 'lines'})`;
+  if (preview.summary) return `showing a structural summary (${formatCount(preview.tokens)} tokens${encoding})`;
+  const lines = (n: number) => `${formatCount(n)} ${n === 1 ? 'line' : 'lines'}`;
+  const n = preview.lines;
+  const shown =
+    preview.lastLineCut === true
+      ? `${n > 1 ? `${lines(n - 1)} and ` : ''}the start of line ${formatCount(n)}, which goes on past the preview`
+      : preview.lastLineCut === false
+        ? lines(n)
+        : `${lines(n)}; the last may go on past the preview`;
+  return `showing the first ${formatCount(preview.tokens)} tokens (${shown})`;
 }
 
-/** The header of a spilled result: sizes, what the preview shows, the handle and how to read more. */
+/**
+ * The header of a spilled result: sizes, what the preview shows, the handle and how to read more: for a
+ * text's start, where it goes on (the next line, or the next character when the preview ends inside a
+ * line); for JSON, a query that runs on it.
+ */
 export function spilledHeader(sizes: Sizes, entry: SpillEntry, now: number, previewLines: number): string {
   const h = entry.handle;
-  const examples = [
-    `{"handle":"${h}","op":"grep","pattern":"<regex>"}`,
-    entry.contentType === 'json'
-      ? `{"handle":"${h}","op":"query","query":".items | size()"}`
-      : `{"handle":"${h}","op":"slice","start":${previewLines + 1},"end":${previewLines + 200}}`,
-    `{"handle":"${h}","op":"stat"}`,
-  ];
+  const preview = sizes.preview;
+  const examples = [`{"handle":"${h}","op":"grep","pattern":"<regex>"}`];
+  if (!preview.summary) {
+    examples.push(
+      preview.lastLineCut === false
+        ? `{"handle":"${h}","op":"slice","start":${previewLines + 1},"end":${previewLines + 200}}`
+        : `{"handle":"${h}","op":"read","offset":${preview.text.length}}`,
+    );
+  }
+  if (preview.query) examples.push(`{"handle":"${h}","op":"query","query":${JSON.stringify(preview.query)}}`);
+  examples.push(`{"handle":"${h}","op":"stat"}`);
   const binary =
     entry.binary.length > 0
       ? `\n${entry.binary.length} binary block(s) (${entry.binary.map((b) => b.mimeType).join(', ')}) are kept with it: resources/read ${spillUri(h)}.`
@@ -139,6 +177,29 @@ export function spilledHeader(sizes: Sizes, entry: SpillEntry, now: number, prev
     `Read more with ${READ_RESULT_TOOL_REFERENCE}, e.g.\n  ${examples.join('\n  ')}\n` +
     `Ops: stat, head, tail, slice (lines), grep (regex), query (JSON), read (from an offset).${binary}`
   );
+}
+
+/** Where the header of a spilled result ends and its preview starts. */
+const PREVIEW_SEPARATOR = '\n---\n';
+
+const MASKED_COPY =
+  'Personal data in the kept copy is masked: read_result shows placeholders where this shows the real values, ' +
+  'so grep or query by other fields (or for the placeholders), not for a personal value seen here.';
+
+/**
+ * A kept result's delivered text with a line saying that the kept copy has personal data masked (PII
+ * maskResults) while what is delivered has the real values back: without it, grep for a value seen in
+ * the preview finds nothing. In the header of a spilled result; at the end of another's first text.
+ */
+export function noteMaskedCopy(delivered: CallToolResult): CallToolResult {
+  const at = delivered.content.findIndex((block) => block.type === 'text');
+  const block = delivered.content[at];
+  if (!block || block.type !== 'text') return delivered;
+  const end = block.text.startsWith('[Spillway] ') ? block.text.indexOf(PREVIEW_SEPARATOR) : -1;
+  const text = end === -1 ? `${block.text}\n[Spillway] ${MASKED_COPY}` : `${block.text.slice(0, end)}\n${MASKED_COPY}${block.text.slice(end)}`;
+  const content = [...delivered.content];
+  content[at] = { ...block, text };
+  return { ...delivered, content };
 }
 
 /** The header of a truncated result, saying why the rest is gone. */
