@@ -9,6 +9,8 @@ import { open } from 'node:fs/promises';
 import { audioTokens, imageTokens } from '../tokens/media-tokens.js';
 import { TokenCounter } from '../tokens/token-counter.js';
 import type { TextSample, TokenBudgetCut, TokenCount } from '../tokens/token-counter.js';
+import { numbersParseExactly } from '../encoding/toon-encoding.js';
+import { exampleQuery } from './json-summary.js';
 import { deliverOver, HEADER_TOKENS_MAX, jsonBytes, spooledTexts } from './over-threshold.js';
 import { parseJson, viewBytes, viewResult, viewSpooled } from './result-view.js';
 import type { ResultView, SpooledView } from './result-view.js';
@@ -222,10 +224,17 @@ async function shapeSpooled(
   const tokensUpstream: TokenCount = { tokens: Math.round((survey.sample.tokens * view.bytes) / sampleBytes), estimated: true };
   let preview: Preview | undefined;
   if (summarized) {
-    const json = parseJson(await readStart(view, view.bytes));
-    if (json) preview = await summaryPreview(json.value, policy.previewTokens, counter, policy.encoding);
+    const text = await readStart(view, view.bytes);
+    const json = parseJson(text);
+    // A number its parsed value would not hold (a 64-bit id) is shown by the text's start, as in memory.
+    if (json && numbersParseExactly(text)) preview = await summaryPreview(json.value, policy.previewTokens, counter, policy.encoding);
+    else if (json) {
+      const query = exampleQuery(json.value);
+      const start = await textPreview(head, policy.previewTokens, counter);
+      preview = query ? { ...start, query } : start;
+    }
   }
-  preview ??= survey.preview ? startPreview(survey.preview) : await textPreview(head, policy.previewTokens, counter);
+  preview ??= survey.preview ? startPreview(survey.preview, head) : await textPreview(head, policy.previewTokens, counter);
   if (!policy.spillAlways && mayNotSave(preview.tokens, tokensUpstream)) return undefined;
   const bytesUpstream = spooledResultBytes(result, view);
   return deliverOver(
