@@ -150,7 +150,13 @@ export interface QueryOptions {
 export interface WholeAnswer {
   value: unknown;
   pretty: string;
+  /** Said after the answer: its numbers may not be the text's (ROUNDED_NOTE). */
+  note?: string;
 }
+
+/** Said with a query answer holding numbers, when the result has some JSON.parse changes. */
+export const ROUNDED_NOTE =
+  '[Some numbers in this result are too long for a JSON number (e.g. 64-bit ids): query answers show them rounded, and numbers out of range as null. grep and read show them exactly as written.]';
 
 /** The line a query's answer starts with. */
 export function queryHeader(query: string): string {
@@ -191,16 +197,18 @@ export function queryJson(doc: SpillDocument, query: string, options: QueryOptio
   }
   const header = queryHeader(query);
   // JSON Query yields null for a missing path, so null cannot be told apart from "nothing there".
-  if (!answer.pretty) return `${header}\nnull\n[null: the value is null, or nothing matched]`;
+  if (!answer.pretty) return `${header}\nnull\n[null: the value is null, or nothing matched]${doc.numbersExact ? '' : `\n${ROUNDED_NOTE}`}`;
+  const rounded = !doc.numbersExact && /\d/.test(answer.pretty.text);
   if (!answer.pretty.complete) {
-    // The note goes first: the output cap may cut the end off.
+    // The notes go first: the output cap may cut the end off.
     return (
       `${header}\n[The answer is too large to show whole (over ${formatCount(maxChars)} characters of JSON); only its start is shown. ` +
       'Narrow the query: add limit(n), pick only the fields you need (e.g. pick(.id, .name)), or filter first.]\n' +
+      (rounded ? `${ROUNDED_NOTE}\n` : '') +
       `${answer.pretty.text}…`
     );
   }
-  return { value: answer.value, pretty: answer.pretty.text };
+  return { value: answer.value, pretty: answer.pretty.text, ...(rounded ? { note: ROUNDED_NOTE } : {}) };
 }
 
 /**

@@ -85,7 +85,7 @@ export async function readResult(store: SpillStore, counter: TokenCounter, args:
       case 'answer':
         return await capped(
           counter,
-          `${queryHeader(a.query!)}\n${await queryAnswer(got.answer.value, got.answer.pretty, encoding, counter)}`,
+          `${queryHeader(a.query!)}\n${await queryAnswer(got.answer.value, got.answer.pretty, encoding, counter)}${got.answer.note ? `\n${got.answer.note}` : ''}`,
           cap,
           'query',
         );

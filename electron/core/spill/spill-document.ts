@@ -1,4 +1,5 @@
 import { LRUCache } from 'lru-cache';
+import { numbersParseExactly } from '../encoding/toon-encoding.js';
 import { parseJson } from './result-view.js';
 
 /** A line's cost beyond its characters: a sliced string's header (32 bytes) and its slot in the array (8). */
@@ -9,6 +10,7 @@ export class SpillDocument {
   readonly text: string;
   #lines: string[] | null = null;
   #json: { value: unknown } | undefined | null = null;
+  #numbersExact: boolean | undefined;
 
   constructor(text: string) {
     this.text = text;
@@ -34,6 +36,11 @@ export class SpillDocument {
       this.#lines = lines;
     }
     return this.#lines;
+  }
+
+  /** Whether the parsed JSON value holds each number of the text exactly (not so for a 64-bit id). */
+  get numbersExact(): boolean {
+    return (this.#numbersExact ??= numbersParseExactly(this.text));
   }
 
   /** The parsed JSON value, or undefined when the text is not JSON. */
