@@ -138,6 +138,17 @@ describe('grep numbers the lines head, tail and slice show', () => {
     }
   });
 
+  it('on the JSON text when a pattern written for the JSON finds no row of the view, and says so', async () => {
+    const { read } = await spilled(JSON.stringify(rows, null, 2));
+    const grep = await read({ op: 'grep', pattern: '"status": "FAILED"' });
+    expect(grep.text).toMatch(/^\[No row of its TOON view matches; these are lines of its JSON text/);
+    expect(grep.text).toMatch(/\n\d+:\s*"status": "FAILED"/);
+    // Nothing anywhere: the view's own answer.
+    expect((await read({ op: 'grep', pattern: '"status": "NOWHERE"' })).text).toMatch(
+      /^\[Lines of the result as TOON[^\n]*\ngrep [^\n]*: 0 matching lines/,
+    );
+  });
+
   it('on the read thread too, given the view the main thread chose', async () => {
     const doc = new SpillDocument(JSON.stringify(rows, null, 2));
     const view = (await linesView(doc, 'auto', counter))!;

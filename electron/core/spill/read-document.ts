@@ -7,7 +7,7 @@
 import { charBoundary } from '../tokens/text-cuts.js';
 import { formatCount, shape } from './json-summary.js';
 import { toonViewOf, type LinesView } from './read-encoding.js';
-import { grepLines, headLines, queryJson, readFrom, sliceLines, tailLines, type LineSource, type WholeAnswer } from './read-ops.js';
+import { grepLines, grepMatches, headLines, queryJson, readFrom, sliceLines, tailLines, type LineSource, type WholeAnswer } from './read-ops.js';
 import type { SpillContentType } from './result-view.js';
 import type { SpillDocument } from './spill-document.js';
 
@@ -49,6 +49,10 @@ export type DocumentAnswer =
 /** The view a JSON text's lines are read on (read-encoding.ts): its TOON view for a table, else undefined. */
 export type LinesViewOf = (doc: SpillDocument) => Promise<LinesView | undefined> | LinesView | undefined;
 
+/** Said over grep's lines of a JSON text when its TOON view had none. */
+const JSON_GREP_NOTE =
+  '[No row of its TOON view matches; these are lines of its JSON text, numbered in that text (head, tail and slice show the TOON view: use query or read for these).]';
+
 /** Answers one op on `doc`; a request the model can fix throws ReadOpError. */
 export async function answerRead(doc: SpillDocument, read: DocumentRead, viewOf: LinesViewOf): Promise<DocumentAnswer> {
   const { op } = read;
@@ -80,7 +84,12 @@ export async function answerRead(doc: SpillDocument, read: DocumentRead, viewOf:
       const v = await view();
       // On the JSON lines (no TOON view, or one too large to make) grep needs no header: they are numbered as always.
       if (!v || v.doc === doc) return { op: 'text', text: grepLines(doc, { ...op, deadlineMs: read.deadlineMs }) };
-      return { op: 'text', text: `${v.header}\n${grepLines(v.doc, { ...op, deadlineMs: read.deadlineMs })}` };
+      const onView = grepMatches(v.doc, { ...op, deadlineMs: read.deadlineMs });
+      if (onView.total > 0) return { op: 'text', text: `${v.header}\n${onView.text}` };
+      // A pattern written for the JSON (`"name": "x"`) finds nothing in the view: its JSON text is searched too.
+      const onJson = grepMatches(doc, { ...op, deadlineMs: read.deadlineMs });
+      if (onJson.total === 0) return { op: 'text', text: `${v.header}\n${onView.text}` };
+      return { op: 'text', text: `${JSON_GREP_NOTE}\n${onJson.text}` };
     }
     case 'query': {
       const answer = queryJson(doc, op.query, { deadlineMs: read.deadlineMs, maxChars: op.maxChars });

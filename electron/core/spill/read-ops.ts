@@ -88,6 +88,11 @@ export interface GrepOptions {
 
 /** Matching lines with their numbers (`12:` a match, `11-` context, `--` between groups), grep style. */
 export function grepLines(doc: SpillDocument, options: GrepOptions): string {
+  return grepMatches(doc, options).text;
+}
+
+/** grepLines' answer and how many lines matched. */
+export function grepMatches(doc: SpillDocument, options: GrepOptions): { text: string; total: number } {
   const lines = doc.lines; // split before the clock starts: that costs the same for every pattern
   const deadline = options.deadlineMs ?? READ_DEADLINE_MS;
   try {
@@ -102,7 +107,7 @@ export function grepLines(doc: SpillDocument, options: GrepOptions): string {
   }
 }
 
-function grepScan(lines: readonly string[], regex: LinearRegex, options: GrepOptions): string {
+function grepScan(lines: readonly string[], regex: LinearRegex, options: GrepOptions): { text: string; total: number } {
   const context = options.context ?? 0;
   const maxMatches = options.maxMatches ?? 50;
   const matches: number[] = [];
@@ -115,7 +120,7 @@ function grepScan(lines: readonly string[], regex: LinearRegex, options: GrepOpt
   }
   const flags = options.caseSensitive ? '' : 'i';
   const head = `grep /${clip(options.pattern, ECHO_CHARS)}/${flags}: ${formatCount(total)} matching ${total === 1 ? 'line' : 'lines'} of ${formatCount(lines.length)}`;
-  if (total === 0) return `${head}.`;
+  if (total === 0) return { text: `${head}.`, total };
   const out: string[] = [
     total > matches.length
       ? `${head}, showing the first ${formatCount(matches.length)} (raise maxMatches or narrow the pattern for more).`
@@ -133,7 +138,7 @@ function grepScan(lines: readonly string[], regex: LinearRegex, options: GrepOpt
     }
     printedUpTo = Math.max(printedUpTo, to);
   }
-  return out.join('\n');
+  return { text: out.join('\n'), total };
 }
 
 export interface QueryOptions {
