@@ -139,7 +139,7 @@ export class Hub {
       catalog: this.catalog,
       relay: () => this.relay,
       store: parts.spill.store,
-      read: (args) => readBack(args, undefined),
+      read: (args, session) => readBack(args, session.clientName),
     });
     this.dispatch = dispatch;
     // A read of a kept result is counted in the ledger: it delivers tokens the spill had saved.

@@ -6,6 +6,7 @@
 import { ErrorCode, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { whenCancelled } from '../downstream/request-cancellation.js';
 import type { Upstream } from '../upstream/upstream.js';
+import { isSessionLost } from '../upstream/connection-watch.js';
 import type { CallContext } from './call-context.js';
 import type { ProgressRoutes } from './progress-routes.js';
 import { bareMessage, isUnreachable, rpcError, unavailableMessage } from './relay-errors.js';
@@ -75,8 +76,8 @@ export async function callUpstream(ctx: CallContext, upstream: Upstream, progres
 
 /**
  * What an error on a call's way means for the client: a timeout, a dropped connection, a protocol error
- * from the upstream (relayed as the same JSON-RPC error, once-prefixed), an unreachable server (reported
- * to its upstream, which reconnects), or any other failure.
+ * from the upstream (relayed as the same JSON-RPC error, once-prefixed), an unreachable server or a lost
+ * HTTP session (reported to its upstream, which reconnects), or any other failure.
  */
 export function upstreamFailure(ctx: CallContext, upstream: Upstream, err: unknown, timedOutAfterMs?: number): UpstreamFailure {
   if (err instanceof UpstreamFailure) return err;
@@ -90,7 +91,19 @@ export function upstreamFailure(ctx: CallContext, upstream: Upstream, err: unkno
   // The server wants a sign-in (a 401, or a 403 asking for more scope): say what to do, not what broke.
   if (upstream.status === 'needs-sign-in') return new UpstreamFailure(unavailableMessage(server, upstream));
   if (err instanceof McpError && err.code === ErrorCode.ConnectionClosed) {
-    return new UpstreamFailure(`Server "${server}" closed the connection during "${tool}" (it may have crashed); Spillway is reconnecting.`);
+    if (upstream.stopping) return new UpstreamFailure(`Server "${server}" was stopped during "${tool}"; the call did not finish.`);
+    // The upstream heard of the close first: it has decided whether it tries again (a crash loop stops it).
+    const next = upstream.reconnecting
+      ? 'Spillway is reconnecting.'
+      : `Spillway does not restart it now: ${upstream.error ?? `status ${upstream.status}`}.`;
+    return new UpstreamFailure(`Server "${server}" closed the connection during "${tool}" (it may have crashed); ${next}`);
+  }
+  // A 404 for the session (the server restarted, or forgot it): the call did not run; a new session is needed.
+  if (upstream.config.type !== 'stdio' && isSessionLost(err)) {
+    upstream.reportUnreachable(`the server no longer knows Spillway's session (HTTP 404; it may have restarted)`);
+    return new UpstreamFailure(
+      `Server "${server}" no longer knows Spillway's session (it may have restarted), so "${tool}" did not run. Spillway is opening a new session: call it again in a moment.`,
+    );
   }
   if (err instanceof McpError && err.code !== ErrorCode.InternalError && err.code !== ErrorCode.RequestTimeout) {
     return new UpstreamFailure(bareMessage(err), rpcError(err.code, bareMessage(err), err.data));

@@ -1,8 +1,8 @@
 /**
  * Keeping the hub's catalog in step with its upstreams: what each server offers (its own lists once it
- * is ready, else the lists kept from its last run) is merged under the policies into the catalog, at
- * most once per turn of the event loop, and every open session is told what changed (list_changed only
- * for the lists that did).
+ * is ready, else the last lists it gave while it is not running but will be) is merged under the
+ * policies into the catalog, at most once per turn of the event loop, and every open session is told
+ * what changed (list_changed only for the lists that did).
  */
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { Config } from '../../../shared/config.js';
@@ -14,6 +14,7 @@ import type { DownstreamSession } from '../downstream/session.js';
 import { ClashReports } from './catalog-clashes.js';
 import { DISPATCH_TOOL_NAME } from '../policy/dispatch-tool.js';
 import type { PolicyRuntime } from '../policy/policy-runtime.js';
+import type { Upstream } from '../upstream/upstream.js';
 import type { UpstreamPool, UpstreamStatusChange } from '../upstream/upstream-pool.js';
 
 export interface CatalogRebuildDeps {
@@ -59,17 +60,34 @@ export class CatalogRebuild {
     if (up?.status === 'ready' && up.client) this.deps.kept.record(id, up.config, up);
   }
 
-  /** Which lists a server's new status puts in the catalog: the kept ones while it is not running, else its own. */
+  /**
+   * Which lists a server's new status puts in the catalog: the kept ones while it is not running but
+   * will be, else its own (none once it is stopped, disabled, removed or given up on).
+   */
   statusChanged(change: UpstreamStatusChange): void {
     const cfg = ownValue(this.deps.config().servers, change.server);
     if (change.status === 'idle' || change.status === 'needs-sign-in') {
       // Not running (on first use, stopped when idle, or waiting for a sign-in): the last lists it gave
       // serve until a call starts it (or, for a sign-in, answer each call with what the user must do).
       if (cfg && this.deps.kept.resume(change.server, cfg)) this.queue();
+    } else if (change.status === 'error') {
+      // Failed: whether it tries again is settled only after its status is told, so the rebuild decides.
+      this.queue();
     } else if (change.status !== 'connecting' && this.deps.kept.settle(change.server)) {
-      // It answered (ready or not): from now on its own lists count, not the last run's.
+      // It answered, or stopped: from now on its own lists count, not the last ones.
       this.queue();
     }
+  }
+
+  /**
+   * A server that failed: while it will try again (after a crash or a drop) the last lists it gave
+   * serve, so a call of its tools says the server is not available rather than "Unknown tool"; once it
+   * is given up on (a crash loop) they no longer do.
+   */
+  #afterFailure(up: Upstream): void {
+    const cfg = ownValue(this.deps.config().servers, up.id);
+    if (up.reconnecting && cfg) this.deps.kept.resume(up.id, cfg);
+    else this.deps.kept.settle(up.id);
   }
 
   /** Whether results of this tool may be replaced by a preview (then its outputSchema is not exposed). */
@@ -88,8 +106,10 @@ export class CatalogRebuild {
     const { catalog, kept, policy } = this.deps;
     const config = this.deps.config();
     const withheld = new Map<string, Set<string>>();
-    const sources = [...this.deps.pool().values()].flatMap((u): CatalogSource[] => {
-      // A ready upstream's own lists; else, until it answers, the lists it had last run.
+    const upstreams = [...this.deps.pool().values()];
+    for (const u of upstreams) if (u.status === 'error') this.#afterFailure(u);
+    const sources = upstreams.flatMap((u): CatalogSource[] => {
+      // A ready upstream's own lists; else the last lists it gave, while they stand in for it.
       const lists = u.status === 'ready' ? u : kept.standingIn(u.id);
       if (!lists) return [];
       withheld.set(u.id, policy.withheld(u.id, lists.tools));

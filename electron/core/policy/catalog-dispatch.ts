@@ -1,13 +1,15 @@
 /**
- * spillway__dispatch over the hub's catalog (issue 5): it reaches the tools in state 'dispatch', calls
- * them through the call path it is given (policies, cache, spill, ledger) and reads spilled results.
- * What it hands out is structurally an own tool of the call path; policy/ never imports call/.
+ * spillway__dispatch over the hub's catalog (issue 5): it lists and searches the tools in state
+ * 'dispatch', describes and calls those and the ones listed directly, through the call path it is given
+ * (policies, cache, spill, ledger), and reads spilled results. What it hands out is structurally an own
+ * tool of the call path; policy/ never imports call/.
  */
 import type { CallToolRequest, CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
-import type { Catalog } from '../catalog/catalog.js';
+import type { Catalog, ToolEntry } from '../catalog/catalog.js';
 import type { SpillStore } from '../spill/spill-store.js';
-import { createDispatch, type Dispatch } from './dispatch-tool.js';
+import { createDispatch, type Dispatch, type DispatchEntry } from './dispatch-tool.js';
 import { spilledJsonLoader } from './spilled-json.js';
+import { refusalFor } from './tool-refusal.js';
 
 /** The part of a request's `extra` dispatch uses: its `_meta` carries the progress token along. */
 export interface DispatchRequestExtra {
@@ -33,10 +35,32 @@ export interface CatalogDispatchDeps<Session, Extra extends DispatchRequestExtra
   };
   store: SpillStore;
   /**
-   * spillway__read_result itself, so a read through dispatch shows a result as read_result does (in the
-   * encoding of the tool that made it, issue 18).
+   * spillway__read_result itself, for the session that called dispatch, so a read through dispatch shows
+   * a result as read_result does (in the encoding of the tool that made it, issue 18) and is counted for
+   * the same client.
    */
-  read: (args: Record<string, unknown>) => Promise<CallToolResult>;
+  read: (args: Record<string, unknown>, session: Session) => Promise<CallToolResult>;
+}
+
+function dispatchEntry(e: ToolEntry): DispatchEntry {
+  return {
+    name: e.name,
+    server: e.serverId,
+    original: e.original,
+    ...(e.exposed.title ? { title: e.exposed.title } : {}),
+    ...(e.exposed.description !== undefined ? { description: e.exposed.description } : {}),
+    inputSchema: e.exposed.inputSchema,
+    ...(e.exposed.outputSchema ? { outputSchema: e.exposed.outputSchema } : {}),
+    ...(e.exposed.annotations ? { annotations: e.exposed.annotations } : {}),
+  };
+}
+
+/** Why the tool of this exposed name (or, when one tool has it, upstream name) may not be called; undefined when it may or none has it. */
+function refusalOf(catalog: Catalog, name: string): string | undefined {
+  const exact = catalog.tool(name);
+  if (exact) return refusalFor(exact);
+  const byOriginal = catalog.toolEntries().filter((e) => e.original === name);
+  return byOriginal.length === 1 ? refusalFor(byOriginal[0]) : undefined;
 }
 
 /** The dispatch tool and its own-tool form, `{tool, call}` (whose listed definition follows what is behind it). */
@@ -47,21 +71,18 @@ export function catalogDispatch<Session, Extra extends DispatchRequestExtra>(
   ownTool: { readonly tool: Tool; call(args: Record<string, unknown>, ctx: DispatchContext<Session, Extra>): Promise<CallToolResult> };
 } {
   const dispatch = createDispatch<DispatchContext<Session, Extra>>({
-    tools: () =>
-      deps.catalog.toolEntries('dispatch').map((e) => ({
-        name: e.name,
-        server: e.serverId,
-        original: e.original,
-        ...(e.exposed.title ? { title: e.exposed.title } : {}),
-        ...(e.exposed.description !== undefined ? { description: e.exposed.description } : {}),
-        inputSchema: e.exposed.inputSchema,
-        ...(e.exposed.outputSchema ? { outputSchema: e.exposed.outputSchema } : {}),
-        ...(e.exposed.annotations ? { annotations: e.exposed.annotations } : {}),
-      })),
+    tools: () => deps.catalog.toolEntries('dispatch').map(dispatchEntry),
+    // A tool the cap moved out from behind dispatch (it is much used) stays callable through it.
+    callable: () =>
+      deps.catalog
+        .toolEntries()
+        .filter((e) => e.state === 'dispatch' || e.state === 'direct')
+        .map(dispatchEntry),
+    refusal: (name) => refusalOf(deps.catalog, name),
     // The same path as a direct call; the dispatch request's _meta carries its progress token along.
     call: (name, args, opts, ctx) =>
       deps.relay().callUpstreamTool(ctx.session, { name, arguments: args, ...(ctx.extra._meta ? { _meta: ctx.extra._meta } : {}) }, ctx.extra, opts),
-    read: (args) => deps.read(args),
+    read: (args, ctx) => deps.read(args, ctx.session),
     loadSpilledJson: spilledJsonLoader(deps.store),
   });
   const ownTool = {

@@ -30,12 +30,19 @@ export interface DispatchEntry {
 
 /** `Ctx` is whatever the caller passes to handle() (e.g. the downstream session); it reaches `call` untouched. */
 export interface DispatchDeps<Ctx = undefined> {
-  /** The tools dispatch can reach now (after policies: hidden and withheld tools left out). */
+  /** The tools behind dispatch, as list, search and its description show them (hidden and withheld ones left out). */
   tools: () => DispatchEntry[];
+  /**
+   * Every tool describe and call take: those behind dispatch and those listed directly (the cap on
+   * direct tools moves a tool out from behind dispatch once it is much used). Default: `tools`.
+   */
+  callable?: () => DispatchEntry[];
+  /** Why a known tool may not be called (hidden by a policy, withheld by a pin); undefined when it may or is not known. */
+  refusal?: (name: string) => string | undefined;
   /** Runs a tool by its exposed name through the normal call path. */
   call: (name: string, args: Record<string, unknown>, opts: { resultToSpill?: boolean }, ctx: Ctx) => Promise<CallToolResult>;
-  /** spillway__read_result with the same arguments. */
-  read: (args: Record<string, unknown>) => Promise<CallToolResult>;
+  /** spillway__read_result with the same arguments, for the caller in `ctx`. */
+  read: (args: Record<string, unknown>, ctx: Ctx) => Promise<CallToolResult>;
   /** The parsed JSON content of a spilled result; throws (with a readable message) when there is none. */
   loadSpilledJson: (handle: string) => Promise<unknown>;
 }
@@ -87,7 +94,8 @@ const NameArgs = z.object({ name: z.string().min(1, 'needs the tool name') });
 const CALL_KEYS = new Set(['action', 'name', 'arguments', 'argumentsFrom', 'resultToSpill']);
 const CallArgs = z.object({
   name: z.string().min(1, 'needs the tool name'),
-  arguments: z.union([z.record(z.string(), z.unknown()), z.string()]).optional(),
+  // Checked below: an object, or a JSON string of one (the message names what it was instead).
+  arguments: z.unknown().optional(),
   argumentsFrom: z.string().min(1).optional(),
   resultToSpill: z.boolean().optional(),
 });
@@ -139,17 +147,30 @@ function byServer(entries: DispatchEntry[]): Map<string, DispatchEntry[]> {
 export function createDispatch<Ctx = undefined>(deps: DispatchDeps<Ctx>): Dispatch<Ctx> {
   const search = new ToolSearch();
 
-  function find(entries: DispatchEntry[], name: string): DispatchEntry | undefined {
+  /**
+   * The tool describe and call mean by `name`: its exposed name, else its upstream's own name when one
+   * tool has it. Otherwise the answer says why: the tool may not be called, the name is ambiguous, or
+   * nothing has it (with near names).
+   */
+  function find(name: string): { entry: DispatchEntry } | { error: CallToolResult } {
+    const entries = (deps.callable ?? deps.tools)();
     const exact = entries.find((e) => e.name === name);
-    if (exact) return exact;
+    if (exact) return { entry: exact };
+    const refusal = deps.refusal?.(name);
+    if (refusal !== undefined) return { error: fail(refusal) };
     const byOriginal = entries.filter((e) => (e.original ?? e.name) === name);
-    return byOriginal.length === 1 ? byOriginal[0] : undefined;
-  }
-
-  function unknownTool(entries: DispatchEntry[], name: string): CallToolResult {
+    if (byOriginal.length === 1) return { entry: byOriginal[0] };
+    if (byOriginal.length > 1) {
+      const names = byOriginal.map((e) => e.name).sort();
+      return {
+        error: fail(
+          `"${name}" is ambiguous: ${names.length} servers have a tool of that name. Use the full name of the one you mean: ${names.join(', ')}.`,
+        ),
+      };
+    }
     const near = search.search(entries, name, 3).map((h) => h.name);
     const hint = near.length > 0 ? ` Did you mean: ${near.join(', ')}?` : '';
-    return fail(`Unknown tool "${name}".${hint} Use action "search" or "list" to find tools.`);
+    return { error: fail(`Unknown tool "${name}".${hint} Use action "search" or "list" to find tools.`) };
   }
 
   function list(args: Record<string, unknown>): CallToolResult {
@@ -195,10 +216,9 @@ export function createDispatch<Ctx = undefined>(deps: DispatchDeps<Ctx>): Dispat
   function describe(args: Record<string, unknown>): CallToolResult {
     const parsed = NameArgs.safeParse(args);
     if (!parsed.success) return fail(`describe: ${zodMessage(parsed.error)}`);
-    const entries = deps.tools();
-    const entry = find(entries, parsed.data.name);
-    if (!entry) return unknownTool(entries, parsed.data.name);
-    const { name, server, title, description, inputSchema, outputSchema, annotations } = entry;
+    const found = find(parsed.data.name);
+    if ('error' in found) return found.error;
+    const { name, server, title, description, inputSchema, outputSchema, annotations } = found.entry;
     return text(
       JSON.stringify(
         {
@@ -224,24 +244,20 @@ export function createDispatch<Ctx = undefined>(deps: DispatchDeps<Ctx>): Dispat
     const parsed = CallArgs.safeParse(args);
     if (!parsed.success) return fail(`call: ${zodMessage(parsed.error)}`);
     const { name, argumentsFrom, resultToSpill } = parsed.data;
-    const entries = deps.tools();
-    const entry = find(entries, name);
-    if (!entry) return unknownTool(entries, name);
+    const found = find(name);
+    if ('error' in found) return found.error;
+    const { entry } = found;
 
-    let inline: Record<string, unknown> = {};
-    if (typeof parsed.data.arguments === 'string') {
+    let inline: unknown = parsed.data.arguments === undefined ? {} : parsed.data.arguments;
+    if (typeof inline === 'string') {
       // Some models send the arguments as a JSON string.
-      let value: unknown;
       try {
-        value = JSON.parse(parsed.data.arguments);
+        inline = JSON.parse(inline);
       } catch {
         return fail('call: "arguments" must be an object (it was a string that is not JSON).');
       }
-      if (!isPlainObject(value)) return fail(`call: "arguments" must be an object, not ${kindOf(value)}.`);
-      inline = value;
-    } else if (parsed.data.arguments) {
-      inline = parsed.data.arguments;
     }
+    if (!isPlainObject(inline)) return fail(`call: "arguments" must be an object, not ${kindOf(inline)}.`);
 
     let loaded: Record<string, unknown> = {};
     if (argumentsFrom !== undefined) {
@@ -264,10 +280,10 @@ export function createDispatch<Ctx = undefined>(deps: DispatchDeps<Ctx>): Dispat
     }
   }
 
-  async function read(args: Record<string, unknown>): Promise<CallToolResult> {
+  async function read(args: Record<string, unknown>, ctx: Ctx): Promise<CallToolResult> {
     const { action: _action, ...rest } = args;
     try {
-      return await deps.read(rest);
+      return await deps.read(rest, ctx);
     } catch (err) {
       return fail(`read: ${err instanceof Error ? err.message : String(err)}`);
     }
@@ -312,7 +328,7 @@ export function createDispatch<Ctx = undefined>(deps: DispatchDeps<Ctx>): Dispat
         case 'call':
           return call(args, ctx as Ctx);
         case 'read':
-          return read(args);
+          return read(args, ctx as Ctx);
       }
     },
   };

@@ -103,13 +103,18 @@ export class PolicyRuntime {
 
   /**
    * The names of a server's tools withheld by their pins (none when pinning is off). A change seen for
-   * the first time is announced with a `tool.withheld` event.
+   * the first time is announced with a `tool.withheld` event. A hidden tool is never withheld: it stays
+   * hidden, and no one is asked to approve a change of it until it is shown again.
    */
   withheld(serverId: string, tools: Tool[]): Set<string> {
     if (!this.#config().settings.policy.pinning) return new Set();
     const { withheld } = this.pins.checkAll(serverId, tools);
     const names = new Set<string>();
     for (const { tool, change } of withheld) {
+      if (this.effective(serverId, tool.name, tool).values.hidden) {
+        this.pins.setAside(serverId, tool.name);
+        continue;
+      }
       names.add(tool.name);
       const key = `${serverId}\u0000${tool.name}`;
       const print = JSON.stringify(change);
@@ -127,8 +132,8 @@ export class PolicyRuntime {
   shape(serverId: string, tool: Tool, withheld: boolean): ToolShape {
     const { values, sources } = this.effective(serverId, tool.name, tool);
     const exposed = exposeTool(tool, { description: values.description, hiddenParams: values.hiddenParams });
-    if (withheld) return { state: 'withheld', reason: 'pin', exposed };
     if (values.hidden) return { state: 'hidden', reason: 'policy', exposed };
+    if (withheld) return { state: 'withheld', reason: 'pin', exposed };
     // A tool whose results are condensed takes the optional _spillway_goal and _spillway_bypass arguments.
     if (values.action === 'compress') exposed.inputSchema = addCompressionFields(exposed.inputSchema);
     if (values.exposure === 'dispatch') return { state: 'dispatch', reason: sources.exposure === 'default' ? 'dispatchOnly' : 'server', exposed };

@@ -1,7 +1,9 @@
 /**
  * Tool pinning (issue 5): trust on first use. The first time Spillway sees a tool it pins a sha256 of its
- * name, description and input schema; if an upstream later changes any of them, the tool is withheld
- * until the user approves the new definition. Pins persist in one JSON file (atomic writes).
+ * name, description and input schema; if an upstream later changes the description or input schema of a
+ * tool of that name, the tool is withheld until the user approves the new definition. Pins are kept by
+ * tool name: a tool under a new name (a renamed one too) is new, pinned and listed at once. Pins persist
+ * in one JSON file (atomic writes).
  */
 import { createHash } from 'node:crypto';
 import { readFile, rename } from 'node:fs/promises';
@@ -189,6 +191,14 @@ export class ToolPins {
   async forgetServer(serverId: string): Promise<void> {
     for (const key of [...this.#pending.keys()]) if (this.#pending.get(key)?.serverId === serverId) this.#pending.delete(key);
     if (this.#pins.delete(serverId)) await this.#save();
+  }
+
+  /**
+   * Forgets one tool's withheld change without pinning it (the tool is hidden: no one is asked about a
+   * tool that cannot be called); the next check finds it again if it is still changed.
+   */
+  setAside(serverId: string, toolName: string): void {
+    this.#pending.delete(pinKey(serverId, toolName));
   }
 
   /** Forgets every withheld change (pinning turned off); the next check finds them again if still changed. */

@@ -2,7 +2,9 @@
  * A Transport wrapping an upstream's real one (installed before connect) that sees what keeps the
  * server busy: our requests awaiting its answer, its requests awaiting a client's (sampling,
  * elicitation, roots), and the resources a client subscribed to. Idle stop (issue 18) asks it whether
- * the server may be stopped, and hears of every request and answer.
+ * the server may be stopped, and hears of every request, answer and cancellation: the idle time is time
+ * without calls. Other notifications (logs, progress, list changes) and pings do not count, or a server
+ * that logs every few seconds, or pings to keep alive, would never be stopped (audit s13).
  */
 import type { Transport, TransportSendOptions } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage, MessageExtraInfo } from '@modelcontextprotocol/sdk/types.js';
@@ -53,15 +55,20 @@ export class ActivityTransport implements Transport {
     const inner = this.#inner;
     inner.onmessage = (message, extra) => {
       const m = message as Fields;
+      let activity = true;
       if (m.method === undefined) {
         if (m.id !== undefined) this.#answered(m.id, m.error === undefined);
       } else if (m.id !== undefined) {
-        this.#incoming.add(m.id);
+        // The server's ping is answered at once by the SDK: never busy, never activity.
+        if (m.method !== 'ping') this.#incoming.add(m.id);
+        else activity = false;
       } else if (m.method === 'notifications/cancelled' && m.params?.requestId !== undefined) {
         this.#incoming.delete(m.params.requestId);
+      } else {
+        activity = false;
       }
       this.onmessage?.(message, extra);
-      this.#onActivity();
+      if (activity) this.#onActivity();
     };
     inner.onclose = () => this.onclose?.();
     inner.onerror = (error) => this.onerror?.(error);
@@ -70,18 +77,23 @@ export class ActivityTransport implements Transport {
 
   send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
     const m = message as Fields;
+    let activity = true;
     if (m.method === undefined) {
-      if (m.id !== undefined) this.#incoming.delete(m.id);
+      // Our answer to one of the server's requests; the answer to its ping is none of those.
+      if (m.id !== undefined) activity = this.#incoming.delete(m.id);
     } else if (m.id !== undefined) {
       this.#outgoing.add(m.id);
+      activity = m.method !== 'ping';
       const uri = typeof m.params?.uri === 'string' ? m.params.uri : undefined;
       if (uri && m.method === 'resources/subscribe') this.#subscribing.set(m.id, uri);
       if (uri && m.method === 'resources/unsubscribe') this.#subscribed.delete(uri);
     } else if (m.method === 'notifications/cancelled' && m.params?.requestId !== undefined) {
       // A withdrawn request gets no answer.
       this.#answered(m.params.requestId, false);
+    } else {
+      activity = false;
     }
-    this.#onActivity();
+    if (activity) this.#onActivity();
     return this.#inner.send(message, options);
   }
 

@@ -16,7 +16,8 @@ export interface RetryTuning {
 export type RetryPlan = { stop: true; message: string } | { stop: false; delayMs: number; message: string };
 
 /**
- * The plan after one more failure. `recentFailures`: failures within the crash window, this one included;
+ * The plan after one more failure. `recentFailures`: failures within the crash window since the server
+ * last served a call, this one included (a call that crashes a server that starts fine is no crash loop);
  * `triesSinceReady`: failed tries since the server was last ready, this one included.
  */
 export function retryPlan(
@@ -28,7 +29,8 @@ export function retryPlan(
 ): RetryPlan {
   if (type === 'stdio') {
     if (recentFailures >= tuning.crashLoopFailures) {
-      return { stop: true, message: `${message} (stopped after ${recentFailures} failures in a row; fix the server and press Restart)` };
+      const failures = recentFailures === 1 ? 'the first failure' : `${recentFailures} failures in a row`;
+      return { stop: true, message: `${message} (stopped after ${failures}; fix the server and press Restart)` };
     }
     return { stop: false, delayMs: Math.min(tuning.backoffMaxMs, tuning.backoffBaseMs * 2 ** (recentFailures - 1)), message };
   }

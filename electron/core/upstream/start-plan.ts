@@ -24,3 +24,14 @@ export function startPlan(config: ServerConfig, listsKept: boolean): StartPlan {
   if (mode === 'always') return { lazy: false, idleStopMs: 0 };
   return { lazy: listsKept, idleStopMs: (config.idleStopMinutes ?? DEFAULT_IDLE_STOP_MINUTES) * 60_000 };
 }
+
+/** True for commands that may download the server on first start. */
+export function downloadsOnFirstStart(config: ServerConfig): boolean {
+  if (config.type !== 'stdio') return false;
+  const base = config.command
+    .split(/[\\/]/)
+    .pop()!
+    .toLowerCase()
+    .replace(/\.(cmd|exe|bat)$/, '');
+  return ['npx', 'uvx', 'bunx', 'pnpx', 'pipx', 'dlx'].includes(base) || (base === 'pnpm' && config.args[0] === 'dlx');
+}

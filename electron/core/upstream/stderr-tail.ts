@@ -1,3 +1,5 @@
+import { cutAtWord } from '../text/word-cut.js';
+
 /** Longest stderr line kept; a server dumping megabytes without a newline must not grow memory. */
 export const MAX_STDERR_LINE_CHARS = 8 * 1024;
 
@@ -29,7 +31,8 @@ export class StderrTail {
         const room = MAX_STDERR_LINE_CHARS - this.#partial.length;
         this.#partial += text.slice(start, start + Math.min(end - start, room));
         if (end - start > room) {
-          this.#emit(`${this.#partial}…`);
+          // Cut where a word ends: the line is masked for secrets later, by whole values.
+          this.#emit(`${cutAtWord(this.#partial + text.slice(start + room, start + room + 1), MAX_STDERR_LINE_CHARS)}…`);
           this.#cut = true;
         }
       }
@@ -61,4 +64,19 @@ export class StderrTail {
     }
     this.#onLine(line);
   }
+}
+
+/** Lines of a crash report that say nothing of its cause: stack frames, Node's version trailer, an error object's fields. */
+const NOISE = [/^\s+at\s/, /^Node\.js v\d/, /^\s*[{}[\]]\s*,?$/, /^\s*(code|requireStack|errno|syscall|path|cause):/, /^\s*\^+\s*$/];
+/** A line naming an error: "Error: …", "TypeError: …", Python's "ModuleNotFoundError: …". */
+const ERROR_LINE = /^\s*(Uncaught )?[A-Za-z_.]*(Error|Exception)\b[^:]*:\s*\S/;
+
+/**
+ * The stderr lines that say why a server failed: its last error line when it printed one, else its
+ * last three lines that are not stack frames or trailers.
+ */
+export function stderrSummary(lines: readonly string[]): string[] {
+  const telling = lines.filter((line) => line.trim() !== '' && !NOISE.some((re) => re.test(line)));
+  const error = telling.findLast((line) => ERROR_LINE.test(line));
+  return error !== undefined ? [error.trim()] : telling.slice(-3).map((line) => line.trim());
 }

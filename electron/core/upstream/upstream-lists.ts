@@ -3,7 +3,8 @@
  * followed through every page. Asked only for what the server's capabilities declare.
  */
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import type { Prompt, Resource, ResourceTemplate, Tool } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode, McpError, type Prompt, type Resource, type ResourceTemplate, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import { ConnectTimeoutError, type ConnectStep } from './connect-error.js';
 
 export interface UpstreamLists {
   tools: Tool[];
@@ -12,12 +13,21 @@ export interface UpstreamLists {
   prompts: Prompt[];
 }
 
-/** Every page of one list (at most 1000; a cursor that repeats ends it). */
-async function drain<T>(fetchPage: (cursor?: string) => Promise<{ items: T[]; nextCursor?: string }>): Promise<T[]> {
+/**
+ * Every page of one list (at most 1000; a cursor that repeats ends it). A page the server does not answer
+ * within `timeoutMs` fails the list with a ConnectTimeoutError naming the request.
+ */
+async function drain<T>(
+  step: ConnectStep,
+  timeoutMs: number,
+  fetchPage: (cursor: string | undefined, options: { timeout: number }) => Promise<{ items: T[]; nextCursor?: string }>,
+): Promise<T[]> {
   const all: T[] = [];
   let cursor: string | undefined;
   for (let page = 0; page < 1000; page++) {
-    const { items, nextCursor } = await fetchPage(cursor);
+    const { items, nextCursor } = await fetchPage(cursor, { timeout: timeoutMs }).catch((err: unknown) => {
+      throw err instanceof McpError && err.code === ErrorCode.RequestTimeout ? new ConnectTimeoutError(step, timeoutMs) : err;
+    });
     all.push(...items);
     if (!nextCursor || nextCursor === cursor) break;
     cursor = nextCursor;
@@ -25,18 +35,28 @@ async function drain<T>(fetchPage: (cursor?: string) => Promise<{ items: T[]; ne
   return all;
 }
 
-/** The server's lists; a server whose resource templates fail to list has none. */
-export async function loadLists(client: Client): Promise<UpstreamLists> {
+/** The server's lists, each request given `timeoutMs`; a server whose resource templates fail to list has none. */
+export async function loadLists(client: Client, timeoutMs: number): Promise<UpstreamLists> {
   const caps = client.getServerCapabilities() ?? {};
   const [tools, resources, resourceTemplates, prompts] = await Promise.all([
-    caps.tools ? drain((cursor) => client.listTools({ cursor }).then((r) => ({ items: r.tools, nextCursor: r.nextCursor }))) : [],
-    caps.resources ? drain((cursor) => client.listResources({ cursor }).then((r) => ({ items: r.resources, nextCursor: r.nextCursor }))) : [],
+    caps.tools
+      ? drain('tools/list', timeoutMs, (cursor, o) => client.listTools({ cursor }, o).then((r) => ({ items: r.tools, nextCursor: r.nextCursor })))
+      : [],
     caps.resources
-      ? drain((cursor) => client.listResourceTemplates({ cursor }).then((r) => ({ items: r.resourceTemplates, nextCursor: r.nextCursor }))).catch(
-          () => [] as ResourceTemplate[],
+      ? drain('resources/list', timeoutMs, (cursor, o) =>
+          client.listResources({ cursor }, o).then((r) => ({ items: r.resources, nextCursor: r.nextCursor })),
         )
       : [],
-    caps.prompts ? drain((cursor) => client.listPrompts({ cursor }).then((r) => ({ items: r.prompts, nextCursor: r.nextCursor }))) : [],
+    caps.resources
+      ? drain('resources/templates/list', timeoutMs, (cursor, o) =>
+          client.listResourceTemplates({ cursor }, o).then((r) => ({ items: r.resourceTemplates, nextCursor: r.nextCursor })),
+        ).catch(() => [] as ResourceTemplate[])
+      : [],
+    caps.prompts
+      ? drain('prompts/list', timeoutMs, (cursor, o) =>
+          client.listPrompts({ cursor }, o).then((r) => ({ items: r.prompts, nextCursor: r.nextCursor })),
+        )
+      : [],
   ]);
   return { tools, resources, resourceTemplates, prompts };
 }

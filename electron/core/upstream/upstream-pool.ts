@@ -79,8 +79,13 @@ export class UpstreamPool implements ReadonlyMap<string, Upstream> {
     await up?.stop();
   }
 
-  /** Restarts a server (starting it if the pool has none for it yet) and resolves with its upstream. */
+  /**
+   * Restarts a server (starting it if the pool has none for it yet) and resolves with its upstream. Not
+   * while the pool is stopped (during or after the hub's stop): a server started then would outlive the
+   * app. The upstream then comes back as it is, or unstarted when the pool has none.
+   */
   async restart(id: string, cfg: ServerConfig): Promise<Upstream> {
+    if (!this.#running) return this.#upstreams.get(id) ?? new Upstream(id, cfg, this.#hooks, this.options.upstream);
     const up = this.#upstreams.get(id) ?? this.#start(id, cfg);
     await up.restart();
     return up;

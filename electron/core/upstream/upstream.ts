@@ -21,7 +21,6 @@ import {
   type ServerCapabilities,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
-import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { ServerConfig } from '../../../shared/config.js';
 import type { UpstreamStatus } from '../../../shared/events.js';
 import { ActivityTransport } from './activity-transport.js';
@@ -29,63 +28,15 @@ import { IdleTimer } from './idle-timer.js';
 import { DirectToolCalls } from './direct-tool-calls.js';
 import { UpstreamClient } from './upstream-client.js';
 import { isSignInNeeded, signInMessage } from './sign-in-needed.js';
-import { describeConnectError } from './connect-error.js';
+import { describeConnectError, withServerOutput } from './connect-error.js';
+import { watchConnection } from './connection-watch.js';
 import { loadLists } from './upstream-lists.js';
 import { retryPlan } from './retry-plan.js';
+import { downloadsOnFirstStart } from './start-plan.js';
+import type { ExitStatus } from './stdio-transport.js';
+import type { UpstreamHooks, UpstreamOptions, UpstreamTransportHandle } from './upstream-hooks.js';
 
-export interface UpstreamTransportHandle {
-  transport: Transport;
-  /** Bounded tail of the child's stderr (stdio only). */
-  stderrTail?: () => string[];
-}
-
-export type UpstreamRequestKind = 'sampling' | 'elicitation' | 'roots';
-
-/** What an upstream needs from the hub: events out, and a way to route its own requests to a client. */
-export interface UpstreamHooks {
-  createTransport(id: string, config: ServerConfig, onStderr: (line: string) => void): Promise<UpstreamTransportHandle>;
-  onStatus(id: string, status: UpstreamStatus, error?: string): void;
-  onStderr(id: string, line: string): void;
-  /** A list changed (or was first loaded): the catalog rebuilds. */
-  onListsChanged(id: string): void;
-  onProgress(id: string, params: { progressToken: string | number; progress: number; total?: number; message?: string }): void;
-  onLog(id: string, params: { level: string; logger?: string; data?: unknown }): void;
-  onResourceUpdated(id: string, uri: string): void;
-  /** The upstream asks the client something (sampling, elicitation, roots). */
-  routeRequest(
-    id: string,
-    kind: UpstreamRequestKind,
-    request: { method: string; params?: Record<string, unknown> },
-    extra: RequestHandlerExtra<never, never>,
-  ): Promise<Record<string, unknown>>;
-}
-
-export interface UpstreamOptions {
-  clientInfo: Implementation;
-  /** Connect/initialize timeout for a normal start. */
-  connectTimeoutMs?: number;
-  /** Longer grace for a first start that downloads (npx -y, uvx). */
-  downloadGraceMs?: number;
-  /** Failures within `crashWindowMs` that count as a crash loop. */
-  crashLoopFailures?: number;
-  crashWindowMs?: number;
-  backoffBaseMs?: number;
-  backoffMaxMs?: number;
-  /** Longest wait between tries of an unreachable HTTP or SSE server (never given up on). */
-  networkRetryMaxMs?: number;
-  now?: () => number;
-}
-
-/** True for commands that may download the server on first start. */
-export function downloadsOnFirstStart(config: ServerConfig): boolean {
-  if (config.type !== 'stdio') return false;
-  const base = config.command
-    .split(/[\\/]/)
-    .pop()!
-    .toLowerCase()
-    .replace(/\.(cmd|exe|bat)$/, '');
-  return ['npx', 'uvx', 'bunx', 'pnpx', 'pipx', 'dlx'].includes(base) || (base === 'pnpm' && config.args[0] === 'dlx');
-}
+export type { UpstreamHooks, UpstreamOptions, UpstreamRequestKind, UpstreamTransportHandle } from './upstream-hooks.js';
 
 export class Upstream {
   status: UpstreamStatus = 'stopped';
@@ -104,7 +55,7 @@ export class Upstream {
   #handle: UpstreamTransportHandle | undefined;
   #stopping = false;
   #generation = 0;
-  #failures: number[] = [];
+  #failures: number[] = []; // since the server last served a call: a call that crashes it is not a crash loop
   #triesSinceReady = 0; // failed tries since it was last ready: spaces out a network server's tries
   #retryTimer: NodeJS.Timeout | undefined;
   #stderr: string[] = [];
@@ -249,10 +200,24 @@ export class Upstream {
     return activity;
   }
 
+  /** Stops and starts again; a stop or start that comes while it stops wins (the hub stopping meanwhile). */
   async restart(): Promise<void> {
-    await this.stop();
+    const stopping = this.stop();
+    const generation = this.#generation;
+    await stopping;
+    if (generation !== this.#generation) return;
     this.restarts++;
     this.start();
+  }
+
+  /** Whether a new connection is on its way (connecting, or a retry is scheduled). */
+  get reconnecting(): boolean {
+    return this.status === 'connecting' || this.#retryTimer !== undefined;
+  }
+
+  /** Whether it was stopped (by the user, a config change or the hub) and not started since. */
+  get stopping(): boolean {
+    return this.#stopping;
   }
 
   #clearLists(): void {
@@ -289,15 +254,23 @@ export class Upstream {
         return;
       }
       this.#handle = handle;
-      client = this.#makeClient();
-      this.#client = client;
+      const fresh = this.#makeClient();
+      this.#client = client = fresh;
+      let callsWhenReady = 0;
       client.onclose = () => {
         if (!connected || generation !== this.#generation || this.#stopping || this.#signInWanted) return;
-        this.#onDropped(generation, this.#exitMessage('the server closed the connection'), retry);
+        // A drop after the server served a call starts a new count: restarting does help it.
+        const served = fresh.callsSent > callsWhenReady;
+        this.#onDropped(generation, this.#exitMessage('the server closed the connection', false), retry, !served);
       };
+      const current = () => connected && generation === this.#generation;
+      if (this.config.type !== 'stdio') {
+        const { type, url } = this.config;
+        watchConnection(client, { type, url, pingTimeoutMs: timeout, current, onLost: (message) => this.reportUnreachable(message) });
+      }
       const wire = this.#watch(handle.transport, generation);
       // Over stdio (one client per child) plain tools/call requests go straight onto the wire.
-      await client.connect(this.config.type === 'stdio' ? new DirectToolCalls(wire) : wire, { timeout });
+      await client.connectWithin(this.config.type === 'stdio' ? new DirectToolCalls(wire) : wire, timeout);
       if (generation !== this.#generation) return;
       this.capabilities = client.getServerCapabilities();
       this.serverInfo = client.getServerVersion();
@@ -305,24 +278,24 @@ export class Upstream {
       if (generation !== this.#generation) return;
       this.#started = true;
       connected = true;
+      callsWhenReady = client.callsSent;
       this.#triesSinceReady = 0;
       this.#setStatus('ready');
       this.hooks.onListsChanged(this.id);
       this.#idle?.touch();
     } catch (err) {
       if (generation !== this.#generation || this.#stopping) return;
-      const message = this.#exitMessage(describeConnectError(err, this.config));
+      const message = this.#exitMessage(describeConnectError(err, this.config), true);
       await client?.close().catch(() => undefined);
       if (this.#signInWanted || isSignInNeeded(err)) return this.#onSignInNeeded(generation);
       this.#onDropped(generation, message, retry);
     }
   }
 
-  #exitMessage(base: string): string {
-    const tail = this.stderrTail()
-      .filter((l) => l.trim())
-      .slice(-3);
-    return tail.length > 0 && !base.includes(tail[tail.length - 1]) ? `${base} — stderr: ${tail.join(' | ')}` : base;
+  /** `base` with how a stdio child exited and what its stderr says of why. */
+  #exitMessage(base: string, atStart: boolean): string {
+    const exit = (this.#handle?.transport as { exitStatus?: ExitStatus } | undefined)?.exitStatus;
+    return withServerOutput(base, this.stderrTail(), exit, atStart);
   }
 
   /** No retry: reconnecting cannot help until the user signs in (the hub restarts it then). */
@@ -337,14 +310,15 @@ export class Upstream {
     this.#setStatus('needs-sign-in', signInMessage(this.id));
   }
 
-  #onDropped(generation: number, message: string, retry: boolean): void {
+  /** `crash`: counts toward the crash-loop stop; false restarts the count (the server had served a call). */
+  #onDropped(generation: number, message: string, retry: boolean, crash = true): void {
     this.#idle?.cancel();
     this.#client = undefined;
     this.#handle = undefined;
     this.#clearLists();
     if (!retry || this.#stopping || generation !== this.#generation) return this.#setStatus('error', message);
     const now = this.#opts.now();
-    this.#failures = [...this.#failures.filter((t) => now - t < this.#opts.crashWindowMs), now];
+    this.#failures = crash ? [...this.#failures.filter((t) => now - t < this.#opts.crashWindowMs), now] : [now];
     this.#triesSinceReady++;
     const plan = retryPlan(this.config.type, message, this.#failures.length, this.#triesSinceReady, this.#opts);
     this.#setStatus('error', plan.message);
@@ -391,7 +365,7 @@ export class Upstream {
   }
 
   async #loadLists(client: Client): Promise<void> {
-    const lists = await loadLists(client);
+    const lists = await loadLists(client, this.#opts.connectTimeoutMs);
     this.tools = lists.tools;
     this.resources = lists.resources;
     this.resourceTemplates = lists.resourceTemplates;
