@@ -87,10 +87,12 @@ describe('secrets masked by value', () => {
       error?: string;
       stderrTail: string[];
     };
-    // `broken` is retried with backoff (its error is cleared while it reconnects): list it while it is down.
+    // `broken` and `gate` are retried with backoff (an error is cleared while they reconnect): list them while both are down.
+    const down = (list: Listed[] | undefined, id: string) => list?.find((u) => u.id === id)?.status === 'error';
     let list = await hub.api<Listed[]>('upstreams.list');
-    while (list.value?.find((u) => u.id === 'broken')?.status !== 'error') {
-      await hub.waitForStatus('broken', 'error');
+    while (!down(list.value, 'broken') || !down(list.value, 'gate')) {
+      const waiting = down(list.value, 'broken') ? 'gate' : 'broken';
+      await hub.waitForStatus(waiting, 'error');
       list = await hub.api<Listed[]>('upstreams.list');
     }
     const status = await hub.api('status');

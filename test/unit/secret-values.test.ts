@@ -150,9 +150,11 @@ describe('server configs in answers', () => {
   it('round-trip: masked values sent back keep the stored ones; changed and new values are taken', () => {
     const sent = maskServerSecrets(stdio);
     if (sent.type !== 'stdio') throw new Error('stdio expected');
-    const next: ServerConfig = { ...sent, env: { ...sent.env, OPENAI_KEY: 'sk-new-value-999', NEW: 'x', constructor: REDACTED } };
+    const next: ServerConfig = { ...sent, env: { ...sent.env, OPENAI_KEY: 'sk-new-value-999', NEW: 'x' } };
     expect(restoreMaskedSecrets(next, stdio)).toMatchObject({
-      env: { GITHUB_PAT: PAT, OPENAI_KEY: 'sk-new-value-999', LOG_LEVEL: 'debug', EMPTY: '', NEW: 'x', constructor: REDACTED },
+      env: { GITHUB_PAT: PAT, OPENAI_KEY: 'sk-new-value-999', LOG_LEVEL: 'debug', EMPTY: '', NEW: 'x' },
     });
+    // A mask under a new name stands for nothing stored (not even an inherited `constructor`): refused.
+    expect(() => restoreMaskedSecrets({ ...next, env: { ...next.env, constructor: REDACTED } }, stdio)).toThrow(/constructor/);
   });
 });

@@ -5,7 +5,13 @@
 import { describe, expect, it } from 'vitest';
 import { SECRET_REF, defaultConfig, type ServerConfig } from '../../shared/config.js';
 import { memorySecretStore as memoryStore } from '../support/memory-secret-store.js';
-import { forgetUnreferenced, moveConfigSecrets, resolveServerSecrets, storeServerSecrets } from '../../electron/core/secrets/server-secret-refs.js';
+import {
+  forgetUnreferenced,
+  moveConfigSecrets,
+  movedSecretRef,
+  resolveServerSecrets,
+  storeServerSecrets,
+} from '../../electron/core/secrets/server-secret-refs.js';
 
 const stdio = (env: Record<string, string>): ServerConfig => ({ type: 'stdio', command: 'x', args: [], env, enabled: true, prefix: true });
 
@@ -33,6 +39,21 @@ describe('server secret references', () => {
     expect([...store.items.keys()]).toEqual(['gh/env:A']);
     await forgetUnreferenced(store, 'gh', before, { type: 'http', url: 'http://x/mcp', headers: { A: SECRET_REF }, enabled: true, prefix: true });
     expect(store.items.size).toBe(0);
+  });
+
+  it('a renamed value (movedSecretRef) is stored under its new name and resolved from the old one', async () => {
+    const store = memoryStore();
+    const before = (await storeServerSecrets(store, 'gh', stdio({ OLD: 'renamed-value-1' }))).config;
+    const renamed = stdio({ NEW: movedSecretRef('OLD') });
+    expect(await resolveServerSecrets(store, 'gh', renamed)).toMatchObject({ env: { NEW: 'renamed-value-1' } });
+    const { config, changed } = await storeServerSecrets(store, 'gh', renamed);
+    expect({ config, changed }).toMatchObject({ config: { env: { NEW: SECRET_REF } }, changed: true });
+    expect(store.items.get('gh/env:NEW')).toBe('renamed-value-1');
+    await forgetUnreferenced(store, 'gh', before, config);
+    expect([...store.items.keys()]).toEqual(['gh/env:NEW']);
+    await expect(storeServerSecrets(store, 'gh', stdio({ X: movedSecretRef('GONE') }))).rejects.toThrow(
+      'The variable GONE of gh is not in the secrets file',
+    );
   });
 
   it('moves a whole config, leaving one without plain values alone', async () => {

@@ -4,8 +4,10 @@
  * around its mask keeps the secret; a value typed over the mask is taken.
  */
 import { describe, expect, it } from 'vitest';
-import { ServerConfigSchema, type ServerConfig } from '../../shared/config.js';
+import { SECRET_REF, ServerConfigSchema, type ServerConfig } from '../../shared/config.js';
+import { ControlError } from '../../electron/core/control/control-error.js';
 import { maskServerSecrets, restoreMaskedSecrets } from '../../electron/core/control/server-secrets.js';
+import { movedSecretRef } from '../../electron/core/secrets/server-secret-refs.js';
 
 const stdio = (args: string[], extra: Record<string, unknown> = {}): ServerConfig =>
   ServerConfigSchema.parse({ type: 'stdio', command: 'npx', args, ...extra });
@@ -79,5 +81,52 @@ describe('an edited config', () => {
     const next = editedArgs(db, (args) => [...args, 'extra=***']);
     expect(argsOf(restoreMaskedSecrets(next, db)).at(-1)).toBe('extra=***');
     expect(restoreMaskedSecrets(stdio(['token=***']), undefined)).toEqual(stdio(['token=***']));
+  });
+});
+
+describe('a renamed env variable or header', () => {
+  const env = (values: Record<string, string>) => stdio([], { env: values });
+  const shownEnv = (cfg: ServerConfig) => {
+    const shown = maskServerSecrets(cfg);
+    return shown.type === 'stdio' ? shown.env : {};
+  };
+
+  it('keeps the value of the one variable renamed with its value still masked', () => {
+    const stored = env({ K1: 'value-one-111', K2: 'value-two-222' });
+    const { K2, ...rest } = shownEnv(stored);
+    expect(restoreMaskedSecrets(env({ ...rest, K3: K2! }), stored)).toMatchObject({ env: { K1: 'value-one-111', K3: 'value-two-222' } });
+  });
+
+  it('names the stored value when it is in the secret store, for storeServerSecrets to move', () => {
+    const stored = env({ K1: SECRET_REF, K2: SECRET_REF });
+    expect(restoreMaskedSecrets(env({ K1: '***', K3: '***' }), stored)).toMatchObject({ env: { K1: SECRET_REF, K3: movedSecretRef('K2') } });
+    const header = http('https://h/mcp', { headers: { 'X-Old': SECRET_REF } });
+    expect(restoreMaskedSecrets(http('https://h/mcp', { headers: { 'X-New': '***' } }), header)).toMatchObject({
+      headers: { 'X-New': movedSecretRef('X-Old') },
+    });
+  });
+
+  it('refuses a masked value under a new name that stands for nothing stored, naming the field', () => {
+    const stored = env({ K1: SECRET_REF, K2: SECRET_REF });
+    const refused = (next: ServerConfig) => {
+      try {
+        restoreMaskedSecrets(next, stored);
+      } catch (err) {
+        return err instanceof ControlError ? { code: err.code, field: err.field, message: err.message } : err;
+      }
+      return 'taken';
+    };
+    // Nothing renamed: K3 is new.
+    expect(refused(env({ K1: '***', K2: '***', K3: '***' }))).toEqual({
+      code: 'invalid',
+      field: 'config.env.K3',
+      message: 'K3 shows a hidden value (***) but no value is stored under that name: type its value.',
+    });
+    // Two gone, one new: which one it was is not known.
+    expect(refused(env({ K3: '***' }))).toMatchObject({ field: 'config.env.K3' });
+    // Two new for one gone.
+    expect(refused(env({ K1: '***', K3: '***', K4: '***' }))).toMatchObject({ code: 'invalid' });
+    // A value typed under the new name is taken.
+    expect(refused(env({ K1: '***', K3: 'typed-value-3' }))).toBe('taken');
   });
 });

@@ -1,11 +1,14 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdir, open, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, open, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
 /*
  * The previous bytes of every file Spillway writes, one record per write, in a folder the caller
  * owns (e.g. `<dataDir>/backups/<clientId>/`). `<seq>-<time>.json` describes the write and
  * `<seq>-<time>.bak` holds the exact bytes the file had before it (absent when the file did not exist).
+ * Those bytes are not masked: Restore must give the app its file back as it was, with the env values and
+ * keys of its own servers. So the folder is owner-only (0700, also when it already existed looser) and
+ * each file is too (0600); the README says so.
  */
 
 export interface BackupOptions {
@@ -87,6 +90,9 @@ export async function saveBackup(
 ): Promise<BackupRecord> {
   const { dir } = options;
   await mkdir(dir, { recursive: true, mode: 0o700 });
+  // A folder made before (by hand, or copied with looser modes) is made owner-only too. A file system
+  // without modes may refuse: the backup is still written, as the folder allows.
+  await chmod(dir, 0o700).catch(() => undefined);
   const at = (options.now ?? (() => new Date()))();
   const existing = await listBackups(dir);
   let seq = (existing[0]?.seq ?? 0) + 1;

@@ -19,9 +19,10 @@ import type { HubEventInput, UpstreamStatus } from '../../../shared/events.js';
 import { ownValue } from '../../../shared/records.js';
 import type { Policies } from '../../../shared/policy.js';
 import { redactText } from '../log/redact.js';
-import { serverSecretValues, valueMask, type SecretValues } from '../log/secret-values.js';
+import { valueMask, type SecretValues } from '../log/secret-values.js';
 import type { PolicyRuntime } from '../policy/policy-runtime.js';
 import { SecretStoreError, type SecretStore } from '../secrets/secret-store.js';
+import { unsavedSecretValues } from '../secrets/secret-parts.js';
 import type { SettingsSecrets } from '../secrets/settings-secrets.js';
 import { forgetServerSecrets, forgetUnreferenced, resolveServerSecrets, storeServerSecrets } from '../secrets/server-secret-refs.js';
 import type { UpstreamPool } from '../upstream/upstream-pool.js';
@@ -269,7 +270,8 @@ export class HubControl {
   /**
    * Connects to a server config without saving it and lists its tools. With the `id` of the server being
    * edited, values sent back masked stand for its stored ones. What the server printed comes back with
-   * its own secret values and every known one masked.
+   * its own secret values (env and header values, secret words, the credentials in its address) and every
+   * known one masked.
    */
   async testUpstream(config: unknown, id?: string) {
     const stored = id === undefined ? undefined : ownValue(this.deps.config().servers, id);
@@ -277,7 +279,7 @@ export class HubControl {
     // Values kept in the store (references in the config) are the server's own: the test uses them.
     const store = this.deps.secretStore;
     const cfg = store ? await storeCall(() => resolveServerSecrets(store, id ?? '', restored)) : restored;
-    const own = valueMask(serverSecretValues(cfg));
+    const own = valueMask(unsavedSecretValues(cfg));
     const known = this.deps.secrets.snapshot();
     const mask = (text: string) => redactText(own.mask(text), known);
     const started = performance.now();

@@ -8,7 +8,9 @@
 import type { ServerConfig } from '../../../shared/config.js';
 import { SECRET_REF } from '../../../shared/config.js';
 import { REDACTED, redactSecrets } from '../log/redact.js';
+import { movedSecretRef } from '../secrets/server-secret-refs.js';
 import { swapSecretParams, urlSecretValues } from '../secrets/url-secrets.js';
+import { ControlError } from './control-error.js';
 
 /** Every non-empty value of a map masked (an empty value stays empty: "not set" remains visible). */
 function maskValues(map: Record<string, string>): Record<string, string> {
@@ -32,22 +34,46 @@ export function maskServerSecrets(config: ServerConfig): ServerConfig {
 const MASKED = /^•+$|^\*{3,}$|\[redacted\]/i;
 
 /**
+ * Env or header values sent back: a masked one keeps what was stored under its key. A masked value under
+ * a new key is the renamed one's when exactly one stored key is gone (its value shown masked, the key
+ * edited); any other masked value under a new key is refused, as it stands for no stored value.
+ */
+function restoreValues(next: Record<string, string>, stored: Record<string, string>, field: string): Record<string, string> {
+  const added = Object.keys(next).filter((k) => MASKED.test(next[k]!) && !Object.hasOwn(stored, k));
+  const gone = Object.keys(stored).filter((k) => stored[k] !== '' && !Object.hasOwn(next, k));
+  if (added.length > 1 || (added.length === 1 && gone.length !== 1)) {
+    const key = added[0]!;
+    throw new ControlError(
+      'invalid',
+      `${key} shows a hidden value (${next[key]}) but no value is stored under that name: type its value.`,
+      `${field}.${key}`,
+    );
+  }
+  const renamed = (from: string) => (stored[from] === SECRET_REF ? movedSecretRef(from) : stored[from]!);
+  return Object.fromEntries(
+    Object.entries(next).map(([k, v]) => {
+      if (!MASKED.test(v)) return [k, v];
+      return [k, Object.hasOwn(stored, k) ? stored[k] : renamed(gone[0]!)];
+    }),
+  );
+}
+
+/**
  * Values the list showed masked and the user sent back unchanged keep what was stored; a value typed over
- * a mask is taken. Env and header values go by their key; the other text fields (command, args, cwd,
- * address, label) by what the list showed of the stored config.
+ * a mask is taken. Env and header values go by their key (or by the one key renamed: restoreValues); the
+ * other text fields (command, args, cwd, address, label) by what the list showed of the stored config.
+ * Throws a ControlError for a masked value that stands for nothing stored.
  */
 export function restoreMaskedSecrets(next: ServerConfig, before: ServerConfig | undefined): ServerConfig {
   if (!before) return next;
   const shown = maskServerSecrets(before);
-  const keep = (a: Record<string, string>, b: Record<string, string>) =>
-    Object.fromEntries(Object.entries(a).map(([k, v]) => [k, MASKED.test(v) && Object.hasOwn(b, k) ? b[k] : v]));
   const label = restoreOptional(next.label, shown.label, before.label);
   if (next.type === 'stdio' && before.type === 'stdio' && shown.type === 'stdio') {
     return {
       ...next,
       command: restoreText(next.command, shown.command, before.command),
       args: restoreArgs(next.args, shown.args, before.args),
-      env: keep(next.env, before.env),
+      env: restoreValues(next.env, before.env, 'config.env'),
       ...(next.cwd === undefined ? {} : { cwd: restoreOptional(next.cwd, shown.cwd, before.cwd) }),
       ...(label === undefined ? {} : { label }),
     };
@@ -58,7 +84,7 @@ export function restoreMaskedSecrets(next: ServerConfig, before: ServerConfig | 
     const url = swapSecretParams(restoreText(next.url, shown.url, before.url), (param, value) =>
       MASKED.test(value) ? stored.get(param) : undefined,
     );
-    return { ...next, headers: keep(next.headers, before.headers), url, ...(label === undefined ? {} : { label }) };
+    return { ...next, headers: restoreValues(next.headers, before.headers, 'config.headers'), url, ...(label === undefined ? {} : { label }) };
   }
   return next;
 }

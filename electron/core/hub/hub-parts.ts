@@ -19,6 +19,7 @@ import { maskConfigSecrets } from '../secrets/mask-config-secrets.js';
 import { migrateConfigSecrets } from '../secrets/migrate-config-secrets.js';
 import { SettingsSecrets } from '../secrets/settings-secrets.js';
 import { openSecretStore } from '../secrets/open-secret-store.js';
+import { secretPartsWithin } from '../secrets/secret-parts.js';
 import type { SecretStore } from '../secrets/secret-store.js';
 import { createSpillFeature, type SpillFeature } from '../spill/spill-feature.js';
 
@@ -48,11 +49,13 @@ export async function openHubParts(paths: AppPaths): Promise<{ configFile: Confi
   const settingsSecrets = new SettingsSecrets(secretStore);
   const moved = await migrateConfigSecrets(configFile, secretStore, settingsSecrets);
   await settingsSecrets.load(configFile.current.settings);
-  // An OAuth entry is stored as JSON: the tokens and client secret inside it are masked on their own too.
+  // The parts of a stored value are masked on their own too: the credential of `Bearer xyz`, the value of
+  // `--token=xyz`, the password in an address (secret-parts.ts), and the tokens and client secret inside an
+  // OAuth entry (stored as JSON).
   secrets.track(
     'secret store',
     () => secretStore.known(),
-    (values) => values.flatMap((value) => [value, ...oauthSecretsWithin(value)]),
+    (values) => values.flatMap((value) => [value, ...secretPartsWithin(value), ...oauthSecretsWithin(value)]),
   );
   const events = new EventLog({ dir: paths.logDir, retentionDays: config.settings.logRetentionDays, secrets });
   const log = (message: string, error?: unknown) =>

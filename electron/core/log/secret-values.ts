@@ -71,16 +71,19 @@ export class SecretValues {
 
 /**
  * A masker for a fixed list of values (e.g. a config being tested, not saved). Each value is also
- * matched as it appears inside JSON text (quotes and backslashes escaped), and the longest values are
- * replaced first, so a secret that contains another is masked whole.
+ * matched as it appears inside JSON text (quotes and backslashes escaped), encoded for a web address
+ * (encodeURIComponent) and in base64 (a server printing its credentials encoded, as in a Basic header),
+ * and the longest values are replaced first, so a secret that contains another is masked whole.
  */
 export function valueMask(values: Iterable<string>): ValueMask {
   const forms = new Set<string>();
   for (const value of values) {
     if (value.trim().length < MIN_SECRET_CHARS) continue;
     forms.add(value);
-    const escaped = JSON.stringify(value).slice(1, -1);
-    if (escaped !== value) forms.add(escaped);
+    forms.add(JSON.stringify(value).slice(1, -1));
+    forms.add(encodeURIComponent(value));
+    // Without its `=` padding, so it is found whether the server printed it padded or not.
+    forms.add(Buffer.from(value).toString('base64').replace(/=+$/, ''));
   }
   if (forms.size === 0) return NO_VALUES;
   const sorted = [...forms].sort((a, b) => b.length - a.length);

@@ -20,6 +20,14 @@ const withValues = (cfg: ServerConfig, values: Record<string, string>): ServerCo
 
 export const secretName = (kind: Kind, key: string) => `${kind}:${key}`;
 
+/**
+ * In a config being saved or tested, never in config.json: the value stored under another env variable or
+ * header of the same server. The edit form sends it when a variable whose value it showed masked was
+ * renamed (see restoreMaskedSecrets); storeServerSecrets stores that value under the new name.
+ */
+export const movedSecretRef = (fromKey: string) => `<secret of ${fromKey}>`;
+const MOVED_REF = /^<secret of ([\s\S]+)>$/;
+
 interface Ref {
   kind: Kind;
   key: string;
@@ -83,7 +91,7 @@ export async function storeServerSecrets(store: SecretStore, id: string, given: 
       next[key] = value;
       continue;
     }
-    await store.set(id, secretName(kind, key), value);
+    await store.set(id, secretName(kind, key), await movedValue(store, id, kind, value));
     next[key] = SECRET_REF;
     changed = true;
   }
@@ -99,6 +107,15 @@ export async function storeServerSecrets(store: SecretStore, id: string, given: 
   return { config, changed };
 }
 
+/** A value as given, or the stored one a movedSecretRef stands for. */
+async function movedValue(store: SecretStore, id: string, kind: Kind, value: string): Promise<string> {
+  const from = MOVED_REF.exec(value)?.[1];
+  if (from === undefined) return value;
+  const stored = await store.get(id, secretName(kind, from));
+  if (stored === undefined) throw missing(store, id, ref(kind, from));
+  return stored;
+}
+
 /** Forgets the stored values of a server's references, except those `keep` names (store names). */
 export async function forgetServerSecrets(store: SecretStore, id: string, cfg: ServerConfig, keep: ReadonlySet<string> = new Set()): Promise<void> {
   for (const { name } of referenced(cfg)) if (!keep.has(name)) await store.delete(id, name);
@@ -110,21 +127,22 @@ export async function forgetUnreferenced(store: SecretStore, id: string, before:
   await forgetServerSecrets(store, id, before, new Set(referenced(next).map((r) => r.name)));
 }
 
-/** The config a server starts with: each reference replaced by its stored value. */
+/** The config a server starts with: each reference (and each movedSecretRef) replaced by its stored value. */
 export async function resolveServerSecrets(store: SecretStore, id: string, cfg: ServerConfig): Promise<ServerConfig> {
   const refs = referenced(cfg);
-  if (refs.length === 0) return cfg;
+  const [kind, values] = valuesOf(cfg);
+  if (refs.length === 0 && !Object.values(values).some((value) => MOVED_REF.test(value))) return cfg;
   const stored = new Map<string, string>();
   for (const r of refs) {
     const value = await store.get(id, r.name);
     if (value === undefined) throw missing(store, id, r);
     stored.set(r.name, value);
   }
-  const [kind, values] = valuesOf(cfg);
-  const resolved = Object.fromEntries(
-    Object.entries(values).map(([key, value]) => [key, value === SECRET_REF ? stored.get(secretName(kind, key))! : value]),
-  );
-  const config = withValues(cfg, resolved);
+  const resolved: [string, string][] = [];
+  for (const [key, value] of Object.entries(values)) {
+    resolved.push([key, value === SECRET_REF ? stored.get(secretName(kind, key))! : await movedValue(store, id, kind, value)]);
+  }
+  const config = withValues(cfg, Object.fromEntries(resolved));
   if (config.type === 'stdio') return config;
   return {
     ...config,
