@@ -10,7 +10,15 @@ import { join } from 'node:path';
 import { bundleRefProblem } from '../registry/install/install-names.js';
 import { DEFAULT_NPM_REGISTRY, InstallError } from '../registry/install/npm-install.js';
 import { NpmInstaller } from '../registry/install/npm-installer.js';
-import { entryOptions, optionLabel, packageCommand, planOption, type EntryOption, type NpmMode } from '../registry/launch-plan.js';
+import {
+  entryOptions,
+  optionLabel,
+  packageCommand,
+  planOption,
+  remoteAddressProblem,
+  type EntryOption,
+  type NpmMode,
+} from '../registry/launch-plan.js';
 import { BundleInstaller } from '../registry/mcpb/bundle-installer.js';
 import { bundleForm, installPlannedBundle } from './registry-bundle-add.js';
 import { bundleUpdateHandlers, changedMeanwhile } from './registry-bundle-update.js';
@@ -87,6 +95,8 @@ function describeOption(option: EntryOption, server: ServerDetail, facts: PathFa
   const base = { kind: option.kind, index: option.index, label: optionLabel(option) };
   const how = option.kind === 'package' ? packageCommand(option.pkg, npmMode) : undefined;
   if (how && 'reason' in how) return { ...base, summary: how.reason, supported: false, reason: how.reason };
+  const insecure = option.kind === 'remote' ? remoteAddressProblem(option.remote.url) : undefined;
+  if (insecure) return { ...base, summary: insecure, supported: false, reason: insecure };
   // An installed npm package or bundle runs with the app's own runtime: there is no program to look for.
   const ownRuntime = npmMode === 'install' && option.kind === 'package' && ['npm', 'mcpb'].includes(option.pkg.registryType);
   const runtime = how && !ownRuntime ? checkRuntime(how.command, facts) : undefined;

@@ -110,11 +110,39 @@ export function packageCommand(pkg: Package, npmMode: NpmMode = 'npx'): { comman
   }
 }
 
+/** Whether a host name is this computer: 127.0.0.0/8, ::1 or localhost. */
+const isLoopbackHost = (host: string) => host === 'localhost' || host === '[::1]' || /^127(\.\d{1,3}){3}$/.test(host);
+
+/**
+ * Why Spillway will not connect to a remote's address: plain http:// to another computer would send its
+ * headers (a secret key among them) and every tool call unencrypted. Undefined for https, for this
+ * computer, and for an address whose host is still a `{variable}` (it is checked again once filled).
+ */
+export function remoteAddressProblem(url: string): string | undefined {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return undefined; // not an address at all: the config's own check refuses it
+  }
+  if (parsed.protocol !== 'http:' || parsed.hostname.includes('{') || isLoopbackHost(parsed.hostname)) return undefined;
+  return (
+    `This remote server's address (${parsed.origin}) starts with http://, not https://, so its headers (a key among them) and every tool call would cross the network unencrypted. ` +
+    `Spillway connects over plain http only to servers on this computer. Ask the server's publisher for an https:// address.`
+  );
+}
+
 /** Plans one option; throws an Error with the reason when Spillway cannot run it. */
 export function planOption(option: EntryOption, mode: InputMode, npmMode: NpmMode = 'npx'): LaunchPlan {
   const inputs = new EntryInputs(mode);
   if (option.kind === 'package' && option.pkg.registryType === 'mcpb') return planBundle(option.pkg, inputs, npmMode);
   const launch = option.kind === 'remote' ? remoteLaunch(option.remote, inputs) : packageLaunch(option.pkg, inputs);
+  if (mode.kind === 'values' && launch.type !== 'stdio') {
+    // The address as filled in: a `{host}` variable may have made it plain http to another computer.
+    const problem = remoteAddressProblem(launch.url);
+    const variable = option.kind === 'remote' ? /\{([A-Za-z0-9_.-]+)\}/.exec(option.remote.url)?.[1] : undefined;
+    if (problem) inputs.problems.push({ key: variable ? `var:${variable}` : 'url', message: problem });
+  }
   if (npmMode === 'install' && option.kind === 'package' && option.pkg.registryType === 'npm' && launch.type === 'stdio') {
     const pkg = option.pkg;
     // npx's own arguments (runtimeArguments) mean nothing to the runtime that runs the installed program.

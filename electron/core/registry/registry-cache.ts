@@ -3,7 +3,7 @@
  * written atomically, so that browsing works offline with a "cached, from <time>" notice (keptWhen).
  */
 import { createHash } from 'node:crypto';
-import { mkdir, readFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { writeAtomically } from '../files/atomic-file.js';
 
@@ -37,13 +37,30 @@ export class RegistryCache {
 
   /** The last answer kept for this URL, if any (a damaged file counts as none). */
   async get(url: string): Promise<CachedAnswer | undefined> {
-    try {
-      const entry = JSON.parse(await readFile(this.#file(url), 'utf8')) as Partial<CachedAnswer>;
-      if (entry.url !== url || typeof entry.at !== 'string') return undefined;
-      return { url, at: entry.at, body: entry.body };
-    } catch {
-      return undefined;
+    const entry = await readAnswer(this.#file(url));
+    return entry?.url === url ? entry : undefined;
+  }
+
+  /** Every kept answer whose URL is wanted (offline search reads all the list pages kept). */
+  async answers(wanted: (url: string) => boolean): Promise<CachedAnswer[]> {
+    const names = await readdir(this.dir).catch(() => []);
+    const found: CachedAnswer[] = [];
+    for (const name of names.filter((n) => n.endsWith('.json'))) {
+      const entry = await readAnswer(join(this.dir, name));
+      if (entry && wanted(entry.url)) found.push(entry);
     }
+    return found;
+  }
+}
+
+/** A kept answer's file, or undefined when it is missing or damaged. */
+async function readAnswer(file: string): Promise<CachedAnswer | undefined> {
+  try {
+    const entry = JSON.parse(await readFile(file, 'utf8')) as Partial<CachedAnswer>;
+    if (typeof entry.url !== 'string' || typeof entry.at !== 'string') return undefined;
+    return { url: entry.url, at: entry.at, body: entry.body };
+  } catch {
+    return undefined;
   }
 }
 

@@ -85,10 +85,18 @@ export class RegistryCatalog {
       }
       return await this.#searchWords(words, cursor);
     } catch (err) {
-      // A first run without the network: the servers that ship with the app, said so.
       if (cursor || !unreachable(err)) throw err;
-      const servers = searchCurated(query);
-      return { servers: servers.map(serverSummary), skipped: 0, cached: curatedNotice(err) };
+      const curated = searchCurated(query);
+      // Words never searched online: the list pages kept from earlier visits may hold them.
+      const kept = words.length > 0 ? await this.#searchKept(words) : undefined;
+      if (kept) {
+        const names = new Set(kept.found.map((r) => r.server.name));
+        const servers = [...kept.found, ...curated.filter((r) => !names.has(r.server.name))].map(serverSummary);
+        const notice = `Cached, from ${keptWhen(kept.at, this.#now())}: ${err.message} Showing the matches among the servers kept from earlier visits and those that come with Spillway.`;
+        return { servers, skipped: 0, cached: { at: kept.at, notice } };
+      }
+      // A first run without the network: the servers that ship with the app, said so.
+      return { servers: curated.map(serverSummary), skipped: 0, cached: curatedNotice(err) };
     }
   }
 
@@ -132,6 +140,40 @@ export class RegistryCatalog {
     };
   }
 
+  /**
+   * Offline: the words looked for in every list page kept from this registry, each server once (as its
+   * newest kept page has it), best first, with when the oldest page a match came from was kept.
+   * Undefined when none matches.
+   */
+  async #searchKept(words: string[]): Promise<{ found: ServerResponse[]; at: string } | undefined> {
+    const listPath = this.#client().listUrl({}).split('?')[0];
+    const pages = await this.#cache.answers((url) => url.startsWith(`${listPath}?`));
+    const newest = new Map<string, { response: ServerResponse; at: string }>();
+    for (const page of pages) {
+      let list;
+      try {
+        list = parseServerList(page.body);
+      } catch {
+        continue; // kept from a registry that answered in another shape
+      }
+      for (const response of list.servers) {
+        const had = newest.get(response.server.name);
+        if (!had || had.at < page.at) newest.set(response.server.name, { response, at: page.at });
+      }
+    }
+    const byName = [...newest.values()].sort((a, b) => (a.response.server.name < b.response.server.name ? -1 : 1));
+    const found = findByWords(
+      byName.map((k) => k.response),
+      words,
+    );
+    if (found.length === 0) return undefined;
+    const at = byName
+      .filter((k) => found.includes(k.response))
+      .map((k) => k.at)
+      .reduce((oldest, t) => (t < oldest ? t : oldest));
+    return { found, at };
+  }
+
   /** One list page from the registry (or kept), its malformed items skipped and counted. */
   async #listPage(query: ListQuery): Promise<ServerList & { cached?: CachedNotice }> {
     const client = this.#client();
@@ -154,9 +196,15 @@ export class RegistryCatalog {
     try {
       fetched = await this.#fetch(client, client.versionUrl(name, version ?? 'latest'), what);
     } catch (err) {
-      const curated = unreachable(err) ? curatedEntry(name) : undefined;
-      if (!curated || (version && version !== curated.server.version)) throw err;
-      return { response: curated, cached: curatedNotice(err) };
+      if (!unreachable(err)) throw err;
+      // The window opens an entry by `latest`, then its form and Add ask for the version it shows: the
+      // answer kept for `latest` is that version's when it says so (the cache is keyed by address).
+      const latest = version && version !== 'latest' ? await this.#kept(client.versionUrl(name, 'latest'), err) : undefined;
+      const kept = latest && ServerResponseSchema.safeParse(latest.body).data?.server.version === version ? latest : undefined;
+      const curated = kept ? undefined : curatedEntry(name);
+      if (curated && (!version || version === curated.server.version)) return { response: curated, cached: curatedNotice(err) };
+      if (!kept) throw err;
+      fetched = kept;
     }
     const { body, cached } = fetched;
     const parsed = ServerResponseSchema.safeParse(body);
@@ -203,12 +251,18 @@ export class RegistryCatalog {
       await this.#cache.put(url, body);
       return { body };
     } catch (err) {
-      if (!(err instanceof RegistryError) || err.kind !== 'unreachable') throw err;
-      const kept = await this.#cache.get(url);
+      if (!unreachable(err)) throw err;
+      const kept = await this.#kept(url, err);
       if (!kept) throw err;
-      const when = keptWhen(kept.at, this.#now());
-      return { body: kept.body, cached: { at: kept.at, notice: `Cached, from ${when}: ${err.message}` } };
+      return kept;
     }
+  }
+
+  /** The answer kept for a URL, with the "cached, from <time>" notice that says why the registry was not used. */
+  async #kept(url: string, err: RegistryError): Promise<{ body: unknown; cached: CachedNotice } | undefined> {
+    const kept = await this.#cache.get(url);
+    if (!kept) return undefined;
+    return { body: kept.body, cached: { at: kept.at, notice: `Cached, from ${keptWhen(kept.at, this.#now())}: ${err.message}` } };
   }
 }
 
@@ -217,7 +271,7 @@ const optional = (page: { nextCursor?: string; cached?: CachedNotice }) => ({
   ...(page.cached ? { cached: page.cached } : {}),
 });
 
-const unreachable = (err: unknown) => err instanceof RegistryError && err.kind === 'unreachable';
+const unreachable = (err: unknown): err is RegistryError => err instanceof RegistryError && err.kind === 'unreachable';
 
 /** The notice on curated answers: when the list was made, and why the registry was not asked. */
 function curatedNotice(err: unknown): CachedNotice {

@@ -1,21 +1,29 @@
 /**
  * Installs an npm package and its dependencies into the data folder with @npmcli/arborist (npm's own
  * installer): the package is the only dependency of a small project built in a temp folder, with no
- * install scripts, audit or funding calls, then renamed into place. A failed download or a checksum
- * (integrity) mismatch removes the temp folder, so nothing is left behind.
+ * install scripts, audit or funding calls, checked to be unpacked whole, then renamed into place. A
+ * failed download, a checksum (integrity) mismatch or a file the disk had no room for removes the temp
+ * folder, so nothing is left behind.
  */
 import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { readFile, rm, writeFile, mkdir } from 'node:fs/promises';
+import { readFile, rm, writeFile, mkdir, statfs } from 'node:fs/promises';
 import { join } from 'node:path';
 import { renameOver } from '../../files/atomic-file.js';
 // Arborist and pacote load a few hundred modules: they are imported on the first install, not at hub start.
 const libraries = async () => ({ Arborist: (await import('@npmcli/arborist')).default, pacote: (await import('pacote')).default });
 import { ensurePackagesDir, INSTALLING_PREFIX, packageFolderName, type PackageRef } from './package-folders.js';
 import { childFolder, npmRefProblem } from './install-names.js';
-import { networkReason } from '../network-reason.js';
+import { DISK_FULL, InstallError, installFailure } from './npm-failure.js';
+import { incompleteFile, tarballFiles } from './unpacked-check.js';
+import type { ArboristTree } from '@npmcli/arborist';
+
+// The failure words live in npm-failure.ts; the installer's callers find them here too.
+export { InstallError, installFailure };
 
 export const DEFAULT_NPM_REGISTRY = 'https://registry.npmjs.org/';
+/** How long one npm request may wait for an answer: npm's own default is 5 minutes, a long time to watch Add spin. */
+const NPM_TIMEOUT_MS = 30_000;
 
 export interface InstalledPackage extends PackageRef {
   /** The package's own folder, `<data>/packages/<name>@<version>/`. */
@@ -29,21 +37,13 @@ export interface NpmSource {
   dir: string;
   /** The npm registry's URL. */
   registry: string;
-}
-
-/** An install that failed, with a message that says what happened and what to do next. */
-export class InstallError extends Error {
-  constructor(
-    message: string,
-    /** `refused`: the name or version is not one Spillway installs (install-names.ts). */
-    readonly kind: 'not_found' | 'integrity' | 'unreachable' | 'no_program' | 'refused' | 'failed',
-  ) {
-    super(message);
-    this.name = 'InstallError';
-  }
+  /** How long one request may wait for an answer (30 s by default). */
+  timeoutMs?: number;
 }
 
 const cacheDir = (source: NpmSource) => join(source.dir, '.npm-cache');
+/** The options every npm request takes. */
+const fetchOptions = (source: NpmSource) => ({ registry: source.registry, cache: cacheDir(source), timeout: source.timeoutMs ?? NPM_TIMEOUT_MS });
 
 /** The program a package runs: its only `bin`, or the one named like the package. */
 export function binOf(manifest: { name: string; bin?: string | Record<string, string> }): string | undefined {
@@ -88,34 +88,11 @@ export async function findInstalled(source: NpmSource, ref: PackageRef): Promise
   return existsSync(folder) ? installedIn(folder, ref) : undefined;
 }
 
-/** The plain words of an npm failure. */
-export function installFailure(err: unknown, spec: string, registry: string): InstallError {
-  if (err instanceof InstallError) return err;
-  const code = (err as { code?: string } | undefined)?.code ?? '';
-  const message = err instanceof Error ? err.message : String(err);
-  if (code === 'EINTEGRITY')
-    return new InstallError(
-      `The download of ${spec} did not match its checksum, so it may be damaged or tampered with. Nothing was installed. Try again later; if it keeps happening, check the npm registry in use (${registry}).`,
-      'integrity',
-    );
-  if (code === 'E404' || code === 'ETARGET')
-    return new InstallError(
-      `The npm registry (${registry}) has no package ${spec}. Check the name and version, or the npm registry in use.`,
-      'not_found',
-    );
-  if (/^(ECONNREFUSED|ENOTFOUND|ETIMEDOUT|ECONNRESET|EAI_AGAIN|EHOSTUNREACH|ENETUNREACH)$/.test(code) || /^E5\d\d$/.test(code))
-    return new InstallError(
-      `Could not reach the npm registry (${registry})${networkReason(code) || (code.startsWith('E5') ? `: it answered with a server error (${code.slice(1)})` : '')}. Check the internet connection, then try again.`,
-      'unreachable',
-    );
-  return new InstallError(`Could not install ${spec}: ${message}`, 'failed');
-}
-
 /** The registry's newest version of a package (its `latest` tag), asked afresh. */
 export async function latestVersion(source: NpmSource, name: string): Promise<string> {
   try {
     const { pacote } = await libraries();
-    const manifest = await pacote.manifest(`${name}@latest`, { registry: source.registry, cache: cacheDir(source), preferOnline: true });
+    const manifest = await pacote.manifest(`${name}@latest`, { ...fetchOptions(source), preferOnline: true });
     return manifest.version;
   } catch (err) {
     throw installFailure(err, name, source.registry);
@@ -146,15 +123,14 @@ export async function installNpmPackage(source: NpmSource, name: string, version
     const { Arborist } = await libraries();
     const arborist = new Arborist({
       path: temp,
-      registry: source.registry,
-      cache: cacheDir(source),
+      ...fetchOptions(source),
       ignoreScripts: true,
       audit: false,
       fund: false,
       save: false,
       preferOnline: true,
     });
-    await arborist.reify({ save: false });
+    await checkUnpacked(await arborist.reify({ save: false }), source, spec);
     const installed = await installedIn(temp, ref);
     // The folder is named after the version asked for, never the downloaded package.json's own claim.
     if (installed.version !== resolved)
@@ -174,5 +150,31 @@ export async function installNpmPackage(source: NpmSource, name: string, version
   } catch (err) {
     await rm(temp, { recursive: true, force: true });
     throw installFailure(err, spec, source.registry);
+  }
+}
+
+/**
+ * Every downloaded package of the tree unpacked whole (unpacked-check.ts), its tarball read back from
+ * npm's cache (where the install just put it). Throws, naming the first file that is missing or cut short.
+ */
+async function checkUnpacked(tree: ArboristTree, source: NpmSource, spec: string): Promise<void> {
+  const { pacote } = await libraries();
+  for (const node of tree.inventory.values()) {
+    // The project itself and links were not downloaded; a bundled package was unpacked with its parent.
+    if (node.isRoot || node.isLink || node.inBundle || !node.resolved || !node.integrity) continue;
+    const files = await tarballFiles(await pacote.tarball(node.resolved, { ...fetchOptions(source), integrity: node.integrity }));
+    const path = await incompleteFile(node.path, files);
+    if (path === undefined) continue;
+    // node-tar said why only in a log line: less room left than the file needs means the disk filled up.
+    const free = await statfs(source.dir).then(
+      (s) => s.bavail * s.bsize,
+      () => undefined,
+    );
+    const size = files.find((f) => f.path === path)?.size ?? 0;
+    if (free !== undefined && free < size) throw new InstallError(DISK_FULL, 'disk_full');
+    throw new InstallError(
+      `Spillway could not write all of ${spec}'s files (${node.name}'s ${path} is missing or cut short), so nothing was installed. Check that the disk has free space, then add the server again.`,
+      'failed',
+    );
   }
 }

@@ -5,6 +5,10 @@ declare module 'pacote' {
     cache?: string;
     preferOnline?: boolean;
     fullMetadata?: boolean;
+    /** Milliseconds one request may wait for an answer (npm's default is 5 minutes). */
+    timeout?: number;
+    /** The tarball's expected checksum (SRI), which also finds it in the cache. */
+    integrity?: string;
   }
   export interface Manifest {
     name: string;
@@ -12,7 +16,8 @@ declare module 'pacote' {
     bin?: string | Record<string, string>;
   }
   export function manifest(spec: string, options?: PacoteOptions): Promise<Manifest>;
-  const pacote: { manifest: typeof manifest };
+  export function tarball(spec: string, options?: PacoteOptions): Promise<Buffer>;
+  const pacote: { manifest: typeof manifest; tarball: typeof tarball };
   export default pacote;
 }
 
@@ -26,9 +31,25 @@ declare module '@npmcli/arborist' {
     fund?: boolean;
     save?: boolean;
     preferOnline?: boolean;
+    timeout?: number;
+  }
+  /** One package of the installed tree. */
+  export interface ArboristNode {
+    name: string;
+    path: string;
+    /** Where it was downloaded from (null for the project itself, links, and packages bundled inside another). */
+    resolved: string | null;
+    integrity: string | null;
+    isRoot: boolean;
+    isLink: boolean;
+    inBundle: boolean;
+  }
+  export interface ArboristTree {
+    inventory: Map<string, ArboristNode>;
   }
   export default class Arborist {
     constructor(options: ArboristOptions);
-    reify(options?: { save?: boolean }): Promise<unknown>;
+    /** Resolves to the tree as installed. */
+    reify(options?: { save?: boolean }): Promise<ArboristTree>;
   }
 }
