@@ -74,6 +74,8 @@ export function sdkTakesHeaders(req: IncomingMessage): boolean {
 
 /** Whether an Accept header that names application/json takes it (not `q=0`): only then is a call answered as JSON. */
 export function jsonAcceptable(accept: string): boolean {
+  // Almost every client sends no weights at all: then nothing is refused (a check on every call's path).
+  if (!/q=/i.test(accept)) return true;
   return !accept.split(',').some((range) => {
     const [type, ...params] = range.split(';').map((part) => part.trim().toLowerCase());
     return type === 'application/json' && params.some((param) => /^q=0(\.0*)?$/.test(param));
