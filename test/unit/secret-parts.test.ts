@@ -31,9 +31,24 @@ describe('secretPartsWithin', () => {
   });
 
   it('gives short parts too: valueMask leaves those under the minimum alone', () => {
-    const parts = secretPartsWithin('--mode=fast');
-    expect(parts).toEqual(['fast']);
-    expect(valueMask(parts).mask('run fast')).toBe('run fast');
+    const parts = secretPartsWithin('--mode=F4st');
+    expect(parts).toEqual(['F4st']);
+    expect(valueMask(parts).mask('run F4st')).toBe('run F4st');
+  });
+
+  it('leaves out plain words and parts the value shows elsewhere: servers print those as a matter of course', () => {
+    // The password is the user and database name too; the whole address stays a secret.
+    expect(secretPartsWithin('postgresql://postgres:postgres@localhost:5432/postgres')).toEqual([]);
+    // admin:password
+    expect(secretPartsWithin('Basic YWRtaW46cGFzc3dvcmQ=')).toEqual(['YWRtaW46cGFzc3dvcmQ=']);
+    expect(secretPartsWithin('--token=sekrit')).toEqual([]);
+    expect(secretPartsWithin('postgres://app:Xk9-pw7q@db/app')).toEqual(['Xk9-pw7q']);
+    const stored = ['postgresql://postgres:postgres@localhost:5432/postgres', 'Basic YWRtaW46cGFzc3dvcmQ='];
+    const mask = valueMask(stored.flatMap((value) => [value, ...secretPartsWithin(value)]));
+    expect(mask.mask('npx -y @modelcontextprotocol/server-postgres exited; role "postgres" does not exist')).toBe(
+      'npx -y @modelcontextprotocol/server-postgres exited; role "postgres" does not exist',
+    );
+    expect(mask.mask('Enter your password: wrong password')).toBe('Enter your password: wrong password');
   });
 });
 

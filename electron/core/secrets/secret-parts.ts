@@ -38,6 +38,20 @@ function basicPair(credential: string): string | undefined {
   return text.includes(':') && !/[\p{Cc}\ufffd]/u.test(text) ? text : undefined;
 }
 
+/** A lowercase word of a few letters (`postgres`, `password`, `admin`): a word of the language as much as a secret. */
+const PLAIN_WORD = /^[a-z]{1,9}$/;
+
+/**
+ * Whether `part` can be masked on its own without masking what is not secret: not a plain word, and not
+ * also standing elsewhere in the value (`postgres://postgres:postgres@…/postgres`: the password is the
+ * user and database name too, which servers print as a matter of course). The whole value stays masked.
+ */
+function ownWord(part: string, value: string): boolean {
+  if (PLAIN_WORD.test(part)) return false;
+  const first = value.indexOf(part);
+  return first === -1 || value.indexOf(part, first + 1) === -1;
+}
+
 /**
  * The parts of one secret value that are secrets on their own: the value of an assignment word or of a
  * header line, the credential after `Bearer`/`Basic`/`Token` (and the password a Basic one encodes), the
@@ -50,9 +64,10 @@ export function secretPartsWithin(value: string): string[] {
     const add = (part: string | undefined) => {
       const found = part?.trim();
       if (!found || found === text || parts.has(found)) return;
+      if (!ownWord(found, value)) return;
       parts.add(found);
       const plain = decoded(found);
-      if (plain !== found) parts.add(plain);
+      if (plain !== found && ownWord(plain, value)) parts.add(plain);
       if (depth < 3) visit(found, depth + 1);
     };
     add(ASSIGNMENT.exec(text)?.[1]);
