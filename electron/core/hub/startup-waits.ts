@@ -61,7 +61,10 @@ export class StartupWaits {
    * the client (its progress notification).
    */
   untilStarted(serverId: string, onWait?: (message: string) => void): Promise<void> {
-    const woken = this.deps.pool.get(serverId)?.wake() === true;
+    const upstream = this.deps.pool.get(serverId);
+    // Failed, and waiting out its backoff: nothing is starting, and the call is answered with why at once.
+    if (upstream?.status === 'error') return this.#settled([serverId], KEPT_CALL_WAIT_MS);
+    const woken = upstream?.wake() === true;
     this.deps.emit({
       type: 'log',
       level: 'info',

@@ -17,7 +17,7 @@ export type RetryPlan = { stop: true; message: string } | { stop: false; delayMs
 
 /**
  * The plan after one more failure. `recentFailures`: failures within the crash window since the server
- * last served a call, this one included (a call that crashes a server that starts fine is no crash loop);
+ * last answered a call, this one included (a call that crashes a server that serves is no crash loop);
  * `triesSinceReady`: failed tries since the server was last ready, this one included.
  */
 export function retryPlan(

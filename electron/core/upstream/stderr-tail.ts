@@ -68,15 +68,17 @@ export class StderrTail {
 
 /** Lines of a crash report that say nothing of its cause: stack frames, Node's version trailer, an error object's fields. */
 const NOISE = [/^\s+at\s/, /^Node\.js v\d/, /^\s*[{}[\]]\s*,?$/, /^\s*(code|requireStack|errno|syscall|path|cause):/, /^\s*\^+\s*$/];
-/** A line naming an error: "Error: …", "TypeError: …", Python's "ModuleNotFoundError: …". */
-const ERROR_LINE = /^\s*(Uncaught )?[A-Za-z_.]*(Error|Exception)\b[^:]*:\s*\S/;
+/** A line naming an error: "Error: …", "TypeError: …", Python's "ModuleNotFoundError: …", Go's "panic: …", Rust's "… panicked at …". */
+const ERROR_LINE = /^\s*(Uncaught )?[A-Za-z_.]*(Error|Exception)\b[^:]*:\s*\S|^\s*panic:|\bpanicked at\b/;
+/** Telling lines an error line is looked for in: one printed long before the end is an old warning, not why it failed. */
+const RECENT_LINES = 5;
 
 /**
- * The stderr lines that say why a server failed: its last error line when it printed one, else its
- * last three lines that are not stack frames or trailers.
+ * The stderr lines that say why a server failed: its last error line when it printed one among its last
+ * few telling lines, else its last three lines that are not stack frames or trailers.
  */
 export function stderrSummary(lines: readonly string[]): string[] {
   const telling = lines.filter((line) => line.trim() !== '' && !NOISE.some((re) => re.test(line)));
-  const error = telling.findLast((line) => ERROR_LINE.test(line));
+  const error = telling.slice(-RECENT_LINES).findLast((line) => ERROR_LINE.test(line));
   return error !== undefined ? [error.trim()] : telling.slice(-3).map((line) => line.trim());
 }

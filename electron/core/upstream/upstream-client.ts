@@ -7,7 +7,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { AnySchema, SchemaOutput } from '@modelcontextprotocol/sdk/server/zod-compat.js';
 import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
-import { CallToolResultSchema, type CallToolRequest, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolResultSchema, ErrorCode, McpError, type CallToolRequest, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ConnectTimeoutError } from './connect-error.js';
 import { DirectToolCalls, type DirectCall } from './direct-tool-calls.js';
@@ -16,12 +16,19 @@ import { DirectToolCalls, type DirectCall } from './direct-tool-calls.js';
 const CALL_METHODS = new Set(['tools/call', 'resources/read', 'prompts/get', 'completion/complete']);
 
 export class UpstreamClient extends Client {
-  #calls = 0;
+  #answered = 0;
   #initializeSent = false;
+  /** Counts a call the server answered, with a result or an error of its own (not a closed connection or a timeout). */
+  readonly #onAnswer = [
+    () => void this.#answered++,
+    (error: unknown) => {
+      if (error instanceof McpError && error.code !== ErrorCode.ConnectionClosed && error.code !== ErrorCode.RequestTimeout) this.#answered++;
+    },
+  ] as const;
 
-  /** How many calls (tools/call, resources/read, prompts/get, completion/complete) were sent so far. */
-  get callsSent(): number {
-    return this.#calls;
+  /** How many calls (tools/call, resources/read, prompts/get, completion/complete) the server answered: it was serving, not only started. */
+  get callsAnswered(): number {
+    return this.#answered;
   }
 
   /**
@@ -48,13 +55,15 @@ export class UpstreamClient extends Client {
     resultSchema: T,
     options?: RequestOptions,
   ): Promise<SchemaOutput<T>> {
-    if (CALL_METHODS.has(request.method)) this.#calls++;
-    else if (request.method === 'initialize') this.#initializeSent = true;
+    const call = CALL_METHODS.has(request.method);
+    if (request.method === 'initialize') this.#initializeSent = true;
     const direct = this.transport;
-    if (direct instanceof DirectToolCalls && !direct.closed && request.method === 'tools/call' && DirectToolCalls.covers(request, options)) {
-      return direct.request(request as { method: string; params?: Record<string, unknown> }, resultSchema, options);
-    }
-    return super.request(request, resultSchema, options);
+    const answer =
+      direct instanceof DirectToolCalls && !direct.closed && request.method === 'tools/call' && DirectToolCalls.covers(request, options)
+        ? direct.request(request as { method: string; params?: Record<string, unknown> }, resultSchema, options)
+        : super.request(request, resultSchema, options);
+    if (call) answer.then(...this.#onAnswer);
+    return answer;
   }
 
   /**
@@ -63,13 +72,15 @@ export class UpstreamClient extends Client {
    */
   startToolCall(params: CallToolRequest['params'], timeoutCeilingMs: number): DirectCall<CallToolResult> {
     const request = { method: 'tools/call' as const, params };
-    this.#calls++;
     const direct = this.transport;
     if (direct instanceof DirectToolCalls && !direct.closed && DirectToolCalls.covers(request, undefined)) {
-      return direct.call(request, CallToolResultSchema);
+      const call = direct.call(request, CallToolResultSchema);
+      call.result.then(...this.#onAnswer);
+      return call;
     }
     const abort = new AbortController();
     const result = super.request(request, CallToolResultSchema, { signal: abort.signal, timeout: timeoutCeilingMs }) as Promise<CallToolResult>;
+    result.then(...this.#onAnswer);
     return { result, cancel: (reason) => abort.abort(reason) };
   }
 }

@@ -256,11 +256,13 @@ export class Upstream {
       this.#handle = handle;
       const fresh = this.#makeClient();
       this.#client = client = fresh;
-      let callsWhenReady = 0;
+      let answeredWhenReady = 0;
       client.onclose = () => {
         if (!connected || generation !== this.#generation || this.#stopping || this.#signInWanted) return;
-        // A drop after the server served a call starts a new count: restarting does help it.
-        const served = fresh.callsSent > callsWhenReady;
+        // A drop after the server answered a call starts a new count: restarting does help it. A call it
+        // was sent but never answered does not count (a server that dies on its own after each start,
+        // while a client keeps calling it, is a crash loop).
+        const served = fresh.callsAnswered > answeredWhenReady;
         this.#onDropped(generation, this.#exitMessage('the server closed the connection', false), retry, !served);
       };
       const current = () => connected && generation === this.#generation;
@@ -278,7 +280,7 @@ export class Upstream {
       if (generation !== this.#generation) return;
       this.#started = true;
       connected = true;
-      callsWhenReady = client.callsSent;
+      answeredWhenReady = client.callsAnswered;
       this.#triesSinceReady = 0;
       this.#setStatus('ready');
       this.hooks.onListsChanged(this.id);
