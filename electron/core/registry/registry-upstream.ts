@@ -3,6 +3,7 @@
  * values kept apart so that the caller can store them as secrets rather than in config.json.
  */
 import { secretArgName, ServerConfigSchema, type ServerConfig } from '../../../shared/config.js';
+import { hideUrlSecrets } from '../secrets/url-secrets.js';
 import type { Launch } from './launch-plan.js';
 
 export interface RegistryUpstream {
@@ -10,7 +11,10 @@ export interface RegistryUpstream {
   config: ServerConfig;
   /** The secret values by env variable (stdio) or header (HTTP, SSE) name. */
   secrets: { env: Record<string, string>; headers: Record<string, string> };
-  /** Command-line words that hold a secret value (the entry put one there): in `args` as placeholders, their words in `secrets.env`. */
+  /**
+   * Command-line words, or parts of the address, that hold a secret value (the entry put one there): in
+   * `args` or `url` as placeholders, their text in `secrets.env` or `secrets.headers` (see hideUrlSecrets).
+   */
   secretArgs: number;
 }
 
@@ -38,9 +42,19 @@ export function registryUpstream(launch: Launch, secretValues: ReadonlySet<strin
     const config = ServerConfigSchema.parse({ type: 'stdio', command: launch.command, args, env: plain, ...common });
     return { config, secrets: { env: secret, headers: {} }, secretArgs };
   }
-  const { plain, secret } = split(launch.headers);
-  const config = ServerConfigSchema.parse({ type: launch.type, url: launch.url, headers: plain, ...common });
-  return { config, secrets: { env: {}, headers: secret }, secretArgs: holdsSecret(launch.url, secretValues) ? 1 : 0 };
+  // Parsed first as given: a user name and password in the address become its Authorization header.
+  const given = ServerConfigSchema.parse({ type: launch.type, url: launch.url, headers: launch.headers, ...common });
+  if (given.type === 'stdio') throw new Error('a remote launch parsed as a stdio server');
+  const { plain, secret } = split(given.headers);
+  // A header the parse made (from the address's sign-in) holds a credential, whatever the entry says of it.
+  for (const [name, value] of Object.entries(plain)) {
+    if (Object.hasOwn(launch.headers, name) && launch.headers[name] === value) continue;
+    secret[name] = value;
+    delete plain[name];
+  }
+  const hidden = hideUrlSecrets(given.url, secretValues, new Set(Object.keys(given.headers)));
+  const config = ServerConfigSchema.parse({ ...given, url: hidden.url, headers: plain });
+  return { config, secrets: { env: {}, headers: { ...secret, ...hidden.values } }, secretArgs: Object.keys(hidden.values).length };
 }
 
 /** The config with its secrets put back in (where no secret store exists yet). */

@@ -9,10 +9,10 @@
  * against someone who can read the data folder as this user: the key sits next to the file. The status
  * reports this store as `encrypted-file` so that the user can tell it from the keychain.
  */
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
-import { readFile, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
-import { writeAtomically } from '../files/atomic-file.js';
+import { createCipheriv, createDecipheriv, randomBytes, randomInt } from 'node:crypto';
+import { link, open, readFile, rm, type FileHandle } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { renameOver, syncFolder, writeAll, writeAtomically } from '../files/atomic-file.js';
 import { KnownValues, SecretStoreError, type SecretStore } from './secret-store.js';
 
 export const SECRETS_FILE = 'secrets.enc';
@@ -38,10 +38,15 @@ async function readOptional(path: string): Promise<Buffer | undefined> {
   }
 }
 
-/** The key from secrets.key, created (exclusively, 0600) on first use. */
+/**
+ * The key from secrets.key (undefined when there is none), created on first use when `create` says so.
+ * An empty key file beside no secrets.enc counts as none: an older version left one when the disk filled
+ * up as it wrote the key, and nothing was ever encrypted with it.
+ */
 async function loadKey(path: string, create: boolean): Promise<Buffer | undefined> {
   const existing = await readOptional(path);
-  if (existing) {
+  const leftover = existing?.length === 0 && (await readOptional(join(dirname(path), SECRETS_FILE))) === undefined;
+  if (existing && !leftover) {
     if (existing.length !== KEY_BYTES)
       throw new SecretStoreError(
         `${path} is not a Spillway secrets key (wrong length). Restore it from a backup, or remove it together with ${SECRETS_FILE} and enter the secrets again.`,
@@ -49,15 +54,51 @@ async function loadKey(path: string, create: boolean): Promise<Buffer | undefine
     return existing;
   }
   if (!create) return undefined;
+  // Two processes that both find the leftover may both replace it; they would clobber each other's
+  // secrets.enc as well, so that case is no worse than two first writes already were.
+  if (leftover) await rm(path, { force: true });
   const key = randomBytes(KEY_BYTES);
   try {
-    await writeFile(path, key, { mode: 0o600, flag: 'wx' });
+    await placeKey(path, key);
     return key;
   } catch (err) {
     // Another process created it first: use theirs.
     if ((err as NodeJS.ErrnoException).code === 'EEXIST') return loadKey(path, false);
     throw err;
   }
+}
+
+/** Errors of a file system without hard links (FAT, some network shares). */
+const NO_LINKS = new Set(['EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'ENOSYS', 'EXDEV']);
+
+/**
+ * Writes a new key to `path` whole or not at all, never over an existing one (EEXIST then): through a
+ * synced 0600 temp file linked into place, so a disk that fills up part way leaves no key rather than a
+ * short one that would refuse every later save.
+ */
+async function placeKey(path: string, key: Buffer): Promise<void> {
+  const temp = `${path}.${randomInt(2 ** 47)}`;
+  let handle: FileHandle | undefined;
+  try {
+    handle = await open(temp, 'wx', 0o600);
+    await writeAll(handle, key);
+    await handle.sync();
+    await handle.close();
+    handle = undefined;
+    try {
+      await link(temp, path);
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code ?? '';
+      if (!NO_LINKS.has(code)) throw err;
+      // No hard links here: checked, then renamed (the narrow race is another process's first key).
+      if ((await readOptional(path)) !== undefined) throw Object.assign(new Error(`${path} exists`), { code: 'EEXIST' });
+      await renameOver(temp, path);
+    }
+  } finally {
+    await handle?.close().catch(() => undefined);
+    await rm(temp, { force: true }).catch(() => undefined);
+  }
+  await syncFolder(dirname(path));
 }
 
 export function seal(key: Buffer, values: Record<string, string>): string {

@@ -2,7 +2,8 @@
  * Credentials in a remote server's address (`https://mcp.example.com/mcp?api_key=…`, as many hosted MCP
  * services hand them out): a query parameter named like a credential holds a secret, kept in the secret
  * store like a header value; config.json then holds `api_key=<secret>`. Parameters are found and replaced
- * in the address's text, so the rest of it stays exactly as the user wrote it.
+ * in the address's text, so the rest of it stays exactly as the user wrote it. A secret a catalog entry
+ * puts anywhere else in the address is kept as a header instead (hideUrlSecrets, below).
  */
 import { SECRET_REF } from '../../../shared/config.js';
 
@@ -75,4 +76,77 @@ export function urlSecretValues(url: string): Map<string, string> {
   const values = new Map<string, string>();
   swapSecretParams(url, (name, value) => void values.set(name, value));
   return values;
+}
+
+/**
+ * A secret that a catalog entry puts elsewhere in an address than a credential parameter
+ * (`https://mcp.example.com/{api_key}/mcp`, a key in the host name or in a parameter named otherwise):
+ * only the entry says it is one, so the address holds `${SPILLWAY_SECRET_URL_<n>}` in its place and the
+ * server's headers hold the text under that name — a secret like any header value, so in the secret store,
+ * not in config.json (the same way a secret command-line word is kept: shared/server-config.ts's
+ * secretArgName). expandSecretUrl puts the text back as the server is reached.
+ */
+export const secretUrlName = (n: number) => `SPILLWAY_SECRET_URL_${n}`;
+const SECRET_URL_NAME = /^SPILLWAY_SECRET_URL_\d+$/;
+const SECRET_URL_REF = /\$\{(SPILLWAY_SECRET_URL_\d+)\}/g;
+
+/** Whether a header name carries a part of the address (see secretUrlName). */
+export const isSecretUrlName = (name: string): boolean => SECRET_URL_NAME.test(name);
+
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/**
+ * The address with each of `secrets` in it (as given, or URL-encoded) replaced by a secretUrlName
+ * placeholder, and the text each placeholder stands for; `taken` are names in use (the server's headers).
+ * The scheme is not searched, nor the value of a credential parameter: splitUrlSecrets keeps that one
+ * (config.json then holds `api_key=<secret>`, as for an address typed by hand).
+ */
+export function hideUrlSecrets(
+  url: string,
+  secrets: Iterable<string>,
+  taken: ReadonlySet<string> = new Set(),
+): { url: string; values: Record<string, string> } {
+  const texts = new Set<string>();
+  for (const secret of secrets) if (secret !== '') texts.add(secret).add(encodeURIComponent(secret));
+  const values: Record<string, string> = {};
+  if (texts.size === 0) return { url, values };
+  // The longest first: a secret holding another is replaced whole.
+  const pattern = new RegExp(
+    [...texts]
+      .sort((a, b) => b.length - a.length)
+      .map(escapeRegExp)
+      .join('|'),
+    'g',
+  );
+  const names = new Map<string, string>();
+  let n = 0;
+  const placeholder = (text: string) => {
+    let name = names.get(text);
+    if (name === undefined) {
+      do name = secretUrlName(++n);
+      while (taken.has(name));
+      names.set(text, name);
+      values[name] = text;
+    }
+    return `\${${name}}`;
+  };
+  const { url: refs, values: params } = splitUrlSecrets(url);
+  const scheme = /^[a-z][a-z0-9+.-]*:\/\//i.exec(refs)?.[0] ?? '';
+  const rest = refs
+    .slice(scheme.length)
+    .split(SECRET_REF)
+    .map((piece) => piece.replace(pattern, placeholder))
+    .join(SECRET_REF);
+  if (n === 0) return { url, values };
+  return { url: swapSecretParams(scheme + rest, (name, value) => (value === SECRET_REF ? params.get(name) : undefined)), values };
+}
+
+/**
+ * A remote server's address and headers as the server is reached: each secretUrlName placeholder
+ * replaced by the header of that name, and those headers left out (they are parts of the address, not
+ * headers to send). A placeholder without its header stays as written.
+ */
+export function expandSecretUrl(url: string, headers: Readonly<Record<string, string>>): { url: string; headers: Record<string, string> } {
+  const expanded = url.replace(SECRET_URL_REF, (whole, name: string) => (Object.hasOwn(headers, name) ? headers[name]! : whole));
+  return { url: expanded, headers: Object.fromEntries(Object.entries(headers).filter(([name]) => !isSecretUrlName(name))) };
 }

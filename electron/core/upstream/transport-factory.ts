@@ -11,6 +11,7 @@ import type { ServerConfig } from '../../../shared/config.js';
 import type { ChildReaper } from './child-reaper.js';
 import type { EnvLike } from './child-env.js';
 import type { SpoolTarget } from '../wire/spool-target.js';
+import { expandSecretUrl } from '../secrets/url-secrets.js';
 import { StdioUpstreamTransport } from './stdio-transport.js';
 import type { UpstreamTransportHandle } from './upstream.js';
 
@@ -71,9 +72,11 @@ export function createTransportFactory(options: TransportFactoryOptions) {
       transport.onNoise = (line) => onStderr(`[stdout noise] ${line}`);
       return { transport, stderrTail: () => transport.stderrTail() };
     }
-    const url = new URL(config.url);
-    const requestInit: RequestInit = { headers: { ...config.headers } };
-    const authProvider = hasAuthorizationHeader(config.headers) ? undefined : options.authProvider?.(id, config.url);
+    // A secret part of the address kept as a header (a catalog entry's key in the path) goes back in its place.
+    const remote = expandSecretUrl(config.url, config.headers);
+    const url = new URL(remote.url);
+    const requestInit: RequestInit = { headers: { ...remote.headers } };
+    const authProvider = hasAuthorizationHeader(remote.headers) ? undefined : options.authProvider?.(id, remote.url);
     // Loaded on first use: most setups are stdio-only, and startup time counts.
     if (config.type === 'sse') {
       const { SSEClientTransport } = await import('@modelcontextprotocol/sdk/client/sse.js');
@@ -91,7 +94,7 @@ export function createTransportFactory(options: TransportFactoryOptions) {
             // object, which spreads to {}: copied through Headers, with the configured ones set on top.
             fetch: async (input, init) => {
               const headers = new Headers(init?.headers);
-              for (const [name, value] of Object.entries(config.headers)) headers.set(name, value);
+              for (const [name, value] of Object.entries(remote.headers)) headers.set(name, value);
               const res = await fetch(input, { ...init, headers });
               refusedInARow = res.status === 401 && authProvider ? refusedInARow + 1 : 0;
               if (refusedInARow < 2) return res;
