@@ -12,12 +12,16 @@ export function cacheFor(ctx: CallContext, cache: CallCache | undefined, paused:
   return ctx.values && ctx.values.cacheTtlSeconds > 0 && !paused ? cache : undefined;
 }
 
-/** Result stage: the upstream's result kept under this call's arguments (with what the call cost). */
+/**
+ * Result stage: the upstream's result kept under this call's arguments (with what the call cost), and
+ * with this call's PII vault: the result's placeholders carry its tag, and only it restores them.
+ */
 export function keepInCache(ctx: CallContext, cache: CallCache, result: CallToolResult): void {
   const values = ctx.values!;
   cache.set(ctx.server, ctx.tool, ctx.args, result, {
     ttlSeconds: values.cacheTtlSeconds,
     cacheErrors: values.cacheErrors,
     durationMs: elapsedMs(ctx),
+    ...(ctx.masking ? { vault: ctx.masking.vault } : {}),
   });
 }

@@ -10,6 +10,7 @@ import type { Settings } from '../../../shared/config.js';
 import type { DownstreamExtra, DownstreamSession } from '../downstream/session.js';
 import { isCancelled } from '../downstream/request-cancellation.js';
 import { PiiPatternError } from '../pii/custom-patterns.js';
+import { restore } from '../pii/pii-vault.js';
 import type { CachedCall } from '../policy/call-cache.js';
 import { noteMaskedCopy } from '../spill/result-preview.js';
 import type { ShapedResult } from '../spill/shape-result.js';
@@ -160,11 +161,12 @@ export class ToolCallPipeline {
   }
 
   /**
-   * A cache hit: the raw upstream result shaped again under today's policy. Masking is deterministic,
-   * so this call's vault restores the placeholders the upstream answered with.
+   * A cache hit: the raw upstream result shaped again under today's policy. Its placeholders carry the
+   * tag of the call that stored it, so that call's vault (kept with the entry) restores them, not this
+   * call's; the entry is keyed by the arguments, so they are this call's values too.
    */
   async #fromCache(ctx: CallContext, hit: CachedCall): Promise<CallToolResult> {
-    const result = restorePii(ctx, hit.result);
+    const result = hit.vault ? restore(hit.result, hit.vault) : hit.result;
     let report: CallReport;
     try {
       report = result.isError ? asIsReport(result) : await this.#shape(ctx, result);

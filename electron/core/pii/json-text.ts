@@ -1,11 +1,16 @@
 /**
- * How masking reads a JSON text (one object or array, or JSON lines). Detectors run on a view of the
- * text of the same length in which each escape (`\n`, `\t`, `\u00e9`, `\"`) reads as spaces then the
- * character it stands for: in `\nalice@example.com` they see a line break then an address, not the word
- * `nalice`. Custom patterns read the strings' quotes as line breaks, so `.*` or `^…$` (flag m) stop at
- * the end of a string. A match then only replaces what lies inside strings and number tokens, never a
- * quote, comma or brace, so the masked text is still valid JSON. Other text is read as it is: there a
- * backslash is as likely part of a Windows path (`C:\new`) as an escape.
+ * How masking reads a JSON text (one object or array, or JSON lines; a leading byte order mark reads as
+ * whitespace). Detectors run on a view of the text of the same length in which each escape (`\n`, `\t`,
+ * `\u00e9`, `\"`) reads as spaces then the character it stands for: in `\nalice@example.com` they see a
+ * line break then an address, not the word `nalice`. Custom patterns read the strings' quotes as line
+ * breaks, so `.*` or `^…$` (flag m) stop at the end of a string (and the text as it is too, for a pattern
+ * written with the quotes). A match then only replaces what lies inside strings and number tokens, never
+ * a quote, comma or brace, so the masked text is still valid JSON.
+ *
+ * In other text a backslash may start an escape (JSON lines cut off at the end, a log that quotes JSON)
+ * or be part of a Windows path (`C:\new`). The view there keeps every backslash and reads the letter of
+ * `\n`, `\r`, `\t`, `\b`, `\f` (and the `u00e9` of `\u00e9`) as spaces: the escape ends a word, so
+ * `\n555-234-5678` is found as a phone number and `\nbob@example.com` becomes `\n[EMAIL_1]`, not `\[EMAIL_1]`.
  */
 
 /** A span of the text to replace with a placeholder. */
@@ -36,7 +41,10 @@ export class TextLayout {
     return (this.#json ??= isJsonText(this.text));
   }
 
-  /** What built-in detectors read: same length as the text; in a JSON text each escape reads as spaces then its character. */
+  /**
+   * What built-in detectors read: same length as the text. In a JSON text each escape reads as spaces
+   * then its character; in other text an escape's letter (and the digits of a `\u` escape) read as spaces.
+   */
   get view(): string {
     return this.#escapesRead().view;
   }
@@ -66,7 +74,10 @@ export class TextLayout {
   }
 
   #escapesRead(): { view: string; escapes: number[] } {
-    return (this.#escaped ??= this.text.includes('\\') && this.json ? readEscapes(this.text) : { view: this.text, escapes: [] });
+    if (this.#escaped) return this.#escaped;
+    const text = this.text;
+    if (!text.includes('\\')) return (this.#escaped = { view: text, escapes: [] });
+    return (this.#escaped = this.json ? readEscapes(text) : { view: escapesAsBoundaries(text), escapes: [] });
   }
 
   #stringSpans(): number[] {
@@ -78,7 +89,8 @@ export class TextLayout {
 export function isJsonText(text: string): boolean {
   const first = text[firstNonSpace(text)];
   if (first !== '{' && first !== '[') return false;
-  if (parses(text)) return true;
+  // JSON.parse refuses a byte order mark; a file read as it is may start with one.
+  if (parses(text.charCodeAt(0) === BOM ? text.slice(1) : text)) return true;
   // JSON lines; a log whose first line starts with "[INFO]" fails at that line.
   if (!text.includes('\n')) return false;
   let lines = 0;
@@ -118,6 +130,29 @@ function readEscapes(text: string): { view: string; escapes: number[] } {
     at = end;
   }
   return { view: view + text.slice(at), escapes };
+}
+
+const HEX4 = /^[0-9a-fA-F]{4}$/;
+
+/**
+ * The view of a text that is not whole JSON: the same text, with the letter of each `\n`, `\r`, `\t`,
+ * `\b`, `\f` and the `uXXXX` of each `\uXXXX` read as spaces; the backslash stays, and so does any
+ * other escape (`\\`, `\"`, `\U` in `C:\Users`). The text itself when it holds none of them.
+ */
+function escapesAsBoundaries(text: string): string {
+  let view = '';
+  let at = 0;
+  for (let start = text.indexOf('\\'); start !== -1 && start < text.length - 1; start = text.indexOf('\\', start + 2)) {
+    const letter = text[start + 1]!;
+    if (letter === '\\') continue;
+    let end = -1;
+    if ('nrtbf'.includes(letter)) end = start + 2;
+    else if (letter === 'u' && HEX4.test(text.slice(start + 2, start + 6))) end = start + 6;
+    if (end === -1) continue;
+    view += text.slice(at, start + 1) + ' '.repeat(end - start - 1);
+    at = end;
+  }
+  return at === 0 ? text : view + text.slice(at);
 }
 
 /** `view` with the quotes around each string (spans of their contents) replaced by line breaks. */
@@ -205,8 +240,11 @@ function numberPieces(text: string, start: number, end: number, label: string, i
   }
 }
 
+const BOM = 0xfeff;
+
+/** Where the text starts after whitespace (and a byte order mark at its very start). */
 function firstNonSpace(text: string): number {
-  let i = 0;
+  let i = text.charCodeAt(0) === BOM ? 1 : 0;
   while (i < text.length && (text[i] === ' ' || text[i] === '\n' || text[i] === '\r' || text[i] === '\t')) i++;
   return i;
 }

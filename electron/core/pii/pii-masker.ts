@@ -86,7 +86,12 @@ export function createMasker(options: PiiMaskerOptions = {}): PiiMasker {
     const candidates: RankedMatch[] = [];
     detectors.forEach((d, rank) => {
       running = d;
-      for (const m of d.detect(d.custom ? layout.lineView : layout.view, context)) candidates.push({ ...m, rank });
+      const found = d.detect(d.custom ? layout.lineView : layout.view, context);
+      // A custom pattern written for the text itself (`"account":\s*"\w+"` with the JSON's quotes, or
+      // `Users\\nancy` with a backslash) may match only there: it reads the text as it is too, and such
+      // a match counts where the pattern found nothing on the line reading.
+      if (d.custom && layout.lineView !== layout.text) found.push(...apart(d.detect(layout.text, context), found));
+      for (const m of found) candidates.push({ ...m, rank });
     });
     running = undefined;
     if (candidates.length === 0) return [];
@@ -174,6 +179,20 @@ export function createMasker(options: PiiMaskerOptions = {}): PiiMasker {
     if (structuredContent !== undefined) masked.structuredContent = mapStrings(structuredContent, (text, key) => maskString(text, vault, { key }));
     return { masked: masked as T, vault };
   }
+}
+
+/**
+ * The matches of `raw` that overlap none of `kept` (both in text order): where a pattern matched the
+ * line reading, that match stands, so `note: .*` still stops at the end of a JSON string.
+ */
+function apart(raw: readonly PiiMatch[], kept: readonly PiiMatch[]): PiiMatch[] {
+  const out: PiiMatch[] = [];
+  let k = 0;
+  for (const m of raw) {
+    while (k < kept.length && kept[k]!.end <= m.start) k++;
+    if (k === kept.length || kept[k]!.start >= m.end) out.push(m);
+  }
+  return out;
 }
 
 interface TextField {

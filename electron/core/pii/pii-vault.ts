@@ -26,7 +26,8 @@ interface Entry {
 
 /**
  * The originals behind the placeholders of one call. Holds personal data: keep it in memory for the
- * call's lifetime only. `toJSON` leaves the originals out, so a vault logged by mistake leaks nothing.
+ * call's lifetime only, or as long as the call cache keeps the call's result (keyed by the same
+ * arguments). `toJSON` leaves the originals out, so a vault logged by mistake leaks nothing.
  */
 export class PiiVault {
   readonly #byValue = new Map<string, string>();

@@ -4,6 +4,7 @@
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { LRUCache } from 'lru-cache';
+import type { PiiVault } from '../pii/pii-vault.js';
 import { canonicalJson } from './canonical-json.js';
 
 export interface CachedCall {
@@ -14,6 +15,13 @@ export interface CachedCall {
   /** What the original call cost, so a hit can be recorded as time and tokens saved. */
   durationMs?: number;
   tokens?: number;
+  /**
+   * The PII vault of the call that stored the result: it restores the placeholders the upstream answered
+   * with (each call's placeholders carry their own tag, so a hit's own vault restores none of them). The
+   * upstream was sent only placeholders of the arguments the entry is keyed by, so a hit (same arguments)
+   * gets back its own values.
+   */
+  vault?: PiiVault;
 }
 
 export interface CallCacheOptions {
@@ -31,6 +39,8 @@ export interface CacheWrite {
   cacheErrors?: boolean;
   durationMs?: number;
   tokens?: number;
+  /** The call's PII vault, when its arguments were masked (see CachedCall.vault). */
+  vault?: PiiVault;
 }
 
 export interface CallCacheStats {
@@ -96,6 +106,7 @@ export class CallCache {
       expiresAt: storedAt + ttl,
       ...(write.durationMs !== undefined ? { durationMs: write.durationMs } : {}),
       ...(write.tokens !== undefined ? { tokens: write.tokens } : {}),
+      ...(write.vault ? { vault: write.vault } : {}),
     };
     const key = CallCache.key(server, tool, args);
     this.#lru.set(key, entry, { ttl });
