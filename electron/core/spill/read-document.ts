@@ -1,8 +1,9 @@
 /**
  * One read_result op on a spilled text, as the hub's main thread runs it for most texts and the read
- * thread (read-thread.ts) for the largest: the same code, so the same answers. What needs the token
- * counter (the output cap, TOON views and answers) stays with the caller on the main thread
- * (read-result.ts); what crosses between the threads is plain data.
+ * thread (read-thread.ts) for the largest, and for greps and queries: the same code, so the same answers.
+ * The output cap and a query's TOON answer stay with the caller on the main thread (read-result.ts); the
+ * view of a JSON text's lines is chosen by `viewOf` where the op runs, or given (DocumentRead.toonHeader).
+ * What crosses between the threads is plain data.
  */
 import { charBoundary } from '../tokens/text-cuts.js';
 import { formatCount, shape } from './json-summary.js';
@@ -29,9 +30,9 @@ export interface DocumentRead {
   /** Cut-off for a grep or a query (default READ_DEADLINE_MS). */
   deadlineMs?: number;
   /**
-   * The view of a JSON text's lines the caller chose (read-encoding.ts linesView), for an op it sends to
-   * the read thread, which has no token counter to choose it: a TOON view's header (the thread makes the
-   * same view again), or null for the JSON lines. Undefined: `viewOf` chooses.
+   * The view of a JSON text's lines chosen before (read-encoding.ts linesView, on either thread), so that
+   * every op reads the lines the first one read: a TOON view's header (toonViewOf: that view, made again if
+   * need be), or null for the JSON lines. Undefined: `viewOf` chooses.
    */
   toonHeader?: string | null;
 }
@@ -48,6 +49,22 @@ export type DocumentAnswer =
 
 /** The view a JSON text's lines are read on (read-encoding.ts): its TOON view for a table, else undefined. */
 export type LinesViewOf = (doc: SpillDocument) => Promise<LinesView | undefined> | LinesView | undefined;
+
+/**
+ * `viewOf`, noting what it chose: `chosen()` is the view's header when it is a TOON view, null for the JSON
+ * lines (no TOON view, or one too large to make), undefined while it was not asked.
+ */
+export function notingView(viewOf: LinesViewOf): { viewOf: LinesViewOf; chosen: () => string | null | undefined } {
+  let chosen: string | null | undefined;
+  return {
+    viewOf: async (doc) => {
+      const view = await viewOf(doc);
+      chosen = view && view.doc !== doc ? view.header : null;
+      return view;
+    },
+    chosen: () => chosen,
+  };
+}
 
 /** Said over grep's lines of a JSON text when its TOON view had none. */
 const JSON_GREP_NOTE =

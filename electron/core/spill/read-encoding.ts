@@ -51,8 +51,12 @@ export function linesView(
   if (!byEncoding) views.set(doc, (byEncoding = new Map()));
   let view = byEncoding.get(encoding);
   if (!view) {
-    view = makeView(doc, encoding, counter, limits);
-    byEncoding.set(encoding, view);
+    const made = makeView(doc, encoding, counter, limits);
+    // A failed choice (its counts could not be had) is not kept: the next read tries again.
+    made.catch(() => {
+      if (byEncoding.get(encoding) === made) byEncoding.delete(encoding);
+    });
+    byEncoding.set(encoding, (view = made));
   }
   return view;
 }
@@ -66,10 +70,13 @@ async function makeView(doc: SpillDocument, encoding: ResultEncoding, counter: T
   try {
     const encoded = await encodeValue(json.value, encoding, counter, doc.text, toonWithin(limits.deadlineMs));
     if (encoded.encoding !== 'toon') return undefined;
-    return {
+    const view = {
       doc: new SpillDocument(encoded.text),
       header: `[Lines of the result as TOON: ${encodingNote(encoded)!}; head, tail, slice and grep number these lines (one row a line), read and query use its JSON]`,
     };
+    // An op given this view by its header (toonViewOf) reads it, not another made again.
+    if (!remade.has(doc)) remade.set(doc, view);
+    return view;
   } catch (error) {
     if (error instanceof DeadlineExceeded) return { doc, header: tooLarge(doc.text) };
     throw error;
@@ -78,9 +85,8 @@ async function makeView(doc: SpillDocument, encoding: ResultEncoding, counter: T
 
 /**
  * The view of a JSON text longer than TOON_VIEW_MAX_CHARS, which its size alone decides (no TOON is tried,
- * so no token counter is needed): the read thread's (read-thread.ts), for the texts it is given. A shorter
- * text may have a TOON view only linesView can choose: an op on its lines sent to the read thread names
- * that view (DocumentRead.toonHeader, see toonViewOf); without it, its JSON lines are read.
+ * so no token counter is needed): the read thread's (read-thread.ts) for an op sent without a counter to
+ * ask. A shorter text may have a TOON view only linesView can choose: then its JSON lines are read.
  */
 export function largeLinesView(doc: SpillDocument, encoding: ResultEncoding): LinesView | undefined {
   if (doc.text.length <= TOON_VIEW_MAX_CHARS) return undefined;
@@ -88,13 +94,14 @@ export function largeLinesView(doc: SpillDocument, encoding: ResultEncoding): Li
   return { doc, header: tooLarge(doc.text) };
 }
 
-/** TOON views made again on the read thread (toonViewOf), kept with their document like linesView's. */
+/** The TOON view of each document, made by linesView or made again by toonViewOf, kept with the document like linesView's. */
 const remade = new WeakMap<SpillDocument, LinesView>();
 
 /**
- * The TOON view linesView chose for `doc` on the main thread, made again from its header where there is no
- * token counter to choose it (the read thread): TOON encoding is deterministic, so its lines are the ones
- * head, tail and slice showed there. Should the TOON not come out (it did there), its JSON lines, saying so.
+ * The TOON view linesView chose for `doc` on one thread, given by its header on the other (read-result.ts
+ * keeps which view each result's lines were read on): the one made here if linesView made it, else made
+ * again. TOON encoding is deterministic, so its lines are the ones the other thread read. Should the TOON
+ * not come out (it did there), its JSON lines, saying so.
  */
 export function toonViewOf(doc: SpillDocument, header: string): LinesView {
   let view = remade.get(doc);

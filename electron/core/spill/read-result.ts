@@ -1,9 +1,10 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { LRUCache } from 'lru-cache';
 import type { ResultEncoding } from '../../../shared/policy.js';
 import { charBoundary } from '../tokens/text-cuts.js';
 import type { TokenCounter } from '../tokens/token-counter.js';
 import { formatCount } from './json-summary.js';
-import { answerRead, type DocumentAnswer, type DocumentOp, type DocumentRead } from './read-document.js';
+import { answerRead, notingView, type DocumentAnswer, type DocumentOp, type DocumentRead } from './read-document.js';
 import { linesView, queryAnswer, TOON_VIEW_MAX_CHARS } from './read-encoding.js';
 import { queryHeader, ReadOpError } from './read-ops.js';
 import { READ_RESULT_TOOL_NAME, ReadResultArgs } from './read-result-tool.js';
@@ -30,8 +31,8 @@ export interface ReadResultOptions {
 /**
  * Texts of more UTF-8 bytes than this are read on the read thread: on the main thread, reading, splitting
  * and parsing them would hold every other call (~0.1 s for 6 MB of JSON, ~0.9 s for 51 MB, audit s12). It
- * is three times TOON_VIEW_MAX_CHARS, so such a text has more characters than any that gets a TOON view,
- * whose making needs the token counter of this thread (read-encoding.ts largeLinesView).
+ * is three times TOON_VIEW_MAX_CHARS (a character has at most 3 bytes), so such a text has more characters
+ * than any that gets a TOON view: its size alone decides its view (read-encoding.ts linesView).
  */
 export const OFF_THREAD_ABOVE_BYTES = 3 * TOON_VIEW_MAX_CHARS;
 
@@ -137,6 +138,11 @@ function tooLong(name: 'pattern' | 'query', length: number, next: string): strin
  * done), else here on the store's cached document. A grep or query runs the model's own pattern or query,
  * which may take up to its deadline (2 s) on a small text too: on this thread, that held every other call
  * for as long, and five sent at once for 10 s (audit s13). The thread runs the same code, so the same answers.
+ *
+ * The view of a JSON text's lines is chosen once, where the first op on them runs, and kept (chosenViews):
+ * later ops, on either thread, read the same lines, so grep's line numbers are the lines slice shows. A
+ * table whose TOON view the thread chose has its lines read there too: making that view here held this
+ * thread (~0.4 s for a 1.8 M-character table, audit s13).
  */
 async function answerOf(
   store: SpillStore,
@@ -148,22 +154,44 @@ async function answerOf(
 ): Promise<DocumentAnswer> {
   const thread = options.thread ?? sharedThread;
   const above = Math.max(OFF_THREAD_ABOVE_BYTES, options.offThreadAboveBytes ?? 0);
-  if (entry.textBytes > above) return thread.read(await store.textFile(entry.handle), encoding, read);
-  if ((read.op.op === 'grep' || read.op.op === 'query') && above !== Infinity) {
-    // The thread has no token counter to choose a TOON view with: the one grep reads is chosen here.
-    const toonHeader = read.op.op === 'grep' ? await toonHeaderOf(store, entry, encoding, counter) : undefined;
-    return thread.read(await store.textFile(entry.handle), encoding, { ...read, toonHeader });
+  const views = chosenViewsOf(store);
+  const key = `${encoding} ${entry.handle}`;
+  const chosen = entry.contentType === 'json' ? views.get(key) : undefined;
+  const modelCode = read.op.op === 'grep' || read.op.op === 'query';
+  const threadView = chosen?.byThread === true && chosen.toonHeader !== null;
+  if (entry.textBytes > above || ((modelCode || threadView) && above !== Infinity)) {
+    // The JSON lines (null) are named to grep alone, which reads them without a header: another op chooses
+    // again, for the header of a table too large for TOON (its size decides, as it did).
+    const toonHeader = read.op.op === 'grep' ? chosen?.toonHeader : (chosen?.toonHeader ?? undefined);
+    const got = await thread.read(await store.textFile(entry.handle), encoding, { ...read, toonHeader }, counter);
+    if (got.view !== undefined && !views.has(key)) views.set(key, { toonHeader: got.view, byThread: true });
+    return got.answer;
   }
   const doc = await store.readDocument(entry.handle);
-  return answerRead(doc, read, (d) => linesView(d, encoding, counter));
+  // A TOON view chosen before is read by its header (the one made here, or made again); else linesView chooses,
+  // which keeps its choice with the document.
+  const { viewOf, chosen: choice } = notingView((d) => linesView(d, encoding, counter));
+  const answer = await answerRead(doc, { ...read, toonHeader: chosen?.toonHeader ?? undefined }, viewOf);
+  const view = choice();
+  if (view !== undefined && entry.contentType === 'json' && !views.has(key)) views.set(key, { toonHeader: view, byThread: false });
+  return answer;
 }
 
-/** The header of the TOON view a JSON text's lines are read on (read-encoding.ts linesView), or null for its JSON lines. */
-async function toonHeaderOf(store: SpillStore, entry: SpillEntry, encoding: ResultEncoding, counter: TokenCounter): Promise<string | null> {
-  if (entry.contentType !== 'json') return null;
-  const doc = await store.readDocument(entry.handle);
-  const view = await linesView(doc, encoding, counter);
-  return view && view.doc !== doc ? view.header : null;
+/** The view a result's lines were read on: a TOON view's header or null for its JSON lines, and whether the read thread chose it. */
+interface ChosenView {
+  toonHeader: string | null;
+  byThread: boolean;
+}
+
+/** Views chosen, by store, then by encoding and handle (a handle names its content, so its view never changes). */
+const chosenViews = new WeakMap<SpillStore, LRUCache<string, ChosenView>>();
+/** Results whose view is kept per store: a few hundred bytes each. */
+const CHOSEN_VIEWS_MAX = 1_000;
+
+function chosenViewsOf(store: SpillStore): LRUCache<string, ChosenView> {
+  let views = chosenViews.get(store);
+  if (!views) chosenViews.set(store, (views = new LRUCache<string, ChosenView>({ max: CHOSEN_VIEWS_MAX })));
+  return views;
 }
 
 function stat(entry: SpillEntry, doc: { chars: number; lines: number; json: string[] }): string {

@@ -3,20 +3,29 @@ import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { ResultEncoding } from '../../../shared/policy.js';
+import type { TokenCounter } from '../tokens/token-counter.js';
 import type { DocumentAnswer, DocumentRead } from './read-document.js';
 import { ReadOpError } from './read-ops.js';
-import type { ReadThreadReply, ReadThreadRequest } from './read-thread.js';
+import type { CountRequest, FromReadThread, ReadThreadData, ReadThreadRequest, ToReadThread } from './read-thread.js';
 
 /**
  * How long the read thread is kept with nothing to do: long enough for a model's run of reads of one
- * result (the thread keeps the last text with its lines and JSON), short enough not to hold hundreds of
- * megabytes for long.
+ * result (the thread keeps the texts it read with their lines and JSON), short enough not to hold hundreds
+ * of megabytes for long.
  */
 export const READ_THREAD_IDLE_MS = 30_000;
 
+/** An op's answer from the thread, and the view of the text's lines it chose (ReadThreadReply `view`). */
+export interface ThreadAnswer {
+  answer: DocumentAnswer;
+  /** A TOON view's header, or null for the JSON lines; undefined when the op chose no view. */
+  view?: string | null;
+}
+
 interface Pending {
-  resolve: (answer: DocumentAnswer) => void;
+  resolve: (answer: ThreadAnswer) => void;
   reject: (error: Error) => void;
+  counter?: TokenCounter;
 }
 
 /**
@@ -42,16 +51,18 @@ export class ReadThread {
   }
 
   /**
-   * Answers `read` on the text file at `path`. A request the model can fix rejects with ReadOpError, a
+   * Answers `read` on the text file at `path`. With `counter`, the thread may choose the view of a JSON
+   * text's lines as linesView does here (read-encoding.ts), asking this counter for the token counts it
+   * needs; without it, only a text's size decides. A request the model can fix rejects with ReadOpError, a
    * file system error with an Error carrying its `code` (ENOENT: the files are gone).
    */
-  read(path: string, encoding: ResultEncoding, read: DocumentRead): Promise<DocumentAnswer> {
+  read(path: string, encoding: ResultEncoding, read: DocumentRead, counter?: TokenCounter): Promise<ThreadAnswer> {
     const worker = this.#ensureWorker();
-    const request: ReadThreadRequest = { id: this.#nextId++, path, encoding, read };
-    return new Promise<DocumentAnswer>((resolve, reject) => {
-      this.#pending.set(request.id, { resolve, reject });
+    const request: ReadThreadRequest = { id: this.#nextId++, path, encoding, read, ...(counter ? { counts: true as const } : {}) };
+    return new Promise<ThreadAnswer>((resolve, reject) => {
+      this.#pending.set(request.id, { resolve, reject, counter });
       worker.ref();
-      worker.postMessage(request);
+      worker.postMessage(request satisfies ToReadThread);
     });
   }
 
@@ -69,13 +80,21 @@ export class ReadThread {
     this.#idleTimer = undefined;
     if (this.#worker) return this.#worker;
     // None of this process's flags (a loader such as tsx's is set up by the program when it needs one).
-    const worker = new Worker(readThreadProgram(import.meta.url), { eval: true, execArgv: [] });
+    const worker = new Worker(readThreadProgram(import.meta.url), {
+      eval: true,
+      execArgv: [],
+      workerData: { spillwayReadThread: true } satisfies ReadThreadData,
+    });
     worker.unref();
-    worker.on('message', (reply: ReadThreadReply) => {
+    worker.on('message', (reply: FromReadThread) => {
+      if ('count' in reply) {
+        this.#count(worker, reply);
+        return;
+      }
       const pending = this.#pending.get(reply.id);
       if (pending) {
         this.#pending.delete(reply.id);
-        if ('answer' in reply) pending.resolve(reply.answer);
+        if ('answer' in reply) pending.resolve({ answer: reply.answer, ...(reply.view !== undefined ? { view: reply.view } : {}) });
         else if (reply.readOp) pending.reject(new ReadOpError(reply.error));
         else pending.reject(Object.assign(new Error(reply.error), reply.code ? { code: reply.code } : {}));
       }
@@ -95,6 +114,22 @@ export class ReadThread {
     });
     this.#worker = worker;
     return worker;
+  }
+
+  /** Counts for the thread with the counter of the request that asks (its tokenizer thread counts: little is done here). */
+  #count(worker: Worker, ask: CountRequest): void {
+    const counter = this.#pending.get(ask.id)?.counter;
+    const reply = (message: ToReadThread) => {
+      if (this.#worker === worker) worker.postMessage(message);
+    };
+    if (!counter) {
+      reply({ count: ask.count, error: 'no token counter for this read' });
+      return;
+    }
+    counter.quickCount(ask.text).then(
+      (tokens) => reply({ count: ask.count, tokens }),
+      (error: unknown) => reply({ count: ask.count, error: error instanceof Error ? error.message : String(error) }),
+    );
   }
 
   #armIdle(worker: Worker): void {
