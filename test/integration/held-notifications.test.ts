@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LATEST_PROTOCOL_VERSION, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { fixture, nodeServer, startTestHub, type TestHub } from '../support/hub-harness.js';
-import { RawHttpSession } from '../support/raw-http-session.js';
+import { RawHttpSession, sseMessages } from '../support/raw-http-session.js';
 
 let hub: TestHub;
 let watcher: Client;
@@ -44,28 +44,7 @@ async function openStream(session: RawHttpSession, signal: AbortSignal): Promise
     signal,
   });
   expect(res.status).toBe(200);
-  return messages(res);
-}
-
-async function* messages(res: Response): AsyncGenerator<Record<string, unknown>> {
-  const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
-  let buffer = '';
-  for (;;) {
-    const { value, done } = await reader.read();
-    if (done) return;
-    buffer += value;
-    let end: number;
-    while ((end = buffer.indexOf('\n\n')) !== -1) {
-      const data = buffer
-        .slice(0, end)
-        .split('\n')
-        .filter((line) => line.startsWith('data: '))
-        .map((line) => line.slice(6))
-        .join('\n');
-      buffer = buffer.slice(end + 2);
-      if (data) yield JSON.parse(data) as Record<string, unknown>;
-    }
-  }
+  return sseMessages(res);
 }
 
 describe('list changes for an HTTP session without its GET stream', () => {

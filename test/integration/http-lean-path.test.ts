@@ -8,6 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js';
 import { fixture, nodeServer, startTestHub, type TestHub } from '../support/hub-harness.js';
+import { sseMessages } from '../support/raw-http-session.js';
 
 let hub: TestHub;
 
@@ -73,28 +74,6 @@ function baseHeaders(token: string): Record<string, string> {
   return { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
 }
 
-/** The JSON-RPC messages of an SSE body, read event by event. */
-async function* events(res: Response): AsyncGenerator<Record<string, unknown>> {
-  const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
-  let buffer = '';
-  for (;;) {
-    const { value, done } = await reader.read();
-    if (done) return;
-    buffer += value;
-    let end: number;
-    while ((end = buffer.indexOf('\n\n')) !== -1) {
-      const data = buffer
-        .slice(0, end)
-        .split('\n')
-        .filter((l) => l.startsWith('data: '))
-        .map((l) => l.slice(6))
-        .join('\n');
-      buffer = buffer.slice(end + 2);
-      if (data) yield JSON.parse(data) as Record<string, unknown>;
-    }
-  }
-}
-
 describe('tools/call over HTTP (lean path)', () => {
   it('answers a plain call as JSON, with the session id header', async () => {
     const session = await RawSession.open();
@@ -125,7 +104,7 @@ describe('tools/call over HTTP (lean path)', () => {
     const res = await response;
     expect(res.headers.get('content-type')).toBe('text/event-stream');
     const seen: Record<string, unknown>[] = [];
-    for await (const message of events(res)) {
+    for await (const message of sseMessages(res)) {
       seen.push(message);
       if (message.id === id) break;
     }
@@ -140,7 +119,7 @@ describe('tools/call over HTTP (lean path)', () => {
     const res = await response;
     expect(res.headers.get('content-type')).toBe('text/event-stream');
     expect(res.headers.get('mcp-session-id')).toBe(session.id);
-    const stream = events(res);
+    const stream = sseMessages(res);
     const request = (await stream.next()).value as { id: number; method: string };
     expect(request.method).toBe('sampling/createMessage');
     const answered = await session.post({

@@ -69,3 +69,25 @@ export class RawHttpSession {
 function headers(token: string): Record<string, string> {
   return { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
 }
+
+/** The JSON-RPC messages of an SSE body, read event by event as they arrive. */
+export async function* sseMessages(res: Response): AsyncGenerator<Record<string, unknown>> {
+  const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
+  let buffer = '';
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) return;
+    buffer += value;
+    let end: number;
+    while ((end = buffer.indexOf('\n\n')) !== -1) {
+      const data = buffer
+        .slice(0, end)
+        .split('\n')
+        .filter((line) => line.startsWith('data: '))
+        .map((line) => line.slice(6))
+        .join('\n');
+      buffer = buffer.slice(end + 2);
+      if (data) yield JSON.parse(data) as Record<string, unknown>;
+    }
+  }
+}
