@@ -6,6 +6,7 @@
  */
 import type { ServerConfig } from '../../../shared/config.js';
 import { expandSecretArgs, isSecretArgName } from '../../../shared/server-config.js';
+import { expandSecretUrl } from '../secrets/url-secrets.js';
 import type { ImportCandidate } from './types.js';
 
 type Fields =
@@ -27,11 +28,11 @@ export function candidateIdentity(c: ImportCandidate): string {
 }
 
 /**
- * An upstream's config as compared; give it with its secrets resolved. A secret argument kept in the store
- * is compared as the word the server gets, as the app's file has it.
+ * An upstream's config as compared; give it with its secrets resolved. A secret argument or a secret part
+ * of an address kept in the store is compared as the server gets it, as the app's file has it.
  */
 export function configIdentity(cfg: ServerConfig): string {
-  if (cfg.type !== 'stdio') return identity({ kind: 'url', url: cfg.url, headers: cfg.headers });
+  if (cfg.type !== 'stdio') return identity({ kind: 'url', ...expandSecretUrl(cfg.url, cfg.headers) });
   const env = Object.fromEntries(Object.entries(cfg.env).filter(([name]) => !isSecretArgName(name)));
   return identity({ kind: 'stdio', command: cfg.command, args: expandSecretArgs(cfg.args, cfg.env), env });
 }
