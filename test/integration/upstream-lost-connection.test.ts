@@ -97,13 +97,11 @@ describe('a legacy SSE server', () => {
     // The server has the call once it sends progress on it.
     let working!: () => void;
     const progress = new Promise<void>((resolve) => (working = resolve));
-    const pending = client.callTool({ name: 'sse__slow', arguments: {} }, undefined, { timeout: 60_000, onprogress: () => working() });
+    const pending = client.callTool({ name: 'sse__hang', arguments: {} }, undefined, { timeout: 60_000, onprogress: () => working() });
     await progress;
-    const t0 = Date.now();
     web.child.kill('SIGKILL');
-    const r = await pending;
-    expect(Date.now() - t0).toBeLessThan(2500); // the tool itself would answer after 3 s
-    expect(text(r)).toMatch(/^Server "sse" closed the connection during "slow" \(it may have crashed\); Spillway is reconnecting\.$/);
+    // The tool never answers: only the lost connection ends the call (a timeout would say so, after 20 s).
+    expect(text(await pending)).toMatch(/^Server "sse" closed the connection during "hang" \(it may have crashed\); Spillway is reconnecting\.$/);
     expect(hub.hub.pool.get('sse')!.status).not.toBe('ready');
   });
 
