@@ -24,9 +24,9 @@ import {
   NOT_JSON,
   readJson,
   sdkTakesHeaders,
-  sdkWouldAccept,
   sendJson,
   toolCall,
+  versionAccepted,
 } from './http-messages.js';
 import type { DownstreamSession, SessionTransportKind } from './session.js';
 import {
@@ -224,7 +224,8 @@ export class HttpEndpoint {
       if (body === NOT_JSON) return;
       this.#inUse(known, req.method === 'GET', res);
       if (req.method === 'GET') whenStreamOpens(res, known.held);
-      if (req.method === 'POST' && sdkWouldAccept(req) && jsonAcceptable(req.headers.accept!)) {
+      // Accept and Content-Type were checked above (sdkTakesHeaders).
+      if (req.method === 'POST' && versionAccepted(req) && jsonAcceptable(req.headers.accept!)) {
         const call = toolCall(body);
         const requestInfo = {
           headers: req.headers,

@@ -57,11 +57,11 @@ export function readBody(req: IncomingMessage, limit = MAX_BODY_BYTES): Promise<
 }
 
 /**
- * Whether the SDK transport would take this POST to a known session at all (Accept, Content-Type and
- * protocol version as it checks them); anything it would refuse goes to it, so it answers as before.
+ * Whether the SDK transport would take this request's protocol version (none, or one it supports); with
+ * sdkTakesHeaders, whether it would take the POST at all: anything it would refuse goes to it, so it
+ * answers as before.
  */
-export function sdkWouldAccept(req: IncomingMessage): boolean {
-  if (!sdkTakesHeaders(req)) return false;
+export function versionAccepted(req: IncomingMessage): boolean {
   const version = req.headers['mcp-protocol-version'];
   return version === undefined || (typeof version === 'string' && SUPPORTED_PROTOCOL_VERSIONS.includes(version));
 }
