@@ -327,3 +327,18 @@ describe('Servers: secret words of the arguments', () => {
     );
   });
 });
+
+describe('Servers: secret parts of a web address', () => {
+  it('says what a ${SPILLWAY_SECRET_URL_n} part is and where to change it, and only then', async () => {
+    await setup();
+    await fireEvent.click(screen.getByRole('button', { name: 'Add server' }));
+    await fireEvent.click(form().getByLabelText('Web address (URL)'));
+    const url = form().getByLabelText('URL');
+    await fireEvent.input(url, { target: { value: 'https://mcp.example.com/abc/mcp' } });
+    expect(form().queryByText(/is a secret \(a key or a password\) kept out of Spillway's config file/)).toBeNull();
+    await fireEvent.input(url, { target: { value: 'https://mcp.example.com/${SPILLWAY_SECRET_URL_1}/mcp' } });
+    const note = form().getByText(/is a secret \(a key or a password\) kept out of Spillway's config file/);
+    expect(note.textContent).toContain('type the new text under the header of that name below');
+    expect(url.getAttribute('aria-describedby')).toContain(note.id);
+  });
+});
