@@ -140,6 +140,7 @@ export class Hub {
       relay: () => this.relay,
       store: parts.spill.store,
       read: (args, session) => readBack(args, session.clientName),
+      emit: (e) => this.emit(e),
     });
     this.dispatch = dispatch;
     // A read of a kept result is counted in the ledger: it delivers tokens the spill had saved.

@@ -110,6 +110,25 @@ describe('dispatch through the hub', () => {
     expect(textOf(result)).toBe(textOf(direct));
   });
 
+  it('a refused call through dispatch writes the warning a refused direct call writes; a refused describe writes none', async () => {
+    const { hub, client, dispatch } = await open(
+      { tools },
+      { ...DISPATCH_ONLY, policies: { servers: {}, tools: { tools: { beta: { hidden: true } } } } },
+    );
+    const warnings = () =>
+      hub.events
+        .recent()
+        .filter((e) => e.type === 'log' && e.level === 'warn' && e.message.startsWith('Refused a call'))
+        .map((e) => (e.type === 'log' ? `${e.server}: ${e.message}` : ''));
+    await dispatch({ action: 'describe', name: 'tools__beta' });
+    expect(warnings()).toEqual([]);
+    await call(client, 'tools__beta');
+    await dispatch({ action: 'call', name: 'beta' });
+    const [direct, throughDispatch] = warnings();
+    expect(direct).toMatch(/^tools: Refused a call to tools__beta: Tool "tools__beta" is turned off in Spillway/);
+    expect(throughDispatch).toBe(direct.replace('tools__beta:', 'tools__beta through dispatch:'));
+  });
+
   it('a bare name two servers have is ambiguous; the full names work', async () => {
     const { dispatch } = await open({ one: pinger('one'), two: pinger('two') }, DISPATCH_ONLY);
     const result = await dispatch({ action: 'call', name: 'ping' });

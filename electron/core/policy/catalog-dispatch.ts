@@ -5,6 +5,7 @@
  * tool of the call path; policy/ never imports call/.
  */
 import type { CallToolRequest, CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { HubEventInput } from '../../../shared/events.js';
 import type { Catalog, ToolEntry } from '../catalog/catalog.js';
 import type { SpillStore } from '../spill/spill-store.js';
 import { createDispatch, type Dispatch, type DispatchEntry } from './dispatch-tool.js';
@@ -40,6 +41,8 @@ export interface CatalogDispatchDeps<Session, Extra extends DispatchRequestExtra
    * the same client.
    */
   read: (args: Record<string, unknown>, session: Session) => Promise<CallToolResult>;
+  /** The hub's events: a refused call writes its warning to the log. */
+  emit: (event: HubEventInput) => void;
 }
 
 function dispatchEntry(e: ToolEntry): DispatchEntry {
@@ -55,12 +58,25 @@ function dispatchEntry(e: ToolEntry): DispatchEntry {
   };
 }
 
-/** Why the tool of this exposed name (or, when one tool has it, upstream name) may not be called; undefined when it may or none has it. */
-function refusalOf(catalog: Catalog, name: string): string | undefined {
+/** The tool of this exposed name, else the one tool with this upstream name; undefined when none or several. */
+function entryNamed(catalog: Catalog, name: string): ToolEntry | undefined {
   const exact = catalog.tool(name);
-  if (exact) return refusalFor(exact);
+  if (exact) return exact;
   const byOriginal = catalog.toolEntries().filter((e) => e.original === name);
-  return byOriginal.length === 1 ? refusalFor(byOriginal[0]) : undefined;
+  return byOriginal.length === 1 ? byOriginal[0] : undefined;
+}
+
+/**
+ * Why the tool named may not be called (undefined when it may or none has it); a refused call gets the
+ * warning in the log a direct call's refusal gets (call/refusal.ts), a refused describe none.
+ */
+function refusalOf(deps: Pick<CatalogDispatchDeps<unknown, DispatchRequestExtra>, 'catalog' | 'emit'>, name: string, action: 'describe' | 'call') {
+  const entry = entryNamed(deps.catalog, name);
+  const refusal = entry && refusalFor(entry);
+  if (entry && refusal && action === 'call') {
+    deps.emit({ type: 'log', level: 'warn', server: entry.serverId, message: `Refused a call to ${entry.name} through dispatch: ${refusal}` });
+  }
+  return refusal;
 }
 
 /** The dispatch tool and its own-tool form, `{tool, call}` (whose listed definition follows what is behind it). */
@@ -78,7 +94,7 @@ export function catalogDispatch<Session, Extra extends DispatchRequestExtra>(
         .toolEntries()
         .filter((e) => e.state === 'dispatch' || e.state === 'direct')
         .map(dispatchEntry),
-    refusal: (name) => refusalOf(deps.catalog, name),
+    refusal: (name, action) => refusalOf(deps, name, action),
     // The same path as a direct call; the dispatch request's _meta carries its progress token along.
     call: (name, args, opts, ctx) =>
       deps.relay().callUpstreamTool(ctx.session, { name, arguments: args, ...(ctx.extra._meta ? { _meta: ctx.extra._meta } : {}) }, ctx.extra, opts),

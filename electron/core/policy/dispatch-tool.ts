@@ -38,7 +38,7 @@ export interface DispatchDeps<Ctx = undefined> {
    */
   callable?: () => DispatchEntry[];
   /** Why a known tool may not be called (hidden by a policy, withheld by a pin); undefined when it may or is not known. */
-  refusal?: (name: string) => string | undefined;
+  refusal?: (name: string, action: 'describe' | 'call') => string | undefined;
   /** Runs a tool by its exposed name through the normal call path. */
   call: (name: string, args: Record<string, unknown>, opts: { resultToSpill?: boolean }, ctx: Ctx) => Promise<CallToolResult>;
   /** spillway__read_result with the same arguments, for the caller in `ctx`. */
@@ -152,11 +152,11 @@ export function createDispatch<Ctx = undefined>(deps: DispatchDeps<Ctx>): Dispat
    * tool has it. Otherwise the answer says why: the tool may not be called, the name is ambiguous, or
    * nothing has it (with near names).
    */
-  function find(name: string): { entry: DispatchEntry } | { error: CallToolResult } {
+  function find(name: string, action: 'describe' | 'call'): { entry: DispatchEntry } | { error: CallToolResult } {
     const entries = (deps.callable ?? deps.tools)();
     const exact = entries.find((e) => e.name === name);
     if (exact) return { entry: exact };
-    const refusal = deps.refusal?.(name);
+    const refusal = deps.refusal?.(name, action);
     if (refusal !== undefined) return { error: fail(refusal) };
     const byOriginal = entries.filter((e) => (e.original ?? e.name) === name);
     if (byOriginal.length === 1) return { entry: byOriginal[0] };
@@ -216,7 +216,7 @@ export function createDispatch<Ctx = undefined>(deps: DispatchDeps<Ctx>): Dispat
   function describe(args: Record<string, unknown>): CallToolResult {
     const parsed = NameArgs.safeParse(args);
     if (!parsed.success) return fail(`describe: ${zodMessage(parsed.error)}`);
-    const found = find(parsed.data.name);
+    const found = find(parsed.data.name, 'describe');
     if ('error' in found) return found.error;
     const { name, server, title, description, inputSchema, outputSchema, annotations } = found.entry;
     return text(
@@ -244,7 +244,7 @@ export function createDispatch<Ctx = undefined>(deps: DispatchDeps<Ctx>): Dispat
     const parsed = CallArgs.safeParse(args);
     if (!parsed.success) return fail(`call: ${zodMessage(parsed.error)}`);
     const { name, argumentsFrom, resultToSpill } = parsed.data;
-    const found = find(name);
+    const found = find(name, 'call');
     if ('error' in found) return found.error;
     const { entry } = found;
 
