@@ -46,6 +46,8 @@ export class FakeBackend implements Backend {
   #subscribers = new Set<(e: HubEvent) => void>();
   #connectionWatchers = new Set<(connected: boolean) => void>();
   #failures = new Map<MethodName, ApiFailure>();
+  #holding = new Set<MethodName>();
+  #waiting: Array<() => void> = [];
   #seq = 0;
 
   /** Answers `not_found` for every method of an area (`policies`, `pins`, `clients`, `spill`, `savings`). */
@@ -56,6 +58,17 @@ export class FakeBackend implements Backend {
   /** Makes the next call of `method` fail with `failure`. */
   failNext(method: MethodName, failure: Omit<ApiFailure, 'ok'>): void {
     this.#failures.set(method, { ok: false, ...failure });
+  }
+
+  /** Keeps calls of `method` waiting, as a hub still saving the config does, until `release()`. */
+  hold(method: MethodName): void {
+    this.#holding.add(method);
+  }
+
+  /** Lets the held calls through, in the order they came; later calls are no longer held. */
+  release(): void {
+    this.#holding.clear();
+    for (const go of this.#waiting.splice(0)) go();
   }
 
   callsOf(method: MethodName): unknown[] {
@@ -107,6 +120,7 @@ export class FakeBackend implements Backend {
 
   async call<M extends MethodName>(method: M, req: Req<M>): Promise<ApiResult<Res<M>>> {
     this.calls.push({ method, req });
+    if (this.#holding.has(method)) await new Promise<void>((go) => this.#waiting.push(go));
     const failure = this.#failures.get(method);
     if (failure) {
       this.#failures.delete(method);

@@ -38,8 +38,9 @@ describe('Settings', () => {
 
     await waitFor(() => expect(fake.settings.spill.thresholdTokens).toBe(50_000));
     expect(await screen.findByText(/In force: 50,000 tokens/)).toBeTruthy();
-    // The other spill settings were sent as they were, not reset.
-    expect(fake.callsOf('settings.set')[0]).toMatchObject({ spill: { previewTokens: 1000, action: 'spill' } });
+    // Only the threshold is sent: the hub keeps the other spill settings as they were.
+    expect(fake.callsOf('settings.set')[0]).toEqual({ spill: { thresholdTokens: 50_000 } });
+    expect(fake.settings.spill).toMatchObject({ previewTokens: 1000, action: 'spill' });
     expect(screen.getByRole('status').textContent).toBe('Saved');
   });
 

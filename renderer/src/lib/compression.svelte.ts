@@ -7,13 +7,17 @@ import { MASKED_SECRET, type Settings } from '../../../shared/config.js';
 
 type Saved = Settings['compression'];
 export type CompressionField = 'baseUrl' | 'model' | 'apiKey';
+type Fields = Record<CompressionField, string>;
+const FIELDS: CompressionField[] = ['baseUrl', 'model', 'apiKey'];
+
+const fieldsOf = (saved: Saved): Fields => ({ baseUrl: saved.baseUrl ?? '', model: saved.model ?? '', apiKey: saved.apiKey ?? '' });
 
 export class CompressionState {
   baseUrl = $state('');
   model = $state('');
   /** `***` (from the hub) means "keep the stored key"; empty clears it. */
   apiKey = $state('');
-  #synced = $state<{ baseUrl: string; model: string; apiKey: string }>({ baseUrl: '', model: '', apiKey: '' });
+  #synced = $state<Fields>({ baseUrl: '', model: '', apiKey: '' });
   #busy = $state<'saving' | 'testing' | undefined>();
   #error = $state<ApiFailure | undefined>();
   #saved = $state(false);
@@ -40,7 +44,7 @@ export class CompressionState {
   /** A failure not about one of the three fields, shown under the form. */
   get generalError(): ApiFailure | undefined {
     const f = this.#error?.field;
-    return f && ['baseUrl', 'model', 'apiKey'].some((x) => f.endsWith(x)) ? undefined : this.#error;
+    return f && FIELDS.some((x) => f.endsWith(x)) ? undefined : this.#error;
   }
   get justSaved(): boolean {
     return this.#saved;
@@ -55,7 +59,7 @@ export class CompressionState {
   /** Takes the saved values, unless the user is editing. */
   sync(saved: Saved | undefined): void {
     if (!saved || this.dirty) return;
-    const next = { baseUrl: saved.baseUrl ?? '', model: saved.model ?? '', apiKey: saved.apiKey ?? '' };
+    const next = fieldsOf(saved);
     this.#synced = next;
     this.baseUrl = next.baseUrl;
     this.model = next.model;
@@ -66,17 +70,19 @@ export class CompressionState {
     this.#busy = 'saving';
     this.#error = undefined;
     this.#saved = false;
+    const sent: Fields = { baseUrl: this.baseUrl, model: this.model, apiKey: this.apiKey };
     const result = await this.#backend.call('settings.set', {
-      compression: { baseUrl: this.baseUrl.trim(), model: this.model.trim(), apiKey: this.apiKey },
+      compression: { baseUrl: sent.baseUrl.trim(), model: sent.model.trim(), apiKey: sent.apiKey },
     });
     this.#busy = undefined;
     if (!result.ok) {
       this.#error = result;
       return false;
     }
-    this.#synced = { baseUrl: '', model: '', apiKey: '' };
-    this.baseUrl = this.model = this.apiKey = '';
-    this.sync(result.value.compression);
+    // Each field shows what the hub now holds, except one typed in while saving: that edit stays, to save next.
+    const next = fieldsOf(result.value.compression);
+    this.#synced = next;
+    for (const name of FIELDS) if (this[name] === sent[name]) this[name] = next[name];
     this.#saved = true;
     return true;
   }

@@ -3,7 +3,7 @@
  * values come from `policies.effective`, so the view can say whether a value is inherited or set here.
  * Errors are kept per tool and per field, so each shows next to the control that caused it.
  */
-import type { ApiFailure, ApiResult, Backend } from './api.js';
+import type { ApiFailure, Backend } from './api.js';
 import { notOffered } from './availability.js';
 import { coalesced } from './refresh-loop.js';
 import type { EffectivePolicy, GlobalPolicyDefaults, PendingPin, Policies, ToolPolicy } from '../../../shared/policy.js';
@@ -22,6 +22,20 @@ export function toolFieldOf(path: string | undefined): ToolField {
 }
 
 const key = (server: string, tool: string) => `${server}\u0000${tool}`;
+
+/** One edit of a tool's policy: some fields (`undefined` removes one), or `null` to clear them all. */
+type Edit = Partial<ToolPolicy> | null;
+
+/** The policy after an edit. */
+function applyEdit(policy: ToolPolicy, edit: Edit): ToolPolicy {
+  if (edit === null) return {};
+  const next: Record<string, unknown> = { ...policy };
+  for (const [name, value] of Object.entries(edit)) {
+    if (value === undefined) delete next[name];
+    else next[name] = value;
+  }
+  return next as ToolPolicy;
+}
 
 /**
  * The hub's refusal without the field path it starts with ("tools.fs.read.hiddenParams.x: the tool has no
@@ -44,8 +58,18 @@ export class PoliciesState {
   #pinsAvailable = $state(true);
   #pinErrors = $state<Record<string, ApiFailure | undefined>>({});
   #effective = $state<Record<string, EffectivePolicy | undefined>>({});
-  #errors = $state<Record<string, { field: ToolField; failure: ApiFailure } | undefined>>({});
-  #saving = $state<Record<string, boolean>>({});
+  /** `at`: edits made up to then do not clear the error when they save; only a later edit does. */
+  #errors = $state<Record<string, { field: ToolField; failure: ApiFailure; at: number } | undefined>>({});
+  /** Edits of each tool not yet answered, oldest first; the view shows them on top of what the hub holds. */
+  #queued = $state<Record<string, Edit[]>>({});
+  /**
+   * Per tool, the last write in line, resolving to the policy the hub holds after it (undefined: as in
+   * `#policies`). `policies.setTool` replaces the whole policy, so each write waits for the one before
+   * and is built from it: two quick edits both land.
+   */
+  // eslint-disable-next-line svelte/prefer-svelte-reactivity -- bookkeeping: nothing shown reads it
+  readonly #lines = new Map<string, Promise<ToolPolicy | undefined>>();
+  #edits = 0;
   #defaultsError = $state<ApiFailure | undefined>();
   readonly #backend: Backend;
 
@@ -99,8 +123,12 @@ export class PoliciesState {
   pinError(server: string, tool: string): ApiFailure | undefined {
     return this.#pinErrors[key(server, tool)];
   }
-  /** The tool's own policy (what is set here, not inherited). */
+  /** The tool's own policy (what is set here, not inherited), with the edits still being saved. */
   toolPolicy(server: string, tool: string): ToolPolicy {
+    return (this.#queued[key(server, tool)] ?? []).reduce(applyEdit, this.#held(server, tool));
+  }
+  /** What the hub holds for the tool, as last heard. */
+  #held(server: string, tool: string): ToolPolicy {
     return this.#policies.tools[server]?.[tool] ?? {};
   }
   effective(server: string, tool: string): EffectivePolicy | undefined {
@@ -111,7 +139,7 @@ export class PoliciesState {
     return e && e.field === field ? e.failure : undefined;
   }
   isSaving(server: string, tool: string): boolean {
-    return this.#saving[key(server, tool)] === true;
+    return (this.#queued[key(server, tool)]?.length ?? 0) > 0;
   }
   isHidden(server: string, tool: string): boolean {
     return this.toolPolicy(server, tool).hidden === true;
@@ -131,50 +159,68 @@ export class PoliciesState {
     const result = await this.#backend.call('policies.effective', { server, tool });
     const k = key(server, tool);
     if (result.ok) this.#effective = { ...this.#effective, [k]: result.value };
-    else this.#errors = { ...this.#errors, [k]: { field: 'form', failure: result } };
+    else this.#errors = { ...this.#errors, [k]: { field: 'form', failure: result, at: this.#edits } };
   }
 
   /**
    * Changes some fields of a tool's policy (`undefined` removes a field, so it is inherited again).
    * `field` is the control that made the change, where an error without a field is shown.
    */
-  async update(server: string, tool: string, change: Partial<ToolPolicy>, field: ToolField): Promise<boolean> {
-    const next: Record<string, unknown> = { ...this.toolPolicy(server, tool) };
-    for (const [name, value] of Object.entries(change)) {
-      if (value === undefined) delete next[name];
-      else next[name] = value;
-    }
-    return this.#write(
-      server,
-      tool,
-      field,
-      () => this.#backend.call('policies.setTool', { server, tool, policy: next as ToolPolicy }),
-      next as ToolPolicy,
-    );
+  update(server: string, tool: string, change: Partial<ToolPolicy>, field: ToolField): Promise<boolean> {
+    return this.#enqueue(server, tool, change, field);
   }
 
   /** Clears everything set for the tool: it follows its server and the defaults again. */
   reset(server: string, tool: string): Promise<boolean> {
-    return this.#write(server, tool, 'form', () => this.#backend.call('policies.resetTool', { server, tool }), {});
+    return this.#enqueue(server, tool, null, 'form');
   }
 
-  async #write(server: string, tool: string, field: ToolField, run: () => Promise<ApiResult<EffectivePolicy>>, policy: ToolPolicy): Promise<boolean> {
+  /** Puts an edit in the tool's line of writes; answers whether the hub took it. */
+  #enqueue(server: string, tool: string, edit: Edit, field: ToolField): Promise<boolean> {
     const k = key(server, tool);
-    this.#saving = { ...this.#saving, [k]: true };
-    const result = await run();
-    this.#saving = { ...this.#saving, [k]: false };
+    const seq = ++this.#edits;
+    this.#queued = { ...this.#queued, [k]: [...(this.#queued[k] ?? []), edit] };
+    const written = (this.#lines.get(k) ?? Promise.resolve(undefined)).then((held) => this.#write(server, tool, edit, field, seq, held));
+    const line = written.then((w) => w.held);
+    this.#lines.set(k, line);
+    void line.then(() => {
+      if (this.#lines.get(k) === line) this.#lines.delete(k);
+    });
+    return written.then((w) => w.ok);
+  }
+
+  /** Sends one edit, built on what the hub holds after the write before it (`held`). */
+  async #write(
+    server: string,
+    tool: string,
+    edit: Edit,
+    field: ToolField,
+    seq: number,
+    held: ToolPolicy | undefined,
+  ): Promise<{ ok: boolean; held: ToolPolicy | undefined }> {
+    const k = key(server, tool);
+    const policy = applyEdit(held ?? this.#held(server, tool), edit);
+    const result =
+      edit === null
+        ? await this.#backend.call('policies.resetTool', { server, tool })
+        : await this.#backend.call('policies.setTool', { server, tool, policy });
+    // The edits run in order, so the one answered is the oldest still queued.
+    this.#queued = { ...this.#queued, [k]: (this.#queued[k] ?? []).slice(1) };
     if (!result.ok) {
-      const at = result.field ? toolFieldOf(result.field) : field;
-      this.#errors = { ...this.#errors, [k]: { field: at === 'form' ? field : at, failure: withoutFieldPath(result) } };
-      return false;
+      const named = result.field ? toolFieldOf(result.field) : field;
+      const failure = withoutFieldPath(result);
+      this.#errors = { ...this.#errors, [k]: { field: named === 'form' ? field : named, failure, at: this.#edits } };
+      return { ok: false, held };
     }
-    this.#errors = { ...this.#errors, [k]: undefined };
+    // An error stays until an edit made after it saves: edits already waiting then do not hide it.
+    const shown = this.#errors[k];
+    if (shown && shown.at < seq) this.#errors = { ...this.#errors, [k]: undefined };
     this.#effective = { ...this.#effective, [k]: result.value };
     const tools = { ...(this.#policies.tools[server] ?? {}) };
     if (Object.keys(policy).length === 0) delete tools[tool];
     else tools[tool] = policy;
     this.#policies = { ...this.#policies, tools: { ...this.#policies.tools, [server]: tools } };
-    return true;
+    return { ok: true, held: policy };
   }
 
   get defaultsError(): ApiFailure | undefined {

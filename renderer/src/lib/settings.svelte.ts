@@ -3,7 +3,7 @@
  * next to the control that caused it (or the one the hub named in `field`).
  */
 import type { ApiFailure, Backend } from './api.js';
-import { SettingsSchema, type Settings } from '../../../shared/config.js';
+import { SettingsSchema, type Settings, type SettingsPatch } from '../../../shared/config.js';
 
 type SpillSettings = Settings['spill'];
 
@@ -75,8 +75,8 @@ export class SettingsState {
     return stop;
   }
 
-  /** Saves a top-level setting from the control `field`. */
-  async save(field: SettingsField, patch: Partial<Settings>): Promise<boolean> {
+  /** Saves what `patch` names (the hub keeps everything else) from the control `field`. */
+  async save(field: SettingsField, patch: SettingsPatch): Promise<boolean> {
     this.#saving = { ...this.#saving, [field]: true };
     this.#errors = { ...this.#errors, [field]: undefined };
     const result = await this.#backend.call('settings.set', patch);
@@ -94,10 +94,12 @@ export class SettingsState {
   }
 
   /**
-   * Saves one spill setting. The whole spill object is sent: `settings.set` merges only top-level keys.
+   * Saves one spill setting. Only that field is sent, and the hub merges it into the spill settings:
+   * the whole object, built from the values saved before, would undo another spill setting changed
+   * while this one saved.
    */
   saveSpill<K extends keyof SpillSettings>(key: K, value: SpillSettings[K]): Promise<boolean> {
-    const current = this.#saved?.spill ?? DEFAULT_SETTINGS.spill;
-    return this.save(`spill.${key}` as SettingsField, { spill: { ...current, [key]: value } } as Partial<Settings>);
+    const spill: NonNullable<SettingsPatch['spill']> = { [key]: value };
+    return this.save(`spill.${key}`, { spill });
   }
 }
