@@ -107,6 +107,117 @@ describe('exposeTool', () => {
   });
 });
 
+/** Shapes with branches (anyOf, oneOf, allOf), as pydantic, zod unions and hand-written schemas give them. */
+const union: Tool = {
+  name: 'find',
+  inputSchema: {
+    type: 'object',
+    anyOf: [
+      { properties: { token: { type: 'string' }, q: { type: 'string' } }, required: ['token', 'q'] },
+      { properties: { token: { type: 'string' }, id: { type: 'integer' } }, required: ['token', 'id'] },
+    ],
+  },
+};
+
+const required: Tool = {
+  name: 'search',
+  inputSchema: {
+    type: 'object',
+    properties: { token: { type: 'string' }, q: { type: 'string' } },
+    allOf: [{ required: ['token'] }],
+    required: ['q'],
+  },
+};
+
+const nestedBranches: Tool = {
+  name: 'lookup',
+  inputSchema: {
+    type: 'object',
+    properties: { q: { type: 'string' } },
+    oneOf: [
+      { allOf: [{ properties: { token: { type: 'string' } } }, { required: ['token', 'q'] }] },
+      { properties: { key: { type: 'string' } }, required: ['key'], additionalProperties: false },
+      true,
+    ],
+  },
+};
+
+const propertyUnion: Tool = {
+  name: 'nullable',
+  inputSchema: {
+    type: 'object',
+    properties: {
+      q: { type: 'string' },
+      filter: { anyOf: [{ type: 'object', properties: { token: { type: 'string' } }, required: ['token'] }, { type: 'null' }] },
+    },
+    required: ['q'],
+  },
+};
+
+const branchTable: Row[] = [
+  [
+    'anyOf union: the hidden parameter goes from every branch',
+    union,
+    { description: null, hiddenParams: { token: 'secret' } },
+    {
+      ...union,
+      inputSchema: {
+        type: 'object',
+        anyOf: [
+          { properties: { q: { type: 'string' } }, required: ['q'] },
+          { properties: { id: { type: 'integer' } }, required: ['id'] },
+        ],
+      },
+    },
+  ],
+  [
+    'allOf branch that only required it: left empty (valid, accepts anything)',
+    required,
+    { description: null, hiddenParams: { token: 'secret' } },
+    { ...required, inputSchema: { type: 'object', properties: { q: { type: 'string' } }, allOf: [{}], required: ['q'] } },
+  ],
+  [
+    'oneOf with allOf inside a branch: followed down; other branches and non-object branches kept',
+    nestedBranches,
+    { description: null, hiddenParams: { token: 'secret' } },
+    {
+      ...nestedBranches,
+      inputSchema: {
+        type: 'object',
+        properties: { q: { type: 'string' } },
+        oneOf: [
+          { allOf: [{ properties: {} }, { required: ['q'] }] },
+          { properties: { key: { type: 'string' } }, required: ['key'], additionalProperties: false },
+          true,
+        ],
+      },
+    },
+  ],
+  [
+    'anyOf inside a property (a nullable object): not top-level, left alone',
+    propertyUnion,
+    { description: null, hiddenParams: { token: 'secret' } },
+    propertyUnion,
+  ],
+];
+
+describe('exposeTool with anyOf, oneOf and allOf', () => {
+  it.each(branchTable)('%s', (_label, tool, policy, expected) => {
+    const before = structuredClone(tool);
+    expect(exposeTool(tool, policy)).toEqual(expected);
+    expect(tool).toEqual(before);
+  });
+
+  it('branches nested past the depth limit are passed on as they are', () => {
+    let branch: Record<string, unknown> = { required: ['token'] };
+    for (let i = 0; i < 20; i++) branch = { allOf: [branch] };
+    const deep: Tool = { name: 'deep', inputSchema: { type: 'object', allOf: [branch] } };
+    const exposed = JSON.stringify(exposeTool(deep, { description: null, hiddenParams: { token: 1 } }).inputSchema);
+    expect(exposed).toContain('token');
+    expect(exposed.split('allOf').length).toBe(JSON.stringify(deep.inputSchema).split('allOf').length);
+  });
+});
+
 type ArgRow = [
   label: string,
   client: Record<string, unknown> | undefined,

@@ -24,6 +24,7 @@ import {
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import { LOG_LEVELS, type DownstreamExtra, type DownstreamSession, type SessionRouter } from '../downstream/session.js';
 import type { Upstream, UpstreamRequestKind } from '../upstream/upstream.js';
+import { ClientRequestCount } from './cached-result.js';
 import { ProgressRoutes, waitWithProgress } from './progress-routes.js';
 import type { CallOptions, OwnTool, RelayDeps } from './relay-contract.js';
 import { ResourceSubscriptions } from './resource-subscriptions.js';
@@ -34,6 +35,7 @@ const RELAYED_REQUEST_TIMEOUT_MS = 10 * 60_000;
 
 export class Relay implements SessionRouter {
   #progress = new ProgressRoutes();
+  #clientRequests = new ClientRequestCount();
   #toolCalls: ToolCallPipeline;
   #subscriptions: ResourceSubscriptions;
   /** Closed sessions with requests still in flight: what an upstream asks meanwhile is theirs, no one else's. */
@@ -41,7 +43,7 @@ export class Relay implements SessionRouter {
   #ownNames: { tools: OwnTool[]; byName: Map<string, OwnTool> } | undefined;
 
   constructor(private readonly deps: RelayDeps) {
-    this.#toolCalls = new ToolCallPipeline(deps, this.#progress);
+    this.#toolCalls = new ToolCallPipeline(deps, this.#progress, this.#clientRequests);
     this.#subscriptions = new ResourceSubscriptions({
       serverFor: (uri) => this.#resourceServer(uri),
       upstream: (serverId) => this.#upstream(serverId),
@@ -280,6 +282,8 @@ export class Relay implements SessionRouter {
     request: { method: string; params?: Record<string, unknown> },
     extra: RequestHandlerExtra<never, never>,
   ): Promise<Record<string, unknown>> {
+    // Counted first, also when no client can answer: what the upstream made of it is not cached.
+    this.#clientRequests.add(serverId);
     const target = this.pickSession(serverId, kind);
     if (!target) throw rpcError(ErrorCode.InvalidRequest, noClientCan(kind, request.method));
     const refusal = callerRefusal(target.session, kind, request.method);

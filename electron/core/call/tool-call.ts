@@ -18,7 +18,7 @@ import type { Upstream } from '../upstream/upstream.js';
 import { applyPolicyArguments } from './call-arguments.js';
 import { newCallContext, type CallContext, type Masking } from './call-context.js';
 import { asIsReport, cancelledReport, errorReport, reportCall, reportStarted, shapeReport, type CallReport } from './call-report.js';
-import { cacheFor, keepInCache } from './cached-result.js';
+import { cacheFor, keepInCache, type ClientRequestCount } from './cached-result.js';
 import { exceedsClientPipe, guardClientPipe } from './client-pipe-guard.js';
 import { takeCompressionRequest } from './compression-request.js';
 import { CompressionStage } from './compression-stage.js';
@@ -37,6 +37,8 @@ export class ToolCallPipeline {
   constructor(
     private readonly deps: RelayDeps,
     private readonly progress: ProgressRoutes,
+    /** Requests upstreams sent a client: a call during which its upstream asked one is not cached. */
+    private readonly clientRequests: ClientRequestCount,
   ) {
     this.#compression = new CompressionStage({ settings: deps.settings, counter: deps.counter, spilled: deps.spilled });
     this.#pii = new PiiMaskers(deps.piiDeadlineMs);
@@ -90,6 +92,7 @@ export class ToolCallPipeline {
 
     // The upstream call, then the result stages. The request is written first (callUpstream sends
     // before its first await): call.started is made while the server works on it.
+    const asksBefore = this.clientRequests.of(ctx.server);
     const calling = callUpstream(ctx, upstream, this.progress, timeoutFor(ctx, upstream, settings));
     try {
       reportStarted(ctx, deps.emit);
@@ -99,7 +102,9 @@ export class ToolCallPipeline {
       if ((cache || ctx.masking || settings.paused || result.isError) && deps.shaper.holdsSpooled(result)) {
         result = await deps.shaper.materialize(result);
       }
-      if (cache) keepInCache(ctx, cache, result);
+      // A result made with a client's roots, sampling or elicitation answer is that client's: not cached,
+      // or another client would be given it (ClientRequestCount).
+      if (cache && this.clientRequests.of(ctx.server) === asksBefore) keepInCache(ctx, cache, result);
       // The log says why a tool failed, as the upstream said it (before restoring: masked PII stays masked).
       const failure = failureText(result);
       // Restoring comes first on the result path: everything after sees what the client sent.

@@ -11,32 +11,57 @@ export type ArgumentPolicy = Pick<EffectiveValues, 'hiddenParams' | 'paramOverri
 
 /**
  * The tool as clients see it: the description override (when set) and the hidden parameters taken out
- * of `inputSchema.properties` and `required`. Hidden parameters are top-level argument names; a nested
- * property that happens to share a name is left alone. `outputSchema` is not touched here.
+ * of `inputSchema.properties` and `required`, also inside its `anyOf`/`oneOf`/`allOf` branches (see
+ * withoutHidden). Hidden parameters are top-level argument names; a nested property that happens to
+ * share a name is left alone. `outputSchema` is not touched here.
  */
 export function exposeTool(upstream: Tool, policy: ExposurePolicy): Tool {
   const exposed: Tool = { ...upstream };
   if (policy.description !== null) exposed.description = policy.description;
-  const hidden = Object.keys(policy.hiddenParams);
-  if (hidden.length === 0) return exposed;
-
-  const schema = upstream.inputSchema;
-  const inputSchema: Tool['inputSchema'] = { ...schema };
-  if (schema.properties && typeof schema.properties === 'object') {
-    const properties: Record<string, object> = {};
-    for (const [name, prop] of Object.entries(schema.properties)) {
-      if (!hidden.includes(name)) properties[name] = prop;
-    }
-    inputSchema.properties = properties;
-  }
-  if (Array.isArray(schema.required)) {
-    const required = schema.required.filter((name) => !hidden.includes(name));
-    // An empty `required` is dropped: some clients reject `required: []`.
-    if (required.length > 0) inputSchema.required = required;
-    else delete inputSchema.required;
-  }
-  exposed.inputSchema = inputSchema;
+  const hidden = new Set(Object.keys(policy.hiddenParams));
+  if (hidden.size === 0) return exposed;
+  exposed.inputSchema = withoutHidden(upstream.inputSchema, hidden, 0) as Tool['inputSchema'];
   return exposed;
+}
+
+/** The keywords whose branches describe the same arguments object as the schema that holds them. */
+const BRANCH_KEYWORDS = ['anyOf', 'oneOf', 'allOf'] as const;
+
+/** How deep branches inside branches are followed; deeper ones are passed on as they are. */
+const MAX_BRANCH_DEPTH = 8;
+
+/**
+ * A copy of a schema for the arguments object without the hidden names in its `properties` and
+ * `required`, and the same in each `anyOf`/`oneOf`/`allOf` branch (and branches of those): a union of
+ * argument shapes lists a parameter in every branch, and a model must not see it there either. A branch
+ * left with nothing (`{ required: ["token"] }` becomes `{}`) stays: an empty schema is valid and accepts
+ * any arguments, which is right once the hub supplies the hidden value. Other keywords (`not`, `if`,
+ * `$defs`) are kept as they are.
+ */
+function withoutHidden(schema: Record<string, unknown>, hidden: ReadonlySet<string>, depth: number): Record<string, unknown> {
+  const copy: Record<string, unknown> = { ...schema };
+  const { properties, required } = schema;
+  if (isPlainObject(properties)) {
+    copy.properties = Object.fromEntries(Object.entries(properties).filter(([name]) => !hidden.has(name)));
+  }
+  if (Array.isArray(required)) {
+    const kept = required.filter((name) => !(typeof name === 'string' && hidden.has(name)));
+    // An empty `required` is dropped: some clients reject `required: []`.
+    if (kept.length > 0) copy.required = kept;
+    else delete copy.required;
+  }
+  if (depth < MAX_BRANCH_DEPTH) {
+    for (const keyword of BRANCH_KEYWORDS) {
+      const branches = schema[keyword];
+      if (!Array.isArray(branches)) continue;
+      copy[keyword] = branches.map((branch) => (isPlainObject(branch) ? withoutHidden(branch, hidden, depth + 1) : branch));
+    }
+  }
+  return copy;
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /**
