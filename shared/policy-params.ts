@@ -2,14 +2,18 @@
  * A tool policy's parameters (hidden ones, overrides) checked against the tool's own input schema: a
  * name the tool does not have, and a value of a type it does not take, are refused when the policy is
  * saved. A value of the wrong type broke the tool on every call ("expected string, received number at
- * message"). Only plain JSON Schema is read (`type`, a simple `enum`); anything else is left to the tool.
- * Runtime-neutral: no node:*, no electron, no DOM.
+ * message"). This cheap check reads only `type` and a simple `enum` (the renderer's own check: its CSP
+ * forbids the code generation a JSON Schema validator needs); the hub passes a full check in its place
+ * (electron/core/policy/injected-values.ts). Runtime-neutral: no node:*, no electron, no DOM.
  */
 
 /** The part of a tool's inputSchema used to check parameter names and the types of their values. */
 export interface KnownInputSchema {
   properties?: Record<string, unknown>;
   additionalProperties?: unknown;
+  /** Where a parameter's `$ref` points ("#/$defs/Token"): read by the hub's full check. */
+  $defs?: unknown;
+  definitions?: unknown;
 }
 
 /** Names for a message, the first few of a long list. */
@@ -56,8 +60,13 @@ export function fits(value: unknown, kind: Kind): boolean {
   }
 }
 
+/** A JSON Schema type name as a user reads it ("a whole number"); the name itself when this check does not know it. */
+export function kindWords(type: string): string {
+  return isKind(type) ? KINDS[type] : type;
+}
+
 /** What a value is, in the words of KINDS ("a number", "text"). */
-function kindOf(value: unknown): string {
+export function kindOf(value: unknown): string {
   if (typeof value === 'string') return KINDS.string;
   if (typeof value === 'number') return KINDS.number;
   if (typeof value === 'boolean') return KINDS.boolean;
@@ -66,7 +75,7 @@ function kindOf(value: unknown): string {
 }
 
 /** The value as the user wrote it, cut short when long. */
-function shown(value: unknown): string {
+export function shown(value: unknown): string {
   const text = JSON.stringify(value);
   return text.length > 40 ? `${text.slice(0, 37)}…` : text;
 }
@@ -98,14 +107,24 @@ export function paramTypeProblem(what: string, value: unknown, property: unknown
   return undefined;
 }
 
-/** The first of `values` whose type its parameter's schema does not take, and why (`what` names such a value). */
+/**
+ * Why an injected value does not fit its parameter `name` of the tool's input schema `schema` (`what`
+ * names the value, e.g. `hidden value of "message"`); undefined when it fits or cannot be told.
+ */
+export type InjectedValueCheck = (what: string, name: string, value: unknown, schema: KnownInputSchema) => string | undefined;
+
+/** The cheap check: the parameter's own `type` and `enum` only. */
+const checkTypeAndEnum: InjectedValueCheck = (what, name, value, schema) => paramTypeProblem(what, value, schema.properties?.[name]);
+
+/** The first of `values` its parameter's schema does not take, and why (`what` names such a value). */
 function firstMisfit(
   what: string,
   values: Record<string, unknown>,
-  properties: Record<string, unknown>,
+  schema: KnownInputSchema & { properties: Record<string, unknown> },
+  checkValue: InjectedValueCheck,
 ): { name: string; message: string } | undefined {
   for (const [name, value] of Object.entries(values)) {
-    const message = Object.hasOwn(properties, name) ? paramTypeProblem(`${what} "${name}"`, value, properties[name]) : undefined;
+    const message = Object.hasOwn(schema.properties, name) ? checkValue(`${what} "${name}"`, name, value, schema) : undefined;
     if (message) return { name, message };
   }
   return undefined;
@@ -119,12 +138,14 @@ const INJECTED = [
 
 /**
  * The first parameter of a tool policy (under `field`) that the tool's schema refuses: a name it does not
- * have (unless it takes any), or a value of a type it does not take. Undefined when the schema is unknown.
+ * have (unless it takes any), or a value it does not take (told by `checkValue`, by default the cheap
+ * check). Undefined when the schema is unknown.
  */
 export function injectedParamProblem(
   field: string,
   policy: { hiddenParams?: Record<string, unknown>; paramOverrides?: Record<string, unknown> },
   schema: KnownInputSchema | undefined,
+  checkValue: InjectedValueCheck = checkTypeAndEnum,
 ): { field: string; message: string } | undefined {
   const properties = schema?.properties;
   if (!properties) return undefined;
@@ -140,7 +161,7 @@ export function injectedParamProblem(
     }
   }
   for (const [key, what] of INJECTED) {
-    const misfit = firstMisfit(what, policy[key] ?? {}, properties);
+    const misfit = firstMisfit(what, policy[key] ?? {}, { ...schema, properties }, checkValue);
     if (misfit) return { field: `${field}.${key}.${misfit.name}`, message: misfit.message };
   }
   return undefined;

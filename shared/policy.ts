@@ -4,7 +4,7 @@
  * Runtime-neutral: no node:*, no electron, no DOM.
  */
 import { z } from 'zod';
-import { injectedParamProblem, listSome, type KnownInputSchema } from './policy-params.js';
+import { injectedParamProblem, listSome, type InjectedValueCheck, type KnownInputSchema } from './policy-params.js';
 import { plainIssue } from './plain-issues.js';
 import { ownValue } from './records.js';
 import { previewWarning } from './spill-advice.js';
@@ -248,7 +248,7 @@ export type PendingPin = z.infer<typeof PendingPinSchema>;
 
 // ── validation against what is connected ───────────────────────────────────────────────────────
 
-export type { KnownInputSchema };
+export type { InjectedValueCheck, KnownInputSchema };
 
 export interface KnownServer {
   /**
@@ -267,6 +267,11 @@ export interface KnownServers {
    * nesting); `label` is its placeholder name (`emp-id` → EMP_ID), which two patterns of a tool may not share.
    */
   checkPattern?: (pattern: CustomPiiPatternPolicy) => { ok: true; label?: string } | { ok: false; message: string };
+  /**
+   * Checks an injected value (hidden parameter, override) against the tool's input schema: the hub's
+   * full JSON Schema check. Without it only the parameter's `type` and `enum` are read (policy-params.ts).
+   */
+  checkValue?: InjectedValueCheck;
 }
 
 /** Valid policies may still carry warnings: settings that work against themselves, by field (issue 14, item 5). */
@@ -306,7 +311,7 @@ export function validatePolicies(policies: unknown, known: KnownServers): Policy
       if (server.tools && !server.tools.includes(toolName)) {
         return fail(field, `server "${serverId}" has no tool "${toolName}" (it has: ${listSome(server.tools)})`);
       }
-      const bad = injectedParamProblem(field, policy, server.inputSchemas?.[toolName]);
+      const bad = injectedParamProblem(field, policy, server.inputSchemas?.[toolName], known.checkValue);
       if (bad) return fail(bad.field, bad.message);
       const custom = policy.pii?.custom ?? [];
       // The masker refuses two patterns with one placeholder name at call time: refused here instead.
@@ -369,4 +374,26 @@ export function withoutServer(policies: Policies, serverId: string): Policies {
   const { [serverId]: _s, ...servers } = policies.servers;
   const { [serverId]: _t, ...tools } = policies.tools;
   return { servers, tools };
+}
+
+/** Everything kept for one server: its own policy and its tools' (held while a removed server can be put back). */
+export interface ServerPolicies {
+  server?: ServerPolicy;
+  tools?: Record<string, ToolPolicy>;
+}
+
+/** What the policies keep for a server (empty when nothing). Pure. */
+export function policiesOf(policies: Policies, serverId: string): ServerPolicies {
+  const server = ownValue(policies.servers, serverId);
+  const tools = ownValue(policies.tools, serverId);
+  return { ...(server ? { server } : {}), ...(tools ? { tools } : {}) };
+}
+
+/** The policies with a server's own ones replaced by `kept` (what policiesOf gave). Pure. */
+export function withServerPolicies(policies: Policies, serverId: string, kept: ServerPolicies): Policies {
+  const rest = withoutServer(policies, serverId);
+  return {
+    servers: kept.server ? { ...rest.servers, [serverId]: kept.server } : rest.servers,
+    tools: kept.tools ? { ...rest.tools, [serverId]: kept.tools } : rest.tools,
+  };
 }

@@ -254,7 +254,7 @@ describe('spillway bridge, last guards and fallback', () => {
       const env = { ...(process.env as Record<string, string>), SPILLWAY_TOKEN: 'not-the-token-of-this-hub' };
       await expect(
         wrong.connect(new StdioClientTransport({ command: NODE, args: [BIN, 'bridge', '--data-dir', dir, '--no-start'], env, stderr: 'ignore' })),
-      ).rejects.toThrow(/refused the bridge: .*wrong token/);
+      ).rejects.toThrow(/refused the bridge at .*: this client's settings carry a SPILLWAY_TOKEN that is not this Spillway's token/);
       await wrong.close().catch(() => undefined);
     } finally {
       await Promise.all(clients.map((c) => c.close().catch(() => undefined)));

@@ -268,6 +268,24 @@ describe('EventLog', () => {
     expect((await log.query({})).map((e) => e.seq)).toEqual([6, 7]);
   });
 
+  it('deletes the files older than a retention changed while it runs, at once, and keeps to it', async () => {
+    const line = (seq: number, time: string) => `${JSON.stringify({ seq, time, level: 'info', type: 'log', message: `old ${seq}` })}\n`;
+    await writeFile(join(dir, 'events-2025-03-04.jsonl'), line(1, '2025-03-04T10:00:00.000Z'));
+    await writeFile(join(dir, 'events-2025-03-08.jsonl'), line(2, '2025-03-08T10:00:00.000Z'));
+    const log = openLog({ retentionDays: 14 });
+    await log.flush();
+    expect(await readdir(dir)).toHaveLength(2);
+
+    expect(await log.setRetentionDays(3)).toEqual([join(dir, 'events-2025-03-04.jsonl')]); // keep 03-07 .. 03-10
+    expect(await readdir(dir)).toEqual(['events-2025-03-08.jsonl']);
+    log.emit({ type: 'log', level: 'info', message: 'today' });
+    await log.flush();
+    clock += 2 * DAY; // 2025-03-12: 03-09 is the oldest day kept under the new retention
+    log.emit({ type: 'log', level: 'info', message: 'two days later' });
+    await log.flush();
+    expect((await readdir(dir)).sort()).toEqual(['events-2025-03-10.jsonl', 'events-2025-03-12.jsonl']);
+  });
+
   it('skips a torn last line, continues seq, and does not glue the next line onto it', async () => {
     const log = openLog();
     for (const input of sampleInputs(3)) log.emit(input);

@@ -1,61 +1,83 @@
 /**
  * Sign out and Remove while the upstream's transport is refreshing its token by itself (audit s13, oauth
  * 1): the refresh must not store tokens after the sign-out or removal forgot them. The OAuth fixture holds
- * the refresh at its token endpoint until the test lets it go, and offers no revocation (as many providers
- * do not), so nothing at the server cancels the refresh token meanwhile.
+ * the refresh at its token endpoint until the test lets it go, after the sign-out or removal, and offers
+ * no revocation (as many providers do not), so nothing at the server cancels the refresh token meanwhile.
+ * The test then waits until the SDK is done with that refresh, and looks at the store.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { OAUTH_SECRETS } from '../../electron/core/oauth/upstream-oauth-provider.js';
+import { OAUTH_SECRETS, type UpstreamOAuthProvider } from '../../electron/core/oauth/upstream-oauth-provider.js';
 import { signIn, startOAuthHub, type OAuthHub } from '../support/oauth-flow.js';
 
 let h: OAuthHub;
 const post = async (path: string) => (await fetch(new URL(path, h.server.url), { method: 'POST' })).body?.cancel();
 const storedTokens = () => h.hub.hub.secretStore.get('remote', OAUTH_SECRETS.tokens);
-/** The fixture's counts: refresh grants, and token requests met while the token endpoint was in trouble. */
-const counts = async () => (await (await fetch(new URL('/stats', h.server.url))).json()) as { refreshGrants: number; tokenTroubles?: number };
 
 beforeAll(async () => {
   h = await startOAuthHub(['--token-lifetime', '600', '--no-revocation']);
 });
 afterAll(async () => h?.stop());
+afterEach(() => {
+  vi.restoreAllMocks();
+});
 
-/** Resolves once `check` holds, looking every 20 ms (for the fixture's counts, which send no events). */
-async function until(check: () => Promise<boolean>, what: string): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
+/**
+ * Resolves once the SDK is done with a refresh it sent: as its auth() ends a refresh either way, it hands
+ * `provider` the new tokens (saveTokens) or, without them, asks it for a new sign-in (state); the provider
+ * has then settled that call.
+ */
+function refreshEnded(provider: UpstreamOAuthProvider): Promise<void> {
+  const saveTokens = provider.saveTokens.bind(provider);
+  const state = provider.state.bind(provider);
+  return new Promise((resolve) => {
+    const ended = <T>(call: Promise<T>): Promise<T> => {
+      call.then(
+        () => resolve(),
+        () => resolve(),
+      );
+      return call;
+    };
+    vi.spyOn(provider, 'saveTokens').mockImplementation((tokens) => ended(saveTokens(tokens)));
+    vi.spyOn(provider, 'state').mockImplementation(() => ended(state()));
+  });
 }
 
 /**
- * Signs `remote` in, then starts a call whose token has expired: the transport's refresh reaches the
- * token endpoint and is held there. Gives the call (settled, never rejected) and the refreshes granted so far.
+ * Resolves when the hub sends its next token refresh (its connections send through the global fetch, looked
+ * up on each request), with the end of that refresh (refreshEnded).
  */
-async function callDuringHeldRefresh(client: Client): Promise<{ call: Promise<unknown>; granted: number }> {
+function nextRefresh(provider: UpstreamOAuthProvider): Promise<{ ended: Promise<void> }> {
+  const send = globalThis.fetch;
+  return new Promise((resolve) => {
+    const spy = vi.spyOn(globalThis, 'fetch').mockImplementation((input, init) => {
+      if (init?.body instanceof URLSearchParams && init.body.get('grant_type') === 'refresh_token') {
+        spy.mockRestore();
+        resolve({ ended: refreshEnded(provider) });
+      }
+      return send(input, init);
+    });
+  });
+}
+
+/**
+ * With `remote` signed in, starts a call whose token has expired: the transport sends its refresh, which
+ * the token endpoint holds. Gives the call (settled, never rejected) and the end of the refresh (refreshEnded).
+ */
+async function callDuringHeldRefresh(client: Client): Promise<{ call: Promise<unknown>; refreshed: Promise<void> }> {
   const name = (await client.listTools()).tools.find((t) => t.name.endsWith('whoami'))!.name;
-  const { tokenTroubles: troubles = 0, refreshGrants: granted } = await counts();
+  const provider = h.hub.hub.signIns.oauth.provider('remote')!;
   await post('/token-trouble?mode=hold');
   await post('/expire-access-tokens');
+  const refresh = nextRefresh(provider);
   const call = client.callTool({ name, arguments: {} }).catch((err: unknown) => err);
-  await until(async () => ((await counts()).tokenTroubles ?? 0) > troubles, 'the refresh to reach the token endpoint');
-  return { call, granted };
+  return { call, refreshed: (await refresh).ended };
 }
 
-/** Lets the held refresh go and waits until the fixture granted it: a late save lands just after. */
-async function releaseRefresh(granted: number): Promise<void> {
+/** Lets the held refresh go (the server grants it: an answer after the sign-out), and waits until the SDK is done with it. */
+async function releaseRefresh(refreshed: Promise<void>): Promise<void> {
   await post('/token-trouble?mode=off');
-  await until(async () => (await counts()).refreshGrants > granted, 'the held refresh to be granted');
-}
-
-/** No tokens are stored, and none arrive in the next second (a late save would land within milliseconds). */
-async function expectNoTokensStored(): Promise<void> {
-  const deadline = Date.now() + 1000;
-  while (Date.now() < deadline) {
-    expect(await storedTokens()).toBeUndefined();
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+  await refreshed;
 }
 
 describe('a refresh under way when the sign-in is forgotten', () => {
@@ -63,11 +85,11 @@ describe('a refresh under way when the sign-in is forgotten', () => {
     await h.hub.waitForStatus('remote', 'needs-sign-in');
     await signIn(h.hub);
     const client = await h.hub.connect();
-    const { call, granted } = await callDuringHeldRefresh(client);
+    const { call, refreshed } = await callDuringHeldRefresh(client);
     expect((await h.hub.api('upstreams.signOut', { id: 'remote' })).ok).toBe(true);
-    await releaseRefresh(granted);
+    await releaseRefresh(refreshed);
     await call;
-    await expectNoTokensStored();
+    expect(await storedTokens()).toBeUndefined();
 
     const asked = h.hub.waitFor(
       (e) => e.type === 'upstream.status' && e.server === 'remote' && (e.status === 'ready' || e.status === 'needs-sign-in'),
@@ -80,11 +102,11 @@ describe('a refresh under way when the sign-in is forgotten', () => {
   it('Remove during a refresh leaves no tokens: the same server added again needs a sign-in', async () => {
     await signIn(h.hub);
     const client = await h.hub.connect();
-    const { call, granted } = await callDuringHeldRefresh(client);
+    const { call, refreshed } = await callDuringHeldRefresh(client);
     expect((await h.hub.api('upstreams.remove', { id: 'remote' })).ok).toBe(true);
-    await releaseRefresh(granted);
+    await releaseRefresh(refreshed);
     await call;
-    await expectNoTokensStored();
+    expect(await storedTokens()).toBeUndefined();
 
     const asked = h.hub.waitFor(
       (e) => e.type === 'upstream.status' && e.server === 'remote' && (e.status === 'ready' || e.status === 'needs-sign-in'),

@@ -13,6 +13,7 @@ import { TokenCounter } from '../../electron/core/tokens/token-counter.js';
 import { SpillStore } from '../../electron/core/spill/spill-store.js';
 import { MAX_EXPRESSION_CHARS, OFF_THREAD_ABOVE_BYTES, readResult, type ReadResultOptions } from '../../electron/core/spill/read-result.js';
 import { ReadThread } from '../../electron/core/spill/read-thread-host.js';
+import { longestStallDuring } from '../support/main-thread-stalls.js';
 
 const counter = new TokenCounter();
 afterAll(() => counter.close());
@@ -42,25 +43,6 @@ async function read(args: Record<string, unknown>, options: ReadResultOptions = 
 }
 
 const textOf = (result: CallToolResult): string => (result.content[0] as { text: string }).text;
-
-/** The longest gap between ticks of a 5 ms interval on this thread while `work` runs. */
-async function longestStallDuring(work: () => Promise<unknown>): Promise<number> {
-  let last = performance.now();
-  let longest = 0;
-  const timer = setInterval(() => {
-    const now = performance.now();
-    longest = Math.max(longest, now - last);
-    last = now;
-  }, 5);
-  try {
-    await work();
-    // One more tick, which measures the gap the end of the work left.
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  } finally {
-    clearInterval(timer);
-  }
-  return longest;
-}
 
 // 1 MB: 200 lines of 5,000 a's and a b. `[a-z]{n}b` keeps an automaton of n states busy on each character.
 const RUNS = Array.from({ length: 200 }, () => 'a'.repeat(5000) + 'b').join('\n') + '\n';

@@ -15,6 +15,7 @@ import { TokenCounter } from '../../electron/core/tokens/token-counter.js';
 import { SpillStore } from '../../electron/core/spill/spill-store.js';
 import { OFF_THREAD_ABOVE_BYTES, readResult, type ReadResultOptions } from '../../electron/core/spill/read-result.js';
 import { ReadThread } from '../../electron/core/spill/read-thread-host.js';
+import { longestStallDuring } from '../support/main-thread-stalls.js';
 
 const counter = new TokenCounter();
 afterAll(() => counter.close());
@@ -43,24 +44,6 @@ async function read(args: Record<string, unknown>, options: ReadResultOptions = 
 }
 
 const textOf = (result: CallToolResult): string => (result.content[0] as { text: string }).text;
-
-/** The longest gap between ticks of a 5 ms interval on this thread while `work` runs. */
-async function longestStallDuring(work: () => Promise<unknown>): Promise<number> {
-  let last = performance.now();
-  let longest = 0;
-  const timer = setInterval(() => {
-    const now = performance.now();
-    longest = Math.max(longest, now - last);
-    last = now;
-  }, 5);
-  try {
-    await work();
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  } finally {
-    clearInterval(timer);
-  }
-  return longest;
-}
 
 // ~1.8 M characters: a table just under TOON_VIEW_MAX_CHARS, whose TOON view pays.
 const TABLE = JSON.stringify(

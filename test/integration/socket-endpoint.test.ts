@@ -7,7 +7,7 @@ import { once } from 'node:events';
 import { chmod, mkdir, mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import { createConnection, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { attachSocketEndpoint, socketPathFor, SocketInUseError, type SocketEndpoint } from '../../electron/core/downstream/socket-endpoint.js';
 import { hubProof, newNonce, provesHub } from '../../electron/core/files/hub-identity.js';
 import { EVERYTHING, NODE, nodeServer, startTestHub, type TestHub } from '../support/hub-harness.js';
@@ -161,7 +161,17 @@ describe('bridge socket endpoint', () => {
     expect(socketPathFor({ dataDir: 'c:\\users\\ana\\appdata\\roaming\\spillway', platform: 'win32' })).toBe(pipe);
     expect(socketPathFor({ dataDir: '/home/ana/.config/Spillway', platform: 'linux' })).toBe('/home/ana/.config/Spillway/spillway.sock');
     const deep = `/home/ana/${'very-long-folder-name/'.repeat(6)}Spillway`;
-    expect(socketPathFor({ dataDir: deep, platform: 'darwin', tmpDir: '/tmp', uid: 501 })).toMatch(/^\/tmp\/spillway-501\/[0-9a-f]{12}\.sock$/);
+    expect(socketPathFor({ dataDir: deep, platform: 'darwin', uid: 501 })).toMatch(/^\/tmp\/spillway-501\/[0-9a-f]{12}\.sock$/);
+  });
+
+  it('puts the socket of a deep data folder in /tmp whatever the temp folder of the process (hub and bridge agree)', () => {
+    const deep = `/Users/ana/${'very-long-folder-name/'.repeat(6)}Spillway`;
+    // The desktop app runs with TMPDIR set; a client starts its bridge without it (the SDK passes no TMPDIR).
+    const app = socketPathFor({ dataDir: deep, platform: 'darwin', tmpDir: '/var/folders/xy/T', uid: 501 });
+    const bridge = socketPathFor({ dataDir: deep, platform: 'darwin', uid: 501 });
+    expect(app).toBe(bridge);
+    expect(socketPathFor({ dataDir: deep, platform: 'linux', tmpDir: '/run/user/501/tmp', uid: 501 })).toBe(bridge);
+    expect(dirname(bridge)).toBe('/tmp/spillway-501');
   });
 
   it('proves itself before it takes a token, and takes no token as the first line', async () => {
@@ -174,7 +184,7 @@ describe('bridge socket endpoint', () => {
     await closed(early.socket);
   });
 
-  describe.runIf(unix)('a data folder too deep for a socket path (the socket goes to a temp folder)', () => {
+  describe.runIf(unix)('a data folder too deep for a socket path (the socket goes to /tmp/spillway-<uid>)', () => {
     let shared: string;
     beforeAll(async () => {
       // A temp folder shared by every user, like /tmp: 1777.
@@ -184,9 +194,27 @@ describe('bridge socket endpoint', () => {
     afterAll(() => rm(shared, { recursive: true, force: true }));
     const deep = () => join(hub.dir, 'very-long-folder-name-'.repeat(5), 'Spillway');
     const uid = process.getuid?.();
+    /** The socket path socketPathFor gives, moved from /tmp into the test's own shared folder. */
+    const inShared = () => join(shared, basename(dirname(socketPathFor({ dataDir: deep(), platform: process.platform, uid }))), 'test.sock');
+
+    it('listens in /tmp/spillway-<uid>, a folder of this user only, and leaves /tmp as it was', async () => {
+      const path = socketPathFor({ dataDir: deep(), platform: process.platform, uid });
+      expect(dirname(path)).toBe(`/tmp/spillway-${uid}`);
+      const tmpMode = (await stat('/tmp')).mode & 0o7777;
+      const deepEndpoint = await attachSocketEndpoint(hub.hub, { path, platform: process.platform, proveIdentity });
+      try {
+        expect((await stat('/tmp')).mode & 0o7777).toBe(tmpMode);
+        const folder = await stat(dirname(path));
+        expect(folder.mode & 0o777).toBe(0o700);
+        expect(folder.uid).toBe(uid);
+        expect((await stat(path)).mode & 0o777).toBe(0o600);
+      } finally {
+        await deepEndpoint.close();
+      }
+    });
 
     it('listens in a folder of this user only, and leaves the shared temp folder as it was', async () => {
-      const path = socketPathFor({ dataDir: deep(), platform: process.platform, tmpDir: shared, uid });
+      const path = inShared();
       expect(dirname(path)).toBe(join(shared, `spillway-${uid}`));
       const deepEndpoint = await attachSocketEndpoint(hub.hub, { path, platform: process.platform, proveIdentity });
       try {
@@ -206,7 +234,7 @@ describe('bridge socket endpoint', () => {
     });
 
     it('refuses a socket folder another user made, and never changes a shared folder', async () => {
-      const path = socketPathFor({ dataDir: deep(), platform: process.platform, tmpDir: shared, uid });
+      const path = inShared();
       // The folder is this process's; the endpoint is told it runs as someone else, as if another user had made it.
       await mkdir(dirname(path), { recursive: true, mode: 0o700 });
       await expect(attachSocketEndpoint(hub.hub, { path, platform: process.platform, proveIdentity, uid: (uid ?? 0) + 1 })).rejects.toThrow(

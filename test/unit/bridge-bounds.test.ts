@@ -1,7 +1,8 @@
 /**
  * The bridge's bounds on the clock (issue 13, items 1 and 7), in process with fake timers: a start that
- * never answers ends within 20 s even when the timeout option is passed as undefined (as the command did
- * when SPILLWAY_BRIDGE_TIMEOUT_MS was unset), and calls held for a restarted hub's tools go after their bound.
+ * never answers ends within 10 s (under what clients wait for a first answer) even when the timeout option
+ * is passed as undefined (as the command did when SPILLWAY_BRIDGE_TIMEOUT_MS was unset); with --no-start
+ * and no hub the bridge ends at once; calls held for a restarted hub's tools go after their bound.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { PassThrough } from 'node:stream';
@@ -14,7 +15,7 @@ afterEach(() => {
 });
 
 describe('bridge bounds', () => {
-  it('answers initialize with an error within 20 s when no hub ever comes (timeoutMs: undefined keeps the default)', async () => {
+  it('answers initialize with an error within 10 s when no hub ever comes (timeoutMs: undefined keeps the default)', async () => {
     vi.useFakeTimers();
     const input = new PassThrough();
     const output = new PassThrough();
@@ -35,14 +36,44 @@ describe('bridge bounds', () => {
     void bridge.run().then((c) => (code = c));
     input.write(`${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: {} })}\n`);
 
-    await vi.advanceTimersByTimeAsync(19_000);
+    await vi.advanceTimersByTimeAsync(9_000);
     expect(code).toBeUndefined();
     expect(started).toHaveLength(1);
     await vi.advanceTimersByTimeAsync(1_000);
     expect(code).toBe(1);
     const answer = JSON.parse(written.join('').trim()) as { id: number; error: { message: string } };
     expect(answer.id).toBe(1);
-    expect(answer.error.message).toMatch(/did not start within 20 s/);
+    expect(answer.error.message).toMatch(/did not start within 10 s/);
+  });
+
+  it('with --no-start, answers initialize with an error as soon as nothing answers (no wait)', async () => {
+    vi.useFakeTimers();
+    const input = new PassThrough();
+    const output = new PassThrough();
+    const written: string[] = [];
+    output.on('data', (c: Buffer) => written.push(c.toString('utf8')));
+    const bridge = new Bridge({
+      input,
+      output,
+      log: () => undefined,
+      socketPath: '/nonexistent/spillway.sock',
+      token: async () => 'token',
+      hubId: async () => 'hub-id-0123456789',
+      httpUrls: async () => [],
+    });
+    let code: number | undefined;
+    const began = Date.now();
+    void bridge.run().then((c) => (code = c));
+    input.write(`${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: {} })}\n`);
+    // Only the probes of the socket (refused at once) and of no HTTP endpoint: no wait between looks.
+    // (vi.waitFor moves the fake clock on by 50 ms a check: any wait of the bridge would show here.)
+    await vi.waitFor(() => expect(code).toBe(1));
+    expect(Date.now() - began).toBeLessThan(500);
+    const answer = JSON.parse(written.join('').trim()) as { id: number; error: { message: string } };
+    expect(answer).toMatchObject({
+      id: 1,
+      error: { message: expect.stringMatching(/Spillway is not running .*--no-start.*start the Spillway app/) },
+    });
   });
 
   it('sends the held calls when the hub does not list their tools within the bound', async () => {

@@ -5,8 +5,7 @@
  * order: start, tray, window, IPC, pause from the tray, close to the tray, a second instance, quit.
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { api } from '../../shared/api.js';
@@ -25,15 +24,15 @@ import {
 } from '../support/electron-double.js';
 import { ROOT } from '../support/hub-harness.js';
 import { alive } from '../support/processes.js';
-import { loadMain, pointShellAt, quitApp, restoreEnv } from '../support/shell-run.js';
+import { fixtureServerConfig, shellFolders, type ShellFolders } from '../support/shell-folders.js';
+import { loadMain } from '../support/shell-run.js';
 
 vi.mock('electron', async () => (await import('../support/electron-double.js')).installedElectron());
 
 /** Names this test's upstream child on its command line, to find it in /proc. */
 const MARKER = `shell-fx-${process.pid}-${Date.now()}`;
-const savedEnv = { ...process.env };
 
-let tmp: string;
+let folders: ShellFolders | undefined;
 let dataDir: string;
 let configFile: string;
 let electron: ElectronDouble;
@@ -76,32 +75,15 @@ const call = (win: DoubleBrowserWindow, method: string, req: unknown = {}) => ca
 let endpoint: string;
 
 beforeAll(async () => {
-  tmp = await mkdtemp(join(tmpdir(), 'spillway-shell-'));
-  const home = join(tmp, 'home');
-  await mkdir(home);
   // A first start: the data folder does not exist yet. The config lives elsewhere (SPILLWAY_CONFIG) so
   // the hub can listen on a free port.
-  dataDir = join(tmp, 'appData', 'Spillway');
-  configFile = join(tmp, 'config.json');
-  const fixture = join(ROOT, 'test/fixtures/fixture-server.mjs');
-  await writeFile(
-    configFile,
-    JSON.stringify({
-      version: 1,
-      settings: { port: 0 },
-      servers: { fx: { type: 'stdio', command: process.execPath, args: [fixture, '--name', MARKER] } },
-    }),
-  );
-  pointShellAt({ dataDir, configFile, home });
-  electron = installElectronDouble({ paths: { home, appData: join(tmp, 'appData'), temp: tmp }, appPath: ROOT });
+  folders = await shellFolders('lifecycle', fixtureServerConfig(0, ['--name', MARKER]), { dataDir: join('appData', 'Spillway') });
+  ({ dataDir, configFile } = folders);
+  electron = installElectronDouble({ paths: { home: folders.home, appData: join(folders.tmp, 'appData'), temp: folders.tmp }, appPath: ROOT });
   await loadMain();
 });
 
-afterAll(async () => {
-  await quitApp(electron);
-  restoreEnv(savedEnv);
-  if (tmp) await rm(tmp, { recursive: true, force: true });
-});
+afterAll(() => folders?.end(electron));
 
 describe('the Electron shell, run in Node', () => {
   it('before ready: names the app, keeps userData in the (new) data folder and asks for the single-instance lock', () => {

@@ -6,33 +6,29 @@
  * against the electron double, with the real hub on a temp data folder.
  */
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it, vi } from 'vitest';
 import { callsTo, DoubleEvent, installElectronDouble, until, type ElectronDouble } from '../support/electron-double.js';
 import { ROOT } from '../support/hub-harness.js';
-import { loadMain, pointShellAt, quitApp, restoreEnv } from '../support/shell-run.js';
+import { shellFolders, type ShellFolders } from '../support/shell-folders.js';
+import { loadMain, quitApp } from '../support/shell-run.js';
 
 vi.mock('electron', async () => (await import('../support/electron-double.js')).installedElectron());
 
-const savedEnv = { ...process.env };
 const savedArgv = [...process.argv];
+let folders: ShellFolders | undefined;
 let tmp: string;
 let home: string;
 let dataDir: string;
 let electron: ElectronDouble;
 
 beforeAll(async () => {
-  tmp = await mkdtemp(join(tmpdir(), 'spillway-shell-login-'));
-  home = join(tmp, 'home');
+  folders = await shellFolders('login', { version: 1, settings: { port: 0 }, servers: {} });
+  ({ tmp, home, dataDir } = folders);
   // The autostart folder cannot be made: a file is in its way (a read-only ~/.config does the same).
-  await mkdir(join(home, '.config'), { recursive: true });
+  await mkdir(join(home, '.config'));
   await writeFile(join(home, '.config', 'autostart'), 'not a folder');
-  dataDir = join(tmp, 'data');
-  const configFile = join(tmp, 'config.json');
-  await writeFile(configFile, JSON.stringify({ version: 1, settings: { port: 0 }, servers: {} }));
-  pointShellAt({ dataDir, configFile, home });
   process.argv.push('--hidden'); // what the login item passes (login-item.ts)
   process.env.SPILLWAY_UP_FILE = join(tmp, 'up'); // what `npm start` passes (cli/start.js)
   electron = installElectronDouble({ paths: { home, appData: tmp, temp: tmp }, appPath: ROOT });
@@ -42,8 +38,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await quitApp(electron);
   process.argv.splice(0, process.argv.length, ...savedArgv);
-  restoreEnv(savedEnv);
-  if (tmp) await rm(tmp, { recursive: true, force: true });
+  await folders?.end(electron);
 });
 
 it('a second instance during a hidden start still opens the window once the app is up', async () => {

@@ -4,22 +4,20 @@
  * after the hub reaped its children, and that process would outlive the app.
  */
 import { readdirSync, readFileSync } from 'node:fs';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { IPC_CHANNELS } from '../../electron/main/ipc-binding.js';
 import { installElectronDouble, until, type DoubleBrowserWindow, type DoubleTray, type ElectronDouble } from '../support/electron-double.js';
 import { ROOT } from '../support/hub-harness.js';
-import { loadMain, pointShellAt, quitApp, restoreEnv } from '../support/shell-run.js';
+import { fixtureServerConfig, shellFolders, type ShellFolders } from '../support/shell-folders.js';
+import { loadMain, quitApp } from '../support/shell-run.js';
 
 vi.mock('electron', async () => (await import('../support/electron-double.js')).installedElectron());
 
 /** Names this test's upstream child on its command line, to find it in /proc. */
 const MARKER = `shell-quit-fx-${process.pid}-${Date.now()}`;
-const savedEnv = { ...process.env };
 
-let tmp: string;
+let folders: ShellFolders | undefined;
 let electron: ElectronDouble;
 
 const readProc = (pid: number, file: string) => {
@@ -49,21 +47,8 @@ const call = (win: DoubleBrowserWindow, method: string, req: unknown = {}) =>
   electron.ipcMain.invokeFrom(win.webContents, { url: win.contents.getURL(), parent: null }, IPC_CHANNELS.call, { method, req });
 
 beforeAll(async () => {
-  tmp = await mkdtemp(join(tmpdir(), 'spillway-shell-quit-'));
-  const home = join(tmp, 'home');
-  await mkdir(home);
-  const configFile = join(tmp, 'config.json');
-  const fixture = join(ROOT, 'test/fixtures/fixture-server.mjs');
-  await writeFile(
-    configFile,
-    JSON.stringify({
-      version: 1,
-      settings: { port: 0 },
-      servers: { fx: { type: 'stdio', command: process.execPath, args: [fixture, '--name', MARKER] } },
-    }),
-  );
-  pointShellAt({ dataDir: join(tmp, 'appData', 'Spillway'), configFile, home });
-  electron = installElectronDouble({ paths: { home, appData: join(tmp, 'appData'), temp: tmp }, appPath: ROOT });
+  folders = await shellFolders('quit', fixtureServerConfig(0, ['--name', MARKER]), { dataDir: join('appData', 'Spillway') });
+  electron = installElectronDouble({ paths: { home: folders.home, appData: join(folders.tmp, 'appData'), temp: folders.tmp }, appPath: ROOT });
   await loadMain();
   electron.app.emitReady();
 });
@@ -71,8 +56,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await quitApp(electron);
   for (const pid of pidsMentioning(MARKER)) process.kill(pid, 'SIGKILL');
-  restoreEnv(savedEnv);
-  if (tmp) await rm(tmp, { recursive: true, force: true });
+  await folders?.end(electron);
 });
 
 describe('calls that arrive while Quit stops the hub', () => {

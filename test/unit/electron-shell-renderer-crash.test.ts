@@ -3,20 +3,17 @@
  * out of memory). The page is loaded again instead of staying blank; a second crash soon after closes the
  * window (no reload loop) and "Open Spillway" builds a new one.
  */
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { IPC_CHANNELS } from '../../electron/main/ipc-binding.js';
 import { installElectronDouble, until, type DoubleBrowserWindow, type DoubleTray, type ElectronDouble } from '../support/electron-double.js';
 import { ROOT } from '../support/hub-harness.js';
-import { loadMain, pointShellAt, quitApp, restoreEnv } from '../support/shell-run.js';
+import { fixtureServerConfig, shellFolders, type ShellFolders } from '../support/shell-folders.js';
+import { loadMain } from '../support/shell-run.js';
 
 vi.mock('electron', async () => (await import('../support/electron-double.js')).installedElectron());
 
-const savedEnv = { ...process.env };
-
-let tmp: string;
+let folders: ShellFolders | undefined;
 let electron: ElectronDouble;
 
 const windows = () => electron.BrowserWindow.getAllWindows();
@@ -31,26 +28,15 @@ const call = (win: DoubleBrowserWindow, method: string, req: unknown = {}) =>
 const loaded = (win: DoubleBrowserWindow) => !win.contents.isLoading() && !win.contents.isCrashed();
 
 beforeAll(async () => {
-  tmp = await mkdtemp(join(tmpdir(), 'spillway-shell-crash-'));
-  const home = join(tmp, 'home');
-  await mkdir(home);
-  const configFile = join(tmp, 'config.json');
-  const fixture = join(ROOT, 'test/fixtures/fixture-server.mjs');
-  await writeFile(
-    configFile,
-    JSON.stringify({ version: 1, settings: { port: 0 }, servers: { fx: { type: 'stdio', command: process.execPath, args: [fixture] } } }),
-  );
-  pointShellAt({ dataDir: join(tmp, 'appData', 'Spillway'), configFile, home });
-  electron = installElectronDouble({ paths: { home, appData: join(tmp, 'appData'), temp: tmp }, appPath: ROOT });
+  folders = await shellFolders('crash', fixtureServerConfig(0), { dataDir: join('appData', 'Spillway') });
+  electron = installElectronDouble({ paths: { home: folders.home, appData: join(folders.tmp, 'appData'), temp: folders.tmp }, appPath: ROOT });
   await loadMain();
   electron.app.emitReady();
 });
 
 afterAll(async () => {
   vi.restoreAllMocks();
-  await quitApp(electron);
-  restoreEnv(savedEnv);
-  if (tmp) await rm(tmp, { recursive: true, force: true });
+  await folders?.end(electron);
 });
 
 describe('a crashed window page', () => {

@@ -4,8 +4,7 @@
  * so in the dialog and the tray, leaves that hub's record and socket alone, and quits. The built main
  * process runs in Node against the electron double; the headless hub is the real one.
  */
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it, vi } from 'vitest';
 import { startHeadless, type RunningHub } from '../../electron/core/app/headless.js';
@@ -13,24 +12,20 @@ import { answers } from '../../electron/core/downstream/socket-endpoint.js';
 import { resolvePaths } from '../../electron/core/files/app-paths.js';
 import { callsTo, installElectronDouble, until, type ElectronDouble } from '../support/electron-double.js';
 import { ROOT } from '../support/hub-harness.js';
-import { loadMain, pointShellAt, quitApp, restoreEnv } from '../support/shell-run.js';
+import { shellFolders, type ShellFolders } from '../support/shell-folders.js';
+import { loadMain, quitApp } from '../support/shell-run.js';
 
 vi.mock('electron', async () => (await import('../support/electron-double.js')).installedElectron());
 
-const savedEnv = { ...process.env };
-let tmp: string;
+let folders: ShellFolders | undefined;
 let dataDir: string;
 let electron: ElectronDouble;
 let headless: RunningHub | undefined;
 
 beforeAll(async () => {
-  tmp = await mkdtemp(join(tmpdir(), 'spillway-shell-2hub-'));
-  const home = join(tmp, 'home');
-  await mkdir(home);
-  dataDir = join(tmp, 'data');
-  const configFile = join(tmp, 'config.json');
-  await writeFile(configFile, JSON.stringify({ version: 1, settings: { port: 0 }, servers: {} }));
-  pointShellAt({ dataDir, configFile, home });
+  folders = await shellFolders('2hub', { version: 1, settings: { port: 0 }, servers: {} });
+  const { home, configFile, tmp } = folders;
+  dataDir = folders.dataDir;
   const paths = resolvePaths({ dataDir, configFile, os: { home, platform: process.platform, env: process.env } });
   headless = await startHeadless({ paths, platform: process.platform, env: process.env, socket: join(dataDir, 'spillway.sock') });
   electron = installElectronDouble({ paths: { home, appData: tmp, temp: tmp }, appPath: ROOT });
@@ -40,8 +35,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await quitApp(electron);
   await headless?.stop();
-  restoreEnv(savedEnv);
-  if (tmp) await rm(tmp, { recursive: true, force: true });
+  await folders?.end(electron);
 });
 
 it('refuses to be a second hub on a served data folder: says so, keeps the other hub, and quits', async () => {

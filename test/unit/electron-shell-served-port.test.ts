@@ -6,34 +6,29 @@
  * hub's record stays. The built main process runs in Node against the electron double; `spillway serve`
  * is the real one, in its own process.
  */
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it, vi } from 'vitest';
 import { BIN, LISTENING, plainEnv } from '../support/bridge-client.js';
 import { callsTo, installElectronDouble, until, type ElectronDouble } from '../support/electron-double.js';
 import { freePort, NODE, ROOT } from '../support/hub-harness.js';
 import { spawnUntil, type Started } from '../support/processes.js';
-import { loadMain, pointShellAt, quitApp, restoreEnv } from '../support/shell-run.js';
+import { shellFolders, type ShellFolders } from '../support/shell-folders.js';
+import { loadMain, quitApp } from '../support/shell-run.js';
 
 vi.mock('electron', async () => (await import('../support/electron-double.js')).installedElectron());
 
-const savedEnv = { ...process.env };
-let tmp: string;
+let folders: ShellFolders | undefined;
 let dataDir: string;
 let electron: ElectronDouble;
 let serve: Started | undefined;
 
 beforeAll(async () => {
-  tmp = await mkdtemp(join(tmpdir(), 'spillway-shell-served-port-'));
-  const home = join(tmp, 'home');
-  await mkdir(home);
-  dataDir = join(tmp, 'data');
-  const configFile = join(tmp, 'config.json');
-  await writeFile(configFile, JSON.stringify({ version: 1, settings: { port: await freePort() }, servers: {} }));
+  folders = await shellFolders('served-port', { version: 1, settings: { port: await freePort() }, servers: {} });
+  const { home, configFile, tmp } = folders;
+  dataDir = folders.dataDir;
   // No --port: serve listens on the config's port, the one the app will try.
   serve = await spawnUntil(NODE, [BIN, 'serve', '--data-dir', dataDir, '--config', configFile], LISTENING, { env: plainEnv({ HOME: home }) });
-  pointShellAt({ dataDir, configFile, home });
   electron = installElectronDouble({ paths: { home, appData: tmp, temp: tmp }, appPath: ROOT });
   await loadMain();
 });
@@ -41,8 +36,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await quitApp(electron);
   await serve?.stop();
-  restoreEnv(savedEnv);
-  if (tmp) await rm(tmp, { recursive: true, force: true });
+  await folders?.end(electron);
 });
 
 it('says Spillway already runs for this folder, not that a port must change, and keeps the other hub', async () => {

@@ -7,9 +7,6 @@
  * the server in without a restart. The opener's refusal of a non-web URL is checked on the double's IPC
  * with a hub answer no real server would give.
  */
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { ApiResult } from '../../shared/api.js';
 import { bindControlIpc, IPC_CHANNELS, type InvokeEventLike } from '../../electron/main/ipc-binding.js';
@@ -25,12 +22,12 @@ import {
 } from '../support/electron-double.js';
 import { ROOT } from '../support/hub-harness.js';
 import { remoteConfig, startOAuthFixture, type OAuthFixture } from '../support/oauth-flow.js';
-import { loadMain, pointShellAt, quitApp, restoreEnv } from '../support/shell-run.js';
+import { shellFolders, type ShellFolders } from '../support/shell-folders.js';
+import { loadMain, quitApp } from '../support/shell-run.js';
 
 vi.mock('electron', async () => (await import('../support/electron-double.js')).installedElectron());
 
-const savedEnv = { ...process.env };
-let tmp: string;
+let folders: ShellFolders | undefined;
 let electron: ElectronDouble;
 let oauth: OAuthFixture;
 
@@ -47,22 +44,16 @@ const listed = async (win: DoubleBrowserWindow) => {
 
 beforeAll(async () => {
   oauth = await startOAuthFixture('--token-lifetime', '60');
-  tmp = await mkdtemp(join(tmpdir(), 'spillway-shell-sign-in-'));
-  const home = join(tmp, 'home');
-  await mkdir(home);
-  const configFile = join(tmp, 'config.json');
-  await writeFile(configFile, JSON.stringify(remoteConfig(oauth.url, { port: 0 })));
-  pointShellAt({ dataDir: join(tmp, 'data'), configFile, home });
-  electron = installElectronDouble({ paths: { home, appData: tmp, temp: tmp }, appPath: ROOT });
+  folders = await shellFolders('sign-in', remoteConfig(oauth.url, { port: 0 }));
+  electron = installElectronDouble({ paths: { home: folders.home, appData: folders.tmp, temp: folders.tmp }, appPath: ROOT });
   await loadMain();
   electron.app.emitReady();
 });
 
 afterAll(async () => {
   await quitApp(electron);
-  restoreEnv(savedEnv);
   await oauth?.stop();
-  if (tmp) await rm(tmp, { recursive: true, force: true });
+  await folders?.end(electron);
 });
 
 describe('signing in from the desktop app', () => {

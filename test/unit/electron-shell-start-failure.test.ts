@@ -4,20 +4,19 @@
  * built main process runs in Node against the electron double, with the real hub on a temp data folder.
  */
 import { readdirSync, readFileSync } from 'node:fs';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { createServer, type AddressInfo, type Server } from 'node:net';
-import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { afterAll, beforeAll, expect, it, vi } from 'vitest';
 import { callsTo, installElectronDouble, until, type ElectronDouble } from '../support/electron-double.js';
 import { ROOT } from '../support/hub-harness.js';
-import { loadMain, pointShellAt, quitApp, restoreEnv } from '../support/shell-run.js';
+import { fixtureServerConfig, shellFolders, type ShellFolders } from '../support/shell-folders.js';
+import { loadMain, quitApp } from '../support/shell-run.js';
 
 vi.mock('electron', async () => (await import('../support/electron-double.js')).installedElectron());
 
 const MARKER = `shell-fail-fx-${process.pid}-${Date.now()}`;
-const savedEnv = { ...process.env };
-let tmp: string;
+let folders: ShellFolders | undefined;
 let dataDir: string;
 let configFile: string;
 let blocker: Server;
@@ -41,34 +40,20 @@ const childrenOfThisProcess = () =>
     });
 
 beforeAll(async () => {
-  tmp = await mkdtemp(join(tmpdir(), 'spillway-shell-fail-'));
-  const home = join(tmp, 'home');
-  await mkdir(home);
   blocker = createServer();
   await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
   const { port } = blocker.address() as AddressInfo;
-  dataDir = join(tmp, 'data');
-  configFile = join(tmp, 'config.json');
-  const fixture = join(ROOT, 'test/fixtures/fixture-server.mjs');
-  await writeFile(
-    configFile,
-    JSON.stringify({
-      version: 1,
-      settings: { port },
-      servers: { fx: { type: 'stdio', command: process.execPath, args: [fixture, '--name', MARKER] } },
-    }),
-  );
-  pointShellAt({ dataDir, configFile, home });
+  folders = await shellFolders('fail', fixtureServerConfig(port, ['--name', MARKER]));
+  ({ dataDir, configFile } = folders);
   // The dialog's second button: Quit.
-  electron = installElectronDouble({ paths: { home, appData: tmp, temp: tmp }, appPath: ROOT, messageBoxResponse: 1 });
+  electron = installElectronDouble({ paths: { home: folders.home, appData: folders.tmp, temp: folders.tmp }, appPath: ROOT, messageBoxResponse: 1 });
   await loadMain();
 });
 
 afterAll(async () => {
   await quitApp(electron);
   await new Promise((resolve) => blocker?.close(resolve));
-  restoreEnv(savedEnv);
-  if (tmp) await rm(tmp, { recursive: true, force: true });
+  await folders?.end(electron);
 });
 
 it('says why in a dialog and the tray, then Quit leaves no process and keeps the failure on record', async () => {

@@ -3,7 +3,9 @@ import {
   emptyPolicies,
   GlobalPolicyDefaultsSchema,
   validatePolicies,
+  policiesOf,
   withoutServer,
+  withServerPolicies,
   withServerPolicy,
   withToolPolicy,
   type KnownServers,
@@ -280,6 +282,19 @@ describe('policy edits (pure)', () => {
     expect(p.servers).toEqual({ fs: { exposure: 'dispatch' } });
     expect(withServerPolicy(p, 'fs', {}).servers).toEqual({});
     expect(withoutServer(p, 'fs')).toEqual(emptyPolicies());
+  });
+
+  it("takes out a server's policies and puts them back (Undo of a removal)", () => {
+    const p = withServerPolicy(withToolPolicy(withToolPolicy(emptyPolicies(), 'fs', 'x', { hidden: true }), 'mem', 'y', { hidden: true }), 'fs', {
+      exposure: 'dispatch',
+    });
+    const kept = policiesOf(p, 'fs');
+    expect(kept).toEqual({ server: { exposure: 'dispatch' }, tools: { x: { hidden: true } } });
+    expect(withServerPolicies(withoutServer(p, 'fs'), 'fs', kept)).toEqual(p);
+    // Nothing kept: the server's entries (an older version's leftovers) are dropped.
+    expect(policiesOf(p, 'none')).toEqual({});
+    expect(withServerPolicies(p, 'fs', {})).toEqual(withoutServer(p, 'fs'));
+    expect(policiesOf(p, 'constructor')).toEqual({});
   });
 });
 

@@ -9,21 +9,18 @@
  */
 import type { Readable, Writable } from 'node:stream';
 import { CLIENT_PIPE_MAX_BYTES } from '../../../shared/limits.js';
-import { LineFramer, oversizedResponseId } from '../../core/wire/line-framer.js';
+import { LineFramer } from '../../core/wire/line-framer.js';
 import { findHub } from './find-hub.js';
-import type { HubLink, HubLinkEvents, Undelivered } from './hub-link.js';
+import { refusal, type HubLink, type HubLinkEvents, type Undelivered } from './hub-link.js';
 import type { HubLauncher, HubStart } from './launcher.js';
-import { errorLine, isRequest, isResponse, peek, type Id, type Peek } from './messages.js';
+import { bigLineId, errorLine, isRequest, isResponse, jsonLine, peek, type Id, type Peek } from './messages.js';
+import { ProgressFence } from './progress-fence.js';
 import { isReplayId, SessionReplay } from './session-replay.js';
 import { ToolsWait } from './tools-wait.js';
 
 /** Lines up to this size are JSON-parsed to find their id; bigger ones are read at their edges only. */
 const PARSE_LIMIT = 64 * 1024;
-/** How much of a big line's start and end may hold its id (as the wire framer keeps of an oversized one). */
-const EDGE = 1024;
 const HUB_LOST = 'Spillway restarted; please retry';
-/** How long a response waits behind a progress notification (see #deliver). */
-const PROGRESS_FENCE_MS = 10;
 
 export interface BridgeOptions {
   input: Readable;
@@ -33,6 +30,8 @@ export interface BridgeOptions {
   socketPath: string;
   /** The hub token: read before each connection (SPILLWAY_TOKEN, else the token file). */
   token: () => Promise<string | undefined>;
+  /** The token comes from SPILLWAY_TOKEN (the client's settings), not the token file: a refusal says so. */
+  tokenFromEnv?: boolean;
   /** The HTTP endpoints to fall back to, in order, when no socket answers. */
   httpUrls?: () => Promise<string[]>;
   /**
@@ -45,15 +44,21 @@ export interface BridgeOptions {
   startHub?: HubLauncher;
   /** The client this bridge serves (e.g. claude-desktop), sent in the handshake. */
   client?: string;
-  /** How long to wait for a hub at start, and after losing one before failing queued calls (default 20 s). */
+  /**
+   * How long a hub the bridge starts has to answer before the waiting calls fail (default 10 s, under
+   * what clients wait for their first answer). At start it counts from the first look; after losing a hub,
+   * from the end of restartGraceMs. With --no-start the first look decides: nothing answers, the bridge ends.
+   */
   timeoutMs?: number;
   /** After losing the hub, how long to wait for it to come back before starting one (default 10 s). */
   restartGraceMs?: number;
   /** After a restart, how long calls sent during the outage wait for the tools they name (default 15 s). */
   toolsWaitMs?: number;
+  /** After the client closed stdin, how long its unanswered requests may take before the bridge ends (default 60 s). */
+  closingWaitMs?: number;
 }
 
-type Bounds = Required<Pick<BridgeOptions, 'timeoutMs' | 'restartGraceMs' | 'toolsWaitMs'>>;
+type Bounds = Required<Pick<BridgeOptions, 'timeoutMs' | 'restartGraceMs' | 'toolsWaitMs' | 'closingWaitMs'>>;
 
 /** The relay itself; `run()` resolves with the exit code when the client closes stdin (or start fails). */
 export class Bridge {
@@ -76,6 +81,12 @@ export class Bridge {
   readonly #foreign = new Set<string>();
   #hubBlocked = false;
   #clientBlocked = false;
+  /** Set once the client closed stdin: the bridge ends when every request it sent is answered (or at its bound). */
+  #closing: NodeJS.Timeout | undefined;
+  readonly #fence = new ProgressFence(
+    (raw) => this.#toClient(raw),
+    () => this.#endIfAnswered(),
+  );
   #exit!: (code: number) => void;
   readonly #fromClient = new LineFramer({
     onLine: (raw) => this.#clientLine(raw),
@@ -95,9 +106,11 @@ export class Bridge {
     // An option given as undefined (e.g. no SPILLWAY_BRIDGE_TIMEOUT_MS) keeps its default (issue 13, item 1).
     this.#o = {
       ...options,
-      timeoutMs: options.timeoutMs ?? 20_000,
+      timeoutMs: options.timeoutMs ?? 10_000,
       restartGraceMs: options.restartGraceMs ?? 10_000,
       toolsWaitMs: options.toolsWaitMs ?? 15_000,
+      // The longest a call runs by default is 30 s (a server's timeoutMs).
+      closingWaitMs: options.closingWaitMs ?? 60_000,
     };
   }
 
@@ -105,7 +118,7 @@ export class Bridge {
     const done = new Promise<number>((resolve) => (this.#exit = resolve));
     const { input, output } = this.#o;
     input.on('data', (chunk: Buffer) => this.#fromClient.push(chunk));
-    input.once('end', () => this.close(0));
+    input.once('end', () => this.#clientEnded());
     output.on('error', () => this.close(0)); // the client is gone (EPIPE)
     void this.#connect(true);
     return done;
@@ -114,11 +127,30 @@ export class Bridge {
   close(code: number): void {
     if (this.#closed) return;
     this.#closed = true;
+    clearTimeout(this.#closing);
     this.#drop(this.#link);
     this.#link = undefined;
     // Release stdin so the process can end on its own once stdout is flushed.
     this.#o.input.destroy();
     this.#exit(code);
+  }
+
+  /** The client closed stdin: its requests still get their answers (as a stdio server gives them), then the bridge ends. */
+  #clientEnded(): void {
+    if (this.#closed) return;
+    this.#closing = setTimeout(() => {
+      const n = this.#inflight.size;
+      this.#o.log(
+        `spillway bridge: the client closed its input; ending with ${n} request${n === 1 ? '' : 's'} unanswered after ${Math.round(this.#o.closingWaitMs / 1000)} s`,
+      );
+      this.close(0);
+    }, this.#o.closingWaitMs);
+    this.#endIfAnswered();
+  }
+
+  /** After the client closed stdin: ends once every request it sent is answered and written. */
+  #endIfAnswered(): void {
+    if (this.#closing && this.#inflight.size === 0 && !this.#fence.holding) this.close(0);
   }
 
   // ── client → hub ───────────────────────────────────────────────────────────────────────────
@@ -149,27 +181,28 @@ export class Bridge {
     if (!link.send(raw, m) && !this.#hubBlocked) {
       this.#hubBlocked = true;
       this.#o.input.pause();
-      link.onDrain(() => {
-        this.#hubBlocked = false;
-        this.#o.input.resume();
-      });
+      link.onDrain(() => link === this.#link && this.#unblockHub());
     }
+  }
+
+  /** Reads the client again: the hub took what it was sent, or is gone (a lost socket never drains). */
+  #unblockHub(): void {
+    if (!this.#hubBlocked) return;
+    this.#hubBlocked = false;
+    if (!this.#closed) this.#o.input.resume();
   }
 
   // ── hub → client ───────────────────────────────────────────────────────────────────────────
   #hubLine(raw: Buffer, parsed: Peek | undefined): void {
+    this.#relayHubLine(raw, parsed);
+    this.#endIfAnswered();
+  }
+
+  #relayHubLine(raw: Buffer, parsed: Peek | undefined): void {
     let m = parsed;
     let id: Id | undefined;
-    if (!m && raw.length > PARSE_LIMIT) {
-      // A big result: its id is at one of its ends; parsing megabytes would cost more than the hop.
-      id = oversizedResponseId({
-        head: raw.subarray(0, EDGE).toString('utf8'),
-        tail: raw
-          .subarray(-EDGE - 1)
-          .toString('utf8')
-          .trimEnd(),
-      });
-    }
+    // A big result: its id is at one of its ends; parsing megabytes would cost more than the hop.
+    if (!m && raw.length > PARSE_LIMIT) id = bigLineId(raw);
     if (id === undefined) {
       m ??= peek(raw);
       if (isResponse(m)) id = m.id;
@@ -182,38 +215,13 @@ export class Bridge {
       // An answer to the bridge's own request whose wait was given up: never the client's.
       if (isReplayId(id)) return;
       this.#inflight.delete(id);
-      if (this.#session.initializeAnswered(id)) {
+      if (this.#session.initializeAnswered(id, m)) {
         m ??= peek(raw);
         const version = m?.result?.protocolVersion;
         if (typeof version === 'string') this.#link?.setProtocolVersion?.(version);
       }
     }
-    this.#deliver(raw, m?.method === 'notifications/progress', id !== undefined);
-  }
-
-  /**
-   * SDK stdio clients (1.x) drop a progress notification that they read in the same chunk as the result
-   * it belongs to: the response handler removes the progress handler before the notification's
-   * (microtask-deferred) handler runs. So after a progress notification, a response waits a moment, and
-   * everything behind it keeps its order.
-   */
-  #held: Buffer[] = [];
-  #fence: NodeJS.Timeout | undefined;
-
-  #deliver(raw: Buffer, progress: boolean, response: boolean): void {
-    if (this.#fence && (response || this.#held.length > 0)) {
-      this.#held.push(raw);
-      return;
-    }
-    this.#toClient(raw);
-    if (!progress) return;
-    clearTimeout(this.#fence);
-    this.#fence = setTimeout(() => {
-      this.#fence = undefined;
-      const held = this.#held;
-      this.#held = [];
-      for (const line of held) this.#toClient(line);
-    }, PROGRESS_FENCE_MS);
+    this.#fence.deliver(raw, m?.method === 'notifications/progress', id !== undefined);
   }
 
   /** A hub message too big for a stdio client: a response becomes an error for its id, anything else is dropped. */
@@ -227,6 +235,7 @@ export class Bridge {
     this.#inflight.delete(id);
     const advice = 'Turn on spilling for this tool in Spillway, or ask for less.';
     this.#toClient(errorLine(id, `The result is ${mib} MiB, more than a stdio client accepts in one message (${limit} MiB). ${advice}`));
+    this.#endIfAnswered();
   }
 
   #toClient(raw: Buffer): void {
@@ -256,7 +265,7 @@ export class Bridge {
     while (!this.#closed) {
       const link = await this.#open().catch((err: Error) => {
         // A hub that refuses our token will not change its mind: say why, and end.
-        this.#giveUp(`Spillway refused the bridge: ${err.message}`);
+        this.#giveUp(refusal(err, this.#o.tokenFromEnv));
         this.close(1);
         return undefined;
       });
@@ -281,19 +290,22 @@ export class Bridge {
           wake?.();
         });
       }
-      if (!reported && (failure !== undefined || waited >= this.#o.timeoutMs)) {
+      // The bound counts from when the bridge starts a hub (or would): with --no-start, the first look decides.
+      const bound = first ? (this.#o.startHub ? this.#o.timeoutMs : 0) : this.#o.restartGraceMs + this.#o.timeoutMs;
+      if (!reported && (failure !== undefined || waited >= bound)) {
         reported = true;
         const why =
           failure !== undefined
             ? `Spillway could not start: ${failure}`
             : this.#o.startHub
               ? `Spillway did not start within ${Math.round(this.#o.timeoutMs / 1000)} s (no hub answers on ${this.#o.socketPath}).`
-              : `Spillway is not running (nothing answers on ${this.#o.socketPath}) and --no-start was given.`;
+              : `Spillway is not running (nothing answers on ${this.#o.socketPath}), and --no-start was given: start the Spillway app, then retry.`;
         this.#giveUp(why);
         if (first) return this.close(1);
+        this.#endIfAnswered();
       }
       // Never past the bound: the client hears within it (a failed start wakes this at once).
-      const pause = reported ? delay : Math.max(0, Math.min(delay, this.#o.timeoutMs - (Date.now() - began)));
+      const pause = reported ? delay : Math.max(0, Math.min(delay, bound - (Date.now() - began)));
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, pause);
         wake = () => {
@@ -325,9 +337,14 @@ export class Bridge {
     this.#link = link;
     this.#down = false;
     this.#o.log(`spillway bridge: connected to Spillway (${link.kind})`);
-    // A new hub after the first: introduce the client again as it introduced itself, hiding the answers.
-    if (this.#session.started) this.#session.replay(link, () => this.#awaitTools(link));
-    else this.#flush();
+    // A new hub after the first: introduce the client again as it introduced itself, hiding the answers,
+    // and tell the client its lists may have changed (the new hub only announces changes from now on).
+    if (this.#session.started) {
+      this.#session.replay(link, (changed) => {
+        for (const method of changed) this.#fence.deliver(jsonLine({ jsonrpc: '2.0', method }), false, false);
+        this.#awaitTools(link);
+      });
+    } else this.#flush();
   }
 
   /** Holds the calls of the outage until the new hub lists the tools they name (bounded; issue 13, item 7). */
@@ -363,7 +380,7 @@ export class Bridge {
     if (fate === 'refused') {
       // The hub is up: nothing is lost, the client hears why (re-sending would only be refused again).
       if (own && this.#inflight.delete(m.id)) this.#toClient(errorLine(m.id, `Spillway refused the request: ${error.message}`));
-      return;
+      return this.#endIfAnswered();
     }
     // Still in #inflight: #lost spares what is queued, and it fails once if waiting is given up.
     if (fate === 'not-sent' && own) this.#queue.unshift({ line: raw, message: m });
@@ -377,6 +394,7 @@ export class Bridge {
     this.#drop(link);
     this.#link = undefined;
     this.#ready = false;
+    this.#unblockHub();
     this.#toolsWait?.cancel();
     this.#toolsWait = undefined;
     this.#session.forgetReplies();
@@ -389,7 +407,8 @@ export class Bridge {
       this.#inflight.delete(id);
     }
     this.#o.log('spillway bridge: lost the connection to Spillway; reconnecting');
-    void this.#connect(false);
+    this.#endIfAnswered();
+    if (!this.#closed) void this.#connect(false);
   }
 
   #drop(link: HubLink | undefined): void {

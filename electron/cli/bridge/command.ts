@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { homedir, tmpdir } from 'node:os';
+import { homedir } from 'node:os';
 import { parseArgs } from 'node:util';
 import { resolvePaths } from '../../core/files/app-paths.js';
 import { readHubId, readHubRecord } from '../../core/files/hub-identity.js';
@@ -34,7 +34,8 @@ export async function bridgeCommand(args: string[], deps: { startHub?: HubLaunch
     output: process.stdout,
     log: (l) => process.stderr.write(`${l}\n`),
     client: values.client,
-    socketPath: values.socket ?? socketPathFor({ dataDir: paths.dataDir, platform: process.platform, tmpDir: tmpdir(), uid: process.getuid?.() }),
+    socketPath: values.socket ?? socketPathFor({ dataDir: paths.dataDir, platform: process.platform, uid: process.getuid?.() }),
+    tokenFromEnv: Boolean(env.SPILLWAY_TOKEN),
     token: async () =>
       env.SPILLWAY_TOKEN ||
       (await readFile(paths.tokenFile, 'utf8').then(

@@ -18,7 +18,7 @@ export interface FindHubOptions {
 
 /**
  * The data folder's own hub: on the socket if it answers there, else over HTTP; undefined if neither
- * (issue 13, item 2). Throws when that hub refuses the token.
+ * (issue 13, item 2). Throws TokenRefused when that hub refuses the token.
  */
 export async function findHub(o: FindHubOptions): Promise<HubLink | undefined> {
   const token = await o.token();

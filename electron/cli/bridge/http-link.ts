@@ -1,8 +1,8 @@
 import { CLIENT_PIPE_MAX_BYTES } from '../../../shared/limits.js';
-import type { HubLink, HubLinkEvents, Undelivered } from './hub-link.js';
+import { TokenRefused, type HubLink, type HubLinkEvents, type Undelivered } from './hub-link.js';
 import { isResponse, jsonLine, type Peek } from './messages.js';
 
-/** Whether a hub answers at `url`; throws when it answers but refuses the token. */
+/** Whether a hub answers at `url`; throws TokenRefused when it answers but refuses the token. */
 export async function httpAnswers(url: string, token: string): Promise<boolean> {
   let res: Response;
   try {
@@ -11,7 +11,7 @@ export async function httpAnswers(url: string, token: string): Promise<boolean> 
     return false;
   }
   await res.body?.cancel();
-  if (res.status === 401 || res.status === 403) throw new Error(`the hub at ${url} refused the token (HTTP ${res.status})`);
+  if (res.status === 401 || res.status === 403) throw new TokenRefused(url, `wrong token (HTTP ${res.status})`);
   return true;
 }
 

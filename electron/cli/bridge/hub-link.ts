@@ -13,6 +13,28 @@ export interface HubLink {
   setProtocolVersion?(version: string): void;
 }
 
+/** The hub answered, and refused the token: it will not change its mind. */
+export class TokenRefused extends Error {
+  override readonly name = 'TokenRefused';
+  /** `reason`: the hub's own words, or the HTTP status. */
+  constructor(
+    readonly where: string,
+    readonly reason: string,
+  ) {
+    super(`the hub at ${where} refused the token (${reason})`);
+  }
+}
+
+/** Why the hub turned the bridge away, and what to do: a token from the client's settings is the usual cause. */
+export function refusal(err: Error, tokenFromEnv = false): string {
+  if (!(err instanceof TokenRefused)) return `Spillway refused the bridge: ${err.message}`;
+  if (!tokenFromEnv) return `Spillway refused the bridge at ${err.where}: ${err.reason}`;
+  return (
+    `Spillway refused the bridge at ${err.where}: this client's settings carry a SPILLWAY_TOKEN that is not this Spillway's token. ` +
+    "Remove SPILLWAY_TOKEN from this client's settings (the bridge then reads the token itself), or reconnect the app from Spillway's Clients view, and restart the client."
+  );
+}
+
 /**
  * What became of a message an HTTP link could not deliver, as far as the failure tells:
  * - `not-sent`: no hub took it (connection refused, or a new hub that does not know the session, 404):

@@ -2,8 +2,12 @@
  * The few fields of a JSON-RPC message the bridge looks at, read leniently: the bridge forwards lines as
  * the bytes they came as, and parses one only to learn what it must track (ids, initialize, subscriptions).
  */
+import { oversizedResponseId } from '../../core/wire/line-framer.js';
 
 export type Id = string | number;
+
+/** How much of a big line's start and end may hold its id (as the wire framer keeps of an oversized one). */
+const EDGE = 1024;
 
 /** The fields of a JSON-RPC message the bridge looks at. */
 export interface Peek {
@@ -23,6 +27,15 @@ export function peek(line: Buffer): Peek | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** The id of a big response, read at the line's two ends only. */
+export function bigLineId(raw: Buffer): Id | undefined {
+  const tail = raw
+    .subarray(-EDGE - 1)
+    .toString('utf8')
+    .trimEnd();
+  return oversizedResponseId({ head: raw.subarray(0, EDGE).toString('utf8'), tail });
 }
 
 export const isRequest = (m: Peek | undefined): m is Peek & { id: Id; method: string } =>

@@ -6,6 +6,9 @@ const REPLAY_ID_PREFIX = 'spillway-bridge-';
 /** Whether `id` belongs to a request the bridge replayed (its answer is not the client's). */
 export const isReplayId = (id: Id): boolean => String(id).startsWith(REPLAY_ID_PREFIX);
 
+/** The lists a server may announce changes of, by the capability that announces them. */
+const LISTS = ['tools', 'prompts', 'resources'] as const;
+
 /**
  * What the bridge remembers so the client's session survives a hub restart: the client's initialize
  * request and whether `notifications/initialized` followed, its log level and resource subscriptions.
@@ -17,6 +20,8 @@ export class SessionReplay {
   #pending: (Peek & { id: Id }) | undefined;
   /** The answered initialize request: there is a session to replay. */
   #done: Peek | undefined;
+  /** The capabilities the client was told in that answer. */
+  #told: Record<string, unknown> | undefined;
   #initialized = false;
   #level: Peek | undefined;
   readonly #subscriptions = new Set<string>();
@@ -44,11 +49,12 @@ export class SessionReplay {
     return reply;
   }
 
-  /** The hub answered `id`: whether that was the client's initialize (the session to replay from now on). */
-  initializeAnswered(id: Id): boolean {
+  /** The hub answered `id` (with `answer`, when parsed): whether that was the client's initialize (the session to replay from now on). */
+  initializeAnswered(id: Id, answer?: Peek): boolean {
     if (this.#pending?.id !== id) return false;
     this.#done = this.#pending;
     this.#pending = undefined;
+    this.#told = capabilities(answer);
     return true;
   }
 
@@ -69,8 +75,13 @@ export class SessionReplay {
     return new Promise((resolve) => this.#send(link, { jsonrpc: '2.0', method, params }, resolve));
   }
 
-  /** Introduces the client to the hub behind `link` again; `then` runs once the hub answered initialize. */
-  replay(link: HubLink, then: () => void): void {
+  /**
+   * Introduces the client to the hub behind `link` again; `then` runs once the hub answered initialize,
+   * with the list_changed notifications the client is owed: the new hub announces only changes made after
+   * this session started, and its tools, prompts or resources may differ from the last hub's. Only those
+   * both the client's first hub and this one declared (`listChanged`), so the client expects each.
+   */
+  replay(link: HubLink, then: (changed: string[]) => void): void {
     const send = (m: Peek, reply: (answer: Peek) => void) => this.#send(link, m, reply);
     send(this.#done!, (answer) => {
       const version = answer.result?.protocolVersion;
@@ -82,7 +93,8 @@ export class SessionReplay {
       }
       if (this.#level) send(this.#level, () => undefined);
       for (const uri of this.#subscriptions) send({ jsonrpc: '2.0', method: 'resources/subscribe', params: { uri } }, () => undefined);
-      then();
+      const now = capabilities(answer);
+      then(LISTS.filter((list) => announces(this.#told, list) && announces(now, list)).map((list) => `notifications/${list}/list_changed`));
     });
   }
 
@@ -90,4 +102,15 @@ export class SessionReplay {
   forgetReplies(): void {
     this.#replies.clear();
   }
+}
+
+function capabilities(answer: Peek | undefined): Record<string, unknown> | undefined {
+  const c = answer?.result?.capabilities;
+  return c !== null && typeof c === 'object' ? (c as Record<string, unknown>) : undefined;
+}
+
+/** Whether a server's capabilities say it announces changes to `list`. */
+function announces(c: Record<string, unknown> | undefined, list: string): boolean {
+  const entry = c?.[list];
+  return entry !== null && typeof entry === 'object' && (entry as { listChanged?: unknown }).listChanged === true;
 }

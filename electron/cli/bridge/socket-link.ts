@@ -2,7 +2,7 @@ import { createConnection, type Socket } from 'node:net';
 import { CLIENT_PIPE_MAX_BYTES } from '../../../shared/limits.js';
 import { newNonce, provesHub } from '../../core/files/hub-identity.js';
 import { LineFramer, oversizedResponseId } from '../../core/wire/line-framer.js';
-import type { HubLink, HubLinkEvents } from './hub-link.js';
+import { TokenRefused, type HubLink, type HubLinkEvents } from './hub-link.js';
 
 /** How long a hub has to answer the whole handshake: one that accepts and then says nothing counts as none. */
 export const SOCKET_HANDSHAKE_MS = 2000;
@@ -28,7 +28,7 @@ export interface OpenSocketOptions {
  * Connects and runs the handshake (see core/downstream/socket-endpoint.ts): the hub first proves it is
  * this data folder's by answering a fresh nonce, and only then is the token sent. Resolves undefined when
  * nothing answers (no socket, or no answer within the time limit), 'not-ours' when what answers gives no
- * valid proof (it never sees the token); throws when the hub refuses the token.
+ * valid proof (it never sees the token); throws TokenRefused when the hub refuses the token.
  */
 export function openSocket(path: string, o: OpenSocketOptions): Promise<OpenSocket | 'not-ours' | undefined> {
   return new Promise((resolve, reject) => {
@@ -66,7 +66,7 @@ export function openSocket(path: string, o: OpenSocketOptions): Promise<OpenSock
       }
       if (answer?.ok === true) return settle(() => resolve({ socket, rest: head }), true);
       const why = typeof answer?.error === 'string' ? answer.error : 'unexpected answer';
-      settle(() => reject(new Error(`the hub refused the bridge: ${why}`)));
+      settle(() => reject(new TokenRefused(path, why)));
     };
     const onData = (chunk: Buffer) => {
       head = Buffer.concat([head, chunk]);

@@ -47,6 +47,8 @@ export function controlParts(hub: Hub): ControlParts {
     secretStore: hub.secretStore,
     settingsSecrets: hub.settingsSecrets,
     forgetSignIn: (id) => hub.signIns.oauth.forget(id),
+    spill: hub.spill.store,
+    events: hub.events,
   });
   const status = new HubStatus({
     config,

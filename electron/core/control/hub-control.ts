@@ -17,19 +17,20 @@ import {
 } from '../../../shared/config.js';
 import type { HubEventInput, UpstreamStatus } from '../../../shared/events.js';
 import { ownValue } from '../../../shared/records.js';
-import type { Policies } from '../../../shared/policy.js';
-import { redactText } from '../log/redact.js';
-import { valueMask, type SecretValues } from '../log/secret-values.js';
+import { policiesOf, withServerPolicies, withoutServer, type Policies, type ServerPolicies } from '../../../shared/policy.js';
+import type { EventLog } from '../log/event-log.js';
+import type { SecretValues } from '../log/secret-values.js';
 import type { PolicyRuntime } from '../policy/policy-runtime.js';
 import { SecretStoreError, type SecretStore } from '../secrets/secret-store.js';
-import { unsavedSecretValues } from '../secrets/secret-parts.js';
 import type { SettingsSecrets } from '../secrets/settings-secrets.js';
 import { forgetServerSecrets, forgetUnreferenced, resolveServerSecrets, storeServerSecrets } from '../secrets/server-secret-refs.js';
+import type { SpillStore } from '../spill/spill-store.js';
 import type { UpstreamPool } from '../upstream/upstream-pool.js';
 import { ControlError } from './control-error.js';
 import { RemovedServers, UNDO_MS, undoRefusal } from './removed-servers.js';
 import { SecretChanges } from './secret-changes.js';
 import { restoreMaskedSecrets } from './server-secrets.js';
+import { testUpstream } from './upstream-test.js';
 
 /** What the control operations use of the hub. */
 export interface HubControlDeps {
@@ -52,6 +53,10 @@ export interface HubControlDeps {
   forgetSignIn?(id: string): Promise<void>;
   /** Where removed servers wait for Undo (tests pass one with a short time). */
   removed?: RemovedServers;
+  /** The kept results: a quota lowered in Settings evicts what is over it at once. */
+  spill?: Pick<SpillStore, 'cleanup'>;
+  /** The event log: a retention changed in Settings deletes the files older than it at once (a failure is said in the log). */
+  events?: Pick<EventLog, 'setRetentionDays'>;
 }
 
 /** A store that refuses (a locked keychain, a damaged secrets file) as the control API reports it. */
@@ -127,7 +132,12 @@ export class HubControl {
       );
   }
 
-  async #add(req: { id?: string; name?: string; config: unknown }, changes: SecretChanges | undefined): Promise<{ id: string }> {
+  /** Adds a server with its policies: Undo's, or none (a new one never gets what an older version left under its id). */
+  async #add(
+    req: { id?: string; name?: string; config: unknown },
+    changes: SecretChanges | undefined,
+    policies: ServerPolicies = {},
+  ): Promise<{ id: string }> {
     const config = this.deps.config();
     const cfg = this.#validateServer(req.config);
     let id: string;
@@ -141,7 +151,10 @@ export class HubControl {
     let saved = cfg;
     try {
       if (changes) saved = (await storeCall(() => storeServerSecrets(changes, id, cfg))).config;
-      await this.deps.saveConfig({ ...config, servers: { ...config.servers, [id]: saved } }, `server ${id} added`);
+      await this.deps.saveConfig(
+        { ...config, servers: { ...config.servers, [id]: saved }, policies: withServerPolicies(config.policies, id, policies) },
+        `server ${id} added`,
+      );
     } catch (err) {
       // Nothing half-saved: the store holds what it held before (a value under this id may be a stopping server's).
       await this.#takeBack(changes, id);
@@ -205,9 +218,10 @@ export class HubControl {
       const removed = ownValue(config.servers, id);
       if (!removed) throw new ControlError('not_found', `No server with id "${id}"`, 'id');
       const { [id]: _removed, ...rest } = config.servers;
-      await this.deps.saveConfig({ ...config, servers: rest }, `server ${id} removed`);
+      // Its policies go with it: a server added later under the same id must not get its hidden values.
+      await this.deps.saveConfig({ ...config, servers: rest, policies: withoutServer(config.policies, id) }, `server ${id} removed`);
       // Read before they are forgotten; a store that cannot answer only means no Undo.
-      const kept = await this.#removed.keep(id, removed, this.deps.secretStore).then(
+      const kept = await this.#removed.keep(id, removed, policiesOf(config.policies, id), this.deps.secretStore).then(
         () => true,
         () => false,
       );
@@ -249,7 +263,7 @@ export class HubControl {
       try {
         // The sign-in first: the server then starts signed in.
         if (changes) for (const [name, value] of Object.entries(held.signIn)) await storeCall(() => changes.set(id, name, value));
-        const added = await this.#add({ id, config: held.config }, changes);
+        const added = await this.#add({ id, config: held.config }, changes, held.policies);
         this.#removed.take(id);
         return added;
       } catch (err) {
@@ -267,36 +281,13 @@ export class HubControl {
     return { status: up.status };
   }
 
-  /**
-   * Connects to a server config without saving it and lists its tools. With the `id` of the server being
-   * edited, values sent back masked stand for its stored ones. What the server printed comes back with
-   * its own secret values (env and header values, secret words, the credentials in its address) and every
-   * known one masked.
-   */
-  async testUpstream(config: unknown, id?: string) {
+  /** Tests a server config without saving it (upstream-test.ts); with the `id` being edited, masked values sent back stand for its stored ones. */
+  async testUpstream(config: unknown, id?: string): ReturnType<typeof testUpstream> {
     const stored = id === undefined ? undefined : ownValue(this.deps.config().servers, id);
     const restored = { ...restoreMaskedSecrets(this.#validateServer(config), stored), enabled: true };
     // Values kept in the store (references in the config) are the server's own: the test uses them.
     const store = this.deps.secretStore;
-    const cfg = store ? await storeCall(() => resolveServerSecrets(store, id ?? '', restored)) : restored;
-    const own = valueMask(unsavedSecretValues(cfg));
-    const known = this.deps.secrets.snapshot();
-    const mask = (text: string) => redactText(own.mask(text), known);
-    const started = performance.now();
-    const up = this.deps.pool.probe(cfg);
-    try {
-      await up.connectOnce();
-      return {
-        ok: up.status === 'ready',
-        ...(up.error ? { error: mask(up.error) } : {}),
-        ...(up.serverInfo ? { serverInfo: { name: up.serverInfo.name, version: up.serverInfo.version } } : {}),
-        tools: up.tools.map((t) => ({ name: t.name, original: t.name, ...(t.description ? { description: t.description } : {}) })),
-        stderrTail: up.stderrTail().slice(-50).map(mask),
-        durationMs: Math.round(performance.now() - started),
-      };
-    } finally {
-      await up.stop();
-    }
+    return testUpstream(this.deps, store ? await storeCall(() => resolveServerSecrets(store, id ?? '', restored)) : restored);
   }
 
   /** Forgets the stored values `old` referred to that the server's config no longer does (all, once it is gone). */
@@ -359,8 +350,8 @@ export class HubControl {
     return approved;
   }
 
-  setSettings(patch: SettingsPatch): Promise<Settings> {
-    return this.#serial(async () => {
+  async setSettings(patch: SettingsPatch): Promise<Settings> {
+    const { settings, applying } = await this.#serial(async () => {
       const config = this.deps.config();
       const parsed = SettingsSchema.safeParse(applySettingsPatch(config.settings, patch));
       if (!parsed.success) {
@@ -383,8 +374,23 @@ export class HubControl {
         throw err;
       }
       if (!settings.policy.pinning) this.deps.policy.pins.clearPending();
+      // A result cached under the old read-only setting (on, for how long) would be served for its old time.
+      const [was, now] = [config.settings.policy, settings.policy];
+      if (was.cacheReadOnlyTools !== now.cacheReadOnlyTools || was.readOnlyCacheTtlSeconds !== now.readOnlyCacheTtlSeconds)
+        this.deps.policy.cache.clear();
       this.deps.refreshCatalog();
-      return settings;
+      // Outside the line of changes (evicting many results must not hold the next one up), but answered after.
+      return { settings, applying: this.#applyLimits(config.settings, settings) };
     });
+    await applying;
+    return settings;
+  }
+
+  /** A lower spill quota or a changed log retention applies at once: what is over it goes now. */
+  async #applyLimits(was: Settings, now: Settings): Promise<void> {
+    const warn = (err: Error) =>
+      this.deps.emit({ type: 'log', level: 'warn', message: `Could not remove kept results over the new quota: ${err.message ?? err}` });
+    if (now.spill.quotaBytes < was.spill.quotaBytes) await this.deps.spill?.cleanup().catch(warn);
+    if (now.logRetentionDays !== was.logRetentionDays) await this.deps.events?.setRetentionDays(now.logRetentionDays);
   }
 }

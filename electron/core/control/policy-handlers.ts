@@ -9,6 +9,7 @@ import { validatePolicies, withServerPolicy, withToolPolicy, type ServerPolicy, 
 import { ownValue } from '../../../shared/records.js';
 import { previewWarning } from '../../../shared/spill-advice.js';
 import type { EffectivePolicy } from '../../../shared/policy.js';
+import { injectedValueProblem } from '../policy/injected-values.js';
 import { SERVER_CONFIG_FIELDS } from '../policy/policy-runtime.js';
 import { ControlError } from './control-error.js';
 import type { ControlParts } from './control-parts.js';
@@ -16,17 +17,27 @@ import type { ControlParts } from './control-parts.js';
 /** What the policy handlers use of the control side. */
 type PolicyParts = Pick<ControlParts, 'control' | 'config' | 'upstreams' | 'policy' | 'catalog'>;
 
-/** Refuses a policy for one tool or server, checked on its own (a stale entry elsewhere never blocks a write). */
+/**
+ * Refuses a policy for one tool or server, checked on its own (a stale entry elsewhere never blocks a
+ * write); injected values are checked against the tool's schema in full (injected-values.ts).
+ */
 function check(parts: PolicyParts, candidate: { servers?: Record<string, ServerPolicy>; tools?: Record<string, Record<string, ToolPolicy>> }): void {
   const result = validatePolicies(
     { servers: candidate.servers ?? {}, tools: candidate.tools ?? {} },
-    parts.policy.known(parts.upstreams, parts.catalog),
+    { ...parts.policy.known(parts.upstreams, parts.catalog), checkValue: injectedValueProblem },
   );
   if (!result.ok) throw new ControlError('invalid', result.message, result.field);
 }
 
+/**
+ * The upstream tool (for its readOnlyHint): from the running server, else as the catalog kept it from the
+ * last run — an idle server (started on first use) lists nothing, yet its calls are cached by that hint.
+ */
 function upstreamTool(parts: PolicyParts, server: string, tool: string) {
-  return parts.upstreams.get(server)?.tools.find((t) => t.name === tool);
+  return (
+    parts.upstreams.get(server)?.tools.find((t) => t.name === tool) ??
+    parts.catalog.toolEntries().find((e) => e.serverId === server && e.original === tool)?.upstream
+  );
 }
 
 function requireServer(parts: PolicyParts, server: string): void {

@@ -1,10 +1,11 @@
 /**
  * Undo for Remove: a removed server is held for a while — its config with its secret values in place of
- * their references, and its sign-in — so that Undo adds it back as it was, without typing a key again or
- * signing in again. Held in memory only (never written anywhere), and only for UNDO_MS: after that, or
- * after a restart, the server has to be added again.
+ * their references, its sign-in and its policies — so that Undo adds it back as it was, without typing a
+ * key again or signing in again. Held in memory only (never written anywhere), and only for UNDO_MS:
+ * after that, or after a restart, the server has to be added again.
  */
 import type { ServerConfig } from '../../../shared/config.js';
+import type { ServerPolicies } from '../../../shared/policy.js';
 import { ConfigChangedError } from '../files/config-file.js';
 import { OAUTH_SECRETS } from '../oauth/upstream-oauth-provider.js';
 import type { SecretStore } from '../secrets/secret-store.js';
@@ -22,6 +23,8 @@ export interface RemovedServer {
   config: ServerConfig;
   /** Stored sign-in values by name. */
   signIn: Record<string, string>;
+  /** Its own policy and its tools' (removed from the config with it). */
+  policies: ServerPolicies;
 }
 
 export class RemovedServers {
@@ -32,8 +35,8 @@ export class RemovedServers {
     private readonly now: () => number = Date.now,
   ) {}
 
-  /** Holds a server about to be removed, its values read from `store` while they are still there. */
-  async keep(id: string, cfg: ServerConfig, store: SecretStore | undefined): Promise<void> {
+  /** Holds a server about to be removed with its policies, its values read from `store` while they are still there. */
+  async keep(id: string, cfg: ServerConfig, policies: ServerPolicies, store: SecretStore | undefined): Promise<void> {
     this.#sweep();
     const config = store ? await resolveServerSecrets(store, id, cfg) : cfg;
     const signIn: Record<string, string> = {};
@@ -42,14 +45,13 @@ export class RemovedServers {
         const value = await store.get(id, name);
         if (value !== undefined) signIn[name] = value;
       }
-    this.#byId.set(id, { config, signIn, expiresAt: this.now() + this.ttlMs });
+    this.#byId.set(id, { config, signIn, policies, expiresAt: this.now() + this.ttlMs });
   }
 
   /** The server removed under `id`, still held (undefined when none is held or it expired). */
   held(id: string): RemovedServer | undefined {
     this.#sweep();
-    const held = this.#byId.get(id);
-    return held && { config: held.config, signIn: held.signIn };
+    return removedServer(this.#byId.get(id));
   }
 
   /** The server removed under `id`, once (undefined when none is held or it expired). */
@@ -57,13 +59,18 @@ export class RemovedServers {
     this.#sweep();
     const held = this.#byId.get(id);
     this.#byId.delete(id);
-    return held && { config: held.config, signIn: held.signIn };
+    return removedServer(held);
   }
 
   #sweep(): void {
     const now = this.now();
     for (const [id, held] of this.#byId) if (held.expiresAt < now) this.#byId.delete(id);
   }
+}
+
+/** What is held, without its time. */
+function removedServer(held: (RemovedServer & { expiresAt: number }) | undefined): RemovedServer | undefined {
+  return held && { config: held.config, signIn: held.signIn, policies: held.policies };
 }
 
 /**

@@ -24,18 +24,23 @@ const HANDSHAKE_MAX_BYTES = 64 * 1024;
 /** sun_path holds 108 bytes on Linux and 104 on macOS, the terminating NUL included. */
 const MAX_UNIX_SOCKET_PATH = 103;
 
+/** Where a data folder too deep for a Unix socket path gets its socket: the same for every process of the user. */
+const POSIX_TMP = '/tmp';
+
 /**
  * Where the hub listens for bridges: `<dataDir>/spillway.sock`, or on Windows
  * `\\.\pipe\spillway-<hash of dataDir>`. A data folder too deep for a Unix socket path falls back to
- * `<tmpDir>/spillway-<uid>/<hash>.sock`: a folder of this user's own, never the shared temp folder itself
- * (another user could listen there first). The bridge computes the same path from the same inputs.
+ * `/tmp/spillway-<uid>/<hash>.sock`: a folder of this user's own, never the shared temp folder itself
+ * (another user could listen there first). Never under TMPDIR: hub and bridge must compute the same path,
+ * and their environments differ (a desktop app has TMPDIR set, a client starts its bridge without it).
+ * `tmpDir` is ignored; it is kept so callers that still pass it compile.
  */
-export function socketPathFor(options: { dataDir: string; platform: NodeJS.Platform; tmpDir?: string; uid?: number }): string {
+export function socketPathFor(options: { dataDir: string; platform: NodeJS.Platform; uid?: number; tmpDir?: string }): string {
   if (options.platform === 'win32') return `\\\\.\\pipe\\spillway-${dataDirHash(win32.resolve(options.dataDir).toLowerCase())}`;
   const inData = posix.join(options.dataDir, SOCKET_FILE);
-  if (Buffer.byteLength(inData) <= MAX_UNIX_SOCKET_PATH || !options.tmpDir) return inData;
+  if (Buffer.byteLength(inData) <= MAX_UNIX_SOCKET_PATH) return inData;
   const folder = options.uid === undefined ? 'spillway' : `spillway-${options.uid}`;
-  return posix.join(options.tmpDir, folder, `${dataDirHash(options.dataDir)}.sock`);
+  return posix.join(POSIX_TMP, folder, `${dataDirHash(options.dataDir)}.sock`);
 }
 
 function dataDirHash(dataDir: string): string {

@@ -40,7 +40,7 @@ const PLAIN_EVENT_KEYS: ReadonlySet<string> = new Set([
 export interface EventLogOptions {
   /** Folder of the event files (created on first write). */
   dir: string;
-  /** Files of days before today minus this many days are deleted at open and once a day. */
+  /** Files of days before today minus this many days are deleted at open, once a day and when it changes. */
   retentionDays: number;
   /** Events kept in memory. Default 5000. */
   ringSize?: number;
@@ -74,7 +74,7 @@ export class EventLog {
   private readonly journal: JsonlJournal;
   private readonly listeners = new Set<EventListener>();
   private readonly now: () => number;
-  private readonly retentionDays: number;
+  private retentionDays: number;
   private readonly validate: boolean;
   private readonly onError: (err: unknown) => void;
   private seq: number;
@@ -199,6 +199,17 @@ export class EventLog {
       this.onError(err);
       return [];
     }
+  }
+
+  /**
+   * Keeps the event files of `days` days from now on (a retention changed in Settings); the files older
+   * than that are deleted at once, by the returned promise.
+   */
+  setRetentionDays(days: number): Promise<string[]> {
+    this.retentionDays = days;
+    const pruned = this.maintenance.then(() => this.pruneExpired());
+    this.maintenance = pruned;
+    return pruned;
   }
 
   /** Events waiting to be written to disk. */

@@ -10,7 +10,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { isMainThread, parentPort, workerData, type MessagePort } from 'node:worker_threads';
-import { LRUCache } from 'lru-cache';
+import { LRUCache, type Perf } from 'lru-cache';
 import type { ResultEncoding } from '../../../shared/policy.js';
 import { TokenCounter, type TokenCount } from '../tokens/token-counter.js';
 import { answerRead, notingView, type DocumentAnswer, type DocumentRead } from './read-document.js';
@@ -72,8 +72,11 @@ export class ThreadDocuments {
   readonly #reading = new Map<string, Promise<SpillDocument>>();
   readonly #largeTextBytes: number;
 
-  constructor(options: { largeTextBytes?: number; smallTextsWeight?: number; ttlMs?: number } = {}) {
-    const ttl = { ttl: options.ttlMs ?? DOCUMENT_TTL_MS, ttlAutopurge: true, updateAgeOnGet: true };
+  /** `clock`: what the keep times are measured by (default performance.now; tests move one by hand). */
+  constructor(options: { largeTextBytes?: number; smallTextsWeight?: number; ttlMs?: number; clock?: Perf } = {}) {
+    // A clock given is read at every check: lru-cache otherwise reuses a reading for 1 ms of real time.
+    const clock = options.clock ? { perf: options.clock, ttlResolution: 0 } : {};
+    const ttl = { ttl: options.ttlMs ?? DOCUMENT_TTL_MS, ttlAutopurge: true, updateAgeOnGet: true, ...clock };
     this.#large = new LRUCache<string, SpillDocument>({ max: 1, ...ttl });
     this.#small = new LRUCache<string, SpillDocument>({
       maxSize: options.smallTextsWeight ?? SMALL_TEXTS_WEIGHT,

@@ -8,6 +8,7 @@
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { isSignInNeeded } from './sign-in-needed.js';
+import { answeredByServer } from './upstream-client.js';
 
 export interface ConnectionWatch {
   type: 'http' | 'sse';
@@ -36,16 +37,12 @@ export function watchConnection(client: Client, watch: ConnectionWatch): void {
       () => (pinging = false),
       (err: unknown) => {
         pinging = false;
-        if (!watch.current() || answered(err) || isSignInNeeded(err)) return;
+        // An error answer is the server itself: it is there (a server without ping answers "method not found").
+        if (!watch.current() || answeredByServer(err) || isSignInNeeded(err)) return;
         watch.onLost(lostMessage(err, watch.url));
       },
     );
   };
-}
-
-/** An error answer from the server itself: it is there (a server without ping answers "method not found"). */
-function answered(err: unknown): boolean {
-  return err instanceof McpError && err.code !== ErrorCode.ConnectionClosed && err.code !== ErrorCode.RequestTimeout;
 }
 
 /**

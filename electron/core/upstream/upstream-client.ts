@@ -15,6 +15,11 @@ import { DirectToolCalls, type DirectCall } from './direct-tool-calls.js';
 /** Requests that do something for a client (as opposed to lists, pings and subscriptions). */
 const CALL_METHODS = new Set(['tools/call', 'resources/read', 'prompts/get', 'completion/complete']);
 
+/** Whether a request's error is the server's own answer (it is there), not a closed connection or a timeout. */
+export function answeredByServer(error: unknown): boolean {
+  return error instanceof McpError && error.code !== ErrorCode.ConnectionClosed && error.code !== ErrorCode.RequestTimeout;
+}
+
 export class UpstreamClient extends Client {
   #answered = 0;
   #initializeSent = false;
@@ -22,7 +27,7 @@ export class UpstreamClient extends Client {
   readonly #onAnswer = [
     () => void this.#answered++,
     (error: unknown) => {
-      if (error instanceof McpError && error.code !== ErrorCode.ConnectionClosed && error.code !== ErrorCode.RequestTimeout) this.#answered++;
+      if (answeredByServer(error)) this.#answered++;
     },
   ] as const;
 
