@@ -4,9 +4,11 @@
  */
 import { z } from 'zod';
 import { plainIssue } from './plain-issues.js';
+import { findUnknownKeys, closestKey, type UnknownKey } from './config-unknown-keys.js';
 import {
   clientMetadataUrl,
   httpUrl,
+  SERVER_FIELDS,
   SERVER_ID_PATTERN,
   serverId,
   StoredServerConfigSchema,
@@ -17,6 +19,7 @@ import { jsonSyntaxError } from './json-syntax.js';
 import { GlobalPolicyDefaultsSchema, GlobalPolicyPatchSchema, PoliciesSchema, defaultGlobalPolicy, emptyPolicies } from './policy.js';
 
 export * from './server-config.js';
+export type { UnknownKey } from './config-unknown-keys.js';
 
 export const CONFIG_VERSION = 1;
 
@@ -272,17 +275,30 @@ export interface ParsedConfig {
   config: Config;
   /** The file was not in Spillway's own form (an `mcpServers` file, or an older version): back it up before the first write. */
   foreign: boolean;
+  /** Keys of the file Spillway does not know: left out of `config`, written back at each save (config-unknown-keys.ts). */
+  unknown: UnknownKey[];
+  /** One sentence for each unknown key, to log at load. */
+  warnings: string[];
 }
 
-/** Imports `{mcpServers: {...}}` into Spillway's form, slugging names into ids. */
+/**
+ * Imports `{mcpServers: {...}}` into Spillway's form, slugging names into ids. The names that are usable
+ * ids already are kept first, so a slug never lands on one of them ("My Server" next to "my-server"
+ * becomes my-server-2): every server of the file is imported.
+ */
 export function importMcpServers(raw: Record<string, unknown>): Record<string, unknown> {
   const servers: Record<string, ServerConfigInput> = {};
   const entries = raw.mcpServers;
   if (entries === null || typeof entries !== 'object' || Array.isArray(entries)) {
     throw new ConfigError('mcpServers: must be an object of servers', 'mcpServers');
   }
+  const taken = new Set(Object.keys(entries).filter((name) => SERVER_ID_PATTERN.test(name)));
   for (const [name, entry] of Object.entries(entries as Record<string, unknown>)) {
-    const id = SERVER_ID_PATTERN.test(name) ? name : uniqueServerId(name, Object.keys(servers));
+    let id = name;
+    if (!SERVER_ID_PATTERN.test(name)) {
+      id = uniqueServerId(name, taken);
+      taken.add(id);
+    }
     servers[id] = fromMcpServerEntry(entry, `mcpServers.${name}`);
   }
   const { mcpServers: _dropped, ...rest } = raw;
@@ -296,7 +312,7 @@ export function importMcpServers(raw: Record<string, unknown>): Record<string, u
 export function parseConfig(text: string, file?: string): ParsedConfig {
   const where = file ? ` in ${file}` : '';
   let raw: unknown;
-  if (text.trim() === '') return { config: defaultConfig(), foreign: false };
+  if (text.trim() === '') return { config: defaultConfig(), foreign: false, unknown: [], warnings: [] };
   try {
     raw = JSON.parse(text.replace(/^\uFEFF/, ''));
   } catch {
@@ -339,13 +355,48 @@ export function parseConfig(text: string, file?: string): ParsedConfig {
   if (obj.servers && typeof obj.servers === 'object' && Object.hasOwn(obj.servers, '__proto__')) {
     throw new ConfigError(`Invalid config${where}: servers.__proto__: not a usable server id`, 'servers.__proto__', file);
   }
-  const result = ConfigSchema.safeParse(obj);
+  // The input in each issue lets a missing server "type" be told from a wrong one (plain-issues.ts).
+  const result = ConfigSchema.safeParse(obj, { reportInput: true });
   if (!result.success) {
     const { field, message } = describeZodError(result.error);
     // A file is fixed by hand: where in it, then what is wrong.
     throw new ConfigError(`Invalid config${where}, at ${field}: ${message}`, field, file);
   }
-  return { config: result.data, foreign };
+  const unknown = findUnknownKeys(obj, result.data);
+  return { config: result.data, foreign, unknown, warnings: unknownKeyWarnings(unknown, result.data, file) };
+}
+
+/** The keys Spillway knows where `path` points (the last key being the unknown one). */
+function knownKeysAt(path: readonly string[], config: Config): readonly string[] {
+  const [top, second, third] = path;
+  if (top === 'settings' && path.length === 2) return Object.keys(SettingsSchema.shape);
+  if (top === 'settings' && second === 'spill' && path.length === 3) return Object.keys(SpillSettingsSchema.shape);
+  if (top === 'settings' && second === 'compression' && path.length === 3) return Object.keys(CompressionSettingsSchema.shape);
+  if (top === 'servers' && second !== undefined && third !== undefined && path.length === 3) {
+    const server = Object.hasOwn(config.servers, second) ? config.servers[second] : undefined;
+    return server ? SERVER_FIELDS[server.type] : [];
+  }
+  return [];
+}
+
+/**
+ * Names each unknown key once: Spillway ignores it but keeps it in the file (it may be a newer
+ * Spillway's), with the known key it was most likely meant to be. The value is never quoted: it may be a secret.
+ */
+export function unknownKeyWarnings(unknown: readonly UnknownKey[], config: Config, file?: string): string[] {
+  const where = file ? ` in ${file}` : '';
+  return unknown.map(({ path }) => {
+    const what = path[0] === 'servers' ? 'server field' : 'setting';
+    const name = path.join('.');
+    const meant = closestKey(path.at(-1)!, knownKeysAt(path, config));
+    if (meant !== undefined) {
+      return `Spillway does not know the ${what} ${name}${where}, so it has no effect: did you mean "${meant}"? Correct it in the file, then restart Spillway.`;
+    }
+    return (
+      `Spillway does not know the ${what} ${name}${where}, so it has no effect; it stays in the file (a newer Spillway may use it). ` +
+      'If it is a typo, correct it in the file, then restart Spillway.'
+    );
+  });
 }
 
 /** Serializes the config the way conf/electron-store do (tab-indented JSON), so both read the same file. */

@@ -61,6 +61,43 @@ function amount(n: number | bigint, unit: [string, string] | undefined): string 
 /** Zod's own messages begin like these; a schema's own message (e.g. "must be more than 0 ms") does not. */
 const ZOD_WORDING = /^(Too small|Too big|Invalid|Unrecognized|Expected)/;
 
+/** `"a", "b" or "c"`. */
+function orList(values: readonly unknown[]): string {
+  const quoted = values.map((v) => JSON.stringify(v));
+  return quoted.length < 2 ? quoted.join('') : `${quoted.slice(0, -1).join(', ')} or ${quoted.at(-1)}`;
+}
+
+/**
+ * A union told apart by one field (a server's "type") that has it missing or with a value none of its forms
+ * take: the field to set and its values. `input` (the object, when the parse reported it) tells a missing
+ * field from a wrong one, and for a server suggests the kind its "command" or "url" points to.
+ */
+function missingOrUnknownKind(The: string, field: string, options: readonly unknown[], input: unknown): string {
+  const set = `set "${field}" to ${orList(options)}`;
+  if (input === null || typeof input !== 'object' || Array.isArray(input)) return `${The} is missing or not known: ${set}.`;
+  const object = input as Record<string, unknown>;
+  const value = Object.hasOwn(object, field) ? object[field] : undefined;
+  if (value === undefined) {
+    const kind = suggestedKind(object, options);
+    return kind ? `${The} is not set: add "${field}": "${kind.value}", as it has a ${kind.because}.` : `${The} is not set: ${set}.`;
+  }
+  // A short text is shown (a misspelt kind); anything else is only said to be wrong.
+  const shown = typeof value === 'string' && value.length <= 20 ? ` "${value}"` : '';
+  return `${The}${shown} is not one Spillway knows: ${set}.`;
+}
+
+/** The kind a server without "type" most likely is: stdio with a "command", http (or sse) with a "url". */
+function suggestedKind(server: Record<string, unknown>, options: readonly unknown[]): { value: string; because: string } | undefined {
+  if (typeof server.command === 'string' && options.includes('stdio')) return { value: 'stdio', because: '"command"' };
+  if (typeof server.url === 'string' && options.includes('http')) {
+    const sse = /\/sse\/?$/.test(server.url) && options.includes('sse');
+    return sse
+      ? { value: 'sse', because: '"url" ending in /sse' }
+      : { value: 'http', because: '"url" (use "sse" for an older server that streams events)' };
+  }
+  return undefined;
+}
+
 /** One zod issue as a sentence naming the setting, with what to do about it. */
 export function plainIssue(issue: z.core.$ZodIssue): string {
   const label = fieldLabel(issue.path);
@@ -99,6 +136,9 @@ export function plainIssue(issue: z.core.$ZodIssue): string {
       return `${keys} ${issue.keys.length === 1 ? 'is not a known setting' : 'are not known settings'} here: check the spelling, or remove ${issue.keys.length === 1 ? 'it' : 'them'}.`;
     }
     case 'invalid_union':
+      if (issue.discriminator !== undefined && 'options' in issue && issue.options?.length) {
+        return missingOrUnknownKind(The, issue.discriminator, issue.options, issue.input);
+      }
       return `${The} has a value that fits none of the forms it can take.`;
     default:
       return ZOD_WORDING.test(issue.message) ? `${The} is not valid: ${issue.message}.` : `${The} ${issue.message}.`;

@@ -151,6 +151,13 @@ function moveUrlSignIn<T extends { url: string; headers: Record<string, string> 
   return { ...server, url, headers: { ...server.headers, Authorization: `Basic ${base64Utf8(`${user}:${password}`)}` } };
 }
 
+/** The fields a server of each kind has (what a key in config.json is checked against, for a likely typo). */
+export const SERVER_FIELDS: Readonly<Record<'stdio' | 'http' | 'sse', readonly string[]>> = {
+  stdio: Object.keys(stdioServer),
+  http: ['type', ...Object.keys(remoteServer)],
+  sse: ['type', ...Object.keys(remoteServer)],
+};
+
 /**
  * A server's config as the control API, the windows and the catalog give it: a field it does not know is
  * refused, named (a misspelt `header` would otherwise be dropped without a word, and the server started

@@ -4,13 +4,13 @@
  * address it records in the folder — so a new entry carries that hub's port and a token it accepts at
  * once; otherwise works on the files directly. Every write is shown first and needs a yes (or --yes).
  */
+import { readFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { createInterface } from 'node:readline/promises';
 import { parseArgs } from 'node:util';
 import { CLIENT_IDS, type ClientIdName } from '../../shared/api-clients.js';
-import { ConfigError, uniqueServerId, type Config } from '../../shared/config.js';
+import { ConfigError, uniqueServerId, type Config, type ServerConfig } from '../../shared/config.js';
 import type { ApiResult } from '../../shared/api.js';
-import { loadOrCreateToken } from '../core/files/access-token.js';
 import { defaultBridgeLaunch } from '../core/app/app-hub.js';
 import { resolvePaths, type AppPaths } from '../core/files/app-paths.js';
 import { ClientTokens } from '../core/clients/client-tokens.js';
@@ -22,6 +22,10 @@ import { maskConfigSecrets } from '../core/secrets/mask-config-secrets.js';
 import { clientsHandlers } from '../core/control/clients-handlers.js';
 import { ControlDispatcher } from '../core/control/control-handlers.js';
 import { findRunningHub } from '../core/control/running-hub.js';
+import { SecretChanges } from '../core/control/secret-changes.js';
+import { openSecretStore } from '../core/secrets/open-secret-store.js';
+import { resolveServerSecrets, storeServerSecrets } from '../core/secrets/server-secret-refs.js';
+import type { SecretStore } from '../core/secrets/secret-store.js';
 import { join } from 'node:path';
 
 type Call = (method: string, req: unknown) => Promise<ApiResult<unknown>>;
@@ -30,18 +34,35 @@ const USAGE = `Usage: spillway clients list | connect <id> | disconnect <id> | i
   [--yes] skips the confirmation   [--data-dir DIR] [--config FILE]
 Client ids: ${CLIENT_IDS.join(', ')}`;
 
-/** This data folder's running hub: where it recorded it listens, else on the configured port. */
+/**
+ * This data folder's running hub: where it recorded it listens, else on the configured port. The token is
+ * only read: a folder without one (never run, or a mistyped --data-dir) has no hub, and gets no token here.
+ */
 async function hubApi(paths: AppPaths, config: Config): Promise<Call | undefined> {
+  const token = await readFile(paths.tokenFile, 'utf8').then(
+    (text) => text.trim(),
+    (err: NodeJS.ErrnoException) => {
+      if (err.code === 'ENOENT' || err.code === 'ENOTDIR') return '';
+      throw err;
+    },
+  );
+  if (!token) return undefined;
   return findRunningHub({
     dataDir: paths.dataDir,
-    token: await loadOrCreateToken(paths.tokenFile),
+    token,
     fallbackOrigins: config.settings.port ? [`http://127.0.0.1:${config.settings.port}`] : [],
   });
 }
 
-/** No hub running: the same service over the files. */
+/**
+ * No hub running: the same service over the files. An imported server's env and header values go to the
+ * secret store as the hub's control API keeps them (config.json holds "<secret>" in their place); the store
+ * is opened on first need, so `list` opens nothing.
+ */
 async function directApi(paths: AppPaths, configFile: ConfigFile, config: Config): Promise<Call> {
   let current = config;
+  let store: Promise<SecretStore> | undefined;
+  const secrets = () => (store ??= openSecretStore({ dataDir: paths.dataDir }));
   const platform = process.platform === 'darwin' || process.platform === 'win32' ? process.platform : 'linux';
   const service = new ClientsService({
     registry: createClientRegistry({ os: { home: homedir(), platform, env: { ...process.env } }, backupDir: paths.backupDir }),
@@ -56,11 +77,22 @@ async function directApi(paths: AppPaths, configFile: ConfigFile, config: Config
         current = await configFile.load();
         const id = uniqueServerId(name, Object.keys(current.servers));
         const { ServerConfigSchema } = await import('../../shared/config.js');
-        current = { ...current, servers: { ...current.servers, [id]: ServerConfigSchema.parse(cfg) } };
-        await configFile.save(current);
+        const changes = new SecretChanges(await secrets());
+        try {
+          const { config: saved } = await storeServerSecrets(changes, id, ServerConfigSchema.parse(cfg));
+          const next = { ...current, servers: { ...current.servers, [id]: saved } };
+          await configFile.save(next);
+          current = next;
+        } catch (err) {
+          // Nothing half-saved: a refused save leaves the store as it was (hub-control.ts does the same).
+          await changes.undo().catch(() => undefined);
+          throw err;
+        }
         return { id };
       },
       lastSeen: () => undefined,
+      // Servers are told apart by their values, as the hub does: an imported one is not imported twice.
+      resolveSecrets: async (id: string, cfg: ServerConfig) => resolveServerSecrets(await secrets(), id, cfg),
     },
   });
   const dispatcher = new ControlDispatcher(clientsHandlers(async () => service));

@@ -11,7 +11,7 @@ import { dirname, join } from 'node:path';
 import { app, BrowserWindow, clipboard, dialog, ipcMain, shell } from 'electron';
 import Store from 'electron-store';
 import { createAppHub, type AppHub } from '../core/app/app-hub.js';
-import { anotherHubServes, recordHubRunning, recordHubStopped, recordStartFailure } from '../core/app/hub-record.js';
+import { recordHubRunning, recordHubStopped, recordStartFailure } from '../core/app/hub-record.js';
 import { attachSocketEndpoint, socketPathFor, SocketInUseError, type SocketEndpoint } from '../core/downstream/socket-endpoint.js';
 import { resolvePaths, APP_NAME } from '../core/files/app-paths.js';
 import { AppStateStore, APP_STATE_FILE_NAME } from './app-state.js';
@@ -121,10 +121,8 @@ async function run(dataDir: string): Promise<void> {
   } catch (err) {
     // What did start (exit hooks, logs, stores) ends now, not only once the user quits.
     await appHub?.hub.stop().catch(() => undefined);
-    // `spillway serve` listens on the config's port too (its default): then the port is taken before the
-    // socket could tell. Only the other hub's proof at its recorded endpoint says it is this folder's.
-    const portTaken = (err as NodeJS.ErrnoException | undefined)?.code === 'EADDRINUSE';
-    if (err instanceof SocketInUseError || (portTaken && (await anotherHubServes(paths)))) {
+    // Another hub serves the folder: createAppHub found it before opening anything (or it took the socket since).
+    if (err instanceof SocketInUseError) {
       // The hub that runs there keeps its record (hub.json keeps pointing bridges at it).
       servedElsewhere = true;
       startError = ALREADY_SERVED;
@@ -132,6 +130,7 @@ async function run(dataDir: string): Promise<void> {
       // Recorded in hub.json too: a bridge waiting for this hub answers its client with the same words.
       startError = await recordStartFailure(paths, err);
     }
+    await appHub?.releaseFolder();
     log(`Spillway could not start: ${startError}`);
   }
 
@@ -141,6 +140,7 @@ async function run(dataDir: string): Promise<void> {
       await appHub?.hub.stop();
       // After a failed start the record keeps why (recordStartFailure) instead of a plain "stopped".
       if (appHub && !startError) await recordHubStopped(paths).catch(() => undefined);
+      await appHub?.releaseFolder();
     },
     quit: () => app.quit(),
     onStopError: (err) => log(`Stopping the hub failed: ${(err as Error).message}`),

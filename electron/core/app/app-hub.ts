@@ -3,7 +3,7 @@
  * (HTTP + SSE, and the dispatcher the IPC binding uses), and the UI served over HTTP.
  */
 import { existsSync } from 'node:fs';
-import { homedir } from 'node:os';
+import { homedir, tmpdir } from 'node:os';
 import type { ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import type { OsFacts as ClientOsFacts } from '../clients/index.js';
@@ -15,12 +15,13 @@ import { controlParts } from '../control/control-parts.js';
 import type { HubControl } from '../control/hub-control.js';
 import type { HubStatus } from '../control/hub-status.js';
 import { createHttpControl } from '../control/http-control.js';
+import { socketPathFor } from '../downstream/socket-endpoint.js';
 import type { AppPaths } from '../files/app-paths.js';
 import { HUB_IDENTITY_PATH, hubProof, loadOrCreateHubId } from '../files/hub-identity.js';
 import { appRoot, appVersion } from '../files/version.js';
 import { Hub, type HubOptions } from '../hub.js';
 import { resolveServerSecrets } from '../secrets/server-secret-refs.js';
-import { recordStartFailure } from './hub-record.js';
+import { claimDataFolder, recordStartFailure, type DataFolderClaim } from './hub-record.js';
 
 export interface AppHubOptions {
   paths: AppPaths;
@@ -37,6 +38,8 @@ export interface AppHubOptions {
   clientOs?: ClientOsFacts;
   /** How stdio clients start the bridge; the Electron shell passes the packaged app's own executable. */
   bridge?: BridgeLaunch;
+  /** The bridge socket of this data folder (default: socketPathFor it): a hub that answers there serves the folder already. */
+  socketPath?: string;
 }
 
 export interface AppHub {
@@ -54,6 +57,8 @@ export interface AppHub {
   repairClients(): Promise<void>;
   /** This hub's answer to a bridge's challenge on the bridge socket's handshake (files/hub-identity.ts). */
   proveIdentity(nonce: string): string;
+  /** Lets another hub start on the data folder: called once this hub has stopped (and hub.json says so). */
+  releaseFolder(): Promise<void>;
 }
 
 /** The bridge as development and the headless hub run it: this Node and the CLI script. */
@@ -61,8 +66,24 @@ export function defaultBridgeLaunch(dataDir: string): BridgeLaunch {
   return { command: process.execPath, args: [join(appRoot(), 'electron', 'cli', 'spillway.js'), 'bridge', '--data-dir', dataDir] };
 }
 
-/** Builds the hub; a config it cannot load is recorded (event log, hub.json) before the error is thrown on. */
+/**
+ * Builds the hub; a config it cannot load is recorded (event log, hub.json) before the error is thrown on.
+ * Throws SocketInUseError, having opened and changed nothing, when another hub serves the data folder or
+ * is starting on it (hub-record.ts, claimDataFolder): the desktop app and `spillway serve` both start here.
+ */
 export async function createAppHub(options: AppHubOptions): Promise<AppHub> {
+  const socketPath =
+    options.socketPath ?? socketPathFor({ dataDir: options.paths.dataDir, platform: options.platform, tmpDir: tmpdir(), uid: process.getuid?.() });
+  const folder = await claimDataFolder(options.paths, socketPath);
+  try {
+    return await buildAppHub(options, folder);
+  } catch (err) {
+    await folder.release();
+    throw err;
+  }
+}
+
+async function buildAppHub(options: AppHubOptions, folder: DataFolderClaim): Promise<AppHub> {
   const hubId = await loadOrCreateHubId(options.paths.dataDir);
   const { ClientTokens } = await import('../clients/client-tokens.js');
   const tokens = await ClientTokens.open(join(options.paths.dataDir, 'client-tokens.json'));
@@ -168,7 +189,17 @@ export async function createAppHub(options: AppHubOptions): Promise<AppHub> {
     }
   };
   const proveIdentity = (nonce: string) => hubProof(hubId, nonce, 'socket');
-  return { hub, control: parts.control, status: parts.status, dispatcher, clients, noteClientSeen, repairClients, proveIdentity };
+  return {
+    hub,
+    control: parts.control,
+    status: parts.status,
+    dispatcher,
+    clients,
+    noteClientSeen,
+    repairClients,
+    proveIdentity,
+    releaseFolder: () => folder.release(),
+  };
 }
 
 /** A bridge asks whether this is its data folder's hub (issue 13, item 2): the proof, never the id. */

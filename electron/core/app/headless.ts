@@ -38,15 +38,16 @@ export interface RunningHub {
 }
 
 export async function startHeadless(options: HeadlessOptions): Promise<RunningHub> {
-  const app = await startAppHub(options);
+  // Checked before the hub opens a store, even without a socket of its own: a hub answering there serves the folder.
+  const socketPath =
+    options.socket || socketPathFor({ dataDir: options.paths.dataDir, platform: options.platform, tmpDir: tmpdir(), uid: process.getuid?.() });
+  const app = await startAppHub({ ...options, socketPath });
   const { hub } = app;
   let socket: SocketEndpoint | undefined;
   if (options.socket !== false) {
-    const path =
-      options.socket ?? socketPathFor({ dataDir: options.paths.dataDir, platform: options.platform, tmpDir: tmpdir(), uid: process.getuid?.() });
     try {
       socket = await attachSocketEndpoint(hub, {
-        path,
+        path: socketPath,
         platform: options.platform,
         proveIdentity: app.proveIdentity,
         onWarning: (message) => hub.emit({ type: 'log', level: 'warn', message }),
@@ -57,6 +58,7 @@ export async function startHeadless(options: HeadlessOptions): Promise<RunningHu
       await hub.stop();
       // The hub that answers there is running: its record stays, and a bridge finds it on the socket.
       if (!(err instanceof SocketInUseError)) await recordStartFailure(options.paths, err);
+      await app.releaseFolder();
       throw err;
     }
     hub.emit({ type: 'log', level: 'debug', message: `Bridge socket at ${socket.path}` });
@@ -73,6 +75,7 @@ export async function startHeadless(options: HeadlessOptions): Promise<RunningHu
       await socket?.close();
       await hub.stop();
       await recordHubStopped(options.paths).catch(() => undefined);
+      await app.releaseFolder();
       for (const fn of stopped) fn();
     })());
   if (options.stdio) {
@@ -96,7 +99,7 @@ export async function startHeadless(options: HeadlessOptions): Promise<RunningHu
 }
 
 /** Builds and starts the app hub; a failed start is recorded (event log, hub.json) before it is thrown on. */
-async function startAppHub(options: HeadlessOptions): Promise<AppHub> {
+async function startAppHub(options: HeadlessOptions & { socketPath: string }): Promise<AppHub> {
   const app = await createAppHub(options);
   try {
     await app.hub.start();
@@ -104,7 +107,11 @@ async function startAppHub(options: HeadlessOptions): Promise<AppHub> {
   } catch (err) {
     await app.hub.stop().catch(() => undefined);
     if ((err as NodeJS.ErrnoException).code === 'EADDRINUSE' && options.portFallback && options.port !== 0) {
-      const retry = await startAppHub({ ...options, port: 0 });
+      // The retry keeps the data folder's lock (it is this process's); a retry that fails gives it up.
+      const retry = await startAppHub({ ...options, port: 0 }).catch(async (retryErr: unknown) => {
+        await app.releaseFolder();
+        throw retryErr;
+      });
       retry.hub.emit({
         type: 'log',
         level: 'warn',
@@ -113,6 +120,7 @@ async function startAppHub(options: HeadlessOptions): Promise<AppHub> {
       return retry;
     }
     await recordStartFailure(options.paths, err);
+    await app.releaseFolder();
     throw err;
   }
 }

@@ -2,10 +2,13 @@
  * What a hub leaves in its data folder about itself (files/hub-identity.ts): that it runs, where, on which
  * config file — and when its start failed, why, in the app's event log too. A bridge that started the hub
  * reads the failure and hands it to its client (issue 13, item 1) instead of waiting for a hub that will
- * never come; the event log shows it in the Activity view once the hub runs again.
+ * never come; the event log shows it in the Activity view once the hub runs again. And `hub.lock`, the
+ * claim a hub takes on the folder before it opens a store (claimDataFolder).
  */
-import { resolve } from 'node:path';
+import { mkdir, readFile, stat, unlink, writeFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
 import { defaultConfig } from '../../../shared/config.js';
+import { answers, SocketInUseError } from '../downstream/socket-endpoint.js';
 import type { AppPaths } from '../files/app-paths.js';
 import { httpHubAt, readHubId, readHubRecord, writeHubRecord, type HubRecord } from '../files/hub-identity.js';
 
@@ -64,18 +67,6 @@ export async function recordStartFailure(paths: AppPaths, error: unknown): Promi
 }
 
 /**
- * Whether another hub of this data folder runs, proven at the endpoint its record names: the one check
- * that tells "`spillway serve` holds this folder on the config's port" from a port some other program took.
- */
-export async function anotherHubServes(paths: AppPaths): Promise<boolean> {
-  try {
-    return await anotherHubRuns(paths.dataDir, await readHubRecord(paths.dataDir));
-  } catch {
-    return false; // no readable record: nothing proves another hub
-  }
-}
-
-/**
  * Whether the hub in `current` still runs. Its pid alone proves little: a hub that never ran its quit
  * (killed, or Windows logging off, where Electron emits no before-quit) leaves "running" behind, and the pid
  * may belong to another program by now. So the hub must answer at its endpoint with this folder's proof.
@@ -102,4 +93,79 @@ function processAlive(pid: number): boolean {
   } catch (err) {
     return (err as NodeJS.ErrnoException).code === 'EPERM';
   }
+}
+
+/** Held by the hub of a data folder from before it opens a store until it has stopped: its pid. */
+export const HUB_LOCK_FILE = 'hub.lock';
+
+/**
+ * How long a lock whose process lives counts on its own. A start (stores, endpoint, socket, hub.json)
+ * takes seconds, and a hub that runs proves itself at its endpoint or socket; past this the pid may belong
+ * to another program by now (the hub was killed, or the machine restarted), and the lock is left behind.
+ */
+const LOCK_START_WINDOW_MS = 60_000;
+
+/** Another hub holds the data folder's lock: it is starting there (its endpoint and socket are not up yet). */
+export class HubStartingError extends SocketInUseError {
+  constructor(file: string, pid: number | undefined) {
+    super(file);
+    this.message =
+      `Another Spillway hub is already running for this data folder (${pid === undefined ? 'another process' : `process ${pid}`} is starting it). ` +
+      'If it does not respond, quit it (or end its process) and try again.';
+  }
+}
+
+/** The data folder, claimed for this process's hub. */
+export interface DataFolderClaim {
+  /** Gives the folder up (once the hub has stopped): removes the lock if it is still this process's. */
+  release(): Promise<void>;
+}
+
+/**
+ * Claims the data folder for a hub about to open its stores, or throws SocketInUseError when another hub
+ * serves it or is starting on it. Opening them is not harmless: the spill store's start-up cleanup empties
+ * spill/.raw and removes result folders its copy of the index does not list yet, which would be the
+ * running hub's newest results. So this runs first: the hub proven at the endpoint hub.json names, the
+ * bridge socket answering at `socketPath`, then the lock, taken with an exclusive create.
+ */
+export async function claimDataFolder(paths: AppPaths, socketPath: string): Promise<DataFolderClaim> {
+  const current = await readHubRecord(paths.dataDir);
+  if (current?.url && (await anotherHubRuns(paths.dataDir, current))) throw new SocketInUseError(current.url);
+  if (await answers(socketPath)) throw new SocketInUseError(socketPath);
+  const file = join(paths.dataDir, HUB_LOCK_FILE);
+  await mkdir(paths.dataDir, { recursive: true, mode: 0o700 });
+  for (let attempt = 0; attempt < 3; attempt++) {
+    try {
+      await writeFile(file, `${process.pid}\n`, { mode: 0o600, flag: 'wx' });
+      return { release: () => releaseLock(file) };
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    }
+    const holder = await lockHolder(file);
+    // This process's own: a start retried on a free port (headless.ts), or a hub started again in-process.
+    if (holder.pid === process.pid) return { release: () => releaseLock(file) };
+    if (holder.live) throw new HubStartingError(file, holder.pid);
+    // Left by a hub that is gone: removed, and the exclusive create tried again.
+    await unlink(file).catch((err: NodeJS.ErrnoException) => {
+      if (err.code !== 'ENOENT') throw err;
+    });
+  }
+  throw new HubStartingError(file, undefined);
+}
+
+/**
+ * Who holds the lock, and whether that still counts: a young lock counts while its process lives, or
+ * while its pid cannot be read yet (the holder has created the file and is writing it).
+ */
+async function lockHolder(file: string): Promise<{ pid: number | undefined; live: boolean }> {
+  const [text, info] = await Promise.all([readFile(file, 'utf8').catch(() => ''), stat(file).catch(() => undefined)]);
+  if (!info) return { pid: undefined, live: false };
+  const pid = /^\d+$/.test(text.trim()) ? Number(text.trim()) : undefined;
+  const young = Date.now() - info.mtimeMs < LOCK_START_WINDOW_MS;
+  return { pid, live: young && (pid === undefined || processAlive(pid)) };
+}
+
+async function releaseLock(file: string): Promise<void> {
+  const text = await readFile(file, 'utf8').catch(() => '');
+  if (text.trim() === String(process.pid)) await unlink(file).catch(() => undefined);
 }

@@ -6,11 +6,16 @@
  * The hub reads the file once, at start, and saves its own copy on every change. A save first checks that
  * the file still holds what was last loaded or written: an edit made by hand meanwhile (or a file broken
  * by one) is never written over; the save is refused instead (ConfigChangedError), and the edit stays.
+ *
+ * Keys of the file Spillway does not know (a typo, a newer Spillway's setting) stay out of the config in
+ * force and are written back at each save (shared/config-unknown-keys.ts). A save the disk refuses (full,
+ * read-only, no permission) says so in words, naming the folder (ConfigSaveError); the file stays as it was.
  */
 import { createHash } from 'node:crypto';
 import { mkdir, readFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { ConfigError, defaultConfig, parseConfig, serializeConfig, type Config } from '../../../shared/config.js';
+import { ConfigError, defaultConfig, parseConfig, serializeConfig, type Config, type UnknownKey } from '../../../shared/config.js';
+import { withUnknownKeys } from '../../../shared/config-unknown-keys.js';
 import { removeStaleTemps, writeAtomically } from './atomic-file.js';
 
 /**
@@ -21,6 +26,32 @@ export class ConfigChangedError extends Error {
   constructor(message: string) {
     super(message);
     this.name = 'ConfigChangedError';
+  }
+}
+
+/**
+ * A save the disk refused (full, over quota, read-only, no permission), in words with the next step; the
+ * file is left as it was. Named like a client's config file that cannot be written, so the control API
+ * answers both alike (`unavailable`, matched by name).
+ */
+export class ConfigSaveError extends Error {
+  override readonly name = 'ConfigWriteError';
+}
+
+/** Why the disk refused a write, by error code, for the folder `folder`; undefined for other errors. */
+function diskProblem(code: string | undefined, folder: string): string | undefined {
+  switch (code) {
+    case 'ENOSPC':
+      return `the disk holding ${folder} is full. Free some space on it, then make the change again`;
+    case 'EDQUOT':
+      return `your disk quota for ${folder} is used up. Free some space there, then make the change again`;
+    case 'EROFS':
+      return `${folder} is on a disk that is read-only. Make it writable (or choose another data folder), then make the change again`;
+    case 'EACCES':
+    case 'EPERM':
+      return `Spillway is not allowed to write in ${folder}. Give your user write access to that folder and its config.json, then make the change again`;
+    default:
+      return undefined;
   }
 }
 
@@ -44,12 +75,17 @@ export interface ConfigFileOptions {
    */
   maskSecrets: (original: string) => string | undefined;
   now?: () => Date;
+  /** Writes the file (and the backup); a test may hand in one that fails as a full disk does. */
+  write?: (file: string, data: Buffer, mode: number) => Promise<void>;
 }
 
 export class ConfigFile {
   #foreign = false;
   #backedUp = false;
   #current: Config | undefined;
+  /** Keys of the file Spillway does not know, written back at each save. */
+  #unknown: UnknownKey[] = [];
+  #warnings: string[] = [];
   /** The fingerprint of the file as last loaded or written by this object (null: there was none). */
   #known: string | null | undefined;
   #write: Promise<void> = Promise.resolve();
@@ -65,6 +101,11 @@ export class ConfigFile {
     return this.#current;
   }
 
+  /** One sentence for each key of the file Spillway does not know, as of the last load: to log. */
+  get warnings(): readonly string[] {
+    return this.#warnings;
+  }
+
   /**
    * Loads the config; a missing file gives the defaults. Throws ConfigError naming the field and file.
    * Temp files an interrupted save left beside it are removed first.
@@ -74,11 +115,15 @@ export class ConfigFile {
     const bytes = await readIfThere(this.path);
     if (bytes === null) {
       this.#known = null;
+      this.#unknown = [];
+      this.#warnings = [];
       return (this.#current = defaultConfig());
     }
-    const { config, foreign } = parseConfig(bytes.toString('utf8'), this.path);
+    const { config, foreign, unknown, warnings } = parseConfig(bytes.toString('utf8'), this.path);
     this.#known = fingerprint(bytes);
     this.#foreign = foreign;
+    this.#unknown = unknown;
+    this.#warnings = warnings;
     return (this.#current = config);
   }
 
@@ -94,15 +139,35 @@ export class ConfigFile {
 
   async #writeNow(config: Config): Promise<void> {
     if (this.#known === undefined) throw new Error(`${this.path} has not been loaded`);
-    await mkdir(dirname(this.path), { recursive: true });
+    await this.#saying(async () => {
+      await mkdir(dirname(this.path), { recursive: true });
+    });
     const onDisk = await readIfThere(this.path);
     // A file removed meanwhile has no edit to keep: it is written again.
     if (onDisk !== null && fingerprint(onDisk) !== this.#known) this.#refuse(onDisk);
-    if (onDisk !== null) await this.#backupOnce(onDisk);
-    const text = Buffer.from(serializeConfig(config), 'utf8');
-    await writeAtomically(this.path, text, 0o600);
+    if (onDisk !== null) await this.#saying(() => this.#backupOnce(onDisk));
+    // The unknown keys of a server removed (or now known) are not kept for a later one of the same name.
+    const { value, placed } = withUnknownKeys(config, this.#unknown);
+    const text = Buffer.from(serializeConfig(value), 'utf8');
+    await this.#saying(() => this.#writeFile(this.path, text, 0o600));
     this.#known = fingerprint(text);
+    this.#unknown = placed;
     this.#current = config;
+  }
+
+  #writeFile(file: string, data: Buffer, mode: number): Promise<void> {
+    return (this.options.write ?? writeAtomically)(file, data, mode);
+  }
+
+  /** Runs a write; an error of the disk (full, read-only, no permission) becomes a ConfigSaveError in words. */
+  async #saying(write: () => Promise<void>): Promise<void> {
+    try {
+      await write();
+    } catch (err) {
+      const problem = diskProblem((err as NodeJS.ErrnoException | undefined)?.code, dirname(this.path));
+      if (problem === undefined) throw err;
+      throw new ConfigSaveError(`This change was not saved: ${problem}. ${this.path} is left as it was.`, { cause: err });
+    }
   }
 
   #refuse(onDisk: Buffer): never {
@@ -129,7 +194,7 @@ export class ConfigFile {
     if (!this.#foreign || this.#backedUp) return;
     const stamp = (this.options.now?.() ?? new Date()).toISOString().replace(/[:.]/g, '-');
     const masked = this.options.maskSecrets(original.toString('utf8'));
-    await writeAtomically(`${this.path}.${stamp}.bak`, masked === undefined ? original : Buffer.from(masked, 'utf8'), 0o600);
+    await this.#writeFile(`${this.path}.${stamp}.bak`, masked === undefined ? original : Buffer.from(masked, 'utf8'), 0o600);
     this.#backedUp = true;
   }
 }

@@ -36,7 +36,11 @@ export interface HubParts {
   settingsSecrets: SettingsSecrets;
 }
 
-/** Opens the config file and every part of a hub on `paths` (the folders are made when missing). */
+/**
+ * Opens the config file and every part of a hub on `paths` (the folders are made when missing). Not
+ * harmless while another hub runs there (the spill store's start-up cleanup would remove its newest
+ * results): the app claims the data folder first (app/hub-record.ts, claimDataFolder).
+ */
 export async function openHubParts(paths: AppPaths): Promise<{ configFile: ConfigFile; parts: HubParts }> {
   const configFile = new ConfigFile(paths.configFile, { maskSecrets: maskConfigSecrets });
   const config = await configFile.load();
@@ -58,6 +62,8 @@ export async function openHubParts(paths: AppPaths): Promise<{ configFile: Confi
     (values) => values.flatMap((value) => [value, ...secretPartsWithin(value), ...oauthSecretsWithin(value)]),
   );
   const events = new EventLog({ dir: paths.logDir, retentionDays: config.settings.logRetentionDays, secrets });
+  // Keys config.json holds that this Spillway does not know (kept in the file): each said once, at start.
+  for (const message of configFile.warnings) events.emit({ type: 'log', level: 'warn', message });
   const log = (message: string, error?: unknown) =>
     events.emit({ type: 'log', level: 'warn', message: error ? `${message}: ${(error as Error).message ?? error}` : message });
   const ledger = new Ledger({
