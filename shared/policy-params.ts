@@ -114,7 +114,7 @@ export function paramTypeProblem(what: string, value: unknown, property: unknown
 export type InjectedValueCheck = (what: string, name: string, value: unknown, schema: KnownInputSchema) => string | undefined;
 
 /** The cheap check: the parameter's own `type` and `enum` only. */
-const checkTypeAndEnum: InjectedValueCheck = (what, name, value, schema) => paramTypeProblem(what, value, schema.properties?.[name]);
+export const checkTypeAndEnum: InjectedValueCheck = (what, name, value, schema) => paramTypeProblem(what, value, schema.properties?.[name]);
 
 /** The first of `values` its parameter's schema does not take, and why (`what` names such a value). */
 function firstMisfit(

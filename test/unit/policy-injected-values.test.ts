@@ -95,3 +95,33 @@ describe('injected values against the whole schema', () => {
     }
   });
 });
+
+describe('the full check on schemas written for other engines or with careless patterns', () => {
+  function says(toolSchema: object, name: string, value: unknown): string | undefined {
+    const servers: KnownServers = {
+      servers: { s: { tools: ['t'], inputSchemas: { t: toolSchema as KnownInputSchema } } },
+      checkValue: injectedValueProblem,
+    };
+    const result = validatePolicies({ tools: { s: { t: { hiddenParams: { [name]: value } } } } }, servers);
+    return result.ok ? undefined : result.message;
+  }
+
+  it('runs an upstream pattern that backtracks for minutes on V8 in linear time, and still refuses what it does not match', () => {
+    // On V8's engine this value takes tens of minutes against this pattern: the test would time out.
+    const careless = { type: 'object', properties: { q: { type: 'string', pattern: '^(\\w+\\s?)*$' } } };
+    expect(says(careless, 'q', 'sk_live_abcdefghijklmnopqrstuvwxyz-')).toMatch(/must match the pattern/);
+    expect(says(careless, 'q', 'two words')).toBeUndefined();
+  });
+
+  it('keeps the type check for a parameter whose pattern no engine here reads (written for Python)', () => {
+    for (const pattern of ['^[\\w-.]+$', '(?i)^[a-z0-9]+(?=x)$']) {
+      const pythonic = { type: 'object', properties: { repo: { type: 'string', pattern } } };
+      expect(says(pythonic, 'repo', 42), pattern).toMatch(/must be text/);
+    }
+  });
+
+  it('follows a $ref to another parameter (as zod-to-json-schema writes a reused schema)', () => {
+    const shared = { type: 'object', properties: { from: { type: 'string', format: 'date' }, to: { $ref: '#/properties/from' } } };
+    expect(says(shared, 'to', 7)).toMatch(/must be text/);
+  });
+});

@@ -7,7 +7,15 @@
  */
 import { Ajv, type ErrorObject } from 'ajv';
 import type { InjectedValueCheck, KnownInputSchema } from '../../../shared/policy.js';
-import { kindOf, kindWords, listSome, shown } from '../../../shared/policy-params.js';
+import { checkTypeAndEnum, kindOf, kindWords, listSome, shown } from '../../../shared/policy-params.js';
+import { compileRegex } from '../text/linear-regex.js';
+
+/**
+ * The upstream's `pattern`s run on the linear-time engine (text/linear-regex.ts), not V8's: a careless or
+ * hostile pattern such as `^(\w+\s?)*$` would otherwise backtrack for minutes on the hub's main thread.
+ * A pattern that engine cannot take makes the schema unreadable here: the cheap check answers then.
+ */
+const linearRegExp = Object.assign((source: string) => compileRegex(source), { code: 'linearRegExp' });
 
 /** The key the schema is added under, so that the parameter's part is found by a JSON pointer into it. */
 const ROOT = 'tool';
@@ -16,27 +24,37 @@ const ROOT = 'tool';
 const COMBINERS = new Set(['anyOf', 'oneOf']);
 
 /**
- * Why `value` does not fit the parameter `name` of `schema`; undefined when it fits, or when the schema
- * cannot be read (a `$ref` to elsewhere, a broken schema): then the tool is left to say.
+ * Why `value` does not fit the parameter `name` of `schema`; undefined when it fits. A schema that cannot
+ * be read (a `$ref` to elsewhere, a pattern for another regex engine, a broken schema) still gets the
+ * cheap check of its `type` and `enum`; beyond that the tool is left to say.
  */
 export const injectedValueProblem: InjectedValueCheck = (what, name, value, schema) => {
   const errors = validate(name, value, schema);
-  return errors && errors.length > 0 ? explain(what, name, value, errors) : undefined;
+  if (errors === undefined) return checkTypeAndEnum(what, name, value, schema);
+  return errors.length > 0 ? explain(what, name, value, errors) : undefined;
 };
 
 /** Ajv's errors for `value` against the parameter's schema; undefined when it cannot be compiled. */
 function validate(name: string, value: unknown, schema: KnownInputSchema): ErrorObject[] | undefined {
   const property = schema.properties?.[name];
   if (property === undefined) return undefined;
-  // The parameter's schema alone, beside what the tool's schema keeps for `$ref`s ("#/$defs/..." still
-  // resolves): another parameter that cannot be read (a `$ref` to another document) does not stop the check.
-  const root = Object.fromEntries(
-    Object.entries({ $defs: schema.$defs, definitions: schema.definitions, properties: { [name]: property } }).filter(([, v]) => v !== undefined),
-  );
+  const kept = { $defs: schema.$defs, definitions: schema.definitions };
+  // The parameter's schema alone first, beside what the tool's schema keeps for `$ref`s ("#/$defs/..."
+  // resolves): another parameter that cannot be read (a `$ref` to another document) does not stop the
+  // check. Then with every parameter, for a `$ref` to another one ("#/properties/from").
+  for (const properties of [{ [name]: property }, schema.properties]) {
+    const errors = validateIn({ ...kept, properties }, name, value);
+    if (errors) return errors;
+  }
+  return undefined;
+}
+
+function validateIn(root: Record<string, unknown>, name: string, value: unknown): ErrorObject[] | undefined {
+  const defined = Object.fromEntries(Object.entries(root).filter(([, v]) => v !== undefined));
   // Saves are rare: a fresh validator each time keeps nothing compiled from old schemas.
-  const ajv = new Ajv({ strict: false, validateSchema: false, allErrors: true, logger: false });
+  const ajv = new Ajv({ strict: false, validateSchema: false, allErrors: true, logger: false, code: { regExp: linearRegExp } });
   try {
-    ajv.addSchema(root, ROOT);
+    ajv.addSchema(defined, ROOT);
     const check = ajv.getSchema(`${ROOT}#/properties/${pointerPart(name)}`);
     if (!check) return undefined;
     return check(value) ? [] : (check.errors ?? []);
