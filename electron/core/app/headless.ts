@@ -54,14 +54,23 @@ export async function startHeadless(options: HeadlessOptions): Promise<RunningHu
         onClient: app.noteClientSeen,
       });
     } catch (err) {
-      // Two hubs on one data folder would share its token, spill store and ledger: refuse the second.
-      await hub.stop();
-      // The hub that answers there is running: its record stays, and a bridge finds it on the socket.
-      if (!(err instanceof SocketInUseError)) await recordStartFailure(options.paths, err);
-      await app.releaseFolder();
-      throw err;
+      if (!(err instanceof SocketInUseError)) {
+        // A socket that cannot be made (its folder taken by another user, a file in its place) only costs
+        // the bridges their fast way in: they reach the hub over HTTP, as with the desktop app (main.ts).
+        hub.emit({
+          type: 'log',
+          level: 'warn',
+          message: `Bridge socket unavailable (${(err as Error).message}); stdio clients use the HTTP endpoint.`,
+        });
+      } else {
+        // Two hubs on one data folder would share its token, spill store and ledger: refuse the second. The
+        // hub that answers there is running: its record stays, and a bridge finds it on the socket.
+        await hub.stop();
+        await app.releaseFolder();
+        throw err;
+      }
     }
-    hub.emit({ type: 'log', level: 'debug', message: `Bridge socket at ${socket.path}` });
+    if (socket) hub.emit({ type: 'log', level: 'debug', message: `Bridge socket at ${socket.path}` });
   }
   await recordHubRunning(options.paths, hub.url).catch((err: Error) =>
     hub.emit({ type: 'log', level: 'warn', message: `Could not write the hub record: ${err.message}` }),
