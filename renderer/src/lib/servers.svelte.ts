@@ -134,14 +134,15 @@ export class ServersState {
 
   async remove(id: string): Promise<boolean> {
     const label = this.#list.find((u) => u.id === id)?.config.label ?? id;
-    let undoable = false;
     const ok = await this.#act(id, 'remove', async () => {
       const result = await this.#backend.call('upstreams.remove', { id });
-      undoable = result.ok && result.value.undoable === true;
+      // Offered before the list is read again: meanwhile the card is gone, and Undo must not name (and
+      // put back) a server removed earlier.
+      this.#undoError = undefined;
+      this.#removed = result.ok && result.value.undoable === true ? { id, label } : undefined;
       return result;
     });
-    this.#undoError = undefined;
-    this.#removed = ok && undoable ? { id, label } : undefined;
+    if (!ok) this.#removed = undefined;
     return ok;
   }
 
