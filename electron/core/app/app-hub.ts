@@ -28,6 +28,8 @@ export interface AppHubOptions {
   platform: NodeJS.Platform;
   env: Readonly<Record<string, string | undefined>>;
   port?: number;
+  /** The port asked for but taken by another program: this run listens on a free one instead (headless --port-fallback). */
+  takenPort?: number;
   useLoginShellPath?: boolean;
   upstream?: HubOptions['upstream'];
   /** When abandoned HTTP sessions are closed (tests shorten the idle timeout and the cap). */
@@ -139,7 +141,8 @@ async function buildAppHub(options: AppHubOptions, folder: DataFolderClaim): Pro
       dataDir: options.paths.dataDir,
       host: {
         // The port it listens on now, and the one its next start asks for (its --port, else the setting).
-        endpoint: () => hubEndpoint(hub.endpoint.port, options.port ?? hub.config.settings.port),
+        endpoint: () =>
+          hubEndpoint(hub.endpoint.port, options.takenPort ?? options.port ?? hub.config.settings.port, options.takenPort !== undefined),
         upstreamConfigs: () => hub.config.servers,
         addUpstream: (req) => parts.control.addUpstream(req),
         lastSeen: (id) => seen.get(id),

@@ -108,7 +108,7 @@ export async function startHeadless(options: HeadlessOptions): Promise<RunningHu
 }
 
 /** Builds and starts the app hub; a failed start is recorded (event log, hub.json) before it is thrown on. */
-async function startAppHub(options: HeadlessOptions & { socketPath: string }): Promise<AppHub> {
+async function startAppHub(options: HeadlessOptions & { socketPath: string; takenPort?: number }): Promise<AppHub> {
   const app = await createAppHub(options);
   try {
     await app.hub.start();
@@ -117,14 +117,15 @@ async function startAppHub(options: HeadlessOptions & { socketPath: string }): P
     await app.hub.stop().catch(() => undefined);
     if ((err as NodeJS.ErrnoException).code === 'EADDRINUSE' && options.portFallback && options.port !== 0) {
       // The retry keeps the data folder's lock (it is this process's); a retry that fails gives it up.
-      const retry = await startAppHub({ ...options, port: 0 }).catch(async (retryErr: unknown) => {
+      const taken = (err as { port?: number }).port ?? options.port ?? app.hub.config.settings.port;
+      const retry = await startAppHub({ ...options, port: 0, takenPort: taken }).catch(async (retryErr: unknown) => {
         await app.releaseFolder();
         throw retryErr;
       });
       retry.hub.emit({
         type: 'log',
         level: 'warn',
-        message: `Port ${(err as { port?: number }).port ?? options.port} is taken (another Spillway?); listening on ${retry.hub.url} for this run.`,
+        message: `Port ${taken} is taken (another Spillway?); listening on ${retry.hub.url} for this run.`,
       });
       return retry;
     }

@@ -20,10 +20,20 @@ export class UnstableEndpointError extends Error {
 
 /**
  * The endpoint of a hub listening on `listening` that will ask for `next` at its next start (the
- * `--port` it was given, else the configured port; 0 = a free one picked at each start).
+ * `--port` it was given, else the configured port; 0 = a free one picked at each start). `taken`: this
+ * run asked for `next`, found it taken by another program and listens on a free one instead.
  */
-export function hubEndpoint(listening: number, next: number): HubEndpoint {
+export function hubEndpoint(listening: number, next: number, taken = false): HubEndpoint {
   const url = `http://127.0.0.1:${listening}/mcp`;
+  if (taken) {
+    return {
+      url,
+      unstable:
+        `Spillway's port ${next} is taken by another program, so Spillway listens on port ${listening} for this run only, ` +
+        `and an entry written with it would stop working when Spillway restarts. Close the program that uses port ${next} ` +
+        `(or choose another port in Settings), restart Spillway, then connect again.`,
+    };
+  }
   if (next === 0) {
     const now = listening ? ` (port ${listening} for this run only)` : '';
     return {
