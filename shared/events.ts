@@ -83,7 +83,12 @@ export const HubEventSchema = z.discriminatedUnion('type', [
   }),
   z.object({
     ...base,
-    /** The exact counts of a finished call, once the ledger made them (after the answer): the ones Savings and the spilled original show. */
+    /**
+     * The exact counts of a finished call, once the ledger made them (after the answer): the ones Savings and
+     * the spilled original show. A read of a kept result (spillway__read_result, or resources/read of its
+     * address) has no `call.finished`, since the hub answers it itself: this event alone tells of it
+     * (`readBack`), once the ledger holds it, with nothing produced and what was read back delivered.
+     */
     type: z.literal('call.counted'),
     callId: z.string(),
     server: z.string(),
@@ -93,6 +98,8 @@ export const HubEventSchema = z.discriminatedUnion('type', [
     tokensDelivered: z.number().int(),
     /** Still an estimate: the result was too big to count exactly. */
     tokensEstimated: z.boolean(),
+    /** A read of a kept result: no `call.finished` came before, and the ledger holds one call more. */
+    readBack: z.literal(true).optional(),
   }),
   z.object({
     ...base,

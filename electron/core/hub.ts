@@ -143,11 +143,13 @@ export class Hub {
       emit: (e) => this.emit(e),
     });
     this.dispatch = dispatch;
-    // A read of a kept result is counted in the ledger: it delivers tokens the spill had saved.
+    // A read of a kept result is counted in the ledger: it delivers tokens the spill had saved. The
+    // record is announced (`call.counted`, under the read tool's name) so Savings follows it.
+    const readName = parts.spill.readTool.tool.name;
     const readBack = async (args: Record<string, unknown>, clientName: string | undefined): Promise<CallToolResult> => {
       const started = performance.now();
       const result = await parts.spill.readTool.call(args);
-      this.#usage.recordReadBack(clientName, result, performance.now() - started);
+      this.#usage.recordReadBack(clientName, readName, result, performance.now() - started);
       return result;
     };
     const readTool: OwnTool = { tool: parts.spill.readTool.tool, call: (args, ctx) => readBack(args, ctx.session.clientName) };
@@ -160,7 +162,7 @@ export class Hub {
         const started = performance.now();
         const read = await parts.spill.ownResources.read(uri);
         const content = read.contents.flatMap((c) => ('text' in c && typeof c.text === 'string' ? [{ type: 'text' as const, text: c.text }] : []));
-        this.#usage.recordReadBack(session?.clientName, { content }, performance.now() - started);
+        this.#usage.recordReadBack(session?.clientName, readName, { content }, performance.now() - started);
         return read;
       },
     };

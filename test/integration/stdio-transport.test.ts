@@ -182,6 +182,15 @@ describe('StdioUpstreamTransport start and stop', () => {
     );
   });
 
+  it('says to put the words after the program in Arguments when the command is a whole command line', async () => {
+    const t = transport({ command: `${node} /srv/memory/dist/index.js` });
+    const error = await t.start().catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'ENOENT' });
+    expect((error as UpstreamStartError).message).toBe(
+      `Spillway could not find the program "${node} /srv/memory/dist/index.js" on this computer. If the program is "${node}", keep only that in the server's command and put the words after it in Arguments, one per line; if not, check the program's path.`,
+    );
+  });
+
   it('rejects a working directory that does not exist', async () => {
     const t = transport({ command: node, args: ['-e', ''], cwd: join(tmpdir(), 'spillway-no-such-dir-4711') });
     await expect(t.start()).rejects.toMatchObject({ message: expect.stringMatching(/^working directory does not exist: "/), code: 'BAD_CWD' });

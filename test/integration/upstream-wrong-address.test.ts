@@ -96,6 +96,18 @@ describe('an address that cannot be fetched', () => {
     expect(await connectError({ type: 'sse', url: 'http://no-such-host.invalid/sse' })).toMatch(/^cannot find the host "no-such-host\.invalid"/);
   });
 
+  it('a port fetch refuses for safety (6000, X11): told plainly, with the next step, not "bad port"', async () => {
+    // fetch refuses before it connects: nothing needs to listen there.
+    for (const [type, url] of [
+      ['http', 'http://127.0.0.1:6000/mcp'],
+      ['sse', 'http://127.0.0.1:6000/sse'],
+    ] as const) {
+      expect(await connectError({ type, url })).toBe(
+        `cannot reach ${url}: Node and web browsers refuse to connect to port 6000 for safety (it belongs to another kind of service); run the server on another port and change the address here`,
+      );
+    }
+  });
+
   it('a port nothing listens on: connection refused', async () => {
     const url = `http://127.0.0.1:${await freePort()}/mcp`;
     expect(await connectError({ type: 'http', url })).toBe(`cannot reach ${url} (connection refused): is the server running?`);

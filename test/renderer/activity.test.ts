@@ -206,6 +206,39 @@ describe('Activity', () => {
     expect((await within(details).findByLabelText('Spilled original')).textContent).toContain('the whole result');
   });
 
+  it('gives the focus back to the row the details were opened from, after Close and after Escape (WCAG 2.4.3)', async () => {
+    const { fake, log } = setup();
+    await waitFor(() => expect(log.loading).toBe(false));
+    fake.emit(finished('files', 'read_file', { callId: 'd1' }));
+    fake.emit(finished('memory', 'search_nodes', { callId: 'd2' }));
+    const row = (await logRegion().findByText(/memory__search_nodes spilled/)).closest('button')!;
+    await fireEvent.click(row);
+    await fireEvent.click(screen.getByRole('button', { name: 'Close call details' }));
+    await waitFor(() => expect(screen.queryByRole('region', { name: 'memory__search_nodes' })).toBeNull());
+    await waitFor(() =>
+      expect(document.activeElement).toBe(
+        logRegion()
+          .getByText(/memory__search_nodes spilled/)
+          .closest('button'),
+      ),
+    );
+
+    await fireEvent.click(
+      logRegion()
+        .getByText(/files__read_file spilled/)
+        .closest('button')!,
+    );
+    await fireEvent.keyDown(screen.getByRole('button', { name: 'Close call details' }), { key: 'Escape' });
+    await waitFor(() => expect(screen.queryByRole('region', { name: 'files__read_file' })).toBeNull());
+    await waitFor(() =>
+      expect(document.activeElement).toBe(
+        logRegion()
+          .getByText(/files__read_file spilled/)
+          .closest('button'),
+      ),
+    );
+  });
+
   it('keeps only the newest events when the ring is full', async () => {
     const fake = new FakeBackend();
     const log = new ActivityLog(fake, { capacity: 3, schedule: (flush) => queueMicrotask(flush) });

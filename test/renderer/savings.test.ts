@@ -94,13 +94,132 @@ describe('Savings', () => {
     expect(timers).toHaveLength(0);
   });
 
-  it('shows a negative saving as it is, never as 0 (issue 14, item 5)', async () => {
+  it('shows a negative saving as more delivered than produced, never as 0 (issue 14, item 5)', async () => {
     setup((f) => f.ledger.call('files', 'read_file', 1_079, 1_232));
     const today = await screen.findByRole('region', { name: 'Today' });
-    expect(within(today).getByText('-153')).toBeTruthy();
+    const big = within(today).getByText('more tokens delivered than produced').parentElement!;
+    expect(big.textContent).toMatch(/^\s*153\b/);
     expect(within(today).getByRole('meter').getAttribute('aria-valuenow')).toBe('100');
     const row = within(screen.getByRole('region', { name: 'By tool' })).getAllByRole('row')[1];
-    expect(row.textContent).toContain('-153 (-14%)');
+    expect(row.textContent).toContain('153 added');
+    expect(row.textContent).not.toMatch(/-153|%/);
+  });
+
+  it('a result kept yesterday and read back today: no "-3.2K tokens saved", no "(0%)"', async () => {
+    setup((f) => {
+      f.ledger.call('files', 'read_file', 40_000, 1_000, { time: new Date(Date.now() - 86_400_000).toISOString() });
+      f.ledger.call('spillway', 'read_result', 0, 3_200);
+    });
+    const today = await screen.findByRole('region', { name: 'Today' });
+    expect(today.textContent).not.toMatch(/-3\.2K/);
+    expect(within(today).queryByText('tokens saved')).toBeNull();
+    const big = within(today).getByText('more tokens delivered than produced').parentElement!;
+    expect(big.textContent).toMatch(/^\s*3\.2K\b/);
+    expect(big.title).toMatch(/reads back from a kept result counts as delivered on the day it is read/);
+    // All time still saved: the card says so as before.
+    expect(within(screen.getByRole('region', { name: 'All time' })).getByText('tokens saved')).toBeTruthy();
+
+    const rows = within(screen.getByRole('region', { name: 'By tool' })).getAllByRole('row');
+    const readBack = rows.find((r) => r.textContent?.includes('spillway · read_result'))!;
+    const saved = readBack.querySelectorAll('td')[3];
+    expect(saved.textContent).toBe('3.2K added');
+    expect(saved.title).toBe('3,200 more tokens delivered than produced');
+    const kept = rows.find((r) => r.textContent?.includes('files · read_file'))!;
+    expect(kept.querySelectorAll('td')[3].textContent).toBe('39K (98%)');
+  });
+
+  it('a breakdown row where nothing was produced and nothing delivered shows no percentage', async () => {
+    setup((f) => f.ledger.call('files', 'read_file', 0, 0, { action: 'error' }));
+    const byTool = await screen.findByRole('region', { name: 'By tool' });
+    const row = (await within(byTool).findAllByRole('row'))[1];
+    expect(row.querySelectorAll('td')[3].textContent).toBe('0');
+  });
+
+  it('follows a read of a kept result: its call.counted (no call.finished) reloads the report', async () => {
+    const fake = new FakeBackend();
+    fake.ledger.call('files', 'read_file', 40_000, 1_000);
+    const timers: Array<() => void> = [];
+    const savings = new SavingsState(fake, { setTimeout: (fn) => timers.push(fn), clearTimeout: () => {} });
+    stop = savings.start();
+    render(SavingsView, { savings });
+    const all = await screen.findByRole('region', { name: 'All time' });
+    await waitFor(() => expect(within(all).getByText(/· 1 call\b/)).toBeTruthy());
+    expect(within(all).getByText('39K')).toBeTruthy();
+
+    // As the hub does it: the read is in the ledger when its event goes out.
+    fake.ledger.call('spillway', 'read_result', 0, 3_200);
+    fake.emit({
+      type: 'call.counted',
+      level: 'debug',
+      callId: 'read-1',
+      server: 'spillway',
+      tool: 'read_result',
+      exposedName: 'spillway__read_result',
+      tokensUpstream: 0,
+      tokensDelivered: 3_200,
+      tokensEstimated: false,
+      readBack: true,
+    });
+    await waitFor(() => expect(within(all).getByText(/· 2 calls/)).toBeTruthy());
+    expect(within(all).getByText('35.8K')).toBeTruthy();
+    // The read was owed and is counted: nothing more is asked for.
+    expect(timers).toHaveLength(0);
+  });
+
+  it('a read-back recorded while another call is still being counted does not stand in for that call', async () => {
+    const fake = new FakeBackend();
+    fake.ledger.call('files', 'read_file', 40_000, 1_000);
+    // The timers the state waits on, run by the test; a cancelled one is gone.
+    const timers = new Set<() => void>();
+    const savings = new SavingsState(fake, {
+      setTimeout: (fn) => {
+        timers.add(fn);
+        return fn;
+      },
+      clearTimeout: (fn) => timers.delete(fn as () => void),
+    });
+    stop = savings.start();
+    render(SavingsView, { savings });
+    const all = await screen.findByRole('region', { name: 'All time' });
+    await waitFor(() => expect(within(all).getByText(/· 1 call\b/)).toBeTruthy());
+
+    // A call finished; its record is not in yet (its tokens are being counted) when a read-back lands.
+    fake.emit({
+      type: 'call.finished',
+      level: 'info',
+      callId: 'slow',
+      server: 'files',
+      tool: 'read_file',
+      exposedName: 'files__read_file',
+      durationMs: 3,
+      isError: false,
+      action: 'spill',
+      bytesUpstream: 40_000,
+      bytesDelivered: 2_000,
+    });
+    await waitFor(() => expect(timers.size).toBe(1));
+    fake.ledger.call('spillway', 'read_result', 0, 3_200);
+    fake.emit({
+      type: 'call.counted',
+      level: 'debug',
+      callId: 'read-1',
+      server: 'spillway',
+      tool: 'read_result',
+      exposedName: 'spillway__read_result',
+      tokensUpstream: 0,
+      tokensDelivered: 3_200,
+      tokensEstimated: false,
+      readBack: true,
+    });
+    await waitFor(() => expect(within(all).getByText(/· 2 calls/)).toBeTruthy());
+    // The finished call is still owed: the report is asked for again, and then holds it.
+    expect(timers.size).toBe(1);
+    fake.ledger.call('files', 'read_file', 10_000, 500);
+    for (const fire of [...timers]) {
+      timers.delete(fire);
+      fire();
+    }
+    await waitFor(() => expect(within(all).getByText(/· 3 calls/)).toBeTruthy());
   });
 
   it('tool lists that cost more than they saved say "added" on the cards, never "-4.4K tokens saved"', async () => {

@@ -36,7 +36,7 @@ describe('describeConnectError', () => {
       fetchFailed('DEPTH_ZERO_SELF_SIGNED_CERT', 'self-signed certificate'),
       `the secure connection to ${URL_} failed (DEPTH_ZERO_SELF_SIGNED_CERT); check http:// versus https:// in the address`,
     ],
-    ['another cause', fetchFailed(undefined, 'bad port'), `cannot reach ${URL_}: bad port`],
+    ['another cause', fetchFailed('UND_ERR_SOCKET', 'other side closed'), `cannot reach ${URL_}: other side closed`],
     [
       'a JSON-RPC error body',
       httpError(
@@ -70,6 +70,19 @@ describe('describeConnectError', () => {
     ],
   ] as const)('HTTP: %s', (_, err, expected) => {
     expect(describeConnectError(err, http)).toBe(expected);
+  });
+
+  it('a port fetch refuses (6000, 5060, 10080…) is told as such, with the next step, not as "bad port"', () => {
+    const blocked = (type: 'http' | 'sse', url: string) => ({ ...(type === 'http' ? http : sse), url }) as ServerConfig;
+    const told =
+      'cannot reach http://127.0.0.1:6000/mcp: Node and web browsers refuse to connect to port 6000 for safety (it belongs to another kind of service); run the server on another port and change the address here';
+    // Streamable HTTP: undici's TypeError with the reason as its cause.
+    expect(describeConnectError(fetchFailed(undefined, 'bad port'), blocked('http', 'http://127.0.0.1:6000/mcp'))).toBe(told);
+    // SSE: the cause only as text.
+    const sseTold = describeConnectError(new Error('SSE error: TypeError: fetch failed: bad port'), blocked('sse', 'http://127.0.0.1:5060/sse'));
+    expect(sseTold).toBe(
+      'cannot reach http://127.0.0.1:5060/sse: Node and web browsers refuse to connect to port 5060 for safety (it belongs to another kind of service); run the server on another port and change the address here',
+    );
   });
 
   it('cuts a long page to a short quote', () => {

@@ -84,28 +84,45 @@ export function newCallContext(
         encoding: values?.encoding ?? settings.policy.encoding,
       }
     : (values ?? settings.spill);
-  return {
-    callId: randomUUID(),
-    started: performance.now(),
-    session,
-    kind: session.kind,
-    extra,
-    // Read when used: on the fast path the signal is made only then (request-extra.ts).
-    get signal() {
-      return extra.signal;
-    },
-    params,
-    entry,
-    values,
-    resultPolicy,
-    server: entry.serverId,
-    tool: entry.original,
-    client: session.clientName,
-    args: params.arguments,
-    forwarded: params.arguments,
-    compress: undefined,
-    masking: undefined,
-  };
+  return new ToolCallContext(session, params, extra, entry, values, resultPolicy);
+}
+
+/**
+ * A class, not an object literal: a literal with a getter (`signal`) is built by V8's slow path, a
+ * visible share of a small call.
+ */
+class ToolCallContext implements CallContext {
+  readonly callId = randomUUID();
+  readonly started = performance.now();
+  readonly kind: SessionTransportKind;
+  readonly server: string;
+  readonly tool: string;
+  readonly client: string | undefined;
+  args: CallArguments;
+  forwarded: CallArguments;
+  compress: CompressRequest | undefined = undefined;
+  masking: Masking | undefined = undefined;
+
+  constructor(
+    readonly session: DownstreamSession,
+    readonly params: CallToolRequest['params'],
+    readonly extra: DownstreamExtra,
+    readonly entry: ToolEntry,
+    readonly values: CallPolicy | undefined,
+    readonly resultPolicy: ResultPolicy,
+  ) {
+    this.kind = session.kind;
+    this.server = entry.serverId;
+    this.tool = entry.original;
+    this.client = session.clientName;
+    this.args = params.arguments;
+    this.forwarded = params.arguments;
+  }
+
+  // Read when used: on the fast path the signal is made only then (request-extra.ts).
+  get signal(): AbortSignal {
+    return this.extra.signal;
+  }
 }
 
 /** Milliseconds since the call came in, to two decimals. */

@@ -227,13 +227,7 @@ export class HttpEndpoint {
       // Accept and Content-Type were checked above (sdkTakesHeaders).
       if (req.method === 'POST' && versionAccepted(req) && jsonAcceptable(req.headers.accept!)) {
         const call = toolCall(body);
-        const requestInfo = {
-          headers: req.headers,
-          get url() {
-            return urlOf();
-          },
-        };
-        if (call && known.calls.serve(call, new HttpCallReply(res, sid), { requestInfo })) return;
+        if (call && known.calls.serve(call, new HttpCallReply(res, sid), { requestInfo: new LazyRequestInfo(req.headers, urlOf) })) return;
       }
       await known.transport.handleRequest(req, res, body);
       return;
@@ -279,6 +273,24 @@ export class HttpEndpoint {
       if (stream) use.streams--;
       use.lastSeenMs = this.#now();
     });
+  }
+}
+
+/**
+ * A lean-path request's `requestInfo`: its headers, and its URL made when read. A class, not an object
+ * literal: a literal with a getter is built by V8's slow path, a visible share of a small call.
+ */
+class LazyRequestInfo {
+  readonly headers: IncomingMessage['headers'];
+  readonly #urlOf: () => URL;
+
+  constructor(headers: IncomingMessage['headers'], urlOf: () => URL) {
+    this.headers = headers;
+    this.#urlOf = urlOf;
+  }
+
+  get url(): URL {
+    return this.#urlOf();
   }
 }
 

@@ -38,20 +38,29 @@ export function readBody(req: IncomingMessage, limit = MAX_BODY_BYTES): Promise<
     req.resume();
     return Promise.reject(tooLarge());
   }
+  // The parser frames a body by its Content-Length: once that many bytes are here, no more can come, so
+  // the body is taken then rather than a turn later at 'end' (one listener and one tick less per call).
+  const expected = Number(req.headers['content-length']);
+  const framed = Number.isSafeInteger(expected) && expected > 0;
   // Events rather than `for await`: an async iterator per request was a visible share of a small call.
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
+    const done = () => resolve(chunks.length === 1 ? chunks[0].toString('utf8') : Buffer.concat(chunks).toString('utf8'));
     const onData = (chunk: Buffer) => {
       size += chunk.length;
-      if (size <= limit) return void chunks.push(chunk);
+      if (size <= limit) {
+        chunks.push(chunk);
+        if (framed && size === expected) done();
+        return;
+      }
       req.off('data', onData);
       chunks.length = 0;
       req.resume();
       reject(tooLarge());
     };
     req.on('data', onData);
-    req.once('end', () => resolve(chunks.length === 1 ? chunks[0].toString('utf8') : Buffer.concat(chunks).toString('utf8')));
+    if (!framed) req.once('end', done);
     req.once('error', reject);
   });
 }

@@ -4,6 +4,7 @@
  * off the request path (the token counter's worker), after the answer is on its way; the counts of small
  * results are remembered, since the same few (`ok`, `[]`) come back again and again.
  */
+import { randomUUID } from 'node:crypto';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { HubEventInput, ResultAction } from '../../../shared/events.js';
 import type { TokenCount, TokenCounter } from '../tokens/token-counter.js';
@@ -12,9 +13,14 @@ import type { Ledger } from './ledger.js';
 
 /** One finished tool call, as the call path reports it. */
 export interface CountedCall {
-  /** Set by the call path: the exact counts are announced under it (`call.counted`) when they differ from what `call.finished` said. */
+  /** Set by the call path (and for a read-back): the exact counts are announced under it (`call.counted`) when they differ from what `call.finished` said. */
   callId?: string;
   exposedName?: string;
+  /**
+   * A read of a kept result: the hub answers it itself and no `call.finished` tells of it, so
+   * `call.counted` is its only event, sent whatever its counts (Savings reloads on it).
+   */
+  readBack?: boolean;
   session: { readonly clientName: string | undefined };
   server: string;
   tool: string;
@@ -92,11 +98,15 @@ export class UsageRecords {
   /**
    * A read of a kept result (the model's `spillway__read_result`, or dispatch's read): what it delivered
    * was saved once, when the result was spilled, and reaches the model now, so it counts as delivered
-   * against nothing produced. Savings are then net of what the model read back.
+   * against nothing produced. Savings are then net of what the model read back. `exposedName`: the read
+   * tool's name, which `call.counted` announces the record under.
    */
-  recordReadBack(clientName: string | undefined, result: CallToolResult, durationMs: number): void {
+  recordReadBack(clientName: string | undefined, exposedName: string, result: CallToolResult, durationMs: number): void {
     const bytes = Buffer.byteLength(JSON.stringify(result.content ?? []), 'utf8');
     this.recordCall({
+      callId: randomUUID(),
+      exposedName,
+      readBack: true,
       session: { clientName },
       server: OWN_SERVER,
       tool: READ_BACK_TOOL,
@@ -173,13 +183,17 @@ export class UsageRecords {
   /**
    * `call.counted`, when `call.finished` showed other counts than the ledger's (an estimate for a big
    * result): the UI then shows the ledger's, the ones Savings adds up. A call.finished without counts
-   * (a small result passed by its size) shows none, and needs no second event.
+   * (a small result passed by its size) shows none, and needs no second event. A read-back is always
+   * announced: no call.finished told of it, and nothing else tells Savings that the ledger changed.
    */
   #announce(call: CountedCall, up: TokenCount, down: TokenCount): void {
     const r = call.report;
     const { emit } = this.parts;
-    if (!emit || call.callId === undefined || r.action === 'cancelled' || r.tokensUpstream === undefined) return;
-    if (r.tokensUpstream === up.tokens && r.tokensDelivered === down.tokens && (r.tokensEstimated ?? false) === up.estimated) return;
+    if (!emit || call.callId === undefined || r.action === 'cancelled') return;
+    if (!call.readBack) {
+      if (r.tokensUpstream === undefined) return;
+      if (r.tokensUpstream === up.tokens && r.tokensDelivered === down.tokens && (r.tokensEstimated ?? false) === up.estimated) return;
+    }
     emit({
       type: 'call.counted',
       level: 'debug',
@@ -190,6 +204,7 @@ export class UsageRecords {
       tokensUpstream: up.tokens,
       tokensDelivered: down.tokens,
       tokensEstimated: up.estimated || down.estimated,
+      ...(call.readBack ? { readBack: true as const } : {}),
     });
   }
 

@@ -110,16 +110,19 @@ export function redactText(text: string, values?: ValueMask): string {
   if (values) text = values.mask(text);
   if (text.length < MIN_SCAN_LENGTH) return text;
   if (text.length >= 14 && KNOWN_TOKEN_HINT.test(text)) text = text.replace(KNOWN_TOKEN, REDACTED);
-  // KEY_VALUE needs a ':' or '=', URL_USERINFO a '://'; AUTH_SCHEME one of its words, OPTION_VALUE a '-'.
+  // KEY_VALUE needs a ':' or '=', URL_USERINFO a '://'; AUTH_SCHEME one of its words, OPTION_VALUE a '-';
+  // both of these a space or tab after their word (ids such as a call's UUID have none: no scan).
   const separated = text.includes(':') || text.includes('=');
-  const scheme = AUTH_SCHEME_WORD.test(text);
-  if (!separated && !scheme && !text.includes('-')) return text;
+  const blank = text.includes(' ') || text.includes('\t');
+  const scheme = blank && AUTH_SCHEME_WORD.test(text);
+  const option = blank && text.includes('-');
+  if (!separated && !scheme && !option) return text;
   let out = scheme
     ? text.replace(AUTH_SCHEME, (match, word: string, space: string, value: string, offset: number) =>
         credentialShaped(value) || AFTER_AUTHORIZATION.test(text.slice(Math.max(0, offset - 40), offset)) ? `${word}${space}${REDACTED}` : match,
       )
     : text;
-  if (out.includes('-'))
+  if (option)
     out = out.replace(OPTION_VALUE, (match, option: string, space: string, value: string) =>
       isSensitiveKey(option) && value !== REDACTED ? `${option}${space}${REDACTED}` : match,
     );

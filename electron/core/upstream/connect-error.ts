@@ -66,7 +66,13 @@ function networkMessage(
   if (code && TLS_CODE.test(code)) {
     return `the secure connection to ${url} failed (${code}); check http:// versus https:// in the address`;
   }
-  if (fetchFailed) return `cannot reach ${url}: ${e?.cause?.message ?? msg}`;
+  const cause = e?.cause?.message ?? msg;
+  // fetch refuses a list of ports (6000 for X11, 5060 for SIP, 10080...) before connecting, with only "bad port".
+  if (fetchFailed && /\bbad port\b/.test(cause)) {
+    const port = portOf(url);
+    return `cannot reach ${url}: Node and web browsers refuse to connect to ${port ? `port ${port}` : 'this port'} for safety (it belongs to another kind of service); run the server on another port and change the address here`;
+  }
+  if (fetchFailed) return `cannot reach ${url}: ${cause}`;
   // Streamable HTTP: "Error POSTing to endpoint: <body>" with the status as `code`; SSE: "(HTTP <status>): <body>".
   const posted = /Error POSTing to endpoint(?: \(HTTP (\d+)\))?: ([\s\S]*)$/.exec(msg);
   if (posted) return statusMessage(Number(posted[1] ?? e?.code), posted[2], url, type);
@@ -122,6 +128,15 @@ function plainText(body: string): string {
 /** Cut where a word ends: the message is masked for secrets after this, by whole values. */
 function cut(text: string): string {
   return text.length > QUOTE_CHARS ? `${cutAtWord(text, QUOTE_CHARS)}…` : text;
+}
+
+/** The port written in an address ('' when it has none, or cannot be read). */
+function portOf(url: string): string {
+  try {
+    return new URL(url).port;
+  } catch {
+    return '';
+  }
 }
 
 function hostOf(url: string): string {

@@ -383,8 +383,15 @@ function comspecOf(env: Record<string, string>): string | undefined {
   return key ? env[key] : undefined;
 }
 
-/** A server's program that is not on this computer, in words a non-developer can act on. */
+/**
+ * A server's program that is not on this computer, in words a non-developer can act on. A command with
+ * spaces is often a whole command line (`node /srv/index.js`, as READMEs print it) looked up as one name.
+ */
 export function notFoundMessage(command: string): string {
+  const [program, ...rest] = command.trim().split(/\s+/);
+  if (rest.length > 0) {
+    return `Spillway could not find the program "${command}" on this computer. If the program is "${program}", keep only that in the server's command and put the words after it in Arguments, one per line; if not, check the program's path.`;
+  }
   return `Spillway could not find the program "${command}" on this computer. Install it, or enter its full path as the server's command.`;
 }
 

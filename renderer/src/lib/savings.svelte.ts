@@ -1,4 +1,4 @@
-/** Token savings from the ledger (`savings.report`), refreshed after calls and tools/list answers. */
+/** Token savings from the ledger (`savings.report`), refreshed after calls, read-backs and tools/list answers. */
 import type { ApiFailure, Backend } from './api.js';
 import type { SavingsReport } from '../../../shared/ledger.js';
 import { RemoteValue } from './remote-value.svelte.js';
@@ -59,15 +59,19 @@ export class SavingsState {
     return this.#report.available;
   }
 
-  /** Loads and refreshes after each finished call or tools/list change; returns the stop. */
+  /**
+   * Loads and refreshes after each finished call, each count the ledger made (a read of a kept result
+   * has only that event) and each tools/list change; returns the stop.
+   */
   start(): () => void {
     const stop = this.#backend.subscribe((e) => {
-      if (e.type === 'call.finished') {
+      // A read-back has no call.finished: its call.counted owes the call instead (already recorded by then).
+      if (e.type === 'call.finished' || (e.type === 'call.counted' && e.readBack)) {
         this.#owed++;
         this.#waited = 0;
         this.#delay = this.#retryMs;
       }
-      if (e.type === 'call.finished' || e.type === 'catalog.changed' || e.type === 'session.opened') void this.load();
+      if (e.type === 'call.finished' || e.type === 'call.counted' || e.type === 'catalog.changed' || e.type === 'session.opened') void this.load();
     });
     void this.load();
     return () => {

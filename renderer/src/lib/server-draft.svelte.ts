@@ -11,6 +11,7 @@ import {
   type ServerConfig,
   type ServerConfigInput,
 } from '../../../shared/config.js';
+import { splitCommandLine } from './snippet-command.js';
 import { parseSnippet, type SnippetPlaceholder, type SnippetServer } from './snippet-parse.js';
 
 export { parseSnippet, type SnippetPlaceholder, type SnippetServer };
@@ -76,11 +77,16 @@ export class ServerDraft {
   #problem = $state<DraftProblem | undefined>();
   /** Values the pasted snippet held stand-ins for: cleared, and said next to their field until typed. */
   #placeholders = $state<SnippetPlaceholder[]>([]);
+  /** The last command line splitCommand() split: as typed, and the program it kept in Command. */
+  #split = $state<{ typed: string; program: string } | undefined>();
+  /** A command with spaces that stays whole: the one loaded for editing, or one the user chose to keep. */
+  #wholeCommand: string | undefined;
 
   constructor(editingId?: string, config?: ServerConfigInput) {
     this.editingId = editingId;
     if (editingId) this.name = editingId;
     if (config) this.load(config);
+    if (config?.type === 'stdio') this.#wholeCommand = config.command;
   }
 
   get problem(): DraftProblem | undefined {
@@ -104,6 +110,41 @@ export class ServerDraft {
   /** The pasted stand-ins whose real value is still to be typed (their row is there and still empty). */
   get placeholders(): SnippetPlaceholder[] {
     return this.#placeholders.filter((p) => (p.field === 'env' ? this.env : this.headers).some((r) => r.key.trim() === p.key && r.value === ''));
+  }
+
+  /** The command line that was split into Command and Arguments, as typed; undefined once Command changes. */
+  get splitFrom(): string | undefined {
+    return this.#split && this.command === this.#split.program ? this.#split.typed : undefined;
+  }
+
+  /**
+   * A whole command line typed in Command (`node /srv/index.js`, as READMEs print it) while Arguments
+   * is empty: the first word stays as the program, the others go to Arguments, quotes read as a shell
+   * reads them. Without this the whole line is looked up as one program's name. Returns whether it split.
+   */
+  splitCommand(): boolean {
+    const typed = this.command.trim();
+    if (this.kind !== 'stdio' || this.argsText.trim() !== '' || !/\s/.test(typed) || typed === this.#wholeCommand) return false;
+    let words: string[];
+    try {
+      words = splitCommandLine(typed);
+    } catch {
+      return false; // an unclosed quote: the line stays as typed
+    }
+    const [program, ...args] = words;
+    if (program === undefined || args.length === 0) return false;
+    this.command = program;
+    this.argsText = args.join('\n');
+    this.#split = { typed, program };
+    return true;
+  }
+
+  /** Undoes splitCommand(): the line was a program's path with spaces in it. */
+  keepCommandWhole(): void {
+    if (!this.#split) return;
+    this.command = this.#wholeCommand = this.#split.typed;
+    this.argsText = '';
+    this.#split = undefined;
   }
 
   /** Fills the fields from a config (edit, or a pasted snippet). */
@@ -157,6 +198,7 @@ export class ServerDraft {
    * Validates the config only (enough for Test). Sets and returns the problem, or the parsed config.
    */
   validateConfig(): ServerConfig | undefined {
+    this.splitCommand();
     for (const row of this.kind === 'stdio' ? this.env : this.headers) {
       if (row.key.trim() === '' && row.value !== '') {
         this.setProblem({
