@@ -142,12 +142,19 @@ describe('dispatch through the hub', () => {
   it('a read through dispatch is counted for the client that made it, as read_result is', async () => {
     const { hub, client, dispatch } = await open({ tools }, DISPATCH_ONLY);
     const spilled = await hub.spill.store.put({ content: [{ type: 'text', text: 'kept aside' }] }, { server: 'tools', tool: 'alpha' });
+    // Each read is announced once the ledger holds it.
+    let reads = 0;
+    let bothCounted!: () => void;
+    const counted = new Promise<void>((resolve) => (bothCounted = resolve));
+    const off = hub.events.subscribe((e) => {
+      if (e.type === 'call.counted' && e.readBack && ++reads === 2) bothCounted();
+    });
     expect((await call(client, 'spillway__read_result', { handle: spilled.handle, op: 'stat' })).isError).toBeFalsy();
     expect((await dispatch({ action: 'read', handle: spilled.handle, op: 'stat' })).isError).toBeFalsy();
-    await vi.waitFor(() => {
-      const report = hub.ledger.report();
-      expect(report.byTool.find((t) => t.server === 'spillway' && t.tool === 'read_result')?.totals.calls).toBe(2);
-      expect(report.byClient.map((c) => c.client)).toEqual(['memory-client']);
-    });
+    await counted;
+    off();
+    const report = hub.ledger.report();
+    expect(report.byTool.find((t) => t.server === 'spillway' && t.tool === 'read_result')?.totals.calls).toBe(2);
+    expect(report.byClient.map((c) => c.client)).toEqual(['memory-client']);
   });
 });
