@@ -105,9 +105,23 @@ export const clientsApi = {
   },
   /**
    * Undoes the last change the user made to that client's file through Spillway (connect, disconnect, import
-   * with replace), byte for byte; Spillway's own repairs of its entry since then are undone with it.
+   * with replace); Spillway's own repairs of its entry since then are undone with it. Byte for byte when
+   * nothing else wrote the file since; otherwise only Spillway's own change is taken back, the rest kept
+   * (refused, `conflict`, when that would overwrite something changed since).
    */
-  'clients.restore': { req: idReq, res: z.object({ file: z.string(), deleted: z.boolean() }) },
+  'clients.restore': {
+    req: idReq,
+    res: z.object({
+      file: z.string(),
+      /** The file did not exist before that change, so it was deleted. */
+      deleted: z.boolean(),
+      /** The file changed after Spillway's change (another program, the user): those changes were kept. */
+      changedSinceWrite: z.boolean(),
+      restartRequired: z.boolean(),
+      /** How the app picks up the restored file (restart it, or press Refresh, or nothing to do). */
+      restartHint: z.string(),
+    }),
+  },
   /** Checks every connected client's entry and repairs stale ones (with a backup). */
   'clients.repair': {
     req: z.object({}).strict(),

@@ -227,8 +227,15 @@ export async function clientsCommand(args: string[]): Promise<number> {
       }
       case 'restore': {
         if (!(await confirm(`Undo Spillway's last change to ${id}'s config?`, yes))) return 1;
-        const r = unwrap<{ file: string; deleted: boolean }>(await call('clients.restore', { id }));
-        console.log(r.deleted ? `Removed ${r.file} (it did not exist before).` : `Restored ${r.file}.`);
+        const r = unwrap<{ file: string; deleted: boolean; changedSinceWrite: boolean; restartHint: string }>(await call('clients.restore', { id }));
+        console.log(
+          r.deleted
+            ? `Removed ${r.file} (it did not exist before).`
+            : r.changedSinceWrite
+              ? `Undid Spillway's last change in ${r.file}; what changed in it since was kept.`
+              : `Restored ${r.file}.`,
+        );
+        console.log(r.restartHint);
         return 0;
       }
       default:

@@ -383,7 +383,7 @@ export class Hub {
   #onUpstreamStatus(change: UpstreamStatusChange): void {
     // A restarted or reconnected server may answer differently: nothing cached before counts.
     if (change.status === 'ready' || change.status === 'stopped') this.policy.cache.clear(change.server);
-    // A new process knows nothing of the subscriptions sessions hold there.
+    // A new process knows nothing of the subscriptions sessions hold there, nor of the logging level they want.
     if (change.status === 'ready') this.relay.upstreamReady(change.server);
     this.#catalog.statusChanged(change);
     const level = change.status === 'error' ? 'error' : change.status === 'needs-sign-in' ? 'warn' : 'info';

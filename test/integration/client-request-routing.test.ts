@@ -3,8 +3,9 @@
  * serving, through the real hub and its HTTP endpoint: during tools/call, prompts/get, resources/read
  * and completion/complete. A client that cannot answer gets the upstream an error; the request is never
  * shown to another client. Over HTTP the request goes out on the stream of the client's own request, so
- * a client that opened no GET stream still receives it. Roots are a client's, not a call's: roots/list
- * goes to a client that has roots even while one without them has a call in flight.
+ * a client that opened no GET stream still receives it. Roots follow the same rule: roots/list goes to the
+ * calling client only, never to another that has roots (sampling-between-clients.test.ts and
+ * roots-between-clients.test.ts cover several clients at once, and requests outside any call).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -94,21 +95,23 @@ describe('a request from an upstream during a request other than tools/call', ()
 });
 
 describe('roots/list from an upstream during a call', () => {
-  // First: no client of this file has roots yet.
-  it('is refused, saying what to do, when no connected client shares its folders', async () => {
-    const caller = await hub.connect({ capabilities: {} }, 'no-roots-alone');
-    const r = (await caller.callTool({ name: 'fx__roots', arguments: {} })) as CallToolResult;
-    expect(r.isError).toBe(true);
-    expect(textOf(r)).toMatch(/No connected client shares its folders \(roots\).*Connect a client that shares its folders/);
-  });
-
-  it('goes to a client that has roots when the calling client has none', async () => {
-    const withRoots = await hub.connect({ capabilities: { roots: { listChanged: true } } }, 'has-roots');
-    withRoots.setRequestHandler(ListRootsRequestSchema, async () => ({ roots: [{ uri: 'file:///work/a', name: 'a' }] }));
-    const caller = await hub.connect({ capabilities: {} }, 'no-roots');
+  it('goes to the calling client', async () => {
+    const caller = await hub.connect({ capabilities: { roots: { listChanged: true } } }, 'has-roots');
+    caller.setRequestHandler(ListRootsRequestSchema, async () => ({ roots: [{ uri: 'file:///work/a', name: 'a' }] }));
     const r = (await caller.callTool({ name: 'fx__roots', arguments: {} })) as CallToolResult;
     expect(r.isError).toBeFalsy();
     expect(JSON.parse(textOf(r))).toEqual([{ uri: 'file:///work/a', name: 'a' }]);
+  });
+
+  it('is refused, saying what to do, when the calling client shares no folders, and never sent to one that does', async () => {
+    const asked: string[] = [];
+    const withRoots = await hub.connect({ capabilities: { roots: { listChanged: true } } }, 'bystander-with-roots');
+    withRoots.setRequestHandler(ListRootsRequestSchema, async () => (asked.push('bystander'), { roots: [{ uri: 'file:///work/b', name: 'b' }] }));
+    const caller = await hub.connect({ capabilities: {} }, 'no-roots');
+    const r = (await caller.callTool({ name: 'fx__roots', arguments: {} })) as CallToolResult;
+    expect(r.isError).toBe(true);
+    expect(textOf(r)).toMatch(/"no-roots" does not share its folders \(roots\).*use a client that shares its folders/);
+    expect(asked).toEqual([]);
   });
 });
 

@@ -76,7 +76,9 @@ describe('drift repair', () => {
     const stale = JSON.parse(await readFile(cursorFile(), 'utf8'));
     stale.mcpServers.spillway.url = 'http://127.0.0.1:1/mcp';
     await writeFile(cursorFile(), JSON.stringify(stale, null, 2));
-    expect((await a.api<{ id: string; repaired: boolean }[]>('clients.repair')).value).toEqual([{ id: 'cursor', repaired: true }]);
+    expect((await a.api<{ id: string; repaired: boolean }[]>('clients.repair')).value).toEqual([
+      { id: 'cursor', repaired: true, restartHint: expect.stringContaining('Cursor picks up the change by itself') },
+    ]);
     expect((await entry(cursorFile())).url).toBe(a.url);
   });
 

@@ -199,6 +199,25 @@ describe('Clients', () => {
     expect(card('VS Code').getByRole('button', { name: 'Restore backup' })).toBeTruthy();
   });
 
+  it('after Restore, says how the app picks up its file again, and that changes made to it since were kept', async () => {
+    const { fake } = await setup();
+    await fireEvent.click(card('Claude Desktop').getByRole('button', { name: 'Connect' }));
+    await fireEvent.click(within(await screen.findByRole('dialog', { name: /Connect Claude Desktop/ })).getByRole('button', { name: 'Connect' }));
+    await waitFor(() => expect(screen.queryByRole('dialog')).toBeNull());
+    fake.clients.byId.get('claude-desktop')!.editedSince = true;
+
+    await fireEvent.click(card('Claude Desktop').getByRole('button', { name: 'Restore backup' }));
+    const dialog = await screen.findByRole('dialog', { name: "Restore Claude Desktop's settings" });
+    const said = dialog.textContent!.replace(/\s+/g, ' ');
+    expect(said).toContain("If Claude Desktop or you changed the file since, only Spillway's change is undone and the rest is kept.");
+    expect(said).toContain('Restart Claude Desktop afterwards.');
+    await fireEvent.click(within(dialog).getByRole('button', { name: 'Restore backup' }));
+    await waitFor(() => expect(card('Claude Desktop').getByTestId('client-state').textContent).toBe('Not connected'));
+    const note = card('Claude Desktop').getByRole('status').textContent;
+    expect(note).toContain('The file had changed since (the app or you edited it): those changes were kept.');
+    expect(note).toContain('Quit and reopen Claude Desktop.');
+  });
+
   it('says connecting clients is not available yet when the hub does not offer it', async () => {
     const { clients } = await setup((f) => f.withhold('clients'));
     await waitFor(() => expect(clients.available).toBe(false));

@@ -11,6 +11,8 @@ interface FakeClient {
   written?: string;
   /** What Spillway last replaced, for Restore. */
   backup?: { servers: Record<string, string>; state: ClientInfo['state']; written?: string };
+  /** The app changed its file after Spillway's last change (Restore then undoes only Spillway's change). */
+  editedSince?: boolean;
 }
 
 export class FakeClients {
@@ -176,7 +178,17 @@ export class FakeClients {
       c.written = c.backup.written;
       c.info = { ...c.info, state: c.backup.state, servers: Object.keys(c.servers).length };
       c.backup = undefined;
-      return { ok: true, value: { file: c.info.configPath, deleted: false } };
+      const restartHint = c.info.restartRequired ? `Quit and reopen ${c.info.displayName}.` : `${c.info.displayName} picks up the change by itself.`;
+      return {
+        ok: true,
+        value: {
+          file: c.info.configPath,
+          deleted: false,
+          changedSinceWrite: c.editedSince ?? false,
+          restartRequired: c.info.restartRequired,
+          restartHint,
+        },
+      };
     },
     'clients.repair': () => ({ ok: true, value: [] }),
   };

@@ -6,10 +6,7 @@
 import { McpError, ErrorCode } from '@modelcontextprotocol/sdk/types.js';
 import {
   CompleteResultSchema,
-  CreateMessageResultSchema,
-  ElicitResultSchema,
   GetPromptResultSchema,
-  ListRootsResultSchema,
   ReadResourceResultSchema,
   type CallToolRequest,
   type CallToolResult,
@@ -25,21 +22,24 @@ import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/proto
 import { LOG_LEVELS, type DownstreamExtra, type DownstreamSession, type SessionRouter } from '../downstream/session.js';
 import type { Upstream, UpstreamRequestKind } from '../upstream/upstream.js';
 import { ClientRequestCount } from './cached-result.js';
+import { UpstreamLogLevel } from './log-level.js';
 import { ProgressRoutes, waitWithProgress } from './progress-routes.js';
 import type { CallOptions, OwnTool, RelayDeps } from './relay-contract.js';
 import { ResourceSubscriptions } from './resource-subscriptions.js';
 import { bareMessage, rpcError, unavailableMessage } from './relay-errors.js';
 import { ToolCallPipeline } from './tool-call.js';
+import { UpstreamRequests } from './upstream-requests.js';
 
-const RELAYED_REQUEST_TIMEOUT_MS = 10 * 60_000;
+/** Longest the SDK itself may wait for a forwarded request; our own timer (reset by progress) is what times out. */
+const SDK_TIMEOUT_CEILING_MS = 24 * 3600_000;
 
 export class Relay implements SessionRouter {
   #progress = new ProgressRoutes();
   #clientRequests = new ClientRequestCount();
   #toolCalls: ToolCallPipeline;
   #subscriptions: ResourceSubscriptions;
-  /** Closed sessions with requests still in flight: what an upstream asks meanwhile is theirs, no one else's. */
-  #closedWithCalls = new Set<DownstreamSession>();
+  #upstreamRequests: UpstreamRequests;
+  #logLevel: UpstreamLogLevel;
   #ownNames: { tools: OwnTool[]; byName: Map<string, OwnTool> } | undefined;
 
   constructor(private readonly deps: RelayDeps) {
@@ -49,6 +49,8 @@ export class Relay implements SessionRouter {
       upstream: (serverId) => this.#upstream(serverId),
       emit: deps.emit,
     });
+    this.#upstreamRequests = new UpstreamRequests({ sessions: deps.sessions, emit: deps.emit, clientRequests: this.#clientRequests });
+    this.#logLevel = new UpstreamLogLevel({ sessions: deps.sessions, upstreams: deps.upstreams });
   }
 
   // ── lists ────────────────────────────────────────────────────────────────────────────────────
@@ -162,9 +164,14 @@ export class Relay implements SessionRouter {
     for (const s of this.#subscriptions.subscribers(uri)) void s.server.sendResourceUpdated({ uri }).catch(() => undefined);
   }
 
-  /** An upstream is ready (started, restarted, reconnected): the subscriptions sessions hold there are renewed. */
+  /**
+   * An upstream is ready (started, restarted, reconnected): the subscriptions sessions hold there are
+   * renewed, and it is told the logging level sessions want.
+   */
   upstreamReady(serverId: string): void {
     this.#subscriptions.upstreamReady(serverId);
+    const up = this.#upstream(serverId);
+    if (up) this.#logLevel.upstreamReady(up);
   }
 
   // ── prompts and completion ──────────────────────────────────────────────────────────────────
@@ -199,37 +206,49 @@ export class Relay implements SessionRouter {
     ) as Promise<CompleteResult>;
   }
 
-  /** Sends a client's request on to its upstream; what that upstream asks a client meanwhile goes back to this one. */
+  /**
+   * Sends a client's request on to its upstream. Its progress goes back on the client's request, through
+   * a progress route of its own as a tool call's does, and resets the timeout; what the upstream asks a
+   * client meanwhile may go back to this one (upstream-requests.ts).
+   */
   async #forward(
     session: DownstreamSession,
     up: Upstream,
-    request: { method: string; params?: Record<string, unknown> },
+    request: { method: string; params: { _meta?: Record<string, unknown>; [key: string]: unknown } },
     schema: Parameters<NonNullable<Upstream['client']>['request']>[1],
     extra: DownstreamExtra,
   ) {
+    const timeoutMs = up.config.timeoutMs ?? this.deps.settings().requestTimeoutMs;
+    const deadline = new AbortController();
+    let timer: NodeJS.Timeout | undefined;
+    const arm = () => {
+      clearTimeout(timer);
+      timer = setTimeout(() => deadline.abort(timeoutError(up.id, request.method, timeoutMs)), timeoutMs);
+    };
+    const { upstreamToken, route } = this.#progress.open(session, extra, extra._meta?.progressToken, arm);
+    const params = { ...request.params, _meta: { ...request.params._meta, progressToken: upstreamToken } };
     session.waitsOn(extra.requestId, up.id);
+    arm();
     try {
-      return await up.client!.request(request as never, schema, {
-        signal: extra.signal,
-        timeout: up.config.timeoutMs ?? this.deps.settings().requestTimeoutMs,
+      const result = await up.client!.request({ method: request.method, params } as never, schema, {
+        signal: AbortSignal.any([extra.signal, deadline.signal]),
+        timeout: SDK_TIMEOUT_CEILING_MS,
       });
+      await this.#progress.settle(route);
+      return result;
     } catch (err) {
+      if (route) await route.chain;
       if (err instanceof McpError) throw rpcError(err.code, bareMessage(err), err.data);
       throw rpcError(ErrorCode.InternalError, `Server "${up.id}": ${bareMessage(err)}`);
+    } finally {
+      clearTimeout(timer);
+      this.#progress.close(upstreamToken);
     }
   }
 
   // ── logging ─────────────────────────────────────────────────────────────────────────────────
   async setLevel(_session: DownstreamSession, _level: LoggingLevel): Promise<void> {
-    // Upstreams send at the most verbose level any session asked for; each session filters its own.
-    const levels = [...this.deps.sessions()].map((s) => s.logLevel).filter((l): l is LoggingLevel => Boolean(l));
-    const level = levels.sort((a, b) => LOG_LEVELS.indexOf(a) - LOG_LEVELS.indexOf(b))[0];
-    if (!level) return;
-    await Promise.all(
-      [...this.deps.upstreams().values()]
-        .filter((u) => u.client && u.capabilities?.logging)
-        .map((u) => u.client!.setLoggingLevel(level).catch(() => undefined)),
-    );
+    await this.#logLevel.update(true);
   }
 
   onUpstreamLog(serverId: string, params: { level: string; logger?: string; data?: unknown }): void {
@@ -238,113 +257,40 @@ export class Relay implements SessionRouter {
     for (const s of this.deps.sessions()) void s.log({ ...params, level, logger });
   }
 
-  // ── requests from upstreams to a client ─────────────────────────────────────────────────────
-  /**
-   * Who gets a request an upstream sends a client. Sampling and elicitation belong to the request the
-   * upstream is serving: they go to the session whose request to that upstream is in flight (the newest
-   * such request; it goes out on that request's stream) even when that session cannot answer, since
-   * another client must never see them. Roots belong to a client, not to a call: they go to a session
-   * that can answer, the caller's if it can (its folders are the ones its call works in). Otherwise, and
-   * for a request sent while nothing waits on the upstream, the most recently active session that can answer.
-   */
-  pickSession(serverId: string, kind: UpstreamRequestKind): { session: DownstreamSession; relatedRequestId?: string | number } | undefined {
-    const able = (s: DownstreamSession) => !s.closed && s.can(kind);
-    const caller = this.#caller(serverId, kind === 'roots' ? able : () => true);
-    if (caller) return caller;
-    const newest = [...this.deps.sessions()]
-      .filter(able)
-      .sort((a, b) => a.lastActivityMs - b.lastActivityMs)
-      .pop();
-    return newest ? { session: newest } : undefined;
-  }
-
-  /** The session (among those `eligible`) with the newest request in flight to that upstream. */
-  #caller(
-    serverId: string,
-    eligible: (s: DownstreamSession) => boolean,
-  ): { session: DownstreamSession; relatedRequestId: string | number } | undefined {
-    let caller: { session: DownstreamSession; relatedRequestId: string | number; since: number } | undefined;
-    this.#forgetFinishedCalls();
-    for (const s of [...this.deps.sessions(), ...this.#closedWithCalls]) {
-      if (!eligible(s)) continue;
-      for (const [requestId, call] of s.inflight) {
-        if (call.upstream === serverId && (!caller || (call.since ?? 0) >= caller.since)) {
-          caller = { session: s, relatedRequestId: requestId, since: call.since ?? 0 };
-        }
-      }
-    }
-    return caller && { session: caller.session, relatedRequestId: caller.relatedRequestId };
-  }
-
-  async routeRequest(
+  // ── requests from upstreams to a client (who gets them: upstream-requests.ts) ───────────────
+  routeRequest(
     serverId: string,
     kind: UpstreamRequestKind,
     request: { method: string; params?: Record<string, unknown> },
     extra: RequestHandlerExtra<never, never>,
   ): Promise<Record<string, unknown>> {
-    // Counted first, also when no client can answer: what the upstream made of it is not cached.
-    this.#clientRequests.add(serverId);
-    const target = this.pickSession(serverId, kind);
-    if (!target) throw rpcError(ErrorCode.InvalidRequest, noClientCan(kind, request.method));
-    const refusal = callerRefusal(target.session, kind, request.method);
-    if (refusal) {
-      this.deps.emit({ type: 'log', level: 'warn', server: serverId, message: `Server "${serverId}" sent ${request.method}: ${refusal}` });
-      throw rpcError(ErrorCode.InvalidRequest, refusal);
-    }
-    const schema = kind === 'sampling' ? CreateMessageResultSchema : kind === 'elicitation' ? ElicitResultSchema : ListRootsResultSchema;
-    this.deps.emit({ type: 'log', level: 'info', server: serverId, message: `${serverId} asked the client: ${request.method}` });
-    try {
-      return (await target.session.server.request(request as never, schema, {
-        signal: extra.signal,
-        relatedRequestId: target.relatedRequestId,
-        timeout: RELAYED_REQUEST_TIMEOUT_MS,
-        resetTimeoutOnProgress: true,
-      })) as Record<string, unknown>;
-    } catch (err) {
-      if (err instanceof McpError) throw rpcError(err.code, bareMessage(err), err.data);
-      throw err;
-    }
+    return this.#upstreamRequests.route(serverId, kind, request, extra);
   }
 
-  rootsChanged(): void {
-    for (const up of this.deps.upstreams().values()) void up.client?.sendRootsListChanged().catch(() => undefined);
-  }
+  /**
+   * Not passed on to upstreams: their roots/list outside a call is answered with no roots whoever changed
+   * theirs, and one client's change must not make a server ask for folders on behalf of every client.
+   */
+  rootsChanged(): void {}
 
   sessionReady(session: DownstreamSession): void {
     this.deps.onSessionReady(session);
+    // A session that set no level wants every level.
+    void this.#logLevel.update(false);
   }
 
   sessionClosed(session: DownstreamSession): void {
     this.#subscriptions.sessionClosed(session);
-    this.#forgetFinishedCalls();
-    if (session.inflight.size > 0) this.#closedWithCalls.add(session);
+    this.#upstreamRequests.sessionClosed(session);
     this.deps.onSessionClosed(session);
-  }
-
-  /** Closed sessions whose last request has finished own nothing an upstream may ask any more. */
-  #forgetFinishedCalls(): void {
-    for (const s of this.#closedWithCalls) if (s.inflight.size === 0) this.#closedWithCalls.delete(s);
+    void this.#logLevel.update(false);
   }
 }
 
-/** What an upstream is told when no connected client can answer its request. */
-function noClientCan(kind: UpstreamRequestKind, method: string): string {
-  if (kind === 'roots') {
-    return (
-      `No connected client shares its folders (roots), which ${method} asks for. Connect a client that shares ` +
-      'its folders if this server needs them.'
-    );
-  }
-  return `No connected client supports ${kind}, which ${method} needs. Use a client that supports ${kind} for this.`;
-}
-
-/** Why the session a request belongs to cannot take it (closed, or without the capability); undefined: it can. */
-function callerRefusal(session: DownstreamSession, kind: UpstreamRequestKind, method: string): string | undefined {
-  const client = session.clientName ? `"${session.clientName}"` : 'that made the request';
-  if (session.closed) return `The client ${client} disconnected before it could answer ${method}.`;
-  if (session.can(kind)) return undefined;
-  return (
-    `The client ${client} does not support ${kind}, which ${method} needs. Spillway never passes it to another ` +
-    `client; use a client that supports ${kind} for this.`
+/** What a forwarded request that got no answer in time is failed with (the upstream is told it was cancelled). */
+function timeoutError(serverId: string, method: string, timeoutMs: number): McpError {
+  return new McpError(
+    ErrorCode.RequestTimeout,
+    `Server "${serverId}" did not answer ${method} within ${Math.round(timeoutMs / 1000)} s (timeout); the request was cancelled.`,
   );
 }

@@ -73,13 +73,22 @@ export interface CatalogOptions {
 
 const AS_IS: ToolShape = { state: 'direct' };
 
-/** Something a server offers that clients do not see, because another item has its name (or URI). */
+/** Something a server offers that clients do not see, because another item has its name (or URI, or URI template). */
 export interface CatalogClash {
   kind: 'tool' | 'prompt' | 'resource';
   serverId: string;
-  /** The exposed name (a resource's URI). */
+  /** The exposed name (a resource's URI, a resource template's uriTemplate). */
   name: string;
   reason: string;
+}
+
+/** A template's matcher; undefined for one the SDK cannot parse (listed, but no URI is routed by it). */
+function uriMatcher(uriTemplate: string): UriTemplate | undefined {
+  try {
+    return new UriTemplate(uriTemplate);
+  } catch {
+    return undefined;
+  }
 }
 
 /** Compares two catalogs by what clients would see. */
@@ -155,17 +164,23 @@ export class Catalog {
         this.#resources.push({ serverId: s.id, resource });
       }
     }
-    this.#templates = sources.flatMap((s) =>
-      s.resourceTemplates.map((template) => {
-        let matcher: UriTemplate | undefined;
-        try {
-          matcher = new UriTemplate(template.uriTemplate);
-        } catch {
-          matcher = undefined;
+    // As with URIs, the first server (stable order) owns a template two offer: reads of it would reach only that one.
+    this.#templates = [];
+    const templateOwner = new Map<string, string>();
+    for (const s of sources) {
+      for (const template of s.resourceTemplates) {
+        const owner = templateOwner.get(template.uriTemplate);
+        if (owner !== undefined) {
+          if (owner !== s.id) {
+            const reason = `resource template "${template.uriTemplate}" from server "${s.id}" is offered by "${owner}" too, which serves it`;
+            clashes.push({ kind: 'resource', serverId: s.id, name: template.uriTemplate, reason });
+          }
+          continue;
         }
-        return { serverId: s.id, template, matcher };
-      }),
-    );
+        templateOwner.set(template.uriTemplate, s.id);
+        this.#templates.push({ serverId: s.id, template, matcher: uriMatcher(template.uriTemplate) });
+      }
+    }
     this.clashes = clashes;
     this.#tools = tools;
     this.#prompts = prompts;

@@ -36,6 +36,11 @@ export interface BackupRecord {
   sha256After: string | null;
   /** Set once `restore` gave these bytes back, so the next restore goes one write further back. */
   undone: boolean;
+  /**
+   * The app's servers the write took out besides Spillway's entry (an import with replace), so a restore
+   * on a file changed since can put back just those. Absent in records written before it existed.
+   */
+  servers?: string[];
   /** Base name of the record's files in the backup folder. */
   name: string;
 }
@@ -64,12 +69,17 @@ export async function listBackups(dir: string): Promise<BackupRecord[]> {
   return records.sort((a, b) => b.seq - a.seq);
 }
 
+/** Where a record keeps the bytes the file had before its write (for the user to copy from by hand). */
+export function backupFile(dir: string, record: BackupRecord): string {
+  return join(dir, `${record.name}.bak`);
+}
+
 /** The bytes a record saved (null: the file did not exist). Checks them against the recorded hash. */
 export async function backupBytes(dir: string, record: BackupRecord): Promise<Buffer | null> {
   if (!record.existed) return null;
-  const bytes = await readFile(join(dir, `${record.name}.bak`));
+  const bytes = await readFile(backupFile(dir, record));
   if (sha256(bytes) !== record.sha256Before) {
-    throw new Error(`The backup ${join(dir, record.name)}.bak is damaged (its checksum does not match); not restoring it.`);
+    throw new Error(`The backup ${backupFile(dir, record)} is damaged (its checksum does not match); not restoring it.`);
   }
   return bytes;
 }
@@ -87,6 +97,7 @@ export async function saveBackup(
   before: Buffer | null,
   after: Buffer | null,
   reason: WriteReason,
+  servers?: readonly string[],
 ): Promise<BackupRecord> {
   const { dir } = options;
   await mkdir(dir, { recursive: true, mode: 0o700 });
@@ -117,6 +128,7 @@ export async function saveBackup(
         sha256After: sha256(after),
         undone: false,
         name,
+        ...(servers && servers.length > 0 ? { servers: [...servers] } : {}),
       };
       if (before === null) await rm(join(dir, `${name}.bak`), { force: true });
       await writeRecord(dir, record);

@@ -19,7 +19,8 @@ export interface TextChange {
   rewritten: boolean;
 }
 
-function parseDocument(def: ClientDefinition, text: string, file: string): Record<string, unknown> {
+/** The file's text as plain data (JSONC or TOML). Malformed → ConfigParseError. */
+export function parseDocument(def: ClientDefinition, text: string, file: string): Record<string, unknown> {
   return def.format === 'toml' ? parseTomlObject(text, file) : parseJsoncObject(text, file);
 }
 
@@ -100,9 +101,10 @@ export function applyDisconnect(def: ClientDefinition, text: string, file: strin
 
 /**
  * A last check before anything is written: the edited document must equal the original except for
- * our entry and the servers being replaced. Guards against an editing bug ever costing a user data.
+ * our entry (which must now be `ours`) and the servers named in `removed` (taken out by an import with
+ * replace, or put back by a restore). Guards against an editing bug ever costing a user data.
  */
-function assertOnlyOurChange(
+export function assertOnlyOurChange(
   def: ClientDefinition,
   before: string,
   after: string,
@@ -127,7 +129,7 @@ function assertOnlyOurChange(
 }
 
 /** JSON with sorted keys, for comparing documents; a TOML integer beyond 2^53 (a BigInt) as `<digits>n`. */
-function canonicalJson(v: unknown): string {
+export function canonicalJson(v: unknown): string {
   return JSON.stringify(sortKeys(v), (_k, x: unknown) => (typeof x === 'bigint' ? `${x}n` : x));
 }
 

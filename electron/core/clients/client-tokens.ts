@@ -6,6 +6,7 @@
  * again whenever it changed on disk (checked before each change, and on a token it does not know), and a
  * new client entry works at once, without a restart (issue 13, item 5).
  */
+import { createHash } from 'node:crypto';
 import { readFileSync, statSync } from 'node:fs';
 import { newToken, tokensEqual } from '../files/access-token.js';
 import { AtomicFile } from '../files/atomic-file.js';
@@ -21,30 +22,55 @@ function fileVersion(file: string): string | undefined {
   }
 }
 
-/** The tokens a file holds; a missing or unreadable JSON file holds none. */
-function readTokens(file: string): Map<string, string> {
+/** The key of the revoked tokens' hashes in the file (no client has that id; older versions skip it, not being text). */
+const REVOKED = 'revoked';
+/** Revoked tokens remembered per client, the newest last. */
+const KEEP_REVOKED = 10;
+
+const hashOf = (token: string) => createHash('sha256').update(token).digest('hex');
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** The tokens a file holds, and the hashes of those it revoked; a missing or unreadable JSON file holds none. */
+function readTokens(file: string): { tokens: Map<string, string>; revoked: Map<string, string[]> } {
   const tokens = new Map<string, string>();
+  const revoked = new Map<string, string[]>();
   let parsed: unknown;
   try {
     parsed = JSON.parse(readFileSync(file, 'utf8'));
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT' || err instanceof SyntaxError) return tokens;
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT' || err instanceof SyntaxError) return { tokens, revoked };
     throw err;
   }
-  if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) {
+  if (isObject(parsed)) {
     for (const [id, token] of Object.entries(parsed)) if (typeof token === 'string' && token.length >= 16) tokens.set(id, token);
+    const gone = parsed[REVOKED];
+    if (isObject(gone)) {
+      for (const [id, hashes] of Object.entries(gone)) {
+        if (!Array.isArray(hashes)) continue;
+        const texts = hashes.filter((h): h is string => typeof h === 'string');
+        revoked.set(id, texts);
+      }
+    }
   }
-  return tokens;
+  return { tokens, revoked };
 }
 
 export class ClientTokens {
   #tokens = new Map<string, string>();
+  /**
+   * Hashes of the tokens this folder revoked, per client. An entry holding one was written from here: a
+   * Restore that undoes a Disconnect takes its token back, and drift repair rewrites it.
+   */
+  #revoked = new Map<string, string[]>();
   /** The version of the file the map was read from or last written to. */
   #version: string | undefined;
   readonly #file: AtomicFile;
 
   private constructor(readonly file: string) {
-    this.#file = new AtomicFile(file, () => `${JSON.stringify(Object.fromEntries(this.#tokens), null, 2)}\n`, { mode: 0o600 });
+    this.#file = new AtomicFile(file, () => `${JSON.stringify(this.#content(), null, 2)}\n`, { mode: 0o600 });
   }
 
   static async open(file: string): Promise<ClientTokens> {
@@ -71,7 +97,30 @@ export class ClientTokens {
 
   async revoke(clientId: string): Promise<boolean> {
     this.#reloadIfChanged();
-    if (!this.#tokens.delete(clientId)) return false;
+    const token = this.#tokens.get(clientId);
+    if (token === undefined) return false;
+    this.#tokens.delete(clientId);
+    this.#revoked.set(clientId, [...(this.#revoked.get(clientId) ?? []), hashOf(token)].slice(-KEEP_REVOKED));
+    await this.#save();
+    return true;
+  }
+
+  /** Whether this folder gave `token` to that client and revoked it since (Disconnect). */
+  revokedHere(clientId: string, token: string): boolean {
+    this.#reloadIfChanged();
+    return (this.#revoked.get(clientId) ?? []).includes(hashOf(token));
+  }
+
+  /**
+   * Makes a token this folder revoked the client's token again (a Restore brought back the entry that holds
+   * it). Only while the client has no other token; false when it was not taken back.
+   */
+  async reinstate(clientId: string, token: string): Promise<boolean> {
+    if (!this.revokedHere(clientId, token) || this.#tokens.has(clientId)) return false;
+    this.#tokens.set(clientId, token);
+    const rest = (this.#revoked.get(clientId) ?? []).filter((h) => h !== hashOf(token));
+    if (rest.length > 0) this.#revoked.set(clientId, rest);
+    else this.#revoked.delete(clientId);
     await this.#save();
     return true;
   }
@@ -96,9 +145,16 @@ export class ClientTokens {
   #reloadIfChanged(): boolean {
     const version = fileVersion(this.file);
     if (version === this.#version) return false;
-    this.#tokens = readTokens(this.file);
+    ({ tokens: this.#tokens, revoked: this.#revoked } = readTokens(this.file));
     this.#version = version;
     return true;
+  }
+
+  /** What the file holds: `{ <client id>: <token>, …, "revoked": { <client id>: [<sha256 of a token>, …] } }`. */
+  #content(): Record<string, unknown> {
+    const out: Record<string, unknown> = Object.fromEntries(this.#tokens);
+    if (this.#revoked.size > 0) out[REVOKED] = Object.fromEntries(this.#revoked);
+    return out;
   }
 
   async #save(): Promise<void> {

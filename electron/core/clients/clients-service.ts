@@ -11,12 +11,12 @@ import type { ClientTokens } from './client-tokens.js';
 import { entryTextIn } from './client-config.js';
 import { clientOnlyReason } from './client-variables.js';
 import { ForeignEntryError } from './config-errors.js';
-import { madeBySpillway, UnstableEndpointError, writtenFrom, type HubEndpoint } from './entry-owner.js';
+import { bearerOf, madeBySpillway, UnstableEndpointError, writtenFrom, type HubEndpoint } from './entry-owner.js';
 import { maskedCandidate, maskedEntryText } from './masked-entries.js';
 import type { ClientRegistry } from './registry.js';
 import { decodeConfigText, readSnapshot } from './safe-write.js';
 import { candidateIdentity, configIdentity } from './same-server.js';
-import { SPILLWAY_ENTRY_NAME, type ImportCandidate, type SpillwayEntry } from './types.js';
+import { SPILLWAY_ENTRY_NAME, type ImportCandidate, type ServerSpec, type SpillwayEntry } from './types.js';
 
 /**
  * An import named servers Spillway cannot take: ones the client's file does not have, or ones that use
@@ -183,13 +183,14 @@ export class ClientsService {
     return this.#change(outcome);
   }
 
+  /** A change's answer; its hint whenever the file changed, also for an app that needs no restart (Windsurf: press Refresh). */
   #change(o: { file: string; changed: boolean; backup?: { name: string }; restartRequired: boolean; restartHint: string }) {
     return {
       file: o.file,
       changed: o.changed,
       ...(o.backup ? { backup: o.backup.name } : {}),
       restartRequired: o.restartRequired,
-      ...(o.changed && o.restartRequired ? { restartHint: o.restartHint } : {}),
+      ...(o.changed ? { restartHint: o.restartHint } : {}),
     };
   }
 
@@ -243,10 +244,44 @@ export class ClientsService {
     return { imported, skipped, ...(change ? { change } : {}) };
   }
 
-  /** Undoes the user's last change to the client's file (Spillway's own repairs since then are undone with it). */
+  /**
+   * Undoes the user's last change to the client's file (Spillway's own repairs since then are undone with
+   * it); when the file changed since, only Spillway's own change. An entry it brings back works: see #reissue.
+   */
   async restore(id: ClientIdName) {
     const r = await this.o.registry.restore(id);
-    return { file: r.file, deleted: r.deleted };
+    await this.#reissue(id);
+    const def = this.o.registry.definition(id);
+    return {
+      file: r.file,
+      deleted: r.deleted,
+      changedSinceWrite: r.changedSinceWrite,
+      restartRequired: def.restartRequired,
+      restartHint: def.restartHint,
+    };
+  }
+
+  /**
+   * After a restore: an HTTP entry holding a token this folder revoked (the restore undid a Disconnect) is
+   * made to work again. The token is taken back when the client has none; when it has a newer one (it was
+   * connected again since), the entry is rewritten with that one, with a backup labelled 'repair' that
+   * Restore goes past. While the hub's port would not last, the entry is left for drift repair.
+   */
+  async #reissue(id: ClientIdName): Promise<void> {
+    let spec: ServerSpec | undefined;
+    try {
+      spec = (await this.o.registry.readServers(id)).find((s) => s.name === SPILLWAY_ENTRY_NAME);
+    } catch {
+      return; // A file that cannot be read now holds no entry to fix; the list shows why.
+    }
+    const token = spec?.transport === 'http' ? bearerOf(spec) : undefined;
+    if (!token || !this.o.tokens.revokedHere(id, token)) return;
+    if (await this.o.tokens.reinstate(id, token)) return;
+    try {
+      await this.o.registry.connect(id, await this.desired(id), 'repair');
+    } catch (err) {
+      if (!(err instanceof UnstableEndpointError)) throw err;
+    }
   }
 
   /**
@@ -260,7 +295,12 @@ export class ClientsService {
     const desired = await this.#desiredAll();
     for (const info of await this.o.registry.list((id) => desired.get(id))) {
       if (info.state?.state !== 'stale' || !info.entry) continue;
-      if (!writtenFrom(info.entry, { dataDir: this.o.dataDir, clientToken: this.o.tokens.get(info.id) })) continue;
+      const here = {
+        dataDir: this.o.dataDir,
+        clientToken: this.o.tokens.get(info.id),
+        revokedHere: (t: string) => this.o.tokens.revokedHere(info.id, t),
+      };
+      if (!writtenFrom(info.entry, here)) continue;
       if (desired.get(info.id)?.kind === 'http' && !lasting) continue;
       try {
         // Its backup is labelled 'repair': Restore skips it and undoes the user's last change instead.

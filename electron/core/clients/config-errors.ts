@@ -71,6 +71,14 @@ export class NoBackupError extends Error {
   }
 }
 
+/**
+ * Restore cannot take back Spillway's change in a file changed since (a server it would put back was added
+ * again differently, a "spillway" server is now the user's own): says what changed and what to do.
+ */
+export class RestoreConflictError extends Error {
+  override readonly name = 'RestoreConflictError';
+}
+
 /** The file exists but cannot be read (no permission, a folder in its place, not UTF-8 text). */
 export class ConfigReadError extends Error {
   override readonly name = 'ConfigReadError';

@@ -53,7 +53,7 @@ export function hubEndpoint(listening: number, next: number, taken = false): Hub
 }
 
 /** The bearer token of an HTTP entry's headers (any spelling of Authorization). */
-function bearerOf(spec: ServerSpec): string | undefined {
+export function bearerOf(spec: ServerSpec): string | undefined {
   for (const [name, value] of Object.entries(spec.headers ?? {})) {
     if (name.toLowerCase() !== 'authorization') continue;
     const m = /^Bearer\s+(.+)$/i.exec(value.trim());
@@ -73,16 +73,21 @@ function dataDirOf(args: readonly string[]): string | undefined {
 
 /**
  * Whether an entry was written from this data folder: an HTTP entry carries the token this folder gave
- * that client, a bridge entry names this folder. Anything else belongs to another Spillway (or to the
- * user) and drift repair leaves it byte for byte.
+ * that client (or one it gave and revoked since: an entry put back after Disconnect), a bridge entry names
+ * this folder. Anything else belongs to another Spillway (or to the user) and drift repair leaves it byte
+ * for byte.
  */
-export function writtenFrom(spec: ServerSpec, here: { dataDir: string; clientToken: string | undefined }): boolean {
+export function writtenFrom(
+  spec: ServerSpec,
+  here: { dataDir: string; clientToken: string | undefined; revokedHere?: (token: string) => boolean },
+): boolean {
   if (spec.transport === 'stdio') {
     const dir = dataDirOf(spec.args ?? []);
     return dir !== undefined && resolve(dir) === resolve(here.dataDir);
   }
   const token = bearerOf(spec);
-  return token !== undefined && here.clientToken !== undefined && token === here.clientToken;
+  if (token === undefined) return false;
+  return (here.clientToken !== undefined && token === here.clientToken) || (here.revokedHere?.(token) ?? false);
 }
 
 const LOOPBACK = new Set(['127.0.0.1', 'localhost', '[::1]']);

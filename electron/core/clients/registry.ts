@@ -33,6 +33,7 @@ import {
   type ServerSpec,
   type SpillwayEntry,
 } from './types.js';
+import { undoChange } from './undo-change.js';
 import { vscode } from './vscode.js';
 import { windsurf } from './windsurf.js';
 import { zed } from './zed.js';
@@ -222,7 +223,7 @@ export function createClientRegistry(options: ClientRegistryOptions): ClientRegi
     id: ClientId,
     edit: (text: string, file: string) => { text: string; rewritten: boolean },
     reason: Extract<WriteReason, 'connect' | 'disconnect' | 'replace' | 'repair'>,
-    where: { configPath?: string; entry?: SpillwayEntry } = {},
+    where: { configPath?: string; entry?: SpillwayEntry; servers?: readonly string[] } = {},
   ): Promise<ChangeOutcome> {
     const def = definition(id);
     const configPath = where.configPath ?? (await detectClient(def, os, listDir)).configPath;
@@ -234,7 +235,7 @@ export function createClientRegistry(options: ClientRegistryOptions): ClientRegi
         rewritten = r.rewritten;
         return r.text;
       },
-      { backups: backupsOf(id), reason, holdsSecret: where.entry?.kind === 'http' },
+      { backups: backupsOf(id), reason, holdsSecret: where.entry?.kind === 'http', servers: where.servers },
     );
     return {
       client: id,
@@ -343,11 +344,13 @@ export function createClientRegistry(options: ClientRegistryOptions): ClientRegi
           return applyConnect(def, text, file, entry, names);
         },
         'replace',
-        { entry },
+        { entry, servers: names },
       );
     },
     async restore(id) {
-      return restoreLatestBackup(backupsOf(id), definition(id).displayName);
+      const def = definition(id);
+      const backups = backupsOf(id);
+      return restoreLatestBackup(backups, def.displayName, (now, before, record) => undoChange(def, backups.dir, now, before, record));
     },
     async backups(id) {
       return listBackups(backupsOf(id).dir);

@@ -1,10 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
-import { access, mkdir, open, readFile, realpath, rm, stat } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
+import { access, lstat, mkdir, open, readFile, readlink, realpath, rm, stat } from 'node:fs/promises';
+import { basename, dirname, join, resolve } from 'node:path';
 import { renameOver } from '../files/atomic-file.js';
 import {
   backupBytes,
+  backupFile,
   deleteBackup,
   listBackups,
   markUndone,
@@ -15,7 +16,7 @@ import {
   type BackupRecord,
   type WriteReason,
 } from './backup-store.js';
-import { ConfigBusyError, ConfigReadError, ConfigWriteError, NoBackupError } from './config-errors.js';
+import { ConfigBusyError, ConfigReadError, ConfigWriteError, NoBackupError, RestoreConflictError } from './config-errors.js';
 
 /*
  * Every write to a client's file goes through here:
@@ -67,14 +68,41 @@ function code(e: unknown): string | undefined {
   return (e as NodeJS.ErrnoException | undefined)?.code;
 }
 
+/**
+ * Where a path's bytes live: its real path, or for a link whose target does not exist yet (a dotfiles
+ * manager's link to a file not made yet) the target the links lead to, so writing creates the target and
+ * keeps the link. A missing path that is no link is itself.
+ */
+async function whereBytesLive(path: string): Promise<string> {
+  try {
+    return await realpath(path);
+  } catch {
+    // Missing, or a dangling link: followed link by link below.
+  }
+  let at = path;
+  // As the system does, a chain of links longer than 40 is given up on (written at the configured path).
+  for (let hops = 0; hops < 40; hops++) {
+    let link: string;
+    try {
+      if (!(await lstat(at)).isSymbolicLink()) return at;
+      link = await readlink(at);
+    } catch {
+      return at;
+    }
+    // A relative target is relative to the link's folder.
+    at = resolve(dirname(at), link);
+    try {
+      return await realpath(at);
+    } catch {
+      // Its target is missing too (or is another dangling link).
+    }
+  }
+  return path;
+}
+
 /** The file's current bytes (null when it does not exist). */
 export async function readSnapshot(path: string): Promise<FileSnapshot> {
-  let realPath = path;
-  try {
-    realPath = await realpath(path);
-  } catch {
-    // Missing (or a dangling link): written at the configured path.
-  }
+  const realPath = await whereBytesLive(path);
   try {
     const bytes = await readFile(realPath);
     const mode = (await stat(realPath)).mode & 0o7777;
@@ -153,11 +181,10 @@ async function commit(
   snapshot: FileSnapshot,
   next: Buffer | null,
   backups: BackupOptions,
-  reason: WriteReason,
-  holdsSecret = false,
+  write: { reason: WriteReason; holdsSecret?: boolean; servers?: readonly string[] },
 ): Promise<BackupRecord | 'changed'> {
   await assertWritable(snapshot);
-  const tmp = next === null ? null : await writeTemp(snapshot, next, holdsSecret);
+  const tmp = next === null ? null : await writeTemp(snapshot, next, write.holdsSecret ?? false);
   const dropTemp = async () => {
     if (tmp) await rm(tmp, { force: true });
   };
@@ -166,7 +193,7 @@ async function commit(
     // The backup (a synced copy: tens of milliseconds for a large file) is made before the check, so the
     // check comes right before the rename: a write the client makes meanwhile is seen and the edit applied
     // to it again, instead of being replaced, and missing from the backup too.
-    record = await saveBackup(backups, snapshot.realPath, snapshot.bytes, next, reason);
+    record = await saveBackup(backups, snapshot.realPath, snapshot.bytes, next, write.reason, write.servers);
   } catch (e) {
     await dropTemp();
     throw e;
@@ -215,6 +242,8 @@ export interface EditOptions {
   holdsSecret?: boolean;
   /** Re-applications allowed when the file keeps changing under us. */
   maxRetries?: number;
+  /** The app's servers the edit takes out besides Spillway's entry (import with replace), kept in the backup record. */
+  servers?: readonly string[];
 }
 
 /**
@@ -229,7 +258,7 @@ export async function editConfigFile(path: string, edit: (text: string) => strin
     const nextText = edit(text);
     // Same text: nothing to write (and a missing file is never created empty).
     if (nextText === text) return { file: snapshot.realPath, changed: false, text, retries };
-    const result = await commit(snapshot, encodeConfigText(nextText, bom), options.backups, options.reason, options.holdsSecret);
+    const result = await commit(snapshot, encodeConfigText(nextText, bom), options.backups, options);
     if (result !== 'changed') return { file: snapshot.realPath, changed: true, backup: result, text: nextText, retries };
   }
   throw new ConfigBusyError(path);
@@ -241,33 +270,67 @@ export interface RestoreOutcome {
   undone: BackupRecord;
   /** True when the file was deleted (it did not exist before that write). */
   deleted: boolean;
-  /** True when someone edited the file after our write: those edits were replaced (and backed up). */
+  /**
+   * True when the file changed after Spillway's writes (another program, the user): only Spillway's own
+   * change was undone in it, and the rest of it kept.
+   */
   changedSinceWrite: boolean;
 }
 
 /**
- * Undoes the latest change the user made through Spillway, not yet undone: the file gets back its exact
- * bytes from before it, or is deleted when it did not exist. Spillway's own repairs (a new port or path
- * written into its entry) are not such a change: restoring goes back past them, so "undo setup" still
- * undoes setup after the hub moved to another port. The bytes the file had are backed up first, so a
- * restore is never a loss; successive restores go further back.
+ * Spillway's change (`record`) undone in the file's text as it is now, given the text the file had before
+ * that change (null: there was no file): the new text, and whether it holds a bearer token. Throws, with
+ * what changed and what to do, when the change cannot be undone that way.
  */
-export async function restoreLatestBackup(backups: BackupOptions, client: string): Promise<RestoreOutcome> {
+export type UndoChange = (now: string, before: string | null, record: BackupRecord) => { text: string; holdsSecret: boolean };
+
+/**
+ * Whether the file is as Spillway's own writes left it since `target`: each of its later writes started
+ * from the bytes the one before left, and nothing wrote the file after the last one.
+ */
+function untouchedSince(records: readonly BackupRecord[], target: BackupRecord, current: Buffer | null): boolean {
+  const writes = records.filter((r) => r.file === target.file && r.seq >= target.seq).sort((a, b) => a.seq - b.seq);
+  return writes.every((w, i) => w.sha256After === (i + 1 < writes.length ? writes[i + 1].sha256Before : sha256(current)));
+}
+
+/**
+ * Undoes the latest change the user made through Spillway, not yet undone. Spillway's own repairs (a new
+ * port or path written into its entry) are not such a change: restoring goes back past them, so "undo
+ * setup" still undoes setup after the hub moved to another port. When nothing else wrote the file since,
+ * it gets back its exact bytes from before that change (or is deleted when it did not exist). When
+ * something did (Claude Code rewrites ~/.claude.json on every run), `undo` takes back only Spillway's own
+ * change and keeps the rest. The bytes the file had are backed up first, so a restore is never a loss;
+ * successive restores go further back.
+ */
+export async function restoreLatestBackup(backups: BackupOptions, client: string, undo: UndoChange): Promise<RestoreOutcome> {
   const records = await listBackups(backups.dir);
   const target = records.find((r) => !r.undone && r.reason !== 'restore' && r.reason !== 'repair');
   if (!target) throw new NoBackupError(client);
   const previous = await backupBytes(backups.dir, target);
   for (let attempt = 0; attempt <= 5; attempt++) {
     const snapshot = await readSnapshot(target.file);
-    const changedSinceWrite = sha256(snapshot.bytes) !== target.sha256After;
-    if (sameBytes(snapshot.bytes, previous)) {
-      await markUndone(backups.dir, target);
-      return { file: target.file, undone: target, deleted: previous === null, changedSinceWrite };
+    const changedSinceWrite = !untouchedSince(records, target, snapshot.bytes);
+    let next = previous;
+    let holdsSecret = false;
+    if (changedSinceWrite && snapshot.bytes === null && previous !== null) {
+      throw new RestoreConflictError(
+        `${target.file} was deleted after Spillway's last change to it, so Spillway does not write it again by itself. Nothing was changed. ` +
+          `The file as it was before that change is saved as ${backupFile(backups.dir, target)}: copy it back if you want it.`,
+      );
     }
-    const result = await commit(snapshot, previous, backups, 'restore');
-    if (result === 'changed') continue;
+    if (changedSinceWrite && snapshot.bytes !== null) {
+      const now = decodeConfigText(snapshot.bytes, target.file);
+      const before = previous === null ? null : decodeConfigText(previous, target.file).text;
+      const undone = undo(now.text, before, target);
+      next = undone.text === now.text ? snapshot.bytes : encodeConfigText(undone.text, now.bom);
+      holdsSecret = undone.holdsSecret;
+    }
+    if (!sameBytes(snapshot.bytes, next)) {
+      const result = await commit(snapshot, next, backups, { reason: 'restore', holdsSecret });
+      if (result === 'changed') continue;
+    }
     await markUndone(backups.dir, target);
-    return { file: target.file, undone: target, deleted: previous === null, changedSinceWrite };
+    return { file: target.file, undone: target, deleted: next === null, changedSinceWrite };
   }
   throw new ConfigBusyError(target.file);
 }

@@ -126,7 +126,8 @@ export function toApiError(err: unknown): ApiResult<never> {
     name === 'ConfigShapeError' ||
     name === 'ConfigBusyError' ||
     name === 'ForeignEntryError' ||
-    name === 'ConfigChangedError'
+    name === 'ConfigChangedError' ||
+    name === 'RestoreConflictError'
   )
     return { ok: false, code: 'conflict', message: e.message };
   if (name === 'NoBackupError') return { ok: false, code: 'not_found', message: e.message };

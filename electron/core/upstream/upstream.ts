@@ -336,9 +336,11 @@ export class Upstream {
   }
 
   #makeClient(): UpstreamClient {
+    // Roots without listChanged: a client's roots/list_changed is not passed on, and roots/list is answered
+    // only from the client whose call asks (call/upstream-requests.ts).
     const client = new UpstreamClient(
       { name: 'spillway', version: this.#opts.clientInfo.version },
-      { capabilities: { sampling: {}, elicitation: { form: {}, url: {} }, roots: { listChanged: true } } },
+      { capabilities: { sampling: {}, elicitation: { form: {}, url: {} }, roots: {} } },
     );
     const id = this.id;
     // Our own progress handler: the SDK's per-request `onprogress` loses the last notification when it

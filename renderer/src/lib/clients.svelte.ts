@@ -38,6 +38,16 @@ export const STATE_LABEL: Record<ClientState, string> = {
 export const takenNote = (app: string) =>
   `${app} has its own server named “spillway”, which Spillway leaves alone. To connect Spillway, rename or remove it in ${app}'s settings, then press Check again.`;
 
+/** What a restore did, and how the app picks up its file again. */
+export function restoreNote(done: Res<'clients.restore'>): string {
+  const what = done.deleted
+    ? `Removed ${done.file} (Spillway had created it).`
+    : done.changedSinceWrite
+      ? `Undid Spillway's last change in ${done.file}. The file had changed since (the app or you edited it): those changes were kept.`
+      : `Restored ${done.file} from its backup.`;
+  return `${what} ${done.restartHint}`;
+}
+
 export class ClientsState {
   readonly #list: RemoteValue<'clients.list'>;
   #sessions = $state<SessionInfo[]>([]);
@@ -156,10 +166,7 @@ export class ClientsState {
   async restore(id: ClientIdName): Promise<boolean> {
     const done = await this.#act(id, 'restore', () => this.#backend.call('clients.restore', { id }));
     if (done) {
-      this.#notes = {
-        ...this.#notes,
-        [id]: done.deleted ? `Removed ${done.file} (Spillway had created it).` : `Restored ${done.file} from its backup.`,
-      };
+      this.#notes = { ...this.#notes, [id]: restoreNote(done) };
       await this.loadClients();
     }
     return done !== undefined;
@@ -167,7 +174,9 @@ export class ClientsState {
 
   async #after(id: ClientIdName, change: Res<'clients.connect'> | undefined, verb: string): Promise<boolean> {
     if (!change) return false;
-    const restart = change.restartRequired ? ` ${change.restartHint ?? 'Restart the client to use it.'}` : '';
+    // The app's hint whenever the hub gives one (also "press Refresh" for an app that needs no restart).
+    const hint = change.restartHint ?? (change.restartRequired ? 'Restart the client to use it.' : undefined);
+    const restart = hint ? ` ${hint}` : '';
     this.#notes = { ...this.#notes, [id]: change.changed ? `${verb}: ${change.file} was updated.${restart}` : `${change.file} already had it.` };
     await this.loadClients();
     return true;

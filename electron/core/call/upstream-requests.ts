@@ -1,0 +1,146 @@
+/**
+ * Requests an upstream sends a client (sampling, elicitation, roots/list) and which session answers them.
+ *
+ * Such a request belongs to the call the upstream is serving, and must never reach another client: its
+ * prompt, its question or its folders are that client's. But the request does not say which call it
+ * serves: over stdio it is one more line on the pipe, and the SDK's HTTP client transport does not tell
+ * which response stream it came on. So the hub attributes it only when that is certain: when exactly one
+ * session (open, or closed with requests still in flight) has requests in flight to that upstream. It then
+ * goes to that session, on the stream of its newest such request, even when that session cannot answer
+ * (the upstream is told why). When several sessions have requests there it is refused: a guess would show
+ * one client another's request.
+ *
+ * Roots follow the same rule: an upstream's roots/list is answered from the session whose call it is
+ * attributed to, never from another client. Outside any call (server-filesystem asks right after
+ * initialize, and again on roots/list_changed) it is answered with no roots, which tells a server to keep
+ * the folders it was configured with; so a client's roots/list_changed is not passed on to upstreams
+ * either, since what they would ask next is answered the same.
+ */
+import { ErrorCode, McpError, CreateMessageResultSchema, ElicitResultSchema, ListRootsResultSchema } from '@modelcontextprotocol/sdk/types.js';
+import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import type { HubEventInput } from '../../../shared/events.js';
+import type { DownstreamSession } from '../downstream/session.js';
+import type { UpstreamRequestKind } from '../upstream/upstream.js';
+import type { ClientRequestCount } from './cached-result.js';
+import { bareMessage, rpcError } from './relay-errors.js';
+
+const RELAYED_REQUEST_TIMEOUT_MS = 10 * 60_000;
+
+/** Whose a request from an upstream is: one session's (and the request of it to relate to), or nobody's for sure. */
+export type Attribution = { to: 'session'; session: DownstreamSession; relatedRequestId: string | number } | { to: 'nobody' } | { to: 'several' };
+
+export interface UpstreamRequestsDeps {
+  sessions(): Iterable<DownstreamSession>;
+  emit(event: HubEventInput): void;
+  /** Counted for every request, answered or not: a call result made meanwhile is not cached. */
+  clientRequests: ClientRequestCount;
+}
+
+export class UpstreamRequests {
+  /** Closed sessions with requests still in flight: what an upstream asks meanwhile may be theirs. */
+  #closedWithCalls = new Set<DownstreamSession>();
+
+  constructor(private readonly deps: UpstreamRequestsDeps) {}
+
+  /** The session a request from that upstream belongs to, when only one has requests in flight there. */
+  attribute(serverId: string): Attribution {
+    this.#forgetFinishedCalls();
+    let found: { session: DownstreamSession; relatedRequestId: string | number; since: number } | undefined;
+    for (const s of [...this.deps.sessions(), ...this.#closedWithCalls]) {
+      for (const [requestId, call] of s.inflight) {
+        if (call.upstream !== serverId) continue;
+        if (found && found.session !== s) return { to: 'several' };
+        if (!found || (call.since ?? 0) >= found.since) found = { session: s, relatedRequestId: requestId, since: call.since ?? 0 };
+      }
+    }
+    return found ? { to: 'session', session: found.session, relatedRequestId: found.relatedRequestId } : { to: 'nobody' };
+  }
+
+  /** Sends the upstream's request to the session it belongs to and returns the answer, or refuses it (a JSON-RPC error). */
+  async route(
+    serverId: string,
+    kind: UpstreamRequestKind,
+    request: { method: string; params?: Record<string, unknown> },
+    extra: RequestHandlerExtra<never, never>,
+  ): Promise<Record<string, unknown>> {
+    // Counted first, also when no client can answer: what the upstream made of it is not cached.
+    this.deps.clientRequests.add(serverId);
+    const owner = this.attribute(serverId);
+    if (kind === 'roots' && owner.to === 'nobody') {
+      const message = `${serverId} asked for roots/list while no app had a request in progress there: answered with no folders`;
+      this.deps.emit({ type: 'log', level: 'info', server: serverId, message });
+      return { roots: [] };
+    }
+    const target = targetOf(owner, serverId, kind, request.method);
+    if ('refusal' in target) {
+      this.deps.emit({ type: 'log', level: 'warn', server: serverId, message: `Server "${serverId}" sent ${request.method}: ${target.refusal}` });
+      throw rpcError(ErrorCode.InvalidRequest, target.refusal);
+    }
+    const schema = kind === 'sampling' ? CreateMessageResultSchema : kind === 'elicitation' ? ElicitResultSchema : ListRootsResultSchema;
+    this.deps.emit({ type: 'log', level: 'info', server: serverId, message: `${serverId} asked the client: ${request.method}` });
+    try {
+      return (await target.session.server.request(request as never, schema, {
+        signal: extra.signal,
+        relatedRequestId: target.relatedRequestId,
+        timeout: RELAYED_REQUEST_TIMEOUT_MS,
+        resetTimeoutOnProgress: true,
+      })) as Record<string, unknown>;
+    } catch (err) {
+      if (err instanceof McpError) throw rpcError(err.code, bareMessage(err), err.data);
+      throw err;
+    }
+  }
+
+  sessionClosed(session: DownstreamSession): void {
+    this.#forgetFinishedCalls();
+    if (session.inflight.size > 0) this.#closedWithCalls.add(session);
+  }
+
+  /** Closed sessions whose last request has finished own nothing an upstream may ask any more. */
+  #forgetFinishedCalls(): void {
+    for (const s of this.#closedWithCalls) if (s.inflight.size === 0) this.#closedWithCalls.delete(s);
+  }
+}
+
+/** The session a request goes to, or why it goes to none. */
+function targetOf(
+  owner: Attribution,
+  serverId: string,
+  kind: UpstreamRequestKind,
+  method: string,
+): { session: DownstreamSession; relatedRequestId: string | number } | { refusal: string } {
+  if (owner.to !== 'session') return { refusal: unattributed(owner.to, serverId, method) };
+  const refusal = callerRefusal(owner.session, kind, method);
+  return refusal ? { refusal } : owner;
+}
+
+/** Why a request no single session's call accounts for is refused. */
+function unattributed(who: 'nobody' | 'several', serverId: string, method: string): string {
+  if (who === 'several') {
+    return (
+      `Spillway cannot tell which of several connected apps this ${method} request is for (more than one has a request ` +
+      `in progress at "${serverId}"); try again when only one is using "${serverId}".`
+    );
+  }
+  return (
+    `Spillway cannot tell which app this ${method} request is for: no app has a request in progress at "${serverId}". ` +
+    `Spillway passes it to an app only while that app's request to "${serverId}" is in progress.`
+  );
+}
+
+/** Why the session a request belongs to cannot take it (closed, or without the capability); undefined: it can. */
+function callerRefusal(session: DownstreamSession, kind: UpstreamRequestKind, method: string): string | undefined {
+  const client = session.clientName ? `"${session.clientName}"` : 'that made the request';
+  if (session.closed) return `The client ${client} disconnected before it could answer ${method}.`;
+  if (session.can(kind)) return undefined;
+  if (kind === 'roots') {
+    return (
+      `The client ${client} does not share its folders (roots), which ${method} asks for. Spillway never passes this ` +
+      'request to another client; use a client that shares its folders if this server needs them.'
+    );
+  }
+  return (
+    `The client ${client} does not support ${kind}, which ${method} needs. Spillway never passes it to another ` +
+    `client; use a client that supports ${kind} for this.`
+  );
+}

@@ -1,0 +1,89 @@
+/**
+ * Restore on a file that changed after Spillway wrote it (Claude Code rewrites ~/.claude.json on every
+ * run): Spillway's own change is taken back with the editors Connect uses, so everything else in the file,
+ * including what the app or the user added since, stays. What Spillway changed is known from its backup
+ * record: its entry ("spillway") was added, updated or removed, and an import with replace took some of
+ * the app's servers out. Where taking it back would overwrite something changed since, it refuses.
+ */
+import { backupFile, type BackupRecord } from './backup-store.js';
+import { assertOnlyOurChange, canonicalJson, parseDocument, serversIn } from './client-config.js';
+import { isRecord, type ClientDefinition } from './client-definition.js';
+import { RestoreConflictError } from './config-errors.js';
+import { madeBySpillway } from './entry-owner.js';
+import { removeJsoncProperty, setJsoncProperty } from './jsonc-edit.js';
+import { removeTomlTable, setTomlTable } from './toml-edit.js';
+import { SPILLWAY_ENTRY_NAME } from './types.js';
+
+/** The text with server `name` set to `value`, or removed (undefined). */
+function setServer(def: ClientDefinition, text: string, file: string, name: string, value: Record<string, unknown> | undefined): string {
+  const path = [...def.serversPath];
+  if (def.format === 'toml') {
+    return (value === undefined ? removeTomlTable(text, file, path, name) : setTomlTable(text, file, path, name, value)).text;
+  }
+  return value === undefined ? removeJsoncProperty(text, file, path, name) : setJsoncProperty(text, file, path, name, value);
+}
+
+const own = (servers: Record<string, unknown>, name: string): unknown => (Object.hasOwn(servers, name) ? servers[name] : undefined);
+
+/**
+ * `record`'s change undone in `now`, the file's text today; `before` is the text the file had before that
+ * change (null: there was no file). RestoreConflictError, with what changed and what to do, when that
+ * would overwrite something changed since.
+ */
+export function undoChange(
+  def: ClientDefinition,
+  backupDir: string,
+  now: string,
+  before: string | null,
+  record: BackupRecord,
+): { text: string; holdsSecret: boolean } {
+  const file = record.file;
+  const app = def.displayName;
+  const copy = before === null ? '' : `, or copy what you need from ${backupFile(backupDir, record)} (the file as it was before Spillway's change)`;
+  // Each refusal: what changed, that nothing was written, what to do.
+  const refuse = (what: string, step: string) => new RestoreConflictError(`${what} Nothing was changed. ${step}${copy}.`);
+  const byHand = () =>
+    refuse(
+      `Spillway cannot tell which part of ${file} its last change was, so it does not undo it in a file changed since.`,
+      'Edit the file by hand',
+    );
+  if (record.reason !== 'connect' && record.reason !== 'disconnect' && record.reason !== 'replace') throw byHand();
+  const was = before === null ? {} : serversIn(def, parseDocument(def, before, file), file);
+  const is = serversIn(def, parseDocument(def, now, file), file);
+  // The servers an import took out. A record from before they were noted: those the older file had that are missing now.
+  const moved = (record.reason !== 'replace' ? [] : (record.servers ?? Object.keys(was).filter((n) => own(is, n) === undefined))).filter(
+    (n) => n !== SPILLWAY_ENTRY_NAME && own(was, n) !== undefined,
+  );
+  let text = now;
+  for (const name of moved) {
+    const wanted = own(was, name);
+    const present = own(is, name);
+    if (present === undefined && isRecord(wanted)) text = setServer(def, text, file, name, wanted);
+    else if (canonicalJson(present) !== canonicalJson(wanted)) {
+      throw refuse(
+        `${app}'s file ${file} has a server named "${name}" again, different from the one Spillway moved into Spillway; Restore would overwrite it.`,
+        `Rename or remove "${name}" in ${app}'s settings, then restore again`,
+      );
+    }
+  }
+  const ours = own(was, SPILLWAY_ENTRY_NAME);
+  const present = own(is, SPILLWAY_ENTRY_NAME);
+  if (canonicalJson(present) !== canonicalJson(ours)) {
+    const spec = present === undefined ? undefined : def.fromNative(SPILLWAY_ENTRY_NAME, present, file);
+    if (present !== undefined && (!spec || !madeBySpillway(spec))) {
+      throw refuse(
+        `${app}'s file ${file} now has a server named “spillway” that Spillway did not add; Restore would overwrite it.`,
+        `Rename or remove it in ${app}'s settings, then restore again`,
+      );
+    }
+    if (ours !== undefined && !isRecord(ours)) throw byHand();
+    text = setServer(def, text, file, SPILLWAY_ENTRY_NAME, ours);
+  }
+  const restored = isRecord(ours) ? ours : undefined;
+  assertOnlyOurChange(def, now, text, file, moved, restored);
+  const after = serversIn(def, parseDocument(def, text, file), file);
+  if (moved.some((n) => canonicalJson(own(after, n)) !== canonicalJson(own(was, n)))) {
+    throw new Error(`Internal error: restoring ${file} would not have put back the servers Spillway moved; nothing was written.`);
+  }
+  return { text, holdsSecret: restored !== undefined && def.fromNative(SPILLWAY_ENTRY_NAME, restored, file)?.transport === 'http' };
+}
