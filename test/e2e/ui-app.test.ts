@@ -137,8 +137,11 @@ describe('the app in Chromium against the real hub', () => {
     const after = await client.listTools();
     expect(after.tools.map((t) => t.name)).not.toContain(echoName);
 
+    // The row shows the edit at once (it is being saved); the client's list changes once the hub has it.
+    const shownAgain = new Promise<void>((resolve) => client.setNotificationHandler(ToolListChangedNotificationSchema, () => resolve()));
     await visible.check();
     await page.getByRole('table', { name: 'Tools of everything' }).locator('tr.hidden-tool').waitFor({ state: 'detached' });
+    await shownAgain;
     expect((await client.listTools()).tools.map((t) => t.name)).toContain(echoName);
 
     // The editor shows the threshold in force and where it comes from (Settings set 500 above).

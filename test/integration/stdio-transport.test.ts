@@ -12,7 +12,8 @@ import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { ChildReaper, type ProcessHooks } from '../../electron/core/upstream/child-reaper.js';
 import { buildChildEnv, readLoginShellPath } from '../../electron/core/upstream/child-env.js';
 import { OversizedMessageError } from '../../electron/core/wire/line-framer.js';
-import { StdioUpstreamTransport, UpstreamStartError, type StdioUpstreamOptions } from '../../electron/core/upstream/stdio-transport.js';
+import { StdioUpstreamTransport, type StdioUpstreamOptions } from '../../electron/core/upstream/stdio-transport.js';
+import { UpstreamStartError } from '../../electron/core/upstream/start-error.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const everything = join(root, 'node_modules/@modelcontextprotocol/server-everything/dist/index.js');

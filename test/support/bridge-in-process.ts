@@ -4,7 +4,8 @@
  */
 import { createServer, type Server, type Socket } from 'node:net';
 import { PassThrough } from 'node:stream';
-import { Bridge, type BridgeOptions } from '../../electron/cli/bridge/bridge.js';
+import { Bridge } from '../../electron/cli/bridge/bridge.js';
+import type { BridgeOptions } from '../../electron/cli/bridge/bridge-options.js';
 import { LineFramer } from '../../electron/core/wire/line-framer.js';
 import { scriptedHandshake } from './socket-handshake.js';
 

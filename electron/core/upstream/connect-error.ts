@@ -1,6 +1,7 @@
 /** How a failed connect reads in a server's status: what went wrong, in words that point at the fix. */
 import type { ServerConfig } from '../../../shared/config.js';
-import { notFoundMessage, UpstreamStartError, type ExitStatus } from './stdio-transport.js';
+import type { ExitStatus } from './stdio-transport.js';
+import { notFoundMessage, UpstreamStartError } from './start-error.js';
 import { stderrSummary } from './stderr-tail.js';
 import { cutAtWord } from '../text/word-cut.js';
 

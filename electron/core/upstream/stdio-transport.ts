@@ -1,5 +1,4 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { stat } from 'node:fs/promises';
 import type { Writable } from 'node:stream';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ErrorCode, type JSONRPCMessage, type RequestId } from '@modelcontextprotocol/sdk/types.js';
@@ -15,6 +14,7 @@ import type { SpoolTarget } from '../wire/spool-target.js';
 import { resolveSpawnCommand } from './spawn-command.js';
 import { expandSecretArgs } from '../../../shared/config.js';
 import { StderrTail } from './stderr-tail.js';
+import { assertDirectory, describeStartError, notFoundMessage, UpstreamStartError } from './start-error.js';
 
 export interface StdioUpstreamOptions {
   command: string;
@@ -48,21 +48,6 @@ export interface StdioUpstreamOptions {
 export interface ExitStatus {
   code: number | null;
   signal: NodeJS.Signals | null;
-}
-
-/**
- * Starting the server failed; the message is meant for the user as is. `code`: 'ENOENT' (command not
- * found), 'EACCES' (not executable), 'BAD_CWD' (working directory missing), else the spawn errno code.
- */
-export class UpstreamStartError extends Error {
-  override readonly name = 'UpstreamStartError';
-  constructor(
-    message: string,
-    readonly code: string | undefined,
-    options?: ErrorOptions,
-  ) {
-    super(message, options);
-  }
 }
 
 /** Stdout noise longer than this is cut before it reaches `onNoise`. */
@@ -367,41 +352,7 @@ export class StdioUpstreamTransport implements Transport {
   }
 }
 
-async function assertDirectory(cwd: string): Promise<void> {
-  let isDirectory = false;
-  try {
-    isDirectory = (await stat(cwd)).isDirectory();
-  } catch {
-    // reported below
-  }
-  // Not 'ENOENT': callers map that code to notFoundMessage.
-  if (!isDirectory) throw new UpstreamStartError(`working directory does not exist: "${cwd}"`, 'BAD_CWD');
-}
-
 function comspecOf(env: Record<string, string>): string | undefined {
   const key = Object.keys(env).find((name) => name.toUpperCase() === 'COMSPEC');
   return key ? env[key] : undefined;
-}
-
-/**
- * A server's program that is not on this computer, in words a non-developer can act on. A command with
- * spaces is often a whole command line (`node /srv/index.js`, as READMEs print it) looked up as one name.
- */
-export function notFoundMessage(command: string): string {
-  const [program, ...rest] = command.trim().split(/\s+/);
-  if (rest.length > 0) {
-    return `Spillway could not find the program "${command}" on this computer. If the program is "${program}", keep only that in the server's command and put the words after it in Arguments, one per line; if not, check the program's path.`;
-  }
-  return `Spillway could not find the program "${command}" on this computer. Install it, or enter its full path as the server's command.`;
-}
-
-function describeStartError(error: unknown, command: string): Error {
-  const code = (error as { code?: unknown } | null)?.code;
-  const errno = typeof code === 'string' ? code : undefined;
-  if (errno === 'ENOENT') return new UpstreamStartError(notFoundMessage(command), errno, { cause: error });
-  if (errno === 'EACCES') {
-    return new UpstreamStartError(`command is not executable: "${command}" (check its permissions)`, errno, { cause: error });
-  }
-  const detail = error instanceof Error ? error.message : String(error);
-  return new UpstreamStartError(`could not start "${command}": ${detail}`, errno, { cause: error });
 }
