@@ -1,7 +1,7 @@
 /**
  * A dotfiles manager's symlink whose target does not exist yet (~/.cursor/mcp.json -> ~/dotfiles/cursor-mcp.json):
  * Connect writes the target (creating it and its folder) and keeps the link; Restore deletes the target it
- * created, and the link stays as the user made it.
+ * created, and the link stays as the user made it. A relative link is followed from where its folder really is.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { lstat, mkdir, mkdtemp, readFile, readlink, rm, symlink } from 'node:fs/promises';
@@ -48,5 +48,21 @@ describe('a symlinked config file whose target does not exist yet', () => {
     await registry.connect('cursor', HTTP);
     expect(await readlink(link())).toBe('../dotfiles/next.json');
     expect(JSON.parse(await readFile(join(home, 'dotfiles', 'cursor', 'mcp.json'), 'utf8')).mcpServers.spillway).toBeDefined();
+  });
+
+  it('follows a relative link inside a linked folder from where that folder really is', async () => {
+    // ~/.cursor is a link to ~/dotfiles/cursor; in it, mcp.json -> ../shared/mcp.json (not made yet), which
+    // the app reads as ~/dotfiles/shared/mcp.json, not ~/shared/mcp.json (another folder of the user's).
+    await rm(join(home, '.cursor'), { recursive: true });
+    await mkdir(join(home, 'dotfiles', 'cursor'), { recursive: true });
+    await mkdir(join(home, 'dotfiles', 'shared'));
+    await mkdir(join(home, 'shared'));
+    await symlink(join(home, 'dotfiles', 'cursor'), join(home, '.cursor'));
+    await symlink('../shared/mcp.json', join(home, 'dotfiles', 'cursor', 'mcp.json'));
+    await registry.connect('cursor', HTTP);
+    await expect(lstat(join(home, 'shared', 'mcp.json'))).rejects.toMatchObject({ code: 'ENOENT' });
+    expect(JSON.parse(await readFile(join(home, 'dotfiles', 'shared', 'mcp.json'), 'utf8')).mcpServers.spillway.url).toBe(HTTP.url);
+    expect(JSON.parse(await readFile(link(), 'utf8')).mcpServers.spillway.url).toBe(HTTP.url);
+    expect(await readlink(join(home, 'dotfiles', 'cursor', 'mcp.json'))).toBe('../shared/mcp.json');
   });
 });

@@ -170,6 +170,7 @@ export class Relay implements SessionRouter {
    */
   upstreamReady(serverId: string): void {
     this.#subscriptions.upstreamReady(serverId);
+    this.#upstreamRequests.upstreamReady(serverId);
     const up = this.#upstream(serverId);
     if (up) this.#logLevel.upstreamReady(up);
   }
@@ -209,7 +210,8 @@ export class Relay implements SessionRouter {
   /**
    * Sends a client's request on to its upstream. Its progress goes back on the client's request, through
    * a progress route of its own as a tool call's does, and resets the timeout; what the upstream asks a
-   * client meanwhile may go back to this one (upstream-requests.ts).
+   * client meanwhile may go back to this one (upstream-requests.ts), and once the request is withdrawn
+   * (cancelled, or timed out) still counts as this one's for a while.
    */
   async #forward(
     session: DownstreamSession,
@@ -237,6 +239,7 @@ export class Relay implements SessionRouter {
       await this.#progress.settle(route);
       return result;
     } catch (err) {
+      if (extra.signal.aborted || deadline.signal.aborted) session.withdraw(extra.requestId, timeoutMs);
       if (route) await route.chain;
       if (err instanceof McpError) throw rpcError(err.code, bareMessage(err), err.data);
       throw rpcError(ErrorCode.InternalError, `Server "${up.id}": ${bareMessage(err)}`);

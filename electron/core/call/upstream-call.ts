@@ -64,6 +64,8 @@ export async function callUpstream(ctx: CallContext, upstream: Upstream, progres
     if (route) await progress.settle(route);
     return result;
   } catch (err) {
+    // Withdrawn, the call may still be worked on: what the server asks for it meanwhile is this client's.
+    if (cancelled || timedOut) ctx.session.withdraw(ctx.extra.requestId, timeoutMs);
     if (route) await route.chain;
     if (cancelled || ctx.signal.aborted) throw err;
     throw upstreamFailure(ctx, upstream, err, timedOut ? timeoutMs : undefined);

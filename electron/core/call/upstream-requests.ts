@@ -10,6 +10,12 @@
  * (the upstream is told why). When several sessions have requests there it is refused: a guess would show
  * one client another's request.
  *
+ * A request the client withdrew (cancelled, or timed out) still counts for a while (session.ts,
+ * `withdraw`): most servers go on with a cancelled call, and what it asks afterwards must not reach the
+ * one other client calling that server then. With another session's requests it makes "several"; alone
+ * it is refused, since its client no longer waits for the answer. A restarted upstream drops what the
+ * old connection was working on, so its withdrawn requests count no more.
+ *
  * Roots follow the same rule: an upstream's roots/list is answered from the session whose call it is
  * attributed to, never from another client. Outside any call (server-filesystem asks right after
  * initialize, and again on roots/list_changed) it is answered with no roots, which tells a server to keep
@@ -26,8 +32,16 @@ import { bareMessage, rpcError } from './relay-errors.js';
 
 const RELAYED_REQUEST_TIMEOUT_MS = 10 * 60_000;
 
-/** Whose a request from an upstream is: one session's (and the request of it to relate to), or nobody's for sure. */
-export type Attribution = { to: 'session'; session: DownstreamSession; relatedRequestId: string | number } | { to: 'nobody' } | { to: 'several' };
+/**
+ * Whose a request from an upstream is: one session's (and the request of it to relate to), or nobody's
+ * for sure. 'several' with `withdrawnForMs`: one session calls there, and another's withdrawn request
+ * there counts for that much longer; 'withdrawn': only withdrawn requests are there.
+ */
+export type Attribution =
+  | { to: 'session'; session: DownstreamSession; relatedRequestId: string | number }
+  | { to: 'nobody' }
+  | { to: 'several'; withdrawnForMs?: number }
+  | { to: 'withdrawn' };
 
 export interface UpstreamRequestsDeps {
   sessions(): Iterable<DownstreamSession>;
@@ -37,23 +51,30 @@ export interface UpstreamRequestsDeps {
 }
 
 export class UpstreamRequests {
-  /** Closed sessions with requests still in flight: what an upstream asks meanwhile may be theirs. */
+  /** Closed sessions with requests in flight or withdrawn lately: what an upstream asks meanwhile may be theirs. */
   #closedWithCalls = new Set<DownstreamSession>();
 
   constructor(private readonly deps: UpstreamRequestsDeps) {}
 
-  /** The session a request from that upstream belongs to, when only one has requests in flight there. */
+  /** The session a request from that upstream belongs to, when only one has requests in flight or withdrawn there. */
   attribute(serverId: string): Attribution {
-    this.#forgetFinishedCalls();
+    const now = performance.now();
+    this.#forgetFinishedCalls(now);
     let found: { session: DownstreamSession; relatedRequestId: string | number; since: number } | undefined;
+    const withdrawn: { session: DownstreamSession; until: number }[] = [];
     for (const s of [...this.deps.sessions(), ...this.#closedWithCalls]) {
+      const until = withdrawnUntil(s, serverId, now);
+      if (until !== undefined) withdrawn.push({ session: s, until });
       for (const [requestId, call] of s.inflight) {
         if (call.upstream !== serverId) continue;
         if (found && found.session !== s) return { to: 'several' };
         if (!found || (call.since ?? 0) >= found.since) found = { session: s, relatedRequestId: requestId, since: call.since ?? 0 };
       }
     }
-    return found ? { to: 'session', session: found.session, relatedRequestId: found.relatedRequestId } : { to: 'nobody' };
+    if (!found) return withdrawn.length > 0 ? { to: 'withdrawn' } : { to: 'nobody' };
+    const others = withdrawn.filter((w) => w.session !== found.session);
+    if (others.length > 0) return { to: 'several', withdrawnForMs: Math.max(...others.map((w) => w.until)) - now };
+    return { to: 'session', session: found.session, relatedRequestId: found.relatedRequestId };
   }
 
   /** Sends the upstream's request to the session it belongs to and returns the answer, or refuses it (a JSON-RPC error). */
@@ -92,14 +113,36 @@ export class UpstreamRequests {
   }
 
   sessionClosed(session: DownstreamSession): void {
-    this.#forgetFinishedCalls();
-    if (session.inflight.size > 0) this.#closedWithCalls.add(session);
+    const now = performance.now();
+    this.#forgetFinishedCalls(now);
+    if (owesAnswers(session, now)) this.#closedWithCalls.add(session);
   }
 
-  /** Closed sessions whose last request has finished own nothing an upstream may ask any more. */
-  #forgetFinishedCalls(): void {
-    for (const s of this.#closedWithCalls) if (s.inflight.size === 0) this.#closedWithCalls.delete(s);
+  /** The upstream is ready on a new connection: what sessions withdrew from the old one is not worked on any more. */
+  upstreamReady(serverId: string): void {
+    for (const s of [...this.deps.sessions(), ...this.#closedWithCalls]) s.withdrawn.delete(serverId);
+    this.#forgetFinishedCalls(performance.now());
   }
+
+  /** Closed sessions whose requests have finished, and whose withdrawn ones are past, own nothing an upstream may ask any more. */
+  #forgetFinishedCalls(now: number): void {
+    for (const s of this.#closedWithCalls) if (!owesAnswers(s, now)) this.#closedWithCalls.delete(s);
+  }
+}
+
+/** Until when (performance.now()) the session's withdrawn requests there may still be worked on; undefined: none, or past (forgotten). */
+function withdrawnUntil(session: DownstreamSession, serverId: string, now: number): number | undefined {
+  const until = session.withdrawn.get(serverId);
+  if (until === undefined || until > now) return until;
+  session.withdrawn.delete(serverId);
+  return undefined;
+}
+
+/** Whether an upstream may still send the session a request: it has requests in flight, or withdrawn ones not yet past. */
+function owesAnswers(session: DownstreamSession, now: number): boolean {
+  if (session.inflight.size > 0) return true;
+  for (const serverId of [...session.withdrawn.keys()]) withdrawnUntil(session, serverId, now);
+  return session.withdrawn.size > 0;
 }
 
 /** The session a request goes to, or why it goes to none. */
@@ -109,23 +152,41 @@ function targetOf(
   kind: UpstreamRequestKind,
   method: string,
 ): { session: DownstreamSession; relatedRequestId: string | number } | { refusal: string } {
-  if (owner.to !== 'session') return { refusal: unattributed(owner.to, serverId, method) };
+  if (owner.to !== 'session') return { refusal: unattributed(owner, serverId, method) };
   const refusal = callerRefusal(owner.session, kind, method);
   return refusal ? { refusal } : owner;
 }
 
 /** Why a request no single session's call accounts for is refused. */
-function unattributed(who: 'nobody' | 'several', serverId: string, method: string): string {
-  if (who === 'several') {
+function unattributed(owner: Exclude<Attribution, { to: 'session' }>, serverId: string, method: string): string {
+  if (owner.to === 'several' && owner.withdrawnForMs !== undefined) {
+    return (
+      `Spillway cannot tell whether this ${method} request is for the app now using "${serverId}" or for a request another ` +
+      `app withdrew there (cancelled, or timed out), which "${serverId}" may still be working on; try again in ` +
+      `${inAbout(owner.withdrawnForMs)}.`
+    );
+  }
+  if (owner.to === 'several') {
     return (
       `Spillway cannot tell which of several connected apps this ${method} request is for (more than one has a request ` +
       `in progress at "${serverId}"); try again when only one is using "${serverId}".`
+    );
+  }
+  if (owner.to === 'withdrawn') {
+    return (
+      `Spillway did not pass on this ${method} request: the app whose request to "${serverId}" it belongs to withdrew ` +
+      'that request (cancelled it, or it timed out), so no app is waiting for its answer.'
     );
   }
   return (
     `Spillway cannot tell which app this ${method} request is for: no app has a request in progress at "${serverId}". ` +
     `Spillway passes it to an app only while that app's request to "${serverId}" is in progress.`
   );
+}
+
+/** A wait in whole seconds, or in whole minutes from two minutes on. */
+function inAbout(ms: number): string {
+  return ms < 120_000 ? `${Math.ceil(ms / 1000)} s` : `${Math.ceil(ms / 60_000)} min`;
 }
 
 /** Why the session a request belongs to cannot take it (closed, or without the capability); undefined: it can. */

@@ -41,6 +41,12 @@ export interface BackupRecord {
    * on a file changed since can put back just those. Absent in records written before it existed.
    */
   servers?: string[];
+  /**
+   * A digest of Spillway's entry as the write left it (see `entryDigest`), so a restore on a file changed
+   * since knows an entry Spillway wrote from one another Spillway wrote. Absent when the write left none, for
+   * a restore, and in records written before it existed.
+   */
+  entry?: string;
   /** Base name of the record's files in the backup folder. */
   name: string;
 }
@@ -97,8 +103,9 @@ export async function saveBackup(
   before: Buffer | null,
   after: Buffer | null,
   reason: WriteReason,
-  servers?: readonly string[],
+  noted: { servers?: readonly string[]; entry?: string } = {},
 ): Promise<BackupRecord> {
+  const { servers, entry } = noted;
   const { dir } = options;
   await mkdir(dir, { recursive: true, mode: 0o700 });
   // A folder made before (by hand, or copied with looser modes) is made owner-only too. A file system
@@ -129,6 +136,7 @@ export async function saveBackup(
         undone: false,
         name,
         ...(servers && servers.length > 0 ? { servers: [...servers] } : {}),
+        ...(entry ? { entry } : {}),
       };
       if (before === null) await rm(join(dir, `${name}.bak`), { force: true });
       await writeRecord(dir, record);

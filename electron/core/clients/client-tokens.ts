@@ -61,8 +61,9 @@ function readTokens(file: string): { tokens: Map<string, string>; revoked: Map<s
 export class ClientTokens {
   #tokens = new Map<string, string>();
   /**
-   * Hashes of the tokens this folder revoked, per client. An entry holding one was written from here: a
-   * Restore that undoes a Disconnect takes its token back, and drift repair rewrites it.
+   * Hashes of the tokens this folder revoked, per client. None is ever valid again; an entry holding one was
+   * written from here: Restore may take it back, and rewrites it with a new token when it brings it back,
+   * while drift repair leaves it alone (its app was disconnected).
    */
   #revoked = new Map<string, string[]>();
   /** The version of the file the map was read from or last written to. */
@@ -109,20 +110,6 @@ export class ClientTokens {
   revokedHere(clientId: string, token: string): boolean {
     this.#reloadIfChanged();
     return (this.#revoked.get(clientId) ?? []).includes(hashOf(token));
-  }
-
-  /**
-   * Makes a token this folder revoked the client's token again (a Restore brought back the entry that holds
-   * it). Only while the client has no other token; false when it was not taken back.
-   */
-  async reinstate(clientId: string, token: string): Promise<boolean> {
-    if (!this.revokedHere(clientId, token) || this.#tokens.has(clientId)) return false;
-    this.#tokens.set(clientId, token);
-    const rest = (this.#revoked.get(clientId) ?? []).filter((h) => h !== hashOf(token));
-    if (rest.length > 0) this.#revoked.set(clientId, rest);
-    else this.#revoked.delete(clientId);
-    await this.#save();
-    return true;
   }
 
   /** The tokens known now (without reading the file again), for masking them wherever they appear. */

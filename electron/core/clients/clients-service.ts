@@ -150,16 +150,16 @@ export class ClientsService {
     return { file: p.file, action: p.action, entryText: p.redactedEntryText, removes: p.removes, notes: p.notes, restartRequired: p.restartRequired };
   }
 
-  /**
-   * What Disconnect removes: Spillway's entry as it stands in the file now, secrets masked. Not the desired
-   * entry (a stale one would show the new port, and a hub on port 0 would refuse it), and no token is made.
-   */
   /** Refuses when the client's "spillway" server is one the user made (connect would have to replace it). */
   async #assertNotTaken(id: ClientIdName): Promise<void> {
     const spec = (await this.o.registry.readServers(id)).find((s) => s.name === SPILLWAY_ENTRY_NAME);
     if (spec && !madeBySpillway(spec)) throw new ForeignEntryError(this.o.registry.definition(id).displayName, spec.file, 'connect');
   }
 
+  /**
+   * What Disconnect removes: Spillway's entry as it stands in the file now, secrets masked. Not the desired
+   * entry (a stale one would show the new port, and a hub on port 0 would refuse it), and no token is made.
+   */
   async previewDisconnect(id: ClientIdName) {
     const def = this.o.registry.definition(id);
     // Read errors (a malformed file) reach the caller as they do for disconnect itself.
@@ -246,10 +246,11 @@ export class ClientsService {
 
   /**
    * Undoes the user's last change to the client's file (Spillway's own repairs since then are undone with
-   * it); when the file changed since, only Spillway's own change. An entry it brings back works: see #reissue.
+   * it); when the file changed since, only Spillway's own change, and never over another Spillway's entry.
+   * An entry it brings back works, and never with a token Disconnect revoked: see #reissue.
    */
   async restore(id: ClientIdName) {
-    const r = await this.o.registry.restore(id);
+    const r = await this.o.registry.restore(id, (spec) => writtenFrom(spec, this.#here(id, true)));
     await this.#reissue(id);
     const def = this.o.registry.definition(id);
     return {
@@ -262,10 +263,23 @@ export class ClientsService {
   }
 
   /**
+   * What tells an entry written from this data folder. `revoked`: an HTTP entry holding a token this folder
+   * gave the client and revoked since (Disconnect) counts too.
+   */
+  #here(id: string, revoked: boolean) {
+    return {
+      dataDir: this.o.dataDir,
+      clientToken: this.o.tokens.get(id),
+      ...(revoked ? { revokedHere: (t: string) => this.o.tokens.revokedHere(id, t) } : {}),
+    };
+  }
+
+  /**
    * After a restore: an HTTP entry holding a token this folder revoked (the restore undid a Disconnect) is
-   * made to work again. The token is taken back when the client has none; when it has a newer one (it was
-   * connected again since), the entry is rewritten with that one, with a backup labelled 'repair' that
-   * Restore goes past. While the hub's port would not last, the entry is left for drift repair.
+   * rewritten with the client's current token, or a fresh one, with a backup labelled 'repair' that Restore
+   * goes past. A revoked token is never taken back: Disconnect is how a leaked one is revoked. While the
+   * hub's port would not last, the entry is left as it is (the hub refuses it; the list shows it as stale,
+   * and Connect writes it anew once the port lasts).
    */
   async #reissue(id: ClientIdName): Promise<void> {
     let spec: ServerSpec | undefined;
@@ -276,7 +290,6 @@ export class ClientsService {
     }
     const token = spec?.transport === 'http' ? bearerOf(spec) : undefined;
     if (!token || !this.o.tokens.revokedHere(id, token)) return;
-    if (await this.o.tokens.reinstate(id, token)) return;
     try {
       await this.o.registry.connect(id, await this.desired(id), 'repair');
     } catch (err) {
@@ -287,7 +300,9 @@ export class ClientsService {
   /**
    * Drift: repairs every stale Spillway entry (port, token or executable path changed), with a backup —
    * only entries written from this data folder, and HTTP ones only while the hub's port is a lasting one.
-   * Another Spillway's entry is left byte for byte (issue 13, item 6).
+   * Another Spillway's entry is left byte for byte (issue 13, item 6). So is one holding a token this folder
+   * revoked: its app was disconnected (and wrote the entry back from memory, as Claude Code does), and stays
+   * so until the user connects it again or restores.
    */
   async repair() {
     const out: { id: ClientIdName; repaired: boolean; restartHint?: string; error?: string }[] = [];
@@ -295,12 +310,7 @@ export class ClientsService {
     const desired = await this.#desiredAll();
     for (const info of await this.o.registry.list((id) => desired.get(id))) {
       if (info.state?.state !== 'stale' || !info.entry) continue;
-      const here = {
-        dataDir: this.o.dataDir,
-        clientToken: this.o.tokens.get(info.id),
-        revokedHere: (t: string) => this.o.tokens.revokedHere(info.id, t),
-      };
-      if (!writtenFrom(info.entry, here)) continue;
+      if (!writtenFrom(info.entry, this.#here(info.id, false))) continue;
       if (desired.get(info.id)?.kind === 'http' && !lasting) continue;
       try {
         // Its backup is labelled 'repair': Restore skips it and undoes the user's last change instead.

@@ -73,9 +73,9 @@ function dataDirOf(args: readonly string[]): string | undefined {
 
 /**
  * Whether an entry was written from this data folder: an HTTP entry carries the token this folder gave
- * that client (or one it gave and revoked since: an entry put back after Disconnect), a bridge entry names
- * this folder. Anything else belongs to another Spillway (or to the user) and drift repair leaves it byte
- * for byte.
+ * that client (or, given `revokedHere`, one it gave and revoked since: an entry put back after Disconnect),
+ * a bridge entry names this folder. Anything else belongs to another Spillway (or to the user): drift
+ * repair leaves it byte for byte, and Restore does not take it back.
  */
 export function writtenFrom(
   spec: ServerSpec,

@@ -33,7 +33,7 @@ import {
   type ServerSpec,
   type SpillwayEntry,
 } from './types.js';
-import { undoChange } from './undo-change.js';
+import { entryDigest, undoChange } from './undo-change.js';
 import { vscode } from './vscode.js';
 import { windsurf } from './windsurf.js';
 import { zed } from './zed.js';
@@ -127,7 +127,12 @@ export interface ClientRegistry {
   disconnect(id: ClientId): Promise<ChangeOutcome>;
   importCandidates(id: ClientId): Promise<ImportCandidate[]>;
   replaceWithSpillway(id: ClientId, names: readonly string[], entry: SpillwayEntry): Promise<ChangeOutcome>;
-  restore(id: ClientId): Promise<RestoreOutcome>;
+  /**
+   * Undoes the latest change made through Spillway. `ours`: whether a "spillway" entry another program wrote
+   * since is this Spillway's all the same (written from its data folder); one that is not, nor the entry a
+   * write of Spillway left, is not overwritten.
+   */
+  restore(id: ClientId, ours?: (spec: ServerSpec) => boolean): Promise<RestoreOutcome>;
   backups(id: ClientId): Promise<BackupRecord[]>;
 }
 
@@ -235,7 +240,13 @@ export function createClientRegistry(options: ClientRegistryOptions): ClientRegi
         rewritten = r.rewritten;
         return r.text;
       },
-      { backups: backupsOf(id), reason, holdsSecret: where.entry?.kind === 'http', servers: where.servers },
+      {
+        backups: backupsOf(id),
+        reason,
+        holdsSecret: where.entry?.kind === 'http',
+        servers: where.servers,
+        entryOf: (text) => entryDigest(def, text, configPath),
+      },
     );
     return {
       client: id,
@@ -347,10 +358,12 @@ export function createClientRegistry(options: ClientRegistryOptions): ClientRegi
         { entry, servers: names },
       );
     },
-    async restore(id) {
+    async restore(id, ours) {
       const def = definition(id);
       const backups = backupsOf(id);
-      return restoreLatestBackup(backups, def.displayName, (now, before, record) => undoChange(def, backups.dir, now, before, record));
+      return restoreLatestBackup(backups, def.displayName, (now, before, record, left) =>
+        undoChange(def, backups.dir, now, before, record, { left, ours }),
+      );
     },
     async backups(id) {
       return listBackups(backupsOf(id).dir);

@@ -68,6 +68,15 @@ function code(e: unknown): string | undefined {
   return (e as NodeJS.ErrnoException | undefined)?.code;
 }
 
+/** The real path of the folder holding `path`; the folder as written when it cannot be resolved. */
+async function realFolder(path: string): Promise<string> {
+  try {
+    return await realpath(dirname(path));
+  } catch {
+    return dirname(path);
+  }
+}
+
 /**
  * Where a path's bytes live: its real path, or for a link whose target does not exist yet (a dotfiles
  * manager's link to a file not made yet) the target the links lead to, so writing creates the target and
@@ -89,8 +98,9 @@ async function whereBytesLive(path: string): Promise<string> {
     } catch {
       return at;
     }
-    // A relative target is relative to the link's folder.
-    at = resolve(dirname(at), link);
+    // A relative target is relative to the link's folder where it really is: through a linked folder
+    // (~/.cursor -> ~/dotfiles/cursor), `..` leads from ~/dotfiles/cursor, as the system reads it.
+    at = resolve(await realFolder(at), link);
     try {
       return await realpath(at);
     } catch {
@@ -181,7 +191,7 @@ async function commit(
   snapshot: FileSnapshot,
   next: Buffer | null,
   backups: BackupOptions,
-  write: { reason: WriteReason; holdsSecret?: boolean; servers?: readonly string[] },
+  write: { reason: WriteReason; holdsSecret?: boolean; servers?: readonly string[]; entry?: string },
 ): Promise<BackupRecord | 'changed'> {
   await assertWritable(snapshot);
   const tmp = next === null ? null : await writeTemp(snapshot, next, write.holdsSecret ?? false);
@@ -193,7 +203,7 @@ async function commit(
     // The backup (a synced copy: tens of milliseconds for a large file) is made before the check, so the
     // check comes right before the rename: a write the client makes meanwhile is seen and the edit applied
     // to it again, instead of being replaced, and missing from the backup too.
-    record = await saveBackup(backups, snapshot.realPath, snapshot.bytes, next, write.reason, write.servers);
+    record = await saveBackup(backups, snapshot.realPath, snapshot.bytes, next, write.reason, write);
   } catch (e) {
     await dropTemp();
     throw e;
@@ -244,6 +254,8 @@ export interface EditOptions {
   maxRetries?: number;
   /** The app's servers the edit takes out besides Spillway's entry (import with replace), kept in the backup record. */
   servers?: readonly string[];
+  /** The digest of Spillway's entry in a text (undefined: it holds none), kept in the backup record. */
+  entryOf?: (text: string) => string | undefined;
 }
 
 /**
@@ -258,7 +270,7 @@ export async function editConfigFile(path: string, edit: (text: string) => strin
     const nextText = edit(text);
     // Same text: nothing to write (and a missing file is never created empty).
     if (nextText === text) return { file: snapshot.realPath, changed: false, text, retries };
-    const result = await commit(snapshot, encodeConfigText(nextText, bom), options.backups, options);
+    const result = await commit(snapshot, encodeConfigText(nextText, bom), options.backups, { ...options, entry: options.entryOf?.(nextText) });
     if (result !== 'changed') return { file: snapshot.realPath, changed: true, backup: result, text: nextText, retries };
   }
   throw new ConfigBusyError(path);
@@ -279,10 +291,16 @@ export interface RestoreOutcome {
 
 /**
  * Spillway's change (`record`) undone in the file's text as it is now, given the text the file had before
- * that change (null: there was no file): the new text, and whether it holds a bearer token. Throws, with
- * what changed and what to do, when the change cannot be undone that way.
+ * that change (null: there was no file) and the digests of the entries Spillway's writes since left
+ * (`left`): the new text, and whether it holds a bearer token. Throws, with what changed and what to do,
+ * when the change cannot be undone that way.
  */
-export type UndoChange = (now: string, before: string | null, record: BackupRecord) => { text: string; holdsSecret: boolean };
+export type UndoChange = (
+  now: string,
+  before: string | null,
+  record: BackupRecord,
+  left: ReadonlySet<string>,
+) => { text: string; holdsSecret: boolean };
 
 /**
  * Whether the file is as Spillway's own writes left it since `target`: each of its later writes started
@@ -307,6 +325,7 @@ export async function restoreLatestBackup(backups: BackupOptions, client: string
   const target = records.find((r) => !r.undone && r.reason !== 'restore' && r.reason !== 'repair');
   if (!target) throw new NoBackupError(client);
   const previous = await backupBytes(backups.dir, target);
+  const left = new Set(records.flatMap((r) => (r.file === target.file && r.seq >= target.seq && r.entry ? [r.entry] : [])));
   for (let attempt = 0; attempt <= 5; attempt++) {
     const snapshot = await readSnapshot(target.file);
     const changedSinceWrite = !untouchedSince(records, target, snapshot.bytes);
@@ -321,7 +340,7 @@ export async function restoreLatestBackup(backups: BackupOptions, client: string
     if (changedSinceWrite && snapshot.bytes !== null) {
       const now = decodeConfigText(snapshot.bytes, target.file);
       const before = previous === null ? null : decodeConfigText(previous, target.file).text;
-      const undone = undo(now.text, before, target);
+      const undone = undo(now.text, before, target, left);
       next = undone.text === now.text ? snapshot.bytes : encodeConfigText(undone.text, now.bom);
       holdsSecret = undone.holdsSecret;
     }

@@ -3,8 +3,10 @@
  * run): Spillway's own change is taken back with the editors Connect uses, so everything else in the file,
  * including what the app or the user added since, stays. What Spillway changed is known from its backup
  * record: its entry ("spillway") was added, updated or removed, and an import with replace took some of
- * the app's servers out. Where taking it back would overwrite something changed since, it refuses.
+ * the app's servers out. Where taking it back would overwrite something changed since, it refuses: another
+ * Spillway's entry (another data folder) included.
  */
+import { createHash } from 'node:crypto';
 import { backupFile, type BackupRecord } from './backup-store.js';
 import { assertOnlyOurChange, canonicalJson, parseDocument, serversIn } from './client-config.js';
 import { isRecord, type ClientDefinition } from './client-definition.js';
@@ -12,7 +14,7 @@ import { RestoreConflictError } from './config-errors.js';
 import { madeBySpillway } from './entry-owner.js';
 import { removeJsoncProperty, setJsoncProperty } from './jsonc-edit.js';
 import { removeTomlTable, setTomlTable } from './toml-edit.js';
-import { SPILLWAY_ENTRY_NAME } from './types.js';
+import { SPILLWAY_ENTRY_NAME, type ServerSpec } from './types.js';
 
 /** The text with server `name` set to `value`, or removed (undefined). */
 function setServer(def: ClientDefinition, text: string, file: string, name: string, value: Record<string, unknown> | undefined): string {
@@ -25,10 +27,27 @@ function setServer(def: ClientDefinition, text: string, file: string, name: stri
 
 const own = (servers: Record<string, unknown>, name: string): unknown => (Object.hasOwn(servers, name) ? servers[name] : undefined);
 
+const digestOf = (entry: unknown) => createHash('sha256').update(canonicalJson(entry)).digest('hex');
+
+/** A digest of Spillway's entry in a file's text (its keys in any order); undefined when the text holds none. */
+export function entryDigest(def: ClientDefinition, text: string, file: string): string | undefined {
+  const entry = own(serversIn(def, parseDocument(def, text, file), file), SPILLWAY_ENTRY_NAME);
+  return entry === undefined ? undefined : digestOf(entry);
+}
+
+/**
+ * Whose "spillway" entry may be taken back: one a write of Spillway left since the change (`left`, their
+ * digests), or one `ours` says was written from this data folder.
+ */
+export interface EntryOwner {
+  left: ReadonlySet<string>;
+  ours?: (spec: ServerSpec) => boolean;
+}
+
 /**
  * `record`'s change undone in `now`, the file's text today; `before` is the text the file had before that
  * change (null: there was no file). RestoreConflictError, with what changed and what to do, when that
- * would overwrite something changed since.
+ * would overwrite something changed since, or a "spillway" entry that is not this Spillway's.
  */
 export function undoChange(
   def: ClientDefinition,
@@ -36,6 +55,7 @@ export function undoChange(
   now: string,
   before: string | null,
   record: BackupRecord,
+  owner: EntryOwner,
 ): { text: string; holdsSecret: boolean } {
   const file = record.file;
   const app = def.displayName;
@@ -74,6 +94,14 @@ export function undoChange(
       throw refuse(
         `${app}'s file ${file} now has a server named “spillway” that Spillway did not add; Restore would overwrite it.`,
         `Rename or remove it in ${app}'s settings, then restore again`,
+      );
+    }
+    if (spec && !owner.left.has(digestOf(present)) && !(owner.ours?.(spec) ?? false)) {
+      throw refuse(
+        `${app}'s file ${file} now has a “spillway” entry that this Spillway did not write: another Spillway (one with another ` +
+          `data folder) connected ${app} since, or the entry was edited. Restore would overwrite it.`,
+        `If that entry should stay, leave the file as it is. To undo this Spillway's change anyway, disconnect ${app} in the ` +
+          `other Spillway (or remove the “spillway” server in ${app}'s settings), then restore again`,
       );
     }
     if (ours !== undefined && !isRecord(ours)) throw byHand();

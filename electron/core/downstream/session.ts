@@ -58,6 +58,9 @@ export interface SessionRouter {
 
 export const LOG_LEVELS: LoggingLevel[] = ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'];
 
+/** Least time an upstream counts as still serving a request the client withdrew (DownstreamSession.withdraw). */
+export const WITHDRAWN_GRACE_MS = 60_000;
+
 export const SPILLWAY_INSTRUCTIONS =
   'Spillway aggregates several MCP servers; tool names are prefixed with their server. Large tool results are ' +
   'kept by Spillway and replaced by a preview with a handle: read more with the tool whose name ends in spillway__read_result ' +
@@ -74,6 +77,12 @@ export class DownstreamSession {
    * upstream each one waits on, and since when (performance.now()), route that upstream's requests back.
    */
   readonly inflight = new Map<string | number, { upstream?: string; since?: number }>();
+  /**
+   * Upstreams this session withdrew a request from (the client cancelled it, or it timed out) and until
+   * when (performance.now()) each may still be working on it: most servers go on after a cancellation,
+   * and what they ask a client meanwhile is this session's, though it no longer waits for the answer.
+   */
+  readonly withdrawn = new Map<string, number>();
   closed = false;
 
   constructor(
@@ -158,6 +167,21 @@ export class DownstreamSession {
     if (!tracked) return;
     tracked.upstream = serverId;
     tracked.since = performance.now();
+  }
+
+  /**
+   * Marks a tracked request's upstream call as withdrawn without an answer (cancelled, or timed out
+   * after `timeoutMs`): it no longer waits on that upstream, which counts as still serving this session
+   * for as long again as the call was allowed, at least WITHDRAWN_GRACE_MS. The upstream's late answer,
+   * if it sends one, is dropped where it arrives (upstream/) and does not end this sooner.
+   */
+  withdraw(requestId: RequestId, timeoutMs: number): void {
+    const tracked = this.inflight.get(requestId);
+    const upstream = tracked?.upstream;
+    if (!tracked || upstream === undefined) return;
+    tracked.upstream = undefined;
+    const until = performance.now() + Math.max(WITHDRAWN_GRACE_MS, timeoutMs);
+    if ((this.withdrawn.get(upstream) ?? 0) < until) this.withdrawn.set(upstream, until);
   }
 
   /** Tracks a request for the duration of its handler. */
