@@ -2,8 +2,9 @@
  * `npm run bench`: every benchmark in one run (not part of `npm test`), then one summary of every figure
  * as a ratio, with the goals of issue 12 and whether this run met them.
  * Knobs: BENCH_CALLS (calls per row and load, default 1000), BENCH_ROUNDS (interleaved rounds, 10),
- * BENCH_WARMUP, BENCH_BIG_ROUNDS (rounds of the 1 MB comparison, 15), BENCH_SETTLE_MS (the wait before a
- * memory reading, 15000), BENCH_ONLY (a comma list of parts: http, bridge, memory, lazy, spill, dispatch, search, toon).
+ * BENCH_WARMUP, BENCH_BIG_ROUNDS (rounds of the 1 MB comparison, 21), BENCH_BIG_WARMUP (its untimed rounds
+ * first, 5), BENCH_SETTLE_MS (the wait before a memory reading, 15000), BENCH_ONLY (a comma list of parts:
+ * http, bridge, memory, lazy, spill, dispatch, search, toon).
  * Quick run: `BENCH_CALLS=200 BENCH_SETTLE_MS=2000 npm run bench`.
  */
 import { rmSync } from 'node:fs';
