@@ -4,7 +4,6 @@
  * decision it relies on lives in a pure module beside it and is tested in Node; this file only connects
  * them to Electron.
  */
-import { tmpdir } from 'node:os';
 import { mkdirSync } from 'node:fs';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
@@ -101,8 +100,8 @@ async function run(dataDir: string): Promise<void> {
     const hub = appHub.hub;
     // The bridge's local socket (Claude Desktop and other stdio clients reach the hub through it).
     socket = await attachSocketEndpoint(hub, {
-      // os.tmpdir(), as the bridge computes it (Electron's 'temp' can differ where TMPDIR is set for one of them).
-      path: socketPathFor({ dataDir, platform, tmpDir: tmpdir(), uid: process.getuid?.() }),
+      // The same path the bridge computes (never under TMPDIR, which differs between the app and a client).
+      path: socketPathFor({ dataDir, platform, uid: process.getuid?.() }),
       platform,
       proveIdentity: appHub.proveIdentity,
       onWarning: (message) => hub.emit({ type: 'log', level: 'warn', message }),

@@ -167,10 +167,16 @@ describe('bridge socket endpoint', () => {
   it('puts the socket of a deep data folder in /tmp whatever the temp folder of the process (hub and bridge agree)', () => {
     const deep = `/Users/ana/${'very-long-folder-name/'.repeat(6)}Spillway`;
     // The desktop app runs with TMPDIR set; a client starts its bridge without it (the SDK passes no TMPDIR).
-    const app = socketPathFor({ dataDir: deep, platform: 'darwin', tmpDir: '/var/folders/xy/T', uid: 501 });
     const bridge = socketPathFor({ dataDir: deep, platform: 'darwin', uid: 501 });
-    expect(app).toBe(bridge);
-    expect(socketPathFor({ dataDir: deep, platform: 'linux', tmpDir: '/run/user/501/tmp', uid: 501 })).toBe(bridge);
+    const before = process.env.TMPDIR;
+    process.env.TMPDIR = '/var/folders/xy/T';
+    try {
+      expect(socketPathFor({ dataDir: deep, platform: 'darwin', uid: 501 })).toBe(bridge);
+    } finally {
+      if (before === undefined) delete process.env.TMPDIR;
+      else process.env.TMPDIR = before;
+    }
+    expect(socketPathFor({ dataDir: deep, platform: 'linux', uid: 501 })).toBe(bridge);
     expect(dirname(bridge)).toBe('/tmp/spillway-501');
   });
 

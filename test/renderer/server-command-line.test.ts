@@ -4,25 +4,10 @@
  * can put the line back for a program path with spaces. Saved whole, the hub looked the line up as one
  * program's name and the card said that "program" could not be found (audit s14, window, item 1).
  */
-import { afterEach, describe, expect, it } from 'vitest';
-import { fireEvent, render, screen, waitFor, within } from '@testing-library/svelte';
-import ServersView from '../../renderer/src/views/ServersView.svelte';
-import { ServersState } from '../../renderer/src/lib/servers.svelte.js';
+import { describe, expect, it } from 'vitest';
+import { fireEvent, screen, waitFor, within } from '@testing-library/svelte';
 import { ServerDraft } from '../../renderer/src/lib/server-draft.svelte.js';
-import { FakeBackend } from './fake-backend.js';
-
-let stop: (() => void) | undefined;
-afterEach(() => stop?.());
-
-async function setup(seed?: (fake: FakeBackend) => void) {
-  const fake = new FakeBackend();
-  seed?.(fake);
-  const servers = new ServersState(fake);
-  stop = servers.start();
-  render(ServersView, { servers });
-  await waitFor(() => expect(servers.loaded).toBe(true));
-  return { fake };
-}
+import { renderServers as setup } from './render-views.js';
 
 const form = () => within(screen.getByRole('form'));
 const command = () => form().getByLabelText('Command') as HTMLInputElement;

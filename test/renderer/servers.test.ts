@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { fireEvent, render, screen, waitFor, within } from '@testing-library/svelte';
 import ServersView from '../../renderer/src/views/ServersView.svelte';
 import { ServersState } from '../../renderer/src/lib/servers.svelte.js';
@@ -6,19 +6,7 @@ import { UNREACHABLE_MESSAGE } from '../../renderer/src/lib/api.js';
 import { parseSnippet } from '../../renderer/src/lib/server-draft.svelte.js';
 import { FakeBackend } from './fake-backend.js';
 import { createAppState } from '../../renderer/src/lib/app-state.js';
-
-let stop: (() => void) | undefined;
-afterEach(() => stop?.());
-
-async function setup(seed?: (fake: FakeBackend) => void) {
-  const fake = new FakeBackend();
-  seed?.(fake);
-  const servers = new ServersState(fake);
-  stop = servers.start();
-  render(ServersView, { servers });
-  await waitFor(() => expect(servers.loaded).toBe(true));
-  return { fake, servers };
-}
+import { renderServers as setup, stopAfterTest } from './render-views.js';
 
 const form = () => within(screen.getByRole('form', { name: 'Add a server' }));
 
@@ -200,7 +188,7 @@ describe('Servers: add form', () => {
     fake.seedServer('files', { type: 'stdio', command: 'node', args: [], env: {}, enabled: true, prefix: true });
     fake.seedServer('notes', { type: 'stdio', command: 'node', args: [], env: {}, enabled: true, prefix: true });
     const app = createAppState(fake, { getItem: () => '1', setItem: () => {} });
-    stop = app.start();
+    stopAfterTest(app.start());
     render(ServersView, { servers: app.servers });
     const files = within(await screen.findByRole('article', { name: 'files' }));
     const notes = within(screen.getByRole('article', { name: 'notes' }));

@@ -2,28 +2,12 @@
  * The Port field: emptying it (to type another port) must not save port 0, which would move Spillway to a
  * random port at the next start without a word. What cannot be a port is said at the field and not sent.
  */
-import { afterEach, describe, expect, it } from 'vitest';
-import { fireEvent, render, screen, waitFor } from '@testing-library/svelte';
-import SettingsView from '../../renderer/src/views/SettingsView.svelte';
-import { SettingsState } from '../../renderer/src/lib/settings.svelte.js';
-import { SpillStorageState } from '../../renderer/src/lib/spill-storage.svelte.js';
-import { PoliciesState } from '../../renderer/src/lib/policies.svelte.js';
-import { FakeBackend } from './fake-backend.js';
-
-let stops: Array<() => void> = [];
-afterEach(() => {
-  for (const stop of stops) stop();
-  stops = [];
-});
+import { describe, expect, it } from 'vitest';
+import { fireEvent, screen, waitFor } from '@testing-library/svelte';
+import { renderSettings } from './render-views.js';
 
 async function setup() {
-  const fake = new FakeBackend();
-  fake.settings = { ...fake.settings, port: 47821 };
-  const settings = new SettingsState(fake);
-  const storage = new SpillStorageState(fake);
-  const policies = new PoliciesState(fake);
-  stops = [settings.start(), storage.start(), policies.start()];
-  render(SettingsView, { settings, storage, policies });
+  const fake = renderSettings((f) => (f.settings = { ...f.settings, port: 47821 }));
   const port = (await screen.findByLabelText('Port (0 picks a free one at every start)')) as HTMLInputElement;
   await waitFor(() => expect(port.value).toBe('47821'));
   return { fake, port };

@@ -1,26 +1,10 @@
 /** Settings changed while an earlier change is still saving: neither the hub nor the form loses one. */
-import { afterEach, describe, expect, it } from 'vitest';
-import { fireEvent, render, screen, waitFor, within } from '@testing-library/svelte';
-import SettingsView from '../../renderer/src/views/SettingsView.svelte';
-import { SettingsState } from '../../renderer/src/lib/settings.svelte.js';
-import { SpillStorageState } from '../../renderer/src/lib/spill-storage.svelte.js';
-import { PoliciesState } from '../../renderer/src/lib/policies.svelte.js';
-import { CompressionState } from '../../renderer/src/lib/compression.svelte.js';
-import { FakeBackend } from './fake-backend.js';
-
-let stops: Array<() => void> = [];
-afterEach(() => {
-  for (const stop of stops) stop();
-  stops = [];
-});
+import { describe, expect, it } from 'vitest';
+import { fireEvent, screen, waitFor, within } from '@testing-library/svelte';
+import { renderSettings } from './render-views.js';
 
 async function setup() {
-  const fake = new FakeBackend();
-  const settings = new SettingsState(fake);
-  const storage = new SpillStorageState(fake);
-  const policies = new PoliciesState(fake);
-  stops = [settings.start(), storage.start(), policies.start()];
-  render(SettingsView, { settings, storage, policies, compression: new CompressionState(fake) });
+  const fake = renderSettings(undefined, { compression: true });
   await screen.findByLabelText('Threshold');
   return fake;
 }

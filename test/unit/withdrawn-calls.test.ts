@@ -6,7 +6,6 @@
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { DownstreamSession, WITHDRAWN_GRACE_MS, type SessionRouter } from '../../electron/core/downstream/session.js';
-import { ClientRequestCount } from '../../electron/core/call/cached-result.js';
 import { UpstreamRequests } from '../../electron/core/call/upstream-requests.js';
 
 /** A router that does nothing: these sessions are never connected. */
@@ -33,7 +32,7 @@ afterEach(() => vi.restoreAllMocks());
 function setup() {
   vi.spyOn(performance, 'now').mockImplementation(() => now);
   const open: DownstreamSession[] = [];
-  const requests = new UpstreamRequests({ sessions: () => open, emit: () => undefined, clientRequests: new ClientRequestCount() });
+  const requests = new UpstreamRequests({ sessions: () => open, emit: () => undefined });
   const session = (id: string) => {
     const s = new DownstreamSession(id, 'http', router, '1');
     open.push(s);

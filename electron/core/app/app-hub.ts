@@ -3,7 +3,7 @@
  * (HTTP + SSE, and the dispatcher the IPC binding uses), and the UI served over HTTP.
  */
 import { existsSync } from 'node:fs';
-import { homedir, tmpdir } from 'node:os';
+import { homedir } from 'node:os';
 import type { ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import type { OsFacts as ClientOsFacts } from '../clients/index.js';
@@ -75,7 +75,7 @@ export function defaultBridgeLaunch(dataDir: string): BridgeLaunch {
  */
 export async function createAppHub(options: AppHubOptions): Promise<AppHub> {
   const socketPath =
-    options.socketPath ?? socketPathFor({ dataDir: options.paths.dataDir, platform: options.platform, tmpDir: tmpdir(), uid: process.getuid?.() });
+    options.socketPath ?? socketPathFor({ dataDir: options.paths.dataDir, platform: options.platform, uid: process.getuid?.() });
   const folder = await claimDataFolder(options.paths, socketPath);
   try {
     return await buildAppHub(options, folder);

@@ -3,7 +3,6 @@
  * (`spillway bridge` connects there), and optionally one MCP session on this process's stdin/stdout
  * (`spillway serve --stdio`).
  */
-import { tmpdir } from 'node:os';
 import { attachSocketEndpoint, socketPathFor, SocketInUseError, type SocketEndpoint } from '../downstream/socket-endpoint.js';
 import type { AppPaths } from '../files/app-paths.js';
 import type { Hub } from '../hub.js';
@@ -40,7 +39,7 @@ export interface RunningHub {
 export async function startHeadless(options: HeadlessOptions): Promise<RunningHub> {
   // Checked before the hub opens a store, even without a socket of its own: a hub answering there serves the folder.
   const socketPath =
-    options.socket || socketPathFor({ dataDir: options.paths.dataDir, platform: options.platform, tmpDir: tmpdir(), uid: process.getuid?.() });
+    options.socket || socketPathFor({ dataDir: options.paths.dataDir, platform: options.platform, uid: process.getuid?.() });
   const app = await startAppHub({ ...options, socketPath });
   const { hub } = app;
   let socket: SocketEndpoint | undefined;

@@ -15,7 +15,7 @@ export function cacheFor(ctx: CallContext, cache: CallCache | undefined, paused:
 /**
  * Result stage: the upstream's result kept under this call's arguments (with what the call cost), and
  * with this call's PII vault: the result's placeholders carry its tag, and only it restores them. Not
- * called for a call during which its upstream sent a client a request (see ClientRequestCount).
+ * called for a call during which its upstream sent a client a request (see UpstreamRequests.sentFrom).
  */
 export function keepInCache(ctx: CallContext, cache: CallCache, result: CallToolResult): void {
   const values = ctx.values!;
@@ -25,28 +25,4 @@ export function keepInCache(ctx: CallContext, cache: CallCache, result: CallTool
     durationMs: elapsedMs(ctx),
     ...(ctx.masking ? { vault: ctx.masking.vault } : {}),
   });
-}
-
-/**
- * Requests each upstream has sent a client (roots/list, sampling/createMessage, elicitation/create),
- * counted by the relay as they arrive. A result the upstream made while asking a client depends on that
- * client's answer (its folders, its model, its user), but the cache key is only server, tool and
- * arguments: cached, alice's roots would be given to bob. The relay sends such requests to the calling
- * client so that no other client sees them, and a cached result would undo that. So a call is not
- * cached when its upstream's count changed while it ran. The count is per upstream, not per call: a
- * request made during another call to the same upstream keeps this one out of the cache too, which costs
- * a cache entry at most and needs no guess about which call a request belongs to.
- */
-export class ClientRequestCount {
-  readonly #counts = new Map<string, number>();
-
-  /** One more request from that upstream to a client. */
-  add(serverId: string): void {
-    this.#counts.set(serverId, this.of(serverId) + 1);
-  }
-
-  /** The requests that upstream has sent a client so far; a call notes it when sent and compares after. */
-  of(serverId: string): number {
-    return this.#counts.get(serverId) ?? 0;
-  }
 }

@@ -21,7 +21,6 @@ import {
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import { LOG_LEVELS, type DownstreamExtra, type DownstreamSession, type SessionRouter } from '../downstream/session.js';
 import type { Upstream, UpstreamRequestKind } from '../upstream/upstream.js';
-import { ClientRequestCount } from './cached-result.js';
 import { UpstreamLogLevel } from './log-level.js';
 import { ProgressRoutes, waitWithProgress } from './progress-routes.js';
 import type { CallOptions, OwnTool, RelayDeps } from './relay-contract.js';
@@ -35,7 +34,6 @@ const SDK_TIMEOUT_CEILING_MS = 24 * 3600_000;
 
 export class Relay implements SessionRouter {
   #progress = new ProgressRoutes();
-  #clientRequests = new ClientRequestCount();
   #toolCalls: ToolCallPipeline;
   #subscriptions: ResourceSubscriptions;
   #upstreamRequests: UpstreamRequests;
@@ -43,13 +41,13 @@ export class Relay implements SessionRouter {
   #ownNames: { tools: OwnTool[]; byName: Map<string, OwnTool> } | undefined;
 
   constructor(private readonly deps: RelayDeps) {
-    this.#toolCalls = new ToolCallPipeline(deps, this.#progress, this.#clientRequests);
+    this.#upstreamRequests = new UpstreamRequests({ sessions: deps.sessions, emit: deps.emit });
+    this.#toolCalls = new ToolCallPipeline(deps, this.#progress, this.#upstreamRequests);
     this.#subscriptions = new ResourceSubscriptions({
       serverFor: (uri) => this.#resourceServer(uri),
       upstream: (serverId) => this.#upstream(serverId),
       emit: deps.emit,
     });
-    this.#upstreamRequests = new UpstreamRequests({ sessions: deps.sessions, emit: deps.emit, clientRequests: this.#clientRequests });
     this.#logLevel = new UpstreamLogLevel({ sessions: deps.sessions, upstreams: deps.upstreams });
   }
 

@@ -18,7 +18,7 @@ import type { Upstream } from '../upstream/upstream.js';
 import { applyPolicyArguments } from './call-arguments.js';
 import { newCallContext, type CallContext, type Masking } from './call-context.js';
 import { asIsReport, cancelledReport, errorReport, reportCall, reportStarted, shapeReport, type CallReport } from './call-report.js';
-import { cacheFor, keepInCache, type ClientRequestCount } from './cached-result.js';
+import { cacheFor, keepInCache } from './cached-result.js';
 import { exceedsClientPipe, guardClientPipe } from './client-pipe-guard.js';
 import { takeCompressionRequest } from './compression-request.js';
 import { CompressionStage } from './compression-stage.js';
@@ -29,6 +29,7 @@ import { refuse } from './refusal.js';
 import type { CallOptions, RelayDeps } from './relay-contract.js';
 import { errorResult, rpcError, unavailableMessage } from './relay-errors.js';
 import { callUpstream, UpstreamFailure, upstreamFailure } from './upstream-call.js';
+import type { UpstreamRequests } from './upstream-requests.js';
 
 export class ToolCallPipeline {
   readonly #pii: PiiMaskers;
@@ -38,7 +39,7 @@ export class ToolCallPipeline {
     private readonly deps: RelayDeps,
     private readonly progress: ProgressRoutes,
     /** Requests upstreams sent a client: a call during which its upstream asked one is not cached. */
-    private readonly clientRequests: ClientRequestCount,
+    private readonly clientRequests: Pick<UpstreamRequests, 'sentFrom'>,
   ) {
     this.#compression = new CompressionStage({ settings: deps.settings, counter: deps.counter, spilled: deps.spilled });
     this.#pii = new PiiMaskers(deps.piiDeadlineMs);
@@ -92,7 +93,7 @@ export class ToolCallPipeline {
 
     // The upstream call, then the result stages. The request is written first (callUpstream sends
     // before its first await): call.started is made while the server works on it.
-    const asksBefore = this.clientRequests.of(ctx.server);
+    const asksBefore = this.clientRequests.sentFrom(ctx.server);
     const calling = callUpstream(ctx, upstream, this.progress, timeoutFor(ctx, upstream, settings));
     try {
       reportStarted(ctx, deps.emit);
@@ -103,8 +104,8 @@ export class ToolCallPipeline {
         result = await deps.shaper.materialize(result);
       }
       // A result made with a client's roots, sampling or elicitation answer is that client's: not cached,
-      // or another client would be given it (ClientRequestCount).
-      if (cache && this.clientRequests.of(ctx.server) === asksBefore) keepInCache(ctx, cache, result);
+      // or another client would be given it (UpstreamRequests.sentFrom).
+      if (cache && this.clientRequests.sentFrom(ctx.server) === asksBefore) keepInCache(ctx, cache, result);
       // The log says why a tool failed, as the upstream said it (before restoring: masked PII stays masked).
       const failure = failureText(result);
       // Restoring comes first on the result path: everything after sees what the client sent.

@@ -27,7 +27,6 @@ import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/proto
 import type { HubEventInput } from '../../../shared/events.js';
 import type { DownstreamSession } from '../downstream/session.js';
 import type { UpstreamRequestKind } from '../upstream/upstream.js';
-import type { ClientRequestCount } from './cached-result.js';
 import { bareMessage, rpcError } from './relay-errors.js';
 
 const RELAYED_REQUEST_TIMEOUT_MS = 10 * 60_000;
@@ -46,13 +45,13 @@ export type Attribution =
 export interface UpstreamRequestsDeps {
   sessions(): Iterable<DownstreamSession>;
   emit(event: HubEventInput): void;
-  /** Counted for every request, answered or not: a call result made meanwhile is not cached. */
-  clientRequests: ClientRequestCount;
 }
 
 export class UpstreamRequests {
   /** Closed sessions with requests in flight or withdrawn lately: what an upstream asks meanwhile may be theirs. */
   #closedWithCalls = new Set<DownstreamSession>();
+  /** Requests each upstream has sent a client so far (see sentFrom). */
+  readonly #sent = new Map<string, number>();
 
   constructor(private readonly deps: UpstreamRequestsDeps) {}
 
@@ -77,6 +76,19 @@ export class UpstreamRequests {
     return { to: 'session', session: found.session, relatedRequestId: found.relatedRequestId };
   }
 
+  /**
+   * The requests (roots/list, sampling/createMessage, elicitation/create) that upstream has sent a client
+   * so far, answered or not. A result the upstream made while asking a client depends on that client's
+   * answer (its folders, its model, its user), but the cache key is only server, tool and arguments:
+   * cached, alice's roots would be given to bob. So a call notes this count when sent and is not cached
+   * when it changed meanwhile. The count is per upstream, not per call: a request made during another call
+   * to the same upstream keeps this one out of the cache too, which costs a cache entry at most and needs
+   * no guess about which call a request belongs to.
+   */
+  sentFrom(serverId: string): number {
+    return this.#sent.get(serverId) ?? 0;
+  }
+
   /** Sends the upstream's request to the session it belongs to and returns the answer, or refuses it (a JSON-RPC error). */
   async route(
     serverId: string,
@@ -85,7 +97,7 @@ export class UpstreamRequests {
     extra: RequestHandlerExtra<never, never>,
   ): Promise<Record<string, unknown>> {
     // Counted first, also when no client can answer: what the upstream made of it is not cached.
-    this.deps.clientRequests.add(serverId);
+    this.#sent.set(serverId, this.sentFrom(serverId) + 1);
     const owner = this.attribute(serverId);
     if (kind === 'roots' && owner.to === 'nobody') {
       const message = `${serverId} asked for roots/list while no app had a request in progress there: answered with no folders`;

@@ -21,12 +21,12 @@ import { policiesOf, withServerPolicies, withoutServer, type Policies, type Serv
 import type { EventLog } from '../log/event-log.js';
 import type { SecretValues } from '../log/secret-values.js';
 import type { PolicyRuntime } from '../policy/policy-runtime.js';
-import { SecretStoreError, type SecretStore } from '../secrets/secret-store.js';
+import type { SecretStore } from '../secrets/secret-store.js';
 import type { SettingsSecrets } from '../secrets/settings-secrets.js';
 import { forgetServerSecrets, forgetUnreferenced, resolveServerSecrets, storeServerSecrets } from '../secrets/server-secret-refs.js';
 import type { SpillStore } from '../spill/spill-store.js';
 import type { UpstreamPool } from '../upstream/upstream-pool.js';
-import { ControlError } from './control-error.js';
+import { ControlError, storeCall } from './control-error.js';
 import { RemovedServers, UNDO_MS, undoRefusal } from './removed-servers.js';
 import { SecretChanges } from './secret-changes.js';
 import { restoreMaskedSecrets } from './server-secrets.js';
@@ -57,16 +57,6 @@ export interface HubControlDeps {
   spill?: Pick<SpillStore, 'cleanup'>;
   /** The event log: a retention changed in Settings deletes the files older than it at once (a failure is said in the log). */
   events?: Pick<EventLog, 'setRetentionDays'>;
-}
-
-/** A store that refuses (a locked keychain, a damaged secrets file) as the control API reports it. */
-async function storeCall<T>(run: () => Promise<T>): Promise<T> {
-  try {
-    return await run();
-  } catch (err) {
-    if (err instanceof SecretStoreError) throw new ControlError('unavailable', err.message, 'config');
-    throw err;
-  }
 }
 
 /**

@@ -118,11 +118,6 @@ export class DownstreamSession {
     return new Date(this.#lastActivityMs).toISOString();
   }
 
-  /** When the client last sent a request (ms since the epoch). */
-  get lastActivityMs(): number {
-    return this.#lastActivityMs;
-  }
-
   /** Whether the client has sent initialize (its capabilities are known). */
   get initialized(): boolean {
     return this.server.getClientCapabilities() !== undefined;

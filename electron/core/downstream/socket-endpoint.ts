@@ -33,9 +33,8 @@ const POSIX_TMP = '/tmp';
  * `/tmp/spillway-<uid>/<hash>.sock`: a folder of this user's own, never the shared temp folder itself
  * (another user could listen there first). Never under TMPDIR: hub and bridge must compute the same path,
  * and their environments differ (a desktop app has TMPDIR set, a client starts its bridge without it).
- * `tmpDir` is ignored; it is kept so callers that still pass it compile.
  */
-export function socketPathFor(options: { dataDir: string; platform: NodeJS.Platform; uid?: number; tmpDir?: string }): string {
+export function socketPathFor(options: { dataDir: string; platform: NodeJS.Platform; uid?: number }): string {
   if (options.platform === 'win32') return `\\\\.\\pipe\\spillway-${dataDirHash(win32.resolve(options.dataDir).toLowerCase())}`;
   const inData = posix.join(options.dataDir, SOCKET_FILE);
   if (Buffer.byteLength(inData) <= MAX_UNIX_SOCKET_PATH) return inData;
