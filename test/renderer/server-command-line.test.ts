@@ -63,6 +63,37 @@ describe('Servers: a command line typed in Command', () => {
     expect(fake.servers.get('tool')?.config).toMatchObject({ command: 'C:\\Program Files\\Tool\\tool-mcp.exe', args: [] });
   });
 
+  it('moves leading NAME=value words to Environment variables (as a shell sets them) and puts them back with the line', async () => {
+    const { fake } = await setup();
+    await fireEvent.click(screen.getByRole('button', { name: 'Add server' }));
+    await type(form().getByLabelText('Name'), 'brave');
+    await type(command(), 'BRAVE_API_KEY=abc123 REGION=eu npx -y @brave/brave-search-mcp-server');
+    expect(command().value).toBe('npx');
+    expect(args().value).toBe('-y\n@brave/brave-search-mcp-server');
+    expect(form().getByRole('status').textContent).toContain('and BRAVE_API_KEY, REGION to Environment variables');
+
+    await fireEvent.click(form().getByRole('button', { name: 'keep it in Command' }));
+    expect(command().value).toBe('BRAVE_API_KEY=abc123 REGION=eu npx -y @brave/brave-search-mcp-server');
+    expect(fake.servers.size).toBe(0);
+    const draft = new ServerDraft();
+    draft.command = 'TOKEN=t1 my-server';
+    expect(draft.splitCommand()).toBe(true);
+    expect(draft.command).toBe('my-server');
+    expect(draft.splitVariables).toEqual(['TOKEN']);
+    expect(draft.env).toEqual([{ key: 'TOKEN', value: 't1', masked: true }]);
+    draft.keepCommandWhole();
+    expect(draft.env).toEqual([]);
+
+    await fireEvent.input(command(), { target: { value: 'BRAVE_API_KEY=abc123 npx -y @brave/brave-search-mcp-server' } });
+    await fireEvent.click(form().getByRole('button', { name: 'Add server' }));
+    await waitFor(() => expect(screen.queryByRole('form')).toBeNull());
+    expect(fake.servers.get('brave')?.config).toMatchObject({
+      command: 'npx',
+      args: ['-y', '@brave/brave-search-mcp-server'],
+      env: { BRAVE_API_KEY: 'abc123' },
+    });
+  });
+
   it('leaves Command alone when Arguments has words, the line is one quoted path, or a quote is not closed', () => {
     const cases: Array<[string, string, string]> = [
       ['node server.js', '--port\n3000', 'node server.js'],

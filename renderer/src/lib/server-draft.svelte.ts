@@ -11,7 +11,7 @@ import {
   type ServerConfig,
   type ServerConfigInput,
 } from '../../../shared/config.js';
-import { splitCommandLine } from './snippet-command.js';
+import { leadingEnv, splitCommandLine } from './snippet-command.js';
 import { parseSnippet, type SnippetPlaceholder, type SnippetServer } from './snippet-parse.js';
 
 export { parseSnippet, type SnippetPlaceholder, type SnippetServer };
@@ -40,6 +40,17 @@ export function looksSecret(key: string): boolean {
 
 function rows(map: Record<string, string> | undefined): PairRow[] {
   return Object.entries(map ?? {}).map(([key, value]) => ({ key, value, masked: looksSecret(key) }));
+}
+
+/** `list` with each of `env`'s variables set: in its row when there is one, else in a new row. */
+function withVariables(list: PairRow[], env: Record<string, string>): PairRow[] {
+  const out = list.filter((row) => row.key.trim() !== '' || row.value !== '');
+  for (const [key, value] of Object.entries(env)) {
+    const row = out.find((r) => r.key.trim() === key);
+    if (row) row.value = value;
+    else out.push({ key, value, masked: looksSecret(key) });
+  }
+  return out;
 }
 
 function toMap(list: PairRow[]): Record<string, string> {
@@ -77,8 +88,11 @@ export class ServerDraft {
   #problem = $state<DraftProblem | undefined>();
   /** Values the pasted snippet held stand-ins for: cleared, and said next to their field until typed. */
   #placeholders = $state<SnippetPlaceholder[]>([]);
-  /** The last command line splitCommand() split: as typed, and the program it kept in Command. */
-  #split = $state<{ typed: string; program: string } | undefined>();
+  /**
+   * The last command line splitCommand() split: as typed, the program it kept in Command, the variables
+   * it moved to the environment, and the rows as they were before (for keepCommandWhole).
+   */
+  #split = $state<{ typed: string; program: string; variables: string[]; envBefore: PairRow[] } | undefined>();
   /** A command with spaces that stays whole: the one loaded for editing, or one the user chose to keep. */
   #wholeCommand: string | undefined;
 
@@ -117,10 +131,16 @@ export class ServerDraft {
     return this.#split && this.command === this.#split.program ? this.#split.typed : undefined;
   }
 
+  /** The variables splitCommand() moved from the typed line to the environment (`API_KEY=… npx …`). */
+  get splitVariables(): string[] {
+    return this.splitFrom === undefined ? [] : this.#split!.variables;
+  }
+
   /**
    * A whole command line typed in Command (`node /srv/index.js`, as READMEs print it) while Arguments
    * is empty: the first word stays as the program, the others go to Arguments, quotes read as a shell
-   * reads them. Without this the whole line is looked up as one program's name. Returns whether it split.
+   * reads them, and leading `NAME=value` words become environment variables (a shell would set them).
+   * Without this the whole line is looked up as one program's name. Returns whether it split.
    */
   splitCommand(): boolean {
     const typed = this.command.trim();
@@ -131,11 +151,15 @@ export class ServerDraft {
     } catch {
       return false; // an unclosed quote: the line stays as typed
     }
-    const [program, ...args] = words;
-    if (program === undefined || args.length === 0) return false;
+    const { env, rest } = leadingEnv(words);
+    const [program, ...args] = rest;
+    const variables = Object.keys(env);
+    if (program === undefined || (args.length === 0 && variables.length === 0)) return false;
+    const envBefore = this.env.map((row) => ({ ...row }));
     this.command = program;
     this.argsText = args.join('\n');
-    this.#split = { typed, program };
+    if (variables.length > 0) this.env = withVariables(this.env, env);
+    this.#split = { typed, program, variables, envBefore };
     return true;
   }
 
@@ -144,6 +168,7 @@ export class ServerDraft {
     if (!this.#split) return;
     this.command = this.#wholeCommand = this.#split.typed;
     this.argsText = '';
+    if (this.#split.variables.length > 0) this.env = this.#split.envBefore;
     this.#split = undefined;
   }
 

@@ -100,7 +100,8 @@ export function programServer(command: string, args: string[], env: Record<strin
 }
 
 /** The server a command line (already split into words) starts, or a lone web address reaches. */
-export function commandServer(words: string[]): { name: string; config: ServerConfigInput } {
+/** The leading `NAME=value` words of a command line (after an optional `env`), and the words after them. */
+export function leadingEnv(words: string[]): { env: Record<string, string>; rest: string[] } {
   const rest = [...words];
   const env: Record<string, string> = {};
   while (rest[0] === 'env' || /^[A-Za-z_][A-Za-z0-9_]*=/.test(rest[0] ?? '')) {
@@ -109,6 +110,11 @@ export function commandServer(words: string[]): { name: string; config: ServerCo
     const eq = word.indexOf('=');
     env[word.slice(0, eq)] = word.slice(eq + 1);
   }
+  return { env, rest };
+}
+
+export function commandServer(words: string[]): { name: string; config: ServerConfigInput } {
+  const { env, rest } = leadingEnv(words);
   const [command, ...args] = rest;
   if (!command) throw new Error('This command line has no program in it: paste the line that starts the server, such as npx -y <package>.');
   const url = args.length === 0 ? webAddress(command) : undefined;
