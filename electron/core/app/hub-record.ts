@@ -5,7 +5,7 @@
  * never come; the event log shows it in the Activity view once the hub runs again. And `hub.lock`, the
  * claim a hub takes on the folder before it opens a store (claimDataFolder).
  */
-import { mkdir, readFile, stat, unlink, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, readFile, stat, unlink, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { defaultConfig } from '../../../shared/config.js';
 import { answers, SocketInUseError } from '../downstream/socket-endpoint.js';
@@ -126,7 +126,8 @@ export interface DataFolderClaim {
  * serves it or is starting on it. Opening them is not harmless: the spill store's start-up cleanup empties
  * spill/.raw and removes result folders its copy of the index does not list yet, which would be the
  * running hub's newest results. So this runs first: the hub proven at the endpoint hub.json names, the
- * bridge socket answering at `socketPath`, then the lock, taken with an exclusive create.
+ * bridge socket answering at `socketPath`, then the lock, taken with an exclusive create. The folder is
+ * made owner-only then (ownerOnly).
  */
 export async function claimDataFolder(paths: AppPaths, socketPath: string): Promise<DataFolderClaim> {
   const current = await readHubRecord(paths.dataDir);
@@ -134,6 +135,7 @@ export async function claimDataFolder(paths: AppPaths, socketPath: string): Prom
   if (await answers(socketPath)) throw new SocketInUseError(socketPath);
   const file = join(paths.dataDir, HUB_LOCK_FILE);
   await mkdir(paths.dataDir, { recursive: true, mode: 0o700 });
+  await ownerOnly(paths);
   for (let attempt = 0; attempt < 3; attempt++) {
     try {
       await writeFile(file, `${process.pid}\n`, { mode: 0o600, flag: 'wx' });
@@ -151,6 +153,23 @@ export async function claimDataFolder(paths: AppPaths, socketPath: string): Prom
     });
   }
   throw new HubStartingError(file, undefined);
+}
+
+/**
+ * Makes the data folder, and the event log's and ledger's folders in it, owner-only (0700): they hold
+ * tool arguments, results and counts. The bridge socket's folder is tightened on its own, but a data
+ * folder with a long path has its socket in /tmp/spillway-<uid>, so this is done here whatever the socket
+ * path. Files made before stay as they were, out of reach of other users behind the folder. Not on Windows,
+ * where chmod sets only the read-only flag (the folder keeps the access list of the user's profile).
+ */
+async function ownerOnly(paths: AppPaths): Promise<void> {
+  if (process.platform === 'win32') return;
+  for (const dir of [paths.dataDir, paths.logDir, paths.ledgerDir]) {
+    await chmod(dir, 0o700).catch((err: NodeJS.ErrnoException) => {
+      // Not made yet (logs/, ledger/: made owner-only then), or another user's folder, whose modes are theirs.
+      if (err.code !== 'ENOENT' && err.code !== 'EPERM') throw err;
+    });
+  }
 }
 
 /**

@@ -20,6 +20,9 @@ export type HandlerMap = { [M in MethodName]?: Handler<M> };
 /** The hub's own methods (the clients service registers its own: clients-handlers.ts). */
 export function hubHandlers(parts: ControlParts): HandlerMap {
   const { control, status, spill } = parts;
+  // Configured secret values a tool echoed in a kept result are masked in what the window shows, as in the
+  // events (log/secret-values.ts); the model's own copy is the tool's output and stays as the server sent it.
+  const masked = (text: string) => parts.events.secrets.mask(text);
   return {
     status: () => status.report(),
     'upstreams.list': () => status.listUpstreams(),
@@ -40,14 +43,14 @@ export function hubHandlers(parts: ControlParts): HandlerMap {
       if ('error' in spill.lookup(req.handle))
         throw new ControlError('not_found', `No spilled result "${req.handle}" (unknown or expired)`, 'handle');
       const p = await spill.preview(req.handle, req.maxTokens);
-      return { entry: spillInfo(p.entry), text: p.text, truncated: p.truncated };
+      return { entry: spillInfo(p.entry), text: masked(p.text), truncated: p.truncated };
     },
     // The same read-back the model gets; its failures (bad regex, line past the end) come back as `invalid`.
     'spill.read': async (req) => {
       if ('error' in spill.lookup(req.handle))
         throw new ControlError('not_found', `No spilled result "${req.handle}" (unknown or expired)`, 'handle');
       const result = await parts.readSpill(req);
-      const text = result.content.flatMap((c) => (c.type === 'text' ? [c.text] : [])).join('\n');
+      const text = masked(result.content.flatMap((c) => (c.type === 'text' ? [c.text] : [])).join('\n'));
       if (result.isError) throw new ControlError('invalid', text, req.op === 'grep' ? 'pattern' : undefined);
       return { text };
     },

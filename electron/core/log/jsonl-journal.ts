@@ -224,7 +224,8 @@ export class JsonlJournal {
       this.active = undefined;
     }
     if (!this.dirReady) {
-      await mkdir(this.dir, { recursive: true });
+      // Owner-only: the event log holds tool arguments, the ledger counts per tool (app/hub-record.ts, ownerOnly).
+      await mkdir(this.dir, { recursive: true, mode: 0o700 });
       this.dirReady = true;
     }
     const existing = (await this.segments()).filter((s) => s.day === day);
@@ -287,11 +288,12 @@ export class JsonlJournal {
 const TAIL_CHUNK = 64 * 1024;
 
 /**
- * Opens a file for appending. If the previous run crashed mid-write, the file ends in a torn line: it is
- * cut back to the last complete line first, so the next line is not glued onto the fragment.
+ * Opens a file for appending (made owner-only when new). If the previous run crashed mid-write, the file
+ * ends in a torn line: it is cut back to the last complete line first, so the next line is not glued onto
+ * the fragment.
  */
 async function openForAppend(path: string): Promise<{ handle: FileHandle; path: string; size: number }> {
-  const handle = await open(path, 'a+');
+  const handle = await open(path, 'a+', 0o600);
   try {
     let size = (await handle.stat()).size;
     if (size > 0) {

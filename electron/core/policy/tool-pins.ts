@@ -101,7 +101,7 @@ export class ToolPins {
     this.#now = options.now ?? Date.now;
     this.#log = options.log ?? (() => {});
     this.#pins = pins;
-    this.#file = new AtomicFile(options.file, () => this.#serialize());
+    this.#file = new AtomicFile(options.file, () => this.#serialize(), { mode: 0o600 });
   }
 
   /**
