@@ -1,5 +1,6 @@
 /** The control methods of upstream sign-in (issue 15): upstreams.signIn, cancelSignIn and signOut. */
 import { SignInRefused, type HubSignIns } from '../hub/hub-sign-ins.js';
+import { NoSignInOffered } from '../oauth/no-sign-in.js';
 import { NeedsClientId } from '../oauth/oauth-sign-ins.js';
 import { ControlError } from './control-error.js';
 import type { HandlerMap } from './control-handlers.js';
@@ -12,7 +13,10 @@ async function mapped<T>(run: () => Promise<T>): Promise<T> {
     if (err instanceof SignInRefused) throw new ControlError(/^No server/.test(err.message) ? 'not_found' : 'invalid', err.message, 'id');
     if (err instanceof ControlError) throw err;
     if (err instanceof NeedsClientId) throw new ControlError('invalid', err.message, 'oauthClientId');
-    throw new ControlError('unavailable', `Signing in could not start: ${err instanceof Error ? err.message : String(err)}`);
+    if (err instanceof NoSignInOffered) throw new ControlError('invalid', err.message);
+    // The SDK words some refusals with the server's error description, which may be missing.
+    const reason = (err instanceof Error ? err.message : String(err)).trim() || 'the server refused it without saying why';
+    throw new ControlError('unavailable', `Signing in could not start: ${reason}`);
   }
 }
 

@@ -11,7 +11,9 @@ import { ownValue } from '../../../shared/records.js';
 import { callbackPage } from '../oauth/callback-page.js';
 import { OAuthSignIns } from '../oauth/oauth-sign-ins.js';
 import type { UpstreamOAuthProvider } from '../oauth/upstream-oauth-provider.js';
+import { resolveServerSecrets } from '../secrets/server-secret-refs.js';
 import type { SecretStore } from '../secrets/secret-store.js';
+import { expandSecretUrl } from '../secrets/url-secrets.js';
 import type { Upstream } from '../upstream/upstream.js';
 
 /** What list reports of a server's sign-in. */
@@ -51,10 +53,14 @@ export class HubSignIns {
       // server drops and reconnects with backoff.
       onAuthServerUnreachable: (id, message) => setImmediate(() => deps.upstreams().get(id)?.reportUnreachable(message)),
       ...(deps.clientMetadataUrl ? { clientMetadataUrl: deps.clientMetadataUrl } : {}),
+      address: (id, url) => this.#address(id, url),
     });
   }
 
-  /** The provider of a configured HTTP or SSE server; none for a connection test's unsaved config (it never signs in or stores anything). */
+  /**
+   * The provider of a configured HTTP or SSE server, by its address as saved (a key in it stays a
+   * reference: see #address); none for a connection test's unsaved config (it never signs in or stores anything).
+   */
   providerFor(id: string, url: string): UpstreamOAuthProvider | undefined {
     const cfg = ownValue(this.deps.servers(), id);
     return cfg && cfg.type !== 'stdio' && cfg.url === url ? this.oauth.providerFor(id, url, cfg.oauthClientId) : undefined;
@@ -69,6 +75,17 @@ export class HubSignIns {
 
   #url(id: string): string {
     return this.#remote(id).url;
+  }
+
+  /**
+   * Where a server saved at `url` is reached: its address with the keys the secret store holds for it put
+   * back (`?api_key=…`, a catalog entry's key in the path), as its transport reaches it.
+   */
+  async #address(id: string, url: string): Promise<string> {
+    const cfg = ownValue(this.deps.servers(), id);
+    if (!cfg || cfg.type === 'stdio' || cfg.url !== url) return url;
+    const resolved = await resolveServerSecrets(this.deps.store, id, cfg);
+    return resolved.type === 'stdio' ? url : expandSecretUrl(resolved.url, resolved.headers).url;
   }
 
   /** A server asked for more scope (403 insufficient_scope): the next sign-in asks for it. */
@@ -134,6 +151,7 @@ export class HubSignIns {
       if (outcome.serverId) this.deps.emit({ type: 'log', level: 'warn', server: outcome.serverId, message: `Sign-in failed: ${outcome.message}` });
       return { status: outcome.status, html: callbackPage(outcome.title, outcome.message) };
     }
+    if (outcome.already) return { status: 200, html: callbackPage('Signed in', 'This sign-in is already finished; you can close this tab.') };
     const up = this.deps.upstreams().get(outcome.serverId);
     if (up && up.status !== 'ready') up.start();
     this.deps.emit({ type: 'log', level: 'info', server: outcome.serverId, message: `Signed in to ${outcome.serverId}` });

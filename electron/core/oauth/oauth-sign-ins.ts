@@ -25,13 +25,20 @@ export interface OAuthSignInsOptions {
   pending?: PendingSignIns;
   /** How long one request to an authorization server may take (default AUTH_SERVER_TIMEOUT_MS; tests shorten it). */
   timeoutMs?: number;
+  /**
+   * The address a server at `serverUrl` (as saved) is reached at, where they differ: a key the address
+   * holds is kept in the secret store and put back here. Without it, the saved address is the one.
+   */
+  address?(serverId: string, serverUrl: string): Promise<string>;
 }
 
 /**
- * What the callback did: signed a server in, or refused (with the page's words). `serverId` is known when
- * the state was one Spillway made; a forged or unknown one names no server.
+ * What the callback did: signed a server in (`already` when this redirect had signed it in before: the
+ * tab was reloaded), or refused (with the page's words). `serverId` is known when the state was one
+ * Spillway made; a forged or unknown one names no server.
  */
-export type CallbackOutcome = { ok: true; serverId: string } | { ok: false; status: number; title: string; message: string; serverId?: string };
+export type CallbackOutcome =
+  { ok: true; serverId: string; already?: true } | { ok: false; status: number; title: string; message: string; serverId?: string };
 
 const NEXT_STEP = "Go back to Spillway's Servers view and press Sign in again.";
 
@@ -113,13 +120,17 @@ export class OAuthSignIns {
   async #signIn(serverId: string, serverUrl: string, clientId?: string): Promise<string> {
     this.#failures.delete(serverId);
     const provider = this.providerFor(serverId, serverUrl, clientId);
+    const address = await this.#address(serverId, serverUrl);
+    // Read afresh: the server may name another sign-in server since it was last read.
+    await provider.invalidateCredentials('discovery');
     await provider.invalidateCredentials('tokens');
     // Refreshing works with any registration; a new authorization needs one for today's callback address.
     if (await provider.registeredElsewhere()) await provider.invalidateCredentials('client');
     let result;
     try {
       const scope = provider.requiredScope ? { scope: provider.requiredScope } : {};
-      result = await provider.signInByUser(() => auth(provider, { serverUrl, fetchFn: this.#fetch, ...scope }));
+      const fetchFn = provider.noSignInRequests(this.#fetch);
+      result = await provider.signInByUser(() => auth(provider, { serverUrl: address, fetchFn, ...scope }));
     } catch (err) {
       // The SDK's words for a server without dynamic client registration (RFC 7591), and no client ID given.
       if (err instanceof Error && /does not support dynamic client registration/.test(err.message))
@@ -128,6 +139,10 @@ export class OAuthSignIns {
     }
     if (result !== 'REDIRECT' || !provider.authorizationUrl) throw new Error('The server signed in without asking the user: press Restart instead.');
     return provider.authorizationUrl;
+  }
+
+  #address(serverId: string, serverUrl: string): Promise<string> {
+    return this.options.address ? this.options.address(serverId, serverUrl) : Promise.resolve(serverUrl);
   }
 
   /** A 403 insufficient_scope from a server (step-up): its provider drops its tokens and remembers the scope. */
@@ -145,8 +160,11 @@ export class OAuthSignIns {
   async #finish(query: URLSearchParams): Promise<CallbackOutcome> {
     const state = query.get('state');
     if (!state) return { ok: false, status: 400, title: 'Sign-in failed', message: `This address is missing its state. ${NEXT_STEP}` };
-    const owner = this.pending.serverOf(state);
+    const known = this.pending.serverOf(state);
     const taken = this.pending.take(state);
+    // A link already used is not told to its server's card or log (a second redirect of one that failed already was).
+    const owner = 'refused' in taken && taken.refused === 'unknown' ? undefined : known;
+    if ('finished' in taken) return { ok: true, serverId: taken.finished, already: true };
     if ('refused' in taken) {
       const message = {
         expired: `This sign-in took too long and expired. ${NEXT_STEP}`,
@@ -182,7 +200,8 @@ export class OAuthSignIns {
     }
     try {
       // What the transport's finishAuth does: exchange the code (with the saved PKCE verifier) for tokens.
-      const result = await auth(entry.provider, { serverUrl: entry.serverUrl, authorizationCode: code, fetchFn: this.#fetch });
+      const address = await this.#address(serverId, entry.serverUrl);
+      const result = await auth(entry.provider, { serverUrl: address, authorizationCode: code, fetchFn: this.#fetch });
       if (result !== 'AUTHORIZED') throw new Error('the server did not issue tokens');
       // Signed out or removed while the code was exchanged: the tokens were dropped, not stored.
       if (entry.provider.retired) throw new Error('this server was signed out or removed meanwhile');
@@ -198,6 +217,7 @@ export class OAuthSignIns {
       };
     }
     await entry.provider.invalidateCredentials('verifier');
+    this.pending.finished(state);
     return { ok: true, serverId };
   }
 

@@ -2,14 +2,19 @@
  * Sign-ins waiting for their browser redirect, keyed by the OAuth `state` sent with each authorization
  * URL: random, single use, and valid for a limited time. The callback finds the server by it; a state
  * that is unknown, used, expired or cancelled is refused (a forged or replayed redirect, or one the user
- * gave up on in Spillway).
+ * gave up on in Spillway). A used state is kept until it expires: the redirect of a sign-in that finished,
+ * sent again (the tab reloaded), is told so rather than asked to sign in again.
  */
 import { randomBytes } from 'node:crypto';
 
 /** How long a sign-in waits for its redirect. */
 export const SIGN_IN_TTL_MS = 10 * 60_000;
 
-export type TakenSignIn = { serverId: string } | { refused: 'unknown' | 'expired' | 'cancelled' | 'replaced' };
+export type TakenSignIn =
+  | { serverId: string }
+  /** Its redirect came before and signed the server in. */
+  | { finished: string }
+  | { refused: 'unknown' | 'expired' | 'cancelled' | 'replaced' };
 
 interface Pending {
   serverId: string;
@@ -17,6 +22,8 @@ interface Pending {
   /** Made for a sign-in the user started (Sign in pressed), not by a connection's own 401. */
   byUser: boolean;
   refused?: 'cancelled' | 'replaced';
+  /** Its redirect came (take); 'finished' once that signed the server in. */
+  used?: 'taken' | 'finished';
 }
 
 export class PendingSignIns {
@@ -44,18 +51,33 @@ export class PendingSignIns {
   waitingForUser(serverId: string): boolean {
     const now = this.now();
     for (const entry of this.#byState.values())
-      if (entry.serverId === serverId && entry.byUser && !entry.refused && entry.expiresAt >= now) return true;
+      if (entry.serverId === serverId && entry.byUser && !entry.refused && !entry.used && entry.expiresAt >= now) return true;
     return false;
   }
 
-  /** The server a state was made for; the state is used up either way. */
+  /** The server a state was made for; the state is used up either way (and kept, marked used, until it expires). */
   take(state: string): TakenSignIn {
     const entry = this.#byState.get(state);
-    this.#byState.delete(state);
     if (!entry) return { refused: 'unknown' };
-    if (entry.expiresAt < this.now()) return { refused: 'expired' };
-    if (entry.refused) return { refused: entry.refused };
+    if (entry.used === 'finished') return { finished: entry.serverId };
+    // Taken, and not (or not yet) signed in: told as a used link.
+    if (entry.used) return { refused: 'unknown' };
+    if (entry.expiresAt < this.now()) {
+      this.#byState.delete(state);
+      return { refused: 'expired' };
+    }
+    if (entry.refused) {
+      this.#byState.delete(state);
+      return { refused: entry.refused };
+    }
+    entry.used = 'taken';
     return { serverId: entry.serverId };
+  }
+
+  /** A taken state whose redirect signed its server in: sent again, it is told so (see take). */
+  finished(state: string): void {
+    const entry = this.#byState.get(state);
+    if (entry?.used) entry.used = 'finished';
   }
 
   /**
@@ -83,16 +105,19 @@ export class PendingSignIns {
     this.#sweep();
     let any = false;
     for (const entry of this.#byState.values())
-      if (entry.serverId === serverId && !entry.refused) {
+      if (entry.serverId === serverId && !entry.refused && !entry.used) {
         entry.refused = why;
         any = true;
       }
     return any;
   }
 
-  /** Entries go a while after they expire: until then a late redirect is told it expired, and for which server. */
+  /**
+   * Entries go a while after they expire: until then a late redirect is told it expired, and for which
+   * server. Used ones go once they expire (until then a reload is told the sign-in finished).
+   */
   #sweep(): void {
     const now = this.now();
-    for (const [state, entry] of this.#byState) if (entry.expiresAt + this.ttlMs < now) this.#byState.delete(state);
+    for (const [state, entry] of this.#byState) if ((entry.used ? entry.expiresAt : entry.expiresAt + this.ttlMs) < now) this.#byState.delete(state);
   }
 }

@@ -6,12 +6,14 @@
  * is kept in memory because tokens() runs for every request. Signed out or removed, a provider is retired:
  * nothing it is handed afterwards is stored.
  */
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { UnauthorizedError, type OAuthClientProvider, type OAuthDiscoveryState } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { SecretStore } from '../secrets/secret-store.js';
 import { AUTH_SERVER_TIMEOUT_MS, AuthServerUnreachable, checkAuthServerEndpoints } from './auth-server-requests.js';
 import { connectionAuthFetch, type RefreshFailure } from './connection-auth-fetch.js';
+import { watchNoSignIn } from './no-sign-in.js';
 import type { PendingSignIns } from './pending-sign-ins.js';
 
 /** The secret store's names for a server's OAuth values. */
@@ -39,6 +41,12 @@ export interface UpstreamOAuthOptions {
 
 const SIGNED_OUT = 'This server was signed out or removed meanwhile: press Sign in to sign in again.';
 
+/**
+ * Set while the SDK's auth runs for a sign-in the user started (signInByUser): read per call, so a
+ * connection's own auth running at the same time, which did not start inside it, is not taken for the user's.
+ */
+const userSignIn = new AsyncLocalStorage<true>();
+
 type Slot = keyof typeof OAUTH_SECRETS;
 
 export class UpstreamOAuthProvider implements OAuthClientProvider {
@@ -52,8 +60,8 @@ export class UpstreamOAuthProvider implements OAuthClientProvider {
   readonly #stop = new AbortController();
   /** Store writes under way (retire() waits for them). */
   readonly #writes = new Set<Promise<void>>();
-  /** How many sign-ins the user started are making their authorization URL now (see signInByUser). */
-  #userSignIns = 0;
+  /** The server refused the registration at its fallback address: it offers no sign-in (see no-sign-in.ts). */
+  #noSignIn = false;
   /** The connection's last refresh failed for a passing reason (see connection-auth-fetch.ts). */
   #refreshFailure: RefreshFailure | undefined;
 
@@ -93,11 +101,13 @@ export class UpstreamOAuthProvider implements OAuthClientProvider {
   async state(): Promise<string> {
     const { serverId, pending } = this.options;
     if (this.retired) throw new UnauthorizedError(SIGNED_OUT);
-    const byUser = this.#userSignIns > 0;
+    const byUser = userSignIn.getStore() === true;
     if (!byUser) {
       const failure = this.#refreshFailure;
       this.#refreshFailure = undefined;
       if (failure && (await this.tokens())?.refresh_token) {
+        // The sign-in server may have moved (the resource metadata names another now): the next try reads it again.
+        this.#discovery = undefined;
         const unreachable = new AuthServerUnreachable(serverId, failure.host, failure.reason);
         this.options.onAuthServerUnreachable?.(serverId, unreachable.message);
         throw unreachable;
@@ -112,13 +122,8 @@ export class UpstreamOAuthProvider implements OAuthClientProvider {
   }
 
   /** Runs the SDK's auth for a sign-in the user started: the state it makes is the user's (see state()). */
-  async signInByUser<T>(run: () => Promise<T>): Promise<T> {
-    this.#userSignIns++;
-    try {
-      return await run();
-    } finally {
-      this.#userSignIns--;
-    }
+  signInByUser<T>(run: () => Promise<T>): Promise<T> {
+    return userSignIn.run(true, run);
   }
 
   /**
@@ -126,12 +131,31 @@ export class UpstreamOAuthProvider implements OAuthClientProvider {
    * retirement, and report how a refresh went (connection-auth-fetch.ts); MCP requests pass as they are.
    */
   authRequests(base: FetchLike): FetchLike {
-    return connectionAuthFetch(base, {
+    return connectionAuthFetch(this.noSignInRequests(base), {
       timeoutMs: this.options.timeoutMs ?? AUTH_SERVER_TIMEOUT_MS,
       stop: this.#stop.signal,
       registrationEndpoint: () => this.#registrationEndpoint(),
       onRefresh: (failure) => {
         this.#refreshFailure = failure;
+      },
+    });
+  }
+
+  /**
+   * `base` that tells a server offering no sign-in (its registration at the fallback address refused) by
+   * NoSignInOffered, and from then on sends none of its sign-in requests, until discovery is read again.
+   */
+  noSignInRequests(base: FetchLike): FetchLike {
+    return watchNoSignIn(base, {
+      fallbackRegistration: () => {
+        const discovery = this.#discovery;
+        const fallback = discovery && !discovery.resourceMetadata && !discovery.authorizationServerMetadata;
+        return fallback ? this.#registrationEndpoint() : undefined;
+      },
+      registrationEndpoint: () => this.#registrationEndpoint(),
+      refused: () => this.#noSignIn,
+      onRefused: () => {
+        this.#noSignIn = true;
       },
     });
   }
@@ -233,7 +257,10 @@ export class UpstreamOAuthProvider implements OAuthClientProvider {
   }
 
   async invalidateCredentials(scope: 'all' | 'client' | 'tokens' | 'verifier' | 'discovery'): Promise<void> {
-    if (scope === 'all' || scope === 'discovery') this.#discovery = undefined;
+    if (scope === 'all' || scope === 'discovery') {
+      this.#discovery = undefined;
+      this.#noSignIn = false;
+    }
     if (scope === 'all' || scope === 'client') await this.#write('client', undefined);
     if (scope === 'all' || scope === 'tokens') await this.#write('tokens', undefined);
     if (scope === 'all' || scope === 'verifier') await this.#write('verifier', undefined);

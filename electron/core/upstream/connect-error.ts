@@ -1,5 +1,6 @@
 /** How a failed connect reads in a server's status: what went wrong, in words that point at the fix. */
 import type { ServerConfig } from '../../../shared/config.js';
+import { NoSignInOffered } from '../oauth/no-sign-in.js';
 import type { ExitStatus } from './stdio-transport.js';
 import { notFoundMessage, UpstreamStartError } from './start-error.js';
 import { stderrSummary } from './stderr-tail.js';
@@ -31,7 +32,8 @@ const CODE_IN_TEXT =
 export function describeConnectError(err: unknown, config: ServerConfig): string {
   const e = err as NodeJS.ErrnoException & { cause?: NodeJS.ErrnoException };
   const msg = e instanceof Error ? e.message : String(err);
-  if (e instanceof UpstreamStartError) return msg;
+  // Its own words already say what to do (and name no address that could hold a key).
+  if (e instanceof UpstreamStartError || e instanceof NoSignInOffered) return msg;
   if (e instanceof ConnectTimeoutError) return timeoutMessage(e, config);
   if (config.type === 'stdio') {
     if ((e?.code ?? e?.cause?.code) === 'ENOENT') return notFoundMessage(config.command);

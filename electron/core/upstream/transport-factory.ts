@@ -26,8 +26,8 @@ export interface TransportFactoryOptions {
   spool?: SpoolTarget;
   /** The config with its secret references replaced by the stored values (issue 15; the hub's secret store). */
   resolveSecrets?: (id: string, config: ServerConfig) => Promise<ServerConfig>;
-  /** The OAuth provider of an HTTP or SSE server (the hub's sign-ins). */
-  authProvider?: (id: string, serverUrl: string) => UpstreamAuthProvider | undefined;
+  /** The OAuth provider of an HTTP or SSE server (the hub's sign-ins), found by its address as saved (a key in it stays a reference). */
+  authProvider?: (id: string, configuredUrl: string) => UpstreamAuthProvider | undefined;
   /** A server answered 403 insufficient_scope (step-up): its tokens go, so the SDK's retry asks the user for the scope. */
   onInsufficientScope?: (id: string, scope: string | undefined) => Promise<void>;
 }
@@ -76,7 +76,9 @@ export function createTransportFactory(options: TransportFactoryOptions) {
     const remote = expandSecretUrl(config.url, config.headers);
     const url = new URL(remote.url);
     const requestInit: RequestInit = { headers: { ...remote.headers } };
-    const authProvider = hasAuthorizationHeader(remote.headers) ? undefined : options.authProvider?.(id, remote.url);
+    // The sign-in goes by the saved address; the expanded one (with its key) is only for the requests.
+    const saved = configured.type === 'stdio' ? config.url : configured.url;
+    const authProvider = hasAuthorizationHeader(remote.headers) ? undefined : options.authProvider?.(id, saved);
     // Loaded on first use: most setups are stdio-only, and startup time counts.
     if (config.type === 'sse') {
       const { SSEClientTransport } = await import('@modelcontextprotocol/sdk/client/sse.js');
