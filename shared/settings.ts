@@ -27,6 +27,18 @@ export const SpillSettingsSchema = z.object({
 /** How a secret setting is shown by settings.get; sent back unchanged in settings.set, it keeps the stored value. */
 export const MASKED_SECRET = '***';
 
+/**
+ * An API key as settings.set takes it: visible ASCII only. A space, line break or invisible character
+ * pasted with the key cannot be sent in an HTTP header, and would fail every request as a network error.
+ */
+const apiKeyText = z
+  .string()
+  .max(1000)
+  .regex(
+    /^[\x21-\x7e]*$/,
+    'The API key holds a space, a line break, an invisible or a non-ASCII character, which cannot be sent: paste the key again without it.',
+  );
+
 /** The OpenAI-compatible endpoint that condenses results of tools whose action is 'compress' (issue 8). */
 export const CompressionSettingsSchema = z.object({
   /** e.g. `https://api.openai.com/v1` or `http://127.0.0.1:11434/v1`; without it (or a model) 'compress' spills. */
@@ -106,7 +118,7 @@ export const SettingsPatchSchema = z
       .object({
         baseUrl: httpUrl.or(z.literal('')).optional(),
         model: z.string().max(200).optional(),
-        apiKey: z.string().max(1000).optional(),
+        apiKey: apiKeyText.optional(),
         timeoutMs: CompressionSettingsSchema.shape.timeoutMs.unwrap().optional(),
         defaultMaxOutputTokens: CompressionSettingsSchema.shape.defaultMaxOutputTokens.unwrap().optional(),
       })

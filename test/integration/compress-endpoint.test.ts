@@ -70,7 +70,7 @@ describe('compressResult against a chat-completions server', () => {
     const out = await compressResult(input(), { client: createChatClient(config()), counter });
     expect(out.ok).toBe(true);
     if (!out.ok) return;
-    const [header, hint, rule, body] = out.text.split('\n');
+    const [header, hint, rule, body, cut] = out.text.split('\n');
     expect(header).toBe(
       `[Compressed: ${proseTokens.toLocaleString('en-US')} → ${out.bodyTokens} tokens, strategy: text, original: spill abcd2345efgh]`,
     );
@@ -80,7 +80,9 @@ describe('compressResult against a chat-completions server', () => {
     expect(rule).toBe('---');
     // The fake answers "[strategy] " + the first max_tokens/4 words of what it was sent.
     expect(body).toBe(`[text] ${prose.split(' ').slice(0, 50).join(' ')}`);
-    expect(out.bodyTokens).toBe(await counter.count(body!));
+    // The fake stops at max_tokens and says so (finish_reason "length"): the summary says it was cut.
+    expect(cut).toBe('… (cut at 200 tokens)');
+    expect(out.bodyTokens).toBe(await counter.count(`${body}\n${cut}`));
     expect(out.tokens).toBe(await counter.count(out.text));
     expect(out).toMatchObject({ strategy: 'text', maxOutputTokens: 200, cached: false });
     expect(out.latencyMs).toBeGreaterThanOrEqual(0);

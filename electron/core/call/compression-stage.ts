@@ -74,6 +74,7 @@ export class CompressionStage {
         originalTokensEstimated: o.tokensUpstream.estimated,
         handle: o.handle,
         readTool: READ_RESULT_TOOL_REFERENCE,
+        ...(ctx.masking?.maskResults && ctx.masking.vault.tag ? { placeholderTag: ctx.masking.vault.tag } : {}),
       },
       { budgetKey: `${ctx.server}\u0000${ctx.tool}`, signal: ctx.signal },
     );

@@ -5,9 +5,10 @@
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { PiiPolicy } from '../../../shared/policy.js';
+import { splitCompressedText } from '../compress/compress-result.js';
 import { PiiPatternError } from '../pii/custom-patterns.js';
 import { createMasker, PII_DEADLINE_MS, type PiiMasker } from '../pii/pii-masker.js';
-import { forEachString, PiiVault, restore } from '../pii/pii-vault.js';
+import { forEachString, mapStrings, PiiVault, restore, restoreText } from '../pii/pii-vault.js';
 import type { CallArguments, CallContext, Masking } from './call-context.js';
 
 /** The compiled maskers of the PII policies in use: a policy object lives as long as its config. */
@@ -124,7 +125,16 @@ export function maskResult(masking: Masking, result: CallToolResult): CallToolRe
   return masking.masker.maskResult(result, masking.vault).masked;
 }
 
-/** With maskResults: what the client gets, the originals back in place of the placeholders. */
+/**
+ * With maskResults: what the client gets, the originals back in place of the placeholders. A compressed
+ * result's summary is restored apart from its header lines: a JSON summary gets its values escaped as JSON
+ * (a backslash or a quote in a value would otherwise change it or break the JSON).
+ */
 export function restoreDelivered(masking: Masking, delivered: CallToolResult): CallToolResult {
-  return restore(delivered, masking.vault);
+  const vault = masking.vault;
+  if (delivered._meta?.['spillway/compressed'] !== true || vault.size === 0) return restore(delivered, vault);
+  return mapStrings(delivered, (text) => {
+    const compressed = splitCompressedText(text);
+    return compressed ? compressed.head + restoreText(compressed.body, vault) : restoreText(text, vault);
+  });
 }

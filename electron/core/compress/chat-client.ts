@@ -56,7 +56,7 @@ export interface ChatClientDeps {
 
 const DEFAULT_TIMEOUT_MS = 30_000;
 /** Replies are a few thousand tokens at most; anything far larger is not a chat completion. */
-const MAX_RESPONSE_CHARS = 8 * 1024 * 1024;
+const MAX_RESPONSE_BYTES = 8 * 1024 * 1024;
 
 /** The chat-completions URL for a base URL, or an error message. */
 export function completionsUrl(baseUrl: string): { url: string } | { error: string } {
@@ -89,6 +89,10 @@ export function createChatClient(config: ChatEndpointConfig, deps: ChatClientDep
     });
     if ('error' in target) return fail('config', target.error);
     if (!config.model.trim()) return fail('config', 'no model is set');
+    // A key hand-edited into the config with a line break or an invisible character: Node would refuse the
+    // header with a message quoting it, and the failure would read as a network error.
+    if (config.apiKey && !/^[\x21-\x7e]+$/.test(config.apiKey))
+      return fail('config', 'the API key holds a space, a line break, an invisible or a non-ASCII character: paste the key again without it');
     if (!Number.isInteger(request.maxTokens) || request.maxTokens < 1)
       return fail('config', `max tokens must be a positive integer, not ${request.maxTokens}`);
 
@@ -100,19 +104,23 @@ export function createChatClient(config: ChatEndpointConfig, deps: ChatClientDep
     const signal = request.signal ? AbortSignal.any([timeout, request.signal]) : timeout;
 
     let status: number;
-    let raw: string;
+    let raw: string | null;
     try {
       const response = await doFetch(target.url, { method: 'POST', headers, body: JSON.stringify(body), signal });
       status = response.status;
-      raw = await response.text();
+      raw = await readLimited(response, MAX_RESPONSE_BYTES);
     } catch (error) {
       if (timeout.aborted) return fail('timeout', `no answer from the model within ${formatMs(timeoutMs)}`);
       if (request.signal?.aborted) return fail('aborted', 'the request was cancelled');
       return fail('network', `cannot reach ${new URL(target.url).host}: ${causeOf(error)}`);
     }
 
-    if (status < 200 || status > 299) return fail('http', `the endpoint answered HTTP ${status}${errorDetail(raw)}`, status);
-    if (raw.length > MAX_RESPONSE_CHARS) return fail('bad_response', `the response is too large (${raw.length} characters)`);
+    if (status < 200 || status > 299) return fail('http', `the endpoint answered HTTP ${status}${raw === null ? '' : errorDetail(raw)}`, status);
+    if (raw === null)
+      return fail(
+        'bad_response',
+        `the response is too large (over ${MAX_RESPONSE_BYTES / 1024 / 1024} MiB), so it is not a chat completion; check that the endpoint URL is an OpenAI-compatible chat API`,
+      );
     let json: unknown;
     try {
       json = JSON.parse(raw);
@@ -132,6 +140,34 @@ export function createChatClient(config: ChatEndpointConfig, deps: ChatClientDep
   }
 
   return { model: config.model, complete };
+}
+
+/**
+ * The response body as text, or null when it is larger than `limit` bytes: a Content-Length over it is
+ * refused before reading, and a body without one is read in pieces and dropped once past it (an endpoint
+ * that never stops sending would otherwise fill the memory until the timeout).
+ */
+async function readLimited(response: Response, limit: number): Promise<string | null> {
+  const declared = Number(response.headers.get('content-length') ?? NaN);
+  if (declared > limit) {
+    await response.body?.cancel().catch(() => undefined);
+    return null;
+  }
+  if (!response.body) return '';
+  const reader = response.body.getReader();
+  const decoder = new TextDecoder();
+  let text = '';
+  let bytes = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) return text + decoder.decode();
+    bytes += value.byteLength;
+    if (bytes > limit) {
+      await reader.cancel().catch(() => undefined);
+      return null;
+    }
+    text += decoder.decode(value, { stream: true });
+  }
 }
 
 interface Completion {

@@ -26,6 +26,12 @@ export interface CompressInput {
   handle: string;
   /** The tool that reads the original back (spillway__read_result), named in the hint under the header. */
   readTool: string;
+  /**
+   * The tag of the vault that masked `text` and `goal` (maskResults: `[EMAIL_1_k3j9x2]`). Each call's
+   * vault has its own random tag, so the cache keys on the texts with it taken out and a cached summary
+   * gets this call's tag back: the same result masked for a second call is answered from the cache.
+   */
+  placeholderTag?: string;
 }
 
 export interface CompressDeps {
@@ -89,21 +95,23 @@ async function compress(input: CompressInput, deps: CompressDeps): Promise<Compr
   const { client, counter, cache, masker } = deps;
   const strategy = input.contentType ?? detectContentType(input.text);
   const maxOutputTokens = Math.max(1, Math.round(input.maxOutputTokens));
-  const key = cache
-    ? CompressionCache.key({
-        text: input.text,
-        strategy,
-        goal: input.goal,
-        customInstructions: input.customInstructions,
-        model: client.model,
-        maxOutputTokens,
-        masked: masker !== undefined,
-      })
-    : null;
+  const tags = tagSwap(input);
+  const key =
+    cache && tags
+      ? CompressionCache.key({
+          text: tags.untag(input.text),
+          strategy,
+          goal: input.goal === undefined ? undefined : tags.untag(input.goal),
+          customInstructions: input.customInstructions,
+          model: client.model,
+          maxOutputTokens,
+          masked: masker !== undefined,
+        })
+      : null;
 
   const hit = key ? cache!.get(key) : undefined;
-  if (hit) {
-    const text = withHeader(input, strategy, hit.bodyTokens, hit.body);
+  if (hit && tags) {
+    const text = withHeader(input, strategy, hit.bodyTokens, tags.retag(hit.body));
     return {
       ok: true,
       text,
@@ -139,9 +147,11 @@ async function compress(input: CompressInput, deps: CompressDeps): Promise<Compr
   if (masking) body = restoreText(body, masking.vault);
   if (body.length === 0) return { ok: false, error: { kind: 'empty', message: 'the model answered with no text' } };
   let bodyTokens = await counter.count(body);
-  // Models mostly honour max_tokens; one that does not must not blow the budget the policy set.
-  if (bodyTokens > maxOutputTokens) {
-    body = `${await counter.truncateToTokens(body, maxOutputTokens)}\n… (cut at ${formatCount(maxOutputTokens)} tokens)`;
+  // Models mostly honour max_tokens; one that does not must not blow the budget the policy set. One that
+  // stopped at it (finish_reason "length") left its summary unfinished: the reader is told either way.
+  const over = bodyTokens > maxOutputTokens;
+  if (over || answer.finishReason === 'length') {
+    body = `${over ? await counter.truncateToTokens(body, maxOutputTokens) : body}\n… (cut at ${formatCount(maxOutputTokens)} tokens)`;
     bodyTokens = await counter.count(body);
   }
   if (bodyTokens >= input.originalTokens) {
@@ -153,7 +163,7 @@ async function compress(input: CompressInput, deps: CompressDeps): Promise<Compr
       },
     };
   }
-  if (key) cache!.set(key, { body, bodyTokens });
+  if (key && tags) cache!.set(key, { body: tags.untag(body), bodyTokens });
   const text = withHeader(input, strategy, bodyTokens, body);
   return {
     ok: true,
@@ -168,6 +178,22 @@ async function compress(input: CompressInput, deps: CompressDeps): Promise<Compr
   };
 }
 
+/** Stands for a call's vault tag in what the cache keys on and keeps: a tag is letters and digits only. */
+const ANY_TAG = '_*]';
+
+/**
+ * Taking this call's placeholder tag out of a text (`[EMAIL_1_k3j9x2]` → `[EMAIL_1_*]`) and putting it
+ * back; the same text both ways without a tag. Null when the texts already hold the stand-in (they would
+ * not read back one way): such a call is not cached.
+ */
+function tagSwap(input: CompressInput): { untag: (text: string) => string; retag: (text: string) => string } | null {
+  const tag = input.placeholderTag;
+  if (!tag) return { untag: (text) => text, retag: (text) => text };
+  if (input.text.includes(ANY_TAG) || input.goal?.includes(ANY_TAG)) return null;
+  const own = `_${tag}]`;
+  return { untag: (text) => text.split(own).join(ANY_TAG), retag: (text) => text.split(ANY_TAG).join(own) };
+}
+
 /** `[Compressed: 14,246 → 283 tokens, strategy: json, original: spill abcd2345efgh]` */
 export function compressionHeader(
   originalTokens: number,
@@ -179,10 +205,25 @@ export function compressionHeader(
   return `[Compressed: ${estimated ? '~' : ''}${formatCount(originalTokens)} → ${formatCount(bodyTokens)} tokens, strategy: ${strategy}, original: spill ${handle}]`;
 }
 
+/** Between the header lines of a compressed result and the summary. */
+const BODY_SEPARATOR = '\n---\n';
+
 function withHeader(input: CompressInput, strategy: CompressContentType, bodyTokens: number, body: string): string {
   const header = compressionHeader(input.originalTokens, bodyTokens, strategy, input.handle, input.originalTokensEstimated);
   const hint = `Summary by a model; the full original is kept. Read it with ${input.readTool}, e.g. {"handle":"${input.handle}","op":"grep","pattern":"<regex>"}.`;
-  return `${header}\n${hint}\n---\n${body}`;
+  return `${header}\n${hint}${BODY_SEPARATOR}${body}`;
+}
+
+/**
+ * The header lines and the summary of a compressed result's text (as `compressResult` writes it), or null
+ * for any other text. The summary alone may be JSON; with the header in front the whole text is not.
+ */
+export function splitCompressedText(text: string): { head: string; body: string } | null {
+  if (!text.startsWith('[Compressed: ')) return null;
+  const at = text.indexOf(BODY_SEPARATOR);
+  if (at === -1) return null;
+  const split = at + BODY_SEPARATOR.length;
+  return { head: text.slice(0, split), body: text.slice(split) };
 }
 
 /** Some models wrap the whole answer in a ``` fence despite being asked not to. */

@@ -5,7 +5,10 @@
  * line break then an address, not the word `nalice`. Custom patterns read the strings' quotes as line
  * breaks, so `.*` or `^…$` (flag m) stop at the end of a string (and the text as it is too, for a pattern
  * written with the quotes). A match then only replaces what lies inside strings and number tokens, never
- * a quote, comma or brace, so the masked text is still valid JSON.
+ * a quote, comma or brace, so the masked text is still valid JSON. In the view an escape reads as spaces
+ * then its character, which a pattern written for the value (`CORP\\\w+` for `CORP\tom`, `José` for
+ * `Jos\u00e9`) does not match: custom patterns also read each string that holds an escape decoded, as
+ * the arguments' strings are read, and a match there covers the escapes its characters came from.
  *
  * In other text a backslash may start an escape (JSON lines cut off at the end, a log that quotes JSON)
  * or be part of a Windows path (`C:\new`). The view there keeps every backslash and reads the letter of
@@ -33,6 +36,7 @@ export class TextLayout {
   #escaped: { view: string; escapes: number[] } | undefined;
   #strings: number[] | undefined;
   #lines: string | undefined;
+  #decoded: Array<{ value: string; offsets: number[] }> | undefined;
 
   constructor(readonly text: string) {}
 
@@ -52,6 +56,25 @@ export class TextLayout {
   /** What custom patterns read: the view, with each JSON string's quotes read as line breaks. */
   get lineView(): string {
     return (this.#lines ??= this.json ? quotesAsLineBreaks(this.view, this.#stringSpans()) : this.view);
+  }
+
+  /**
+   * Each string of a JSON text that holds an escape, decoded, with where its characters lie in the text:
+   * `offsets[i]` is where the escape or character that reads as `value[i]` starts, and
+   * `offsets[value.length]` is the end of the string's content. Empty for any other text.
+   */
+  get escapedStrings(): ReadonlyArray<{ value: string; offsets: readonly number[] }> {
+    if (this.#decoded) return this.#decoded;
+    if (!this.json || !this.text.includes('\\')) return (this.#decoded = []);
+    const strings = this.#stringSpans();
+    const decoded: Array<{ value: string; offsets: number[] }> = [];
+    for (let i = 0; i < strings.length; i += 2) {
+      const start = strings[i]!;
+      const end = strings[i + 1]!;
+      const first = this.text.indexOf('\\', start);
+      if (first !== -1 && first < end) decoded.push(decodeString(this.text, start, end));
+    }
+    return (this.#decoded = decoded);
   }
 
   /**
@@ -130,6 +153,29 @@ function readEscapes(text: string): { view: string; escapes: number[] } {
     at = end;
   }
   return { view: view + text.slice(at), escapes };
+}
+
+/** The content of a JSON string, `text[start, end)`, decoded, with where each character came from. */
+function decodeString(text: string, start: number, end: number): { value: string; offsets: number[] } {
+  let value = '';
+  const offsets: number[] = [];
+  for (let at = start; at < end;) {
+    offsets.push(at);
+    if (text[at] !== '\\') {
+      value += text[at++];
+      continue;
+    }
+    const letter = text[at + 1]!;
+    if (letter === 'u') {
+      value += String.fromCharCode(parseInt(text.slice(at + 2, at + 6), 16));
+      at += 6;
+    } else {
+      value += ESCAPED[letter] ?? letter;
+      at += 2;
+    }
+  }
+  offsets.push(end);
+  return { value, offsets };
 }
 
 const HEX4 = /^[0-9a-fA-F]{4}$/;

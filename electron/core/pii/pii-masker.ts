@@ -87,10 +87,13 @@ export function createMasker(options: PiiMaskerOptions = {}): PiiMasker {
     detectors.forEach((d, rank) => {
       running = d;
       const found = d.detect(d.custom ? layout.lineView : layout.view, context);
+      // A custom pattern reads each JSON string with an escape decoded too (json-text.ts says why); where
+      // both readings match, the pieces overlap and the masked span covers both.
+      if (d.custom) for (const s of layout.escapedStrings) found.push(...decodedMatches(d.detect(s.value, context), s.offsets));
       // A custom pattern written for the text itself (`"account":\s*"\w+"` with the JSON's quotes, or
       // `Users\\nancy` with a backslash) may match only there: it reads the text as it is too, and such
       // a match counts where the pattern found nothing on the line reading.
-      if (d.custom && layout.lineView !== layout.text) found.push(...apart(d.detect(layout.text, context), found));
+      if (d.custom && layout.lineView !== layout.text) found.push(...apart(d.detect(layout.text, context), inOrder(found)));
       for (const m of found) candidates.push({ ...m, rank });
     });
     running = undefined;
@@ -179,6 +182,16 @@ export function createMasker(options: PiiMaskerOptions = {}): PiiMasker {
     if (structuredContent !== undefined) masked.structuredContent = mapStrings(structuredContent, (text, key) => maskString(text, vault, { key }));
     return { masked: masked as T, vault };
   }
+}
+
+/** Matches found in a decoded JSON string, placed in the text by the string's `offsets`. */
+function decodedMatches(matches: readonly PiiMatch[], offsets: readonly number[]): PiiMatch[] {
+  return matches.map(({ start, end, label }) => ({ start: offsets[start]!, end: offsets[end]!, label }));
+}
+
+/** `matches` sorted in text order (in place). */
+function inOrder(matches: PiiMatch[]): PiiMatch[] {
+  return matches.sort((a, b) => a.start - b.start || a.end - b.end);
 }
 
 /**
