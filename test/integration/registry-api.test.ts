@@ -221,7 +221,12 @@ describe('registry.add', () => {
       package: 0,
       values: { 'var:enabled': 'maybe' },
     });
-    expect(bad).toEqual({ ok: false, code: 'invalid', message: 'enabled: must be true or false', field: 'values.var:enabled' });
+    expect(bad).toEqual({
+      ok: false,
+      code: 'invalid',
+      message: 'ENABLE_TF_OPERATIONS (enabled): must be true or false',
+      field: 'values.var:enabled',
+    });
     const missing = await dispatcher.dispatch('registry.add', { name: 'io.github.domdomegg/time-mcp-nuget', package: 0, values: {} });
     expect(missing).toMatchObject({
       ok: false,

@@ -115,7 +115,7 @@ describe('npm packages installed into the data folder', () => {
     expect(detail.value!.options[0].installed).toEqual([{ id: 'airtable-mcp-server', version: '1.7.3' }]);
   }, 120_000);
 
-  it('Update: the newer version is installed, the server switched to it, the old folder removed', async () => {
+  it('Update: the newer version is installed, the server switched to it, the old folder kept until the next start', async () => {
     await setNpmFixture({ newer: true });
     const before = await api('registry.installed', { id: 'airtable-mcp-server' });
     expect(before.value).toMatchObject({ version: '1.7.3', latest: '1.7.4', updateAvailable: true });
@@ -131,7 +131,10 @@ describe('npm packages installed into the data folder', () => {
       ok: true,
       value: { id: 'airtable-mcp-server', name: 'airtable-mcp-server', version: '1.7.4', previous: '1.7.3', updated: true },
     });
-    expect((await readdir(packages())).filter((n) => !n.startsWith('.npm-cache'))).toEqual(['airtable-mcp-server@1.7.4']);
+    expect((await readdir(packages())).filter((n) => !n.startsWith('.npm-cache'))).toEqual([
+      'airtable-mcp-server@1.7.3',
+      'airtable-mcp-server@1.7.4',
+    ]);
     expect(app.hub.config.servers['airtable-mcp-server']).toMatchObject({
       args: [join(packages(), 'airtable-mcp-server@1.7.4', 'node_modules', 'airtable-mcp-server', 'dist', 'index.js')],
     });

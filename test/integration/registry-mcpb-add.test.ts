@@ -7,7 +7,7 @@
  * interrupted install is cleaned at start. A bundle's own settings (user_config) are fields of its form,
  * which downloads the bundle to read them: a required sensitive one and a bounded number are checked,
  * reach the server (its stderr, masked where secret) and the secret stays out of config.json. Update
- * switches a bundle to the registry's newer one and removes the old folder. At the next start, the bundles no
+ * switches a bundle to the registry's newer one; the old folder stays until the next start. At the next start, the bundles no
  * server uses (one downloaded for a form never sent, a removed server's) are gone, a disabled server's stays. A remote entry becomes an HTTP (or SSE) upstream, and one that answers 401 (the OAuth fixture)
  * ends in needs-sign-in.
  */
@@ -276,7 +276,7 @@ describe('Update for bundles', () => {
     expect(r.value).toEqual({ name, version: '1.0.0', latest: '1.0.0', updateAvailable: false });
   });
 
-  it('installs the newer bundle, switches the server to it and removes the old folder', async () => {
+  it('installs the newer bundle, switches the server to it and keeps the old folder until the next start', async () => {
     const newer = bundleEntry('fixture-bundle', 'fixture-1.1.mcpb', sha256(files.get('fixture-1.1.mcpb')!));
     newer.server.version = '1.1.0';
     newer.server.packages[0].version = '1.1.0';
@@ -297,7 +297,7 @@ describe('Update for bundles', () => {
     await ready;
     const folder = join(bundles(), `${NS}+fixture-bundle@1.1.0`);
     expect((await configOnDisk()).servers['fixture-bundle']).toMatchObject({ args: [join(folder, 'server', 'index.mjs')] });
-    expect(existsSync(join(bundles(), `${NS}+fixture-bundle@1.0.0`))).toBe(false);
+    expect(existsSync(join(bundles(), `${NS}+fixture-bundle@1.0.0`))).toBe(true);
     // The stored variable that held the old folder's path now holds the new one's.
     expect(await app.hub.secretStore.get('fixture-bundle', 'env:FIXTURE_DATA')).toBe(join(folder, 'data'));
     expect((await api('registry.installed', { id: 'fixture-bundle' })).value).toMatchObject({ version: '1.1.0', updateAvailable: false });
@@ -336,10 +336,12 @@ describe('bundles no server uses, at the next start', () => {
 
     await app.hub.stop();
     app = await startRegistryHub({ dir: work, registryUrl: base });
-    const removed = (e: HubEvent) => e.type === 'log' && e.message.startsWith('Removed 2 downloaded server packages no server uses');
+    const removed = (e: HubEvent) => e.type === 'log' && e.message.startsWith('Removed 3 downloaded server packages no server uses');
     if (!app.hub.events.recent().some(removed)) await nextEvent(removed, 'the removal logged');
     expect(existsSync(folder('form-only'))).toBe(false);
     expect(existsSync(folder('key-in-args'))).toBe(false);
+    // The version the update replaced went at this start too.
+    expect(existsSync(folder('fixture-bundle'))).toBe(false);
     expect(existsSync(join(folder('needs-key'), 'manifest.json'))).toBe(true);
     expect(existsSync(join(folder('fixture-bundle', '1.1.0'), 'manifest.json'))).toBe(true);
     // Servers start on first use after a restart: started here, it still runs from its kept folder.

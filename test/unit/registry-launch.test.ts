@@ -130,7 +130,9 @@ describe('OCI entries', () => {
       env: { TFE_TOKEN: 'tfe-SECRET-token' },
     });
     expect(plan.summary).not.toContain('tfe-SECRET-token');
-    expect(fill(oci, { 'var:enabled': 'yes' }).inputs.problems).toEqual([{ key: 'var:enabled', message: 'enabled: must be true or false' }]);
+    expect(fill(oci, { 'var:enabled': 'yes' }).inputs.problems).toEqual([
+      { key: 'var:enabled', message: 'ENABLE_TF_OPERATIONS (enabled): must be true or false' },
+    ]);
   });
 
   it('terraform 0.3.2: runtime arguments that hold run and the image are not doubled; env set by -e is not asked twice', () => {

@@ -69,7 +69,7 @@ export function bundleUpdateHandlers(deps: BundleUpdateDeps) {
       }
     },
 
-    async update(id: string, { config, ref, bundles }: UpstreamBundle) {
+    async update(id: string, { ref, bundles }: UpstreamBundle) {
       if (!deps.updateUpstream) throw new ControlError('unavailable', 'This hub cannot update servers');
       let next;
       try {
@@ -101,8 +101,8 @@ export function bundleUpdateHandlers(deps: BundleUpdateDeps) {
         if (err instanceof BundleRefusal || err instanceof BundleError) throw new ControlError('invalid', err.message, 'id');
         throw err;
       }
-      // Another server added from the same bundle may still run the old folder: it stays until none does.
-      await bundles.removeIfUnused(ref.dir, Object.values(deps.upstreamConfigs?.() ?? { [id]: config }));
+      // The old version's folder stays until the next start, which removes it when no server runs it (as for
+      // npm packages, see registry-handlers.ts): the process it ran may still be stopping.
       return { id, name: ref.name, version: next.version, previous: ref.version, updated: true };
     },
   };

@@ -266,7 +266,7 @@ export function registryHandlers(deps: RegistryHandlerDeps): HandlerMap {
     'registry.update': async (req) => {
       const bundle = bundleOf(req.id);
       if (bundle) return bundleHandlers.update(req.id, bundle);
-      const { config, ref, npm } = installedOf(req.id);
+      const { ref, npm } = installedOf(req.id);
       if (!deps.updateUpstream) throw new ControlError('unavailable', 'This hub cannot update servers');
       let installed;
       try {
@@ -286,8 +286,8 @@ export function registryHandlers(deps: RegistryHandlerDeps): HandlerMap {
           return { ...current, args: [script, ...current.args.slice(1)] };
         },
       });
-      // Another server added from the same package may still run the old version: it stays until none does.
-      await npm.removeIfUnused(ref.folder, Object.values(deps.upstreamConfigs?.() ?? { [req.id]: config }));
+      // The old version's folder stays until the next start, which removes it when no server runs it
+      // (removeUnusedAtStart), as the README says: the process it ran may still be stopping.
       return { id: req.id, name: ref.name, version: installed.version, previous: ref.version, updated: true };
     },
   };

@@ -2,7 +2,9 @@
  * Searching the catalog by words. The MCP Registry's `search` is one case-insensitive substring of the
  * server's name only (`server_name ILIKE '%…%'`), so a title as the list shows it ("Redis MCP Server")
  * finds nothing there. The registry is asked for the one most telling word, and what comes back is kept
- * when every word appears in its name, title or description, best matches first.
+ * when every word appears in its name, title or description, best matches first. Of the name, only the
+ * words that tell the server apart count: the part after `/` and the owner (`hashicorp` of
+ * `io.github.hashicorp/…`), not the hosting words every name there holds (`io.github`).
  */
 import type { ServerResponse } from './server-json.js';
 
@@ -36,8 +38,19 @@ function required(words: readonly string[]): readonly string[] {
  * query has others: "Memory MCP server" finds the server-memory entry, whose text never says "mcp".
  */
 export function matchesWords(server: Searched, words: readonly string[]): boolean {
-  const text = `${server.name}\n${server.title ?? ''}\n${server.description}`.toLowerCase();
+  const text = `${ownName(server.name)}\n${server.title ?? ''}\n${server.description}`.toLowerCase();
   return required(words).every((w) => text.includes(w));
+}
+
+/**
+ * The words of a name that are its own: the namespace's last part (the owner or company: `hashicorp` of
+ * `io.github.hashicorp`, `neon` of `com.neon`) and the part after `/`. "github" would otherwise find
+ * every server published under a GitHub account.
+ */
+function ownName(name: string): string {
+  const slash = name.indexOf('/');
+  if (slash < 0) return name;
+  return `${name.slice(0, slash).split('.').pop() ?? ''}/${name.slice(slash + 1)}`;
 }
 
 /** How well a server matches: the title or name said in full, then every word in them, then the description needed. */
@@ -46,7 +59,7 @@ function rank(server: Searched, words: readonly string[]): number {
   const title = (server.title ?? '').toLowerCase();
   const name = server.name.toLowerCase();
   if (title === phrase || name.split('/').pop() === words.join('-')) return 3;
-  const named = `${name}\n${title}`;
+  const named = `${ownName(name)}\n${title}`;
   if (required(words).every((w) => named.includes(w))) return 2;
   return 1;
 }

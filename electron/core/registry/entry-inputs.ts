@@ -59,16 +59,18 @@ export class EntryInputs {
   /**
    * A fixed value with its `{name}` variables filled in (a name it does not declare stays as written, as
    * the schema says). Undefined when it has variables and every one of them was left empty: the whole
-   * argument, variable or header is then left out rather than sent half-made.
+   * argument, variable or header is then left out rather than sent half-made. A variable the entry does
+   * not describe takes the description of what holds it (terraform's `-e TFE_TOKEN={token}` says what
+   * the token is) and is labelled with its place: "TFE_TOKEN (token)".
    */
-  template(value: string, variables: InputWithVariables['variables'], group: Group): string | undefined {
+  template(value: string, variables: InputWithVariables['variables'], group: Group, holder: Holder = {}): string | undefined {
     let used = 0;
     let filled = 0;
-    const text = value.replace(VARIABLE, (whole, name: string) => {
+    const text = value.replace(VARIABLE, (whole, name: string, at: number) => {
       const variable = variables && Object.hasOwn(variables, name) ? variables[name] : undefined;
       if (!variable) return whole;
       used++;
-      const got = this.ask(`var:${name}`, name, variable, group)[0];
+      const got = this.ask(`var:${name}`, ...described(name, variable, value.slice(0, at), holder), group)[0];
       if (got !== undefined) filled++;
       return got ?? '';
     });
@@ -78,7 +80,7 @@ export class EntryInputs {
   /** An environment variable or header: its value, or undefined when it is left out. */
   keyValue(kind: 'env' | 'header', item: KeyValueInput): string | undefined {
     const group: Group = kind === 'env' ? 'environment' : 'headers';
-    if (item.value !== undefined) return this.template(item.value, item.variables, group);
+    if (item.value !== undefined) return this.template(item.value, item.variables, group, { place: item.name, description: item.description });
     return this.ask(`${kind}:${item.name}`, item.name, item, group)[0];
   }
 
@@ -89,15 +91,15 @@ export class EntryInputs {
       const key = `arg:${where}:${i}`;
       if (arg.type === 'positional') {
         if (arg.value !== undefined) {
-          const text = this.template(arg.value, arg.variables, 'arguments');
+          const text = this.template(arg.value, arg.variables, 'arguments', { place: arg.valueHint, description: arg.description });
           if (text !== undefined) argv.push(text);
         } else {
-          argv.push(...this.ask(key, arg.valueHint ?? `argument ${i + 1}`, arg, 'arguments', arg.isRepeated));
+          argv.push(...this.ask(key, arg.valueHint ?? `argument ${i + 1}`, hintAsDefault(arg), 'arguments', arg.isRepeated));
         }
         return;
       }
       if (arg.value !== undefined) {
-        const text = this.template(arg.value, arg.variables, 'arguments');
+        const text = this.template(arg.value, arg.variables, 'arguments', { place: arg.name, description: arg.description });
         if (text !== undefined) argv.push(arg.name, text);
       } else if (asksForValue(arg)) {
         for (const value of this.ask(key, arg.name, arg, 'arguments', arg.isRepeated)) argv.push(arg.name, value);
@@ -107,6 +109,35 @@ export class EntryInputs {
     });
     return argv;
   }
+}
+
+/** What holds a `{variable}`: its name or hint, and its description. */
+interface Holder {
+  place?: string;
+  description?: string;
+}
+
+/**
+ * A variable's label and input: as declared when it has a description, else with its holder's (if any)
+ * and labelled with its place: the name before the `=` just ahead of it (`TFE_TOKEN` of
+ * `TFE_TOKEN={token}`), else the holder's name (a header's, a flag's).
+ */
+function described(name: string, variable: Input, before: string, holder: Holder): [string, Input] {
+  if (variable.description) return [name, variable];
+  const place = /([A-Za-z_][A-Za-z0-9_.-]*)=$/.exec(before)?.[1] ?? holder.place;
+  const label = place && place.toLowerCase() !== name.toLowerCase() ? `${place} (${name})` : name;
+  return [label, holder.description ? { ...variable, description: holder.description } : variable];
+}
+
+/**
+ * A positional argument that says nothing but its hint (Scrapling's `{"valueHint": "mcp"}`) is, in
+ * practice, that word: a subcommand the server needs. The hint is filled in as its default and the
+ * field says so; one that is required, described, or has a default or choices is asked as declared.
+ */
+function hintAsDefault(arg: Extract<Argument, { type: 'positional' }>): Input {
+  if (arg.valueHint === undefined || arg.isRequired || arg.description || arg.default !== undefined || arg.choices?.length) return arg;
+  const description = `The entry names this argument "${arg.valueHint}" and says nothing more, so it is filled in with that word. Leave it as it is unless the server's documentation says otherwise.`;
+  return { ...arg, default: arg.valueHint, description };
 }
 
 /**

@@ -4,6 +4,7 @@
  * cannot be reached.
  */
 import type { RegistryServer } from '../../../shared/api-registry.js';
+import { cursorPlace, cutAnswer, MOST_PER_PAGE, onePerName, placeCursor } from './catalog-pages.js';
 import { findByWords, matchesWords, registryWord, searchWords } from './catalog-search.js';
 import { CURATED_AT, curatedEntry, searchCurated } from './curated-servers.js';
 import { keptWhen, RegistryCache } from './registry-cache.js';
@@ -12,8 +13,6 @@ import { officialMeta, parseServerList, ServerResponseSchema, type ServerList, t
 
 /** The official registry's page size when none is asked for. */
 const REGISTRY_PAGE = 30;
-/** Reading the whole list for words: the most a registry page may hold (its `limit` allows 1–100), unless a page size is set. */
-const SCAN_PAGE = 100;
 /** Registry pages one search (or one More) reads at most before it answers with what it found (each way of reading). */
 const PAGES_PER_SEARCH = 5;
 /** Marks a cursor into the unsearched list (registry names never start with `~`). */
@@ -109,18 +108,18 @@ export class RegistryCatalog {
     let scanning = cursor?.startsWith(SCAN) === true;
     let next = scanning ? cursor!.slice(SCAN.length) || undefined : cursor;
     const wanted = this.options.pageSize ?? REGISTRY_PAGE;
-    const found: ServerResponse[] = [];
+    let found: ServerResponse[] = [];
     let skipped = 0;
     let cached: CachedNotice | undefined;
     for (let left = PAGES_PER_SEARCH; left > 0; left--) {
       const page = await this.#listPage(
         scanning
-          ? { cursor: next, limit: this.options.pageSize ?? SCAN_PAGE }
+          ? { cursor: next, limit: this.options.pageSize ?? MOST_PER_PAGE }
           : { search: registryWord(words), cursor: next, limit: this.options.pageSize },
       );
       skipped += page.skipped;
       cached ??= page.cached;
-      found.push(...page.servers.filter((r) => matchesWords(r.server, words)));
+      found = onePerName([...found, ...page.servers.filter((r) => matchesWords(r.server, words))]);
       next = page.nextCursor;
       if (!next && !scanning && !cursor && found.length === 0) {
         // No name holds the word ("database", "browser"): the descriptions may. The list holds the
@@ -174,12 +173,21 @@ export class RegistryCatalog {
     return { found, at };
   }
 
-  /** One list page from the registry (or kept), its malformed items skipped and counted. */
+  /**
+   * One list page from the registry (or kept), its malformed items skipped and counted, each server once
+   * (catalog-pages.ts). An answer longer than the page asked for (at most 100) is cut, and the page's
+   * cursor goes on from where it was cut; `query.cursor` is such a cursor.
+   */
   async #listPage(query: ListQuery): Promise<ServerList & { cached?: CachedNotice }> {
     const client = this.#client();
-    const { body, cached } = await this.#fetch(client, client.listUrl(query), 'list of servers');
+    const place = cursorPlace(query.cursor);
+    const { body, cached } = await this.#fetch(client, client.listUrl({ ...query, cursor: place.cursor }), 'list of servers');
+    const most = Math.min(query.limit ?? MOST_PER_PAGE, MOST_PER_PAGE);
+    const cut = cutAnswer(body, place.from, most);
     try {
-      return { ...parseServerList(body), ...(cached ? { cached } : {}) };
+      const list = parseServerList(cut.body);
+      const nextCursor = cut.rest ? placeCursor({ ...place, from: place.from + most }) : list.nextCursor;
+      return { servers: onePerName(list.servers), skipped: list.skipped, ...(nextCursor ? { nextCursor } : {}), ...(cached ? { cached } : {}) };
     } catch {
       throw new RegistryError(
         'unreachable',

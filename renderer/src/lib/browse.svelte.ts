@@ -162,7 +162,7 @@ export class BrowseState {
       return;
     }
     this.#error = undefined;
-    this.#servers = result.value.servers;
+    this.#servers = onePerName([], result.value.servers);
     this.#nextCursor = result.value.nextCursor;
     this.#skipped = result.value.skipped;
     this.#cached = result.value.cached;
@@ -183,8 +183,7 @@ export class BrowseState {
       return;
     }
     this.#error = undefined;
-    const known = this.#servers.map((s) => s.name);
-    this.#servers = [...this.#servers, ...result.value.servers.filter((s) => !known.includes(s.name))];
+    this.#servers = onePerName(this.#servers, result.value.servers);
     this.#nextCursor = result.value.nextCursor;
     this.#skipped += result.value.skipped;
     this.#cached = result.value.cached ?? this.#cached;
@@ -292,6 +291,21 @@ export class BrowseState {
 /** What a server is called in the list: its title, else the last part of its name (as the hub names its id). */
 export function displayName(server: RegistryServer): string {
   return server.title ?? server.name.split('/').pop() ?? server.name;
+}
+
+/**
+ * The servers shown, then those of a new page that are not shown yet, each once (the list is keyed by
+ * name; a registry that ignores `version=latest` lists a server once per version).
+ */
+function onePerName(shown: RegistryServer[], page: RegistryServer[]): RegistryServer[] {
+  const listed: Record<string, true> = Object.fromEntries(shown.map((s) => [s.name, true]));
+  const added: RegistryServer[] = [];
+  for (const server of page) {
+    if (Object.hasOwn(listed, server.name)) continue;
+    listed[server.name] = true;
+    added.push(server);
+  }
+  return [...shown, ...added];
 }
 
 function optionRef(option: RegistryOption): { package: number } | { remote: number } {
