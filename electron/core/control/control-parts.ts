@@ -76,7 +76,9 @@ export function controlParts(hub: Hub): ControlParts {
     policy: hub.policy,
     events: hub.events,
     spill: hub.spill.store,
-    readSpill: (args) => readResult(hub.spill.store, hub.spill.counter, args),
+    // The window's viewer shows the original as the upstream sent it: JSON's own lines, never a TOON view
+    // of them (whatever a tool's encoding), so its pages, search and saved file are the same text.
+    readSpill: (args) => readResult(hub.spill.store, hub.spill.counter, args, { encodingFor: () => 'json' }),
     ledger: hub.ledger,
     signIns: hub.signIns,
   };

@@ -1,4 +1,5 @@
 import { formatCount } from '../../../shared/plain-text.js';
+import { isLosslessNumber, jsonText } from './exact-json.js';
 
 export { formatCount } from '../../../shared/plain-text.js';
 
@@ -67,6 +68,8 @@ export function summarizeJson(value: unknown, maxChars: number, tables?: Readonl
 /** A one-line description of a value's type and size. */
 export function shape(value: unknown): string {
   if (value === null) return 'null';
+  // A number a double cannot hold (exact-json.ts), as written.
+  if (isLosslessNumber(value)) return `number ${value.value}`;
   if (Array.isArray(value)) return `array of ${formatCount(value.length)}${itemShape(value)}`;
   if (isObject(value)) {
     const keys = Object.keys(value);
@@ -85,7 +88,7 @@ function itemShape(items: unknown[]): string {
   const first = items[0];
   if (isObject(first)) return ` (objects like ${keyList(Object.keys(first))})`;
   if (Array.isArray(first)) return ' (arrays)';
-  return ` (${first === null ? 'null' : typeof first}s)`;
+  return ` (${first === null ? 'null' : isLosslessNumber(first) ? 'number' : typeof first}s)`;
 }
 
 /** The largest arrays are what the model most likely wants to see into. */
@@ -107,7 +110,7 @@ function firstItems(items: unknown[], path: string, push: (line: string) => bool
   if (!push(`First items of ${path}:`)) return;
   const shown = Math.min(items.length, SUMMARY_ITEMS);
   for (let i = 0; i < shown; i++) {
-    const json = JSON.stringify(items[i]) ?? 'null';
+    const json = jsonText(items[i]) ?? 'null';
     if (!push(`  [${i}] ${json.length > 400 ? `${json.slice(0, 400)}…` : json}`)) return;
   }
   if (items.length > shown) push(`  … ${formatCount(items.length - shown)} more`);
@@ -124,5 +127,5 @@ export function jsonKey(key: string): string {
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
+  return typeof value === 'object' && value !== null && !Array.isArray(value) && !isLosslessNumber(value);
 }

@@ -8,7 +8,18 @@
 import { charBoundary } from '../tokens/text-cuts.js';
 import { formatCount, shape } from './json-summary.js';
 import { toonViewOf, type LinesView } from './read-encoding.js';
-import { grepLines, grepMatches, headLines, queryJson, readFrom, sliceLines, tailLines, type LineSource, type WholeAnswer } from './read-ops.js';
+import {
+  grepLines,
+  grepMatches,
+  headRange,
+  lineRange,
+  queryJson,
+  readFrom,
+  tailRange,
+  type LineRange,
+  type LineSource,
+  type WholeAnswer,
+} from './read-ops.js';
 import type { SpillContentType } from './result-view.js';
 import type { SpillDocument } from './spill-document.js';
 
@@ -40,7 +51,12 @@ export interface DocumentRead {
 export type DocumentAnswer =
   /** The text's characters and lines, and for JSON the lines describing its top level (and its TOON view's lines). */
   | { op: 'stat'; chars: number; lines: number; json: string[] }
-  /** head, tail, slice and grep, and a query's answer when it is only a note or the start of a large one. */
+  /**
+   * head, tail and slice: the lines, under the view's header (`note`) when they are a view's. The caller
+   * cuts them to its output cap on whole lines, keeping the last ones for tail (`fromEnd`).
+   */
+  | { op: 'lines'; note?: string; range: LineRange; fromEnd: boolean }
+  /** grep, and a query's answer when it is only a note, the start of a large one, or holds numbers only its JSON can write. */
   | { op: 'text'; text: string }
   /** A whole query answer, for the caller to show as TOON or JSON. */
   | { op: 'answer'; answer: WholeAnswer }
@@ -66,9 +82,13 @@ export function notingView(viewOf: LinesViewOf): { viewOf: LinesViewOf; chosen: 
   };
 }
 
-/** Said over grep's lines of a JSON text when its TOON view had none. */
-const JSON_GREP_NOTE =
-  '[No row of its TOON view matches; these are lines of its JSON text, numbered in that text (head, tail and slice show the TOON view: use query or read for these).]';
+/** Said over grep's lines of a JSON text when its TOON view had none: how to read those lines by their numbers. */
+function jsonGrepNote(firstLine: number): string {
+  return (
+    '[No row of its TOON view matches; these are lines of its JSON text, numbered in that text. Read them with "view":"json", ' +
+    `e.g. {"op":"slice","start":${firstLine},"view":"json"}: head, tail and slice without it read the TOON view.]`
+  );
+}
 
 /** Answers one op on `doc`; a request the model can fix throws ReadOpError. */
 export async function answerRead(doc: SpillDocument, read: DocumentRead, viewOf: LinesViewOf): Promise<DocumentAnswer> {
@@ -80,9 +100,9 @@ export async function answerRead(doc: SpillDocument, read: DocumentRead, viewOf:
   // Lines of a tabular JSON result are read on its TOON view, where each row is a line: head, tail and
   // slice, and grep too, so that the line numbers grep gives are the lines slice shows.
   // A clipped row of the TOON view is read whole by a query: an offset in the view is none in the text.
-  const lined = async (take: (lines: SpillDocument, source: LineSource) => string): Promise<DocumentAnswer> => {
+  const lined = async (take: (lines: SpillDocument, source: LineSource) => LineRange, fromEnd = false): Promise<DocumentAnswer> => {
     const v = await view();
-    return { op: 'text', text: v ? `${v.header}\n${take(v.doc, { view: v.doc !== doc })}` : take(doc, {}) };
+    return v ? { op: 'lines', note: v.header, range: take(v.doc, { view: v.doc !== doc }), fromEnd } : { op: 'lines', range: take(doc, {}), fromEnd };
   };
   switch (op.op) {
     case 'stat': {
@@ -92,11 +112,11 @@ export async function answerRead(doc: SpillDocument, read: DocumentRead, viewOf:
       return { op: 'stat', chars: doc.text.length, lines: doc.lines.length, json: [...jsonStat(doc, read.contentType), ...toon] };
     }
     case 'head':
-      return lined((d, source) => headLines(d, op.lines, source));
+      return lined((d, source) => headRange(d, op.lines, source));
     case 'tail':
-      return lined((d, source) => tailLines(d, op.lines, source));
+      return lined((d, source) => tailRange(d, op.lines, source), true);
     case 'slice':
-      return lined((d, source) => sliceLines(d, op.start, op.end, source));
+      return lined((d, source) => lineRange(d, op.start, op.end, source));
     case 'grep': {
       const v = await view();
       // On the JSON lines (no TOON view, or one too large to make) grep needs no header: they are numbered as always.
@@ -106,7 +126,7 @@ export async function answerRead(doc: SpillDocument, read: DocumentRead, viewOf:
       // A pattern written for the JSON (`"name": "x"`) finds nothing in the view: its JSON text is searched too.
       const onJson = grepMatches(doc, { ...op, deadlineMs: read.deadlineMs });
       if (onJson.total === 0) return { op: 'text', text: `${v.header}\n${onView.text}` };
-      return { op: 'text', text: `${JSON_GREP_NOTE}\n${onJson.text}` };
+      return { op: 'text', text: `${jsonGrepNote(Number(/\n(\d+):/.exec(onJson.text)?.[1] ?? 1))}\n${onJson.text}` };
     }
     case 'query': {
       const answer = queryJson(doc, op.query, { deadlineMs: read.deadlineMs, maxChars: op.maxChars });

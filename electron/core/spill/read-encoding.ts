@@ -65,6 +65,8 @@ async function makeView(doc: SpillDocument, encoding: ResultEncoding, counter: T
   if (!mayBeTabularJson(doc.text)) return undefined;
   // Decided by size alone, before parsing: such a text would only be parsed to be given up on.
   if (doc.text.length > limits.maxChars) return { doc, header: tooLarge(doc.text) };
+  // A TOON would write a 64-bit id rounded (encodeValue gives the JSON back): the JSON lines are read, unparsed.
+  if (!doc.numbersExact) return undefined;
   const json = doc.json;
   if (!json || !isTabular(json.value)) return undefined;
   try {
@@ -72,7 +74,7 @@ async function makeView(doc: SpillDocument, encoding: ResultEncoding, counter: T
     if (encoded.encoding !== 'toon') return undefined;
     const view = {
       doc: new SpillDocument(encoded.text),
-      header: `[Lines of the result as TOON: ${encodingNote(encoded)!}; head, tail, slice and grep number these lines (one row a line), read and query use its JSON]`,
+      header: `[Lines of the result as TOON: ${encodingNote(encoded)!}; head, tail, slice and grep number these lines (one row a line), read and query use its JSON, "view":"json" reads its JSON lines]`,
     };
     // An op given this view by its header (toonViewOf) reads it, not another made again.
     if (!remade.has(doc)) remade.set(doc, view);

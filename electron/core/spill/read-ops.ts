@@ -4,6 +4,7 @@ import { DeadlineExceeded, runWithin } from '../text/deadline.js';
 import { charBoundary } from '../tokens/text-cuts.js';
 import { compileRegex, parseFlags, RegexSyntaxError } from '../text/linear-regex.js';
 import type { LinearRegex } from '../text/linear-regex.js';
+import { EXACT_NUMBER_FUNCTIONS, exactNumberLiterals } from './exact-json.js';
 import { formatCount } from './json-summary.js';
 import { prettyJsonWithin, type PrettyJson } from './read-pretty-json.js';
 import type { SpillDocument } from './spill-document.js';
@@ -49,10 +50,17 @@ export interface LineSource {
   view?: boolean;
 }
 
-/** Lines `start`..`end` (1-based, inclusive), with a header saying where they sit. */
-export function sliceLines(doc: SpillDocument, start: number, end: number, source: LineSource = {}): string {
+/** Lines of a text as head, tail and slice read them: from line `start` (1-based) of `total`. */
+export interface LineRange {
+  start: number;
+  total: number;
+  lines: string[];
+}
+
+/** Lines `start`..`end` (1-based, inclusive), each longer than MAX_LINE_CHARS cut (saying how to read all of it). */
+export function lineRange(doc: SpillDocument, start: number, end: number, source: LineSource = {}): LineRange {
   const total = doc.lines.length;
-  if (total === 0) return 'The text of this result is empty (0 lines).';
+  if (total === 0) return { start: 1, total, lines: [] };
   if (start > total) throw new ReadOpError(`Line ${formatCount(start)} is past the end: the result has ${formatCount(total)} lines.`);
   if (end < start) throw new ReadOpError(`end (${end}) is before start (${start}).`);
   const last = Math.min(end, total);
@@ -65,16 +73,36 @@ export function sliceLines(doc: SpillDocument, start: number, end: number, sourc
       if (offset >= 0) offset = nextLineOffset(doc.text, offset, line.length);
     }
   }
-  return `Lines ${formatCount(start)}-${formatCount(last)} of ${formatCount(total)}:\n${body.join('\n')}`;
+  return { start, total, lines: body };
+}
+
+export function headRange(doc: SpillDocument, count: number, source: LineSource = {}): LineRange {
+  return lineRange(doc, 1, Math.max(1, count), source);
+}
+
+export function tailRange(doc: SpillDocument, count: number, source: LineSource = {}): LineRange {
+  const total = doc.lines.length;
+  return lineRange(doc, Math.max(1, total - count + 1), Math.max(1, total), source);
+}
+
+/** The lines with a header saying where they sit: "Lines a-b of n:". */
+export function linesText(range: LineRange): string {
+  if (range.total === 0) return 'The text of this result is empty (0 lines).';
+  const last = range.start + range.lines.length - 1;
+  return `Lines ${formatCount(range.start)}-${formatCount(last)} of ${formatCount(range.total)}:\n${range.lines.join('\n')}`;
+}
+
+/** Lines `start`..`end` (1-based, inclusive), with a header saying where they sit. */
+export function sliceLines(doc: SpillDocument, start: number, end: number, source: LineSource = {}): string {
+  return linesText(lineRange(doc, start, end, source));
 }
 
 export function headLines(doc: SpillDocument, count: number, source: LineSource = {}): string {
-  return sliceLines(doc, 1, Math.max(1, count), source);
+  return linesText(headRange(doc, count, source));
 }
 
 export function tailLines(doc: SpillDocument, count: number, source: LineSource = {}): string {
-  const total = doc.lines.length;
-  return sliceLines(doc, Math.max(1, total - count + 1), Math.max(1, total), source);
+  return linesText(tailRange(doc, count, source));
 }
 
 export interface GrepOptions {
@@ -155,13 +183,11 @@ export interface QueryOptions {
 export interface WholeAnswer {
   value: unknown;
   pretty: string;
-  /** Said after the answer: its numbers may not be the text's (ROUNDED_NOTE). */
-  note?: string;
 }
 
-/** Said with a query answer holding numbers, when the result has some JSON.parse changes. */
-export const ROUNDED_NOTE =
-  '[Some numbers in this result are too long for a JSON number (e.g. 64-bit ids): query answers show them rounded, and numbers out of range as null. grep and read show them exactly as written.]';
+/** Said when a query fails on a number a double cannot hold (arithmetic on a 64-bit id). */
+const EXACT_NUMBER_NOTE =
+  'Some numbers in this result are too long for a double (e.g. 64-bit ids): queries compare them exactly, but sum, average and arithmetic cannot use them';
 
 /** The line a query's answer starts with. */
 export function queryHeader(query: string): string {
@@ -181,10 +207,14 @@ export function queryJson(doc: SpillDocument, query: string, options: QueryOptio
   if (!json) throw new ReadOpError('This result is not JSON, so it cannot be queried; use grep, slice or read instead.');
   const deadlineMs = options.deadlineMs ?? READ_DEADLINE_MS;
   const maxChars = options.maxChars ?? ANSWER_MAX_CHARS;
+  // A value with numbers a double cannot hold is queried on them as written (exact-json.ts), literals too.
+  const exact = !doc.numbersExact;
+  const parsed = toJsonQuery(query);
+  const functions = exact ? { ...LINEAR_REGEX_FUNCTIONS, ...EXACT_NUMBER_FUNCTIONS } : LINEAR_REGEX_FUNCTIONS;
   let answer: { value: unknown; pretty: PrettyJson | undefined };
   try {
     answer = runWithin(deadlineMs, () => {
-      const value: unknown = jsonquery(json.value, toJsonQuery(query), { functions: LINEAR_REGEX_FUNCTIONS });
+      const value: unknown = jsonquery(json.value, exact && typeof parsed === 'string' ? exactNumberLiterals(parsed) : parsed, { functions });
       // Written here, on the deadline's clock: a small value can have an enormous text (read-pretty-json.ts).
       return { value, pretty: value === undefined || value === null ? undefined : prettyJsonWithin(value, maxChars) };
     });
@@ -197,23 +227,24 @@ export function queryJson(doc: SpillDocument, query: string, options: QueryOptio
     if (error instanceof RegexSyntaxError) throw new ReadOpError(`Bad regular expression in query ${echo(query)}: ${reason(error)}.`);
     throw new ReadOpError(
       `Bad query ${echo(query)}: ${reason(error)}. ` +
+        (exact && /BigInt|safely convert/.test(String((error as Error)?.message)) ? `${EXACT_NUMBER_NOTE}. ` : '') +
         'Use JSON Query syntax (e.g. `.items | filter(.age > 30) | pick(.name)`, `.items.0.name`) or a path like `$.items[0].name`.',
     );
   }
   const header = queryHeader(query);
   // JSON Query yields null for a missing path, so null cannot be told apart from "nothing there".
-  if (!answer.pretty) return `${header}\nnull\n[null: the value is null, or nothing matched]${doc.numbersExact ? '' : `\n${ROUNDED_NOTE}`}`;
-  const rounded = !doc.numbersExact && /\d/.test(answer.pretty.text);
+  if (!answer.pretty) return `${header}\nnull\n[null: the value is null, or nothing matched]`;
   if (!answer.pretty.complete) {
-    // The notes go first: the output cap may cut the end off.
+    // The note goes first: the output cap may cut the end off.
     return (
       `${header}\n[The answer is too large to show whole (over ${formatCount(maxChars)} characters of JSON); only its start is shown. ` +
       'Narrow the query: add limit(n), pick only the fields you need (e.g. pick(.id, .name)), or filter first.]\n' +
-      (rounded ? `${ROUNDED_NOTE}\n` : '') +
       `${answer.pretty.text}…`
     );
   }
-  return { value: answer.value, pretty: answer.pretty.text, ...(rounded ? { note: ROUNDED_NOTE } : {}) };
+  // Its numbers as written are in its JSON alone: a TOON of it would write them as JSON.parse does.
+  if (answer.pretty.losslessNumbers) return `${header}\n${answer.pretty.text}`;
+  return { value: answer.value, pretty: answer.pretty.text };
 }
 
 /**

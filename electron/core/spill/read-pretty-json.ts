@@ -6,16 +6,20 @@
  * after `maxChars`.
  */
 import { charBoundary } from '../tokens/text-cuts.js';
+import { isLosslessNumber } from './exact-json.js';
 
 export interface PrettyJson {
   /** The whole text, or its first `maxChars` characters (cut at a character boundary). */
   text: string;
   complete: boolean;
+  /** A LosslessNumber was written (as its own text, exact-json.ts): no TOON or JSON.stringify can write the value. */
+  losslessNumbers?: true;
 }
 
 export function prettyJsonWithin(value: unknown, maxChars: number): PrettyJson {
   const parts: string[] = [];
   let length = 0;
+  let losslessNumbers: true | undefined;
   /** Adds `s`; false once the text is past `maxChars` (then everyone stops writing). */
   const emit = (s: string): boolean => {
     parts.push(s);
@@ -33,6 +37,10 @@ export function prettyJsonWithin(value: unknown, maxChars: number): PrettyJson {
       case 'boolean':
         return emit(String(v));
       case 'object':
+        if (isLosslessNumber(v)) {
+          losslessNumbers = true;
+          return emit(v.value);
+        }
         return Array.isArray(v) ? writeArray(v, indent) : writeObject(v as Record<string, unknown>, indent);
       default:
         return emit(String(JSON.stringify(v))); // bigint throws as JSON.stringify does; nothing else reaches here
@@ -66,7 +74,8 @@ export function prettyJsonWithin(value: unknown, maxChars: number): PrettyJson {
   const top = jsonValue(value, '');
   const complete = top === undefined ? emit('null') : write(top, '');
   const text = parts.join('');
-  return complete ? { text, complete } : { text: text.slice(0, charBoundary(text, maxChars)), complete };
+  const cut = complete ? text : text.slice(0, charBoundary(text, maxChars));
+  return losslessNumbers ? { text: cut, complete, losslessNumbers } : { text: cut, complete };
 }
 
 /** What JSON.stringify writes for a value: after `toJSON` and unboxing; undefined for what it leaves out. */

@@ -44,6 +44,12 @@ export const READ_RESULT_TOOL = {
       query: { type: 'string', description: 'query: a JSON Query expression (jsonquerylang.org) or a path like $.a.b[0].' },
       offset: { type: 'integer', minimum: 0, description: 'read: character offset to start from (default 0).' },
       maxTokens: { type: 'integer', minimum: 1, description: 'read: most tokens to return (default 2,000).' },
+      view: {
+        type: 'string',
+        enum: ['json'],
+        description:
+          'head/tail/slice/grep of a JSON result shown as TOON rows: "json" reads the lines of its JSON text instead (the numbers grep gives when no TOON row matches).',
+      },
     },
     required: ['handle', 'op'],
     additionalProperties: false,
@@ -67,5 +73,6 @@ export const ReadResultArgs = z.strictObject({
   query: z.string().optional(),
   offset: int(0).optional(),
   maxTokens: int(1).optional(),
+  view: z.enum(['json']).optional(),
 });
 export type ReadResultArgs = z.infer<typeof ReadResultArgs>;

@@ -6,6 +6,7 @@ import type { TokenCounter } from '../tokens/token-counter.js';
 import { formatCount } from './json-summary.js';
 import { answerRead, notingView, type DocumentAnswer, type DocumentOp, type DocumentRead } from './read-document.js';
 import { linesView, queryAnswer, TOON_VIEW_MAX_CHARS } from './read-encoding.js';
+import { cappedLines } from './read-lines-cap.js';
 import { queryHeader, ReadOpError } from './read-ops.js';
 import { READ_RESULT_TOOL_NAME, ReadResultArgs } from './read-result-tool.js';
 import { ReadThread } from './read-thread-host.js';
@@ -35,6 +36,9 @@ export interface ReadResultOptions {
  * than any that gets a TOON view: its size alone decides its view (read-encoding.ts linesView).
  */
 export const OFF_THREAD_ABOVE_BYTES = 3 * TOON_VIEW_MAX_CHARS;
+
+/** Said over lines read with "view":"json". */
+const JSON_LINES_NOTE = '[Lines of its JSON text ("view":"json"), numbered as grep numbers them when no TOON row matches]';
 
 const DEFAULT_OUTPUT_TOKENS = 8_000;
 const DEFAULT_READ_TOKENS = 2_000;
@@ -75,7 +79,8 @@ export async function readResult(store: SpillStore, counter: TokenCounter, args:
   if (typeof op === 'string') return failure(op);
 
   try {
-    const encoding = options.encodingFor?.(entry) ?? 'auto';
+    // "view":"json" reads the JSON text's own lines, as grep numbers them when no row of a TOON view matches.
+    const encoding = a.view === 'json' ? 'json' : (options.encodingFor?.(entry) ?? 'auto');
     const answer = (o: DocumentOp) =>
       answerOf(store, entry, { op: o, contentType: entry.contentType, deadlineMs: options.deadlineMs }, encoding, counter, options);
     if (op.op === 'read') return await read(counter, (maxChars) => answer({ ...op, maxChars }), Math.min(a.maxTokens ?? DEFAULT_READ_TOKENS, cap));
@@ -86,10 +91,12 @@ export async function readResult(store: SpillStore, counter: TokenCounter, args:
       case 'answer':
         return await capped(
           counter,
-          `${queryHeader(a.query!)}\n${await queryAnswer(got.answer.value, got.answer.pretty, encoding, counter)}${got.answer.note ? `\n${got.answer.note}` : ''}`,
+          `${queryHeader(a.query!)}\n${await queryAnswer(got.answer.value, got.answer.pretty, encoding, counter)}`,
           cap,
           'query',
         );
+      case 'lines':
+        return ok(await cappedLines(counter, a.view === 'json' && entry.contentType === 'json' ? { ...got, note: JSON_LINES_NOTE } : got, cap));
       case 'text':
         return await capped(counter, got.text, cap, op.op === 'grep' || op.op === 'query' ? op.op : 'lines');
       case 'read':
@@ -159,15 +166,18 @@ async function answerOf(
   const chosen = entry.contentType === 'json' ? views.get(key) : undefined;
   const modelCode = read.op.op === 'grep' || read.op.op === 'query';
   const threadView = chosen?.byThread === true && chosen.toonHeader !== null;
-  if (entry.textBytes > above || ((modelCode || threadView) && above !== Infinity)) {
+  const onThread = async (): Promise<DocumentAnswer> => {
     // The JSON lines (null) are named to grep alone, which reads them without a header: another op chooses
     // again, for the header of a table too large for TOON (its size decides, as it did).
     const toonHeader = read.op.op === 'grep' ? chosen?.toonHeader : (chosen?.toonHeader ?? undefined);
     const got = await thread.read(await store.textFile(entry.handle), encoding, { ...read, toonHeader }, counter);
     if (got.view !== undefined && !views.has(key)) views.set(key, { toonHeader: got.view, byThread: true });
     return got.answer;
-  }
+  };
+  if (entry.textBytes > above || ((modelCode || threadView) && above !== Infinity)) return onThread();
   const doc = await store.readDocument(entry.handle);
+  // stat parses the JSON: one with numbers a double cannot hold takes ~5x as long (exact-json.ts), so the thread does.
+  if (read.op.op === 'stat' && entry.contentType === 'json' && above !== Infinity && !doc.numbersExact) return onThread();
   // A TOON view chosen before is read by its header (the one made here, or made again); else linesView chooses,
   // which keeps its choice with the document.
   const { viewOf, chosen: choice } = notingView((d) => linesView(d, encoding, counter));

@@ -1,6 +1,7 @@
 import { LRUCache } from 'lru-cache';
 import { numbersParseExactly } from '../encoding/toon-encoding.js';
-import { parseJson } from './result-view.js';
+import { parseJsonExactly } from './exact-json.js';
+import { looksLikeJson, parseJson } from './result-view.js';
 
 /** A line's cost beyond its characters: a sliced string's header (32 bytes) and its slot in the array (8). */
 const LINE_BYTES = 40;
@@ -38,14 +39,21 @@ export class SpillDocument {
     return this.#lines;
   }
 
-  /** Whether the parsed JSON value holds each number of the text exactly (not so for a 64-bit id). */
+  /** Whether JSON.parse holds each number of the text exactly (not so for a 64-bit id): then `json` is JSON.parse's. */
   get numbersExact(): boolean {
     return (this.#numbersExact ??= numbersParseExactly(this.text));
   }
 
-  /** The parsed JSON value, or undefined when the text is not JSON. */
+  /**
+   * The parsed JSON value, or undefined when the text is not JSON. A number a double cannot hold (a 64-bit
+   * id, 1e400) is a LosslessNumber holding its text (exact-json.ts): such a text takes ~5x as long to parse,
+   * so the read thread parses it (read-result.ts).
+   */
   get json(): { value: unknown } | undefined {
-    if (this.#json === null) this.#json = parseJson(this.text);
+    if (this.#json === null) {
+      // The numbers are looked at only in a text that may be JSON (a log's are never parsed).
+      this.#json = !looksLikeJson(this.text) ? undefined : this.numbersExact ? parseJson(this.text) : parseJsonExactly(this.text);
+    }
     return this.#json;
   }
 }

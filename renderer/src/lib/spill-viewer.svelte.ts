@@ -4,21 +4,7 @@
  */
 import type { SpillEntryInfo } from '../../../shared/api-spill.js';
 import type { ApiFailure, Backend } from './api.js';
-
-/** One page of lines as `slice` returned it. */
-export interface SpillPage {
-  from: number;
-  to: number;
-  total: number;
-  text: string;
-}
-
-/** A matching (or context) line of a search, as grep numbered it. */
-export interface SpillMatch {
-  line: number;
-  isMatch: boolean;
-  text: string;
-}
+import { parseGrep, parsePage, splitReadTail, type SpillMatch, type SpillPage } from './spill-pages.js';
 
 export interface SpillSearch {
   pattern: string;
@@ -60,12 +46,14 @@ export class SpillViewerState {
     return this.page !== undefined && this.page.to < this.page.total;
   }
 
-  /** Shows the page of `pageLines` lines that holds line `line`. */
+  /** Shows the page of `pageLines` lines that holds line `line`; a page cut short of it (long lines) starts at the line. */
   async showLine(line: number): Promise<void> {
     const start = Math.floor((Math.max(1, line) - 1) / this.pageLines) * this.pageLines + 1;
     await this.#showPage(start);
+    if (this.page && this.page.from === start && this.page.to < line) await this.#showPage(line);
   }
 
+  /** The page after the lines shown: a page the read cut short of `pageLines` goes on from its last line. */
   async next(): Promise<void> {
     if (this.page && this.hasNext) await this.#showPage(this.page.to + 1);
   }
@@ -133,32 +121,4 @@ export class SpillViewerState {
   get fileName(): string {
     return `spillway-${this.entry.handle}.${this.entry.contentType.includes('json') ? 'json' : 'txt'}`;
   }
-}
-
-const digits = (s: string) => Number(s.replace(/\D/g, ''));
-
-/** `Lines a-b of n:` then the lines (slice's header); the rest of the text is the page. */
-export function parsePage(text: string, start: number, pageLines: number, knownTotal: number): SpillPage {
-  const m = /^Lines ([\d,]+)-([\d,]+) of ([\d,]+):\n?/.exec(text);
-  if (!m) return { from: start, to: Math.min(start + pageLines - 1, knownTotal), total: knownTotal, text };
-  return { from: digits(m[1]!), to: digits(m[2]!), total: digits(m[3]!), text: text.slice(m[0].length) };
-}
-
-/** grep's output: a summary line, then `12:` matches, `11-` context lines and `--` separators. */
-export function parseGrep(text: string): { summary: string; matches: SpillMatch[] } {
-  const [summary = '', ...rest] = text.split('\n');
-  const matches: SpillMatch[] = [];
-  for (const line of rest) {
-    const m = /^(\d+)([:-])(.*)$/s.exec(line);
-    if (m) matches.push({ line: Number(m[1]), isMatch: m[2] === ':', text: m[3]! });
-  }
-  return { summary, matches };
-}
-
-/** Splits `read`'s trailing `[characters a-b of n; …]` note from the chunk; `end` once the text is done. */
-export function splitReadTail(text: string): { chunk: string; end: boolean } {
-  if (/^\[offset [\d,]+ is the end of the text/.test(text)) return { chunk: '', end: true };
-  const at = text.lastIndexOf('\n[');
-  if (at < 0) return { chunk: text, end: true };
-  return { chunk: text.slice(0, at), end: text.startsWith('\n[end of text', at) };
 }
