@@ -122,6 +122,21 @@ export const clientsApi = {
       restartHint: z.string(),
     }),
   },
+  /**
+   * What any other MCP client needs to use Spillway: the address with its key (`?token=`), and the same
+   * key as an Authorization header for clients that can set one. The key is a token of its own (client
+   * id `other`), made on first use. The answer holds a secret: the window shows it only when asked.
+   */
+  'clients.otherAccess': {
+    req: z.object({}).strict(),
+    res: z.object({
+      url: z.string(),
+      urlWithKey: z.string(),
+      header: z.string(),
+      /** Why the address will not last (the port changes at the next start), in plain words. */
+      unstable: z.string().optional(),
+    }),
+  },
   /** Checks every connected client's entry and repairs stale ones (with a backup). */
   'clients.repair': {
     req: z.object({}).strict(),

@@ -57,7 +57,7 @@ describe('a read of a kept result', () => {
     off();
     expect(inLedger).toBe(before + 1);
     expect(event).toMatchObject({
-      level: 'debug',
+      level: 'info',
       server: 'spillway',
       tool: 'read_result',
       exposedName: 'spillway__read_result',

@@ -44,6 +44,6 @@ describe('the connect timeout', () => {
     t.up.start();
     await t.until(() => t.up.status === 'error', 'the failed connect', 10_000);
     expect(t.seen.find((s) => s.status === 'error')!.at).toBeLessThan(3000);
-    expect(t.up.error).toMatch(/^the server answered initialize but not tools\/list within 1 s/);
+    expect(t.up.error).toMatch(/^the server started but did not send its list of tools within 1 s/);
   });
 });

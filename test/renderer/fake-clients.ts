@@ -15,6 +15,9 @@ interface FakeClient {
   editedSince?: boolean;
 }
 
+/** The key the fake hands out for any other client. */
+export const FAKE_OTHER_KEY = 'fake-other-client-key-0123456789';
+
 export class FakeClients {
   readonly byId = new Map<ClientIdName, FakeClient>();
   sessions: SessionInfo[] = [];
@@ -191,5 +194,13 @@ export class FakeClients {
       };
     },
     'clients.repair': () => ({ ok: true, value: [] }),
+    'clients.otherAccess': () => ({
+      ok: true,
+      value: {
+        url: 'http://127.0.0.1:47821/mcp',
+        urlWithKey: `http://127.0.0.1:47821/mcp?token=${FAKE_OTHER_KEY}`,
+        header: `Authorization: Bearer ${FAKE_OTHER_KEY}`,
+      },
+    }),
   };
 }

@@ -118,9 +118,9 @@ describe('describeConnectError', () => {
 
   it.each([
     ['start', 'the server did not start within 2 s'],
-    ['initialize', 'the server did not answer initialize within 2 s'],
-    ['tools/list', 'the server answered initialize but not tools/list within 2 s'],
-    ['prompts/list', 'the server answered initialize but not prompts/list within 2 s'],
+    ['initialize', 'the server did not finish starting within 2 s (it ran, but never answered Spillway)'],
+    ['tools/list', 'the server started but did not send its list of tools within 2 s'],
+    ['prompts/list', 'the server started but did not send its list of prompts within 2 s'],
   ] as const)('a stdio timeout at %s names it', (step, expected) => {
     expect(describeConnectError(new ConnectTimeoutError(step, 2000), stdio)).toBe(expected);
   });

@@ -74,8 +74,7 @@ export function defaultBridgeLaunch(dataDir: string): BridgeLaunch {
  * is starting on it (hub-record.ts, claimDataFolder): the desktop app and `spillway serve` both start here.
  */
 export async function createAppHub(options: AppHubOptions): Promise<AppHub> {
-  const socketPath =
-    options.socketPath ?? socketPathFor({ dataDir: options.paths.dataDir, platform: options.platform, uid: process.getuid?.() });
+  const socketPath = options.socketPath ?? socketPathFor({ dataDir: options.paths.dataDir, platform: options.platform, uid: process.getuid?.() });
   const folder = await claimDataFolder(options.paths, socketPath);
   try {
     return await buildAppHub(options, folder);
@@ -89,8 +88,8 @@ async function buildAppHub(options: AppHubOptions, folder: DataFolderClaim): Pro
   const hubId = await loadOrCreateHubId(options.paths.dataDir);
   const { ClientTokens } = await import('../clients/client-tokens.js');
   const tokens = await ClientTokens.open(join(options.paths.dataDir, 'client-tokens.json'));
-  const seen = new Map<string, string>();
-  const noteClientSeen = (clientId: string) => seen.set(clientId, new Date().toISOString());
+  // Kept with the tokens, so the Clients view's "last seen" survives a restart (written at most once a minute per client).
+  const noteClientSeen = (clientId: string) => void tokens.noteSeen(clientId);
   const hub: Hub = await Hub.create({
     paths: options.paths,
     version: appVersion(),
@@ -145,7 +144,7 @@ async function buildAppHub(options: AppHubOptions, folder: DataFolderClaim): Pro
           hubEndpoint(hub.endpoint.port, options.takenPort ?? options.port ?? hub.config.settings.port, options.takenPort !== undefined),
         upstreamConfigs: () => hub.config.servers,
         addUpstream: (req) => parts.control.addUpstream(req),
-        lastSeen: (id) => seen.get(id),
+        lastSeen: (id) => tokens.lastSeen(id),
         resolveSecrets: (id, cfg) => resolveServerSecrets(hub.secretStore, id, cfg),
       },
     });

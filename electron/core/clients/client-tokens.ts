@@ -5,6 +5,10 @@
  * The file is shared: `spillway clients connect` may write it while a hub runs. So the store reads it
  * again whenever it changed on disk (checked before each change, and on a token it does not know), and a
  * new client entry works at once, without a restart (issue 13, item 5).
+ *
+ * It also keeps when each client was last seen, so the Clients view still shows it after a restart. That
+ * time moves in steps of at least a minute (SEEN_STEP_MS): every request of a client passes here, and the
+ * file is written at most once a minute per client.
  */
 import { createHash } from 'node:crypto';
 import { readFileSync, statSync } from 'node:fs';
@@ -24,6 +28,10 @@ function fileVersion(file: string): string | undefined {
 
 /** The key of the revoked tokens' hashes in the file (no client has that id; older versions skip it, not being text). */
 const REVOKED = 'revoked';
+/** The key of the clients' last-seen times (ISO) in the file; older versions skip it, not being text. */
+const SEEN = 'seen';
+/** A client's last-seen time is moved (and the file written) only once it is this much older. */
+export const SEEN_STEP_MS = 60_000;
 /** Revoked tokens remembered per client, the newest last. */
 const KEEP_REVOKED = 10;
 
@@ -33,15 +41,22 @@ function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-/** The tokens a file holds, and the hashes of those it revoked; a missing or unreadable JSON file holds none. */
-function readTokens(file: string): { tokens: Map<string, string>; revoked: Map<string, string[]> } {
+interface TokensFile {
+  tokens: Map<string, string>;
+  revoked: Map<string, string[]>;
+  seen: Map<string, string>;
+}
+
+/** The tokens a file holds, the hashes of those it revoked and when clients were last seen; a missing or unreadable JSON file holds none. */
+function readTokens(file: string): TokensFile {
   const tokens = new Map<string, string>();
   const revoked = new Map<string, string[]>();
+  const seen = new Map<string, string>();
   let parsed: unknown;
   try {
     parsed = JSON.parse(readFileSync(file, 'utf8'));
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT' || err instanceof SyntaxError) return { tokens, revoked };
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT' || err instanceof SyntaxError) return { tokens, revoked, seen };
     throw err;
   }
   if (isObject(parsed)) {
@@ -54,8 +69,12 @@ function readTokens(file: string): { tokens: Map<string, string>; revoked: Map<s
         revoked.set(id, texts);
       }
     }
+    const times = parsed[SEEN];
+    if (isObject(times)) {
+      for (const [id, time] of Object.entries(times)) if (typeof time === 'string' && !Number.isNaN(Date.parse(time))) seen.set(id, time);
+    }
   }
-  return { tokens, revoked };
+  return { tokens, revoked, seen };
 }
 
 export class ClientTokens {
@@ -66,6 +85,8 @@ export class ClientTokens {
    * while drift repair leaves it alone (its app was disconnected).
    */
   #revoked = new Map<string, string[]>();
+  /** When each client last talked to a hub of this folder (ISO), to the minute (SEEN_STEP_MS). */
+  #seen = new Map<string, string>();
   /** The version of the file the map was read from or last written to. */
   #version: string | undefined;
   readonly #file: AtomicFile;
@@ -117,6 +138,28 @@ export class ClientTokens {
     return [...this.#tokens.values()];
   }
 
+  /** When the client last talked to a hub of this folder (ISO time; up to a minute early), if ever. */
+  lastSeen(clientId: string): string | undefined {
+    this.#reloadIfChanged();
+    return this.#seen.get(clientId);
+  }
+
+  /**
+   * Notes that the client talked to the hub now; saved when its last-seen time is a minute old or more
+   * (or unknown), so a busy client writes the file at most once a minute. Resolves once saved; a failed
+   * write (a full disk) is dropped, as the time is only shown.
+   */
+  async noteSeen(clientId: string, now: Date = new Date()): Promise<void> {
+    const recent = () => {
+      const last = this.#seen.get(clientId);
+      return last !== undefined && now.getTime() - Date.parse(last) < SEEN_STEP_MS;
+    };
+    // Every request passes here: the file is looked at only when the time would move.
+    if (recent() || (this.#reloadIfChanged() && recent())) return;
+    this.#seen.set(clientId, now.toISOString());
+    await this.#save().catch(() => undefined);
+  }
+
   /** Which client holds this token (constant-time comparisons); a token written by another process since counts. */
   lookup(token: string): string | undefined {
     return this.#find(token) ?? (this.#reloadIfChanged() ? this.#find(token) : undefined);
@@ -132,15 +175,19 @@ export class ClientTokens {
   #reloadIfChanged(): boolean {
     const version = fileVersion(this.file);
     if (version === this.#version) return false;
-    ({ tokens: this.#tokens, revoked: this.#revoked } = readTokens(this.file));
+    ({ tokens: this.#tokens, revoked: this.#revoked, seen: this.#seen } = readTokens(this.file));
     this.#version = version;
     return true;
   }
 
-  /** What the file holds: `{ <client id>: <token>, …, "revoked": { <client id>: [<sha256 of a token>, …] } }`. */
+  /**
+   * What the file holds: `{ <client id>: <token>, …, "revoked": { <client id>: [<sha256 of a token>, …] },
+   * "seen": { <client id>: <ISO time>, … } }`.
+   */
   #content(): Record<string, unknown> {
     const out: Record<string, unknown> = Object.fromEntries(this.#tokens);
     if (this.#revoked.size > 0) out[REVOKED] = Object.fromEntries(this.#revoked);
+    if (this.#seen.size > 0) out[SEEN] = Object.fromEntries(this.#seen);
     return out;
   }
 

@@ -18,6 +18,9 @@ import { decodeConfigText, readSnapshot } from './safe-write.js';
 import { candidateIdentity, configIdentity } from './same-server.js';
 import { SPILLWAY_ENTRY_NAME, type ImportCandidate, type ServerSpec, type SpillwayEntry } from './types.js';
 
+/** The token id of "any other client" (one the user sets up by hand): no app Spillway configures has it. */
+const OTHER_CLIENT = 'other';
+
 /**
  * An import named servers Spillway cannot take: ones the client's file does not have, or ones that use
  * a variable only the app fills in (the control API answers `invalid`, field `names`).
@@ -107,6 +110,18 @@ export class ClientsService {
     if (create && endpoint.unstable) throw new UnstableEndpointError(endpoint.unstable);
     const token = create ? await this.o.tokens.ensure(id) : (this.o.tokens.get(id) ?? '');
     return { kind: 'http', url: endpoint.url, headers: { Authorization: `Bearer ${token}` } };
+  }
+
+  /** The address and key any other MCP client uses (the Clients view and the status line hand them out on request). */
+  async otherAccess(): Promise<{ url: string; urlWithKey: string; header: string; unstable?: string }> {
+    const { url, unstable } = this.o.host.endpoint();
+    const token = await this.o.tokens.ensure(OTHER_CLIENT);
+    return {
+      url,
+      urlWithKey: `${url}?token=${encodeURIComponent(token)}`,
+      header: `Authorization: Bearer ${token}`,
+      ...(unstable ? { unstable } : {}),
+    };
   }
 
   /** Every client's desired entry, as compared (nothing created). */

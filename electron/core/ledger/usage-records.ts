@@ -196,7 +196,8 @@ export class UsageRecords {
     }
     emit({
       type: 'call.counted',
-      level: 'debug',
+      // A read-back's only event: shown at the default level, as the model's other calls are.
+      level: call.readBack ? 'info' : 'debug',
       callId: call.callId,
       server: call.server,
       tool: call.tool,

@@ -45,14 +45,22 @@ export function describeConnectError(err: unknown, config: ServerConfig): string
   return msg.replace(/^MCP error -?\d+: /, '');
 }
 
+/** The lists a server sends after it started, in plain words. */
+const LIST_WORDS: Record<string, string> = {
+  'tools/list': 'list of tools',
+  'prompts/list': 'list of prompts',
+  'resources/list': 'list of resources',
+  'resources/templates/list': 'list of resource templates',
+};
+
 function timeoutMessage(e: ConnectTimeoutError, config: ServerConfig): string {
   const within = e.ms < 1000 ? `${e.ms} ms` : `${Math.round(e.ms / 1000)} s`;
   if (e.step === 'start' && config.type === 'sse') {
     return `no MCP endpoint event from ${config.url} within ${within}: is this the SSE URL? (It often ends in /sse; check the type too: HTTP or SSE.)`;
   }
   if (e.step === 'start') return `the server did not start within ${within}`;
-  if (e.step === 'initialize') return `the server did not answer initialize within ${within}`;
-  return `the server answered initialize but not ${e.step} within ${within}`;
+  if (e.step === 'initialize') return `the server did not finish starting within ${within} (it ran, but never answered Spillway)`;
+  return `the server started but did not send its ${LIST_WORDS[e.step] ?? e.step} within ${within}`;
 }
 
 /** An HTTP or SSE failure: the network (no connection), or an answer that is not MCP. */

@@ -113,9 +113,25 @@ export class UpstreamPool implements ReadonlyMap<string, Upstream> {
     });
   }
 
-  /** An upstream outside the pool, for a one-off connection test: it reports nothing. */
+  /**
+   * An upstream outside the pool, for a one-off connection test: it reports nothing (no status, stderr,
+   * log or progress events), and what it asks a client is answered here, never routed to an app: no
+   * folders for roots, a refusal for sampling and elicitation.
+   */
   probe(cfg: ServerConfig): Upstream {
-    const quiet = { ...this.#hooks, onStatus: () => {}, onListsChanged: () => {}, onStderr: () => {} };
+    const quiet: UpstreamHooks = {
+      createTransport: this.#hooks.createTransport,
+      onStatus: () => {},
+      onListsChanged: () => {},
+      onStderr: () => {},
+      onProgress: () => {},
+      onLog: () => {},
+      onResourceUpdated: () => {},
+      routeRequest: (_id, kind) => {
+        if (kind === 'roots') return Promise.resolve({ roots: [] });
+        return Promise.reject(new Error(`Spillway is only testing the connection: it answers no ${kind} request now.`));
+      },
+    };
     return new Upstream('test', cfg, quiet, this.options.upstream);
   }
 

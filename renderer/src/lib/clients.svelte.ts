@@ -11,6 +11,7 @@ import { coalesced } from './refresh-loop.js';
 export type ClientPreview = Res<'clients.preview'>;
 export type DisconnectPreview = Res<'clients.previewDisconnect'>;
 export type ImportCandidate = Res<'clients.importCandidates'>[number];
+export type OtherAccess = Res<'clients.otherAccess'>;
 export type ClientAction = 'preview' | 'connect' | 'disconnect' | 'candidates' | 'import' | 'restore';
 
 /** What a user sees as the client's state. */
@@ -125,6 +126,11 @@ export class ClientsState {
     this.#busy = { ...this.#busy, [id]: undefined };
     this.#errors = { ...this.#errors, [id]: result.ok ? undefined : result };
     return result.ok ? result.value : undefined;
+  }
+
+  /** The address and key any other client uses (a secret: shown only when the user asks). */
+  otherAccess(): Promise<ApiResult<OtherAccess>> {
+    return this.#backend.call('clients.otherAccess', {});
   }
 
   /** The exact entry Connect would write; writes nothing. */

@@ -30,6 +30,7 @@ export function summarize(e: HubEvent): string {
       return `${e.exposedName} ${e.isError ? 'failed' : OUTCOME[e.action]} in ${formatDuration(e.durationMs)}${tokens}${why}`;
     }
     case 'call.counted':
+      if (e.readBack) return `${e.exposedName}: read back ${formatTokens(e.tokensDelivered)} tokens of a kept result`;
       return `${e.exposedName} counted${e.tokensEstimated ? ' (estimated, too big to count exactly)' : ''}: ${formatTokens(e.tokensUpstream, e.tokensEstimated)} tokens produced, ${formatTokens(e.tokensDelivered)} delivered`;
     case 'upstream.status':
       return statusSentence(e.server, e.status, e.error);

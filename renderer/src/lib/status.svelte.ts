@@ -1,5 +1,5 @@
 /** The hub's overall state for the status line: endpoint, paused, servers ready; kept fresh by events. */
-import type { Backend, ApiFailure } from './api.js';
+import type { Backend, ApiFailure, ApiResult, Res } from './api.js';
 import type { Status } from '../../../shared/api.js';
 import { coalesced } from './refresh-loop.js';
 
@@ -22,6 +22,8 @@ export class StatusState {
   });
 
   #ready = $derived.by(() => this.#status?.upstreams.filter((u) => u.status === 'ready').length ?? 0);
+  /** Servers that start on first use and are not running now: healthy, available to a call. */
+  #idle = $derived.by(() => this.#status?.upstreams.filter((u) => u.status === 'idle').length ?? 0);
   #failing = $derived.by(() => this.#status?.upstreams.filter((u) => u.status === 'error').length ?? 0);
 
   constructor(backend: Backend) {
@@ -46,6 +48,10 @@ export class StatusState {
   get readyCount(): number {
     return this.#ready;
   }
+  /** How many servers wait for their first call (they count as ready: a call starts them). */
+  get idleCount(): number {
+    return this.#idle;
+  }
   get failingCount(): number {
     return this.#failing;
   }
@@ -60,6 +66,11 @@ export class StatusState {
     });
     void this.refresh();
     return stop;
+  }
+
+  /** The endpoint with its key (`?token=`), which any client can use as it is: for Copy. */
+  async addressWithKey(): Promise<ApiResult<Res<'clients.otherAccess'>>> {
+    return this.#backend.call('clients.otherAccess', {});
   }
 
   async setPaused(paused: boolean): Promise<void> {
