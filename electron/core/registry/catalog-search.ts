@@ -4,7 +4,8 @@
  * finds nothing there. The registry is asked for the one most telling word, and what comes back is kept
  * when every word appears in its name, title or description, best matches first. Of the name, only the
  * words that tell the server apart count: the part after `/` and the owner (`hashicorp` of
- * `io.github.hashicorp/…`), not the hosting words every name there holds (`io.github`).
+ * `io.github.hashicorp/…`), not the hosting words every name there holds (`io.github`), unless the word
+ * is written like a name (`io.github.hashicorp`, a whole registry name).
  */
 import type { ServerResponse } from './server-json.js';
 
@@ -39,7 +40,9 @@ function required(words: readonly string[]): readonly string[] {
  */
 export function matchesWords(server: Searched, words: readonly string[]): boolean {
   const text = `${ownName(server.name)}\n${server.title ?? ''}\n${server.description}`.toLowerCase();
-  return required(words).every((w) => text.includes(w));
+  const fullName = server.name.toLowerCase();
+  // A word written like a name (`com.neon`, `io.github.hashicorp`, a whole `ns/name`) is looked for in the full name.
+  return required(words).every((w) => (/[./]/.test(w) && fullName.includes(w)) || text.includes(w));
 }
 
 /**
