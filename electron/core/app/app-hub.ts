@@ -167,7 +167,7 @@ async function buildAppHub(options: AppHubOptions, folder: DataFolderClaim): Pro
       }),
   });
   const handlers: HandlerMap = { ...hubHandlers(parts), ...clientsHandlers(clients), ...registry };
-  const dispatcher = new ControlDispatcher(handlers);
+  const dispatcher = new ControlDispatcher(handlers, (text) => hub.events.secrets.mask(text));
   const uiDir = options.uiDir ?? join(appRoot(), 'dist', 'renderer');
   const handleControl = createHttpControl({
     dispatcher,

@@ -165,10 +165,9 @@ export async function claimDataFolder(paths: AppPaths, socketPath: string): Prom
 async function ownerOnly(paths: AppPaths): Promise<void> {
   if (process.platform === 'win32') return;
   for (const dir of [paths.dataDir, paths.logDir, paths.ledgerDir]) {
-    await chmod(dir, 0o700).catch((err: NodeJS.ErrnoException) => {
-      // Not made yet (logs/, ledger/: made owner-only then), or another user's folder, whose modes are theirs.
-      if (err.code !== 'ENOENT' && err.code !== 'EPERM') throw err;
-    });
+    // Best effort, never a reason not to start: a folder not made yet (logs/, ledger/: made owner-only
+    // then), another user's folder (its modes are theirs), a file system without modes (ENOTSUP).
+    await chmod(dir, 0o700).catch(() => undefined);
   }
 }
 

@@ -191,8 +191,12 @@ function tagSwap(input: CompressInput): { untag: (text: string) => string; retag
   if (!tag) return { untag: (text) => text, retag: (text) => text };
   if (input.text.includes(ANY_TAG) || input.goal?.includes(ANY_TAG)) return null;
   const own = `_${tag}]`;
-  return { untag: (text) => text.split(own).join(ANY_TAG), retag: (text) => text.split(ANY_TAG).join(own) };
+  // Only placeholders get the tag back: `_*]` the model wrote itself (`[A-Za-z0-9_*]`) stays as written.
+  return { untag: (text) => text.split(own).join(ANY_TAG), retag: (text) => text.replace(CACHED_PLACEHOLDER, `$1${own}`) };
 }
+
+/** A placeholder as the cache keeps it: `[EMAIL_1_*]` (labels are upper-case letters, digits and `_`). */
+const CACHED_PLACEHOLDER = /(\[[A-Z][A-Z0-9_]*_\d+)_\*\]/g;
 
 /** `[Compressed: 14,246 → 283 tokens, strategy: json, original: spill abcd2345efgh]` */
 export function compressionHeader(

@@ -86,7 +86,14 @@ export function spillInfo(e: SpillEntry): SpillEntryInfo {
 }
 
 export class ControlDispatcher {
-  constructor(private readonly handlers: HandlerMap) {}
+  /**
+   * `mask` hides configured secret values in error messages (they may quote what a server or the SDK said,
+   * an address with its key in it), as the events do.
+   */
+  constructor(
+    private readonly handlers: HandlerMap,
+    private readonly mask: (text: string) => string = (text) => text,
+  ) {}
 
   has(method: string): boolean {
     return isMethodName(method) && this.handlers[method] !== undefined;
@@ -108,7 +115,8 @@ export class ControlDispatcher {
       const value = await handler(parsed.data);
       return { ok: true, value: spec.res.parse(value) };
     } catch (err) {
-      return toApiError(err);
+      const failure = toApiError(err);
+      return failure.ok ? failure : { ...failure, message: this.mask(failure.message) };
     }
   }
 }
