@@ -126,9 +126,11 @@ export const clientsApi = {
    * What any other MCP client needs to use Spillway: the address with its key (`?token=`), and the same
    * key as an Authorization header for clients that can set one. The key is a token of its own (client
    * id `other`), made on first use. The answer holds a secret: the window shows it only when asked.
+   * `renew`: the key is replaced: the old one is revoked (refused from now on, as Disconnect revokes an
+   * app's token) and a new one made, for a key that leaked.
    */
   'clients.otherAccess': {
-    req: z.object({}).strict(),
+    req: z.object({ renew: z.boolean().optional() }).strict(),
     res: z.object({
       url: z.string(),
       urlWithKey: z.string(),

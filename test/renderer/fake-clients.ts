@@ -17,10 +17,14 @@ interface FakeClient {
 
 /** The key the fake hands out for any other client. */
 export const FAKE_OTHER_KEY = 'fake-other-client-key-0123456789';
+/** The key the fake hands out after "New key". */
+export const FAKE_NEW_OTHER_KEY = 'fake-other-client-new-key-987654';
 
 export class FakeClients {
   readonly byId = new Map<ClientIdName, FakeClient>();
   sessions: SessionInfo[] = [];
+  /** The key handed to any other client now. */
+  otherKey = FAKE_OTHER_KEY;
 
   constructor(private readonly hub: FakeBackend) {}
 
@@ -194,13 +198,16 @@ export class FakeClients {
       };
     },
     'clients.repair': () => ({ ok: true, value: [] }),
-    'clients.otherAccess': () => ({
-      ok: true,
-      value: {
-        url: 'http://127.0.0.1:47821/mcp',
-        urlWithKey: `http://127.0.0.1:47821/mcp?token=${FAKE_OTHER_KEY}`,
-        header: `Authorization: Bearer ${FAKE_OTHER_KEY}`,
-      },
-    }),
+    'clients.otherAccess': (req) => {
+      if (req.renew) this.otherKey = FAKE_NEW_OTHER_KEY;
+      return {
+        ok: true,
+        value: {
+          url: 'http://127.0.0.1:47821/mcp',
+          urlWithKey: `http://127.0.0.1:47821/mcp?token=${this.otherKey}`,
+          header: `Authorization: Bearer ${this.otherKey}`,
+        },
+      };
+    },
   };
 }

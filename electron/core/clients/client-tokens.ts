@@ -4,7 +4,10 @@
  *
  * The file is shared: `spillway clients connect` may write it while a hub runs. So the store reads it
  * again whenever it changed on disk (checked before each change, and on a token it does not know), and a
- * new client entry works at once, without a restart (issue 13, item 5).
+ * new client entry works at once, without a restart (issue 13, item 5). Each write holds a lock file the
+ * other processes' writes wait for, and reads the file again when its text is made: it keeps the tokens
+ * and revocations found there, adds this store's own changes since its last write, and keeps the newer of
+ * each last-seen time. So two overlapping writers both keep what they wrote (audit s15).
  *
  * It also keeps when each client was last seen, so the Clients view still shows it after a restart. That
  * time moves in steps of at least a minute (SEEN_STEP_MS): every request of a client passes here, and the
@@ -26,6 +29,8 @@ function fileVersion(file: string): string | undefined {
   }
 }
 
+/** A file version no file has: the file is read on the next look. */
+const UNREAD = Symbol('unread');
 /** The key of the revoked tokens' hashes in the file (no client has that id; older versions skip it, not being text). */
 const REVOKED = 'revoked';
 /** The key of the clients' last-seen times (ISO) in the file; older versions skip it, not being text. */
@@ -45,6 +50,30 @@ interface TokensFile {
   tokens: Map<string, string>;
   revoked: Map<string, string[]>;
   seen: Map<string, string>;
+}
+
+/** A change this store made and has not written yet: a new token for a client, or one of its tokens revoked. */
+type Change = { id: string; token: string } | { id: string; revokedHash: string };
+
+/** Puts one change of this store over what the file holds. */
+function applyChange(into: TokensFile, change: Change): void {
+  if ('token' in change) {
+    into.tokens.set(change.id, change.token);
+    return;
+  }
+  const current = into.tokens.get(change.id);
+  // Only the token this store revoked goes: one another process wrote since stays.
+  if (current !== undefined && hashOf(current) === change.revokedHash) into.tokens.delete(change.id);
+  const hashes = into.revoked.get(change.id) ?? [];
+  if (!hashes.includes(change.revokedHash)) into.revoked.set(change.id, [...hashes, change.revokedHash].slice(-KEEP_REVOKED));
+}
+
+/** Keeps the newer last-seen time of each client. */
+function mergeSeen(into: Map<string, string>, from: Map<string, string>): void {
+  for (const [id, time] of from) {
+    const other = into.get(id);
+    if (other === undefined || Date.parse(time) > Date.parse(other)) into.set(id, time);
+  }
 }
 
 /** The tokens a file holds, the hashes of those it revoked and when clients were last seen; a missing or unreadable JSON file holds none. */
@@ -87,12 +116,19 @@ export class ClientTokens {
   #revoked = new Map<string, string[]>();
   /** When each client last talked to a hub of this folder (ISO), to the minute (SEEN_STEP_MS). */
   #seen = new Map<string, string>();
-  /** The version of the file the map was read from or last written to. */
-  #version: string | undefined;
+  /** This store's changes not yet in a write's text, put over the file's content whenever it is read. */
+  #pending: Change[] = [];
+  /** The changes in the text of the write under way: also put over the file's content until it is done. */
+  #writing: Change[] = [];
+  /**
+   * The version of the file the maps were read from; after a write, none (UNREAD): the file is read again
+   * on the next look, as another process may have written it right after.
+   */
+  #version: string | undefined | typeof UNREAD = UNREAD;
   readonly #file: AtomicFile;
 
   private constructor(readonly file: string) {
-    this.#file = new AtomicFile(file, () => `${JSON.stringify(this.#content(), null, 2)}\n`, { mode: 0o600 });
+    this.#file = new AtomicFile(file, () => this.#render(), { mode: 0o600, lock: true });
   }
 
   static async open(file: string): Promise<ClientTokens> {
@@ -113,6 +149,7 @@ export class ClientTokens {
     if (existing) return existing;
     const token = newToken();
     this.#tokens.set(clientId, token);
+    this.#pending.push({ id: clientId, token });
     await this.#save();
     return token;
   }
@@ -121,8 +158,9 @@ export class ClientTokens {
     this.#reloadIfChanged();
     const token = this.#tokens.get(clientId);
     if (token === undefined) return false;
-    this.#tokens.delete(clientId);
-    this.#revoked.set(clientId, [...(this.#revoked.get(clientId) ?? []), hashOf(token)].slice(-KEEP_REVOKED));
+    const change = { id: clientId, revokedHash: hashOf(token) };
+    applyChange({ tokens: this.#tokens, revoked: this.#revoked, seen: this.#seen }, change);
+    this.#pending.push(change);
     await this.#save();
     return true;
   }
@@ -171,13 +209,29 @@ export class ClientTokens {
     return found;
   }
 
-  /** Reads the file again when another process wrote it; true when it did. */
+  /** Reads the file again when it changed since it was read (another process, or this store, wrote it); true when it did. */
   #reloadIfChanged(): boolean {
     const version = fileVersion(this.file);
     if (version === this.#version) return false;
-    ({ tokens: this.#tokens, revoked: this.#revoked, seen: this.#seen } = readTokens(this.file));
+    this.#read();
     this.#version = version;
     return true;
+  }
+
+  /** Reads the file, with this store's unwritten changes and newer last-seen times put over it. */
+  #read(): void {
+    const now = readTokens(this.file);
+    for (const change of [...this.#writing, ...this.#pending]) applyChange(now, change);
+    mergeSeen(now.seen, this.#seen);
+    ({ tokens: this.#tokens, revoked: this.#revoked, seen: this.#seen } = now);
+  }
+
+  /** The text of a write, made under its lock: the file as it is now, with this store's changes over it. */
+  #render(): string {
+    this.#read();
+    this.#writing = this.#pending;
+    this.#pending = [];
+    return `${JSON.stringify(this.#content(), null, 2)}\n`;
   }
 
   /**
@@ -191,8 +245,16 @@ export class ClientTokens {
     return out;
   }
 
+  /**
+   * Writes the file; then it is read again on the next look. A failed write's changes are dropped with it
+   * (the caller is told). This runs before the next write makes its text, which waits for the folder.
+   */
   async #save(): Promise<void> {
-    await this.#file.save();
-    this.#version = fileVersion(this.file);
+    try {
+      await this.#file.save();
+    } finally {
+      this.#writing = [];
+      this.#version = UNREAD;
+    }
   }
 }

@@ -112,9 +112,13 @@ export class ClientsService {
     return { kind: 'http', url: endpoint.url, headers: { Authorization: `Bearer ${token}` } };
   }
 
-  /** The address and key any other MCP client uses (the Clients view and the status line hand them out on request). */
-  async otherAccess(): Promise<{ url: string; urlWithKey: string; header: string; unstable?: string }> {
+  /**
+   * The address and key any other MCP client uses (the Clients view and the status line hand them out on
+   * request). `renew`: the old key is revoked first, so it is refused from now on, and a new one made.
+   */
+  async otherAccess(renew = false): Promise<{ url: string; urlWithKey: string; header: string; unstable?: string }> {
     const { url, unstable } = this.o.host.endpoint();
+    if (renew) await this.o.tokens.revoke(OTHER_CLIENT);
     const token = await this.o.tokens.ensure(OTHER_CLIENT);
     return {
       url,

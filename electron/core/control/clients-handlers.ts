@@ -13,6 +13,6 @@ export function clientsHandlers(service: () => Promise<ClientsService>): Handler
     'clients.import': async (req) => (await service()).import(req.id, req.names, req.replace),
     'clients.restore': async (req) => (await service()).restore(req.id),
     'clients.repair': async () => (await service()).repair(),
-    'clients.otherAccess': async () => (await service()).otherAccess(),
+    'clients.otherAccess': async (req) => (await service()).otherAccess(req.renew ?? false),
   };
 }

@@ -4,7 +4,9 @@
  * holds the newest state. The config file, client tokens, tool pins and the spill index all save this way.
  * A full disk fails the save and leaves the old file as it was (issue 13 item 11: write-file-atomic did
  * one write and renamed whatever part of the text it had taken). The rename is tried again while Windows
- * reports the file held for a moment (renameOver), as client config files and installs are.
+ * reports the file held for a moment (renameOver), as client config files and installs are. A file other
+ * processes write too (client tokens) can take a lock file around each write (`lock`), so a render that
+ * reads the file again sees the other's last write.
  */
 import { randomInt } from 'node:crypto';
 import { mkdir, open, readdir, realpath, rename, rm, stat, type FileHandle } from 'node:fs/promises';
@@ -15,6 +17,12 @@ export interface AtomicFileOptions {
   mode?: number;
   /** Runs before each write, after the folder exists (e.g. a one-time backup). */
   beforeWrite?: () => Promise<void>;
+  /**
+   * Holds `<file>.lock` from before the text is rendered until the file is renamed into place, so writers
+   * in other processes that lock it too take turns: each render may read the file and keep what the
+   * other wrote (see lockFile).
+   */
+  lock?: boolean;
 }
 
 /**
@@ -42,8 +50,13 @@ export class AtomicFile {
       .then(async () => {
         this.#queued = false;
         await mkdir(dirname(this.path), { recursive: true });
-        await this.options.beforeWrite?.();
-        await writeAtomically(this.path, Buffer.from(this.render(), 'utf8'), this.options.mode);
+        const release = this.options.lock ? await lockFile(this.path) : undefined;
+        try {
+          await this.options.beforeWrite?.();
+          await writeAtomically(this.path, Buffer.from(this.render(), 'utf8'), this.options.mode);
+        } finally {
+          await release?.();
+        }
       });
     return this.#write;
   }
@@ -51,6 +64,36 @@ export class AtomicFile {
   /** Resolves when the last write asked for has finished (whether or not it succeeded). */
   settled(): Promise<void> {
     return this.#write.catch(() => undefined);
+  }
+}
+
+/**
+ * A lock file older than this is the leftover of a process that stopped while writing (a write takes
+ * milliseconds), and is taken over; a lock that cannot be made for twice as long fails the write.
+ */
+const STALE_LOCK_MS = 10_000;
+/** How long a writer waits before trying a held lock again. */
+const LOCK_RETRY_MS = 10;
+/** Errors that mean the lock file is there: EEXIST; on Windows also EPERM and the like while one is being deleted. */
+const LOCK_HELD = new Set(process.platform === 'win32' ? ['EEXIST', 'EPERM', 'EACCES', 'EBUSY'] : ['EEXIST']);
+
+/**
+ * Takes `<path>.lock`, made exclusively, waiting while another writer holds it; resolves to the function
+ * that lets it go. Only writers that take it wait for each other: it keeps no other program out.
+ */
+export async function lockFile(path: string): Promise<() => Promise<void>> {
+  const lock = `${path}.lock`;
+  const giveUp = Date.now() + 2 * STALE_LOCK_MS;
+  for (;;) {
+    try {
+      await (await open(lock, 'wx', 0o600)).close();
+      return () => rm(lock, { force: true }).catch(() => undefined);
+    } catch (error) {
+      if (!LOCK_HELD.has((error as NodeJS.ErrnoException).code ?? '') || Date.now() > giveUp) throw error;
+    }
+    const held = await stat(lock).catch(() => undefined);
+    if (held && Date.now() - held.mtimeMs > STALE_LOCK_MS) await rm(lock, { force: true }).catch(() => undefined);
+    else await new Promise((resolve) => setTimeout(resolve, LOCK_RETRY_MS));
   }
 }
 

@@ -128,9 +128,9 @@ export class ClientsState {
     return result.ok ? result.value : undefined;
   }
 
-  /** The address and key any other client uses (a secret: shown only when the user asks). */
-  otherAccess(): Promise<ApiResult<OtherAccess>> {
-    return this.#backend.call('clients.otherAccess', {});
+  /** The address and key any other client uses (a secret: shown only when the user asks); `renew` revokes the old key and makes a new one. */
+  otherAccess(renew = false): Promise<ApiResult<OtherAccess>> {
+    return this.#backend.call('clients.otherAccess', renew ? { renew } : {});
   }
 
   /** The exact entry Connect would write; writes nothing. */
