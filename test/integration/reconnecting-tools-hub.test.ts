@@ -1,7 +1,8 @@
 /**
  * A server that crashed keeps its tools known while it waits to try again (its last lists stand in, as
  * for a server on first use): a call of one says the server is not available, directly and through
- * dispatch, instead of "Unknown tool". A server given up on, disabled or removed takes its tools away.
+ * dispatch, instead of "Unknown tool". A server given up on, disabled or removed takes its tools away
+ * (a direct call of one then says the server is stopped: not-running-tools-hub.test.ts).
  * Real stdio upstream (the fixture server); waits on the hub's events.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -79,7 +80,10 @@ describe('the tools of a server that crashed', () => {
     expect(hub.pool.get('fx')?.reconnecting).toBe(false);
     expect(hub.catalog.tool('fx__add')).toBeUndefined();
     expect(await names(client)).not.toContain('fx__add');
-    expect(await direct(client, 'fx__add', { a: 1, b: 2 })).toMatch(/^error: .*Unknown tool: fx__add/);
+    // Not "Unknown tool": the call says the server is stopped, why, and where Restart is.
+    expect(await direct(client, 'fx__add', { a: 1, b: 2 })).toMatch(
+      /^Server "fx" is stopped, so its tool "fx__add" cannot be called: .*press Restart\)/,
+    );
   });
 
   it('are gone once it is disabled or removed while it waits to try again', async () => {

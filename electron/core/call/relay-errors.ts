@@ -40,3 +40,28 @@ export function unavailableMessage(serverId: string, up: Upstream | undefined): 
   const why = up.status === 'error' && up.error ? `: ${up.error}` : '';
   return `Server "${serverId}" is not available right now (status: ${up.status}${why}).`;
 }
+
+/**
+ * Why a tool named for a configured server (`<server>__<tool>`) is not listed: the server is not running,
+ * said with what to do next. Undefined when it runs (its tool is unknown) or is no longer configured.
+ */
+export function notRunningMessage(tool: string, up: Upstream | undefined): string | undefined {
+  if (!up || up.client) return undefined;
+  const server = `Server "${up.id}"`;
+  switch (up.status) {
+    case 'needs-sign-in':
+      return unavailableMessage(up.id, up);
+    case 'disabled':
+      return `${server} is turned off in Spillway, so its tool "${tool}" cannot be called. Turn it on in Spillway's Servers view, then call the tool again.`;
+    case 'stopped':
+      return `${server} is stopped in Spillway, so its tool "${tool}" cannot be called. Press Restart for it in Spillway's Servers view, then call the tool again.`;
+    case 'error':
+      if (!up.reconnecting) {
+        return `${server} is stopped, so its tool "${tool}" cannot be called: ${up.error ?? 'it failed'}. Restart is in Spillway's Servers view; call the tool again once the server runs.`;
+      }
+      return `${server} failed and Spillway is trying it again, so its tool "${tool}" cannot be called yet: ${up.error ?? 'it failed'}. Call the tool again in a moment.`;
+    default:
+      // Connecting (or idle, on first use) still: its tools are listed once it is up.
+      return `${server} is still starting, so its tool "${tool}" cannot be called yet. Call it again in a moment.`;
+  }
+}

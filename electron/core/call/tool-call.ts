@@ -15,6 +15,7 @@ import type { CachedCall } from '../policy/call-cache.js';
 import { noteMaskedCopy } from '../spill/result-preview.js';
 import type { ShapedResult } from '../spill/shape-result.js';
 import type { Upstream } from '../upstream/upstream.js';
+import { NAME_SEPARATOR } from '../catalog/tool-names.js';
 import { applyPolicyArguments } from './call-arguments.js';
 import { newCallContext, type CallContext, type Masking } from './call-context.js';
 import { asIsReport, cancelledReport, errorReport, reportCall, reportStarted, shapeReport, type CallReport } from './call-report.js';
@@ -27,7 +28,7 @@ import { encodePassed, mayEncodePassed } from './result-encoding.js';
 import { waitWithProgress, type ProgressRoutes } from './progress-routes.js';
 import { refuse } from './refusal.js';
 import type { CallOptions, RelayDeps } from './relay-contract.js';
-import { errorResult, rpcError, unavailableMessage } from './relay-errors.js';
+import { errorResult, notRunningMessage, rpcError, unavailableMessage } from './relay-errors.js';
 import { callUpstream, UpstreamFailure, upstreamFailure } from './upstream-call.js';
 import type { UpstreamRequests } from './upstream-requests.js';
 
@@ -64,6 +65,15 @@ export class ToolCallPipeline {
       await waitWithProgress(extra, (onWait) => untilStarted(kept.serverId, onWait));
       // Gone once its upstream is up: unknown. Still not up: the call fails with the server's state.
       entry = deps.catalog.tool(params.name) ?? (deps.upstreams().get(kept.serverId)?.client ? undefined : kept);
+    } else if (!entry) {
+      // Not listed: a tool named for a server that is not running (yet) waits for it, or is told why.
+      const server = serverNamedIn(params.name, deps.upstreams());
+      if (server && !server.client) {
+        await this.#untilRunning(server, extra, server.config.timeoutMs ?? deps.settings().requestTimeoutMs, START_WAIT_MS);
+        entry = deps.catalog.tool(params.name);
+        const why = entry ? undefined : notRunningMessage(params.name, deps.upstreams().get(server.id));
+        if (why) return this.#notRunning(session, server.id, why);
+      }
     }
     if (!entry) {
       // Otherwise the log would show nothing of it: a stale tool list in the client is the usual cause.
@@ -84,7 +94,12 @@ export class ToolCallPipeline {
     applyPolicyArguments(ctx);
     const cache = cacheFor(ctx, deps.cache, settings.paused);
     const hit = cache?.get(ctx.server, ctx.tool, ctx.args);
-    const upstream = hit ? undefined : deps.upstreams().get(ctx.server);
+    let upstream = hit ? undefined : deps.upstreams().get(ctx.server);
+    if (upstream && !upstream.client && upstream.reconnecting) {
+      // Crashed or dropped, and tried again soon: the call waits for that try (the answer said so).
+      await this.#untilRunning(upstream, extra, timeoutFor(ctx, upstream, settings));
+      upstream = deps.upstreams().get(ctx.server);
+    }
     if (!upstream?.client) {
       reportStarted(ctx, deps.emit);
       if (hit) return this.#fromCache(ctx, hit);
@@ -185,6 +200,32 @@ export class ToolCallPipeline {
     return reportCall(ctx, report, this.deps.emit, this.deps.onCallFinished, failureText(hit.result));
   }
 
+  /**
+   * A server not running when one of its tools is called, waited for (bounded by the call's timeout too):
+   * one starting (or idle, on first use: started now) up to `startWaitMs`, one tried again soon after a
+   * failure up to RETRY_WAIT_MS. A try due later is not waited for: the call is answered with why at once.
+   */
+  async #untilRunning(server: Upstream, extra: DownstreamExtra, timeoutMs: number, startWaitMs = RETRY_WAIT_MS): Promise<void> {
+    const woken = server.wake();
+    const starting = server.status === 'connecting';
+    const boundMs = Math.min(starting ? startWaitMs : RETRY_WAIT_MS, timeoutMs);
+    const dueInMs = server.nextTryInMs;
+    if (dueInMs === undefined || dueInMs >= boundMs) return;
+    const what = woken ? 'start (it starts on first use)' : starting ? 'start' : 'reconnect';
+    this.deps.emit({ type: 'log', level: 'info', server: server.id, message: `A call waits for "${server.id}" to ${what}` });
+    await waitWithProgress(extra, (onWait) => {
+      onWait?.(woken ? `Starting ${server.id} (it starts on first use)…` : `Waiting for ${server.id} to ${starting ? 'start' : 'reconnect'}…`);
+      return server.whenTried(boundMs);
+    });
+  }
+
+  /** A tool of a server that is not running: said to the client (what to do) and in the log. */
+  #notRunning(session: DownstreamSession, server: string, message: string): CallToolResult {
+    const client = session.clientName ?? 'A client';
+    this.deps.emit({ type: 'log', level: 'warn', server, message: `${client} called a tool of "${server}", which is not running: ${message}` });
+    return errorResult(message);
+  }
+
   /** A failed call: reported as an error, answered with an error result, or thrown as a JSON-RPC error. */
   #failed(ctx: CallContext, failure: UpstreamFailure): CallToolResult {
     const result = errorResult(failure.message);
@@ -198,6 +239,20 @@ export class ToolCallPipeline {
     this.deps.emit({ type: 'log', level: 'error', server: ctx.server, message });
     return errorResult(message);
   }
+}
+
+/** The longest a call waits for a failed server's next try (its own timeout bounds it too). */
+export const RETRY_WAIT_MS = 5000;
+/** The longest a call of a tool not listed waits for its server to start (as long as for a kept tool). */
+export const START_WAIT_MS = 30_000;
+
+/** The configured server whose prefix (`<id>__`) an exposed tool name starts with, the longest such id. */
+function serverNamedIn(name: string, upstreams: ReadonlyMap<string, Upstream>): Upstream | undefined {
+  let found: Upstream | undefined;
+  for (const [id, up] of upstreams) {
+    if (name.startsWith(`${id}${NAME_SEPARATOR}`) && id.length > (found?.id.length ?? -1)) found = up;
+  }
+  return found;
 }
 
 /** The most of a failed result's text the log keeps (as much as a call's arguments preview). */

@@ -73,9 +73,10 @@ export class CatalogRebuild {
     } else if (change.status === 'error') {
       // Failed: whether it tries again is settled only after its status is told, so the rebuild decides.
       this.queue();
-    } else if (change.status !== 'connecting' && this.deps.kept.settle(change.server)) {
-      // It answered, or stopped: from now on its own lists count, not the last ones.
-      this.queue();
+    } else if (change.status !== 'connecting') {
+      // It answered, or stopped: from now on its own lists count, not the last ones. A ready one's lists
+      // are queued now, before a call waiting for it (Upstream.whenTried) resumes and looks for its tool.
+      if (this.deps.kept.settle(change.server) || change.status === 'ready') this.queue();
     }
   }
 

@@ -32,6 +32,7 @@ import { describeConnectError, withServerOutput } from './connect-error.js';
 import { watchConnection } from './connection-watch.js';
 import { loadLists } from './upstream-lists.js';
 import { retryPlan } from './retry-plan.js';
+import { TryWaiters } from './try-waiters.js';
 import { downloadsOnFirstStart } from './start-plan.js';
 import type { ExitStatus } from './stdio-transport.js';
 import type { UpstreamHooks, UpstreamOptions, UpstreamTransportHandle } from './upstream-hooks.js';
@@ -58,6 +59,8 @@ export class Upstream {
   #failures: number[] = []; // since the server last served a call: a call that crashes it is not a crash loop
   #triesSinceReady = 0; // failed tries since it was last ready: spaces out a network server's tries
   #retryTimer: NodeJS.Timeout | undefined;
+  #retryAt = 0; // when the scheduled try is due (this.#opts.now() time), while #retryTimer is set
+  readonly #tryWaiters = new TryWaiters(); // calls waiting for the try on its way to end (whenTried)
   #stderr: string[] = [];
   #started = false;
   #idle: IdleTimer | undefined;
@@ -215,6 +218,20 @@ export class Upstream {
     return this.status === 'connecting' || this.#retryTimer !== undefined;
   }
 
+  /** How long until the scheduled try (0 when it is due or connecting); undefined when none is on its way. */
+  get nextTryInMs(): number | undefined {
+    if (this.status === 'connecting') return 0;
+    return this.#retryTimer === undefined ? undefined : Math.max(0, this.#retryAt - this.#opts.now());
+  }
+
+  /**
+   * Resolves once the try on its way (connecting, or scheduled) has ended, ready or not, or the server
+   * was stopped; at once when none is on its way; after `timeoutMs` at the latest.
+   */
+  whenTried(timeoutMs: number): Promise<void> {
+    return this.reconnecting ? this.#tryWaiters.wait(timeoutMs) : Promise.resolve();
+  }
+
   /** Whether it was stopped (by the user, a config change or the hub) and not started since. */
   get stopping(): boolean {
     return this.#stopping;
@@ -233,6 +250,8 @@ export class Upstream {
     this.status = status;
     this.error = error;
     this.hooks.onStatus(this.id, status, error);
+    // After the hooks: a waiter resumes with the status told (the catalog rebuild it queued comes first).
+    if (status !== 'connecting') this.#tryWaiters.release();
   }
 
   async #connect(retry = true): Promise<void> {
@@ -333,6 +352,7 @@ export class Upstream {
       }
     }, plan.delayMs);
     this.#retryTimer.unref?.();
+    this.#retryAt = now + plan.delayMs;
   }
 
   #makeClient(): UpstreamClient {
