@@ -11,7 +11,7 @@ import { parseArgs } from 'node:util';
 import { CLIENT_IDS, type ClientIdName } from '../../shared/api-clients.js';
 import { ConfigError, uniqueServerId, type Config, type ServerConfig } from '../../shared/config.js';
 import type { ApiResult } from '../../shared/api.js';
-import { defaultBridgeLaunch } from '../core/app/app-hub.js';
+import { bridgeWithConfig, defaultBridgeLaunch } from '../core/app/app-hub.js';
 import { resolvePaths, type AppPaths } from '../core/files/app-paths.js';
 import { ClientTokens } from '../core/clients/client-tokens.js';
 import { createClientRegistry } from '../core/clients/index.js';
@@ -27,12 +27,12 @@ import { openSecretStore } from '../core/secrets/open-secret-store.js';
 import { resolveServerSecrets, storeServerSecrets } from '../core/secrets/server-secret-refs.js';
 import type { SecretStore } from '../core/secrets/secret-store.js';
 import { join } from 'node:path';
+import { pathProblem } from './plain-errors.js';
+import { usage } from './usage.js';
 
 type Call = (method: string, req: unknown) => Promise<ApiResult<unknown>>;
 
-const USAGE = `Usage: spillway clients list | connect <id> | disconnect <id> | import <id> [server…] [--replace] | restore <id>
-  [--yes] skips the confirmation   [--data-dir DIR] [--config FILE]
-Client ids: ${CLIENT_IDS.join(', ')}`;
+const USAGE = usage('clients');
 
 /**
  * This data folder's running hub: where it recorded it listens, else on the configured port. The token is
@@ -67,7 +67,7 @@ async function directApi(paths: AppPaths, configFile: ConfigFile, config: Config
   const service = new ClientsService({
     registry: createClientRegistry({ os: { home: homedir(), platform, env: { ...process.env } }, backupDir: paths.backupDir }),
     tokens: await ClientTokens.open(join(paths.dataDir, 'client-tokens.json')),
-    bridge: defaultBridgeLaunch(paths.dataDir),
+    bridge: bridgeWithConfig(defaultBridgeLaunch(paths.dataDir), paths),
     dataDir: paths.dataDir,
     host: {
       // No hub runs: the entry gets the port the hub will listen on when it starts.
@@ -243,7 +243,7 @@ export async function clientsCommand(args: string[]): Promise<number> {
         return 2;
     }
   } catch (err) {
-    console.error(`spillway: ${(err as Error).message}`);
+    console.error(`spillway: ${(await pathProblem(err, paths)) ?? (err as Error).message}`);
     if (!(err instanceof ConfigError)) return 1;
     // As `spillway serve` says it: Spillway's own config could not be read, and nothing was written.
     console.error('The file was not changed. Fix it (or move it away) and try again.');

@@ -6,22 +6,8 @@ import { readFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { parseArgs } from 'node:util';
 import { resolvePaths, type AppPaths } from '../core/files/app-paths.js';
-
-const USAGE = `Usage:
-  spillway serve [--config FILE] [--data-dir DIR] [--port N] [--port-fallback] [--stdio]
-      Runs the hub headless. Prints "Spillway listening on http://127.0.0.1:PORT/mcp" when ready.
-      --port 0 picks a free port; --port-fallback picks one when the port is taken (the bridge starts
-      its hub so). --stdio also serves one MCP session on stdin/stdout.
-  spillway token [--data-dir DIR]
-      Prints the bearer token for the endpoint.
-  spillway bridge [--data-dir DIR] [--config FILE] [--socket PATH] [--url URL] [--no-start]
-      Relays MCP on stdin/stdout to the hub of the data folder (for stdio-only clients such as Claude
-      Desktop); starts that hub if it is not running (on the config file it last ran), unless --no-start.
-  spillway clients list | connect <id> | disconnect <id> | import <id> [server…] [--replace] | restore <id> [--yes]
-      Connects AI apps (claude-desktop, claude-code, cursor, vscode, windsurf, cline, zed, lm-studio,
-      gemini-cli, codex) through Spillway, with a backup before every write; --yes skips the confirmation.
-
-Environment: SPILLWAY_CONFIG (config file), SPILLWAY_DATA_DIR (data folder).`;
+import { pathProblem, portProblem } from './plain-errors.js';
+import { asksHelp, isCommand, usage } from './usage.js';
 
 function osFacts() {
   return { home: homedir(), platform: process.platform, env: process.env };
@@ -45,7 +31,8 @@ async function serve(args: string[]): Promise<number> {
   });
   let port: number | undefined;
   if (values.port !== undefined) {
-    port = Number(values.port);
+    // Digits only: Number('') is 0 (a random port), and Number(' 8') or Number('0x50') a port not written.
+    port = /^[0-9]{1,5}$/.test(values.port) ? Number(values.port) : NaN;
     if (!Number.isInteger(port) || port < 0 || port > 65535) {
       console.error(`spillway: --port must be a whole number from 0 to 65535 (got "${values.port}")`);
       return 2;
@@ -56,10 +43,11 @@ async function serve(args: string[]): Promise<number> {
   const say = (line: string) => (stdio ? process.stderr : process.stdout).write(`${line}\n`);
   // Loaded per command: the bridge starts on every client launch and must not pay for the hub's imports.
   const [{ startHeadless }, { ConfigError }] = await Promise.all([import('../core/app/headless.js'), import('../../shared/config.js')]);
+  const where = paths(values);
   let running;
   try {
     running = await startHeadless({
-      paths: paths(values),
+      paths: where,
       port,
       stdio,
       portFallback: values['port-fallback'],
@@ -81,14 +69,19 @@ async function serve(args: string[]): Promise<number> {
       );
       return 2;
     }
-    console.error(`spillway: ${e.message ?? err}`);
+    const refused = portProblem(err, port);
+    if (refused) {
+      console.error(`spillway: ${refused}`);
+      return 2;
+    }
+    console.error(`spillway: ${(await pathProblem(err, where)) ?? e.message ?? err}`);
     return 1;
   }
   say(`Spillway listening on ${running.hub.url}`);
   if (stdio) {
     // A stdio client keeps this stream in its own log files: the link with the token stays out of it.
-    const chosen = values['data-dir'] ?? process.env.SPILLWAY_DATA_DIR;
-    const dataDir = chosen === undefined ? '' : ` --data-dir ${JSON.stringify(chosen)}`;
+    const chosen = values['data-dir'] || process.env.SPILLWAY_DATA_DIR;
+    const dataDir = chosen ? ` --data-dir ${JSON.stringify(where.dataDir)}` : '';
     process.stderr.write(
       `To open the Spillway window, run \`spillway token${dataDir}\` to see your token, then open ${running.hub.endpoint.origin}/?token=<your token>\n`,
     );
@@ -114,13 +107,17 @@ async function token(args: string[]): Promise<number> {
   const { values } = parseArgs({ args, options: { 'data-dir': { type: 'string' }, config: { type: 'string' } }, strict: true });
   const { dataDir, tokenFile } = paths(values);
   // Only read, never made here: a mistyped folder must not get a token of its own that no hub accepts.
-  const text = await readFile(tokenFile, 'utf8').then(
-    (t) => t.trim(),
-    (err: NodeJS.ErrnoException) => {
-      if (err.code === 'ENOENT' || err.code === 'ENOTDIR') return '';
-      throw err;
-    },
-  );
+  let text: string;
+  try {
+    text = (await readFile(tokenFile, 'utf8')).trim();
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code !== 'ENOENT' && code !== 'ENOTDIR') {
+      console.error(`spillway: cannot read ${tokenFile} (${code ?? (err as Error).message}): ${unreadableToken(code)}`);
+      return 1;
+    }
+    text = '';
+  }
   // Shorter than a token: the hub makes a new one when it starts (access-token.ts).
   if (text.length < 16) {
     console.error(`spillway: Spillway has not run with the data folder ${dataDir} yet, so it has no token.`);
@@ -131,8 +128,23 @@ async function token(args: string[]): Promise<number> {
   return 0;
 }
 
+/** The next step when the token file is there but cannot be read. */
+function unreadableToken(code: string | undefined): string {
+  if (code === 'EISDIR') {
+    return 'it is a folder, not a token file. Move it away, then start Spillway (the app, or `spillway serve`) to make a new token.';
+  }
+  if (code === 'EACCES' || code === 'EPERM') {
+    return 'you may not read it. Run this as the user Spillway runs as, or make the file yours (the hub keeps it readable by its owner only).';
+  }
+  return 'check the data folder (--data-dir DIR, or SPILLWAY_DATA_DIR) and try again.';
+}
+
 export async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
+  if (isCommand(command) && asksHelp(rest)) {
+    console.log(usage(command));
+    return 0;
+  }
   try {
     switch (command) {
       case 'serve':
@@ -147,17 +159,19 @@ export async function main(argv: string[]): Promise<number> {
       case 'help':
       case '--help':
       case '-h':
-        console.log(USAGE);
+        console.log(usage());
         return command === undefined ? 2 : 0;
       default:
-        console.error(`spillway: unknown command "${command}"\n\n${USAGE}`);
+        console.error(`spillway: unknown command "${command}"\n\n${usage()}`);
         return 2;
     }
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code?.startsWith('ERR_PARSE_ARGS')) {
-      console.error(`spillway: ${(err as Error).message}\n\n${USAGE}`);
+      console.error(`spillway: ${(err as Error).message}\n\n${usage(isCommand(command) ? command : undefined)}`);
       return 2;
     }
-    throw err;
+    // Anything else: one line, not a stack trace.
+    console.error(`spillway: ${err instanceof Error ? err.message : String(err)}`);
+    return 1;
   }
 }

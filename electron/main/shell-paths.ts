@@ -5,7 +5,7 @@
  * Layout (the same in the repo and inside app.asar): dist/electron/main/main.js, dist/electron/preload/
  * preload.cjs, dist/renderer/index.html, electron/assets/*.png.
  */
-import { join, posix, win32 } from 'node:path';
+import { join, posix, resolve, win32 } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { APP_NAME } from '../core/files/app-paths.js';
 import type { RendererLocation } from './navigation-guard.js';
@@ -30,10 +30,10 @@ export function shellFiles(mainModuleUrl: string): ShellFiles {
  * The data folder: `<appData>/Spillway`, the folder the headless hub uses too (app-paths.ts
  * defaultDataDir). Set explicitly because in development Electron would name it after package.json's
  * lower-case "spillway", a different folder on case-sensitive file systems. SPILLWAY_DATA_DIR wins, as
- * it does for the CLI.
+ * it does for the CLI, made absolute (it goes into AI apps' bridge entries, which run from other folders).
  */
 export function desktopDataDir(appData: string, platform: NodeJS.Platform, env: Readonly<Record<string, string | undefined>>): string {
-  if (env.SPILLWAY_DATA_DIR) return env.SPILLWAY_DATA_DIR;
+  if (env.SPILLWAY_DATA_DIR) return resolve(env.SPILLWAY_DATA_DIR);
   return platform === 'win32' ? win32.join(appData, APP_NAME) : join(appData, APP_NAME);
 }
 

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { parseArgs } from 'node:util';
@@ -7,7 +8,7 @@ import { socketPathFor } from '../../core/downstream/socket-endpoint.js';
 import { Bridge } from './bridge.js';
 import { hubLauncher, type HubLauncher } from './launcher.js';
 
-/** `spillway bridge [--data-dir DIR] [--config FILE] [--socket PATH] [--url URL] [--no-start]`. */
+/** `spillway bridge [--data-dir DIR] [--config FILE] [--socket PATH] [--url URL] [--client ID] [--no-start]`. */
 export async function bridgeCommand(args: string[], deps: { startHub?: HubLauncher } = {}): Promise<number> {
   const { values } = parseArgs({
     args,
@@ -24,8 +25,11 @@ export async function bridgeCommand(args: string[], deps: { startHub?: HubLaunch
   const env = process.env;
   const paths = resolvePaths({ dataDir: values['data-dir'], configFile: values.config, os: { home: homedir(), platform: process.platform, env } });
   const mkdirData = async () => (await import('node:fs/promises')).mkdir(paths.dataDir, { recursive: true, mode: 0o700 });
-  // The config the user chose for this bridge; else the one this folder's hub runs or ran last (issue 13, item 4).
-  const chosenConfig = values.config ?? env.SPILLWAY_CONFIG;
+  // The config the user chose for this bridge (made absolute); else the one this folder's hub runs or ran last (issue 13, item 4).
+  const chosenConfig = values.config || env.SPILLWAY_CONFIG ? paths.configFile : undefined;
+  // Whether a hub of this folder was ever found: a folder gone since was deleted (Spillway uninstalled while
+  // the app still runs this bridge), and no hub may create it again.
+  let hadHub = false;
   const hubConfig = async () => chosenConfig ?? (await readHubRecord(paths.dataDir))?.configFile;
   const timeoutMs = Number(env.SPILLWAY_BRIDGE_TIMEOUT_MS) || undefined;
   const bridge = new Bridge({
@@ -42,7 +46,11 @@ export async function bridgeCommand(args: string[], deps: { startHub?: HubLaunch
         (t) => t.trim(),
         () => undefined,
       )),
-    hubId: () => readHubId(paths.dataDir),
+    hubId: async () => {
+      const id = await readHubId(paths.dataDir);
+      hadHub ||= id !== undefined;
+      return id;
+    },
     httpUrls: async () => {
       if (values.url) return [values.url];
       // Where the folder's hub says it listens, then the port of its config file: each is checked to be that hub.
@@ -55,6 +63,11 @@ export async function bridgeCommand(args: string[], deps: { startHub?: HubLaunch
       ? undefined
       : (deps.startHub ??
         (async () => {
+          if (hadHub && !existsSync(paths.dataDir)) {
+            throw new Error(
+              `its data folder ${paths.dataDir} was deleted, so no new Spillway is started there. If you still use Spillway, start the app (or \`spillway serve\`), then restart this app.`,
+            );
+          }
           await mkdirData();
           return hubLauncher({ dataDir: paths.dataDir, execPath: process.execPath, script: process.argv[1], env, configFile: hubConfig })();
         })),

@@ -5,7 +5,7 @@
 import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import type { ServerResponse } from 'node:http';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import type { OsFacts as ClientOsFacts } from '../clients/index.js';
 import type { BridgeLaunch, ClientsService } from '../clients/clients-service.js';
 import { clientsHandlers } from '../control/clients-handlers.js';
@@ -66,6 +66,16 @@ export interface AppHub {
 /** The bridge as development and the headless hub run it: this Node and the CLI script. */
 export function defaultBridgeLaunch(dataDir: string): BridgeLaunch {
   return { command: process.execPath, args: [join(appRoot(), 'electron', 'cli', 'spillway.js'), 'bridge', '--data-dir', dataDir] };
+}
+
+/**
+ * The bridge with `--config FILE` when the config file is not the data folder's config.json (--config,
+ * SPILLWAY_CONFIG): a bridge that starts the hub where none ran yet has no hub.json to find that file in.
+ */
+export function bridgeWithConfig(bridge: BridgeLaunch, paths: Pick<AppPaths, 'dataDir' | 'configFile'>): BridgeLaunch {
+  const configFile = resolve(paths.configFile);
+  if (configFile === resolve(paths.dataDir, 'config.json') || bridge.args.includes('--config')) return bridge;
+  return { ...bridge, args: [...bridge.args, '--config', configFile] };
 }
 
 /**
@@ -136,7 +146,7 @@ async function buildAppHub(options: AppHubOptions, folder: DataFolderClaim): Pro
         backupDir: options.paths.backupDir,
       }),
       tokens,
-      bridge: options.bridge ?? defaultBridgeLaunch(options.paths.dataDir),
+      bridge: bridgeWithConfig(options.bridge ?? defaultBridgeLaunch(options.paths.dataDir), options.paths),
       dataDir: options.paths.dataDir,
       host: {
         // The port it listens on now, and the one its next start asks for (its --port, else the setting).

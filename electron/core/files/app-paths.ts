@@ -33,13 +33,20 @@ export interface AppPaths {
   backupDir: string;
 }
 
+/**
+ * The files of the data folder given (--data-dir), else SPILLWAY_DATA_DIR, else the default one; an empty
+ * value counts as not given, as the desktop app takes it (shell-paths.ts). Relative paths are made absolute
+ * from the current folder: they are written into AI apps' entries, which run from folders of their own.
+ */
 export function resolvePaths(options: { dataDir?: string; configFile?: string; os: OsFacts }): AppPaths {
   const env = options.os.env;
   const path = options.os.platform === 'win32' ? win32 : posix;
-  const dataDir = options.dataDir ?? env.SPILLWAY_DATA_DIR ?? defaultDataDir(options.os);
+  const absolute = (p: string) => (path.isAbsolute(p) ? p : path.resolve(p));
+  const dataDir = absolute(options.dataDir || env.SPILLWAY_DATA_DIR || defaultDataDir(options.os));
+  const configFile = options.configFile || env.SPILLWAY_CONFIG;
   return {
     dataDir,
-    configFile: options.configFile ?? env.SPILLWAY_CONFIG ?? path.join(dataDir, 'config.json'),
+    configFile: configFile ? absolute(configFile) : path.join(dataDir, 'config.json'),
     tokenFile: path.join(dataDir, 'token'),
     spillDir: path.join(dataDir, 'spill'),
     logDir: path.join(dataDir, 'logs'),
