@@ -5,6 +5,7 @@
  */
 import type { ApiFailure, Backend } from './api.js';
 import { matchesFilter, type EventFilter, type HubEvent, type Level } from '../../../shared/events.js';
+import { summarize } from './event-summary.js';
 
 export interface ActivityFilter {
   server: string;
@@ -84,6 +85,24 @@ export function applyCounts(events: HubEvent[], fresh: readonly HubEvent[]): Hub
   });
 }
 
+/** The arguments of each call started in `events`, by call id: its finished row is searched by them too. */
+function argumentsByCall(events: readonly HubEvent[]): Record<string, string> {
+  // A plain record: it is built anew from the raw ring, never changed in place.
+  const found: Record<string, string> = {};
+  for (const e of events) if (e.type === 'call.started' && e.argumentsPreview) found[e.callId] = e.argumentsPreview.toLowerCase();
+  return found;
+}
+
+/**
+ * The text search (`needle` in lower case): the event as the hub stores it, as its row reads ("passed",
+ * "spilled"), and for a finished call the arguments its folded start carried.
+ */
+function matchesText(e: HubEvent, needle: string, args: Readonly<Record<string, string>>): boolean {
+  if (matchesFilter(e, { text: needle })) return true;
+  if (summarize(e).toLowerCase().includes(needle)) return true;
+  return e.type === 'call.finished' && Object.hasOwn(args, e.callId) && args[e.callId].includes(needle);
+}
+
 /** The loaded history plus the live events that arrived while it loaded, each once, in order. */
 function mergeHistory(history: readonly HubEvent[], early: readonly HubEvent[]): HubEvent[] {
   const seen = new Set(history.map((e) => e.seq));
@@ -95,6 +114,8 @@ export class ActivityLog {
   #loading = $state(false);
   #error = $state<ApiFailure | undefined>();
   #selectedSeq = $state<number | undefined>();
+  /** Earlier events exist than the ring holds: the history filled its limit, or the ring dropped some. */
+  #truncated = $state(false);
   /** Bound to the filter controls. */
   filter = $state<ActivityFilter>({ ...EMPTY_FILTER });
 
@@ -107,9 +128,12 @@ export class ActivityLog {
 
   /** Every kept event as a row: a finished call's start folded into it. */
   #rows = $derived.by(() => oneRowPerCall(this.#events));
+  #arguments = $derived.by(() => argumentsByCall(this.#events));
   #visible = $derived.by(() => {
-    const query = toQuery(this.filter);
-    return this.#rows.filter((e) => matchesFilter(e, query));
+    const { text, ...query } = toQuery(this.filter);
+    const needle = text?.toLowerCase();
+    const args = this.#arguments;
+    return this.#rows.filter((e) => matchesFilter(e, query) && (!needle || matchesText(e, needle, args)));
   });
   #servers = $derived.by(() => distinct(this.#events, (e) => e.server));
   #tools = $derived.by(() => distinct(this.#events, (e) => e.exposedName));
@@ -148,6 +172,10 @@ export class ActivityLog {
   /** The rows the log would show without filters (what `visible` is counted against). */
   get rowCount(): number {
     return this.#rows.length;
+  }
+  /** Whether earlier events than these exist (the log shows only the latest). */
+  get truncated(): boolean {
+    return this.#truncated;
   }
   get loading(): boolean {
     return this.#loading;
@@ -199,7 +227,9 @@ export class ActivityLog {
       const history = result.ok ? result.value : [];
       this.#error = result.ok ? undefined : result;
       const merged = mergeHistory(history, early);
-      this.#events = applyCounts([...this.#events, ...merged], merged).slice(-this.#capacity);
+      const all = applyCounts([...this.#events, ...merged], merged);
+      this.#events = all.slice(-this.#capacity);
+      if (history.length >= this.#initial || all.length > this.#capacity) this.#truncated = true;
       loaded = true;
     });
     return stop;
@@ -222,6 +252,11 @@ export class ActivityLog {
     const batch = this.#pending;
     this.#pending = [];
     const next = applyCounts(this.#events.concat(batch), batch);
-    this.#events = next.length > this.#capacity ? next.slice(next.length - this.#capacity) : next;
+    if (next.length <= this.#capacity) {
+      this.#events = next;
+      return;
+    }
+    this.#events = next.slice(next.length - this.#capacity);
+    this.#truncated = true;
   }
 }

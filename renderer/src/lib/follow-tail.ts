@@ -18,6 +18,7 @@ export interface TailState {
   /** Rows added while paused, for the "Jump to latest" badge. */
   unseen: number;
   lastOffset: number;
+  /** 0 until the first scroll event: the viewport is not known yet. */
   lastViewport: number;
 }
 
@@ -36,9 +37,11 @@ export function isAtEnd(p: ScrollPosition, slack = END_SLACK_PX): boolean {
 export function afterScroll(state: TailState, p: ScrollPosition): TailState {
   const moved = { lastOffset: p.offset, lastViewport: p.viewport };
   if (isAtEnd(p)) return { following: true, unseen: 0, ...moved };
+  const known = state.lastViewport > 0;
   // A resized view (details pane opened, window resized) moves the offset without the user asking.
-  if (p.viewport !== state.lastViewport) return { ...state, ...moved };
-  if (p.offset < state.lastOffset) return { ...state, following: false, ...moved };
+  if (known && p.viewport !== state.lastViewport) return { ...state, ...moved };
+  // Before the first scroll event the log followed from the start, so it was at the end: short of it is a move up.
+  if (!known || p.offset < state.lastOffset) return { ...state, following: false, ...moved };
   return { ...state, ...moved };
 }
 

@@ -34,6 +34,8 @@ export class SettingsState {
   #saving = $state<Partial<Record<SettingsField, boolean>>>({});
   /** The control saved last, for a brief "Saved" note. */
   #lastSaved = $state<SettingsField | undefined>();
+  /** The last threshold in force, kept while large results are let through, to bring it back on re-enable. */
+  #lastThreshold: number | undefined;
   readonly #backend: Backend;
 
   constructor(backend: Backend) {
@@ -55,11 +57,20 @@ export class SettingsState {
   isSaving(field: SettingsField): boolean {
     return this.#saving[field] === true;
   }
+  /** The threshold to turn "Act on large results" back on with: the last one in force, else the default. */
+  get thresholdToRestore(): number {
+    return this.#lastThreshold ?? DEFAULT_SETTINGS.spill.thresholdTokens ?? 10_000;
+  }
+
+  #keep(saved: Settings): void {
+    this.#saved = saved;
+    if (saved.spill.thresholdTokens !== null) this.#lastThreshold = saved.spill.thresholdTokens;
+  }
 
   async load(): Promise<void> {
     const result = await this.#backend.call('settings.get', {});
     if (result.ok) {
-      this.#saved = result.value;
+      this.#keep(result.value);
       this.#loadError = undefined;
     } else {
       this.#loadError = result;
@@ -82,7 +93,7 @@ export class SettingsState {
     const result = await this.#backend.call('settings.set', patch);
     this.#saving = { ...this.#saving, [field]: false };
     if (result.ok) {
-      this.#saved = result.value;
+      this.#keep(result.value);
       this.#lastSaved = field;
       return true;
     }
