@@ -320,20 +320,6 @@ describe('LineFramer with a spool (long lines streamed to disk)', () => {
     expect(await readFile(messages[0]!.spooled![0]!.path, 'utf8')).toBe(long);
   });
 
-  it('fails a line the disk refuses (a file where its folder should be), failing its request, and goes on', async () => {
-    const { writeFile } = await import('node:fs/promises');
-    let blocker = '';
-    const { framer, messages, errors, settled } = await spooling(undefined, (dir) => (blocker = `${dir}/blocker`) + '/spool');
-    await writeFile(blocker, 'not a folder');
-    const line = Buffer.from(`${JSON.stringify(bigResult)}\n${JSON.stringify(ping)}\n`);
-    for (let i = 0; i < line.length; i += 2000) framer.push(line.subarray(i, i + 2000));
-    await settled();
-    expect(errors).toHaveLength(1);
-    expect(errors[0]!.message).toMatch(/could not be written to disk \(ENOTDIR/);
-    expect(oversizedResponseId(errors[0]!)).toBe(7);
-    expect(messages.map((m) => m.message)).toEqual([ping]);
-  });
-
   it('skips a line whose spool fails half-way (disk full), failing its request, and goes on', async () => {
     const { mkdtemp, readdir } = await import('node:fs/promises');
     const { tmpdir } = await import('node:os');

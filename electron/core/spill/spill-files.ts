@@ -25,8 +25,8 @@ const TMP_PREFIX = '.tmp-';
  * In result.json: where each text of the result lies in text.txt, `[content index, 1 if an embedded
  * resource's text, start byte, end byte]`. The texts themselves are kept once, in text.txt.
  */
-const TEXT_RANGES_KEY = 'spillway/textRanges';
-type TextRange = [index: number, resource: 0 | 1, start: number, end: number];
+export const TEXT_RANGES_KEY = 'spillway/textRanges';
+export type TextRange = [index: number, resource: 0 | 1, start: number, end: number];
 
 /** A result made ready to be written: its bytes, its hash, and what each file will hold. */
 export interface PreparedFiles {

@@ -5,6 +5,7 @@ import { AtomicFile, removeStaleTemps } from '../files/atomic-file.js';
 import { isValidHandle } from './spill-handle.js';
 import { countLines, type ResultView, type SpillContentType, type SpooledView } from './result-view.js';
 import { fileNames, type PreparedFiles } from './spill-files.js';
+import type { StoredFiles } from './spill-recovery.js';
 import type { SpillMeta } from './spill-store.js';
 
 /** A binary block kept as its own file inside the entry's folder. */
@@ -69,6 +70,35 @@ export function plannedEntry(
     textFromStructured: 'textFromStructured' in view ? view.textFromStructured : false,
     files: fileNames(files),
     binary: files.binaryFiles.map(({ index, kind, mimeType, file }) => ({ index, kind, mimeType, file })),
+  };
+}
+
+/**
+ * The entry of a complete result folder the index did not list (readCompleteFolder), made `createdAt`
+ * (when it was written) and kept `ttlMs` from then. Who made it is not in its files: its server and tool read "unknown".
+ */
+export function recoveredEntry(handle: string, stored: StoredFiles, createdAt: number, ttlMs: number): SpillEntry {
+  const binaryBase64 = stored.diskBytes - stored.skeletonBytes - stored.textBytes;
+  return {
+    handle,
+    hash: stored.hash,
+    server: 'unknown',
+    tool: 'unknown',
+    client: null,
+    createdAt,
+    expiresAt: createdAt + ttlMs,
+    lastAccess: createdAt,
+    // About the size the upstream sent: the exact one is not in the files.
+    bytes: stored.skeletonBytes + stored.textBytes + Math.ceil(binaryBase64 / 3) * 4,
+    textBytes: stored.textBytes,
+    diskBytes: stored.diskBytes,
+    lines: stored.lines,
+    tokens: null,
+    tokensEstimated: true,
+    contentType: stored.contentType,
+    textFromStructured: stored.textFromStructured,
+    files: stored.files,
+    binary: stored.binary,
   };
 }
 
@@ -227,4 +257,17 @@ export class SpillIndexFile {
     if (this.#soon) void this.save().catch(() => undefined);
     return this.#file.settled();
   }
+}
+
+/** The entries to evict, least recently used first, until the rest fit in `quota` (never those `held`). */
+export function overQuota(entries: SpillEntry[], quota: number, held: (handle: string) => boolean): SpillEntry[] {
+  let total = entries.reduce((sum, e) => sum + e.diskBytes, 0);
+  const evict: SpillEntry[] = [];
+  for (const entry of [...entries].sort((a, b) => a.lastAccess - b.lastAccess)) {
+    if (total <= quota) break;
+    if (held(entry.handle)) continue;
+    evict.push(entry);
+    total -= entry.diskBytes;
+  }
+  return evict;
 }

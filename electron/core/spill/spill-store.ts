@@ -4,7 +4,7 @@ import type { LRUCache } from 'lru-cache';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { syncFolder } from '../files/atomic-file.js';
 import type { TokenCount, TokenCounter } from '../tokens/token-counter.js';
-import type { SpooledString } from '../wire/raw-spool.js';
+import { CUT_META_KEY, type SpooledString } from '../wire/raw-spool.js';
 import { handleFor, isValidHandle } from './spill-handle.js';
 import { viewResult } from './result-view.js';
 import {
@@ -33,7 +33,8 @@ import {
   writeEntryFolder,
   type PreparedFiles,
 } from './spill-files.js';
-import { plannedEntry, refreshOf, SpillIndexFile, type SpillEntry } from './spill-index.js';
+import { overQuota, plannedEntry, refreshOf, SpillIndexFile, type SpillEntry } from './spill-index.js';
+import { recoveredFolder } from './spill-recovery.js';
 
 export type { SpillEntry, SpillBinaryFile } from './spill-index.js';
 
@@ -103,11 +104,10 @@ export class SpillStore {
   }
 
   /**
-   * Keeps a complete result and returns its entry. The same content is stored once: a second put
-   * refreshes the entry's owner, expiry and last access. Throws SpillWriteError when it cannot be kept.
-   * Returns once the files are complete, and only then is the entry listed; the index file follows within
-   * a second, the entry's files synced first (a failure is logged): a crash in between leaves a folder the
-   * index does not know, removed at the next open. A failed write leaves nothing: its folder is removed.
+   * Keeps a complete result and returns its entry (the same content once: a second put refreshes owner,
+   * expiry, last access); throws SpillWriteError when it cannot be kept, leaving nothing. The entry is
+   * listed once its files are complete; the index follows within a second (files synced first): a crash in
+   * between leaves a folder the index does not know, listed again at the next open (spill-recovery.ts).
    */
   async put(result: CallToolResult, meta: SpillMeta, prepared: SpillPrepared = {}): Promise<SpillEntry> {
     return this.plan(result, meta, prepared).write();
@@ -126,11 +126,14 @@ export class SpillStore {
     const expiresAt = Math.max(existing?.expiresAt ?? 0, now + (meta.ttlMs ?? this.ttlMs));
     const entry = plannedEntry(result, view, files, { handle, now, expiresAt, meta, bytes: prepared.bytes });
     const spooled = view.parts.flatMap((p) => (typeof p.text === 'string' ? [] : [p.text]));
+    // Only the start of a result the disk refused while it arrived (line-framer.ts): never kept as if whole.
+    const cut = result._meta?.[CUT_META_KEY];
     return {
       entry: existing ? { ...existing, ...refreshOf(existing, entry) } : { ...entry },
-      write: () => this.#write(entry, files, spooled),
+      write: () => (typeof cut === 'string' ? Promise.reject(new SpillWriteError(cut)) : this.#write(entry, files, spooled)),
       // A result larger than the whole quota is never kept: its answer waits for the write to fail and says so.
-      answerFirst: files.diskBytes <= this.quotaBytes && this.#puts.hasRoomFor(files.diskBytes) && spooled.every((text) => text.fine()),
+      answerFirst:
+        cut === undefined && files.diskBytes <= this.quotaBytes && this.#puts.hasRoomFor(files.diskBytes) && spooled.every((t) => t.fine()),
     };
   }
 
@@ -287,9 +290,8 @@ export class SpillStore {
   }
 
   /**
-   * Drops expired entries and entries whose files vanished or are incomplete, removes folders the index
-   * does not know (crashed writes), and evicts least recently used entries over the quota. Run at open;
-   * call it periodically.
+   * Drops expired entries and those whose files vanished or are incomplete, lists again complete folders the
+   * index does not know and removes the others, evicts least recently used entries over the quota. Run at open.
    */
   async cleanup(): Promise<SpillCleanupReport> {
     const report: SpillCleanupReport = { expired: 0, missing: 0, orphans: 0, evicted: 0 };
@@ -305,12 +307,21 @@ export class SpillStore {
       }
     }
     const known = (name: string) => this.#entries.has(name) || this.#puts.has(name);
+    let recovered = 0;
     for (const path of this.#indexComplete ? await strayFolders(this.dir, known) : []) {
-      await rm(path, { recursive: true, force: true });
-      report.orphans++;
+      const entry = await recoveredFolder(path, now, this.ttlMs);
+      if (entry) {
+        this.#entries.set(entry.handle, entry);
+        this.#unsynced.add(entry.handle);
+        this.#log(`spilled result ${entry.handle} was missing from the index (Spillway stopped first): listed again`);
+        recovered++;
+      } else {
+        await rm(path, { recursive: true, force: true });
+        report.orphans++;
+      }
     }
     report.evicted = await this.#evictOverQuota(null);
-    if (report.expired + report.missing + report.evicted > 0) await this.#index.save();
+    if (report.expired + report.missing + report.evicted + recovered > 0) await this.#index.save();
     return report;
   }
 
@@ -380,18 +391,8 @@ export class SpillStore {
   }
 
   async #evictOverQuota(keep: string | null): Promise<number> {
-    const quota = this.quotaBytes;
-    let total = this.diskUsage().bytes;
-    if (total <= quota) return 0;
-    let evicted = 0;
-    const byAge = [...this.#entries.values()].sort((a, b) => a.lastAccess - b.lastAccess);
-    for (const entry of byAge) {
-      if (total <= quota) break;
-      if (entry.handle === keep || this.#puts.has(entry.handle)) continue;
-      await this.#remove(entry.handle);
-      total -= entry.diskBytes;
-      evicted++;
-    }
-    return evicted;
+    const evict = overQuota([...this.#entries.values()], this.quotaBytes, (handle) => handle === keep || this.#puts.has(handle));
+    for (const entry of evict) await this.#remove(entry.handle);
+    return evict.length;
   }
 }

@@ -1,4 +1,6 @@
 import { JSONRPCMessageSchema, type JSONRPCMessage, type RequestId } from '@modelcontextprotocol/sdk/types.js';
+import { formatCount } from '../../../shared/plain-text.js';
+import { cutToHeads, mayBeMessage } from './cut-to-heads.js';
 import { OrderedDelivery } from './ordered-delivery.js';
 import { plainMessage } from './plain-message.js';
 import type { RawMessageSpool, SpooledString } from './raw-spool.js';
@@ -10,6 +12,13 @@ export const DEFAULT_MAX_MESSAGE_BYTES = 256 * 1024 * 1024;
 const KEPT_EDGE_BYTES = 1024;
 
 const NEWLINE = 0x0a;
+
+/**
+ * A spooled line that does not begin as a JSON object cannot be a message: once the part of it held in
+ * memory (outside long strings: all of it, for a line of noise) passes this, it is skipped as noise, its
+ * first and last bytes kept for the log (audit s15: a 200 MB line of noise took 746 MB).
+ */
+const MAX_NOISE_SKELETON_BYTES = 8 * 1024 * 1024;
 
 /** A line over the size cap: it was skipped, the stream goes on with the next line. */
 export class OversizedMessageError extends Error {
@@ -98,10 +107,13 @@ export class LineFramer {
   /** Pieces of the current, unfinished line. */
   #pending: Buffer[] = [];
   #pendingBytes = 0;
-  /** Set while skipping the rest of an oversized line. */
-  #skipping: { bytes: number; head: Buffer; tail: Buffer; deleted?: Promise<void> } | undefined;
-  /** Set while the current line streams through a spool; `head` keeps its first bytes. */
-  #spooling: { spool: RawMessageSpool; head: Buffer; tail: Buffer } | undefined;
+  /** Set while skipping the rest of an oversized line, or of a long line of noise (`noise`). */
+  #skipping: { bytes: number; head: Buffer; tail: Buffer; deleted?: Promise<void>; noise?: boolean } | undefined;
+  /**
+   * Set while the current line streams through a spool; `head` keeps its first bytes. `noiseAt`: the
+   * skeleton size past which it is skipped as noise (MAX_NOISE_SKELETON_BYTES, or no limit for a line that may be a message).
+   */
+  #spooling: { spool: RawMessageSpool; head: Buffer; tail: Buffer; noiseAt: number } | undefined;
   /** The spool could not start for the current line: it is joined in memory instead. */
   #spoolRefused = false;
   /** Why the line being skipped is skipped, when it is not its size. */
@@ -188,6 +200,11 @@ export class LineFramer {
       this.#pendingBytes += piece.length;
       try {
         spooling.spool.push(piece);
+        if (spooling.spool.skeletonBytes > spooling.noiseAt) {
+          this.#spooling = undefined;
+          this.#skipping = { bytes: this.#pendingBytes, head: spooling.head, tail: spooling.tail, deleted: spooling.spool.abort(), noise: true };
+          this.#pendingBytes = 0;
+        }
       } catch (error) {
         // Half the line is on disk and gone from memory: it cannot be delivered. Skip it, failing its request.
         this.#spooling = undefined;
@@ -208,7 +225,7 @@ export class LineFramer {
           spool.push(part);
           tail = keepTail(tail, part);
         }
-        this.#spooling = { spool, head, tail };
+        this.#spooling = { spool, head, tail, noiseAt: mayBeMessage(head) ? Infinity : MAX_NOISE_SKELETON_BYTES };
         this.#pending = [];
         this.#pendingBytes += piece.length;
         return;
@@ -233,6 +250,11 @@ export class LineFramer {
       this.#skipping = undefined;
       this.#skipCause = undefined;
       const [head, tail] = [skipped.head.toString('utf8'), skipped.tail.toString('utf8')];
+      if (skipped.noise) {
+        const noise = `${head} […${formatCount(skipped.bytes)} bytes in all, the middle left out…] ${tail}`;
+        this.#order.run(() => skipped.deleted!.then(() => this.#onNoise?.(noise)));
+        return;
+      }
       const error =
         cause === undefined
           ? new OversizedMessageError(skipped.bytes, this.maxMessageBytes, head, tail)
@@ -289,13 +311,14 @@ export class LineFramer {
     if (strings.length === 0) return this.#order.run(() => this.#onMessage!(message));
     // Delivered in its turn once its files are open, when none of their writes has failed (issue 12: the
     // answer does not wait for the last writes; whoever reads, moves or deletes a file waits for its
-    // `written`). Otherwise once they are complete, so a disk that refused them fails the line here.
+    // `written`). Otherwise once they are complete; when the disk refused them (read-only, full), the
+    // files are deleted and the message is delivered with each text cut to the head kept in memory.
     this.#order.run(async () => {
       await Promise.all(strings.map((s) => s.opened));
       if (strings.every((s) => s.fine())) return this.#onMessage!(message, strings);
       return written.then(
         () => this.#onMessage!(message, strings),
-        (error: unknown) => failed(error),
+        (error: unknown) => spool.abort().then(() => this.#onMessage!(cutToHeads(message, strings, error))),
       );
     });
   }

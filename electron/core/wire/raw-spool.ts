@@ -60,6 +60,9 @@ export interface RawSpoolOptions {
   pending?: PendingWrites;
 }
 
+/** In a result's `_meta`: why its spooled texts were cut to their heads (the disk refused the rest; see LineFramer), for the spill store. */
+export const CUT_META_KEY = 'spillway/cutShort';
+
 export const DEFAULT_MIN_STRING_BYTES = 64 * 1024;
 export const DEFAULT_HEAD_BYTES = 256 * 1024;
 export const DEFAULT_START_BYTES = 96 * 1024;
@@ -74,8 +77,8 @@ const LONG = 2;
  * Splits one JSON message, fed as arbitrary byte pieces, into a skeleton (kept in memory) and files
  * holding the unescaped text of its long string literals. Tracks only enough structure to know where
  * strings start and end; never validates otherwise and never throws on bad input (the caller finds the
- * skeleton invalid and calls abort()). File-system errors are thrown by the first push after the disk
- * reported one, or reject `written`; call abort() to clean up.
+ * skeleton invalid and calls abort()). File-system errors reject `written` (the line is still read to its
+ * end, its spooled strings keeping only their size, head and tail); call abort() to clean up.
  *
  * A bad escape or a missing closing quote in a spooled string makes the skeleton invalid too. Raw control
  * characters inside a spooled string (which JSON.parse rejects) are passed through instead: finding them
@@ -131,6 +134,11 @@ export class RawMessageSpool {
     this.#onHead = options.onHead;
     this.#startBytes = options.startBytes ?? DEFAULT_START_BYTES;
     this.#pending = options.pending ?? new PendingWrites();
+  }
+
+  /** Bytes of the skeleton so far: what the message holds in memory (outside its spooled strings). */
+  get skeletonBytes(): number {
+    return this.#skeletonBytes;
   }
 
   /** The next bytes of the message, in order; any cut is allowed. Views of `piece` may be kept. */

@@ -28,7 +28,7 @@ export interface SpoolFileSummary {
  * One spooled string's file. Its bytes are hashed and its first and last bytes kept in memory as they
  * come, while the file is created, written and closed off the main thread (libuv's pool, plain callbacks:
  * the cheapest way there), each write at its own offset: the hub never blocks on the disk. A failed
- * write is remembered and thrown by the next `write`, so the caller gives the line up at once.
+ * open or write rejects `written`; later writes only count (see `write`).
  */
 export class SpoolFile {
   readonly path: string;
@@ -79,10 +79,11 @@ export class SpoolFile {
     return this.#bytes;
   }
 
-  /** Appends `out` (valid UTF-8; copied, so the caller may reuse it). Throws a write that already failed. */
+  /**
+   * Appends `out` (valid UTF-8; copied, so the caller may reuse it). Once the disk has failed the file,
+   * only its size, head and tail are kept: the line goes on being read, and is delivered cut to its heads.
+   */
   write(out: Buffer): void {
-    if (this.#failure) throw this.#failure;
-    this.#hash.update(out);
     const at = this.#bytes;
     this.#bytes += out.length;
     if (this.#headLength < this.#head.length) {
@@ -98,7 +99,8 @@ export class SpoolFile {
       const joined = Buffer.concat([this.#tail, out]);
       this.#tail = joined.length > TAIL_BYTES ? joined.subarray(joined.length - TAIL_BYTES) : joined;
     }
-    if (out.length === 0) return;
+    if (out.length === 0 || this.#failure) return;
+    this.#hash.update(out);
     if (this.#gathering && this.#gathered + out.length > this.#gathering.length) this.#send();
     if (!this.#gathering) {
       this.#gathering = this.#pending.take(Math.max(out.length, WRITE_BYTES));
