@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { fireEvent, render, screen, waitFor, within } from '@testing-library/svelte';
 import ServersView from '../../renderer/src/views/ServersView.svelte';
-import { ServersState } from '../../renderer/src/lib/servers.svelte.js';
 import { UNREACHABLE_MESSAGE } from '../../renderer/src/lib/api.js';
 import { parseSnippet } from '../../renderer/src/lib/server-draft.svelte.js';
 import { FakeBackend } from './fake-backend.js';
