@@ -38,8 +38,7 @@ export interface RunningHub {
 
 export async function startHeadless(options: HeadlessOptions): Promise<RunningHub> {
   // Checked before the hub opens a store, even without a socket of its own: a hub answering there serves the folder.
-  const socketPath =
-    options.socket || socketPathFor({ dataDir: options.paths.dataDir, platform: options.platform, uid: process.getuid?.() });
+  const socketPath = options.socket || socketPathFor({ dataDir: options.paths.dataDir, platform: options.platform, uid: process.getuid?.() });
   const app = await startAppHub({ ...options, socketPath });
   const { hub } = app;
   let socket: SocketEndpoint | undefined;
