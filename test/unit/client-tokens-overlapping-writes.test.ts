@@ -46,7 +46,9 @@ it("a revocation made elsewhere is kept by the hub's next write, and stays refus
   const hub = await ClientTokens.open(file);
   const cursor = await hub.ensure('cursor');
   const cli = await ClientTokens.open(file);
-  await Promise.all([cli.revoke('cursor'), hub.noteSeen('claude-desktop')]);
+  // In this order: the hub's write after the revocation must keep it (the overlapping order is the first test's).
+  await cli.revoke('cursor');
+  await hub.noteSeen('claude-desktop');
   const saved = await onDisk();
   expect(saved['cursor']).toBeUndefined();
   expect(hub.lookup(cursor)).toBeUndefined();
