@@ -69,6 +69,7 @@ async function directApi(paths: AppPaths, configFile: ConfigFile, config: Config
     tokens: await ClientTokens.open(join(paths.dataDir, 'client-tokens.json')),
     bridge: bridgeWithConfig(defaultBridgeLaunch(paths.dataDir), paths),
     dataDir: paths.dataDir,
+    platform: process.platform,
     host: {
       // No hub runs: the entry gets the port the hub will listen on when it starts.
       endpoint: () => hubEndpoint(current.settings.port, current.settings.port),

@@ -148,6 +148,7 @@ async function buildAppHub(options: AppHubOptions, folder: DataFolderClaim): Pro
       tokens,
       bridge: bridgeWithConfig(options.bridge ?? defaultBridgeLaunch(options.paths.dataDir), options.paths),
       dataDir: options.paths.dataDir,
+      platform: options.platform,
       host: {
         // The port it listens on now, and the one its next start asks for (its --port, else the setting).
         endpoint: () =>

@@ -59,6 +59,8 @@ export interface ClientsServiceOptions {
   bridge: BridgeLaunch;
   /** The data folder this service writes from: drift repair touches only entries written from it. */
   dataDir: string;
+  /** The OS this runs on, whose file system decides whether two spellings of `dataDir` are one folder (default: this process's). */
+  platform?: NodeJS.Platform;
 }
 
 function candidateConfig(c: ImportCandidate): ServerConfigInput {
@@ -288,6 +290,7 @@ export class ClientsService {
   #here(id: string, revoked: boolean) {
     return {
       dataDir: this.o.dataDir,
+      platform: this.o.platform ?? process.platform,
       clientToken: this.o.tokens.get(id),
       ...(revoked ? { revokedHere: (t: string) => this.o.tokens.revokedHere(id, t) } : {}),
     };

@@ -3,7 +3,7 @@
  * (another data folder, a `serve --port 0` for a test): each may write and repair only the entries it
  * wrote, and none may write an HTTP entry with a port that dies with it.
  */
-import { resolve } from 'node:path';
+import { posix, win32 } from 'node:path';
 import type { ServerSpec } from './types.js';
 
 /** Where HTTP clients reach this hub now, and why an entry with that URL would not survive a restart. */
@@ -72,18 +72,35 @@ function dataDirOf(args: readonly string[]): string | undefined {
 }
 
 /**
+ * Whether two spellings name one data folder on `platform`. Windows and macOS file systems ignore case by
+ * default, and on Windows the bridge's pipe name is made from the lower-cased path (socketPathFor), so
+ * `C:\Users\Jo\Spillway` and `c:\users\jo\spillway` reach one hub there.
+ */
+function sameDataDir(a: string, b: string, platform: NodeJS.Platform): boolean {
+  if (platform === 'win32') return win32.resolve(a).toLowerCase() === win32.resolve(b).toLowerCase();
+  if (platform === 'darwin') return posix.resolve(a).toLowerCase() === posix.resolve(b).toLowerCase();
+  return posix.resolve(a) === posix.resolve(b);
+}
+
+/**
  * Whether an entry was written from this data folder: an HTTP entry carries the token this folder gave
  * that client (or, given `revokedHere`, one it gave and revoked since: an entry put back after Disconnect),
- * a bridge entry names this folder. Anything else belongs to another Spillway (or to the user): drift
- * repair leaves it byte for byte, and Restore does not take it back.
+ * a bridge entry names this folder (compared as `platform`'s file system compares paths). Anything else
+ * belongs to another Spillway (or to the user): drift repair leaves it byte for byte, and Restore does not
+ * take it back.
  */
 export function writtenFrom(
   spec: ServerSpec,
-  here: { dataDir: string; clientToken: string | undefined; revokedHere?: (token: string) => boolean },
+  here: {
+    dataDir: string;
+    platform: NodeJS.Platform;
+    clientToken: string | undefined;
+    revokedHere?: (token: string) => boolean;
+  },
 ): boolean {
   if (spec.transport === 'stdio') {
     const dir = dataDirOf(spec.args ?? []);
-    return dir !== undefined && resolve(dir) === resolve(here.dataDir);
+    return dir !== undefined && sameDataDir(dir, here.dataDir, here.platform);
   }
   const token = bearerOf(spec);
   if (token === undefined) return false;

@@ -156,6 +156,16 @@ function verified(candidate: string, expected: Record<string, unknown>): boolean
   }
 }
 
+/**
+ * The whole document as smol-toml writes it, with the file's line breaks (`eol`): a CRLF file stays CRLF.
+ * smol-toml writes every string and quoted key with JSON escapes (`\n` as two characters), so each `\n` of
+ * its output is a line break, never part of a value.
+ */
+function wholeFile(doc: Record<string, unknown>, eol: string): string {
+  const text = stringify(doc);
+  return eol === '\n' ? text : text.replace(/\n/g, eol);
+}
+
 /** Sets table `key` under `parentPath` to `value` (creating it), keeping the rest of the text when it can. */
 export function setTomlTable(text: string, file: string, parentPath: string[], key: string, value: Record<string, unknown>): TomlEditResult {
   const doc = parseTomlObject(text, file);
@@ -176,7 +186,7 @@ export function setTomlTable(text: string, file: string, parentPath: string[], k
     if (trimmedEnd.length === 0) candidate = table + eol;
   }
   if (verified(candidate, expected)) return { text: candidate, rewritten: false };
-  return { text: stringify(expected), rewritten: true };
+  return { text: wholeFile(expected, eol), rewritten: true };
 }
 
 /** Removes table `key` under `parentPath` (and its sub-tables), keeping the rest of the text when it can. */
@@ -200,7 +210,7 @@ export function removeTomlTable(text: string, file: string, parentPath: string[]
     const withoutEmptyParent = dropEmptyTable(expected, parentPath);
     if (verified(candidate, expected) || verified(candidate, withoutEmptyParent)) return { text: candidate, rewritten: false };
   }
-  return { text: stringify(expected), rewritten: true };
+  return { text: wholeFile(expected, text.includes('\r\n') ? '\r\n' : '\n'), rewritten: true };
 }
 
 function dropEmptyTable(doc: Record<string, unknown>, path: string[]): Record<string, unknown> {
