@@ -13,10 +13,10 @@ import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterEach, expect, it } from 'vitest';
-import { BIN, openBridge, plainEnv } from '../support/bridge-client.js';
+import { BIN, LISTENING, openBridge, plainEnv } from '../support/bridge-client.js';
 import { NODE } from '../support/hub-harness.js';
 import { stopHubsOf } from '../support/hub-processes.js';
-import { alive } from '../support/processes.js';
+import { spawnUntil } from '../support/processes.js';
 
 let home: string;
 const closing: (() => Promise<void>)[] = [];
@@ -64,20 +64,27 @@ it('a bridge whose data folder was deleted does not start a hub that makes it ag
   const dataDir = join(home, 'data');
   await mkdir(dataDir);
   await writeFile(join(dataDir, 'config.json'), JSON.stringify({ mcpServers: {}, settings: { port: 0 } }));
+  // Spillway runs as the app does: a process of its own, here this test's child, so its end is an event.
+  const hub = await spawnUntil(NODE, [BIN, 'serve', '--data-dir', dataDir], LISTENING, { env: plainEnv({ HOME: home }) });
   const bridge = await openBridge(['--data-dir', dataDir, '--client', 'claude-desktop'], plainEnv({ HOME: home }));
   closing.push(
     () => bridge.client.close(),
+    () => hub.stop(),
     () => stopHubsOf(dataDir),
   );
   const first = await record(dataDir);
   expect(first.state).toBe('running');
+  expect(first.pid).toBe(hub.child.pid);
 
   // README "Uninstall": quit Spillway, then delete its data folder; the app and its bridge still run.
-  process.kill(first.pid, 'SIGTERM');
-  for (let i = 0; i < 100 && alive(first.pid); i++) await new Promise((r) => setTimeout(r, 50));
+  await hub.stop();
   await rm(dataDir, { recursive: true, force: true });
   // The bridge waits 10 s for its hub to come back before it would start one.
   await bridge.said('was deleted, so no new Spillway is started there');
-  await new Promise((r) => setTimeout(r, 1000));
+  // That was its one try at starting a hub, and it says nothing more until a hub answers: let it end (as
+  // when the app quits), so whatever it still had under way is over when the folder is looked at.
+  const ended = new Promise<void>((resolve) => (bridge.client.onclose = resolve));
+  await bridge.client.close();
+  await ended;
   expect(existsSync(dataDir)).toBe(false);
 }, 60_000);

@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { openSection } from '../support/browser.js';
+import { scrollSettled } from '../support/scroll-settled.js';
 import { startUiInChromium, type UiInChromium } from '../support/ui-in-chromium.js';
 import { NODE, fixture } from '../support/hub-harness.js';
 
@@ -49,14 +50,14 @@ it('pauses following on the first scroll up after the log opens', async () => {
   // The list reaches its end over a few frames after it opens; scroll once it has settled there.
   const atTheEnd = () => page.locator('.log-list').evaluate((el) => el.scrollTop > 0 && el.scrollTop + el.clientHeight >= el.scrollHeight - 1);
   await expect.poll(atTheEnd).toBe(true);
-  await page.waitForTimeout(300);
+  await scrollSettled(page.locator('.log-list'));
   const atEnd = await top();
   const box = (await page.locator('.log').boundingBox())!;
   await page.mouse.move(box.x + 100, box.y + 100);
   await page.mouse.wheel(0, -600);
   await page.getByRole('button', { name: /Jump to latest/ }).waitFor({ timeout: 5000 });
-  // Give a snap back to the end the frames it would take.
-  await page.waitForTimeout(300);
+  // A snap back to the end would move the list in the frames after this: wait until it is still.
+  await scrollSettled(page.locator('.log-list'));
   expect(await top()).toBeLessThan(atEnd);
   await page.context().close();
 }, 30_000);

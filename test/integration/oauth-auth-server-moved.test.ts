@@ -4,29 +4,21 @@
  * and so does a connection's next try after its refresh found the old one unreachable.
  */
 import { auth } from '@modelcontextprotocol/sdk/client/auth.js';
-import { afterEach, expect, it } from 'vitest';
-import { OAuthSignIns } from '../../electron/core/oauth/oauth-sign-ins.js';
-import { startFakeAuthServer, type FakeAuthServer } from '../support/fake-auth-server.js';
+import { expect, it } from 'vitest';
+import { fakeAuthServer, signIns, signInThrough } from '../support/fake-auth-sign-ins.js';
 import { memorySecretStore } from '../support/memory-secret-store.js';
 
-const started: FakeAuthServer[] = [];
-afterEach(async () => {
-  await Promise.all(started.splice(0).map((s) => s.stop()));
-});
+/** A server signed in at its authorization server, and another authorization server it may move to. */
+async function signedInThenMoved(timeoutMs: number) {
+  const server = await fakeAuthServer();
+  const moved = await fakeAuthServer();
+  const oauth = signIns(memorySecretStore(), timeoutMs);
+  await signInThrough(oauth, server);
+  return { server, moved, oauth };
+}
 
 it('Sign in after the resource names a new authorization server goes to the new one', async () => {
-  const server = await startFakeAuthServer();
-  const moved = await startFakeAuthServer();
-  started.push(server, moved);
-  const oauth = new OAuthSignIns({
-    store: memorySecretStore(),
-    redirectUrl: () => 'http://127.0.0.1:1/oauth/callback',
-    onNeedsSignIn: () => {},
-    timeoutMs: 2000,
-  });
-  const first = await oauth.signIn('remote', server.mcpUrl);
-  const res = await fetch(first, { redirect: 'manual' });
-  expect(await oauth.finish(new URL(res.headers.get('location')!).searchParams)).toEqual({ ok: true, serverId: 'remote' });
+  const { server, moved, oauth } = await signedInThenMoved(2000);
 
   server.mode.authServer = moved.base;
   const second = new URL(await oauth.signIn('remote', server.mcpUrl));
@@ -36,18 +28,7 @@ it('Sign in after the resource names a new authorization server goes to the new 
 });
 
 it('a refresh that finds the sign-in server unreachable reads the resource metadata again on the next try', async () => {
-  const server = await startFakeAuthServer();
-  const moved = await startFakeAuthServer();
-  started.push(server, moved);
-  const oauth = new OAuthSignIns({
-    store: memorySecretStore(),
-    redirectUrl: () => 'http://127.0.0.1:1/oauth/callback',
-    onNeedsSignIn: () => {},
-    timeoutMs: 300,
-  });
-  const first = await oauth.signIn('remote', server.mcpUrl);
-  const res = await fetch(first, { redirect: 'manual' });
-  expect(await oauth.finish(new URL(res.headers.get('location')!).searchParams)).toEqual({ ok: true, serverId: 'remote' });
+  const { server, moved, oauth } = await signedInThenMoved(300);
 
   // The old sign-in server stops answering; the resource now names another one.
   server.mode.hang = ['/token'];

@@ -5,34 +5,13 @@
  * authorization server after a restart (tokens are revoked only where they were issued), and endpoints
  * over plain http off this computer (refused before anything is opened or posted).
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { checkAuthServerEndpoints } from '../../electron/core/oauth/auth-server-requests.js';
 import { OAuthSignIns } from '../../electron/core/oauth/oauth-sign-ins.js';
 import { OAUTH_SECRETS } from '../../electron/core/oauth/upstream-oauth-provider.js';
-import { FAKE_CLIENT_SECRET, startFakeAuthServer, type FakeAuthServer } from '../support/fake-auth-server.js';
+import { FAKE_CLIENT_SECRET, type FakeAuthServer } from '../support/fake-auth-server.js';
+import { fakeAuthServer as fake, signIns, signInThrough } from '../support/fake-auth-sign-ins.js';
 import { memorySecretStore } from '../support/memory-secret-store.js';
-
-const started: FakeAuthServer[] = [];
-afterEach(async () => {
-  await Promise.all(started.splice(0).map((s) => s.stop()));
-});
-
-async function fake(mode: Parameters<typeof startFakeAuthServer>[0] = {}): Promise<FakeAuthServer> {
-  const server = await startFakeAuthServer(mode);
-  started.push(server);
-  return server;
-}
-
-function signIns(store = memorySecretStore(), timeoutMs = 300) {
-  return new OAuthSignIns({ store, redirectUrl: () => 'http://127.0.0.1:1/oauth/callback', onNeedsSignIn: () => {}, timeoutMs });
-}
-
-/** Signs `remote` in as a browser would: the authorization URL, its redirect, the callback. */
-async function signInThrough(oauth: OAuthSignIns, server: FakeAuthServer): Promise<void> {
-  const res = await fetch(await oauth.signIn('remote', server.mcpUrl), { redirect: 'manual' });
-  const callback = new URL(res.headers.get('location')!);
-  expect(await oauth.finish(callback.searchParams)).toEqual({ ok: true, serverId: 'remote' });
-}
 
 const revokes = (server: FakeAuthServer) => server.seen.filter((r) => r.path === '/revoke');
 

@@ -4,27 +4,10 @@
  * typed while an earlier one is still waiting replaces it; Cancel on a form puts keyboard focus back
  * on the Set up button it came from.
  */
-import { afterEach, describe, expect, it } from 'vitest';
-import { fireEvent, render, screen, waitFor, within } from '@testing-library/svelte';
-import ServersView from '../../renderer/src/views/ServersView.svelte';
-import { BrowseState } from '../../renderer/src/lib/browse.svelte.js';
-import { ServersState } from '../../renderer/src/lib/servers.svelte.js';
-import { FakeBackend } from './fake-backend.js';
+import { describe, expect, it } from 'vitest';
+import { fireEvent, screen, waitFor, within } from '@testing-library/svelte';
 import { REGISTRY_SERVERS } from './fake-registry.js';
-
-let stop: (() => void) | undefined;
-afterEach(() => stop?.());
-
-async function openBrowse(fake = new FakeBackend()) {
-  const servers = new ServersState(fake);
-  const browse = new BrowseState(fake);
-  stop = servers.start();
-  render(ServersView, { servers, browse });
-  await waitFor(() => expect(servers.loaded).toBe(true));
-  await fireEvent.click(screen.getByRole('tab', { name: 'Browse' }));
-  const list = await screen.findByRole('list', { name: 'Servers in the registry' });
-  return { fake, browse, list };
-}
+import { renderBrowse } from './render-views.js';
 
 const names = () =>
   [...screen.getByRole('list', { name: 'Servers in the registry' }).querySelectorAll('.name')].map((p) => p.textContent?.split(' · ')[0]);
@@ -33,17 +16,17 @@ const server = (name: string) => REGISTRY_SERVERS.find((s) => s.name === name)!;
 
 describe('Browse: unexpected answers', () => {
   it('a server listed twice, on one page and again on the next, is shown once', async () => {
-    const fake = new FakeBackend();
     const neon = server('com.neon/mcp');
     const pages = [
       [server('com.100hires/100hires'), { ...neon, version: '0.8.0' }, neon],
       [neon, server('com.textarttools/textarttools-mcp')],
     ];
-    fake.registry.handlers['registry.search'] = (req) => ({
-      ok: true,
-      value: { servers: pages[req.cursor ? 1 : 0], skipped: 0, ...(req.cursor ? {} : { nextCursor: 'page-2' }) },
+    await renderBrowse((fake) => {
+      fake.registry.handlers['registry.search'] = (req) => ({
+        ok: true,
+        value: { servers: pages[req.cursor ? 1 : 0], skipped: 0, ...(req.cursor ? {} : { nextCursor: 'page-2' }) },
+      });
     });
-    await openBrowse(fake);
     expect(names()).toEqual(['com.100hires/100hires', 'com.neon/mcp']);
     await fireEvent.click(screen.getByRole('button', { name: 'More servers' }));
     await waitFor(() => expect(names()).toEqual(['com.100hires/100hires', 'com.neon/mcp', 'com.textarttools/textarttools-mcp']));
@@ -53,7 +36,7 @@ describe('Browse: unexpected answers', () => {
   });
 
   it('a new search while the last one is still waiting: Search stays usable and the new one is shown', async () => {
-    const { fake } = await openBrowse();
+    const { fake } = await renderBrowse();
     fake.hold('registry.search');
     const box = screen.getByLabelText('Search servers');
     const searchButton = screen.getByRole('button', { name: 'Search' });
@@ -70,7 +53,7 @@ describe('Browse: unexpected answers', () => {
   });
 
   it('Cancel on a form puts keyboard focus on the Set up button it came from', async () => {
-    await openBrowse();
+    await renderBrowse();
     await fireEvent.click(screen.getByRole('button', { name: 'Neon' }));
     const detail = await screen.findByRole('article', { name: 'Neon' });
     await fireEvent.click(within(detail).getByRole('button', { name: 'Set up this remote' }));

@@ -3,28 +3,9 @@
  * generated from the declared fields, and Add landing on the new server's status. The fake backend
  * answers with what the hub answered for the registry fixture's entries.
  */
-import { afterEach, describe, expect, it } from 'vitest';
-import { fireEvent, render, screen, waitFor, within } from '@testing-library/svelte';
-import ServersView from '../../renderer/src/views/ServersView.svelte';
-import { BrowseState } from '../../renderer/src/lib/browse.svelte.js';
-import { ServersState } from '../../renderer/src/lib/servers.svelte.js';
-import { FakeBackend } from './fake-backend.js';
-
-let stop: (() => void) | undefined;
-afterEach(() => stop?.());
-
-async function openBrowse(seed?: (fake: FakeBackend) => void) {
-  const fake = new FakeBackend();
-  seed?.(fake);
-  const servers = new ServersState(fake);
-  const browse = new BrowseState(fake);
-  stop = servers.start();
-  render(ServersView, { servers, browse });
-  await waitFor(() => expect(servers.loaded).toBe(true));
-  await fireEvent.click(screen.getByRole('tab', { name: 'Browse' }));
-  const list = await screen.findByRole('list', { name: 'Servers in the registry' });
-  return { fake, servers, browse, list };
-}
+import { describe, expect, it } from 'vitest';
+import { fireEvent, screen, waitFor, within } from '@testing-library/svelte';
+import { renderBrowse } from './render-views.js';
 
 const titles = (list: HTMLElement) =>
   within(list)
@@ -33,7 +14,7 @@ const titles = (list: HTMLElement) =>
 
 describe('Servers: Browse', () => {
   it('lists the registry page by page with a letter for each server, and searches by name on Enter', async () => {
-    const { fake, list } = await openBrowse();
+    const { fake, list } = await renderBrowse();
     expect(screen.getByRole('tab', { name: 'Browse' }).getAttribute('aria-selected')).toBe('true');
     expect(titles(list)).toEqual(['100Hires', 'Neon', 'textarttools-mcp']);
     expect(within(list).getByText('deprecated')).toBeTruthy();
@@ -61,7 +42,7 @@ describe('Servers: Browse', () => {
   it('registry unreachable and nothing kept: says only the servers that come with Spillway were searched', async () => {
     const notice =
       'Could not reach the registry at https://registry.example. Showing the servers that come with Spillway; the whole catalog is searchable once the registry can be reached.';
-    const { fake } = await openBrowse();
+    const { fake } = await renderBrowse();
     fake.registry.cachedNotice = notice;
     fake.registry.builtIn = true;
     const box = screen.getByLabelText('Search servers');
@@ -73,7 +54,7 @@ describe('Servers: Browse', () => {
   });
 
   it('Back to the list puts keyboard focus on the entry that was open', async () => {
-    await openBrowse();
+    await renderBrowse();
     const entry = screen.getByRole('button', { name: 'Neon' });
     await fireEvent.click(entry);
     const detail = await screen.findByRole('article', { name: 'Neon' });
@@ -84,7 +65,7 @@ describe('Servers: Browse', () => {
   });
 
   it('search → detail → form → Add: the server is added and the user lands on its status', async () => {
-    const { fake } = await openBrowse();
+    const { fake } = await renderBrowse();
     const box = screen.getByLabelText('Search servers');
     await fireEvent.input(box, { target: { value: 'terraform' } });
     await fireEvent.submit(box.closest('form')!);
@@ -126,7 +107,7 @@ describe('Servers: Browse', () => {
   });
 
   it("shows the hub's message under the field it names, and marks required fields", async () => {
-    const { fake } = await openBrowse();
+    const { fake } = await renderBrowse();
     await fireEvent.click(await screen.findByRole('button', { name: 'Neon' }));
     await fireEvent.click(await screen.findByRole('button', { name: 'Set up this remote' }));
     const form = within(await screen.findByRole('form', { name: /Set up Remote server/ }));
@@ -148,7 +129,7 @@ describe('Servers: Browse', () => {
   });
 
   it("a missing runtime: the hub's plain words with the next step, and no way to add it yet", async () => {
-    await openBrowse();
+    await renderBrowse();
     await fireEvent.click(screen.getByRole('button', { name: 'More servers' }));
     await fireEvent.click(await screen.findByRole('button', { name: 'time-mcp-nuget' }));
     const detail = await screen.findByRole('article', { name: 'time-mcp-nuget' });
@@ -164,7 +145,7 @@ describe('Servers: Browse', () => {
 
   it('registry unreachable: the cached answer with its notice; no cache: the error in plain words', async () => {
     const notice = 'Cached, from 2026-11-24T09:00:00.000Z: Could not reach the registry at https://registry.example. Check your internet connection.';
-    const { fake } = await openBrowse((f) => (f.registry.cachedNotice = notice));
+    const { fake } = await renderBrowse((f) => (f.registry.cachedNotice = notice));
     expect(screen.getByText(notice).getAttribute('role')).toBe('status');
 
     fake.failNext('registry.search', {

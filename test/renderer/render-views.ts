@@ -1,11 +1,12 @@
 /**
- * The Servers and Settings views rendered against a fake backend, their states started, and stopped
- * again after each test (this module registers the afterEach).
+ * The Servers view (or its Browse tab) and the Settings view rendered against a fake backend, their
+ * states started, and stopped again after each test (this module registers the afterEach).
  */
 import { afterEach, expect } from 'vitest';
-import { render, waitFor } from '@testing-library/svelte';
+import { fireEvent, render, screen, waitFor } from '@testing-library/svelte';
 import ServersView from '../../renderer/src/views/ServersView.svelte';
 import SettingsView from '../../renderer/src/views/SettingsView.svelte';
+import { BrowseState } from '../../renderer/src/lib/browse.svelte.js';
 import { ServersState } from '../../renderer/src/lib/servers.svelte.js';
 import { SettingsState } from '../../renderer/src/lib/settings.svelte.js';
 import { SpillStorageState } from '../../renderer/src/lib/spill-storage.svelte.js';
@@ -23,15 +24,33 @@ export function stopAfterTest(stop: () => void): void {
   stops.push(stop);
 }
 
+/** The Servers view, once its list has loaded; with `browse`, its Browse tab can be opened. */
+async function serversView(fake: FakeBackend, browse?: BrowseState): Promise<ServersState> {
+  const servers = new ServersState(fake);
+  stops.push(servers.start());
+  render(ServersView, { servers, browse });
+  await waitFor(() => expect(servers.loaded).toBe(true));
+  return servers;
+}
+
 /** The Servers view, once its list has loaded. */
 export async function renderServers(seed?: (fake: FakeBackend) => void): Promise<{ fake: FakeBackend; servers: ServersState }> {
   const fake = new FakeBackend();
   seed?.(fake);
-  const servers = new ServersState(fake);
-  stops.push(servers.start());
-  render(ServersView, { servers });
-  await waitFor(() => expect(servers.loaded).toBe(true));
-  return { fake, servers };
+  return { fake, servers: await serversView(fake) };
+}
+
+/** The Servers view on its Browse tab, once the registry's first page is listed. */
+export async function renderBrowse(
+  seed?: (fake: FakeBackend) => void,
+): Promise<{ fake: FakeBackend; servers: ServersState; browse: BrowseState; list: HTMLElement }> {
+  const fake = new FakeBackend();
+  seed?.(fake);
+  const browse = new BrowseState(fake);
+  const servers = await serversView(fake, browse);
+  await fireEvent.click(screen.getByRole('tab', { name: 'Browse' }));
+  const list = await screen.findByRole('list', { name: 'Servers in the registry' });
+  return { fake, servers, browse, list };
 }
 
 /** The Settings view (with the Compression section when asked); wait for a field of it before use. */

@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { ClientTokens } from '../../electron/core/clients/client-tokens.js';
+import { lockWaits } from '../../electron/core/files/atomic-file.js';
 
 let dir: string;
 let file: string;
@@ -14,7 +15,10 @@ beforeEach(async () => {
   dir = await mkdtemp(join(tmpdir(), 'tokens-overlap-'));
   file = join(dir, 'client-tokens.json');
 });
-afterEach(() => rm(dir, { recursive: true, force: true }));
+afterEach(async () => {
+  lockWaits.held = undefined;
+  await rm(dir, { recursive: true, force: true });
+});
 
 const onDisk = async () => JSON.parse(await readFile(file, 'utf8')) as Record<string, unknown>;
 
@@ -77,10 +81,19 @@ it('a lock file left by a process that stopped while writing is taken over; a he
   await expect(stat(lock)).rejects.toMatchObject({ code: 'ENOENT' });
 
   await writeFile(lock, '');
+  // Resolves once the writer has found the lock held twice: it tried, waited, tried again.
+  let refused = 0;
+  const waiting = new Promise<void>((resolve) => {
+    lockWaits.held = (path) => {
+      if (path === lock && ++refused === 2) resolve();
+    };
+  });
   let done = false;
   const writing = tokens.ensure('windsurf').then(() => (done = true));
-  await new Promise((resolve) => setTimeout(resolve, 100));
+  // A writer that did not wait for the lock would finish first.
+  await Promise.race([waiting, writing]);
   expect(done).toBe(false);
+  expect((await onDisk())['windsurf']).toBeUndefined();
   await rm(lock);
   await writing;
   expect((await onDisk())['windsurf']).toBe(tokens.get('windsurf'));

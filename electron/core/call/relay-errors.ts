@@ -33,19 +33,36 @@ export function errorResult(text: string): CallToolResult {
   return { content: [{ type: 'text', text }], isError: true };
 }
 
+/** What the messages below read of an upstream. */
+type UpstreamState = Pick<Upstream, 'id' | 'status' | 'error' | 'client' | 'reconnecting'>;
+
 /** Why a server cannot take a request now: not configured, or its status (and last error). */
-export function unavailableMessage(serverId: string, up: Upstream | undefined): string {
+export function unavailableMessage(serverId: string, up: Pick<UpstreamState, 'status' | 'error'> | undefined): string {
   if (!up) return `Server "${serverId}" is not configured in Spillway.`;
   if (up.status === 'needs-sign-in') return `Server "${serverId}" needs a sign-in: ${up.error ?? "open Spillway's Servers view and press Sign in."}`;
   const why = up.status === 'error' && up.error ? `: ${up.error}` : '';
   return `Server "${serverId}" is not available right now (status: ${up.status}${why}).`;
 }
 
+/** A call of a tool of a server that is not running: what the client is told, and the log line. */
+export interface NotRunningCall {
+  message: string;
+  log: string;
+}
+
 /**
- * Why a tool named for a configured server (`<server>__<tool>`) is not listed: the server is not running,
- * said with what to do next. Undefined when it runs (its tool is unknown) or is no longer configured.
+ * A call of a tool named for a configured server (`<server>__<tool>`) that is not listed because the
+ * server is not running: the client is told the server's state and what to do next, and the log says
+ * which client called it. Undefined when the server runs (its tool is unknown) or is no longer configured.
  */
-export function notRunningMessage(tool: string, up: Upstream | undefined): string | undefined {
+export function notRunningCall(tool: string, up: UpstreamState | undefined, clientName: string | undefined): NotRunningCall | undefined {
+  const message = notRunningMessage(tool, up);
+  if (message === undefined || !up) return undefined;
+  return { message, log: `${clientName ?? 'A client'} called a tool of "${up.id}", which is not running: ${message}` };
+}
+
+/** Why a tool of a server that is not running cannot be called, with what to do next (see notRunningCall). */
+function notRunningMessage(tool: string, up: UpstreamState | undefined): string | undefined {
   if (!up || up.client) return undefined;
   const server = `Server "${up.id}"`;
   switch (up.status) {

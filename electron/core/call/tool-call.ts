@@ -28,7 +28,7 @@ import { encodePassed, mayEncodePassed } from './result-encoding.js';
 import { waitWithProgress, type ProgressRoutes } from './progress-routes.js';
 import { refuse } from './refusal.js';
 import type { CallOptions, RelayDeps } from './relay-contract.js';
-import { errorResult, notRunningMessage, rpcError, unavailableMessage } from './relay-errors.js';
+import { errorResult, notRunningCall, rpcError, unavailableMessage, type NotRunningCall } from './relay-errors.js';
 import { callUpstream, UpstreamFailure, upstreamFailure } from './upstream-call.js';
 import type { UpstreamRequests } from './upstream-requests.js';
 
@@ -71,8 +71,8 @@ export class ToolCallPipeline {
       if (server && !server.client) {
         await this.#untilRunning(server, extra, server.config.timeoutMs ?? deps.settings().requestTimeoutMs, START_WAIT_MS);
         entry = deps.catalog.tool(params.name);
-        const why = entry ? undefined : notRunningMessage(params.name, deps.upstreams().get(server.id));
-        if (why) return this.#notRunning(session, server.id, why);
+        const notRunning = entry ? undefined : notRunningCall(params.name, deps.upstreams().get(server.id), session.clientName);
+        if (notRunning) return this.#notRunning(server.id, notRunning);
       }
     }
     if (!entry) {
@@ -220,9 +220,8 @@ export class ToolCallPipeline {
   }
 
   /** A tool of a server that is not running: said to the client (what to do) and in the log. */
-  #notRunning(session: DownstreamSession, server: string, message: string): CallToolResult {
-    const client = session.clientName ?? 'A client';
-    this.deps.emit({ type: 'log', level: 'warn', server, message: `${client} called a tool of "${server}", which is not running: ${message}` });
+  #notRunning(server: string, { message, log }: NotRunningCall): CallToolResult {
+    this.deps.emit({ type: 'log', level: 'warn', server, message: log });
     return errorResult(message);
   }
 

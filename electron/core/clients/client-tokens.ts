@@ -14,19 +14,33 @@
  * file is written at most once a minute per client.
  */
 import { createHash } from 'node:crypto';
-import { readFileSync, statSync } from 'node:fs';
+import { readFileSync, statSync, type BigIntStats } from 'node:fs';
+import { readFile, stat } from 'node:fs/promises';
 import { newToken, tokensEqual } from '../files/access-token.js';
 import { AtomicFile } from '../files/atomic-file.js';
 
+/** What a missing file reads as (undefined) for the calls below; other errors are thrown. */
+function unlessMissing(err: unknown): undefined {
+  if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+  throw err;
+}
+
 /** What identifies one version of the file (a rename gives a new inode, so an atomic write always shows). */
+function versionOf(s: BigIntStats | undefined): string | undefined {
+  return s && `${s.ino}:${s.mtimeNs}:${s.size}`;
+}
+
 function fileVersion(file: string): string | undefined {
   try {
-    const s = statSync(file, { bigint: true });
-    return `${s.ino}:${s.mtimeNs}:${s.size}`;
+    return versionOf(statSync(file, { bigint: true }));
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw err;
+    return unlessMissing(err);
   }
+}
+
+/** The file's version without blocking, for the per-request path. */
+async function fileVersionSoon(file: string): Promise<string | undefined> {
+  return versionOf(await stat(file, { bigint: true }).catch(unlessMissing));
 }
 
 /** A file version no file has: the file is read on the next look. */
@@ -76,16 +90,25 @@ function mergeSeen(into: Map<string, string>, from: Map<string, string>): void {
   }
 }
 
-/** The tokens a file holds, the hashes of those it revoked and when clients were last seen; a missing or unreadable JSON file holds none. */
-function readTokens(file: string): TokensFile {
+/** The file's text; undefined when there is none. */
+function readText(file: string): string | undefined {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch (err) {
+    return unlessMissing(err);
+  }
+}
+
+/** The tokens a file's text holds, the hashes of those it revoked and when clients were last seen; no text or text that is not JSON holds none. */
+function parseTokens(text: string | undefined): TokensFile {
   const tokens = new Map<string, string>();
   const revoked = new Map<string, string[]>();
   const seen = new Map<string, string>();
   let parsed: unknown;
   try {
-    parsed = JSON.parse(readFileSync(file, 'utf8'));
+    parsed = text === undefined ? undefined : JSON.parse(text);
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT' || err instanceof SyntaxError) return { tokens, revoked, seen };
+    if (err instanceof SyntaxError) return { tokens, revoked, seen };
     throw err;
   }
   if (isObject(parsed)) {
@@ -125,10 +148,18 @@ export class ClientTokens {
    * on the next look, as another process may have written it right after.
    */
   #version: string | undefined | typeof UNREAD = UNREAD;
+  /** The file's text as read under the lock of the write under way, for its render. */
+  #lockedText: string | undefined;
+  /** Counts the maps' changes from the file and the ends of writes, so a look that waited can tell it was overtaken. */
+  #looks = 0;
   readonly #file: AtomicFile;
 
   private constructor(readonly file: string) {
-    this.#file = new AtomicFile(file, () => this.#render(), { mode: 0o600, lock: true });
+    // A write's text starts from the file as it is under the write's lock (beforeWrite runs once it is held).
+    const beforeWrite = async () => {
+      this.#lockedText = await readFile(file, 'utf8').catch(unlessMissing);
+    };
+    this.#file = new AtomicFile(file, () => this.#render(), { mode: 0o600, lock: true, beforeWrite });
   }
 
   static async open(file: string): Promise<ClientTokens> {
@@ -192,8 +223,11 @@ export class ClientTokens {
       const last = this.#seen.get(clientId);
       return last !== undefined && now.getTime() - Date.parse(last) < SEEN_STEP_MS;
     };
-    // Every request passes here: the file is looked at only when the time would move.
-    if (recent() || (this.#reloadIfChanged() && recent())) return;
+    if (recent()) return;
+    // Every request passes here: the file is looked at only when the time would move, without blocking.
+    // Asked again after it: an overlapping request of the same client may have moved the time meanwhile.
+    await this.#reloadIfChangedSoon();
+    if (recent()) return;
     this.#seen.set(clientId, now.toISOString());
     await this.#save().catch(() => undefined);
   }
@@ -213,22 +247,37 @@ export class ClientTokens {
   #reloadIfChanged(): boolean {
     const version = fileVersion(this.file);
     if (version === this.#version) return false;
-    this.#read();
+    this.#take(parseTokens(readText(this.file)));
     this.#version = version;
     return true;
   }
 
-  /** Reads the file, with this store's unwritten changes and newer last-seen times put over it. */
-  #read(): void {
-    const now = readTokens(this.file);
+  /**
+   * The same without blocking, for the per-request path. A look or write of this store that ends while it
+   * waits wins: what it read may be older than the maps are then, so it is dropped (a write leaves the file
+   * to be read on the next look).
+   */
+  async #reloadIfChangedSoon(): Promise<void> {
+    const looks = this.#looks;
+    const version = await fileVersionSoon(this.file);
+    if (version === this.#version) return;
+    const text = await readFile(this.file, 'utf8').catch(unlessMissing);
+    if (this.#looks !== looks) return;
+    this.#take(parseTokens(text));
+    this.#version = version;
+  }
+
+  /** Takes what the file holds, with this store's unwritten changes and newer last-seen times put over it. */
+  #take(now: TokensFile): void {
     for (const change of [...this.#writing, ...this.#pending]) applyChange(now, change);
     mergeSeen(now.seen, this.#seen);
     ({ tokens: this.#tokens, revoked: this.#revoked, seen: this.#seen } = now);
+    this.#looks++;
   }
 
   /** The text of a write, made under its lock: the file as it is now, with this store's changes over it. */
   #render(): string {
-    this.#read();
+    this.#take(parseTokens(this.#lockedText));
     this.#writing = this.#pending;
     this.#pending = [];
     return `${JSON.stringify(this.#content(), null, 2)}\n`;
@@ -255,6 +304,7 @@ export class ClientTokens {
     } finally {
       this.#writing = [];
       this.#version = UNREAD;
+      this.#looks++;
     }
   }
 }

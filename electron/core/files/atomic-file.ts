@@ -78,6 +78,12 @@ const LOCK_RETRY_MS = 10;
 const LOCK_HELD = new Set(process.platform === 'win32' ? ['EEXIST', 'EPERM', 'EACCES', 'EBUSY'] : ['EEXIST']);
 
 /**
+ * For tests only: `held` is called with the lock file's path each time lockFile finds it held by another
+ * writer and waits to try again, so a test can wait for that instead of for time. Unset, it costs nothing.
+ */
+export const lockWaits: { held?: (lock: string) => void } = {};
+
+/**
  * Takes `<path>.lock`, made exclusively, waiting while another writer holds it; resolves to the function
  * that lets it go. Only writers that take it wait for each other: it keeps no other program out.
  */
@@ -93,7 +99,10 @@ export async function lockFile(path: string): Promise<() => Promise<void>> {
     }
     const held = await stat(lock).catch(() => undefined);
     if (held && Date.now() - held.mtimeMs > STALE_LOCK_MS) await rm(lock, { force: true }).catch(() => undefined);
-    else await new Promise((resolve) => setTimeout(resolve, LOCK_RETRY_MS));
+    else {
+      lockWaits.held?.(lock);
+      await new Promise((resolve) => setTimeout(resolve, LOCK_RETRY_MS));
+    }
   }
 }
 

@@ -46,7 +46,18 @@ export function cutToHeads(message: JSONRPCMessage, strings: SpooledString[], er
   return message;
 }
 
-/** Whether a line's first bytes may begin a JSON-RPC message: `{` then a key or `}` (spaces allowed). */
+/** The spaces JSON allows between tokens: space, tab, line feed, carriage return (JSON.parse refuses others). */
+const isJsonSpace = (byte: number | undefined) => byte === 0x20 || byte === 0x09 || byte === 0x0a || byte === 0x0d;
+
+/**
+ * Whether a line's first bytes may begin a JSON-RPC message: `{` then a key or `}`, with JSON's spaces
+ * allowed, or a head that ends before either. Reads the bytes up to the one that decides, no further.
+ */
 export function mayBeMessage(head: Buffer): boolean {
-  return /^\s*\{\s*(?:["}]|$)/.test(head.toString('latin1'));
+  let at = 0;
+  while (isJsonSpace(head[at])) at++;
+  if (head[at] !== 0x7b /* { */) return false;
+  at++;
+  while (isJsonSpace(head[at])) at++;
+  return at === head.length || head[at] === 0x22 /* " */ || head[at] === 0x7d; /* } */
 }
