@@ -53,6 +53,8 @@ export const UpstreamInfoSchema = z.object({
   serverInfo: z.object({ name: z.string(), version: z.string() }).optional(),
   restarts: z.number().int(),
   auth: UpstreamAuthSchema.optional(),
+  /** Names the stored config: an edit sends it back with upstreams.update, so a change made elsewhere since is not undone. */
+  revision: z.string().optional(),
 });
 export type UpstreamInfo = z.infer<typeof UpstreamInfoSchema>;
 
@@ -95,7 +97,13 @@ export const api = {
     z.object({ id: z.string().optional(), name: z.string().optional(), config: ServerConfigSchema }),
     z.object({ id: z.string() }),
   ),
-  'upstreams.update': method(z.object({ id: z.string(), config: ServerConfigSchema }), z.object({ id: z.string() })),
+  /**
+   * Replaces a server's config. `revision`: the one upstreams.list showed when the edit started; if the
+   * server was changed since, the update is refused with `conflict` (without it, the config is saved as sent).
+   */
+  'upstreams.update': method(z.object({ id: z.string(), config: ServerConfigSchema, revision: z.string().optional() }), z.object({ id: z.string() })),
+  /** Switches a server on or off; the rest of its config stays as stored. */
+  'upstreams.setEnabled': method(z.object({ id: z.string().min(1), enabled: z.boolean() }), z.object({ id: z.string() })),
   /** `undoable`: upstreams.undoRemove can put it back (for a few minutes, while the hub runs). */
   'upstreams.remove': method(serverIdReq, z.object({ removed: z.boolean(), undoable: z.boolean().optional() })),
   /** Adds back a server removed a moment ago, with its secret values and sign-in. */

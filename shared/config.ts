@@ -55,7 +55,18 @@ export function describeZodError(error: z.ZodError, prefix = ''): { field: strin
   return { field: path || '(root)', message: plainIssue(issue) };
 }
 
-/** Makes a server id from any name: lower-case slug of [a-z0-9_-]. */
+/** A short, stable code for a text (FNV-1a of its UTF-8 bytes, in base 36): the same name always gets the same code. */
+function shortHash(text: string): string {
+  let hash = 0x811c9dc5;
+  for (const byte of new TextEncoder().encode(text)) hash = Math.imul(hash ^ byte, 0x01000193) >>> 0;
+  return hash.toString(36);
+}
+
+/**
+ * Makes a server id from any name: lower-case slug of [a-z0-9_-]. A name with letters or digits none of
+ * which are Latin ("日本語", "Сервер") gets `server-<code of the name>`, so such names get ids (and tool
+ * prefixes) that tell them apart; a name with none at all ("!!!") gets `server`.
+ */
 export function slugServerId(name: string): string {
   const slug = name
     .normalize('NFKD')
@@ -64,7 +75,9 @@ export function slugServerId(name: string): string {
     .replace(/[^a-z0-9_-]+/g, '-')
     .replace(/^-+|-+$/g, '')
     .slice(0, 40);
-  return slug === '__proto__' ? 'proto' : slug || 'server';
+  if (slug === '__proto__') return 'proto';
+  if (slug !== '') return slug;
+  return /[\p{L}\p{N}]/u.test(name) ? `server-${shortHash(name.trim().normalize('NFC'))}` : 'server';
 }
 
 /** Picks an id not yet in `taken`, adding -2, -3... */

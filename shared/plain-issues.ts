@@ -39,12 +39,14 @@ const PARAMS: Record<string, string> = { hiddenParams: 'hidden parameter', param
 
 /**
  * The label of a field path (`spill.thresholdTokens` → "spill threshold", `hiddenParams.message` →
- * `hidden parameter "message"`); the last key when none is known.
+ * `hidden parameter "message"`, `headers.X-Api-Key` → `header "X-Api-Key"`); the last key when none is known.
  */
 export function fieldLabel(path: readonly PropertyKey[]): string {
   const keys = path.filter((key): key is string => typeof key === 'string');
   const parent = keys.at(-2);
   if (parent !== undefined && Object.hasOwn(PARAMS, parent)) return `${PARAMS[parent]} "${keys.at(-1)}"`;
+  // A server's header by its name (`servers.headers.url` is instead the address of a server whose id is headers).
+  if (parent === 'headers' && keys.at(-3) !== 'servers') return `header "${keys.at(-1)}"`;
   for (let i = keys.length - 1; i >= 0; i--) {
     const known = Object.hasOwn(FIELDS, keys[i]!) ? FIELDS[keys[i]!] : undefined;
     if (known) return known.label;

@@ -6,8 +6,9 @@
 import { z } from 'zod';
 import { injectedParamProblem, listSome, type InjectedValueCheck, type KnownInputSchema } from './policy-params.js';
 import { plainIssue } from './plain-issues.js';
-import { ownValue } from './records.js';
 import { previewWarning } from './spill-advice.js';
+
+export * from './policy-edits.js';
 
 /**
  * What happens to a result over its threshold. 'compress' condenses it with the compression model
@@ -87,67 +88,92 @@ const resultFields = {
 export const PiiTypeSchema = z.enum(['email', 'phone', 'ssn', 'credit_card', 'ipv4', 'ipv6', 'dob']);
 export type PiiTypeName = z.infer<typeof PiiTypeSchema>;
 
-/** A user's own kind of personal data, e.g. `{name: 'employee_id', pattern: 'EMP-\\d{6}'}` → `[EMPLOYEE_ID_1]`. */
-export const CustomPiiPatternSchema = z.strictObject({
+/*
+ * Each policy object comes in two forms. The strict one is what a request from the window or the control
+ * API must fit: a key it does not know (a typo) is refused, naming it. The stored one, read from
+ * config.json, leaves such a key out of the config in force instead: it may be a newer Spillway's
+ * setting, and refusing it would make the whole file unreadable. config-unknown-keys.ts names it at load
+ * and writes it back at each save, also when the window saves that same policy.
+ */
+
+const customPiiFields = {
   name: z.string().min(1, 'a pattern needs a name').max(64),
   pattern: z.string().min(1, 'the pattern is empty').max(1000),
   flags: z.string().max(4).optional(),
-});
+};
+/** A user's own kind of personal data, e.g. `{name: 'employee_id', pattern: 'EMP-\\d{6}'}` → `[EMPLOYEE_ID_1]`. */
+export const CustomPiiPatternSchema = z.strictObject(customPiiFields);
 export type CustomPiiPatternPolicy = z.infer<typeof CustomPiiPatternSchema>;
 
-/** Per-tool PII masking: arguments masked before they go upstream and restored in the result. */
-export const PiiPolicySchema = z.strictObject({
+const piiFields = <C extends z.ZodType<CustomPiiPatternPolicy>>(custom: C) => ({
   types: z.array(PiiTypeSchema).default([]),
-  custom: z.array(CustomPiiPatternSchema).max(50).optional(),
+  custom: z.array(custom).max(50).optional(),
   /** Also mask the result before it reaches the spill store or the compression model. */
   maskResults: z.boolean().optional(),
 });
+/** Per-tool PII masking: arguments masked before they go upstream and restored in the result. */
+export const PiiPolicySchema = z.strictObject(piiFields(CustomPiiPatternSchema));
+/**
+ * A key of a custom pattern that Spillway does not know is dropped without a warning and not written
+ * back: findUnknownKeys does not look into lists.
+ */
+const StoredPiiPolicySchema = z.object(piiFields(z.object(customPiiFields)));
 export type PiiPolicy = z.infer<typeof PiiPolicySchema>;
 
-export const ToolPolicySchema = z
-  .strictObject({
-    /** Absent from tools/list and refused if called. */
-    hidden: z.boolean().optional(),
-    /** Replaces the upstream description in tools/list. */
-    description: z.string().max(10_000).optional(),
-    /** Removed from the exposed inputSchema and injected with these values before forwarding. */
-    hiddenParams: z.record(paramName, hiddenValue).optional(),
-    /** Still visible to clients, but these values win over what the client sent. */
-    paramOverrides: z.record(paramName, jsonValue).optional(),
-    ...resultFields,
-    /** Extra instructions for the compression model (action 'compress'). */
-    compressInstructions: z.string().max(4000).optional(),
-    /** Output budget of a compression (before retry escalation); default settings.compression.defaultMaxOutputTokens. */
-    compressMaxTokens: z.number().int().min(16, 'must be at least 16 tokens').max(100_000).optional(),
-    pii: PiiPolicySchema.optional(),
-  })
-  .superRefine((policy, ctx) => {
-    for (const name of Object.keys(policy.paramOverrides ?? {})) {
-      if (policy.hiddenParams && Object.hasOwn(policy.hiddenParams, name)) {
-        ctx.addIssue({
-          code: 'custom',
-          path: ['paramOverrides', name],
-          message: 'is also a hidden parameter; set its value in hiddenParams only',
-        });
-      }
+const toolFields = {
+  /** Absent from tools/list and refused if called. */
+  hidden: z.boolean().optional(),
+  /** Replaces the upstream description in tools/list. */
+  description: z.string().max(10_000).optional(),
+  /** Removed from the exposed inputSchema and injected with these values before forwarding. */
+  hiddenParams: z.record(paramName, hiddenValue).optional(),
+  /** Still visible to clients, but these values win over what the client sent. */
+  paramOverrides: z.record(paramName, jsonValue).optional(),
+  ...resultFields,
+  /** Extra instructions for the compression model (action 'compress'). */
+  compressInstructions: z.string().max(4000).optional(),
+  /** Output budget of a compression (before retry escalation); default settings.compression.defaultMaxOutputTokens. */
+  compressMaxTokens: z.number().int().min(16, 'must be at least 16 tokens').max(100_000).optional(),
+};
+
+function refuseOverriddenHidden(
+  policy: { hiddenParams?: Record<string, unknown>; paramOverrides?: Record<string, unknown> },
+  ctx: z.RefinementCtx,
+): void {
+  for (const name of Object.keys(policy.paramOverrides ?? {})) {
+    if (policy.hiddenParams && Object.hasOwn(policy.hiddenParams, name)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['paramOverrides', name],
+        message: 'is also a hidden parameter; set its value in hiddenParams only',
+      });
     }
-  });
+  }
+}
+
+export const ToolPolicySchema = z.strictObject({ ...toolFields, pii: PiiPolicySchema.optional() }).superRefine(refuseOverriddenHidden);
+const StoredToolPolicySchema = z.object({ ...toolFields, pii: StoredPiiPolicySchema.optional() }).superRefine(refuseOverriddenHidden);
 export type ToolPolicy = z.infer<typeof ToolPolicySchema>;
 
-export const ServerPolicySchema = z.strictObject({
+const serverFields = {
   enabled: z.boolean().optional(),
   /** Prefix tool names with `<server>__`. */
   prefix: z.boolean().optional(),
   exposure: ExposureSchema.optional(),
   ...resultFields,
-});
+};
+export const ServerPolicySchema = z.strictObject(serverFields);
 export type ServerPolicy = z.infer<typeof ServerPolicySchema>;
 
-export const PoliciesSchema = z.strictObject({
-  servers: z.record(z.string(), ServerPolicySchema).default({}),
+const policiesFields = <S extends z.ZodType<ServerPolicy>, T extends z.ZodType<ToolPolicy>>(server: S, tool: T) => ({
+  servers: z.record(z.string(), server).default({}),
   /** tools[serverId][originalToolName] */
-  tools: z.record(z.string(), z.record(z.string(), ToolPolicySchema)).default({}),
+  tools: z.record(z.string(), z.record(z.string(), tool)).default({}),
 });
+/** The policies as config.json holds them (the stored form). */
+export const PoliciesSchema = z.object(policiesFields(z.object(serverFields), StoredToolPolicySchema));
+/** The policies a write must fit (the strict form): validatePolicies. */
+const PoliciesWriteSchema = z.strictObject(policiesFields(ServerPolicySchema, ToolPolicySchema));
 export type Policies = z.infer<typeof PoliciesSchema>;
 export type PoliciesInput = z.input<typeof PoliciesSchema>;
 
@@ -155,8 +181,11 @@ export function emptyPolicies(): Policies {
   return { servers: {}, tools: {} };
 }
 
-/** App-wide switches that sit above every server (they live next to settings.spill). */
-export const GlobalPolicyDefaultsSchema = z.strictObject({
+/**
+ * App-wide switches that sit above every server (they live next to settings.spill). Stored form: a key it
+ * does not know is left out, not refused; a change is made with GlobalPolicyPatchSchema, which refuses it.
+ */
+export const GlobalPolicyDefaultsSchema = z.object({
   /** Expose only Spillway's own tools; everything else is reached through spillway__dispatch. */
   dispatchOnly: z.boolean().default(false),
   /** Most upstream tools listed directly; past it the least-used go behind dispatch. null = no cap. */
@@ -290,7 +319,7 @@ function fail(field: string, message: string): PolicyValidation {
  * are kept and simply match nothing.
  */
 export function validatePolicies(policies: unknown, known: KnownServers): PolicyValidation {
-  const parsed = PoliciesSchema.safeParse(policies);
+  const parsed = PoliciesWriteSchema.safeParse(policies);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     const field = issue.path.map(String).join('.') || '(root)';
@@ -348,52 +377,4 @@ function previewWarnings(policies: Policies): { field: string; message: string }
     for (const [toolName, policy] of Object.entries(tools)) check(`tools.${serverId}.${toolName}`, policy);
   }
   return out;
-}
-
-/** The policies with one tool's policy replaced (undefined or `{}` removes it). Pure. */
-export function withToolPolicy(policies: Policies, serverId: string, toolName: string, policy: ToolPolicy | undefined): Policies {
-  const serverTools = { ...(ownValue(policies.tools, serverId) ?? {}) };
-  if (policy === undefined || Object.keys(policy).length === 0) delete serverTools[toolName];
-  else serverTools[toolName] = policy;
-  const tools = { ...policies.tools };
-  if (Object.keys(serverTools).length === 0) delete tools[serverId];
-  else tools[serverId] = serverTools;
-  return { ...policies, tools };
-}
-
-/** The policies with one server's policy replaced (undefined or `{}` removes it). Pure. */
-export function withServerPolicy(policies: Policies, serverId: string, policy: ServerPolicy | undefined): Policies {
-  const servers = { ...policies.servers };
-  if (policy === undefined || Object.keys(policy).length === 0) delete servers[serverId];
-  else servers[serverId] = policy;
-  return { ...policies, servers };
-}
-
-/** Drops everything kept for a server (when the server itself is removed). Pure. */
-export function withoutServer(policies: Policies, serverId: string): Policies {
-  const { [serverId]: _s, ...servers } = policies.servers;
-  const { [serverId]: _t, ...tools } = policies.tools;
-  return { servers, tools };
-}
-
-/** Everything kept for one server: its own policy and its tools' (held while a removed server can be put back). */
-export interface ServerPolicies {
-  server?: ServerPolicy;
-  tools?: Record<string, ToolPolicy>;
-}
-
-/** What the policies keep for a server (empty when nothing). Pure. */
-export function policiesOf(policies: Policies, serverId: string): ServerPolicies {
-  const server = ownValue(policies.servers, serverId);
-  const tools = ownValue(policies.tools, serverId);
-  return { ...(server ? { server } : {}), ...(tools ? { tools } : {}) };
-}
-
-/** The policies with a server's own ones replaced by `kept` (what policiesOf gave). Pure. */
-export function withServerPolicies(policies: Policies, serverId: string, kept: ServerPolicies): Policies {
-  const rest = withoutServer(policies, serverId);
-  return {
-    servers: kept.server ? { ...rest.servers, [serverId]: kept.server } : rest.servers,
-    tools: kept.tools ? { ...rest.tools, [serverId]: kept.tools } : rest.tools,
-  };
 }

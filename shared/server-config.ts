@@ -63,23 +63,26 @@ const serverCommon = {
 
 const stdioServer = {
   type: z.literal('stdio'),
-  command: z.string().min(1, 'command is required'),
+  command: z.string().min(1, 'cannot be empty'),
   args: z.array(z.string()).default([]),
   env: stringMap.default({}),
   cwd: z.string().optional(),
   ...serverCommon,
 };
 
+/** What an address that is not one is told (after "The URL"). */
+const WEB_ADDRESS = 'must be a full web address, such as https://example.com/mcp';
+
 /** An http(s) URL, refused in plain words otherwise. */
 export const httpUrl = z
   .string()
-  .url('must be a URL')
-  .refine((u) => /^https?:\/\//i.test(u), 'must be an http:// or https:// URL');
+  .url(WEB_ADDRESS)
+  .refine((u) => /^https?:\/\//i.test(u), 'must start with http:// or https://, such as https://example.com/mcp');
 
 /** A Client ID Metadata Document's URL: https with a path (what the MCP authorization spec asks of it). */
 export const clientMetadataUrl = z
   .string()
-  .url('must be a URL')
+  .url('must be a full web address, such as https://example.com/client.json')
   .refine((u) => /^https:\/\/[^/]+\/.+/i.test(u), 'must be an https:// address with a path (where the document is hosted)');
 
 /**
@@ -87,6 +90,39 @@ export const clientMetadataUrl = z
  * app the user made in the service's developer settings (a public client: PKCE, no secret).
  */
 const oauthClientId = z.string().trim().min(1, 'enter the client ID, or leave the field empty').max(500).optional();
+
+/** A header name as HTTP allows it (a "token"): no spaces, no letters beyond A-Z, no `:`. */
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+
+/**
+ * What is wrong with a header for a request to carry it (fetch refuses it on every try, naming no field),
+ * said after `The header "<name>"`; undefined when it can be sent. A value of bullets is a mask a list
+ * showed, sent back to keep the stored value (electron/core/control/server-secrets.ts).
+ */
+function headerProblem(name: string, value: string): string | undefined {
+  if (!HEADER_NAME.test(name)) {
+    const bad = [...name].find((c) => !HEADER_NAME.test(c))!;
+    const what = /\s/.test(bad) ? 'a space' : `"${bad}"`;
+    return `cannot have ${what} in its name: use only the letters A-Z, digits and "-", such as X-Api-Key`;
+  }
+  if (/[\r\n]/.test(value)) return 'has a line break in its value: put the value on one line';
+  if (value.includes('\0')) return 'has a NUL character in its value: type the value again';
+  const wide = /^•+$/.test(value) ? undefined : [...value].find((c) => c.codePointAt(0)! > 0xff);
+  if (wide !== undefined) return `has "${wide}" in its value, which a header cannot carry: use only Latin letters, digits and punctuation`;
+  return undefined;
+}
+
+/** Headers as the control API takes them: each one a request can carry, else refused at `headers.<name>`. */
+const sendableHeaders = stringMap.superRefine((headers, ctx) => {
+  for (const [name, value] of Object.entries(headers)) {
+    if (name === '') {
+      ctx.addIssue({ code: 'custom', path: [], message: 'must each have a name: type the missing name, or remove that header' });
+      continue;
+    }
+    const message = headerProblem(name, value);
+    if (message !== undefined) ctx.addIssue({ code: 'custom', path: [name], message });
+  }
+});
 
 /** What a remote server has, over Streamable HTTP or SSE alike. */
 const remoteServer = {
@@ -161,19 +197,20 @@ export const SERVER_FIELDS: Readonly<Record<'stdio' | 'http' | 'sse', readonly s
 /**
  * A server's config as the control API, the windows and the catalog give it: a field it does not know is
  * refused, named (a misspelt `header` would otherwise be dropped without a word, and the server started
- * without its headers).
+ * without its headers), and so is a header a request cannot carry.
  */
 export const ServerConfigSchema = z.discriminatedUnion('type', [
   z.strictObject(stdioServer),
-  z.strictObject({ type: z.literal('http'), ...remoteServer }).transform(moveUrlSignIn),
-  z.strictObject({ type: z.literal('sse'), ...remoteServer }).transform(moveUrlSignIn),
+  z.strictObject({ type: z.literal('http'), ...remoteServer, headers: sendableHeaders.default({}) }).transform(moveUrlSignIn),
+  z.strictObject({ type: z.literal('sse'), ...remoteServer, headers: sendableHeaders.default({}) }).transform(moveUrlSignIn),
 ]);
 export type ServerConfig = z.infer<typeof ServerConfigSchema>;
 export type ServerConfigInput = z.input<typeof ServerConfigSchema>;
 
 /**
  * A server's entry as config.json holds it: the same, except that a field it does not know is ignored, as
- * it always was, so a file written by hand with an extra field (a note, a field of another app) still loads.
+ * it always was, so a file written by hand with an extra field (a note, a field of another app) still loads;
+ * its headers are not checked either (a header fetch refuses fails that server's start, not the whole file).
  */
 export const StoredServerConfigSchema = z.discriminatedUnion('type', [
   z.object(stdioServer),

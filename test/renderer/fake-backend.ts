@@ -49,6 +49,8 @@ export class FakeBackend implements Backend {
   #holding = new Set<MethodName>();
   #waiting: Array<() => void> = [];
   #seq = 0;
+  /** The last revision given to a server's config (the hub's are hashes; any new name per change will do). */
+  #revisions = 0;
 
   /** Answers `not_found` for every method of an area (`policies`, `pins`, `clients`, `spill`, `savings`). */
   withhold(...areas: string[]): void {
@@ -98,6 +100,7 @@ export class FakeBackend implements Backend {
       prompts: 0,
       stderrTail: [],
       restarts: 0,
+      revision: `r${++this.#revisions}`,
     };
     this.servers.set(id, info);
     return info;
@@ -176,7 +179,15 @@ export class FakeBackend implements Backend {
     'upstreams.update': (req) => {
       const known = this.servers.get(req.id);
       if (!known) return { ok: false, code: 'not_found', field: 'id', message: `no server ${req.id}` };
+      if (req.revision !== undefined && req.revision !== known.revision)
+        return { ok: false, code: 'conflict', field: 'revision', message: 'This server was changed elsewhere after you opened it.' };
       this.seedServer(req.id, req.config);
+      return { ok: true, value: { id: req.id } };
+    },
+    'upstreams.setEnabled': (req) => {
+      const known = this.servers.get(req.id);
+      if (!known) return { ok: false, code: 'not_found', field: 'id', message: `no server ${req.id}` };
+      this.seedServer(req.id, { ...known.config, enabled: req.enabled });
       return { ok: true, value: { id: req.id } };
     },
     'upstreams.remove': (req) => {

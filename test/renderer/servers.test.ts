@@ -20,7 +20,7 @@ describe('Servers: add form', () => {
 
     await fireEvent.input(form().getByLabelText('Name'), { target: { value: 'files' } });
     await fireEvent.click(form().getByRole('button', { name: 'Add server' }));
-    expect(form().getByRole('alert').textContent).toContain('command is required');
+    expect(form().getByRole('alert').textContent).toContain('The command cannot be empty.');
     expect(form().getByLabelText('Command').getAttribute('aria-invalid')).toBe('true');
     expect(form().getByLabelText('Name').getAttribute('aria-invalid')).toBe('false');
 

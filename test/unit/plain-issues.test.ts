@@ -49,6 +49,10 @@ describe('fieldLabel', () => {
     // A parameter is named by the user's tool, never read as a setting of the same name.
     [['tools', 'fs', 'read_file', 'hiddenParams', 'message'], 'hidden parameter "message"'],
     [['policy', 'paramOverrides', 'timeoutMs'], 'override of "timeoutMs"'],
+    // A header by its name; a server whose id is "headers" is not read as one.
+    [['config', 'headers', 'X-Api-Key'], 'header "X-Api-Key"'],
+    [['servers', 'fs', 'headers', 'url'], 'header "url"'],
+    [['servers', 'headers', 'url'], 'URL'],
     [[], 'value'],
   ])('%j → %s', (path, label) => {
     expect(fieldLabel(path)).toBe(label);

@@ -97,7 +97,10 @@ export async function createAppHub(options: AppHubOptions): Promise<AppHub> {
 async function buildAppHub(options: AppHubOptions, folder: DataFolderClaim): Promise<AppHub> {
   const hubId = await loadOrCreateHubId(options.paths.dataDir);
   const { ClientTokens } = await import('../clients/client-tokens.js');
-  const tokens = await ClientTokens.open(join(options.paths.dataDir, 'client-tokens.json'));
+  // What the tokens file has to tell (a damaged file set aside) goes to the Activity log, held until the hub exists.
+  const told: { hub?: Hub; untold: string[] } = { untold: [] };
+  const tokensLog = (message: string) => (told.hub ? told.hub.emit({ type: 'log', level: 'warn', message }) : told.untold.push(message));
+  const tokens = await ClientTokens.open(join(options.paths.dataDir, 'client-tokens.json'), { log: tokensLog });
   // Kept with the tokens, so the Clients view's "last seen" survives a restart (written at most once a minute per client).
   const noteClientSeen = (clientId: string) => void tokens.noteSeen(clientId);
   const hub: Hub = await Hub.create({
@@ -125,6 +128,8 @@ async function buildAppHub(options: AppHubOptions, folder: DataFolderClaim): Pro
     await recordStartFailure(options.paths, err);
     throw err;
   });
+  told.hub = hub;
+  for (const message of told.untold.splice(0)) tokensLog(message);
   // Client tokens are secrets like the hub's own (issue 13, item 12); the joined string changes when they do.
   hub.events.secrets.track(
     'client tokens',

@@ -12,12 +12,29 @@
  * It also keeps when each client was last seen, so the Clients view still shows it after a restart. That
  * time moves in steps of at least a minute (SEEN_STEP_MS): every request of a client passes here, and the
  * file is written at most once a minute per client.
+ *
+ * A file that cannot be read (client-tokens-file.ts) is never written over: it is set aside, at open or
+ * under the lock of the next write, and the user is told to connect the apps again (audit s16). One found
+ * damaged while running leaves the tokens read before in use, and the write puts them back.
  */
-import { createHash } from 'node:crypto';
 import { readFileSync, statSync, type BigIntStats } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import { newToken, tokensEqual } from '../files/access-token.js';
-import { AtomicFile } from '../files/atomic-file.js';
+import { AtomicFile, lockFile } from '../files/atomic-file.js';
+import {
+  applyChange,
+  hashOf,
+  mergeSeen,
+  notSetAside,
+  parseTokens,
+  setAsideAtOpen,
+  setAsideAtWrite,
+  setAsideDamaged,
+  tokensText,
+  type Change,
+  type DamagedFile,
+  type TokensFile,
+} from './client-tokens-file.js';
 
 /** What a missing file reads as (undefined) for the calls below; other errors are thrown. */
 function unlessMissing(err: unknown): undefined {
@@ -45,50 +62,8 @@ async function fileVersionSoon(file: string): Promise<string | undefined> {
 
 /** A file version no file has: the file is read on the next look. */
 const UNREAD = Symbol('unread');
-/** The key of the revoked tokens' hashes in the file (no client has that id; older versions skip it, not being text). */
-const REVOKED = 'revoked';
-/** The key of the clients' last-seen times (ISO) in the file; older versions skip it, not being text. */
-const SEEN = 'seen';
 /** A client's last-seen time is moved (and the file written) only once it is this much older. */
 export const SEEN_STEP_MS = 60_000;
-/** Revoked tokens remembered per client, the newest last. */
-const KEEP_REVOKED = 10;
-
-const hashOf = (token: string) => createHash('sha256').update(token).digest('hex');
-
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
-interface TokensFile {
-  tokens: Map<string, string>;
-  revoked: Map<string, string[]>;
-  seen: Map<string, string>;
-}
-
-/** A change this store made and has not written yet: a new token for a client, or one of its tokens revoked. */
-type Change = { id: string; token: string } | { id: string; revokedHash: string };
-
-/** Puts one change of this store over what the file holds. */
-function applyChange(into: TokensFile, change: Change): void {
-  if ('token' in change) {
-    into.tokens.set(change.id, change.token);
-    return;
-  }
-  const current = into.tokens.get(change.id);
-  // Only the token this store revoked goes: one another process wrote since stays.
-  if (current !== undefined && hashOf(current) === change.revokedHash) into.tokens.delete(change.id);
-  const hashes = into.revoked.get(change.id) ?? [];
-  if (!hashes.includes(change.revokedHash)) into.revoked.set(change.id, [...hashes, change.revokedHash].slice(-KEEP_REVOKED));
-}
-
-/** Keeps the newer last-seen time of each client. */
-function mergeSeen(into: Map<string, string>, from: Map<string, string>): void {
-  for (const [id, time] of from) {
-    const other = into.get(id);
-    if (other === undefined || Date.parse(time) > Date.parse(other)) into.set(id, time);
-  }
-}
 
 /** The file's text; undefined when there is none. */
 function readText(file: string): string | undefined {
@@ -99,34 +74,9 @@ function readText(file: string): string | undefined {
   }
 }
 
-/** The tokens a file's text holds, the hashes of those it revoked and when clients were last seen; no text or text that is not JSON holds none. */
-function parseTokens(text: string | undefined): TokensFile {
-  const tokens = new Map<string, string>();
-  const revoked = new Map<string, string[]>();
-  const seen = new Map<string, string>();
-  let parsed: unknown;
-  try {
-    parsed = text === undefined ? undefined : JSON.parse(text);
-  } catch (err) {
-    if (err instanceof SyntaxError) return { tokens, revoked, seen };
-    throw err;
-  }
-  if (isObject(parsed)) {
-    for (const [id, token] of Object.entries(parsed)) if (typeof token === 'string' && token.length >= 16) tokens.set(id, token);
-    const gone = parsed[REVOKED];
-    if (isObject(gone)) {
-      for (const [id, hashes] of Object.entries(gone)) {
-        if (!Array.isArray(hashes)) continue;
-        const texts = hashes.filter((h): h is string => typeof h === 'string');
-        revoked.set(id, texts);
-      }
-    }
-    const times = parsed[SEEN];
-    if (isObject(times)) {
-      for (const [id, time] of Object.entries(times)) if (typeof time === 'string' && !Number.isNaN(Date.parse(time))) seen.set(id, time);
-    }
-  }
-  return { tokens, revoked, seen };
+export interface ClientTokensOptions {
+  /** Hears what the user should know: a damaged file set aside, and what to do next. */
+  log?: (message: string) => void;
 }
 
 export class ClientTokens {
@@ -148,24 +98,66 @@ export class ClientTokens {
    * on the next look, as another process may have written it right after.
    */
   #version: string | undefined | typeof UNREAD = UNREAD;
-  /** The file's text as read under the lock of the write under way, for its render. */
-  #lockedText: string | undefined;
+  /** Keys of the file this version does not know, written back as read. */
+  #unknown: TokensFile['unknown'] = [];
+  /** The file as read under the lock of the write under way, for its render; undefined when it was damaged and set aside. */
+  #locked: TokensFile | undefined;
   /** Counts the maps' changes from the file and the ends of writes, so a look that waited can tell it was overtaken. */
   #looks = 0;
   readonly #file: AtomicFile;
+  readonly #log: (message: string) => void;
 
-  private constructor(readonly file: string) {
+  private constructor(
+    readonly file: string,
+    options: ClientTokensOptions,
+  ) {
+    // Callers that pass no log still have the warning said (the CLI's terminal, the hub's output).
+    this.#log = options.log ?? ((message) => console.warn(message));
     // A write's text starts from the file as it is under the write's lock (beforeWrite runs once it is held).
     const beforeWrite = async () => {
-      this.#lockedText = await readFile(file, 'utf8').catch(unlessMissing);
+      const read = parseTokens(await readFile(file, 'utf8').catch(unlessMissing));
+      this.#locked = 'damaged' in read ? await this.#setAsideForWrite(read) : read;
     };
     this.#file = new AtomicFile(file, () => this.#render(), { mode: 0o600, lock: true, beforeWrite });
   }
 
-  static async open(file: string): Promise<ClientTokens> {
-    const store = new ClientTokens(file);
+  /** Opens the store; a file that cannot be read is set aside first, with a warning (the store then starts empty). */
+  static async open(file: string, options: ClientTokensOptions = {}): Promise<ClientTokens> {
+    const store = new ClientTokens(file, options);
+    const read = parseTokens(readText(file));
+    if ('damaged' in read) await store.#setAsideAtOpen(read);
     store.#reloadIfChanged();
     return store;
+  }
+
+  /** Sets a damaged file aside under the writers' lock, unless a write replaced it meanwhile; a failure is told, not thrown. */
+  async #setAsideAtOpen(read: DamagedFile): Promise<void> {
+    try {
+      const release = await lockFile(this.file);
+      try {
+        const now = parseTokens(await readFile(this.file, 'utf8').catch(unlessMissing));
+        if ('damaged' in now) this.#log(setAsideAtOpen(now.damaged, await setAsideDamaged(this.file)));
+      } finally {
+        await release();
+      }
+    } catch (err) {
+      this.#log(notSetAside(read.damaged, err));
+    }
+  }
+
+  /** Sets the damaged file a write found aside (it holds the lock); when that fails the write fails, leaving the file as it is. */
+  async #setAsideForWrite(read: DamagedFile): Promise<undefined> {
+    let aside: string;
+    try {
+      aside = await setAsideDamaged(this.file);
+    } catch (err) {
+      this.#log(notSetAside(read.damaged, err));
+      throw new Error(`client-tokens.json is unreadable (${read.damaged}) and could not be moved aside: fix or remove it, then try again`, {
+        cause: err,
+      });
+    }
+    this.#log(setAsideAtWrite(read.damaged, aside));
+    return undefined;
   }
 
   get(clientId: string): string | undefined {
@@ -190,7 +182,7 @@ export class ClientTokens {
     const token = this.#tokens.get(clientId);
     if (token === undefined) return false;
     const change = { id: clientId, revokedHash: hashOf(token) };
-    applyChange({ tokens: this.#tokens, revoked: this.#revoked, seen: this.#seen }, change);
+    applyChange({ tokens: this.#tokens, revoked: this.#revoked }, change);
     this.#pending.push(change);
     await this.#save();
     return true;
@@ -247,7 +239,9 @@ export class ClientTokens {
   #reloadIfChanged(): boolean {
     const version = fileVersion(this.file);
     if (version === this.#version) return false;
-    this.#take(parseTokens(readText(this.file)));
+    const read = parseTokens(readText(this.file));
+    // A damaged file leaves the maps as they are; the next write sets it aside and puts them back.
+    if (!('damaged' in read)) this.#take(read);
     this.#version = version;
     return true;
   }
@@ -263,7 +257,8 @@ export class ClientTokens {
     if (version === this.#version) return;
     const text = await readFile(this.file, 'utf8').catch(unlessMissing);
     if (this.#looks !== looks) return;
-    this.#take(parseTokens(text));
+    const read = parseTokens(text);
+    if (!('damaged' in read)) this.#take(read);
     this.#version = version;
   }
 
@@ -271,27 +266,16 @@ export class ClientTokens {
   #take(now: TokensFile): void {
     for (const change of [...this.#writing, ...this.#pending]) applyChange(now, change);
     mergeSeen(now.seen, this.#seen);
-    ({ tokens: this.#tokens, revoked: this.#revoked, seen: this.#seen } = now);
+    ({ tokens: this.#tokens, revoked: this.#revoked, seen: this.#seen, unknown: this.#unknown } = now);
     this.#looks++;
   }
 
-  /** The text of a write, made under its lock: the file as it is now, with this store's changes over it. */
+  /** The text of a write, made under its lock: the file as it is now (the maps as they are when it was set aside), with this store's changes over it. */
   #render(): string {
-    this.#take(parseTokens(this.#lockedText));
+    if (this.#locked) this.#take(this.#locked);
     this.#writing = this.#pending;
     this.#pending = [];
-    return `${JSON.stringify(this.#content(), null, 2)}\n`;
-  }
-
-  /**
-   * What the file holds: `{ <client id>: <token>, …, "revoked": { <client id>: [<sha256 of a token>, …] },
-   * "seen": { <client id>: <ISO time>, … } }`.
-   */
-  #content(): Record<string, unknown> {
-    const out: Record<string, unknown> = Object.fromEntries(this.#tokens);
-    if (this.#revoked.size > 0) out[REVOKED] = Object.fromEntries(this.#revoked);
-    if (this.#seen.size > 0) out[SEEN] = Object.fromEntries(this.#seen);
-    return out;
+    return tokensText({ tokens: this.#tokens, revoked: this.#revoked, seen: this.#seen, unknown: this.#unknown });
   }
 
   /**

@@ -28,6 +28,10 @@ export function hubHandlers(parts: ControlParts): HandlerMap {
     'upstreams.list': () => status.listUpstreams(),
     'upstreams.add': (req) => control.addUpstream(req),
     'upstreams.update': (req) => control.updateUpstream(req),
+    'upstreams.setEnabled': async (req) => {
+      await control.setServerFields(req.id, { enabled: req.enabled });
+      return { id: req.id };
+    },
     'upstreams.remove': (req) => control.removeUpstream(req.id),
     'upstreams.undoRemove': (req) => control.undoRemove(req.id),
     'upstreams.restart': (req) => control.restartUpstream(req.id),

@@ -15,6 +15,7 @@ import type { SpillStore } from '../spill/spill-store.js';
 import type { Upstream } from '../upstream/upstream.js';
 import { HubControl } from './hub-control.js';
 import { HubStatus } from './hub-status.js';
+import { ServerRevisions } from './server-revisions.js';
 
 export interface ControlParts {
   control: HubControl;
@@ -36,6 +37,7 @@ export interface ControlParts {
 /** Builds the control side of a hub. */
 export function controlParts(hub: Hub): ControlParts {
   const config = () => hub.config;
+  const revisions = new ServerRevisions();
   const control = new HubControl({
     config,
     saveConfig: (next, what) => hub.saveConfig(next, what),
@@ -49,6 +51,7 @@ export function controlParts(hub: Hub): ControlParts {
     forgetSignIn: (id) => hub.signIns.oauth.forget(id),
     spill: hub.spill.store,
     events: hub.events,
+    revisions,
   });
   const status = new HubStatus({
     config,
@@ -65,6 +68,7 @@ export function controlParts(hub: Hub): ControlParts {
     }),
     secrets: hub.events.secrets,
     auth: (id) => hub.signIns.authInfo(id),
+    revisions,
   });
   return {
     control,

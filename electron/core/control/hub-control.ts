@@ -29,6 +29,7 @@ import type { UpstreamPool } from '../upstream/upstream-pool.js';
 import { ControlError, storeCall } from './control-error.js';
 import { RemovedServers, UNDO_MS, undoRefusal } from './removed-servers.js';
 import { SecretChanges } from './secret-changes.js';
+import { ServerRevisions } from './server-revisions.js';
 import { restoreMaskedSecrets } from './server-secrets.js';
 import { testUpstream } from './upstream-test.js';
 
@@ -57,13 +58,16 @@ export interface HubControlDeps {
   spill?: Pick<SpillStore, 'cleanup'>;
   /** The event log: a retention changed in Settings deletes the files older than it at once (a failure is said in the log). */
   events?: Pick<EventLog, 'setRetentionDays'>;
+  /** Each server's revision, as upstreams.list shows it (shared with the status reports). */
+  revisions?: ServerRevisions;
 }
 
 /**
- * A server's new config: as sent (`upstreams.update`), or made from the config saved when the change runs
- * (a registry update, which downloads first: what was changed meanwhile is kept).
+ * A server's new config: as sent (`upstreams.update`; refused if `revision`, the edit's start, is no longer
+ * the stored one's), or made from the config saved when the change runs (a registry update: what was changed meanwhile is kept).
  */
-export type UpstreamUpdate = { id: string; config: unknown } | { id: string; change(current: ServerConfig): ServerConfig | Promise<ServerConfig> };
+export type UpstreamUpdate =
+  { id: string; config: unknown; revision?: string } | { id: string; change(current: ServerConfig): ServerConfig | Promise<ServerConfig> };
 
 /** What an update leaves to do once the server's old process has stopped (see #restart). */
 interface PendingRestart {
@@ -76,11 +80,13 @@ interface PendingRestart {
 
 export class HubControl {
   readonly #removed: RemovedServers;
+  readonly #revisions: ServerRevisions;
   /** The last change in line (see #serial). */
   #queue: Promise<unknown> = Promise.resolve();
 
   constructor(private readonly deps: HubControlDeps) {
     this.#removed = deps.removed ?? new RemovedServers();
+    this.#revisions = deps.revisions ?? new ServerRevisions();
   }
 
   /**
@@ -139,8 +145,9 @@ export class HubControl {
       id = uniqueServerId(req.name ?? (cfg.type === 'stdio' ? cfg.command : new URL(cfg.url).hostname), Object.keys(config.servers));
     }
     let saved = cfg;
+    let written = false;
     try {
-      if (changes) saved = (await storeCall(() => storeServerSecrets(changes, id, cfg))).config;
+      if (changes) ({ config: saved, changed: written } = await storeCall(() => storeServerSecrets(changes, id, cfg)));
       await this.deps.saveConfig(
         { ...config, servers: { ...config.servers, [id]: saved }, policies: withServerPolicies(config.policies, id, policies) },
         `server ${id} added`,
@@ -150,20 +157,23 @@ export class HubControl {
       await this.#takeBack(changes, id);
       throw err;
     }
+    if (written) this.#revisions.secretsWritten(id);
     this.deps.pool.add(id, saved);
     return { id };
   }
 
   async updateUpstream(req: UpstreamUpdate): Promise<{ id: string }> {
-    await this.#restart(await this.#serial(() => this.#saveUpdate(req.id, 'change' in req ? req.change : () => req.config)));
+    const saving = 'change' in req ? () => this.#saveUpdate(req.id, req.change) : () => this.#saveUpdate(req.id, () => req.config, req.revision);
+    await this.#restart(await this.#serial(saving));
     return { id: req.id };
   }
 
-  /** Saves a server's new config (made from its saved one) and sets its old process stopping; #restart does the rest. */
-  async #saveUpdate(id: string, change: (current: ServerConfig) => unknown): Promise<PendingRestart> {
+  /** Saves a server's new config (made from its saved one; see ServerRevisions) and sets its old process stopping; #restart does the rest. */
+  async #saveUpdate(id: string, change: (current: ServerConfig) => unknown, revision?: string): Promise<PendingRestart> {
     const config = this.deps.config();
     const before = ownValue(config.servers, id);
     if (!before) throw new ControlError('not_found', `No server with id "${id}"`, 'id');
+    this.#revisions.check(id, before, revision);
     const cfg = this.#validateServer(await change(before));
     // A masked secret sent back unchanged from a list keeps the stored value.
     const restored = restoreMaskedSecrets(cfg, before);
@@ -178,6 +188,7 @@ export class HubControl {
       await this.#takeBack(changes, id);
       throw err;
     }
+    if (changed) this.#revisions.secretsWritten(id);
     // A new secret value reads the same in the config (a reference): it still needs a restart.
     if (!changed && JSON.stringify(before) === JSON.stringify(merged) && this.deps.pool.has(id)) return { id, before, stopping: undefined };
     // Out of the pool while the change holds the lock: a later change finds no old process to keep.

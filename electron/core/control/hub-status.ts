@@ -11,6 +11,7 @@ import { redactText } from '../log/redact.js';
 import type { SecretValues } from '../log/secret-values.js';
 import type { Upstream } from '../upstream/upstream.js';
 import { ControlError } from './control-error.js';
+import type { ServerRevisions } from './server-revisions.js';
 import { maskServerSecrets } from './server-secrets.js';
 
 /** What the status reports read of the hub. */
@@ -27,6 +28,8 @@ export interface HubStatusDeps {
   secrets: Pick<SecretValues, 'snapshot'>;
   /** A server's OAuth sign-in (issue 15). */
   auth?(id: string): UpstreamAuth;
+  /** Each server's revision (an edit sends it back with upstreams.update). */
+  revisions?: Pick<ServerRevisions, 'of'>;
 }
 
 export class HubStatus {
@@ -41,6 +44,7 @@ export class HubStatus {
     return {
       id,
       config: maskServerSecrets(cfg),
+      ...(this.deps.revisions ? { revision: this.deps.revisions.of(id, cfg) } : {}),
       status: up?.status ?? (cfg.enabled ? 'stopped' : 'disabled'),
       // The error quotes the server's last stderr lines, which may echo its env.
       ...(up?.error ? { error: redactText(up.error, values) } : {}),

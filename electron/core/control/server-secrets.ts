@@ -84,9 +84,30 @@ export function restoreMaskedSecrets(next: ServerConfig, before: ServerConfig | 
     const url = swapSecretParams(restoreText(next.url, shown.url, before.url), (param, value) =>
       MASKED.test(value) ? stored.get(param) : undefined,
     );
+    refuseUnstoredParams(url, stored);
     return { ...next, headers: restoreValues(next.headers, before.headers, 'config.headers'), url, ...(label === undefined ? {} : { label }) };
   }
   return next;
+}
+
+/**
+ * A credential parameter of the address sent back that still shows a hidden value, or refers to a stored
+ * one (`<secret>`) its name holds none of, stands for nothing stored under that name: refused, naming the
+ * address, rather than saved without its key. So is a parameter renamed (`token=***` made
+ * `access_token=***`): the store keeps the key under the old name only, which the save would then forget.
+ */
+function refuseUnstoredParams(url: string, stored: ReadonlyMap<string, string>): void {
+  swapSecretParams(url, (param, value) => {
+    const unstored = value === SECRET_REF ? stored.get(param) !== SECRET_REF : MASKED.test(value);
+    if (!unstored) return undefined;
+    const gone = [...stored.keys()].filter((name) => stored.get(name) !== '' && !urlSecretValues(url).has(name));
+    const renamed = gone.length === 1 ? ` The key is stored under ${gone[0]}: keep that name, or type the key in place of the hidden value.` : '';
+    throw new ControlError(
+      'invalid',
+      `The URL's ${param} shows a hidden value but no key is stored under that name.${renamed || ' Type its value in the URL.'}`,
+      'config.url',
+    );
+  });
 }
 
 function restoreOptional(next: string | undefined, shown: string | undefined, stored: string | undefined): string | undefined {

@@ -49,7 +49,9 @@ export async function openHubParts(paths: AppPaths): Promise<{ configFile: Confi
   const secrets = new SecretValues();
   secrets.track('config', () => configFile.current, configSecretValues);
   // Plain values left in config.json move into the store before anything reads them (issue 15).
-  const secretStore = await openSecretStore({ dataDir: paths.dataDir });
+  // What the store has to say (secrets moved into the keychain, a keychain that did not answer) waits for the event log.
+  const storeNotes: string[] = [];
+  const secretStore = await openSecretStore({ dataDir: paths.dataDir, log: (message) => storeNotes.push(message) });
   const settingsSecrets = new SettingsSecrets(secretStore);
   const moved = await migrateConfigSecrets(configFile, secretStore, settingsSecrets);
   await settingsSecrets.load(configFile.current.settings);
@@ -89,5 +91,8 @@ export async function openHubParts(paths: AppPaths): Promise<{ configFile: Confi
     });
   }
   if (moved.apiKey) events.emit({ type: 'log', level: 'info', message: `Moved the compression API key into the ${secretStore.kind}` });
+  if (moved.refused)
+    events.emit({ type: 'log', level: 'warn', message: `Plain values in config.json stay there until the keychain answers: ${moved.refused}` });
+  for (const message of storeNotes) events.emit({ type: 'log', level: message.startsWith('Moved ') ? 'info' : 'warn', message });
   return { configFile, parts: { events, ledger, spill, pins, kept, secretStore, settingsSecrets } };
 }

@@ -191,6 +191,14 @@ export class EncryptedFileStore implements SecretStore {
     return this.#known.list();
   }
 
+  /** Every value the file holds, with its server id and name (to move them into the keychain). */
+  entries(): { serverId: string; name: string; value: string }[] {
+    return [...this.values].map(([key, value]) => {
+      const at = key.indexOf('/');
+      return { serverId: key.slice(0, at), name: key.slice(at + 1), value };
+    });
+  }
+
   /** One write at a time, each with every value as of its turn. */
   #save(): Promise<void> {
     const next = this.#write

@@ -32,14 +32,17 @@ export const KEYCHAIN_TIMEOUT_MS = 45_000;
 /** The keychain gave no answer in time (see KEYCHAIN_TIMEOUT_MS). */
 class NoAnswer extends Error {}
 
-function refused(action: string, err: unknown, timeoutMs: number): SecretStoreError {
+/** The keychain refused a call or gave no answer in time (not: it answered with a damaged value). */
+export class KeychainRefusal extends SecretStoreError {}
+
+function refused(action: string, err: unknown, timeoutMs: number): KeychainRefusal {
   if (err instanceof NoAnswer)
-    return new SecretStoreError(
+    return new KeychainRefusal(
       `The system keychain did not answer within ${Math.round(timeoutMs / 1000)} seconds when Spillway asked it to ${action}. ` +
         'It may be waiting for you to unlock it or to allow Spillway access, in a window that can be hidden behind others: answer that window or unlock the keychain, then try again.',
     );
   const reason = err instanceof Error ? err.message : String(err);
-  return new SecretStoreError(`The system keychain refused to ${action} (${reason}). Unlock the keychain or allow Spillway access, then try again.`);
+  return new KeychainRefusal(`The system keychain refused to ${action} (${reason}). Unlock the keychain or allow Spillway access, then try again.`);
 }
 
 /** A value's parts in the keychain do not belong together (see joinValue). */

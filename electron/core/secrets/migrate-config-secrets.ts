@@ -8,18 +8,34 @@
  */
 import { SECRET_REF } from '../../../shared/config.js';
 import type { ConfigFile } from '../files/config-file.js';
+import { KeychainRefusal } from './keychain-store.js';
 import { moveConfigSecrets } from './server-secret-refs.js';
 import type { SecretStore } from './secret-store.js';
 import type { SettingsSecrets } from './settings-secrets.js';
 
-/** What moved: the ids of the servers, and whether the compression API key did (nothing: nothing written). */
+/**
+ * What moved: the ids of the servers, and whether the compression API key did (nothing: nothing written).
+ * `refused` is the keychain's message when it refused the values (locked, or not reachable at this start):
+ * config.json is left as it was, the servers start with its plain values, and a later start moves them.
+ */
 export interface MovedSecrets {
   servers: string[];
   apiKey: boolean;
+  refused?: string;
 }
 
 /** Moves the loaded config's plain values into the store. */
 export async function migrateConfigSecrets(configFile: ConfigFile, store: SecretStore, settingsSecrets: SettingsSecrets): Promise<MovedSecrets> {
+  try {
+    return await moveInto(configFile, store, settingsSecrets);
+  } catch (err) {
+    // Values already stored by then are stored again at that later start; config.json still holds them.
+    if (err instanceof KeychainRefusal) return { servers: [], apiKey: false, refused: err.message };
+    throw err;
+  }
+}
+
+async function moveInto(configFile: ConfigFile, store: SecretStore, settingsSecrets: SettingsSecrets): Promise<MovedSecrets> {
   const servers = await moveConfigSecrets(store, configFile.current);
   let next = servers?.config ?? configFile.current;
   const apiKey = next.settings.compression.apiKey;

@@ -1,17 +1,24 @@
 /**
  * Chooses a data folder's secret store: the OS keychain when a probe (write, read back, forget one entry)
  * succeeds, else the encrypted file. The probe runs once per start; where no keychain service runs (a
- * Linux machine without the Secret Service) it fails at once.
+ * Linux machine without the Secret Service) it fails at once. The choice is carried between starts: the
+ * first start where the keychain answers moves secrets.enc's values into it (move-file-secrets.ts) and
+ * marks the folder; a marked folder keeps the keychain at a start where it does not answer, and says so
+ * when a secret is needed (keychain-marker.ts), rather than starting over with an empty secrets.enc.
  */
 import { loadOrCreateHubId } from '../files/hub-identity.js';
 import { EncryptedFileStore } from './encrypted-file-store.js';
+import { keptInKeychain, markKeptInKeychain, UnansweredKeychainStore } from './keychain-marker.js';
 import { KeychainStore, keychainService, keyringEntry, type KeychainEntryFactory } from './keychain-store.js';
+import { moveFileSecrets } from './move-file-secrets.js';
 import type { SecretStore } from './secret-store.js';
 
 export interface OpenSecretStoreOptions {
   dataDir: string;
   /** The keychain to probe (tests hand in a fake); `false` skips it and uses the encrypted file. */
   keychain?: KeychainEntryFactory | false;
+  /** Where to say what happened to the secrets (moved into the keychain, not reachable); stderr by default. */
+  log?: (message: string) => void;
 }
 
 const PROBE_ACCOUNT = 'probe';
@@ -30,12 +37,27 @@ export async function keychainWorks(entry: KeychainEntryFactory, service: string
   }
 }
 
-/** The keychain store if the keychain answers, else the encrypted file in the data folder. */
+/**
+ * The keychain store if the keychain answers (secrets.enc's values moved into it), or if this data folder's
+ * secrets are in the keychain; else the encrypted file in the data folder.
+ */
 export async function openSecretStore(options: OpenSecretStoreOptions): Promise<SecretStore> {
   const entry = options.keychain ?? keyringEntry;
-  if (entry) {
-    const service = keychainService(await loadOrCreateHubId(options.dataDir));
-    if (await keychainWorks(entry, service)) return new KeychainStore(service, entry);
+  if (!entry) return EncryptedFileStore.open(options.dataDir);
+  const log = options.log ?? ((message: string) => console.warn(message));
+  const service = keychainService(await loadOrCreateHubId(options.dataDir));
+  const keychain = new KeychainStore(service, entry);
+  if (await keychainWorks(entry, service)) {
+    // Marked before the move, so that a start where the keychain fails after this one does not take the file.
+    await markKeptInKeychain(options.dataDir).catch((err: unknown) =>
+      log(`Spillway could not note in the data folder that its secrets are in the system keychain: ${(err as Error).message}`),
+    );
+    return moveFileSecrets(keychain, options.dataDir, log);
   }
-  return EncryptedFileStore.open(options.dataDir);
+  if (!(await keptInKeychain(options.dataDir))) return EncryptedFileStore.open(options.dataDir);
+  log(
+    'The system keychain did not answer when Spillway started, and this data folder keeps its secrets there: ' +
+      'a server that needs one cannot start until the keychain is unlocked (then press Restart on it).',
+  );
+  return new UnansweredKeychainStore(keychain, options.dataDir);
 }

@@ -95,12 +95,46 @@ export class ServerDraft {
   #split = $state<{ typed: string; program: string; variables: string[]; envBefore: PairRow[] } | undefined>();
   /** A command with spaces that stays whole: the one loaded for editing, or one the user chose to keep. */
   #wholeCommand: string | undefined;
+  /** Editing: the revision of the config loaded (sent back on Save, so a change made elsewhere since is not undone). */
+  #revision: string | undefined;
+  /** Save was refused: the server was changed elsewhere after the form was loaded (the hub's words). */
+  #conflict = $state<string | undefined>();
+  /** The form was loaded again after a conflict: it says so while it stays open (until another conflict). */
+  #reloaded = $state(false);
 
-  constructor(editingId?: string, config?: ServerConfigInput) {
+  constructor(editingId?: string, config?: ServerConfigInput, revision?: string) {
     this.editingId = editingId;
+    this.#revision = revision;
     if (editingId) this.name = editingId;
     if (config) this.load(config);
     if (config?.type === 'stdio') this.#wholeCommand = config.command;
+  }
+
+  get revision(): string | undefined {
+    return this.#revision;
+  }
+  get conflict(): string | undefined {
+    return this.#conflict;
+  }
+  get reloaded(): boolean {
+    return this.#reloaded;
+  }
+
+  /** Save was refused as the server was changed elsewhere: says so, and keeps what was typed until reload(). */
+  setConflict(message: string | undefined): void {
+    this.#conflict = message;
+    if (message !== undefined) this.#reloaded = false;
+  }
+
+  /** Replaces what was typed with the server's config as stored now (after a conflict), and its revision. */
+  reload(config: ServerConfigInput, revision: string | undefined): void {
+    this.load(config);
+    this.#wholeCommand = config.type === 'stdio' ? config.command : undefined;
+    this.#split = undefined;
+    this.#revision = revision;
+    this.#conflict = undefined;
+    this.#reloaded = true;
+    this.setProblem(undefined);
   }
 
   get problem(): DraftProblem | undefined {

@@ -1,7 +1,6 @@
 /** The configured upstream servers, live: status and stderr follow hub events; actions report per server. */
 import { isUnreachable, type ApiFailure, type ApiResult, type Backend, type Res } from './api.js';
 import type { UpstreamInfo } from '../../../shared/api.js';
-import type { ServerConfig } from '../../../shared/config.js';
 import type { HubEvent } from '../../../shared/events.js';
 import { coalesced } from './refresh-loop.js';
 import type { ServerDraft } from './server-draft.svelte.js';
@@ -173,11 +172,10 @@ export class ServersState {
     this.#undoError = undefined;
   }
 
+  /** Switches a server on or off: only the switch is sent, so a change saved elsewhere since the list was read stays. */
   setEnabled(id: string, enabled: boolean): Promise<boolean> {
-    const server = this.#list.find((u) => u.id === id);
-    if (!server) return Promise.resolve(false);
-    const config: ServerConfig = { ...server.config, enabled };
-    return this.#act(id, 'toggle', () => this.#backend.call('upstreams.update', { id, config }));
+    if (!this.#list.some((u) => u.id === id)) return Promise.resolve(false);
+    return this.#act(id, 'toggle', () => this.#backend.call('upstreams.setEnabled', { id, enabled }));
   }
 
   /**
@@ -233,23 +231,49 @@ export class ServersState {
     return result;
   }
 
-  /** Adds or updates the draft's server; on failure the problem is set on the draft. Returns the saved id. */
+  /**
+   * Adds or updates the draft's server; on failure the problem is set on the draft (a server changed
+   * elsewhere since the form was loaded: its conflict, see reload). Returns the saved id.
+   */
   async save(draft: ServerDraft): Promise<string | undefined> {
     const checked = draft.validate(this.#ids);
     if (!checked) return undefined;
+    const revision = draft.revision;
     const result = draft.editingId
-      ? await this.#backend.call('upstreams.update', { id: checked.id, config: checked.config })
+      ? await this.#backend.call('upstreams.update', { id: checked.id, config: checked.config, ...(revision === undefined ? {} : { revision }) })
       : await this.#backend.call('upstreams.add', {
           id: checked.id,
           ...(checked.label ? { name: checked.label } : {}),
           config: checked.config,
         });
+    if (!result.ok && draft.editingId && result.code === 'conflict') {
+      draft.setConflict(result.message);
+      return undefined;
+    }
     if (!result.ok) {
       draft.setProblem({ field: result.field ?? 'form', message: result.message });
       return undefined;
     }
+    draft.setConflict(undefined);
     await this.refresh();
     return result.value.id;
+  }
+
+  /** Loads the edited server's settings as stored now into the draft (after a conflict); false when it is gone. */
+  async reload(draft: ServerDraft): Promise<boolean> {
+    await this.refresh();
+    // The list could not be read: what it holds may be older than the change that caused the conflict.
+    if (this.#loadError) {
+      draft.setProblem({ field: 'form', message: this.#loadError.message });
+      return false;
+    }
+    const server = this.#list.find((u) => u.id === draft.editingId);
+    if (!server) {
+      draft.setProblem({ field: 'form', message: 'This server was removed elsewhere. Press Cancel to close the form, then add it again.' });
+      return false;
+    }
+    draft.reload(server.config, server.revision);
+    return true;
   }
 }
 

@@ -1,20 +1,32 @@
 /**
  * A pasted command line turned into a server (issue 14, item 6): `npx -y @modelcontextprotocol/server-
  * filesystem /tmp` → command `npx`, args `["-y", "@modelcontextprotocol/server-filesystem", "/tmp"]`,
- * named `filesystem`. Quotes and backslash escapes as a POSIX shell reads them, leading `NAME=value`
- * pairs as environment variables, a lone URL as a web server.
+ * named `filesystem`. Quotes and backslash escapes as a POSIX shell reads them (a Windows path keeps its
+ * backslashes), leading `NAME=value` pairs as environment variables, a lone URL as a web server.
  */
 import type { ServerConfigInput } from '../../../shared/config.js';
 
-/** Splits a command line into words as a shell would (no expansion); throws on an unclosed quote. */
+/** The start of a word that is a Windows path (`\\server\share\…`, `C:\tools\…`), quoted or not: its backslashes are its own. */
+const WINDOWS_PATH = /^["']?(?:\\\\|[A-Za-z]:\\)/;
+
+/**
+ * Splits a command line into words as a shell would (no expansion); throws on an unclosed quote. A
+ * backslash escapes as in a POSIX shell, except in a word that is a Windows path, where it is kept.
+ */
 export function splitCommandLine(line: string): string[] {
   const words: string[] = [];
   let word = '';
   let inWord = false;
   let quote: '"' | "'" | undefined;
+  /** Whether the word being read is a Windows path. */
+  let windows = false;
   for (let i = 0; i < line.length; i++) {
     const c = line[i]!;
-    if (quote === "'") {
+    if (!inWord && !/\s/.test(c)) windows = WINDOWS_PATH.test(line.slice(i));
+    if (windows && c === '\\') {
+      word += c;
+      inWord = true;
+    } else if (quote === "'") {
       if (c === "'") quote = undefined;
       else word += c;
     } else if (quote === '"') {

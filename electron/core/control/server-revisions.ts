@@ -1,0 +1,40 @@
+/**
+ * Each server's revision: a short name for its stored config, shown by upstreams.list. An edit sends back
+ * the revision its form was opened with; another one now means the server was changed elsewhere since
+ * (another window or tab, the config file edited by hand), and saving the form's copy would undo that change.
+ */
+import { createHash } from 'node:crypto';
+import type { ServerConfig } from '../../../shared/config.js';
+import { ControlError } from './control-error.js';
+
+/** What an update sent with an old revision is refused with. */
+export const CHANGED_ELSEWHERE =
+  'This server was changed elsewhere (in another Spillway window, or in its config file) after you opened it. ' +
+  'Reload it to see the change, then make yours again.';
+
+export class ServerRevisions {
+  /**
+   * Saves per server that wrote a secret value: a new value reads the same in config.json (a reference to
+   * the store), so the config alone would not show it. Kept while the hub runs: after a restart, a form
+   * opened before it is refused once and reloaded.
+   */
+  readonly #secretWrites = new Map<string, number>();
+
+  /** The revision of a server's config as stored now. */
+  of(id: string, stored: ServerConfig): string {
+    const hash = createHash('sha256');
+    hash.update(JSON.stringify(stored));
+    hash.update(`\n${this.#secretWrites.get(id) ?? 0}`);
+    return hash.digest('base64url').slice(0, 16);
+  }
+
+  /** Notes that a save wrote one of the server's secret values to the store. */
+  secretsWritten(id: string): void {
+    this.#secretWrites.set(id, (this.#secretWrites.get(id) ?? 0) + 1);
+  }
+
+  /** Throws `conflict` when `sent` (the revision an edit started from) is not the stored config's; none sent: no check. */
+  check(id: string, stored: ServerConfig, sent: string | undefined): void {
+    if (sent !== undefined && sent !== this.of(id, stored)) throw new ControlError('conflict', CHANGED_ELSEWHERE, 'revision');
+  }
+}
