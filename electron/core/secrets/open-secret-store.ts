@@ -9,7 +9,7 @@
 import { loadOrCreateHubId } from '../files/hub-identity.js';
 import { EncryptedFileStore } from './encrypted-file-store.js';
 import { keptInKeychain, markKeptInKeychain, UnansweredKeychainStore } from './keychain-marker.js';
-import { KeychainStore, keychainService, keyringEntry, type KeychainEntryFactory } from './keychain-store.js';
+import { KEYCHAIN_TIMEOUT_MS, KeychainStore, keychainService, keyringEntry, type KeychainEntryFactory } from './keychain-store.js';
 import { moveFileSecrets } from './move-file-secrets.js';
 import type { SecretStore } from './secret-store.js';
 
@@ -19,21 +19,36 @@ export interface OpenSecretStoreOptions {
   keychain?: KeychainEntryFactory | false;
   /** Where to say what happened to the secrets (moved into the keychain, not reachable); stderr by default. */
   log?: (message: string) => void;
+  /** How long the start-up probe waits for the keychain (default KEYCHAIN_TIMEOUT_MS): past it, it does not answer. */
+  probeTimeoutMs?: number;
 }
 
 const PROBE_ACCOUNT = 'probe';
 
-/** Whether the keychain stores and returns a value (its failure is the answer, not an error). */
-export async function keychainWorks(entry: KeychainEntryFactory, service: string): Promise<boolean> {
-  try {
-    const probe = entry(service, PROBE_ACCOUNT);
+/**
+ * Whether the keychain stores and returns a value (its failure is the answer, not an error). A keychain
+ * that waits on a prompt nobody answers (a locked keyring, an unlock window behind others) would hold the
+ * start forever: after `timeoutMs` it counts as not answering.
+ */
+export async function keychainWorks(entry: KeychainEntryFactory, service: string, timeoutMs = KEYCHAIN_TIMEOUT_MS): Promise<boolean> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<boolean>((resolve) => {
+    timer = setTimeout(() => resolve(false), timeoutMs);
+  });
+  const probe = async () => {
+    const item = entry(service, PROBE_ACCOUNT);
     const value = `probe-${process.pid}-${Date.now()}`;
-    await probe.setPassword(value);
-    const back = await probe.getPassword();
-    await probe.deleteCredential();
+    await item.setPassword(value);
+    const back = await item.getPassword();
+    await item.deleteCredential();
     return back === value;
+  };
+  try {
+    return await Promise.race([probe(), late]);
   } catch {
     return false;
+  } finally {
+    clearTimeout(timer);
   }
 }
 
@@ -47,7 +62,7 @@ export async function openSecretStore(options: OpenSecretStoreOptions): Promise<
   const log = options.log ?? ((message: string) => console.warn(message));
   const service = keychainService(await loadOrCreateHubId(options.dataDir));
   const keychain = new KeychainStore(service, entry);
-  if (await keychainWorks(entry, service)) {
+  if (await keychainWorks(entry, service, options.probeTimeoutMs)) {
     // Marked before the move, so that a start where the keychain fails after this one does not take the file.
     await markKeptInKeychain(options.dataDir).catch((err: unknown) =>
       log(`Spillway could not note in the data folder that its secrets are in the system keychain: ${(err as Error).message}`),
