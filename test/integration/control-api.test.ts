@@ -95,6 +95,8 @@ describe('control API', () => {
     await hub.api('upstreams.restart', { id: 'fx' });
     await back;
     expect(hub.hub.pool.get('fx')!.pid).not.toBe(before);
+    // The update before started it again: listed once more before it is removed, or no list changes.
+    await hub.waitForStatus('everything-server', 'ready');
     const changed = listChanged();
     expect(await hub.api('upstreams.remove', { id: 'everything-server' })).toEqual({ ok: true, value: { removed: true, undoable: true } });
     await changed;

@@ -4,7 +4,7 @@
  * client's request, and what a failure means for the client.
  */
 import { ErrorCode, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { whenCancelled } from '../downstream/request-cancellation.js';
+import { isCancelled, whenCancelled } from '../downstream/request-cancellation.js';
 import type { Upstream } from '../upstream/upstream.js';
 import { isSessionLost } from '../upstream/connection-watch.js';
 import type { CallContext } from './call-context.js';
@@ -24,13 +24,23 @@ export class UpstreamFailure extends Error {
   }
 }
 
+/** A call cancelled by its client before it was sent to its server: it was not sent, and its answer is dropped. */
+class CallCancelled extends Error {
+  constructor(server: string, tool: string) {
+    super(`The client cancelled "${tool}" before it was sent to server "${server}"; it did not run.`);
+  }
+}
+
 /**
  * Sends the call to its upstream and waits for its result and for the progress relayed before it.
  * Throws an UpstreamFailure, or what the SDK threw when the client cancelled (its answer is dropped anyway).
  * The request is written before anything else is set up (the timer, the cancellation listener): nothing
  * can answer it before this turn of the event loop ends, and the server starts on it meanwhile.
+ * A call the client cancelled before it got here (while it waited for its server to start or reconnect)
+ * is never sent: the user may have cancelled a write. It throws CallCancelled instead.
  */
 export async function callUpstream(ctx: CallContext, upstream: Upstream, progress: ProgressRoutes, timeoutMs: number): Promise<CallToolResult> {
+  if (isCancelled(ctx.extra)) throw new CallCancelled(ctx.server, ctx.tool);
   const client = upstream.client!;
   let timedOut = false;
   let timer: NodeJS.Timeout | undefined;

@@ -9,7 +9,9 @@
  *
  * It is a Transport wrapping the session's real one, handed to the SDK Server's `connect` in its place
  * (issue 12): its `start` takes the real transport's callbacks, keeps the calls it covers and their
- * cancellations, and passes everything else on to the SDK.
+ * cancellations, and passes everything else on to the SDK. A cancellation of a request the SDK serves is
+ * passed on, then that request's response is ended (`endStream`): the SDK answers a cancelled request
+ * with nothing, and its HTTP transport ends a request's event stream only with the answer.
  */
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { Transport, TransportSendOptions } from '@modelcontextprotocol/sdk/shared/transport.js';
@@ -67,10 +69,16 @@ export class FastToolCalls implements Transport {
   readonly #inner: Transport;
   readonly #session: FastCallSession;
   readonly #calls = new Map<RequestId, Call>();
+  readonly #endStream: ((requestId: RequestId) => void) | undefined;
 
-  constructor(inner: Transport, session: FastCallSession) {
+  /**
+   * `endStream` ends the response a request the SDK serves is answered on, when it has one of its own
+   * (HTTP): called once the request's cancellation has been passed on to the SDK.
+   */
+  constructor(inner: Transport, session: FastCallSession, endStream?: (requestId: RequestId) => void) {
     this.#inner = inner;
     this.#session = session;
+    this.#endStream = endStream;
   }
 
   get sessionId(): string | undefined {
@@ -121,6 +129,11 @@ export class FastToolCalls implements Transport {
     if (this.#calls.size > 0 && this.#cancel(message)) return;
     if (this.#refuseParams(message)) return;
     this.onmessage?.(message, extra);
+    // Cancelled, a request the SDK serves gets no answer: nothing else would end its response.
+    if (this.#endStream) {
+      const cancelled = cancellation(message);
+      if (cancelled) this.#endStream(cancelled.requestId);
+    }
   }
 
   /**
@@ -147,11 +160,11 @@ export class FastToolCalls implements Transport {
 
   /** A cancellation of a call of ours: stops it (its answer is never sent). */
   #cancel(message: JSONRPCMessage): boolean {
-    const m = message as { method?: unknown; params?: { requestId?: RequestId; reason?: unknown } };
-    if (m.method !== 'notifications/cancelled' || m.params?.requestId === undefined) return false;
-    const call = this.#calls.get(m.params.requestId);
+    const cancelled = cancellation(message);
+    if (!cancelled) return false;
+    const call = this.#calls.get(cancelled.requestId);
     if (!call) return false;
-    call.cancellation.cancel(m.params.reason);
+    call.cancellation.cancel(cancelled.reason);
     call.reply?.abandon();
     return true;
   }
@@ -201,6 +214,13 @@ export class FastToolCalls implements Transport {
     }
     this.onclose?.();
   }
+}
+
+/** A notifications/cancelled's params: the request it cancels and why; undefined for any other message. */
+function cancellation(message: JSONRPCMessage): { requestId: RequestId; reason?: unknown } | undefined {
+  const m = message as { method?: unknown; params?: { requestId?: RequestId; reason?: unknown } };
+  if (m.method !== 'notifications/cancelled' || m.params?.requestId === undefined) return undefined;
+  return { requestId: m.params.requestId, reason: m.params.reason };
 }
 
 /**

@@ -13,7 +13,7 @@ import { createServer, type IncomingMessage, type Server as HttpServer, type Ser
 import type { AddressInfo } from 'node:net';
 import { randomUUID } from 'node:crypto';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import { isInitializeRequest, type RequestId } from '@modelcontextprotocol/sdk/types.js';
 import { FastToolCalls } from './fast-tool-calls.js';
 import { HeldNotifications } from './held-notifications.js';
 import { HttpCallReply } from './http-call-reply.js';
@@ -81,6 +81,8 @@ interface HttpSession extends SessionUse {
   held: HeldNotifications;
   session: DownstreamSession;
   clientId?: string;
+  /** Requests posted together in one batch, while its response is open: they share its event stream. */
+  batched: Set<RequestId>;
 }
 
 export class HttpEndpoint {
@@ -229,6 +231,7 @@ export class HttpEndpoint {
         const call = toolCall(body);
         if (call && known.calls.serve(call, new HttpCallReply(res, sid), { requestInfo: new LazyRequestInfo(req.headers, urlOf) })) return;
       }
+      if (Array.isArray(body)) noteBatch(known.batched, body, res);
       await known.transport.handleRequest(req, res, body);
       return;
     }
@@ -244,7 +247,7 @@ export class HttpEndpoint {
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => id,
       onsessioninitialized: () => {
-        this.#sessions.set(id, { transport, calls, held, session, clientId: who.clientId, open: 0, streams: 0, lastSeenMs: this.#now() });
+        this.#sessions.set(id, { transport, calls, held, session, clientId: who.clientId, batched, open: 0, streams: 0, lastSeenMs: this.#now() });
         if (this.#sessions.size > this.#limits.maxSessions) this.reapSessions(id);
       },
       onsessionclosed: () => {
@@ -252,7 +255,12 @@ export class HttpEndpoint {
       },
     });
     const held = new HeldNotifications(transport);
-    const calls = new FastToolCalls(held, session);
+    // A cancelled request the SDK serves is answered with nothing: its event stream is ended here, unless
+    // other requests of its batch are still to be answered on it.
+    const batched = new Set<RequestId>();
+    const calls = new FastToolCalls(held, session, (requestId) => {
+      if (!batched.has(requestId)) transport.closeSSEStream(requestId);
+    });
     // Set before connect: the SDK chains an onclose that exists when it connects.
     calls.onclose = () => {
       this.#sessions.delete(id);
@@ -310,6 +318,19 @@ function whenStreamOpens(res: ServerResponse, held: HeldNotifications): void {
     }
     return out;
   } as ServerResponse['writeHead'];
+}
+
+/** Notes the requests of a batch of more than one as sharing its response, until that response closes. */
+function noteBatch(batched: Set<RequestId>, body: unknown[], res: ServerResponse): void {
+  const ids: RequestId[] = [];
+  for (const m of body as { id?: unknown; method?: unknown }[]) {
+    if (typeof m?.method === 'string' && (typeof m.id === 'string' || typeof m.id === 'number')) ids.push(m.id);
+  }
+  if (ids.length < 2) return;
+  for (const id of ids) batched.add(id);
+  res.once('close', () => {
+    for (const id of ids) batched.delete(id);
+  });
 }
 
 /** `/mcp` or `/mcp/`, with or without a query: the paths whose URL's pathname is one of those two. */

@@ -34,9 +34,12 @@ export class RequestCancellation {
     for (const listener of listeners) listener(this.#reason);
   }
 
-  /** Calls `listener` with the reason once the request is cancelled (not when it already was); returns how to stop listening. */
+  /** Calls `listener` with the reason once the request is cancelled, at once when it already is; returns how to stop listening. */
   onCancel(listener: (reason: unknown) => void): () => void {
-    if (this.#cancelled) return () => undefined;
+    if (this.#cancelled) {
+      listener(this.#reason);
+      return () => undefined;
+    }
     this.#listeners.push(listener);
     return () => {
       const at = this.#listeners.indexOf(listener);
@@ -49,14 +52,18 @@ export class RequestCancellation {
 export const CANCELLATION = Symbol('spillway.cancellation');
 
 /**
- * Calls `listener` with the reason once the request is cancelled, as a listener on `extra.signal`
- * would be called (not when it already is); returns how to stop listening. Requests of the fast paths
- * are listened to without making their signal.
+ * Calls `listener` with the reason once the request is cancelled, and at once when it already is (an abort
+ * listener on `extra.signal` alone would never be called then); returns how to stop listening. Requests
+ * of the fast paths are listened to without making their signal.
  */
 export function whenCancelled(extra: { readonly signal: AbortSignal }, listener: (reason: unknown) => void): () => void {
   const cancellation = (extra as { [CANCELLATION]?: RequestCancellation })[CANCELLATION];
   if (cancellation) return cancellation.onCancel(listener);
   const signal = extra.signal;
+  if (signal.aborted) {
+    listener(signal.reason);
+    return () => undefined;
+  }
   const onAbort = () => listener(signal.reason);
   signal.addEventListener('abort', onAbort, { once: true });
   return () => signal.removeEventListener('abort', onAbort);

@@ -66,9 +66,11 @@ export class CatalogRebuild {
    */
   statusChanged(change: UpstreamStatusChange): void {
     const cfg = ownValue(this.deps.config().servers, change.server);
-    if (change.status === 'idle' || change.status === 'needs-sign-in') {
+    const restarting = change.status === 'stopped' && this.deps.pool().get(change.server)?.restarting === true;
+    if (change.status === 'idle' || change.status === 'needs-sign-in' || restarting) {
       // Not running (on first use, stopped when idle, or waiting for a sign-in): the last lists it gave
       // serve until a call starts it (or, for a sign-in, answer each call with what the user must do).
+      // Stopped for a restart: they serve until the new process is ready, or has failed (#afterFailure).
       if (cfg && this.deps.kept.resume(change.server, cfg)) this.queue();
     } else if (change.status === 'error') {
       // Failed: whether it tries again is settled only after its status is told, so the rebuild decides.

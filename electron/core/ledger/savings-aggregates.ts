@@ -23,6 +23,16 @@ interface DayBucket {
 
 const DAY_MS = 86_400_000;
 
+/** One day of the aggregates, as the ledger's rollup file keeps it (ledger-rollup.ts). */
+export interface DayTotals {
+  day: string;
+  totals: SavingsTotals;
+  byTool: { server: string; tool: string; totals: SavingsTotals }[];
+  byServer: { server: string; totals: SavingsTotals }[];
+  /** '' for records without a client. */
+  byClient: { client: string; totals: SavingsTotals }[];
+}
+
 function newBucket(): DayBucket {
   return { totals: emptySavingsTotals(), byTool: new Map(), byServer: new Map(), byClient: new Map() };
 }
@@ -89,12 +99,7 @@ export class SavingsAggregates {
   }
 
   add(entry: LedgerEntry): void {
-    const day = this.#dayOfTime(entry.time);
-    let bucket = this.days.get(day);
-    if (!bucket) {
-      bucket = newBucket();
-      this.days.set(day, bucket);
-    }
+    const bucket = this.#bucket(this.#dayOfTime(entry.time));
     addToSavingsTotals(this.all, entry);
     addToSavingsTotals(bucket.totals, entry);
     addToSavingsTotals(totalsIn(bucket.byClient, entry.client ?? ''), entry);
@@ -109,6 +114,46 @@ export class SavingsAggregates {
       }
       addToSavingsTotals(tool.totals, entry);
     }
+  }
+
+  /** The day buckets, oldest first, as copies. */
+  dayTotals(): DayTotals[] {
+    return [...this.days]
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+      .map(([day, b]) => ({
+        day,
+        totals: cloneSavingsTotals(b.totals),
+        byTool: [...b.byTool.values()].map((t) => ({ server: t.server, tool: t.tool, totals: cloneSavingsTotals(t.totals) })),
+        byServer: [...b.byServer].map(([server, totals]) => ({ server, totals: cloneSavingsTotals(totals) })),
+        byClient: [...b.byClient].map(([client, totals]) => ({ client, totals: cloneSavingsTotals(totals) })),
+      }));
+  }
+
+  /** Adds a day's totals (rolled up from its records) as if those records were added one by one. */
+  addDay(d: DayTotals): void {
+    const bucket = this.#bucket(d.day);
+    mergeSavingsTotals(this.all, d.totals);
+    mergeSavingsTotals(bucket.totals, d.totals);
+    for (const t of d.byTool) {
+      const key = `${t.server}\u0000${t.tool}`;
+      let tool = bucket.byTool.get(key);
+      if (!tool) {
+        tool = { server: t.server, tool: t.tool, totals: emptySavingsTotals() };
+        bucket.byTool.set(key, tool);
+      }
+      mergeSavingsTotals(tool.totals, t.totals);
+    }
+    for (const s of d.byServer) mergeSavingsTotals(totalsIn(bucket.byServer, s.server), s.totals);
+    for (const c of d.byClient) mergeSavingsTotals(totalsIn(bucket.byClient, c.client), c.totals);
+  }
+
+  #bucket(day: string): DayBucket {
+    let bucket = this.days.get(day);
+    if (!bucket) {
+      bucket = newBucket();
+      this.days.set(day, bucket);
+    }
+    return bucket;
   }
 
   /**

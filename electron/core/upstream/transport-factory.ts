@@ -52,6 +52,65 @@ export const SIGN_IN_REFUSED =
 
 const hasAuthorizationHeader = (headers: Record<string, string>) => Object.keys(headers).some((k) => k.toLowerCase() === 'authorization');
 
+/**
+ * `base` that gives each request its own abort signal, following the caller's. The SDK's HTTP transports
+ * hand one transport-wide signal to every POST, and fetch (undici) adds an abort listener to the signal of
+ * each request that it removes only when the request is garbage-collected: over a long session they pile
+ * up on that one signal (MaxListenersExceededWarning on the hub's stderr past 1,500 calls). Here the only
+ * listener on the caller's signal is ours, removed once the answer's body is read to its end, fails or is
+ * cancelled, so an abort still stops a streamed answer part way.
+ */
+export function ownSignalPerRequest(base: FetchLike): FetchLike {
+  return async (input, init) => {
+    const shared = init?.signal;
+    if (!shared) return base(input, init);
+    const own = new AbortController();
+    const abort = () => own.abort(shared.reason);
+    const unlink = () => shared.removeEventListener('abort', abort);
+    if (shared.aborted) abort();
+    else shared.addEventListener('abort', abort, { once: true });
+    let res: Response;
+    try {
+      res = await base(input, { ...init, signal: own.signal });
+    } catch (err) {
+      unlink();
+      throw err;
+    }
+    if (!res.body) {
+      unlink();
+      return res;
+    }
+    return withBodyEnd(res, res.body, unlink);
+  };
+}
+
+/** `res` with a body that calls `end` once it is read to its end, fails or is cancelled. */
+function withBodyEnd(res: Response, source: ReadableStream<Uint8Array>, end: () => void): Response {
+  const reader = source.getReader();
+  const body = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      try {
+        const { done, value } = await reader.read();
+        if (done) {
+          end();
+          controller.close();
+        } else controller.enqueue(value);
+      } catch (err) {
+        end();
+        controller.error(err);
+      }
+    },
+    cancel(reason) {
+      end();
+      return reader.cancel(reason);
+    },
+  });
+  const wrapped = new Response(body, { status: res.status, statusText: res.statusText, headers: res.headers });
+  // The SDK names a redirect's target against the answer's address (unfollowedRedirect); a new Response has none.
+  Object.defineProperty(wrapped, 'url', { value: res.url });
+  return wrapped;
+}
+
 export function createTransportFactory(options: TransportFactoryOptions) {
   return async (id: string, configured: ServerConfig, onStderr: (line: string) => void): Promise<UpstreamTransportHandle> => {
     const config = options.resolveSecrets ? await options.resolveSecrets(id, configured) : configured;
@@ -76,6 +135,7 @@ export function createTransportFactory(options: TransportFactoryOptions) {
     const remote = expandSecretUrl(config.url, config.headers);
     const url = new URL(remote.url);
     const requestInit: RequestInit = { headers: { ...remote.headers } };
+    const perRequest = ownSignalPerRequest((input, init) => fetch(input, init));
     // The sign-in goes by the saved address; the expanded one (with its key) is only for the requests.
     const saved = configured.type === 'stdio' ? config.url : configured.url;
     const authProvider = hasAuthorizationHeader(remote.headers) ? undefined : options.authProvider?.(id, saved);
@@ -89,8 +149,8 @@ export function createTransportFactory(options: TransportFactoryOptions) {
       return {
         transport: new SSEClientTransport(url, {
           requestInit,
-          // The SDK's sign-in requests go through `fetch` (the stream through eventSourceInit's below).
-          ...(authProvider ? { authProvider, fetch: authProvider.authRequests((input, init) => fetch(input, init)) } : {}),
+          // The SDK's POSTs and sign-in requests go through `fetch` (the stream through eventSourceInit's below).
+          ...(authProvider ? { authProvider, fetch: authProvider.authRequests(perRequest) } : { fetch: perRequest }),
           eventSourceInit: {
             // The SDK hands the stream's headers (bearer token, Accept, protocol version) over as a Headers
             // object, which spreads to {}: copied through Headers, with the configured ones set on top.
@@ -114,7 +174,7 @@ export function createTransportFactory(options: TransportFactoryOptions) {
     const stepUpFetch: FetchLike | undefined =
       authProvider && onScope
         ? async (input, init) => {
-            const res = await fetch(input, init);
+            const res = await perRequest(input, init);
             const wanted = insufficientScope(res);
             if (wanted) await onScope(id, wanted.scope);
             return res;
@@ -123,7 +183,7 @@ export function createTransportFactory(options: TransportFactoryOptions) {
     return {
       transport: new StreamableHTTPClientTransport(url, {
         requestInit,
-        ...(authProvider ? { authProvider, fetch: authProvider.authRequests(stepUpFetch ?? ((input, init) => fetch(input, init))) } : {}),
+        ...(authProvider ? { authProvider, fetch: authProvider.authRequests(stepUpFetch ?? perRequest) } : { fetch: perRequest }),
       }),
     };
   };

@@ -4,29 +4,14 @@
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import {
-  CreateMessageRequestSchema,
-  ElicitRequestSchema,
-  ListRootsRequestSchema,
-  LoggingMessageNotificationSchema,
-  ProgressNotificationSchema,
-  PromptListChangedNotificationSchema,
-  ResourceListChangedNotificationSchema,
-  ResourceUpdatedNotificationSchema,
-  ToolListChangedNotificationSchema,
-  type Implementation,
-  type Prompt,
-  type Resource,
-  type ResourceTemplate,
-  type ServerCapabilities,
-  type Tool,
-} from '@modelcontextprotocol/sdk/types.js';
+import type { Implementation, Prompt, Resource, ResourceTemplate, ServerCapabilities, Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { ServerConfig } from '../../../shared/config.js';
 import type { UpstreamStatus } from '../../../shared/events.js';
 import { ActivityTransport } from './activity-transport.js';
 import { IdleTimer } from './idle-timer.js';
 import { DirectToolCalls } from './direct-tool-calls.js';
-import { UpstreamClient } from './upstream-client.js';
+import type { UpstreamClient } from './upstream-client.js';
+import { newUpstreamClient } from './upstream-handlers.js';
 import { isSignInNeeded, signInMessage } from './sign-in-needed.js';
 import { describeConnectError, withServerOutput } from './connect-error.js';
 import { watchConnection } from './connection-watch.js';
@@ -55,6 +40,7 @@ export class Upstream {
   #client: UpstreamClient | undefined;
   #handle: UpstreamTransportHandle | undefined;
   #stopping = false;
+  #restarting = false;
   #generation = 0;
   #failures: number[] = []; // since the server last served a call: a call that crashes it is not a crash loop
   #triesSinceReady = 0; // failed tries since it was last ready: spaces out a network server's tries
@@ -159,30 +145,31 @@ export class Upstream {
   }
 
   async stop(): Promise<void> {
+    this.#restarting = false;
     this.#stopping = true;
-    this.#generation++;
-    clearTimeout(this.#retryTimer);
-    this.#retryTimer = undefined;
-    this.#idle?.cancel();
-    const client = this.#client;
-    this.#client = undefined;
-    this.#handle = undefined;
-    this.#clearLists();
-    if (client) await (this.#closing = client.close().catch(() => undefined));
+    const closing = this.#letGo();
+    if (closing) await closing;
     this.#setStatus(this.config.enabled ? 'stopped' : 'disabled');
   }
 
   /** Idle stop: the connection closes (the child ends), 'idle' at once so the kept lists serve before the catalog rebuilds. */
   #sleep(): void {
+    void this.#letGo();
+    this.#setStatus('idle');
+  }
+
+  /** Drops the connection, its lists and any retry; returns the close under way (a stdio child's exit), if any. */
+  #letGo(): Promise<void> | undefined {
     this.#generation++;
+    clearTimeout(this.#retryTimer);
+    this.#retryTimer = undefined;
     this.#idle?.cancel();
     this.#idle = undefined;
     const client = this.#client;
     this.#client = undefined;
     this.#handle = undefined;
     this.#clearLists();
-    this.#setStatus('idle');
-    if (client) this.#closing = client.close().catch(() => undefined);
+    return client && (this.#closing = client.close().catch(() => undefined));
   }
 
   /** With idle stop on: the transport as seen through what keeps the server busy, and its idle timer. */
@@ -203,14 +190,30 @@ export class Upstream {
     return activity;
   }
 
-  /** Stops and starts again; a stop or start that comes while it stops wins (the hub stopping meanwhile). */
+  /**
+   * Stops and starts again; a stop or start that comes while it stops wins (the hub stopping meanwhile).
+   * 'stopped' then 'connecting' are told at once, before the old process is gone: its last lists stand
+   * in until the new one is ready (see `restarting`), and a call made meanwhile waits for the new one.
+   */
   async restart(): Promise<void> {
-    const stopping = this.stop();
+    const enabled = this.config.enabled;
+    this.#stopping = true;
+    const closing = enabled ? this.#letGo() : this.stop();
     const generation = this.#generation;
-    await stopping;
+    if (enabled) {
+      this.#restarting = true;
+      this.#setStatus('stopped');
+      this.#setStatus('connecting');
+    }
+    await closing;
     if (generation !== this.#generation) return;
     this.restarts++;
     this.start();
+  }
+
+  /** Whether a restart is under way: from Restart until the new process is ready or has failed. */
+  get restarting(): boolean {
+    return this.#restarting;
   }
 
   /** Whether a new connection is on its way (connecting, or a retry is scheduled). */
@@ -247,6 +250,7 @@ export class Upstream {
   }
 
   #setStatus(status: UpstreamStatus, error?: string): void {
+    if (status !== 'stopped' && status !== 'connecting') this.#restarting = false;
     this.status = status;
     this.error = error;
     this.hooks.onStatus(this.id, status, error);
@@ -257,7 +261,7 @@ export class Upstream {
   async #connect(retry = true): Promise<void> {
     const generation = ++this.#generation;
     this.#signInWanted = false;
-    this.#setStatus('connecting');
+    if (this.status !== 'connecting') this.#setStatus('connecting'); // a restart told it already
     const firstStart = !this.#started && downloadsOnFirstStart(this.config);
     const timeout = firstStart ? this.#opts.downloadGraceMs : this.#opts.connectTimeoutMs;
     let client: UpstreamClient | undefined;
@@ -273,7 +277,7 @@ export class Upstream {
         return;
       }
       this.#handle = handle;
-      const fresh = this.#makeClient();
+      const fresh = newUpstreamClient(this.id, this.#opts.clientInfo.version, this.hooks, (c) => void this.#refreshLists(c));
       this.#client = client = fresh;
       let answeredWhenReady = 0;
       client.onclose = () => {
@@ -353,29 +357,6 @@ export class Upstream {
     }, plan.delayMs);
     this.#retryTimer.unref?.();
     this.#retryAt = now + plan.delayMs;
-  }
-
-  #makeClient(): UpstreamClient {
-    // Roots without listChanged: a client's roots/list_changed is not passed on, and roots/list is answered
-    // only from the client whose call asks (call/upstream-requests.ts).
-    const client = new UpstreamClient(
-      { name: 'spillway', version: this.#opts.clientInfo.version },
-      { capabilities: { sampling: {}, elicitation: { form: {}, url: {} }, roots: {} } },
-    );
-    const id = this.id;
-    // Our own progress handler: the SDK's per-request `onprogress` loses the last notification when it
-    // arrives together with the result (TOOLCHAIN.md), so progress is relayed by token, immediately.
-    client.setNotificationHandler(ProgressNotificationSchema, (n) => this.hooks.onProgress(id, n.params));
-    client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => this.hooks.onLog(id, n.params));
-    client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => this.hooks.onResourceUpdated(id, n.params.uri));
-    const refresh = () => void this.#refreshLists(client);
-    client.setNotificationHandler(ToolListChangedNotificationSchema, refresh);
-    client.setNotificationHandler(ResourceListChangedNotificationSchema, refresh);
-    client.setNotificationHandler(PromptListChangedNotificationSchema, refresh);
-    client.setRequestHandler(CreateMessageRequestSchema, (req, extra) => this.hooks.routeRequest(id, 'sampling', req, extra as never) as never);
-    client.setRequestHandler(ElicitRequestSchema, (req, extra) => this.hooks.routeRequest(id, 'elicitation', req, extra as never) as never);
-    client.setRequestHandler(ListRootsRequestSchema, (req, extra) => this.hooks.routeRequest(id, 'roots', req, extra as never) as never);
-    return client;
   }
 
   async #refreshLists(client: Client): Promise<void> {
