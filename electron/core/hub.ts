@@ -16,6 +16,7 @@ import { ConfigFile } from './files/config-file.js';
 import { FastToolCalls } from './downstream/fast-tool-calls.js';
 import { HttpEndpoint, type EndpointHooks } from './downstream/http-endpoint.js';
 import type { HttpSessionLimits } from './downstream/session-reaping.js';
+import { notRunningTool } from './call/relay-errors.js';
 import { Relay } from './call/relay.js';
 import type { OwnResources, OwnTool } from './call/relay-contract.js';
 import { catalogDispatch, type DispatchContext } from './policy/catalog-dispatch.js';
@@ -137,6 +138,7 @@ export class Hub {
     });
     const { dispatch, ownTool } = catalogDispatch({
       catalog: this.catalog,
+      notRunning: (name) => notRunningTool(name, this.pool),
       relay: () => this.relay,
       store: parts.spill.store,
       read: (args, session) => readBack(args, session.clientName),

@@ -106,6 +106,22 @@ describe('a tool of a configured server that is not running', () => {
     );
   });
 
+  it('through spillway__dispatch, says a disabled server is turned off, for describe and call', async () => {
+    const fx = { type: 'stdio', command: NODE, args: [fixture('fixture-server.mjs')] };
+    const hub = await runs.start({ version: 1, servers: { fx, flap: { ...flap, enabled: false } } });
+    await upstreamReady(hub, 'fx');
+    const client = await runs.connect(hub);
+    const dispatch = async (args: Record<string, unknown>) => textOf(await client.callTool({ name: 'spillway__dispatch', arguments: args }));
+    const turnedOff = /^Server "flap" is turned off in Spillway, so its tool "flap__noop" cannot be called\. Turn it on/;
+    expect(await dispatch({ action: 'call', name: 'flap__noop', arguments: {} })).toMatch(turnedOff);
+    expect(await dispatch({ action: 'describe', name: 'flap__noop' })).toMatch(turnedOff);
+    expect(
+      hub.events.recent().some((e) => e.type === 'log' && e.server === 'flap' && /called a tool of "flap", which is not running/.test(e.message)),
+    ).toBe(true);
+    // A running server's missing tool is still unknown.
+    expect(await dispatch({ action: 'call', name: 'fx__nope', arguments: {} })).toMatch(/^Unknown tool "fx__nope"/);
+  });
+
   it('still answers "Unknown tool" for a tool a running server does not offer, at once', async () => {
     const hub = await runs.start({ version: 1, servers: { fx: { type: 'stdio', command: NODE, args: [fixture('fixture-server.mjs')] } } });
     await upstreamReady(hub, 'fx');

@@ -1,8 +1,9 @@
 /**
  * Multi-megabyte upstream lines streamed to disk (wire/raw-spool.ts, spill/raw-texts.ts): a spilled
  * result reads back byte for byte, including every JSON escape and non-ASCII text; the same result under
- * a pass policy, from the cache, and a big message that is not a tool result (resources/read) reach the
- * client exactly as the upstream sent them; and no spooled file is left behind.
+ * a pass policy, and a big message that is not a tool result (resources/read) reach the client exactly
+ * as the upstream sent them; such a result is not cached (the hub would hold it in memory for its TTL),
+ * while one an HTTP server sent whole is, and its hit reads back the same; no spooled file is left behind.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readdir } from 'node:fs/promises';
@@ -123,9 +124,11 @@ describe('results streamed to disk as they arrive', () => {
     }
   });
 
-  it('caches the real text, not what stood in for it on disk', async () => {
+  it('does not cache a text streamed to disk: the hub does not hold it in memory', async () => {
     const set = await hub.api('policies.setTool', { server: 'fx', tool: 'big_unicode', policy: { cacheTtlSeconds: 60 } });
     expect(set).toMatchObject({ ok: true });
+    const cache = hub.hub.policy.cache;
+    const before = cache.stats();
     try {
       const first = await client.callTool({ name: 'big_unicode', arguments: { bytes: 1_500_000 } });
       expect(textOf(first).slice(0, 300)).toContain('[Spillway]');
@@ -133,9 +136,28 @@ describe('results streamed to disk as they arrive', () => {
       const want = expected(1_500_000);
       expect(await readAll(handleOf(first), Buffer.byteLength(want))).toBe(want);
       expect(await readAll(handleOf(second), Buffer.byteLength(want))).toBe(want);
+      // Neither call stored it (the second was a miss too), and nothing of it is held.
+      expect(cache.stats()).toMatchObject({ hits: before.hits, misses: before.misses + 2, entries: before.entries, bytes: before.bytes });
       expect(await readdir(rawDir)).toEqual([]);
     } finally {
       await hub.api('policies.resetTool', { server: 'fx', tool: 'big_unicode' });
+    }
+  });
+
+  it('caches the real text of a result that arrived in memory, and a hit spills it again', async () => {
+    const set = await hub.api('policies.setTool', { server: 'web', tool: 'big_unicode', policy: { cacheTtlSeconds: 60 } });
+    expect(set).toMatchObject({ ok: true });
+    const cache = hub.hub.policy.cache;
+    const before = cache.stats();
+    try {
+      const first = await client.callTool({ name: 'web__big_unicode', arguments: { bytes: 300_000 } });
+      const second = await client.callTool({ name: 'web__big_unicode', arguments: { bytes: 300_000 } });
+      expect(cache.stats().hits).toBe(before.hits + 1);
+      const want = expected(300_000);
+      expect(await readAll(handleOf(first), Buffer.byteLength(want))).toBe(want);
+      expect(await readAll(handleOf(second), Buffer.byteLength(want))).toBe(want);
+    } finally {
+      await hub.api('policies.resetTool', { server: 'web', tool: 'big_unicode' });
     }
   });
 

@@ -32,7 +32,8 @@ interface BuilderConfig {
   electronFuses: Record<string, boolean>;
   mac: { target: Target[]; icon: string };
   win: { target: Target[]; icon: string };
-  linux: { target: Target[]; icon: string };
+  linux: { target: Target[]; icon: string; maintainer?: string };
+  deb?: { maintainer?: string };
 }
 
 const config = yaml.load(readFileSync(join(root, 'electron-builder.yml'), 'utf8')) as BuilderConfig;
@@ -64,10 +65,10 @@ describe('electron-builder.yml', () => {
     expect(config.productName).toBe('Spillway');
   });
 
-  it('builds dmg + zip on macOS, nsis on Windows, AppImage + deb on Linux', () => {
+  it('builds dmg + zip on macOS, nsis on Windows, AppImage on Linux', () => {
     expect(config.mac.target.map((t) => t.target).sort()).toEqual(['dmg', 'zip']);
     expect(config.win.target.map((t) => t.target)).toEqual(['nsis']);
-    expect(config.linux.target.map((t) => t.target).sort()).toEqual(['AppImage', 'deb']);
+    expect(config.linux.target.map((t) => t.target).sort()).toEqual(['AppImage']);
   });
 
   it('writes installers outside dist/, where the compiled app lives', () => {
@@ -120,6 +121,22 @@ describe('electron-builder.yml', () => {
 
   it('the launcher the bridge runs exists where the config expects it', () => {
     expect(existsSync(join(root, 'electron/cli/spillway.js'))).toBe(true);
+  });
+
+  it('deb: has the maintainer electron-builder requires (package.json has no author with an email)', () => {
+    expect(config.deb?.maintainer ?? config.linux.maintainer).toMatch(/^[^<>]+ <[^<>@\s]+@[^<>\s]+>$/);
+  });
+
+  // electron-builder refuses to build a deb without the project's address ("Please specify project
+  // homepage"): package.json `homepage`, else a GitHub `repository` (app-builder-lib appInfo.js
+  // computePackageUrl); nothing in electron-builder.yml stands in for it.
+  it('builds a deb only when the project has an address (package.json homepage or a GitHub repository)', () => {
+    const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { homepage?: string; repository?: string | { url?: string } };
+    const repository = typeof pkg.repository === 'string' ? pkg.repository : pkg.repository?.url;
+    const address = pkg.homepage || (repository && /github/.test(repository) ? repository : undefined);
+    const targets = config.linux.target.map((t) => t.target);
+    if (!address) expect(targets).not.toContain('deb');
+    else expect(address).toMatch(/^https:\/\//);
   });
 
   it('leaves the RunAsNode fuse on (the bridge) and hardens the others', () => {

@@ -1,5 +1,5 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { CallCache } from '../../electron/core/policy/call-cache.js';
 import { canonicalJson } from '../../electron/core/policy/canonical-json.js';
 
@@ -118,5 +118,53 @@ describe('CallCache', () => {
     expect(cache.get('two', 't', {})).toBeDefined();
     cache.clear();
     expect(cache.stats().entries).toBe(0);
+  });
+
+  it('counts the key with the result: big arguments fill the byte bound like big results', () => {
+    // Before, only results were counted: 500 entries with 1 MB of arguments each held 514 MB, counted as 23.5 KB.
+    const cache = new CallCache({ now: fakeClock().now, maxBytes: 1_000_000, maxEntryBytes: 200_000 });
+    for (let i = 0; i < 50; i++) cache.set('s', 'search', { query: `${i} `.padEnd(100_000, 'x') }, ok('no match'), { ttlSeconds: 60 });
+    expect(cache.stats().bytes).toBeGreaterThan(900_000);
+    expect(cache.stats().bytes).toBeLessThanOrEqual(1_000_000);
+    expect(cache.stats().entries).toBeLessThanOrEqual(10);
+    // Arguments alone over the bound of one entry: not cached.
+    expect(cache.set('s', 'search', { query: 'x'.repeat(300_000) }, ok('no match'), { ttlSeconds: 60 })).toBe(false);
+  });
+
+  it('measures a result before copying it, and does not keep one over 1 MiB', () => {
+    const cache = new CallCache({ now: fakeClock().now });
+    const clone = vi.spyOn(globalThis, 'structuredClone');
+    try {
+      // Before, a 38 MB result was copied and kept for its whole TTL.
+      expect(cache.set('s', 't', {}, ok('x'.repeat(2 * 1024 * 1024)), { ttlSeconds: 60 })).toBe(false);
+      expect(clone).not.toHaveBeenCalled();
+      expect(cache.stats()).toMatchObject({ entries: 0, bytes: 0 });
+      expect(cache.set('s', 't', {}, ok('x'.repeat(512 * 1024)), { ttlSeconds: 60 })).toBe(true);
+    } finally {
+      clone.mockRestore();
+    }
+  });
+
+  it("keys on the call's _meta too, in any key order; none and an empty one are the same", () => {
+    const cache = new CallCache({ now: fakeClock().now });
+    cache.set('s', 't', {}, ok('fr'), { ttlSeconds: 60, meta: { 'openai/locale': 'fr-FR', user: 'a' } });
+    expect(cache.get('s', 't', {}, { user: 'a', 'openai/locale': 'fr-FR' })?.result).toEqual(ok('fr'));
+    expect(cache.get('s', 't', {}, { 'openai/locale': 'de-DE', user: 'a' })).toBeUndefined();
+    expect(cache.get('s', 't', {})).toBeUndefined();
+    cache.set('s', 't', {}, ok('plain'), { ttlSeconds: 60 });
+    expect(cache.get('s', 't', {}, {})?.result).toEqual(ok('plain'));
+  });
+
+  it("does not store an answer when its server's entries were cleared after the call was sent", () => {
+    const cache = new CallCache({ now: fakeClock().now });
+    const sent = cache.ticket();
+    cache.clear('other');
+    expect(cache.set('s', 'read', {}, ok('still true'), { ttlSeconds: 60, since: sent })).toBe(true);
+    cache.clear('s');
+    expect(cache.set('s', 'read', { n: 1 }, ok('maybe stale'), { ttlSeconds: 60, since: sent })).toBe(false);
+    const later = cache.ticket();
+    expect(cache.set('s', 'read', { n: 1 }, ok('fresh'), { ttlSeconds: 60, since: later })).toBe(true);
+    cache.clear();
+    expect(cache.set('t', 'read', {}, ok('maybe stale'), { ttlSeconds: 60, since: later })).toBe(false);
   });
 });

@@ -3,6 +3,7 @@
  * results (`isError: true`), and how an upstream failure reads.
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { NAME_SEPARATOR } from '../catalog/tool-names.js';
 import type { Upstream } from '../upstream/upstream.js';
 
 /** Strips the SDK's `MCP error <code>: ` prefix so relayed errors do not double it. */
@@ -81,4 +82,27 @@ function notRunningMessage(tool: string, up: UpstreamState | undefined): string 
       // Connecting (or idle, on first use) still: its tools are listed once it is up.
       return `${server} is still starting, so its tool "${tool}" cannot be called yet. Call it again in a moment.`;
   }
+}
+
+/** The configured server whose prefix (`<id>__`) an exposed tool name starts with, the longest such id. */
+export function serverNamedIn<U>(name: string, upstreams: ReadonlyMap<string, U>): U | undefined {
+  let found: { id: string; up: U } | undefined;
+  for (const [id, up] of upstreams) {
+    if (name.startsWith(`${id}${NAME_SEPARATOR}`) && id.length > (found?.id.length ?? -1)) found = { id, up };
+  }
+  return found?.up;
+}
+
+/**
+ * Why a tool named for a configured server that is not running cannot be called, as a call through
+ * spillway__dispatch is told (its catalog lists no tools of a stopped server); undefined otherwise.
+ */
+export function notRunningTool(
+  name: string,
+  upstreams: ReadonlyMap<string, UpstreamState>,
+  clientName?: string,
+): (NotRunningCall & { server: string }) | undefined {
+  const up = serverNamedIn(name, upstreams);
+  const call = up && notRunningCall(name, up, clientName);
+  return call && up ? { ...call, server: up.id } : undefined;
 }

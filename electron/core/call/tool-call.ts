@@ -15,11 +15,10 @@ import type { CachedCall } from '../policy/call-cache.js';
 import { noteMaskedCopy } from '../spill/result-preview.js';
 import type { ShapedResult } from '../spill/shape-result.js';
 import type { Upstream } from '../upstream/upstream.js';
-import { NAME_SEPARATOR } from '../catalog/tool-names.js';
 import { applyPolicyArguments } from './call-arguments.js';
 import { newCallContext, type CallContext, type Masking } from './call-context.js';
 import { asIsReport, cancelledReport, errorReport, reportCall, reportStarted, shapeReport, type CallReport } from './call-report.js';
-import { cacheFor, keepInCache } from './cached-result.js';
+import { cacheFor, keepInCache, lookUp, sendAroundCache } from './cached-result.js';
 import { exceedsClientPipe, guardClientPipe } from './client-pipe-guard.js';
 import { takeCompressionRequest } from './compression-request.js';
 import { CompressionStage } from './compression-stage.js';
@@ -28,7 +27,7 @@ import { encodePassed, mayEncodePassed } from './result-encoding.js';
 import { waitWithProgress, type ProgressRoutes } from './progress-routes.js';
 import { refuse } from './refusal.js';
 import type { CallOptions, RelayDeps } from './relay-contract.js';
-import { errorResult, notRunningCall, rpcError, unavailableMessage, type NotRunningCall } from './relay-errors.js';
+import { errorResult, notRunningCall, rpcError, serverNamedIn, unavailableMessage, type NotRunningCall } from './relay-errors.js';
 import { callUpstream, UpstreamFailure, upstreamFailure } from './upstream-call.js';
 import type { UpstreamRequests } from './upstream-requests.js';
 
@@ -93,7 +92,7 @@ export class ToolCallPipeline {
     if (notMasked !== undefined) return this.#refusePii(ctx, notMasked);
     applyPolicyArguments(ctx);
     const cache = cacheFor(ctx, deps.cache, settings.paused);
-    const hit = cache?.get(ctx.server, ctx.tool, ctx.args);
+    const hit = cache && lookUp(ctx, cache);
     let upstream = hit ? undefined : deps.upstreams().get(ctx.server);
     if (upstream && !upstream.client && upstream.reconnecting) {
       // Crashed or dropped, and tried again soon: the call waits for that try (the answer said so).
@@ -107,20 +106,23 @@ export class ToolCallPipeline {
     }
 
     // The upstream call, then the result stages. The request is written first (callUpstream sends
-    // before its first await): call.started is made while the server works on it.
+    // before its first await): call.started is made while the server works on it. A call that may change
+    // things drops its server's cached results around it (sendAroundCache).
     const asksBefore = this.clientRequests.sentFrom(ctx.server);
-    const calling = callUpstream(ctx, upstream, this.progress, timeoutFor(ctx, upstream, settings));
+    const running = upstream;
+    const timeoutMs = timeoutFor(ctx, running, settings);
+    const { calling, ticket } = sendAroundCache(ctx, deps.cache, () => callUpstream(ctx, running, this.progress, timeoutMs));
     try {
       reportStarted(ctx, deps.emit);
       let result = await calling;
-      // Long texts an upstream streamed to disk stay there for the shaper; the cache, masking and the
-      // paths that deliver a result as it is need them read back.
-      if ((cache || ctx.masking || settings.paused || result.isError) && deps.shaper.holdsSpooled(result)) {
-        result = await deps.shaper.materialize(result);
-      }
+      // Long texts an upstream streamed to disk stay there for the shaper; masking and the paths that
+      // deliver a result as it is need them read back. Such a result is not cached: the hub does not
+      // hold it in memory.
+      const spooled = (cache || ctx.masking || settings.paused || result.isError) && deps.shaper.holdsSpooled(result);
+      if (spooled && (ctx.masking || settings.paused || result.isError)) result = await deps.shaper.materialize(result);
       // A result made with a client's roots, sampling or elicitation answer is that client's: not cached,
       // or another client would be given it (UpstreamRequests.sentFrom).
-      if (cache && this.clientRequests.sentFrom(ctx.server) === asksBefore) keepInCache(ctx, cache, result);
+      if (cache && !spooled && this.clientRequests.sentFrom(ctx.server) === asksBefore) keepInCache(ctx, cache, result, ticket);
       // The log says why a tool failed, as the upstream said it (before restoring: masked PII stays masked).
       const failure = failureText(result);
       // Restoring comes first on the result path: everything after sees what the client sent.
@@ -244,15 +246,6 @@ export class ToolCallPipeline {
 export const RETRY_WAIT_MS = 5000;
 /** The longest a call of a tool not listed waits for its server to start (as long as for a kept tool). */
 export const START_WAIT_MS = 30_000;
-
-/** The configured server whose prefix (`<id>__`) an exposed tool name starts with, the longest such id. */
-function serverNamedIn(name: string, upstreams: ReadonlyMap<string, Upstream>): Upstream | undefined {
-  let found: Upstream | undefined;
-  for (const [id, up] of upstreams) {
-    if (name.startsWith(`${id}${NAME_SEPARATOR}`) && id.length > (found?.id.length ?? -1)) found = up;
-  }
-  return found;
-}
 
 /** The most of a failed result's text the log keeps (as much as a call's arguments preview). */
 const FAILURE_TEXT_MAX = 300;

@@ -25,6 +25,8 @@ export interface DispatchContext<Session = unknown, Extra extends DispatchReques
 
 export interface CatalogDispatchDeps<Session, Extra extends DispatchRequestExtra> {
   catalog: Catalog;
+  /** Why a tool named for a configured server that is not running cannot be called (the catalog lists none of its tools then). */
+  notRunning?: (name: string) => { message: string; log: string; server: string } | undefined;
   /** The call path's entry for upstream tools; read lazily (the relay is built after the dispatch). */
   relay: () => {
     callUpstreamTool(
@@ -70,8 +72,18 @@ function entryNamed(catalog: Catalog, name: string): ToolEntry | undefined {
  * Why the tool named may not be called (undefined when it may or none has it); a refused call gets the
  * warning in the log a direct call's refusal gets (call/refusal.ts), a refused describe none.
  */
-function refusalOf(deps: Pick<CatalogDispatchDeps<unknown, DispatchRequestExtra>, 'catalog' | 'emit'>, name: string, action: 'describe' | 'call') {
+function refusalOf(
+  deps: Pick<CatalogDispatchDeps<unknown, DispatchRequestExtra>, 'catalog' | 'emit' | 'notRunning'>,
+  name: string,
+  action: 'describe' | 'call',
+) {
   const entry = entryNamed(deps.catalog, name);
+  if (!entry) {
+    // A stopped or failed server's tools are not listed: the model is told why, as a direct call is.
+    const down = deps.notRunning?.(name);
+    if (down && action === 'call') deps.emit({ type: 'log', level: 'warn', server: down.server, message: down.log });
+    return down?.message;
+  }
   const refusal = entry && refusalFor(entry);
   if (entry && refusal && action === 'call') {
     deps.emit({ type: 'log', level: 'warn', server: entry.serverId, message: `Refused a call to ${entry.name} through dispatch: ${refusal}` });
