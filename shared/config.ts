@@ -62,22 +62,28 @@ function shortHash(text: string): string {
   return hash.toString(36);
 }
 
+/** A letter or digit outside Latin and 0-9 (after NFKD, so `Café` and `１` count as Latin and 0-9). */
+const OTHER_SCRIPT = /(?![\p{Script=Latin}0-9])[\p{L}\p{N}]/u;
+
 /**
- * Makes a server id from any name: lower-case slug of [a-z0-9_-]. A name with letters or digits none of
- * which are Latin ("日本語", "Сервер") gets `server-<code of the name>`, so such names get ids (and tool
- * prefixes) that tell them apart; a name with none at all ("!!!") gets `server`.
+ * Makes a server id from any name: lower-case slug of [a-z0-9_-]. A name with letters or digits outside
+ * Latin gets the code of the whole name after its Latin and digit part ("Сервер 1" → `1-<code>`), or after
+ * `server` when it has none ("日本語" → `server-<code>`), so names that differ only in those letters get
+ * ids (and tool prefixes) that tell them apart. A name with no letters or digits ("!!!") gets `server`.
  */
 export function slugServerId(name: string): string {
-  const slug = name
-    .normalize('NFKD')
-    .replace(/[\u0300-\u036f]/g, '')
+  const plain = name.normalize('NFKD').replace(/[\u0300-\u036f]/g, '');
+  const slug = plain
     .toLowerCase()
     .replace(/[^a-z0-9_-]+/g, '-')
-    .replace(/^-+|-+$/g, '')
-    .slice(0, 40);
-  if (slug === '__proto__') return 'proto';
-  if (slug !== '') return slug;
-  return /[\p{L}\p{N}]/u.test(name) ? `server-${shortHash(name.trim().normalize('NFC'))}` : 'server';
+    .replace(/^-+|-+$/g, '');
+  if (OTHER_SCRIPT.test(plain) || (slug === '' && /[\p{L}\p{N}]/u.test(plain))) {
+    // The code is at most 7 characters, so the id stays within 40 with its dash.
+    const start = slug.slice(0, 32).replace(/-+$/, '') || 'server';
+    return `${start}-${shortHash(name.trim().normalize('NFC'))}`;
+  }
+  if (slug.slice(0, 40) === '__proto__') return 'proto';
+  return slug.slice(0, 40) || 'server';
 }
 
 /** Picks an id not yet in `taken`, adding -2, -3... */

@@ -5,6 +5,7 @@
  * the tray without opening its window (macOS reports `wasOpenedAtLogin` instead).
  */
 import { posix } from 'node:path';
+import { runningAppImage } from './shell-paths.js';
 
 export const HIDDEN_ARG = '--hidden';
 
@@ -21,14 +22,18 @@ export type LoginItemPlan =
   | { kind: 'electron'; settings: { openAtLogin: boolean; path?: string; args?: string[] } }
   | { kind: 'autostart-file'; path: string; content: string | null };
 
-/** The command to register: the AppImage's own path when running from one (its execPath is a temp mount). */
+/**
+ * The command to register: the AppImage's own path when running from one (its execPath is a temp mount),
+ * by the rule the bridge entry follows (shell-paths.ts runningAppImage: an APPIMAGE inherited from an AI
+ * app packaged as an AppImage names that app, not this one).
+ */
 export function launchCommand(facts: {
   execPath: string;
   isPackaged: boolean;
   appPath: string;
   env: Readonly<Record<string, string | undefined>>;
 }): string[] {
-  if (facts.isPackaged) return [facts.env.APPIMAGE || facts.execPath];
+  if (facts.isPackaged) return [runningAppImage(facts.execPath, facts.env) ?? facts.execPath];
   return [facts.execPath, facts.appPath];
 }
 

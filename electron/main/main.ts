@@ -88,6 +88,7 @@ async function run(dataDir: string): Promise<void> {
       resourcesPath: process.resourcesPath,
       appRoot: app.getAppPath(),
       platform,
+      env,
     });
     appHub = await createAppHub({
       paths,

@@ -75,6 +75,7 @@ export interface BridgeLaunch {
  * The bridge command for client configs: `ELECTRON_RUN_AS_NODE=1 <executable> <spillway.js> bridge`.
  * Packaged, the launcher is the copy electron-builder unpacked from app.asar (electron-builder.yml
  * asarUnpack), because a client's process resolves its imports on disk; in development it is the repo's.
+ * From a Linux AppImage, whose executable and script are inside a temporary mount, see appImageBridgeArgs.
  */
 export function bridgeLaunch(facts: {
   execPath: string;
@@ -82,10 +83,51 @@ export function bridgeLaunch(facts: {
   resourcesPath: string;
   appRoot: string;
   platform: NodeJS.Platform;
+  env: Readonly<Record<string, string | undefined>>;
 }): BridgeLaunch {
+  const env = { ELECTRON_RUN_AS_NODE: '1' };
+  const appImage = facts.isPackaged ? runningAppImage(facts.execPath, facts.env) : undefined;
+  if (appImage) return { command: appImage, args: appImageBridgeArgs(), env };
   const path = facts.platform === 'win32' ? win32 : posix;
   const script = facts.isPackaged
     ? path.join(facts.resourcesPath, 'app.asar.unpacked', 'electron', 'cli', 'spillway.js')
     : path.join(facts.appRoot, 'electron', 'cli', 'spillway.js');
-  return { command: facts.execPath, args: [script, 'bridge'], env: { ELECTRON_RUN_AS_NODE: '1' } };
+  return { command: facts.execPath, args: [script, 'bridge'], env };
+}
+
+/**
+ * The AppImage file this executable runs from: the AppImage runtime sets APPIMAGE to it and APPDIR to its
+ * mount. Only when the executable is inside that mount: a program started from another AppImage (an AI
+ * app packaged so) inherits that one's variables. The bridge entry and the login item (login-item.ts)
+ * both name this file.
+ */
+export function runningAppImage(execPath: string, env: Readonly<Record<string, string | undefined>>): string | undefined {
+  return env.APPIMAGE && env.APPDIR && !posix.relative(env.APPDIR, execPath).startsWith('..') ? env.APPIMAGE : undefined;
+}
+
+/**
+ * The placeholder given to AppRun, electron-builder's launcher inside the AppImage: it puts `--no-sandbox`
+ * before the arguments when the system allows no unprivileged user namespaces (Ubuntu 24.04 by default),
+ * unless the arguments hold it already, and Node refuses it as an option ("bad option"). After `--` Node
+ * passes it on as a plain argument, which the `-e` code drops.
+ */
+const NO_SANDBOX = '--no-sandbox';
+
+/**
+ * What runs the bridge from an AppImage. Its executable and resources are mounted at /tmp/.mount_XXXXXX,
+ * a new folder at each run that is gone once the app quits, so a client runs the AppImage file itself
+ * (`$APPIMAGE`, as the login item does), whose AppRun passes the arguments and environment on to the
+ * executable; and the script is found from that run's executable: electron-builder's Linux layout keeps
+ * `resources/` beside it. The `-e` code puts the script where Node would have put it (process.argv[1]:
+ * spillway.js reads its arguments from argv[2], the bridge's launcher reads argv[1]) and loads it.
+ */
+function appImageBridgeArgs(): string[] {
+  const code = [
+    "const p = require('node:path');",
+    "const s = p.join(p.dirname(process.execPath), 'resources', 'app.asar.unpacked', 'electron', 'cli', 'spillway.js');",
+    `if (process.argv[1] === '${NO_SANDBOX}') process.argv.splice(1, 1);`,
+    'process.argv.splice(1, 0, s);',
+    "import(require('node:url').pathToFileURL(s).href);",
+  ].join(' ');
+  return ['-e', code, '--', NO_SANDBOX, 'bridge'];
 }

@@ -11,6 +11,7 @@ import { mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promis
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AppHub } from '../../electron/core/app/app-hub.js';
+import { OWN_RUNTIME_COMMAND } from '../../electron/core/registry/install/own-runtime.js';
 import { fixture, ROOT } from '../support/hub-harness.js';
 import { spawnUntil, type Started } from '../support/processes.js';
 import { callApi, hubToolNames, nextHubEvent, startRegistryHub, waitForStatus } from '../support/registry-hub.js';
@@ -102,8 +103,8 @@ describe('npm packages installed into the data folder', () => {
 
     const onDisk = JSON.parse(await readFile(join(dataDir, 'config.json'), 'utf8'));
     const saved = onDisk.servers['airtable-mcp-server'];
-    // The hub's own executable as Node (every env value goes to the secret store; config.json holds a reference).
-    expect(saved).toMatchObject({ type: 'stdio', command: process.execPath, env: { ELECTRON_RUN_AS_NODE: expect.any(String) } });
+    // The hub's own executable as Node, by its name (every env value goes to the secret store; config.json holds a reference).
+    expect(saved).toMatchObject({ type: 'stdio', command: OWN_RUNTIME_COMMAND, env: { ELECTRON_RUN_AS_NODE: expect.any(String) } });
     expect(saved.args[0].startsWith(join(folder, 'node_modules', 'airtable-mcp-server'))).toBe(true);
     expect(JSON.stringify(onDisk)).not.toContain('patSECRET-2');
 

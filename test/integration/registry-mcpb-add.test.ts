@@ -20,6 +20,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { HubEvent } from '../../shared/events.js';
 import type { AppHub } from '../../electron/core/app/app-hub.js';
+import { OWN_RUNTIME_COMMAND } from '../../electron/core/registry/install/own-runtime.js';
 import { fixture, NODE } from '../support/hub-harness.js';
 import { buildFixtureBundle, sha256 } from '../support/mcpb-bundle.js';
 import { buildSettingsBundle } from '../support/registry-settings-bundle.js';
@@ -162,7 +163,7 @@ describe('MCPB bundles from the catalog', () => {
     );
     expect(await readdir(bundles())).toEqual([`${NS}+fixture-bundle@1.0.0`]);
     const saved = (await configOnDisk()).servers['fixture-bundle'];
-    expect(saved).toMatchObject({ type: 'stdio', command: process.execPath, args: [join(folder, 'server', 'index.mjs')] });
+    expect(saved).toMatchObject({ type: 'stdio', command: OWN_RUNTIME_COMMAND, args: [join(folder, 'server', 'index.mjs')] });
     await waitForStatus('fixture-bundle', 'ready');
     expect((await toolNames()).some((n) => n.endsWith('add'))).toBe(true);
   }, 120_000);

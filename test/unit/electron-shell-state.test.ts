@@ -107,7 +107,7 @@ describe('start at login', () => {
         execPath: '/tmp/.mount_Spill/spillway',
         isPackaged: true,
         appPath: '/tmp/.mount_Spill/resources/app.asar',
-        env: { APPIMAGE: '/home/ada/Spillway.AppImage' },
+        env: { APPIMAGE: '/home/ada/Spillway.AppImage', APPDIR: '/tmp/.mount_Spill' },
       }),
     ).toEqual(['/home/ada/Spillway.AppImage']);
     expect(launchCommand({ execPath: '/opt/Spillway/spillway', isPackaged: true, appPath: '/opt/Spillway/resources/app.asar', env: {} })).toEqual([
@@ -233,6 +233,7 @@ describe('bridge launch', () => {
         resourcesPath: 'C:\\Program Files\\Spillway\\resources',
         appRoot: 'C:\\Program Files\\Spillway\\resources\\app.asar',
         platform: 'win32',
+        env: {},
       }),
     ).toEqual({
       command: 'C:\\Program Files\\Spillway\\Spillway.exe',
@@ -246,6 +247,7 @@ describe('bridge launch', () => {
         resourcesPath: '/Applications/Spillway.app/Contents/Resources',
         appRoot: '/Applications/Spillway.app/Contents/Resources/app.asar',
         platform: 'darwin',
+        env: {},
       }).args[0],
     ).toBe('/Applications/Spillway.app/Contents/Resources/app.asar.unpacked/electron/cli/spillway.js');
   });
@@ -257,6 +259,7 @@ describe('bridge launch', () => {
       resourcesPath: '/x/resources',
       appRoot: root,
       platform: process.platform,
+      env: {},
     });
     expect(launch.args).toEqual([join(root, 'electron/cli/spillway.js'), 'bridge']);
     expect(existsSync(launch.args[0])).toBe(true);

@@ -15,7 +15,7 @@ import { refusal, type HubLink, type HubLinkEvents, type Undelivered } from './h
 import type { HubStart } from './launcher.js';
 import { bigLineId, errorLine, isRequest, isResponse, jsonLine, peek, type Id, type Peek } from './messages.js';
 import { ProgressFence } from './progress-fence.js';
-import { isReplayId, SessionReplay } from './session-replay.js';
+import { SessionReplay } from './session-replay.js';
 import { ToolsWait } from './tools-wait.js';
 
 /** Lines up to this size are JSON-parsed to find their id; bigger ones are read at their edges only. */
@@ -166,8 +166,6 @@ export class Bridge {
     if (id !== undefined) {
       const reply = this.#session.takeReply(id);
       if (reply) return reply(m ?? peek(raw) ?? {});
-      // An answer to the bridge's own request whose wait was given up: never the client's.
-      if (isReplayId(id)) return;
       this.#inflight.delete(id);
       if (this.#session.initializeAnswered(id, m)) {
         m ??= peek(raw);
@@ -185,7 +183,8 @@ export class Bridge {
     this.#o.log(
       `spillway bridge: a ${mib} MiB message from the hub is over the ${limit} MiB stdio limit; ${id === undefined ? 'dropped' : 'replaced by an error'}`,
     );
-    if (id === undefined || isReplayId(id)) return;
+    // An answer to the bridge's own request is dropped with it: that request is given up.
+    if (id === undefined || this.#session.takeReply(id)) return;
     this.#inflight.delete(id);
     const advice = 'Turn on spilling for this tool in Spillway, or ask for less.';
     this.#toClient(errorLine(id, `The result is ${mib} MiB, more than a stdio client accepts in one message (${limit} MiB). ${advice}`));
@@ -330,7 +329,7 @@ export class Bridge {
   #unsent(link: HubLink, raw: Buffer, m: Peek, error: Error, fate: Undelivered): void {
     if (link !== this.#link) return;
     this.#o.log(`spillway bridge: HTTP send failed: ${error.message}`);
-    const own = isRequest(m) && !isReplayId(m.id);
+    const own = isRequest(m) && !this.#session.awaits(m.id);
     if (fate === 'refused') {
       // The hub is up: nothing is lost, the client hears why (re-sending would only be refused again).
       if (own && this.#inflight.delete(m.id)) this.#toClient(errorLine(m.id, `Spillway refused the request: ${error.message}`));

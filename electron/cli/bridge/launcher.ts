@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, fstatSync, openSync, watch, type FSWatcher } from 'node:fs';
 import { open } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join, posix, resolve } from 'node:path';
 import { HUB_RECORD_FILE, readHubRecord } from '../../core/files/hub-identity.js';
 import { hubEnv } from './hub-env.js';
 
@@ -31,15 +31,15 @@ export interface HubLauncherOptions {
 }
 
 /**
- * Starts a hub for this data folder, detached so it outlives the bridge. Inside the packaged app
- * (ELECTRON_RUN_AS_NODE set) that is the app itself; in development `spillway serve` from this CLI, on a
- * free port when its own is taken (the bridge reaches it over the socket). What it prints goes to
+ * Starts a hub for this data folder, detached so it outlives the bridge. Inside the app's executable
+ * (ELECTRON_RUN_AS_NODE set) that is the app itself (appLaunch); under Node `spillway serve` from this
+ * CLI, on a free port when its own is taken (the bridge reaches it over the socket). What it prints goes to
  * `hub-autostart.log`; when it fails, the returned start says why in its own words (issue 13, item 1).
  */
 export function hubLauncher(options: HubLauncherOptions): HubLauncher {
   return async () => {
     const configFile = await options.configFile?.();
-    // Inside the packaged app the bridge runs as Node (ELECTRON_RUN_AS_NODE); hubEnv drops that, so the app starts as itself.
+    // Inside the app's executable the bridge runs as Node (ELECTRON_RUN_AS_NODE); hubEnv drops that, so the app starts as itself.
     const inApp = Boolean(options.env.ELECTRON_RUN_AS_NODE);
     const env = hubEnv(options.env);
     const logFile = join(options.dataDir, AUTOSTART_LOG);
@@ -49,11 +49,13 @@ export function hubLauncher(options: HubLauncherOptions): HubLauncher {
     try {
       from = fstatSync(out).size;
       const config = configFile ? ['--config', configFile] : [];
-      const args = inApp ? [] : [options.script, 'serve', '--data-dir', options.dataDir, '--port-fallback', ...config];
-      child = spawn(options.execPath, args, {
+      const { command, args } = inApp
+        ? appLaunch(options.execPath, options.script, options.env)
+        : { command: options.execPath, args: [options.script, 'serve', '--data-dir', options.dataDir, '--port-fallback', ...config] };
+      child = spawn(command, args, {
         detached: true,
         stdio: ['ignore', out, out],
-        // The desktop app reads its config file from SPILLWAY_CONFIG (it takes no arguments).
+        // The desktop app reads its config file from SPILLWAY_CONFIG (it takes no other arguments).
         env: { ...env, SPILLWAY_DATA_DIR: options.dataDir, ...(configFile ? { SPILLWAY_CONFIG: configFile } : {}) },
         windowsHide: true,
       });
@@ -63,6 +65,22 @@ export function hubLauncher(options: HubLauncherOptions): HubLauncher {
     }
     return watchStart(child, options.dataDir, logFile, from);
   };
+}
+
+/**
+ * How a bridge running as Node in the app's executable starts the app. From an AppImage, the AppImage file
+ * (a run with its own mount, which outlives this bridge's, and which knows it is an AppImage: the entries
+ * it writes name that file, see shell-paths.ts runningAppImage); packaged otherwise, the executable, which
+ * takes no arguments. Unpacked (`npm start`: the script is the repo's, not the copy under
+ * app.asar.unpacked), Electron with the app folder, two above electron/cli/spillway.js: without it Electron
+ * starts its default app.
+ */
+export function appLaunch(execPath: string, script: string, env: Readonly<Record<string, string | undefined>>): { command: string; args: string[] } {
+  // APPDIR is the mount of the AppImage APPIMAGE names; one inherited from an AI app packaged as an AppImage does not hold this executable.
+  const appImage = env.APPIMAGE && env.APPDIR && !posix.relative(env.APPDIR, execPath).startsWith('..') ? env.APPIMAGE : undefined;
+  if (appImage) return { command: appImage, args: [] };
+  if (/[\\/]app\.asar\.unpacked[\\/]/.test(script)) return { command: execPath, args: [] };
+  return { command: execPath, args: [resolve(dirname(script), '..', '..')] };
 }
 
 function watchStart(child: ChildProcess, dataDir: string, logFile: string, from: number): HubStart {

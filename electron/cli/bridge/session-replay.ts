@@ -1,10 +1,6 @@
+import { randomUUID } from 'node:crypto';
 import type { HubLink } from './hub-link.js';
 import { jsonLine, type Id, type Peek } from './messages.js';
-
-const REPLAY_ID_PREFIX = 'spillway-bridge-';
-
-/** Whether `id` belongs to a request the bridge replayed (its answer is not the client's). */
-export const isReplayId = (id: Id): boolean => String(id).startsWith(REPLAY_ID_PREFIX);
 
 /** The lists a server may announce changes of, by the capability that announces them. */
 const LISTS = ['tools', 'prompts', 'resources'] as const;
@@ -25,8 +21,13 @@ export class SessionReplay {
   #initialized = false;
   #level: Peek | undefined;
   readonly #subscriptions = new Set<string>();
-  /** Replayed requests whose answers the client must not see. */
+  /** Replayed requests whose answers the client must not see, by the ids the bridge gave them. */
   readonly #replies = new Map<Id, (answer: Peek) => void>();
+  /**
+   * The start of those ids. Ids are the client's to choose, and it may choose any string: a random part
+   * keeps the bridge's own from being one the client uses at the same time.
+   */
+  readonly #prefix = `spillway-bridge-${randomUUID()}-`;
   #seq = 0;
 
   /** Notes a client request that shapes the session. */
@@ -49,6 +50,11 @@ export class SessionReplay {
     return reply;
   }
 
+  /** Whether `id` is that of a replayed request still waiting for its answer (which is not the client's). */
+  awaits(id: Id): boolean {
+    return this.#replies.has(id);
+  }
+
   /** The hub answered `id` (with `answer`, when parsed): whether that was the client's initialize (the session to replay from now on). */
   initializeAnswered(id: Id, answer?: Peek): boolean {
     if (this.#pending?.id !== id) return false;
@@ -65,7 +71,7 @@ export class SessionReplay {
 
   /** Sends `m` to the hub behind `link` under an id of the bridge's own; its answer goes to `reply`, not the client. */
   #send(link: HubLink, m: Peek, reply: (answer: Peek) => void): void {
-    const id = `${REPLAY_ID_PREFIX}${++this.#seq}`;
+    const id = `${this.#prefix}${++this.#seq}`;
     this.#replies.set(id, reply);
     link.send(jsonLine({ ...m, id }), { ...m, id });
   }

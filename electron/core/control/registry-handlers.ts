@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { bundleRefProblem } from '../registry/install/install-names.js';
 import { DEFAULT_NPM_REGISTRY, InstallError } from '../registry/install/npm-install.js';
 import { NpmInstaller } from '../registry/install/npm-installer.js';
+import { repairRuntimeCommands } from '../registry/install/own-runtime.js';
 import {
   entryOptions,
   optionLabel,
@@ -353,6 +354,11 @@ export function appRegistryHandlers(options: AppRegistryOptions): HandlerMap {
     onInstalling: options.onInstalling,
   });
   removeUnusedAtStart(options, { bundles, npm });
+  // Servers saved with a path to the runtime by an earlier version (own-runtime.ts) are saved with its name.
+  if (options.upstreamConfigs && options.updateUpstream) {
+    const runsInstall = (config: ServerConfig) => Boolean(npm.packageOf(config) ?? bundles.bundleOf(config));
+    void repairRuntimeCommands(options.upstreamConfigs(), runsInstall, options.updateUpstream);
+  }
   return registryHandlers({
     catalog: () =>
       (catalog ??= new RegistryCatalog({ baseUrl: () => options.settings().registryUrl, cacheDir: join(options.paths.dataDir, 'registry-cache') })),

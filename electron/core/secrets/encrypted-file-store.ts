@@ -187,6 +187,13 @@ export class EncryptedFileStore implements SecretStore {
     await this.#save();
   }
 
+  /** Forgets several values with one write (those now in the keychain, see move-file-secrets.ts). */
+  async deleteMany(entries: readonly { serverId: string; name: string }[]): Promise<void> {
+    let changed = false;
+    for (const { serverId, name } of entries) changed = this.values.delete(`${serverId}/${name}`) || changed;
+    if (changed) await this.#save();
+  }
+
   known(): readonly string[] {
     return this.#known.list();
   }

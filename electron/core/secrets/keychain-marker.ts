@@ -8,7 +8,7 @@
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { syncFolder, writeAtomically } from '../files/atomic-file.js';
-import { KeychainRefusal, type KeychainStore } from './keychain-store.js';
+import { KeychainRefusal } from './keychain-store.js';
 import type { SecretStore } from './secret-store.js';
 
 export const KEYCHAIN_MARKER_FILE = 'secrets-in-keychain.txt';
@@ -36,15 +36,16 @@ export async function markKeptInKeychain(dataDir: string): Promise<void> {
 }
 
 /**
- * The keychain store of a data folder whose keychain did not answer when Spillway started. Every call
- * still goes to the keychain (so a server's Restart works once it is unlocked); while it refuses, the
- * error says where the secrets are and what to do.
+ * The keychain store of a data folder whose keychain did not answer when Spillway started (with what a
+ * move left in secrets.enc behind it, see keychainWithUnmoved). Every call still goes to the keychain (so
+ * a server's Restart works once it is unlocked); while it refuses, the error says where the secrets are
+ * and what to do.
  */
 export class UnansweredKeychainStore implements SecretStore {
   readonly kind = 'keychain';
 
   constructor(
-    private readonly keychain: KeychainStore,
+    private readonly keychain: SecretStore,
     private readonly dataDir: string,
   ) {}
 

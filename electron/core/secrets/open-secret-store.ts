@@ -4,13 +4,14 @@
  * Linux machine without the Secret Service) it fails at once. The choice is carried between starts: the
  * first start where the keychain answers moves secrets.enc's values into it (move-file-secrets.ts) and
  * marks the folder; a marked folder keeps the keychain at a start where it does not answer, and says so
- * when a secret is needed (keychain-marker.ts), rather than starting over with an empty secrets.enc.
+ * when a secret is needed (keychain-marker.ts), rather than starting over with an empty secrets.enc. What
+ * a move left in secrets.enc (values the keychain lacked) is still read from it at such a start.
  */
 import { loadOrCreateHubId } from '../files/hub-identity.js';
 import { EncryptedFileStore } from './encrypted-file-store.js';
 import { keptInKeychain, markKeptInKeychain, UnansweredKeychainStore } from './keychain-marker.js';
 import { KEYCHAIN_TIMEOUT_MS, KeychainStore, keychainService, keyringEntry, type KeychainEntryFactory } from './keychain-store.js';
-import { moveFileSecrets } from './move-file-secrets.js';
+import { keychainWithUnmoved, moveFileSecrets } from './move-file-secrets.js';
 import type { SecretStore } from './secret-store.js';
 
 export interface OpenSecretStoreOptions {
@@ -74,5 +75,5 @@ export async function openSecretStore(options: OpenSecretStoreOptions): Promise<
     'The system keychain did not answer when Spillway started, and this data folder keeps its secrets there: ' +
       'a server that needs one cannot start until the keychain is unlocked (then press Restart on it).',
   );
-  return new UnansweredKeychainStore(keychain, options.dataDir);
+  return new UnansweredKeychainStore(await keychainWithUnmoved(keychain, options.dataDir, log), options.dataDir);
 }

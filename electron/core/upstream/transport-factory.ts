@@ -12,6 +12,7 @@ import type { ChildReaper } from './child-reaper.js';
 import type { EnvLike } from './child-env.js';
 import type { SpoolTarget } from '../wire/spool-target.js';
 import { expandSecretUrl } from '../secrets/url-secrets.js';
+import { runtimeLaunch } from '../registry/install/own-runtime.js';
 import { StdioUpstreamTransport } from './stdio-transport.js';
 import type { UpstreamTransportHandle } from './upstream.js';
 
@@ -115,10 +116,12 @@ export function createTransportFactory(options: TransportFactoryOptions) {
   return async (id: string, configured: ServerConfig, onStderr: (line: string) => void): Promise<UpstreamTransportHandle> => {
     const config = options.resolveSecrets ? await options.resolveSecrets(id, configured) : configured;
     if (config.type === 'stdio') {
+      // A server installed from the catalog names the app's runtime, not a path (own-runtime.ts).
+      const { command, env } = runtimeLaunch(config.command, config.env);
       const transport = new StdioUpstreamTransport({
-        command: config.command,
+        command,
         args: config.args,
-        env: config.env,
+        env,
         cwd: config.cwd,
         baseEnv: options.baseEnv,
         platform: options.platform,

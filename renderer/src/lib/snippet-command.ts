@@ -1,8 +1,9 @@
 /**
  * A pasted command line turned into a server (issue 14, item 6): `npx -y @modelcontextprotocol/server-
  * filesystem /tmp` → command `npx`, args `["-y", "@modelcontextprotocol/server-filesystem", "/tmp"]`,
- * named `filesystem`. Quotes and backslash escapes as a POSIX shell reads them (a Windows path keeps its
- * backslashes), leading `NAME=value` pairs as environment variables, a lone URL as a web server.
+ * named `filesystem`. Quotes and backslash escapes as a POSIX shell reads them (a Windows path, as a word
+ * or after `=`, keeps its backslashes), leading `NAME=value` pairs as environment variables, a lone URL as
+ * a web server.
  */
 import type { ServerConfigInput } from '../../../shared/config.js';
 
@@ -10,19 +11,27 @@ import type { ServerConfigInput } from '../../../shared/config.js';
 const WINDOWS_PATH = /^["']?(?:\\\\|[A-Za-z]:\\)/;
 
 /**
+ * The start of a value after `=` that is a Windows path (`--root=\\nas\docs`, `ROOT="C:\x"`). A UNC
+ * path must name its host and a backslash after it, so an escape such as `--sep=\\t` is still read as one.
+ */
+const WINDOWS_PATH_VALUE = /^["']?(?:\\\\[^\\\s"']+\\|[A-Za-z]:\\)/;
+
+/**
  * Splits a command line into words as a shell would (no expansion); throws on an unclosed quote. A
- * backslash escapes as in a POSIX shell, except in a word that is a Windows path, where it is kept.
+ * backslash escapes as in a POSIX shell, except in a Windows path (a word, or the rest of a word after
+ * `=`), where it is kept.
  */
 export function splitCommandLine(line: string): string[] {
   const words: string[] = [];
   let word = '';
   let inWord = false;
   let quote: '"' | "'" | undefined;
-  /** Whether the word being read is a Windows path. */
+  /** Whether the rest of the word being read is a Windows path. */
   let windows = false;
   for (let i = 0; i < line.length; i++) {
     const c = line[i]!;
     if (!inWord && !/\s/.test(c)) windows = WINDOWS_PATH.test(line.slice(i));
+    else if (c === '=' && !windows) windows = WINDOWS_PATH_VALUE.test(line.slice(i + 1));
     if (windows && c === '\\') {
       word += c;
       inWord = true;

@@ -1,0 +1,84 @@
+/**
+ * How a bridge running inside the app's executable (ELECTRON_RUN_AS_NODE) starts the app when no hub
+ * answers: unpacked (`npm start`, Electron on the repo) Electron needs the app folder, or it starts its own
+ * default app; from an AppImage the AppImage file starts it, a run of its own that outlives the bridge's
+ * mount and knows it is an AppImage. Fake executables record what they were started with.
+ */
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { appLaunch, hubLauncher } from '../../electron/cli/bridge/launcher.js';
+import { bridgeLaunch } from '../../electron/main/shell-paths.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'spillway-applaunch-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+/** An executable that writes its argument count, arguments and some of its environment to `<name>.txt`. */
+function recorder(name: string): { path: string; seen: () => Promise<string> } {
+  const path = join(dir, name);
+  const file = `${path}.txt`;
+  writeFileSync(path, `#!/bin/sh\necho "argc=$# $* run-as-node=$ELECTRON_RUN_AS_NODE appdir=$APPDIR" > ${JSON.stringify(file)}\n`);
+  chmodSync(path, 0o755);
+  return {
+    path,
+    seen: async () => {
+      for (let i = 0; i < 100 && !existsSync(file); i++) await new Promise((r) => setTimeout(r, 20));
+      return readFileSync(file, 'utf8').trim();
+    },
+  };
+}
+
+describe.skipIf(process.platform === 'win32')('a bridge that finds no hub, inside the app’s executable', () => {
+  it('unpacked: starts Electron with the app folder', async () => {
+    const electron = recorder('electron');
+    const appRoot = '/repo';
+    // The entry the app writes into clients when it is not packaged, run by a client.
+    const launch = bridgeLaunch({ execPath: electron.path, isPackaged: false, resourcesPath: '/x', appRoot, platform: 'linux', env: {} });
+    const start = await hubLauncher({
+      dataDir: dir,
+      execPath: launch.command,
+      script: launch.args[0],
+      env: { PATH: process.env.PATH, ...launch.env },
+    })();
+    const seen = await electron.seen();
+    start?.dispose();
+    expect(seen).toBe(`argc=1 ${appRoot} run-as-node= appdir=`);
+  });
+
+  it('from an AppImage: starts the AppImage file, not the executable in the bridge’s mount', async () => {
+    const appImage = recorder('Spillway.AppImage');
+    const mount = '/tmp/.mount_SpillwAbC123';
+    const start = await hubLauncher({
+      dataDir: dir,
+      execPath: `${mount}/spillway`,
+      script: `${mount}/resources/app.asar.unpacked/electron/cli/spillway.js`,
+      env: { PATH: process.env.PATH, ELECTRON_RUN_AS_NODE: '1', APPIMAGE: appImage.path, APPDIR: mount },
+    })();
+    const seen = await appImage.seen();
+    start?.dispose();
+    expect(seen).toBe('argc=0  run-as-node= appdir=');
+  });
+});
+
+describe('the app’s command', () => {
+  it('packaged: the executable alone', () => {
+    expect(appLaunch('/opt/Spillway/spillway', '/opt/Spillway/resources/app.asar.unpacked/electron/cli/spillway.js', {})).toEqual({
+      command: '/opt/Spillway/spillway',
+      args: [],
+    });
+    const exe = 'C:\\Program Files\\Spillway\\Spillway.exe';
+    expect(appLaunch(exe, 'C:\\Program Files\\Spillway\\resources\\app.asar.unpacked\\electron\\cli\\spillway.js', {})).toEqual({
+      command: exe,
+      args: [],
+    });
+  });
+
+  it('AppImage variables inherited from an AI app packaged as an AppImage do not count', () => {
+    const env = { APPIMAGE: '/home/u/Cursor.AppImage', APPDIR: '/tmp/.mount_CursorXyZ' };
+    expect(appLaunch('/opt/Spillway/spillway', '/opt/Spillway/resources/app.asar.unpacked/electron/cli/spillway.js', env)).toEqual({
+      command: '/opt/Spillway/spillway',
+      args: [],
+    });
+  });
+});
