@@ -94,10 +94,12 @@ const oauthClientId = z.string().trim().min(1, 'enter the client ID, or leave th
 /** A header name as HTTP allows it (a "token"): no spaces, no letters beyond A-Z, no `:`. */
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 
+/** A value of bullets: a mask some list showed, which stands for the stored value (electron/core/control/server-secrets.ts). */
+const BULLETS = /^•+$/;
+
 /**
  * What is wrong with a header for a request to carry it (fetch refuses it on every try, naming no field),
- * said after `The header "<name>"`; undefined when it can be sent. A value of bullets is a mask a list
- * showed, sent back to keep the stored value (electron/core/control/server-secrets.ts).
+ * said after `The header "<name>"`; undefined when it can be sent.
  */
 function headerProblem(name: string, value: string): string | undefined {
   if (!HEADER_NAME.test(name)) {
@@ -107,22 +109,39 @@ function headerProblem(name: string, value: string): string | undefined {
   }
   if (/[\r\n]/.test(value)) return 'has a line break in its value: put the value on one line';
   if (value.includes('\0')) return 'has a NUL character in its value: type the value again';
-  const wide = /^•+$/.test(value) ? undefined : [...value].find((c) => c.codePointAt(0)! > 0xff);
+  if (BULLETS.test(value)) return 'shows a hidden value (••••) and no value is kept for it: type its value';
+  const wide = [...value].find((c) => c.codePointAt(0)! > 0xff);
   if (wide !== undefined) return `has "${wide}" in its value, which a header cannot carry: use only Latin letters, digits and punctuation`;
   return undefined;
 }
 
-/** Headers as the control API takes them: each one a request can carry, else refused at `headers.<name>`. */
-const sendableHeaders = stringMap.superRefine((headers, ctx) => {
-  for (const [name, value] of Object.entries(headers)) {
-    if (name === '') {
-      ctx.addIssue({ code: 'custom', path: [], message: 'must each have a name: type the missing name, or remove that header' });
-      continue;
+/** Headers each a request can carry, else refused at `headers.<name>`. */
+const SendableHeadersSchema = z.object({
+  headers: stringMap.superRefine((headers, ctx) => {
+    for (const [name, value] of Object.entries(headers)) {
+      if (name === '') {
+        ctx.addIssue({ code: 'custom', path: [], message: 'must each have a name: type the missing name, or remove that header' });
+        continue;
+      }
+      const message = headerProblem(name, value);
+      if (message !== undefined) ctx.addIssue({ code: 'custom', path: [name], message });
     }
-    const message = headerProblem(name, value);
-    if (message !== undefined) ctx.addIssue({ code: 'custom', path: [name], message });
-  }
+  }),
 });
+
+/**
+ * The headers of a server about to be saved or tested that a request cannot carry, as an error at
+ * `headers.<name>`; undefined when all can be sent. A header `kept` (the stored ones) holds under the
+ * same name with the same value, or with bullets (its mask), is not checked: one saved before this
+ * check or written by hand fails only that server's start, and must not stop its on/off switch or an
+ * edit of its other fields. A new server keeps none, so bullets there are refused: no value stands behind them.
+ */
+export function unsendableHeaders(headers: Readonly<Record<string, string>>, kept?: Readonly<Record<string, string>>): z.ZodError | undefined {
+  const isKept = ([name, value]: [string, string]) =>
+    kept !== undefined && Object.hasOwn(kept, name) && (kept[name] === value || BULLETS.test(value));
+  const parsed = SendableHeadersSchema.safeParse({ headers: Object.fromEntries(Object.entries(headers).filter((h) => !isKept(h))) });
+  return parsed.success ? undefined : parsed.error;
+}
 
 /** What a remote server has, over Streamable HTTP or SSE alike. */
 const remoteServer = {
@@ -197,12 +216,14 @@ export const SERVER_FIELDS: Readonly<Record<'stdio' | 'http' | 'sse', readonly s
 /**
  * A server's config as the control API, the windows and the catalog give it: a field it does not know is
  * refused, named (a misspelt `header` would otherwise be dropped without a word, and the server started
- * without its headers), and so is a header a request cannot carry.
+ * without its headers). Its headers are checked where a server is saved or tested (unsendableHeaders),
+ * not here: this schema also reads the stored configs the list and the status give, and one stored header
+ * a request cannot carry must not make them unreadable.
  */
 export const ServerConfigSchema = z.discriminatedUnion('type', [
   z.strictObject(stdioServer),
-  z.strictObject({ type: z.literal('http'), ...remoteServer, headers: sendableHeaders.default({}) }).transform(moveUrlSignIn),
-  z.strictObject({ type: z.literal('sse'), ...remoteServer, headers: sendableHeaders.default({}) }).transform(moveUrlSignIn),
+  z.strictObject({ type: z.literal('http'), ...remoteServer }).transform(moveUrlSignIn),
+  z.strictObject({ type: z.literal('sse'), ...remoteServer }).transform(moveUrlSignIn),
 ]);
 export type ServerConfig = z.infer<typeof ServerConfigSchema>;
 export type ServerConfigInput = z.input<typeof ServerConfigSchema>;

@@ -11,7 +11,8 @@ import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { ToolListChangedNotificationSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode, ToolListChangedNotificationSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { CLIENT_MESSAGE_MAX_BYTES } from '../../shared/limits.js';
 import { NODE, ROOT, fixture } from '../support/hub-harness.js';
 
 /** The client's transport, recording what the hub sent in the order it came, before the SDK handles it. */
@@ -106,5 +107,14 @@ describe('spillway serve --stdio', () => {
     const token = (await readFile(join(dir, 'token'), 'utf8')).trim();
     expect(stderr).not.toContain(token);
     expect(stderr).toContain(`run \`spillway token --data-dir "${dir}"\` to see your token`);
+  });
+
+  it('refuses a message over the client limit, as the bridge socket and HTTP do, and keeps serving', async () => {
+    const big = 'x'.repeat(CLIENT_MESSAGE_MAX_BYTES + 1024);
+    await expect(client.callTool({ name: 'fx__echo_args', arguments: { text: big } })).rejects.toMatchObject({
+      code: ErrorCode.InvalidRequest,
+      message: expect.stringContaining('Message too large'),
+    });
+    expect((await client.listTools()).tools.length).toBeGreaterThan(0);
   });
 });

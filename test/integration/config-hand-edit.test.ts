@@ -32,7 +32,7 @@ describe('config.json edited while the hub runs', () => {
     await writeFile(configPath(hub), text);
 
     const r = await hub.api('settings.set', { paused: true });
-    expect(r).toMatchObject({ ok: false, code: 'conflict' });
+    expect(r).toMatchObject({ ok: false, code: 'unavailable' });
     expect(r.message).toMatch(
       /was changed outside Spillway since Spillway read it.*Restart Spillway to pick up the edit, then make the change again/,
     );
@@ -77,7 +77,7 @@ describe('a change refused after a hand edit leaves the secret store as it was',
     const hub = await start({ version: 1, servers: { web: web({ Authorization: 'Bearer OLD-value-1' }) } });
     await handEdit(hub);
     const r = await hub.api('upstreams.update', { id: 'web', config: web({ Authorization: 'Bearer NEW-value-2', 'X-Extra': 'extra-3' }) });
-    expect(r).toMatchObject({ ok: false, code: 'conflict' });
+    expect(r).toMatchObject({ ok: false, code: 'unavailable' });
     expect(await hub.hub.secretStore.get('web', 'header:Authorization')).toBe('Bearer OLD-value-1');
     expect(await hub.hub.secretStore.get('web', 'header:X-Extra')).toBeUndefined();
   });
@@ -86,7 +86,7 @@ describe('a change refused after a hand edit leaves the secret store as it was',
     const hub = await start({ version: 1, servers: {} });
     await handEdit(hub);
     const r = await hub.api('upstreams.add', { id: 'late', config: web({ Authorization: 'Bearer refused-4' }) });
-    expect(r).toMatchObject({ ok: false, code: 'conflict' });
+    expect(r).toMatchObject({ ok: false, code: 'unavailable' });
     expect(await hub.hub.secretStore.get('late', 'header:Authorization')).toBeUndefined();
   });
 
@@ -94,10 +94,10 @@ describe('a change refused after a hand edit leaves the secret store as it was',
     const settings = { compression: { baseUrl: 'http://127.0.0.1:9/v1', model: 'm', apiKey: 'sk-old-key-5' } };
     const hub = await start({ version: 1, servers: {}, settings });
     await handEdit(hub);
-    expect(await hub.api('settings.set', { compression: { apiKey: 'sk-new-key-6' } })).toMatchObject({ ok: false, code: 'conflict' });
+    expect(await hub.api('settings.set', { compression: { apiKey: 'sk-new-key-6' } })).toMatchObject({ ok: false, code: 'unavailable' });
     expect(await hub.hub.secretStore.get('(settings)', 'compression:apiKey')).toBe('sk-old-key-5');
     expect(hub.hub.settings.compression.apiKey).toBe('sk-old-key-5');
-    expect(await hub.api('settings.set', { compression: { apiKey: '' } })).toMatchObject({ ok: false, code: 'conflict' });
+    expect(await hub.api('settings.set', { compression: { apiKey: '' } })).toMatchObject({ ok: false, code: 'unavailable' });
     expect(await hub.hub.secretStore.get('(settings)', 'compression:apiKey')).toBe('sk-old-key-5');
     expect(hub.hub.settings.compression.apiKey).toBe('sk-old-key-5');
   });

@@ -7,6 +7,7 @@
 import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js';
+import { CLIENT_MESSAGE_MAX_BYTES } from '../../shared/limits.js';
 import { fixture, nodeServer, startTestHub, type TestHub } from '../support/hub-harness.js';
 
 let hub: TestHub;
@@ -64,16 +65,16 @@ function rawPost(headers: Record<string, string>, body: Buffer | string): Promis
 
 describe('request body limit', () => {
   it('answers a body over the limit with 413, as the SDK transport does', async () => {
-    const huge = Buffer.alloc(65 * 1024 * 1024, 0x20);
+    const huge = Buffer.alloc(CLIENT_MESSAGE_MAX_BYTES + 1024 * 1024, 0x20);
     const got = await rawPost({ ...H({ 'mcp-session-id': sid }), 'content-length': String(huge.length) }, huge);
     expect(got.status).toBe(413);
   }, 60_000);
 
   it('answers 413 when a body sent without Content-Length goes over the limit', async () => {
-    const huge = Buffer.alloc(65 * 1024 * 1024, 0x20);
+    const huge = Buffer.alloc(CLIENT_MESSAGE_MAX_BYTES + 1024 * 1024, 0x20);
     const got = await rawPost({ ...H({ 'mcp-session-id': sid }), 'transfer-encoding': 'chunked' }, huge);
     expect(got.status).toBe(413);
-    expect(got.body).toMatch(/over 67108864 bytes/);
+    expect(got.body).toMatch(/over the 16 MiB Spillway takes from a client/);
   }, 60_000);
 });
 

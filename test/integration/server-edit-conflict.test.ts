@@ -36,7 +36,7 @@ describe('an edit made from a form opened before another save', () => {
     expect(ra.ok).toBe(true);
     const rb = await hub.api('upstreams.update', { id: 'w', revision: b.revision, config: { ...b.config, label: 'Work server' } });
     expect(rb).toMatchObject({ ok: false, code: 'conflict', field: 'revision' });
-    expect(rb.message).toMatch(/changed elsewhere.*Reload it to see the change, then make yours again/);
+    expect(rb.message).toMatch(/changed after you opened this form.*Reload it to see the change, then make yours again/);
     expect(hub.hub.config.servers.w).toMatchObject({ url: 'http://127.0.0.1:9/v2/mcp', headers: { 'X-Api-Key': expect.any(String) } });
     expect(await hub.hub.secretStore.get('w', 'header:X-Api-Key')).toBe('NEWKEY');
 

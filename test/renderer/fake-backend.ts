@@ -180,7 +180,7 @@ export class FakeBackend implements Backend {
       const known = this.servers.get(req.id);
       if (!known) return { ok: false, code: 'not_found', field: 'id', message: `no server ${req.id}` };
       if (req.revision !== undefined && req.revision !== known.revision)
-        return { ok: false, code: 'conflict', field: 'revision', message: 'This server was changed elsewhere after you opened it.' };
+        return { ok: false, code: 'conflict', field: 'revision', message: 'This server was changed after you opened this form.' };
       this.seedServer(req.id, req.config);
       return { ok: true, value: { id: req.id } };
     },

@@ -25,7 +25,7 @@ describe('Servers: a server changed elsewhere while its Edit form is open', () =
     await fireEvent.input(form().getByLabelText('URL'), { target: { value: 'https://mine.example.com/mcp' } });
     await fireEvent.click(form().getByRole('button', { name: 'Save changes' }));
     const alert = await form().findByRole('alert');
-    expect(alert.textContent).toContain('changed elsewhere');
+    expect(alert.textContent).toContain('changed after you opened this form');
     expect(alert.textContent).toContain('What you typed stays in the form until you reload');
     expect(fake.callsOf('upstreams.update')).toEqual([expect.objectContaining({ id: 'work', revision: opened })]);
     expect((form().getByLabelText('URL') as HTMLInputElement).value).toBe('https://mine.example.com/mcp');
@@ -78,6 +78,30 @@ describe('Servers: the on/off switch', () => {
     expect(await card().findByText('Disabled')).toBeTruthy();
     expect(fake.callsOf('upstreams.setEnabled')).toEqual([{ id: 'work', enabled: false }]);
     expect(fake.callsOf('upstreams.update')).toEqual([]);
+    expect(fake.servers.get('work')?.config).toMatchObject({ url: 'https://work.example.com/v2/mcp', enabled: false });
+  });
+
+  it("used while the server's Edit form is open, is taken by the form: Save is not refused and keeps the switch", async () => {
+    const { fake } = await setup((f) => f.seedServer('work', WORK));
+    await fireEvent.click(card().getByRole('button', { name: 'Edit' }));
+    await fireEvent.input(form().getByLabelText('URL'), { target: { value: 'https://mine.example.com/mcp' } });
+    await fireEvent.click(card().getByRole('button', { name: 'Disable' }));
+    expect(await card().findByText('Disabled')).toBeTruthy();
+    await waitFor(() => expect((form().getByLabelText('Enabled') as HTMLInputElement).checked).toBe(false));
+    await fireEvent.click(form().getByRole('button', { name: 'Save changes' }));
+    await waitFor(() => expect(screen.queryByRole('form')).toBeNull());
+    expect(fake.servers.get('work')?.config).toMatchObject({ url: 'https://mine.example.com/mcp', enabled: false });
+  });
+
+  it('leaves the form to its Reload when the server was also changed elsewhere', async () => {
+    const { fake } = await setup((f) => f.seedServer('work', WORK));
+    await fireEvent.click(card().getByRole('button', { name: 'Edit' }));
+    // Another window's change, not yet in this window's list; the switch then reads it with its own.
+    fake.seedServer('work', { ...WORK, url: 'https://work.example.com/v2/mcp' });
+    await fireEvent.click(card().getByRole('button', { name: 'Disable' }));
+    expect(await card().findByText('Disabled')).toBeTruthy();
+    await fireEvent.click(form().getByRole('button', { name: 'Save changes' }));
+    expect(await form().findByRole('button', { name: 'Reload current settings' })).toBeTruthy();
     expect(fake.servers.get('work')?.config).toMatchObject({ url: 'https://work.example.com/v2/mcp', enabled: false });
   });
 });

@@ -3,6 +3,7 @@
  * (`spillway bridge` connects there), and optionally one MCP session on this process's stdin/stdout
  * (`spillway serve --stdio`).
  */
+import { CLIENT_MESSAGE_MAX_BYTES } from '../../../shared/limits.js';
 import { attachSocketEndpoint, socketPathFor, SocketInUseError, type SocketEndpoint } from '../downstream/socket-endpoint.js';
 import type { AppPaths } from '../files/app-paths.js';
 import type { Hub } from '../hub.js';
@@ -87,6 +88,8 @@ export async function startHeadless(options: HeadlessOptions): Promise<RunningHu
     })());
   if (options.stdio) {
     const transport = new LineTransport(process.stdin, process.stdout, {
+      // The one limit on what a client sends in a message, as on the bridge socket and over HTTP.
+      maxMessageBytes: CLIENT_MESSAGE_MAX_BYTES,
       onNoise: (line) => hub.emit({ type: 'log', level: 'warn', message: `stdin: a line that is not JSON-RPC: ${line.slice(0, 200)}` }),
     });
     const session = await hub.connectSession(transport, 'stdio');

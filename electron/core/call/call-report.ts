@@ -237,8 +237,85 @@ function addResultSizes(event: FinishedEvent, r: CallReport): void {
   event.resultBytesDelivered = r.asIs && upstream !== undefined ? upstream : viewBytes(viewResult(r.delivered));
 }
 
-function preview(value: unknown, max = 300): string | undefined {
-  if (value === undefined) return undefined;
-  const text = JSON.stringify(value);
-  return text.length > max ? `${text.slice(0, max)}…` : text;
+/**
+ * The start of `value`'s JSON text, cut to `max` characters with "…" when there is more: the same text as
+ * JSON.stringify's, but only as much of it is made as is kept. Arguments of a hundred megabytes stalled
+ * every session for most of a second when they were stringified whole, and arguments nested thousands of
+ * levels deep overflowed the stack; a walk that stops at `max` characters goes at most `max` levels down.
+ */
+export function preview(value: unknown, max = 300): string | undefined {
+  if (!isJsonValue(value)) return undefined;
+  const text = new BoundedText(max + 1);
+  writeJson(value, text);
+  const made = text.toString();
+  return made.length > max ? `${made.slice(0, max)}…` : made;
+}
+
+/** Pieces of text until there are at least `limit` characters: then `full`, and later pieces are dropped. */
+class BoundedText {
+  #pieces: string[] = [];
+  #length = 0;
+
+  constructor(readonly limit: number) {}
+
+  get full(): boolean {
+    return this.#length >= this.limit;
+  }
+
+  /** How many more characters are wanted. */
+  get room(): number {
+    return this.limit - this.#length;
+  }
+
+  add(piece: string): void {
+    if (this.full) return;
+    this.#pieces.push(piece);
+    this.#length += piece.length;
+  }
+
+  toString(): string {
+    return this.#pieces.join('');
+  }
+}
+
+/** What JSON.stringify writes something for (in an object, any other value's member is left out). */
+function isJsonValue(value: unknown): boolean {
+  return value !== undefined && typeof value !== 'function' && typeof value !== 'symbol';
+}
+
+/** Writes `value` as JSON.stringify would, until `text` is full. */
+function writeJson(value: unknown, text: BoundedText): void {
+  if (text.full) return;
+  if (value !== null && typeof value === 'object' && typeof (value as { toJSON?: unknown }).toJSON === 'function') {
+    value = (value as { toJSON: () => unknown }).toJSON();
+  }
+  if (typeof value === 'string') {
+    // Every character is at least one in JSON: a slice as long as the room left is enough.
+    text.add(JSON.stringify(value.length > text.room ? value.slice(0, text.room) : value));
+    return;
+  }
+  if (typeof value === 'number') return text.add(Number.isFinite(value) ? String(value) : 'null');
+  if (typeof value === 'bigint') return text.add(String(value));
+  if (typeof value !== 'object' || value === null) return text.add(value === null || !isJsonValue(value) ? 'null' : String(value));
+  if (Array.isArray(value)) {
+    text.add('[');
+    for (let i = 0; i < value.length && !text.full; i++) {
+      if (i > 0) text.add(',');
+      writeJson(isJsonValue(value[i]) ? value[i] : null, text);
+    }
+    return text.add(']');
+  }
+  text.add('{');
+  let first = true;
+  for (const key in value) {
+    if (text.full) return;
+    const member = (value as Record<string, unknown>)[key];
+    if (!Object.hasOwn(value, key) || !isJsonValue(member)) continue;
+    text.add(first ? '' : ',');
+    first = false;
+    writeJson(key, text);
+    text.add(':');
+    writeJson(member, text);
+  }
+  text.add('}');
 }

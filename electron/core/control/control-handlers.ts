@@ -133,18 +133,20 @@ export function toApiError(err: unknown): ApiResult<never> {
     return { ok: false, code: 'internal', message: `Response failed its schema: ${message}`, field };
   }
   const e = err as NodeJS.ErrnoException;
-  // Errors of the clients library and service (matched by name: both load on first use), and of Spillway's
-  // own config file changed outside it (files/config-file.ts).
+  // Errors of the clients library and service (matched by name: both load on first use).
   const name = (err as Error)?.name;
   if (
     name === 'ConfigParseError' ||
     name === 'ConfigShapeError' ||
     name === 'ConfigBusyError' ||
     name === 'ForeignEntryError' ||
-    name === 'ConfigChangedError' ||
     name === 'RestoreConflictError'
   )
     return { ok: false, code: 'conflict', message: e.message };
+  // Spillway's own config.json changed outside it (files/config-file.ts): no change can be saved until a
+  // restart reads the file again, which its message says. Not `conflict`: an edit form takes that for a
+  // server changed elsewhere, and offers a Reload that cannot help here.
+  if (name === 'ConfigChangedError') return { ok: false, code: 'unavailable', message: e.message };
   if (name === 'NoBackupError') return { ok: false, code: 'not_found', message: e.message };
   if (name === 'ConfigWriteError' || name === 'ConfigReadError') return { ok: false, code: 'unavailable', message: e.message };
   if (name === 'UnsupportedEntryError') return { ok: false, code: 'invalid', message: e.message };

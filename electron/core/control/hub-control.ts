@@ -3,18 +3,7 @@
  * fields and settings. Each change is saved to the config file first, then applied to the running hub;
  * changes run one at a time, so two sent at once are both kept.
  */
-import {
-  SettingsSchema,
-  ServerConfigSchema,
-  applySettingsPatch,
-  describeZodError,
-  uniqueServerId,
-  SERVER_ID_PATTERN,
-  type Config,
-  type ServerConfig,
-  type Settings,
-  type SettingsPatch,
-} from '../../../shared/config.js';
+import { uniqueServerId, SERVER_ID_PATTERN, type Config, type ServerConfig, type Settings, type SettingsPatch } from '../../../shared/config.js';
 import type { HubEventInput, UpstreamStatus } from '../../../shared/events.js';
 import { ownValue } from '../../../shared/records.js';
 import { policiesOf, withServerPolicies, withoutServer, type Policies, type ServerPolicies } from '../../../shared/policy.js';
@@ -27,10 +16,12 @@ import { forgetServerSecrets, forgetUnreferenced, resolveServerSecrets, storeSer
 import type { SpillStore } from '../spill/spill-store.js';
 import type { UpstreamPool } from '../upstream/upstream-pool.js';
 import { ControlError, storeCall } from './control-error.js';
-import { RemovedServers, UNDO_MS, undoRefusal } from './removed-servers.js';
+import { RemovedServers, UNDO_MS, undoRefusal, type RemovedServer } from './removed-servers.js';
 import { SecretChanges } from './secret-changes.js';
 import { ServerRevisions } from './server-revisions.js';
 import { restoreMaskedSecrets } from './server-secrets.js';
+import { refuseUnsendableHeaders, validServer } from './server-validation.js';
+import { saveSettings } from './settings-change.js';
 import { testUpstream } from './upstream-test.js';
 
 /** What the control operations use of the hub. */
@@ -101,15 +92,6 @@ export class HubControl {
     return done;
   }
 
-  #validateServer(input: unknown): ServerConfig {
-    const parsed = ServerConfigSchema.safeParse(input);
-    if (!parsed.success) {
-      const { field, message } = describeZodError(parsed.error, 'config');
-      throw new ControlError('invalid', message, field);
-    }
-    return parsed.data;
-  }
-
   addUpstream(req: { id?: string; name?: string; config: unknown }): Promise<{ id: string }> {
     return this.#serial(() => this.#add(req, this.#changes()));
   }
@@ -128,14 +110,20 @@ export class HubControl {
       );
   }
 
-  /** Adds a server with its policies: Undo's, or none (a new one never gets what an older version left under its id). */
+  /**
+   * Adds a server with its policies: Undo's (`held`: it goes back as it was, headers unchecked), or none
+   * (a new one never gets what an older version left under its id).
+   */
   async #add(
     req: { id?: string; name?: string; config: unknown },
     changes: SecretChanges | undefined,
-    policies: ServerPolicies = {},
+    held?: Pick<RemovedServer, 'config' | 'policies'>,
   ): Promise<{ id: string }> {
     const config = this.deps.config();
-    const cfg = this.#validateServer(req.config);
+    const cfg = validServer(req.config);
+    // A new server has nothing stored, so a masked value (bullets) in its headers stands for nothing; Undo's go back as they were.
+    refuseUnsendableHeaders(cfg, held?.config);
+    const policies: ServerPolicies = held?.policies ?? {};
     let id: string;
     if (req.id !== undefined) {
       if (!SERVER_ID_PATTERN.test(req.id)) throw new ControlError('invalid', 'id: use 1-40 letters, digits, "_" or "-"', 'id');
@@ -174,9 +162,10 @@ export class HubControl {
     const before = ownValue(config.servers, id);
     if (!before) throw new ControlError('not_found', `No server with id "${id}"`, 'id');
     this.#revisions.check(id, before, revision);
-    const cfg = this.#validateServer(await change(before));
+    const cfg = validServer(await change(before));
     // A masked secret sent back unchanged from a list keeps the stored value.
     const restored = restoreMaskedSecrets(cfg, before);
+    refuseUnsendableHeaders(restored, before);
     const changes = this.#changes();
     let merged = restored;
     let changed = false;
@@ -264,7 +253,7 @@ export class HubControl {
       try {
         // The sign-in first: the server then starts signed in.
         if (changes) for (const [name, value] of Object.entries(held.signIn)) await storeCall(() => changes.set(id, name, value));
-        const added = await this.#add({ id, config: held.config }, changes, held.policies);
+        const added = await this.#add({ id, config: held.config }, changes, held);
         this.#removed.take(id);
         return added;
       } catch (err) {
@@ -285,7 +274,9 @@ export class HubControl {
   /** Tests a server config without saving it (upstream-test.ts); with the `id` being edited, masked values sent back stand for its stored ones. */
   async testUpstream(config: unknown, id?: string): ReturnType<typeof testUpstream> {
     const stored = id === undefined ? undefined : ownValue(this.deps.config().servers, id);
-    const restored = { ...restoreMaskedSecrets(this.#validateServer(config), stored), enabled: true };
+    const restored = { ...restoreMaskedSecrets(validServer(config), stored), enabled: true };
+    // Every header is checked: a stored one a request cannot carry is named, not left to fetch's words.
+    refuseUnsendableHeaders(restored, undefined);
     // Values kept in the store (references in the config) are the server's own: the test uses them.
     const store = this.deps.secretStore;
     return testUpstream(this.deps, store ? await storeCall(() => resolveServerSecrets(store, id ?? '', restored)) : restored);
@@ -352,46 +343,9 @@ export class HubControl {
   }
 
   async setSettings(patch: SettingsPatch): Promise<Settings> {
-    const { settings, applying } = await this.#serial(async () => {
-      const config = this.deps.config();
-      const parsed = SettingsSchema.safeParse(applySettingsPatch(config.settings, patch));
-      if (!parsed.success) {
-        const { field, message } = describeZodError(parsed.error, 'settings');
-        throw new ControlError('invalid', message, field);
-      }
-      const keeper = this.deps.settingsSecrets;
-      // The key as it is now (the stored value in place of its reference), to put back if the save is refused.
-      const keyBefore = keeper?.view(config.settings).compression.apiKey;
-      const settings = keeper ? await storeCall(() => keeper.keep(parsed.data, config.settings)) : parsed.data;
-      try {
-        await this.deps.saveConfig({ ...config, settings }, 'settings');
-      } catch (err) {
-        if (keeper && parsed.data.compression.apiKey !== config.settings.compression.apiKey) {
-          const back = { ...config.settings, compression: { ...config.settings.compression, apiKey: keyBefore } };
-          await keeper
-            .keep(back, settings)
-            .catch((e: Error) => this.deps.emit({ type: 'log', level: 'warn', message: `Could not put back the stored API key: ${e.message ?? e}` }));
-        }
-        throw err;
-      }
-      if (!settings.policy.pinning) this.deps.policy.pins.clearPending();
-      // A result cached under the old read-only setting (on, for how long) would be served for its old time.
-      const [was, now] = [config.settings.policy, settings.policy];
-      if (was.cacheReadOnlyTools !== now.cacheReadOnlyTools || was.readOnlyCacheTtlSeconds !== now.readOnlyCacheTtlSeconds)
-        this.deps.policy.cache.clear();
-      this.deps.refreshCatalog();
-      // Outside the line of changes (evicting many results must not hold the next one up), but answered after.
-      return { settings, applying: this.#applyLimits(config.settings, settings) };
-    });
+    const { settings, applying } = await this.#serial(() => saveSettings(this.deps, patch));
+    // Outside the line of changes (evicting many results must not hold the next one up), but answered after.
     await applying;
     return settings;
-  }
-
-  /** A lower spill quota or a changed log retention applies at once: what is over it goes now. */
-  async #applyLimits(was: Settings, now: Settings): Promise<void> {
-    const warn = (err: Error) =>
-      this.deps.emit({ type: 'log', level: 'warn', message: `Could not remove kept results over the new quota: ${err.message ?? err}` });
-    if (now.spill.quotaBytes < was.spill.quotaBytes) await this.deps.spill?.cleanup().catch(warn);
-    if (now.logRetentionDays !== was.logRetentionDays) await this.deps.events?.setRetentionDays(now.logRetentionDays);
   }
 }

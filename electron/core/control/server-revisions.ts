@@ -1,7 +1,9 @@
 /**
  * Each server's revision: a short name for its stored config, shown by upstreams.list. An edit sends back
- * the revision its form was opened with; another one now means the server was changed elsewhere since
- * (another window or tab, the config file edited by hand), and saving the form's copy would undo that change.
+ * the revision its form was opened with; another one now means the server was changed since (another
+ * window or tab, its on/off switch, a registry update; or Spillway restarted meanwhile, perhaps reading a
+ * hand edit of config.json), and saving the form's copy would undo that change. A hand edit while Spillway
+ * runs is no such change: the hub does not read the file again, and refuses every save instead.
  */
 import { createHash } from 'node:crypto';
 import type { ServerConfig } from '../../../shared/config.js';
@@ -9,7 +11,7 @@ import { ControlError } from './control-error.js';
 
 /** What an update sent with an old revision is refused with. */
 export const CHANGED_ELSEWHERE =
-  'This server was changed elsewhere (in another Spillway window, or in its config file) after you opened it. ' +
+  'This server was changed after you opened this form, and saving the form would undo that change. ' +
   'Reload it to see the change, then make yours again.';
 
 export class ServerRevisions {
@@ -33,7 +35,10 @@ export class ServerRevisions {
     this.#secretWrites.set(id, (this.#secretWrites.get(id) ?? 0) + 1);
   }
 
-  /** Throws `conflict` when `sent` (the revision an edit started from) is not the stored config's; none sent: no check. */
+  /**
+   * Throws `conflict` at field `revision` when `sent` (the revision an edit started from) is not the stored
+   * config's (the field tells it from other conflicts); none sent: no check.
+   */
   check(id: string, stored: ServerConfig, sent: string | undefined): void {
     if (sent !== undefined && sent !== this.of(id, stored)) throw new ControlError('conflict', CHANGED_ELSEWHERE, 'revision');
   }

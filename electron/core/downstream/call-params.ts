@@ -2,8 +2,17 @@
  * What is wrong with a tools/call's params, in one sentence. The SDK Server parses a request before its
  * handler runs and answers a parse failure with -32603 and zod's issue dump (issue 13); the session's
  * transport wrapper (fast-tool-calls.ts) answers such a call itself with -32602 and this sentence.
+ * Arguments nested too deeply are refused the same way, on every path (nestingProblem).
  */
 import { CallToolRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+
+/**
+ * How many levels of objects and arrays inside each other a call's arguments (and its `_meta`) may have,
+ * the arguments object itself being the first. JSON.parse takes any depth, but JSON.stringify and every
+ * recursive walk of the relay overflow the stack a few thousand levels down, inside the hub, with the
+ * upstream never asked; no tool's real arguments come near this.
+ */
+export const MAX_ARGUMENT_DEPTH = 1000;
 
 /** Why `params` cannot be a tools/call's params; undefined when CallToolRequestSchema accepts them. */
 export function callParamsProblem(params: unknown): string | undefined {
@@ -15,6 +24,8 @@ export function callParamsProblem(params: unknown): string | undefined {
     return `Invalid params: "arguments" must be an object of the tool's arguments by name, not ${kindOf(params.arguments)}.`;
   }
   if (params._meta !== undefined && !isObject(params._meta)) return `Invalid params: "_meta" must be an object, not ${kindOf(params._meta)}.`;
+  const nesting = nestingProblem(params);
+  if (nesting !== undefined) return nesting;
   // Rarer fields (a progress token, a task): the schema's own first complaint, with where it is.
   const parsed = CallToolRequestSchema.safeParse({ method: 'tools/call', params });
   if (parsed.success) return undefined;
@@ -22,6 +33,37 @@ export function callParamsProblem(params: unknown): string | undefined {
   const path = issue.path.filter((key) => key !== 'params').join('.');
   const detail = issue.message.replace(/^Invalid input:?\s*/i, '');
   return `Invalid params: ${path ? `"${path}"` : 'the params'} ${detail ? `is invalid (${detail})` : 'is invalid'}.`;
+}
+
+/**
+ * Why a call's arguments or `_meta` cannot be relayed for how deeply they nest; undefined when they can.
+ * Checked for every call, the plain ones the fast path answers included: it looks at objects and arrays
+ * only, and never more than MAX_ARGUMENT_DEPTH levels down.
+ */
+export function nestingProblem(params: { arguments?: unknown; _meta?: unknown }): string | undefined {
+  const limit = MAX_ARGUMENT_DEPTH.toLocaleString('en-US');
+  if (deeperThan(params.arguments, MAX_ARGUMENT_DEPTH)) {
+    return (
+      `Invalid params: the arguments are nested more than ${limit} levels deep (objects and arrays inside each other), ` +
+      `and Spillway passes on at most ${limit}. Flatten them, or send the deep part as a JSON string, and call again.`
+    );
+  }
+  if (deeperThan(params._meta, MAX_ARGUMENT_DEPTH)) {
+    return `Invalid params: "_meta" is nested more than ${limit} levels deep, and Spillway passes on at most ${limit}. Flatten it and call again.`;
+  }
+  return undefined;
+}
+
+/** Whether `value` has objects or arrays more than `levels` deep (it counts as the first level). */
+function deeperThan(value: unknown, levels: number): boolean {
+  if (typeof value !== 'object' || value === null) return false;
+  if (levels === 0) return true;
+  if (Array.isArray(value)) {
+    for (const item of value) if (deeperThan(item, levels - 1)) return true;
+    return false;
+  }
+  for (const key in value) if (deeperThan((value as Record<string, unknown>)[key], levels - 1)) return true;
+  return false;
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

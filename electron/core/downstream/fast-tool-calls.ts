@@ -26,7 +26,9 @@ import {
   type MessageExtraInfo,
   type RequestId,
 } from '@modelcontextprotocol/sdk/types.js';
-import { callParamsProblem } from './call-params.js';
+import { clientMessageTooLarge } from '../../../shared/limits.js';
+import { OversizedMessageError, oversizedRequestId } from '../wire/line-framer.js';
+import { callParamsProblem, nestingProblem } from './call-params.js';
 import { RequestCancellation } from './request-cancellation.js';
 import { requestExtra, type DownstreamExtra } from './request-extra.js';
 
@@ -89,7 +91,10 @@ export class FastToolCalls implements Transport {
     const inner = this.#inner;
     inner.onmessage = (message: JSONRPCMessage, extra?: MessageExtraInfo) => this.#receive(message, extra);
     inner.onclose = () => this.#closed();
-    inner.onerror = (error) => this.onerror?.(error);
+    inner.onerror = (error) => {
+      if (error instanceof OversizedMessageError) this.#refuseOversized(error);
+      this.onerror?.(error);
+    };
     await inner.start();
   }
 
@@ -150,6 +155,17 @@ export class FastToolCalls implements Transport {
     return true;
   }
 
+  /**
+   * A line over the client message limit (the bridge socket, stdio) was skipped as it arrived: the request
+   * it carried, when its id could be read at either end, is refused with the limit's words.
+   */
+  #refuseOversized(error: OversizedMessageError): void {
+    const id = oversizedRequestId(error);
+    if (id === undefined) return;
+    const message = clientMessageTooLarge(error.bytes);
+    void this.#inner.send({ jsonrpc: '2.0', id, error: { code: ErrorCode.InvalidRequest, message } }).catch(() => undefined);
+  }
+
   #plainCall(message: JSONRPCMessage): PlainCall | undefined {
     const m = message as { id?: RequestId; method?: unknown; params?: unknown };
     if (m.method !== 'tools/call' || m.id === undefined) return undefined;
@@ -170,6 +186,14 @@ export class FastToolCalls implements Transport {
   }
 
   #call({ id, params }: PlainCall, reply: CallReply | undefined, info: MessageExtraInfo | undefined): void {
+    // Refused before the relay: it would fail inside the hub, blamed on the server (see MAX_ARGUMENT_DEPTH).
+    const nesting = nestingProblem(params);
+    if (nesting !== undefined) {
+      const refusal: JSONRPCErrorResponse = { jsonrpc: '2.0', id, error: { code: ErrorCode.InvalidParams, message: nesting } };
+      if (reply) reply.answer(refusal);
+      else void this.#inner.send(refusal).catch(() => undefined);
+      return;
+    }
     const cancellation = new RequestCancellation();
     const call: Call = { cancellation, reply };
     this.#calls.set(id, call);

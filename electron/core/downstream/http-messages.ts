@@ -5,9 +5,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isJsonContentType } from '@modelcontextprotocol/sdk/shared/mediaType.js';
 import { JSONRPCMessageSchema, SUPPORTED_PROTOCOL_VERSIONS, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { CLIENT_MESSAGE_MAX_BYTES, clientMessageTooLarge } from '../../../shared/limits.js';
 import { plainMessage } from '../wire/plain-message.js';
-
-const MAX_BODY_BYTES = 64 * 1024 * 1024;
 
 /** The bearer token of a request's Authorization header, if it has one. */
 export function bearerToken(req: IncomingMessage): string | undefined {
@@ -28,20 +27,21 @@ export function jsonRpcError(res: ServerResponse, status: number, message: strin
 }
 
 /**
- * The request body as text; over `limit` bytes (by its Content-Length, or as it arrives) the promise
- * rejects with status 413 and the rest is read and dropped, so that the 413 can be answered (the answer
- * then closes the connection).
+ * The request body as text; over the client message limit (by its Content-Length, or as it arrives) the
+ * promise rejects with status 413 and the rest is read and dropped, so that the 413 can be answered (the
+ * answer then closes the connection). The bridge socket takes the same limit per line (socket-endpoint.ts).
  */
-export function readBody(req: IncomingMessage, limit = MAX_BODY_BYTES): Promise<string> {
-  const tooLarge = () => Object.assign(new Error(`Payload too large: the request body is over ${limit} bytes`), { status: 413 });
-  if (Number(req.headers['content-length']) > limit) {
+export function readBody(req: IncomingMessage): Promise<string> {
+  const limit = CLIENT_MESSAGE_MAX_BYTES;
+  const tooLarge = (bytes?: number) => Object.assign(new Error(clientMessageTooLarge(bytes)), { status: 413 });
+  const declared = Number(req.headers['content-length']);
+  if (declared > limit) {
     req.resume();
-    return Promise.reject(tooLarge());
+    return Promise.reject(tooLarge(declared));
   }
   // The parser frames a body by its Content-Length: once that many bytes are here, no more can come, so
   // the body is taken then rather than a turn later at 'end' (one listener and one tick less per call).
-  const expected = Number(req.headers['content-length']);
-  const framed = Number.isSafeInteger(expected) && expected > 0;
+  const framed = Number.isSafeInteger(declared) && declared > 0;
   // Events rather than `for await`: an async iterator per request was a visible share of a small call.
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
@@ -51,7 +51,7 @@ export function readBody(req: IncomingMessage, limit = MAX_BODY_BYTES): Promise<
       size += chunk.length;
       if (size <= limit) {
         chunks.push(chunk);
-        if (framed && size === expected) done();
+        if (framed && size === declared) done();
         return;
       }
       req.off('data', onData);

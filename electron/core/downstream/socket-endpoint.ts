@@ -13,6 +13,7 @@ import { chmod, lstat, mkdir, stat, unlink } from 'node:fs/promises';
 import { createConnection, createServer, type Server, type Socket } from 'node:net';
 import { posix, win32 } from 'node:path';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { CLIENT_MESSAGE_MAX_BYTES } from '../../../shared/limits.js';
 import { LineTransport } from '../wire/line-transport.js';
 import { tokensEqual } from '../files/access-token.js';
 import type { SessionTransportKind } from './session.js';
@@ -62,7 +63,10 @@ export interface SocketEndpointOptions {
   proveIdentity: (nonce: string) => string;
   /** The user the socket's folder must belong to (default: this process's; tests pass another). */
   uid?: number;
-  /** Largest message accepted from a bridge (default: LineFramer's 256 MiB). */
+  /**
+   * Largest message accepted from a bridge (default: CLIENT_MESSAGE_MAX_BYTES, the HTTP body limit too).
+   * A longer line is skipped as it arrives, never held whole; the request it carried is refused (fast-tool-calls.ts).
+   */
   maxMessageBytes?: number;
   /** Diagnostics (refused handshakes, garbage lines); never on the hot path. */
   onWarning?: (message: string) => void;
@@ -252,7 +256,7 @@ export class SocketTransport extends LineTransport {
 
   constructor(socket: Socket, options: { client?: string; maxMessageBytes?: number; onWarning?: (message: string) => void }) {
     super(socket, socket, {
-      maxMessageBytes: options.maxMessageBytes,
+      maxMessageBytes: options.maxMessageBytes ?? CLIENT_MESSAGE_MAX_BYTES,
       endOutputOnClose: true,
       onNoise: (line) => options.onWarning?.(`bridge sent a line that is not JSON-RPC: ${line.slice(0, 200)}`),
     });

@@ -20,7 +20,7 @@ import { removeStaleTemps, writeAtomically } from './atomic-file.js';
 
 /**
  * A save refused because the file changed on disk since it was loaded or saved (an edit by hand, another
- * program): writing would undo that edit. The control API answers it as a conflict (matched by name).
+ * program): writing would undo that edit. The control API answers it as `unavailable`, saying to restart Spillway (matched by name).
  */
 export class ConfigChangedError extends Error {
   constructor(message: string) {

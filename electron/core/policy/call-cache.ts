@@ -78,6 +78,11 @@ export class CallCache {
   /** The `#clears` count of each server's last clear, and of the last clear of everything. */
   readonly #clearedAt = new Map<string, number>();
   #allClearedAt = 0;
+  /**
+   * Each server's keys in `#lru`, kept by its insert and dispose hooks (so through eviction, expiry and
+   * overwrite too): a server's clear deletes just these, and costs nothing when it has none cached.
+   */
+  readonly #keysOf = new Map<string, Set<string>>();
 
   constructor(options: CallCacheOptions = {}) {
     this.#now = options.now ?? Date.now;
@@ -92,6 +97,8 @@ export class CallCache {
       // lru-cache tracks TTL on this clock; resolution 0 reads it on every check (no debounce timer).
       perf: { now: this.#now },
       ttlResolution: 0,
+      onInsert: (entry, key) => this.#index(entry.server, key),
+      dispose: (entry, key) => this.#unindex(entry.server, key),
     });
   }
 
@@ -167,9 +174,10 @@ export class CallCache {
       return;
     }
     this.#clearedAt.set(server, this.#clears);
-    for (const [key, entry] of this.#lru.entries()) {
-      if (entry.server === server) this.#lru.delete(key);
-    }
+    const keys = this.#keysOf.get(server);
+    if (!keys) return;
+    // A copy: each delete drops its key from `keys` (the dispose hook).
+    for (const key of [...keys]) this.#lru.delete(key);
   }
 
   /** What a call notes when it is sent, for CacheWrite.since. */
@@ -179,6 +187,19 @@ export class CallCache {
 
   #clearedSince(server: string, ticket: number): boolean {
     return Math.max(this.#allClearedAt, this.#clearedAt.get(server) ?? 0) > ticket;
+  }
+
+  #index(server: string, key: string): void {
+    const keys = this.#keysOf.get(server);
+    if (keys) keys.add(key);
+    else this.#keysOf.set(server, new Set([key]));
+  }
+
+  #unindex(server: string, key: string): void {
+    const keys = this.#keysOf.get(server);
+    if (!keys) return;
+    keys.delete(key);
+    if (keys.size === 0) this.#keysOf.delete(server);
   }
 
   stats(): CallCacheStats {

@@ -376,3 +376,22 @@ export function oversizedResponseId(error: Pick<OversizedMessageError, 'head' | 
   const id: unknown = JSON.parse(raw);
   return typeof id === 'number' || typeof id === 'string' ? id : undefined;
 }
+
+/** `{"jsonrpc":"2.0","id":7,"method":…` — how most non-JS SDKs order a request. */
+const REQUEST_ID_FIRST = new RegExp(String.raw`^\s*\{\s*"jsonrpc"\s*:\s*"2\.0"\s*,\s*"id"\s*:\s*${ID}\s*,\s*"method"\s*:`);
+/** `{"method":…` or `{"jsonrpc":"2.0","method":…`: a request or notification whose id, if any, comes later. */
+const METHOD_HEAD = /^\s*\{\s*(?:"jsonrpc"\s*:\s*"2\.0"\s*,\s*)?"method"\s*:/;
+/** `…,"id":7}` at the very end: a member of the line's outermost object (a nested one would end in `}}`). */
+const ID_AT_END = new RegExp(String.raw`,\s*"id"\s*:\s*${ID}\s*\}\s*$`);
+
+/**
+ * Best-effort: the id of the request an oversized line carried (the TypeScript SDK puts it last, most
+ * others right after "jsonrpc"), so the reader can refuse that request at once instead of leaving its
+ * sender waiting. Undefined for a response, a notification, or a line whose id is neither first nor last.
+ */
+export function oversizedRequestId(error: Pick<OversizedMessageError, 'head' | 'tail'>): RequestId | undefined {
+  const raw = REQUEST_ID_FIRST.exec(error.head)?.[1] ?? (METHOD_HEAD.test(error.head) ? ID_AT_END.exec(error.tail)?.[1] : undefined);
+  if (raw === undefined) return undefined;
+  const id: unknown = JSON.parse(raw);
+  return typeof id === 'number' || typeof id === 'string' ? id : undefined;
+}

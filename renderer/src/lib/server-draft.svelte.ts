@@ -8,6 +8,7 @@ import {
   SERVER_ID_PATTERN,
   describeZodError,
   uniqueServerId,
+  unsendableHeaders,
   type ServerConfig,
   type ServerConfigInput,
 } from '../../../shared/config.js';
@@ -97,7 +98,11 @@ export class ServerDraft {
   #wholeCommand: string | undefined;
   /** Editing: the revision of the config loaded (sent back on Save, so a change made elsewhere since is not undone). */
   #revision: string | undefined;
-  /** Save was refused: the server was changed elsewhere after the form was loaded (the hub's words). */
+  /** Editing: the on/off switch as stored when the form was loaded (or last switched: see switched). */
+  #storedEnabled: boolean | undefined;
+  /** Editing: the headers as loaded (values masked); those left as they are are not checked (unsendableHeaders). */
+  #storedHeaders: Record<string, string> | undefined;
+  /** Save was refused: the server was changed after the form was loaded (the hub's words). */
   #conflict = $state<string | undefined>();
   /** The form was loaded again after a conflict: it says so while it stays open (until another conflict). */
   #reloaded = $state(false);
@@ -107,6 +112,7 @@ export class ServerDraft {
     this.#revision = revision;
     if (editingId) this.name = editingId;
     if (config) this.load(config);
+    if (editingId) this.#noteStored(config);
     if (config?.type === 'stdio') this.#wholeCommand = config.command;
   }
 
@@ -126,15 +132,33 @@ export class ServerDraft {
     if (message !== undefined) this.#reloaded = false;
   }
 
+  /**
+   * The server's on/off switch was used in this window while the form is open: when the form was loaded
+   * from the config switched (`from`, its revision then), it takes the new revision, and the new state
+   * unless Enabled was changed in the form; a Save is then not refused for the switch.
+   */
+  switched(from: string | undefined, enabled: boolean, revision: string | undefined): void {
+    if (from === undefined || from !== this.#revision) return;
+    if (this.enabled === this.#storedEnabled) this.enabled = enabled;
+    this.#storedEnabled = enabled;
+    this.#revision = revision;
+  }
+
   /** Replaces what was typed with the server's config as stored now (after a conflict), and its revision. */
   reload(config: ServerConfigInput, revision: string | undefined): void {
     this.load(config);
+    this.#noteStored(config);
     this.#wholeCommand = config.type === 'stdio' ? config.command : undefined;
     this.#split = undefined;
     this.#revision = revision;
     this.#conflict = undefined;
     this.#reloaded = true;
     this.setProblem(undefined);
+  }
+
+  #noteStored(config: ServerConfigInput | undefined): void {
+    this.#storedEnabled = this.enabled;
+    this.#storedHeaders = config?.type === 'stdio' ? undefined : config?.headers;
   }
 
   get problem(): DraftProblem | undefined {
@@ -273,6 +297,11 @@ export class ServerDraft {
     const parsed = ServerConfigSchema.safeParse(this.toInput());
     if (!parsed.success) {
       this.setProblem(describeZodError(parsed.error));
+      return undefined;
+    }
+    const headers = parsed.data.type === 'stdio' ? undefined : unsendableHeaders(parsed.data.headers, this.#storedHeaders);
+    if (headers) {
+      this.setProblem(describeZodError(headers));
       return undefined;
     }
     this.setProblem(undefined);

@@ -29,6 +29,8 @@ export class ServersState {
   /** The server just removed, while Undo can put it back (the hub holds it for a few minutes). */
   #removed = $state<{ id: string; label: string } | undefined>();
   #undoError = $state<ApiFailure | undefined>();
+  /** The Edit form open in this window (ServerForm notes it): the on/off switch keeps it in step. */
+  #editing: ServerDraft | undefined;
   readonly #backend: Backend;
 
   readonly refresh = coalesced(async () => {
@@ -172,10 +174,34 @@ export class ServersState {
     this.#undoError = undefined;
   }
 
-  /** Switches a server on or off: only the switch is sent, so a change saved elsewhere since the list was read stays. */
-  setEnabled(id: string, enabled: boolean): Promise<boolean> {
-    if (!this.#list.some((u) => u.id === id)) return Promise.resolve(false);
-    return this.#act(id, 'toggle', () => this.#backend.call('upstreams.setEnabled', { id, enabled }));
+  /** Notes the draft of the Edit form open in this window; returns the function that forgets it. */
+  editing(draft: ServerDraft): () => void {
+    this.#editing = draft;
+    return () => {
+      if (this.#editing === draft) this.#editing = undefined;
+    };
+  }
+
+  /**
+   * Switches a server on or off: only the switch is sent, so a change saved elsewhere since the list was
+   * read stays. The server's Edit form, if open here, takes the switch (see ServerDraft.switched), so
+   * its Save is not refused for a change made in this same window.
+   */
+  async setEnabled(id: string, enabled: boolean): Promise<boolean> {
+    const before = this.#list.find((u) => u.id === id);
+    if (!before) return false;
+    const ok = await this.#act(id, 'toggle', () => this.#backend.call('upstreams.setEnabled', { id, enabled }));
+    const after = this.#list.find((u) => u.id === id);
+    const draft = this.#editing;
+    // Only when the switch is all that changed: a change made elsewhere meanwhile still needs the form's Reload.
+    if (
+      ok &&
+      after &&
+      draft?.editingId === id &&
+      JSON.stringify({ ...before.config, enabled: after.config.enabled }) === JSON.stringify(after.config)
+    )
+      draft.switched(before.revision, after.config.enabled, after.revision);
+    return ok;
   }
 
   /**
@@ -246,7 +272,8 @@ export class ServersState {
           ...(checked.label ? { name: checked.label } : {}),
           config: checked.config,
         });
-    if (!result.ok && draft.editingId && result.code === 'conflict') {
+    // A server changed since the form was opened (the hub names the revision); any other refusal is the form's problem.
+    if (!result.ok && draft.editingId && result.code === 'conflict' && result.field === 'revision') {
       draft.setConflict(result.message);
       return undefined;
     }
