@@ -73,6 +73,43 @@ export function loginItemPlan(enabled: boolean, facts: LoginItemFacts): LoginIte
   };
 }
 
+/** What `app.getLoginItemSettings` reports (macOS, Windows), as far as the start reads it. */
+export interface ReportedLoginItem {
+  openAtLogin: boolean;
+  executableWillLaunchAtLogin?: boolean;
+}
+
+/**
+ * Whether the OS still starts the app at login, from what Electron reports. Windows: a Run entry starts
+ * this executable (with any arguments) and Task Manager's "Startup apps" has not disabled it
+ * (`executableWillLaunchAtLogin`; `openAtLogin` also needs the arguments to match). macOS: `openAtLogin`
+ * (from macOS 13 on, true only while the item is allowed in System Settings → Login Items).
+ */
+export function reportedLoginItemOn(platform: NodeJS.Platform, reported: ReportedLoginItem): boolean {
+  return platform === 'win32' ? reported.executableWillLaunchAtLogin === true : reported.openAtLogin;
+}
+
+/**
+ * Whether an XDG autostart entry still starts the app. A desktop may turn one off without deleting it:
+ * `Hidden=true` (Desktop Entry Specification) or GNOME's `X-GNOME-Autostart-enabled=false`.
+ */
+export function autostartEntryOn(content: string): boolean {
+  let inEntry = false;
+  for (const raw of content.split(/\r?\n/)) {
+    const line = raw.trim();
+    if (line.startsWith('[')) {
+      inEntry = line === '[Desktop Entry]';
+      continue;
+    }
+    const eq = line.indexOf('=');
+    if (!inEntry || eq < 0) continue;
+    const key = line.slice(0, eq).trim();
+    const value = line.slice(eq + 1).trim();
+    if ((key === 'Hidden' && value === 'true') || (key === 'X-GNOME-Autostart-enabled' && value === 'false')) return false;
+  }
+  return true;
+}
+
 /** Whether this launch came from the login item (start in the tray, window closed). */
 export function launchedHidden(argv: readonly string[], wasOpenedAtLogin: boolean): boolean {
   return wasOpenedAtLogin || argv.includes(HIDDEN_ARG);

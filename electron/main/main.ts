@@ -5,8 +5,7 @@
  * them to Electron.
  */
 import { mkdirSync } from 'node:fs';
-import { mkdir, rm, writeFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { app, BrowserWindow, clipboard, dialog, ipcMain, shell } from 'electron';
 import Store from 'electron-store';
 import { createAppHub, type AppHub } from '../core/app/app-hub.js';
@@ -16,7 +15,9 @@ import { resolvePaths, APP_NAME } from '../core/files/app-paths.js';
 import { AppStateStore, APP_STATE_FILE_NAME } from './app-state.js';
 import { bindControlIpc, bridgeArgument } from './ipc-binding.js';
 import { ALREADY_SERVED, markAppUp, startFailureDialog } from './app-start.js';
-import { launchCommand, launchedHidden, loginItemFailure, loginItemPlan, type LoginItemPlan } from './login-item.js';
+import { onSessionEnd, quitOnSignals, WindowRequests } from './lifecycle-events.js';
+import { changeLoginItem, keepLoginItemInStep } from './login-item-apply.js';
+import { launchCommand, launchedHidden, loginItemPlan } from './login-item.js';
 import { hardenWebContents, MainWindow, restrictPermissions } from './main-window.js';
 import { createQuitGate, refuseWhileQuitting } from './quit-gate.js';
 import { APP_ID, bridgeLaunch, desktopDataDir, rendererLocation, shellFiles } from './shell-paths.js';
@@ -27,39 +28,21 @@ const log = (message: string) => console.log(`[spillway] ${message}`);
 const platform = process.platform;
 const env = process.env;
 
-/** Applies "start at login" for this OS; Linux writes or removes the XDG autostart entry. */
-async function applyLoginItem(plan: LoginItemPlan): Promise<void> {
-  if (plan.kind === 'electron') {
-    app.setLoginItemSettings(plan.settings);
-    return;
-  }
-  if (plan.content === null) {
-    await rm(plan.path, { force: true });
-    return;
-  }
-  await mkdir(dirname(plan.path), { recursive: true });
-  await writeFile(plan.path, plan.content, { mode: 0o644 });
-}
-
-/** The tray's "Start at login": applied first, saved only once it took; a failure is told in a dialog. */
-async function changeLoginItem(on: boolean, plan: LoginItemPlan, save: (on: boolean) => void): Promise<void> {
-  try {
-    await applyLoginItem(plan);
-  } catch (err) {
-    void dialog.showMessageBox({ type: 'warning', title: 'Spillway', ...loginItemFailure(on, plan, err) });
-    throw err;
-  }
-  save(on);
-}
-
 async function run(dataDir: string): Promise<void> {
   if (platform === 'win32') app.setAppUserModelId(APP_ID);
 
-  // A second instance may come while the hub still starts: the window then opens once there is one.
-  const mainWindowRef: { current?: MainWindow; asked?: boolean } = {};
-  app.on('second-instance', () => (mainWindowRef.current ? mainWindowRef.current.show() : (mainWindowRef.asked = true)));
+  // The user asks for the window again: a second instance, or macOS reopening the app (Dock, Finder,
+  // `open -a`). One that comes while the hub still starts opens the window once there is one. An
+  // 'activate' before 'ready' does not count: Electron may emit one as the app launches, hidden or not.
+  const windowRequests = new WindowRequests();
+  app.on('second-instance', (_event, argv) => windowRequests.secondInstance(argv));
+  app.on('activate', () => {
+    if (app.isReady()) windowRequests.ask();
+  });
   // The app lives in the tray: closing the last window must not quit it.
   app.on('window-all-closed', () => {});
+  // A signal (logout, shutdown, `kill`, Ctrl+C) quits as the tray's Quit does, from now on.
+  quitOnSignals(() => app.quit());
 
   await app.whenReady();
   markAppUp(env, process.pid, log);
@@ -81,6 +64,30 @@ async function run(dataDir: string): Promise<void> {
   let startError: string | undefined;
   /** The start failed because another hub serves the folder: its record stays, and the config is not at fault. */
   let servedElsewhere = false;
+  let startEnded!: () => void;
+  const started = new Promise<void>((resolve) => (startEnded = resolve));
+
+  // In place before the start: a quit that comes during it (a logout, an OS update's restart) waits for
+  // the start to end, then stops what it started.
+  const quitGate = createQuitGate({
+    stop: async () => {
+      await started;
+      await socket?.close();
+      await appHub?.hub.stop();
+      // After a failed start the record keeps why (recordStartFailure) instead of a plain "stopped".
+      if (appHub && !startError) await recordHubStopped(paths).catch(() => undefined);
+      await appHub?.releaseFolder();
+    },
+    quit: () => app.quit(),
+    onStopError: (err) => log(`Stopping the hub failed: ${(err as Error).message}`),
+  });
+  app.on('before-quit', (event) => quitGate.beforeQuit(event));
+  // The record goes first, as Windows may end the process before the hub has stopped.
+  onSessionEnd(platform, () => {
+    if (appHub && !startError) void recordHubStopped(paths).catch(() => undefined);
+    app.quit();
+  });
+
   try {
     const bridge = bridgeLaunch({
       execPath: process.execPath,
@@ -132,29 +139,25 @@ async function run(dataDir: string): Promise<void> {
     }
     await appHub?.releaseFolder();
     log(`Spillway could not start: ${startError}`);
+  } finally {
+    startEnded();
   }
 
-  const quitGate = createQuitGate({
-    stop: async () => {
-      await socket?.close();
-      await appHub?.hub.stop();
-      // After a failed start the record keeps why (recordStartFailure) instead of a plain "stopped".
-      if (appHub && !startError) await recordHubStopped(paths).catch(() => undefined);
-      await appHub?.releaseFolder();
-    },
-    quit: () => app.quit(),
-    onStopError: (err) => log(`Stopping the hub failed: ${(err as Error).message}`),
-  });
-  app.on('before-quit', (event) => quitGate.beforeQuit(event));
-  // Windows emits no before-quit when the user logs off or shuts down (Electron's app docs): the record
-  // would stay "running". A window's 'session-end' (win32 only) is the signal there is; the record goes
-  // first, as the process may be ended before the hub has stopped.
-  app.on('browser-window-created', (_event, win) =>
-    win.on('session-end', () => {
-      if (appHub && !startError) void recordHubStopped(paths).catch(() => undefined);
-      app.quit();
-    }),
-  );
+  const loginFacts = {
+    platform,
+    home: app.getPath('home'),
+    env,
+    command: launchCommand({ execPath: process.execPath, isPackaged: app.isPackaged, appPath: app.getAppPath(), env }),
+  };
+  // Keep the OS login item in step with the stored setting, before the tray shows it (the OS may have turned it off).
+  if (appState.read().startAtLogin) {
+    await keepLoginItemInStep(loginItemPlan(true, loginFacts), platform, (on) => appState.setStartAtLogin(on), log).catch((err: Error) =>
+      log(`Start at login: ${err.message}`),
+    );
+  }
+
+  // The app is quitting (the gate stops what started): no tray or window for it.
+  if (quitGate.quitting) return;
 
   const dispatch = refuseWhileQuitting(quitGate, async (method, body) =>
     appHub && !startError
@@ -172,8 +175,6 @@ async function run(dataDir: string): Promise<void> {
     iconPath: platform === 'linux' ? join(files.assetsDir, 'icon.png') : undefined,
     log,
   });
-  mainWindowRef.current = mainWindow;
-  app.on('activate', () => mainWindow.show());
 
   bindControlIpc({
     ipcMain,
@@ -187,12 +188,6 @@ async function run(dataDir: string): Promise<void> {
     log,
   });
 
-  const loginFacts = {
-    platform,
-    home: app.getPath('home'),
-    env,
-    command: launchCommand({ execPath: process.execPath, isPackaged: app.isPackaged, appPath: app.getAppPath(), env }),
-  };
   const startAtLoginSupported = platform === 'darwin' || platform === 'win32' || platform === 'linux';
   const trayState = (): TrayState => ({
     status: appHub && !startError ? appHub.status.report() : undefined,
@@ -218,11 +213,6 @@ async function run(dataDir: string): Promise<void> {
   });
   app.on('will-quit', () => tray.destroy());
 
-  // Keep the OS login item in step with the stored setting (the app may have moved since it was set).
-  if (appState.read().startAtLogin) {
-    applyLoginItem(loginItemPlan(true, loginFacts)).catch((err: Error) => log(`Start at login: ${err.message}`));
-  }
-
   if (startError) {
     const box = startFailureDialog(startError, servedElsewhere);
     const { response } = await dialog.showMessageBox(box);
@@ -232,9 +222,11 @@ async function run(dataDir: string): Promise<void> {
     }
     shell.showItemInFolder(paths.configFile);
   }
+  if (quitGate.quitting) return;
 
+  const asked = windowRequests.attach(() => mainWindow.show());
   const loginSettings = platform === 'darwin' ? app.getLoginItemSettings() : undefined;
-  if (mainWindowRef.asked || !launchedHidden(process.argv, loginSettings?.wasOpenedAtLogin ?? false)) mainWindow.show();
+  if (asked || !launchedHidden(process.argv, loginSettings?.wasOpenedAtLogin ?? false)) mainWindow.show();
 }
 
 // One data folder for the app and the headless hub (see shell-paths.ts). Set before anything uses it:

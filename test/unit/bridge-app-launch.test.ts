@@ -2,7 +2,8 @@
  * How a bridge running inside the app's executable (ELECTRON_RUN_AS_NODE) starts the app when no hub
  * answers: unpacked (`npm start`, Electron on the repo) Electron needs the app folder, or it starts its own
  * default app; from an AppImage the AppImage file starts it, a run of its own that outlives the bridge's
- * mount and knows it is an AppImage. Fake executables record what they were started with.
+ * mount and knows it is an AppImage. Every way passes `--hidden`: the app starts in the tray, as no one
+ * asked for its window. Fake executables record what they were started with.
  */
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -43,7 +44,7 @@ describe.skipIf(process.platform === 'win32')('a bridge that finds no hub, insid
     })();
     const seen = await electron.seen();
     start?.dispose();
-    expect(seen).toBe(`argc=1 ${appRoot} run-as-node= appdir=`);
+    expect(seen).toBe(`argc=2 ${appRoot} --hidden run-as-node= appdir=`);
   });
 
   it('from an AppImage: starts the AppImage file, not the executable in the bridge’s mount', async () => {
@@ -57,20 +58,20 @@ describe.skipIf(process.platform === 'win32')('a bridge that finds no hub, insid
     })();
     const seen = await appImage.seen();
     start?.dispose();
-    expect(seen).toBe('argc=0  run-as-node= appdir=');
+    expect(seen).toBe('argc=1 --hidden run-as-node= appdir=');
   });
 });
 
 describe('the app’s command', () => {
-  it('packaged: the executable alone', () => {
+  it('packaged: the executable, in the tray', () => {
     expect(appLaunch('/opt/Spillway/spillway', '/opt/Spillway/resources/app.asar.unpacked/electron/cli/spillway.js', {})).toEqual({
       command: '/opt/Spillway/spillway',
-      args: [],
+      args: ['--hidden'],
     });
     const exe = 'C:\\Program Files\\Spillway\\Spillway.exe';
     expect(appLaunch(exe, 'C:\\Program Files\\Spillway\\resources\\app.asar.unpacked\\electron\\cli\\spillway.js', {})).toEqual({
       command: exe,
-      args: [],
+      args: ['--hidden'],
     });
   });
 
@@ -78,7 +79,7 @@ describe('the app’s command', () => {
     const env = { APPIMAGE: '/home/u/Cursor.AppImage', APPDIR: '/tmp/.mount_CursorXyZ' };
     expect(appLaunch('/opt/Spillway/spillway', '/opt/Spillway/resources/app.asar.unpacked/electron/cli/spillway.js', env)).toEqual({
       command: '/opt/Spillway/spillway',
-      args: [],
+      args: ['--hidden'],
     });
   });
 });

@@ -9,8 +9,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { EncryptedFileStore, SECRETS_FILE } from '../../electron/core/secrets/encrypted-file-store.js';
-import type { KeychainEntryFactory } from '../../electron/core/secrets/keychain-store.js';
 import { openSecretStore } from '../../electron/core/secrets/open-secret-store.js';
+import { fakeKeychain } from '../support/fake-keychain.js';
 
 let dir: string;
 beforeEach(async () => {
@@ -19,33 +19,12 @@ beforeEach(async () => {
 afterEach(() => rm(dir, { recursive: true, force: true }));
 
 const quiet = () => undefined;
-
-/** An in-memory keychain that answers while `up` says so, else refuses; `failWrite` makes one account's writes fail. */
-function fakeKeychain(up: () => boolean, failWrite: (account: string) => boolean) {
-  const items = new Map<string, string>();
-  const refuse = async (): Promise<never> => {
-    throw new Error("Couldn't access platform storage: AccessDenied");
-  };
-  const entry: KeychainEntryFactory = (service, account) => {
-    const key = `${service}|${account}`;
-    return up()
-      ? {
-          getPassword: async () => items.get(key) ?? null,
-          setPassword: async (value: string) => {
-            if (failWrite(account)) throw new Error('Platform secure storage failure: no space');
-            items.set(key, value);
-          },
-          deleteCredential: async () => items.delete(key),
-        }
-      : { getPassword: refuse, setPassword: refuse, deleteCredential: refuse };
-  };
-  return entry;
-}
+const fakeKeychainEntry = (up: () => boolean, failWrite: (account: string) => boolean) => fakeKeychain(up, failWrite).entry;
 
 /** A folder whose secrets.enc holds A_KEY and B_KEY, and a keychain that answers but cannot store B_KEY. */
 async function partWayMove() {
   const state = { up: false, failB: false };
-  const entry = fakeKeychain(
+  const entry = fakeKeychainEntry(
     () => state.up,
     (account) => state.failB && account.includes('B_KEY'),
   );
@@ -80,7 +59,7 @@ it('nor after a restart where the keychain does not answer', async () => {
 
 it('secrets.enc keeps only what the keychain lacks; a value the keychain held otherwise stays in a retired copy', async () => {
   const state = { up: true, failB: false };
-  const entry = fakeKeychain(
+  const entry = fakeKeychainEntry(
     () => state.up,
     (account) => state.failB && account.includes('B_KEY'),
   );

@@ -15,7 +15,7 @@ import { migrateConfigSecrets } from '../../electron/core/secrets/migrate-config
 import { SettingsSecrets } from '../../electron/core/secrets/settings-secrets.js';
 import { EncryptedFileStore, SECRETS_FILE, SECRETS_KEY_FILE } from '../../electron/core/secrets/encrypted-file-store.js';
 import { KEYCHAIN_MARKER_FILE } from '../../electron/core/secrets/keychain-marker.js';
-import type { KeychainEntryFactory } from '../../electron/core/secrets/keychain-store.js';
+import { fakeKeychain } from '../support/fake-keychain.js';
 import { openSecretStore } from '../../electron/core/secrets/open-secret-store.js';
 import { SecretStoreError } from '../../electron/core/secrets/secret-store.js';
 
@@ -31,32 +31,6 @@ beforeEach(async () => {
 afterEach(() => rm(dir, { recursive: true, force: true }));
 
 const log = (message: string) => void logged.push(message);
-
-/**
- * An in-memory keychain that answers while `up` says so, else refuses every call as a locked keyring or
- * a missing Secret Service does; `failWrite` makes the write of one account fail.
- */
-function fakeKeychain(up: () => boolean, failWrite?: (account: string) => boolean) {
-  const items = new Map<string, string>();
-  const refuse = async (): Promise<never> => {
-    throw new Error("Couldn't access platform storage: AccessDenied");
-  };
-  const entry: KeychainEntryFactory = (service, account) => {
-    const key = `${service}|${account}`;
-    return up()
-      ? {
-          getPassword: async () => items.get(key) ?? null,
-          setPassword: async (value: string) => {
-            if (failWrite?.(account)) throw new Error('Platform secure storage failure: no space');
-            items.set(key, value);
-          },
-          deleteCredential: async () => items.delete(key),
-        }
-      : { getPassword: refuse, setPassword: refuse, deleteCredential: refuse };
-  };
-  const accounts = () => [...items.keys()].map((key) => key.slice(key.indexOf('|') + 1)).sort();
-  return { entry, items, accounts };
-}
 
 describe('secrets saved in secrets.enc, then a start where the keychain answers', () => {
   it('are found there: moved into the keychain, the file retired (still encrypted), the names logged', async () => {

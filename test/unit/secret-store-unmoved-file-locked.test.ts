@@ -7,8 +7,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import type { KeychainEntryFactory } from '../../electron/core/secrets/keychain-store.js';
 import { openSecretStore } from '../../electron/core/secrets/open-secret-store.js';
+import { fakeKeychain } from '../support/fake-keychain.js';
 
 let dir: string;
 beforeEach(async () => {
@@ -17,32 +17,12 @@ beforeEach(async () => {
 afterEach(() => rm(dir, { recursive: true, force: true }));
 
 const quiet = () => undefined;
-
-function fakeKeychain(up: () => boolean, failWrite: (account: string) => boolean) {
-  const items = new Map<string, string>();
-  const refuse = async (): Promise<never> => {
-    throw new Error("Couldn't access platform storage: AccessDenied");
-  };
-  const entry: KeychainEntryFactory = (service, account) => {
-    const key = `${service}|${account}`;
-    return up()
-      ? {
-          getPassword: async () => items.get(key) ?? null,
-          setPassword: async (value: string) => {
-            if (failWrite(account)) throw new Error('Platform secure storage failure: no space');
-            items.set(key, value);
-          },
-          deleteCredential: async () => items.delete(key),
-        }
-      : { getPassword: refuse, setPassword: refuse, deleteCredential: refuse };
-  };
-  return entry;
-}
+const fakeKeychainEntry = (up: () => boolean, failWrite: (account: string) => boolean) => fakeKeychain(up, failWrite).entry;
 
 it('a value the move left in secrets.enc is still read at a start where the keychain does not answer', async () => {
   let up = false;
   let failB = false;
-  const entry = fakeKeychain(
+  const entry = fakeKeychainEntry(
     () => up,
     (account) => failB && account.includes('B_KEY'),
   );

@@ -7,8 +7,8 @@
  * must track: the client's initialize/initialized (replayed to a new hub), the ids of requests in flight
  * both ways, log level and subscriptions. stdout carries JSON-RPC only; diagnostics go to stderr.
  */
-import { CLIENT_PIPE_MAX_BYTES } from '../../../shared/limits.js';
-import { LineFramer } from '../../core/wire/line-framer.js';
+import { CLIENT_MESSAGE_MAX_BYTES, CLIENT_PIPE_MAX_BYTES, clientMessageTooLarge } from '../../../shared/limits.js';
+import { LineFramer, oversizedRequestId, type OversizedMessageError } from '../../core/wire/line-framer.js';
 import { withBounds, type BridgeOptions, type Bounds } from './bridge-options.js';
 import { findHub } from './find-hub.js';
 import { refusal, type HubLink, type HubLinkEvents, type Undelivered } from './hub-link.js';
@@ -50,9 +50,12 @@ export class Bridge {
     () => this.#endIfAnswered(),
   );
   #exit!: (code: number) => void;
+  // The limit the hub puts on a client's message, kept here too: an oversized line is skipped as it arrives
+  // (never held whole, never sent on), and a request among them is answered with the limit.
   readonly #fromClient = new LineFramer({
+    maxMessageBytes: CLIENT_MESSAGE_MAX_BYTES,
     onLine: (raw) => this.#clientLine(raw),
-    onError: (error) => this.#o.log(`spillway bridge: dropped a ${error.bytes}-byte message from the client (over the limit)`),
+    onError: (error) => this.#clientOversized(error),
   });
   /** Links given up (lost, or found after the client left): whatever they still report is ignored. */
   readonly #dropped = new WeakSet<HubLink>();
@@ -189,6 +192,14 @@ export class Bridge {
     const advice = 'Turn on spilling for this tool in Spillway, or ask for less.';
     this.#toClient(errorLine(id, `The result is ${mib} MiB, more than a stdio client accepts in one message (${limit} MiB). ${advice}`));
     this.#endIfAnswered();
+  }
+
+  #clientOversized(error: OversizedMessageError): void {
+    const id = oversizedRequestId(error);
+    this.#o.log(
+      `spillway bridge: dropped a ${error.bytes}-byte message from the client (over the limit)${id === undefined ? '' : '; answered with an error'}`,
+    );
+    if (id !== undefined) this.#toClient(errorLine(id, clientMessageTooLarge(error.bytes), -32600));
   }
 
   #toClient(raw: Buffer): void {

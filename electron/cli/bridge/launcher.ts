@@ -55,7 +55,7 @@ export function hubLauncher(options: HubLauncherOptions): HubLauncher {
       child = spawn(command, args, {
         detached: true,
         stdio: ['ignore', out, out],
-        // The desktop app reads its config file from SPILLWAY_CONFIG (it takes no other arguments).
+        // The desktop app reads its config file from SPILLWAY_CONFIG (it takes no such argument).
         env: { ...env, SPILLWAY_DATA_DIR: options.dataDir, ...(configFile ? { SPILLWAY_CONFIG: configFile } : {}) },
         windowsHide: true,
       });
@@ -68,19 +68,26 @@ export function hubLauncher(options: HubLauncherOptions): HubLauncher {
 }
 
 /**
- * How a bridge running as Node in the app's executable starts the app. From an AppImage, the AppImage file
- * (a run with its own mount, which outlives this bridge's, and which knows it is an AppImage: the entries
- * it writes name that file, see shell-paths.ts runningAppImage); packaged otherwise, the executable, which
- * takes no arguments. Unpacked (`npm start`: the script is the repo's, not the copy under
- * app.asar.unpacked), Electron with the app folder, two above electron/cli/spillway.js: without it Electron
- * starts its default app.
+ * What the app takes to start in the tray without opening its window, as from the login item
+ * (electron/main/login-item.ts HIDDEN_ARG). An AI app starting it to serve its client did not ask for the
+ * window; the user opens it from the tray.
+ */
+const HIDDEN_ARG = '--hidden';
+
+/**
+ * How a bridge running as Node in the app's executable starts the app, in the tray (HIDDEN_ARG). From an
+ * AppImage, the AppImage file (a run with its own mount, which outlives this bridge's, and which knows it
+ * is an AppImage: the entries it writes name that file, see shell-paths.ts runningAppImage; its AppRun
+ * passes the arguments on); packaged otherwise, the executable. Unpacked (`npm start`: the script is the
+ * repo's, not the copy under app.asar.unpacked), Electron with the app folder, two above
+ * electron/cli/spillway.js: without it Electron starts its default app.
  */
 export function appLaunch(execPath: string, script: string, env: Readonly<Record<string, string | undefined>>): { command: string; args: string[] } {
   // APPDIR is the mount of the AppImage APPIMAGE names; one inherited from an AI app packaged as an AppImage does not hold this executable.
   const appImage = env.APPIMAGE && env.APPDIR && !posix.relative(env.APPDIR, execPath).startsWith('..') ? env.APPIMAGE : undefined;
-  if (appImage) return { command: appImage, args: [] };
-  if (/[\\/]app\.asar\.unpacked[\\/]/.test(script)) return { command: execPath, args: [] };
-  return { command: execPath, args: [resolve(dirname(script), '..', '..')] };
+  if (appImage) return { command: appImage, args: [HIDDEN_ARG] };
+  if (/[\\/]app\.asar\.unpacked[\\/]/.test(script)) return { command: execPath, args: [HIDDEN_ARG] };
+  return { command: execPath, args: [resolve(dirname(script), '..', '..'), HIDDEN_ARG] };
 }
 
 function watchStart(child: ChildProcess, dataDir: string, logFile: string, from: number): HubStart {

@@ -44,4 +44,5 @@ export const isResponse = (m: Peek | undefined): m is Peek & { id: Id } => m?.me
 
 /** A message as one newline-terminated line. */
 export const jsonLine = (message: unknown): Buffer => Buffer.from(`${JSON.stringify(message)}\n`);
-export const errorLine = (id: Id, message: string): Buffer => jsonLine({ jsonrpc: '2.0', id, error: { code: -32603, message } });
+/** A JSON-RPC error answer (an internal error unless told: -32600 for a request the bridge refuses as invalid). */
+export const errorLine = (id: Id, message: string, code = -32603): Buffer => jsonLine({ jsonrpc: '2.0', id, error: { code, message } });
