@@ -10,8 +10,9 @@
  * It is a Transport wrapping the session's real one, handed to the SDK Server's `connect` in its place
  * (issue 12): its `start` takes the real transport's callbacks, keeps the calls it covers and their
  * cancellations, and passes everything else on to the SDK. A cancellation of a request the SDK serves is
- * passed on, then that request's response is ended (`endStream`): the SDK answers a cancelled request
- * with nothing, and its HTTP transport ends a request's event stream only with the answer.
+ * passed on, then that request's response is ended (`endStream`), as is that of a call of ours that came
+ * through the transport: a cancelled request is answered with nothing, and the SDK's HTTP transport ends
+ * a request's event stream only with the answer.
  */
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { Transport, TransportSendOptions } from '@modelcontextprotocol/sdk/shared/transport.js';
@@ -74,8 +75,9 @@ export class FastToolCalls implements Transport {
   readonly #endStream: ((requestId: RequestId) => void) | undefined;
 
   /**
-   * `endStream` ends the response a request the SDK serves is answered on, when it has one of its own
-   * (HTTP): called once the request's cancellation has been passed on to the SDK.
+   * `endStream` ends the response a request that came through the transport is answered on, when it has
+   * one of its own (HTTP): called once the request's cancellation has been passed on to the SDK, or has
+   * stopped a call of ours.
    */
   constructor(inner: Transport, session: FastCallSession, endStream?: (requestId: RequestId) => void) {
     this.#inner = inner;
@@ -181,7 +183,9 @@ export class FastToolCalls implements Transport {
     const call = this.#calls.get(cancelled.requestId);
     if (!call) return false;
     call.cancellation.cancel(cancelled.reason);
-    call.reply?.abandon();
+    // One that came through the transport (in a batch) gets no answer either: its response is ended there.
+    if (call.reply) call.reply.abandon();
+    else this.#endStream?.(cancelled.requestId);
     return true;
   }
 

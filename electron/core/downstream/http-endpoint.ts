@@ -13,7 +13,7 @@ import { createServer, type IncomingMessage, type Server as HttpServer, type Ser
 import type { AddressInfo } from 'node:net';
 import { randomUUID } from 'node:crypto';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { isInitializeRequest, type RequestId } from '@modelcontextprotocol/sdk/types.js';
+import { isInitializeRequest, type JSONRPCMessage, type RequestId } from '@modelcontextprotocol/sdk/types.js';
 import { FastToolCalls } from './fast-tool-calls.js';
 import { HeldNotifications } from './held-notifications.js';
 import { HttpCallReply } from './http-call-reply.js';
@@ -74,15 +74,13 @@ export function originAllowed(origin: string | undefined, port: number): boolean
 export const BRIDGE_HEADER = 'x-spillway-bridge';
 
 interface HttpSession extends SessionUse {
-  transport: StreamableHTTPServerTransport;
+  transport: SessionTransport;
   /** The transport the session's SDK Server is connected to: the fast path in front of `transport`. */
   calls: FastToolCalls;
   /** Between the fast path and `transport`: holds list changes while the client has no GET stream open. */
   held: HeldNotifications;
   session: DownstreamSession;
   clientId?: string;
-  /** Requests posted together in one batch, while its response is open: they share its event stream. */
-  batched: Set<RequestId>;
 }
 
 export class HttpEndpoint {
@@ -231,7 +229,7 @@ export class HttpEndpoint {
         const call = toolCall(body);
         if (call && known.calls.serve(call, new HttpCallReply(res, sid), { requestInfo: new LazyRequestInfo(req.headers, urlOf) })) return;
       }
-      if (Array.isArray(body)) noteBatch(known.batched, body, res);
+      if (Array.isArray(body)) known.transport.noteBatch(body, res);
       await known.transport.handleRequest(req, res, body);
       return;
     }
@@ -244,10 +242,10 @@ export class HttpEndpoint {
     const id = randomUUID();
     const kind = req.headers[BRIDGE_HEADER] === '1' ? 'bridge' : 'http';
     const session = this.hooks.createSession(id, who.clientId, kind);
-    const transport = new StreamableHTTPServerTransport({
+    const transport = new SessionTransport({
       sessionIdGenerator: () => id,
       onsessioninitialized: () => {
-        this.#sessions.set(id, { transport, calls, held, session, clientId: who.clientId, batched, open: 0, streams: 0, lastSeenMs: this.#now() });
+        this.#sessions.set(id, { transport, calls, held, session, clientId: who.clientId, open: 0, streams: 0, lastSeenMs: this.#now() });
         if (this.#sessions.size > this.#limits.maxSessions) this.reapSessions(id);
       },
       onsessionclosed: () => {
@@ -255,12 +253,7 @@ export class HttpEndpoint {
       },
     });
     const held = new HeldNotifications(transport);
-    // A cancelled request the SDK serves is answered with nothing: its event stream is ended here, unless
-    // other requests of its batch are still to be answered on it.
-    const batched = new Set<RequestId>();
-    const calls = new FastToolCalls(held, session, (requestId) => {
-      if (!batched.has(requestId)) transport.closeSSEStream(requestId);
-    });
+    const calls = new FastToolCalls(held, session, (requestId) => transport.endCancelled(requestId));
     // Set before connect: the SDK chains an onclose that exists when it connects.
     calls.onclose = () => {
       this.#sessions.delete(id);
@@ -320,17 +313,56 @@ function whenStreamOpens(res: ServerResponse, held: HeldNotifications): void {
   } as ServerResponse['writeHead'];
 }
 
-/** Notes the requests of a batch of more than one as sharing its response, until that response closes. */
-function noteBatch(batched: Set<RequestId>, body: unknown[], res: ServerResponse): void {
-  const ids: RequestId[] = [];
-  for (const m of body as { id?: unknown; method?: unknown }[]) {
-    if (typeof m?.method === 'string' && (typeof m.id === 'string' || typeof m.id === 'number')) ids.push(m.id);
+/** The requests of a batch posted together, while its response is open: they share its event stream. */
+interface Batch {
+  /** Its requests not yet answered nor cancelled. */
+  owed: Set<RequestId>;
+  /** One of its requests was cancelled: the SDK will not end its stream. */
+  cancelled: boolean;
+}
+
+/**
+ * The SDK's transport, ending the event stream of a request cancelled: the SDK answers a cancelled request
+ * with nothing, and ends a response's stream only once every request posted on it has an answer. A lone
+ * request's stream ends at its cancel; a batch's, once none of its requests is still owed an answer.
+ */
+class SessionTransport extends StreamableHTTPServerTransport {
+  /** The open batches of more than one request, by the ids of their requests. */
+  readonly #batches = new Map<RequestId, Batch>();
+
+  /** Notes the requests of a batch as sharing its response, until that response closes. */
+  noteBatch(body: unknown[], res: ServerResponse): void {
+    const ids: RequestId[] = [];
+    for (const m of body as { id?: unknown; method?: unknown }[]) {
+      if (typeof m?.method === 'string' && (typeof m.id === 'string' || typeof m.id === 'number')) ids.push(m.id);
+    }
+    if (ids.length < 2) return;
+    const batch: Batch = { owed: new Set(ids), cancelled: false };
+    for (const id of ids) this.#batches.set(id, batch);
+    res.once('close', () => {
+      for (const id of ids) if (this.#batches.get(id) === batch) this.#batches.delete(id);
+    });
   }
-  if (ids.length < 2) return;
-  for (const id of ids) batched.add(id);
-  res.once('close', () => {
-    for (const id of ids) batched.delete(id);
-  });
+
+  /** A request's cancellation was passed on to the SDK, or it was a call of the fast path's: it gets no answer. */
+  endCancelled(requestId: RequestId): void {
+    const batch = this.#batches.get(requestId);
+    if (batch) {
+      batch.owed.delete(requestId);
+      batch.cancelled = true;
+      if (batch.owed.size > 0) return;
+    }
+    this.closeSSEStream(requestId);
+  }
+
+  override async send(message: JSONRPCMessage, options?: { relatedRequestId?: RequestId }): Promise<void> {
+    await super.send(message, options);
+    const id = 'result' in message || 'error' in message ? message.id : undefined;
+    if (id === undefined) return;
+    const batch = this.#batches.get(id);
+    // The last answer a batch with a cancelled request was owed: the SDK still waits for the cancelled one's.
+    if (batch?.owed.delete(id) && batch.cancelled && batch.owed.size === 0) this.closeSSEStream(id);
+  }
 }
 
 /** `/mcp` or `/mcp/`, with or without a query: the paths whose URL's pathname is one of those two. */
