@@ -8,7 +8,7 @@
  * both ways, log level and subscriptions. stdout carries JSON-RPC only; diagnostics go to stderr.
  */
 import { CLIENT_MESSAGE_MAX_BYTES, CLIENT_PIPE_MAX_BYTES, clientMessageTooLarge } from '../../../shared/limits.js';
-import { LineFramer, oversizedRequestId, type OversizedMessageError } from '../../core/wire/line-framer.js';
+import { LineFramer, oversizedRequestId, oversizedResponseId, type OversizedMessageError } from '../../core/wire/line-framer.js';
 import { withBounds, type BridgeOptions, type Bounds } from './bridge-options.js';
 import { findHub } from './find-hub.js';
 import { refusal, type HubLink, type HubLinkEvents, type Undelivered } from './hub-link.js';
@@ -51,7 +51,8 @@ export class Bridge {
   );
   #exit!: (code: number) => void;
   // The limit the hub puts on a client's message, kept here too: an oversized line is skipped as it arrives
-  // (never held whole, never sent on), and a request among them is answered with the limit.
+  // (never held whole, never sent on); a request among them is answered with the limit, an answer among
+  // them reaches the hub as an error answer with the limit (#clientOversized).
   readonly #fromClient = new LineFramer({
     maxMessageBytes: CLIENT_MESSAGE_MAX_BYTES,
     onLine: (raw) => this.#clientLine(raw),
@@ -194,12 +195,19 @@ export class Bridge {
     this.#endIfAnswered();
   }
 
+  /**
+   * A client line over the limit, skipped: a request is answered with the limit. An answer to a hub request
+   * (sampling, elicitation, roots/list) goes on to the hub as a small error answer of the same id naming the
+   * limit, so the hub fails that request, and the call that asked, at once instead of after its 10 minutes.
+   */
   #clientOversized(error: OversizedMessageError): void {
     const id = oversizedRequestId(error);
-    this.#o.log(
-      `spillway bridge: dropped a ${error.bytes}-byte message from the client (over the limit)${id === undefined ? '' : '; answered with an error'}`,
-    );
+    const answered = id === undefined ? oversizedResponseId(error) : undefined;
+    const fate = id !== undefined ? '; answered with an error' : answered !== undefined ? '; the hub was sent an error for it' : '';
+    this.#o.log(`spillway bridge: dropped a ${error.bytes}-byte message from the client (over the limit)${fate}`);
     if (id !== undefined) this.#toClient(errorLine(id, clientMessageTooLarge(error.bytes), -32600));
+    // Through the client's own path: dropped, as any answer is, when the hub that asked has gone away.
+    else if (answered !== undefined) this.#clientLine(errorLine(answered, clientMessageTooLarge(error.bytes), -32600));
   }
 
   #toClient(raw: Buffer): void {

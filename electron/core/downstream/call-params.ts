@@ -2,7 +2,9 @@
  * What is wrong with a tools/call's params, in one sentence. The SDK Server parses a request before its
  * handler runs and answers a parse failure with -32603 and zod's issue dump (issue 13); the session's
  * transport wrapper (fast-tool-calls.ts) answers such a call itself with -32602 and this sentence.
- * Arguments nested too deeply are refused the same way, on every path (nestingProblem).
+ * Arguments nested too deeply are refused the same way, on every path (nestingProblem), as are the params
+ * of any other request (paramsNestingProblem); a client's answer nested too deeply fails the request the
+ * hub sent it (answerNestingProblem).
  */
 import { CallToolRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 
@@ -52,6 +54,39 @@ export function nestingProblem(params: { arguments?: unknown; _meta?: unknown })
     return `Invalid params: "_meta" is nested more than ${limit} levels deep, and Spillway passes on at most ${limit}. Flatten it and call again.`;
   }
   return undefined;
+}
+
+/**
+ * Why a request other than tools/call cannot be relayed for how deeply its params nest; undefined when it
+ * can. Each member of the params (`_meta`, a prompt's arguments, …) counts as the first level, as a call's
+ * arguments do. Cheap for the same reasons as nestingProblem.
+ */
+export function paramsNestingProblem(params: unknown): string | undefined {
+  if (typeof params !== 'object' || params === null) return undefined;
+  const limit = MAX_ARGUMENT_DEPTH.toLocaleString('en-US');
+  const sentence = (what: string) =>
+    `Invalid params: ${what} nested more than ${limit} levels deep (objects and arrays inside each other), ` +
+    `and Spillway passes on at most ${limit}. Flatten it and send the request again.`;
+  if (Array.isArray(params)) return deeperThan(params, MAX_ARGUMENT_DEPTH + 1) ? sentence('the params are') : undefined;
+  for (const key in params) {
+    if (deeperThan((params as Record<string, unknown>)[key], MAX_ARGUMENT_DEPTH))
+      return sentence(`"${key.length > 100 ? `${key.slice(0, 100)}…` : key}" is`);
+  }
+  return undefined;
+}
+
+/**
+ * Why a client's answer (to sampling, elicitation, roots/list) cannot be passed on to the server that
+ * asked, for how deeply its result or error nests; undefined when it can. The request then fails with this
+ * sentence, where it would have failed inside the hub, blamed on the server.
+ */
+export function answerNestingProblem(answer: { result?: unknown; error?: unknown }): string | undefined {
+  if (!deeperThan(answer.result, MAX_ARGUMENT_DEPTH) && !deeperThan(answer.error, MAX_ARGUMENT_DEPTH)) return undefined;
+  const limit = MAX_ARGUMENT_DEPTH.toLocaleString('en-US');
+  return (
+    `Invalid answer: the client's answer is nested more than ${limit} levels deep (objects and arrays inside each other), ` +
+    `and Spillway passes on at most ${limit}, so the server's request failed. The client has to answer with flatter data.`
+  );
 }
 
 /** Whether `value` has objects or arrays more than `levels` deep (it counts as the first level). */

@@ -5,7 +5,9 @@
  * the same relay pipeline runs (policies, cache, PII, shaping, events, ledger, timeout), with an `extra`
  * built like the SDK's (request-extra.ts), and the answer or error is written exactly as the SDK would
  * write it. Anything unusual (a progress token, a task, unknown fields, a session not yet initialized)
- * is left to the SDK Server as before.
+ * is left to the SDK Server as before. Being the first to see every message of a session, it also refuses
+ * any request the relay could not take (params too deeply nested, a line over the client limit), and turns a
+ * client's answer the relay could not pass on into an error answer of its id, so the request it answers fails.
  *
  * It is a Transport wrapping the session's real one, handed to the SDK Server's `connect` in its place
  * (issue 12): its `start` takes the real transport's callbacks, keeps the calls it covers and their
@@ -28,8 +30,8 @@ import {
   type RequestId,
 } from '@modelcontextprotocol/sdk/types.js';
 import { clientMessageTooLarge } from '../../../shared/limits.js';
-import { OversizedMessageError, oversizedRequestId } from '../wire/line-framer.js';
-import { callParamsProblem, nestingProblem } from './call-params.js';
+import { OversizedMessageError, oversizedRequestId, oversizedResponseId } from '../wire/line-framer.js';
+import { answerNestingProblem, callParamsProblem, nestingProblem, paramsNestingProblem } from './call-params.js';
 import { RequestCancellation } from './request-cancellation.js';
 import { requestExtra, type DownstreamExtra } from './request-extra.js';
 
@@ -135,7 +137,7 @@ export class FastToolCalls implements Transport {
     if (call) return this.#call(call, undefined, extra);
     if (this.#calls.size > 0 && this.#cancel(message)) return;
     if (this.#refuseParams(message)) return;
-    this.onmessage?.(message, extra);
+    this.onmessage?.(passableAnswer(message), extra);
     // Cancelled, a request the SDK serves gets no answer: nothing else would end its response.
     if (this.#endStream) {
       const cancelled = cancellation(message);
@@ -144,14 +146,15 @@ export class FastToolCalls implements Transport {
   }
 
   /**
-   * A tools/call whose params the SDK would fail to parse: answered here with -32602 and a sentence (the
-   * SDK answers -32603 with zod's dump). Both entrances come through here: HTTP posts the fast path left
-   * to the transport, and every stdio and bridge message.
+   * A tools/call whose params the SDK would fail to parse, or any other request whose params nest too
+   * deeply to relay: answered here with -32602 and a sentence (the SDK answers -32603 with zod's dump, and a
+   * request nested thousands of levels deep overflowed the stack in the relay, blamed on the server). Both
+   * entrances come through here: HTTP posts the fast path left to the transport, and every stdio and bridge message.
    */
   #refuseParams(message: JSONRPCMessage): boolean {
     const m = message as { id?: RequestId; method?: unknown; params?: unknown };
-    if (m.method !== 'tools/call' || m.id === undefined) return false;
-    const problem = callParamsProblem(m.params);
+    if (typeof m.method !== 'string' || m.id === undefined) return false;
+    const problem = m.method === 'tools/call' ? callParamsProblem(m.params) : paramsNestingProblem(m.params);
     if (problem === undefined) return false;
     void this.#inner.send({ jsonrpc: '2.0', id: m.id, error: { code: ErrorCode.InvalidParams, message: problem } }).catch(() => undefined);
     return true;
@@ -159,13 +162,20 @@ export class FastToolCalls implements Transport {
 
   /**
    * A line over the client message limit (the bridge socket, stdio) was skipped as it arrived: the request
-   * it carried, when its id could be read at either end, is refused with the limit's words.
+   * it carried, when its id could be read at either end, is refused with the limit's words. An answer it
+   * carried (to sampling, elicitation, roots/list) is handed to the SDK Server as an error answer with the
+   * limit's words instead, so the session's request of that id fails at once, and with it the call that
+   * asked (it would otherwise wait out the relayed request's 10 minutes).
    */
   #refuseOversized(error: OversizedMessageError): void {
-    const id = oversizedRequestId(error);
-    if (id === undefined) return;
     const message = clientMessageTooLarge(error.bytes);
-    void this.#inner.send({ jsonrpc: '2.0', id, error: { code: ErrorCode.InvalidRequest, message } }).catch(() => undefined);
+    const id = oversizedRequestId(error);
+    if (id !== undefined) {
+      void this.#inner.send({ jsonrpc: '2.0', id, error: { code: ErrorCode.InvalidRequest, message } }).catch(() => undefined);
+      return;
+    }
+    const answered = oversizedResponseId(error);
+    if (answered !== undefined) this.onmessage?.({ jsonrpc: '2.0', id: answered, error: { code: ErrorCode.InvalidRequest, message } });
   }
 
   #plainCall(message: JSONRPCMessage): PlainCall | undefined {
@@ -242,6 +252,17 @@ export class FastToolCalls implements Transport {
     }
     this.onclose?.();
   }
+}
+
+/**
+ * The message itself, or, for a client's answer nested too deeply to pass on, an error answer of the same
+ * id saying so: the request the hub sent fails with the limit, not with a stack overflow further on.
+ */
+function passableAnswer(message: JSONRPCMessage): JSONRPCMessage {
+  const m = message as { id?: RequestId | null; method?: unknown; result?: unknown; error?: unknown };
+  if (m.method !== undefined || m.id === undefined || m.id === null) return message;
+  const problem = answerNestingProblem(m);
+  return problem === undefined ? message : { jsonrpc: '2.0', id: m.id, error: { code: ErrorCode.InvalidRequest, message: problem } };
 }
 
 /** A notifications/cancelled's params: the request it cancels and why; undefined for any other message. */

@@ -4,8 +4,9 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isJsonContentType } from '@modelcontextprotocol/sdk/shared/mediaType.js';
-import { JSONRPCMessageSchema, SUPPORTED_PROTOCOL_VERSIONS, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode, JSONRPCMessageSchema, SUPPORTED_PROTOCOL_VERSIONS, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { CLIENT_MESSAGE_MAX_BYTES, clientMessageTooLarge } from '../../../shared/limits.js';
+import { oversizedResponseId } from '../wire/line-framer.js';
 import { plainMessage } from '../wire/plain-message.js';
 
 /** The bearer token of a request's Authorization header, if it has one. */
@@ -27,18 +28,14 @@ export function jsonRpcError(res: ServerResponse, status: number, message: strin
 }
 
 /**
- * The request body as text; over the client message limit (by its Content-Length, or as it arrives) the
- * promise rejects with status 413 and the rest is read and dropped, so that the 413 can be answered (the
- * answer then closes the connection). The bridge socket takes the same limit per line (socket-endpoint.ts).
+ * The request body as text. Over the client message limit (by its Content-Length, or as it arrives) it is
+ * never held whole (oversizedBody): a request gets 413, a client's answer fails the request it answers. The
+ * bridge socket takes the same limit per line (socket-endpoint.ts).
  */
 export function readBody(req: IncomingMessage): Promise<string> {
   const limit = CLIENT_MESSAGE_MAX_BYTES;
-  const tooLarge = (bytes?: number) => Object.assign(new Error(clientMessageTooLarge(bytes)), { status: 413 });
   const declared = Number(req.headers['content-length']);
-  if (declared > limit) {
-    req.resume();
-    return Promise.reject(tooLarge(declared));
-  }
+  if (declared > limit) return oversizedBody(req, [], declared);
   // The parser frames a body by its Content-Length: once that many bytes are here, no more can come, so
   // the body is taken then rather than a turn later at 'end' (one listener and one tick less per call).
   const framed = Number.isSafeInteger(declared) && declared > 0;
@@ -55,14 +52,79 @@ export function readBody(req: IncomingMessage): Promise<string> {
         return;
       }
       req.off('data', onData);
-      chunks.length = 0;
-      req.resume();
-      reject(tooLarge());
+      req.off('end', done);
+      chunks.push(chunk);
+      oversizedBody(req, chunks.splice(0), undefined).then(resolve, reject);
     };
     req.on('data', onData);
     if (!framed) req.once('end', done);
     req.once('error', reject);
   });
+}
+
+/** How much of an oversized body's start and end is kept: where a JSON-RPC message has its id. */
+const EDGE_BYTES = 1024;
+
+/** `{"result":…` or `{"error":…`: an answer whose id comes last, as the TypeScript SDK writes it. */
+const ANSWER_HEAD = /^\s*\{\s*"(?:result|error)"\s*:/;
+
+/**
+ * A body over the client message limit, `seen` being what was read of it so far. A request (anything whose
+ * first KiB is no answer) rejects with status 413 at once; the rest is read and dropped, so that the 413
+ * can be answered (the answer then closes the connection). A client's answer (to sampling, elicitation,
+ * roots/list) is read to its end, keeping its first and last KiB only, and when they give its id it
+ * resolves as an error answer of that id naming the limit: the session the POST names gets it as the
+ * client's answer, so the request the hub sent fails at once (with the call that asked), instead of
+ * waiting out the relayed request's 10 minutes. The client's POST is accepted as any answer is.
+ */
+function oversizedBody(req: IncomingMessage, seen: Buffer[], declared: number | undefined): Promise<string> {
+  const tooLarge = (bytes?: number) => Object.assign(new Error(clientMessageTooLarge(bytes)), { status: 413 });
+  return new Promise((resolve, reject) => {
+    let bytes = 0;
+    let head: Buffer = Buffer.alloc(0);
+    let tail: Buffer = Buffer.alloc(0);
+    /** Set once the first KiB shows the body may be an answer: it is then read to its end. */
+    let answer = false;
+    let refused = false;
+    const take = (chunk: Buffer) => {
+      bytes += chunk.length;
+      tail = keepTail(tail, chunk);
+      if (answer) return;
+      if (head.length < EDGE_BYTES) head = Buffer.concat([head, chunk.subarray(0, EDGE_BYTES - head.length)]);
+      if (head.length < EDGE_BYTES) return;
+      answer = mayBeAnswer(head.toString('utf8'));
+      if (answer) return;
+      // A request: refused now, the rest drained unread.
+      refused = true;
+      req.off('data', take);
+      req.off('end', ended);
+      req.resume();
+      reject(tooLarge(declared));
+    };
+    const ended = () => {
+      const id = oversizedResponseId({ head: head.toString('utf8'), tail: tail.toString('utf8') });
+      if (id === undefined) return reject(tooLarge(bytes));
+      const error = { code: ErrorCode.InvalidRequest, message: clientMessageTooLarge(bytes) };
+      resolve(JSON.stringify({ jsonrpc: '2.0', id, error }));
+    };
+    for (const chunk of seen) if (!refused) take(chunk);
+    if (refused) return;
+    req.on('data', take);
+    req.once('end', ended);
+    req.once('error', reject);
+  });
+}
+
+/** Whether a body's first KiB may be a JSON-RPC answer: its id first (then already read), or after its result. */
+function mayBeAnswer(head: string): boolean {
+  return ANSWER_HEAD.test(head) || oversizedResponseId({ head, tail: '' }) !== undefined;
+}
+
+/** The last EDGE_BYTES of what `tail` and `piece` hold together. */
+function keepTail(tail: Buffer, piece: Buffer): Buffer {
+  if (piece.length >= EDGE_BYTES) return Buffer.from(piece.subarray(piece.length - EDGE_BYTES));
+  const joined = Buffer.concat([tail, piece]);
+  return joined.length > EDGE_BYTES ? joined.subarray(joined.length - EDGE_BYTES) : joined;
 }
 
 /**
