@@ -46,6 +46,8 @@ const idReq = z.object({ id: ClientIdSchema });
 export const ChangeResultSchema = z.object({
   file: z.string(),
   changed: z.boolean(),
+  /** Every file changed, when the change wrote several (Cline keeps its servers in two); `file` is the first. */
+  files: z.array(z.string()).optional(),
   backup: z.string().optional(),
   restartRequired: z.boolean(),
   restartHint: z.string().optional(),
@@ -92,6 +94,8 @@ export const clientsApi = {
       file: z.string(),
       /** Absent when the file has no Spillway entry: there is nothing to remove. */
       entryText: z.string().optional(),
+      /** Warnings for the user, as the connect preview gives (Codex: the whole file is written anew, losing its comments). */
+      notes: z.array(z.string()).optional(),
       restartRequired: z.boolean(),
     }),
   },
@@ -113,6 +117,8 @@ export const clientsApi = {
     req: idReq,
     res: z.object({
       file: z.string(),
+      /** Every file given back, when the change wrote several (Cline); `file` is one of them. */
+      files: z.array(z.string()).optional(),
       /** The file did not exist before that change, so it was deleted. */
       deleted: z.boolean(),
       /** The file changed after Spillway's change (another program, the user): those changes were kept. */

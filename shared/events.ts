@@ -50,6 +50,11 @@ export const HubEventSchema = z.discriminatedUnion('type', [
     /** The name the client called (namespaced). */
     exposedName: z.string(),
     argumentsPreview: z.string().optional(),
+    /**
+     * Hidden parameters the client sent anyway: the preview shows the client's values, but the upstream got
+     * the policy's (never logged).
+     */
+    hiddenParamsReplaced: z.array(z.string()).optional(),
   }),
   z.object({
     ...base,
@@ -87,7 +92,9 @@ export const HubEventSchema = z.discriminatedUnion('type', [
      * The exact counts of a finished call, once the ledger made them (after the answer): the ones Savings and
      * the spilled original show. A read of a kept result (spillway__read_result, or resources/read of its
      * address) has no `call.finished`, since the hub answers it itself: this event alone tells of it
-     * (`readBack`), once the ledger holds it, with nothing produced and what was read back delivered.
+     * (`readBack`), once the ledger holds it, with nothing produced and what was read back delivered. So
+     * does an answer spillway__dispatch makes itself (`dispatchAnswer`). A `tools/list` record, which lands
+     * after the list went out, is told the same way (`listed`).
      */
     type: z.literal('call.counted'),
     callId: z.string(),
@@ -100,6 +107,16 @@ export const HubEventSchema = z.discriminatedUnion('type', [
     tokensEstimated: z.boolean(),
     /** A read of a kept result: no `call.finished` came before, and the ledger holds one call more. */
     readBack: z.literal(true).optional(),
+    /**
+     * An answer of spillway__dispatch itself (list, search, describe, or why it cannot do what was asked):
+     * as for a read-back, no `call.finished` came before, and the ledger holds one call more.
+     */
+    dispatchAnswer: z.literal(true).optional(),
+    /**
+     * A `tools/list` record (no call; server "spillway", tool "tools/list"): tokensUpstream are the upstream
+     * schemas' tokens, tokensDelivered those of what the list exposed; the ledger holds one list more.
+     */
+    listed: z.literal(true).optional(),
   }),
   z.object({
     ...base,

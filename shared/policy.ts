@@ -272,6 +272,12 @@ export const PendingPinSchema = z.object({
   /** `+ path` added, `- path` removed, `~ path` changed (paths into inputSchema; `name` when it changed). */
   schemaDiff: z.array(z.string()),
   detectedAt: z.string(),
+  /**
+   * A value the tool's policy injects (hidden parameter, override) that the new definition does not take,
+   * by field (`tools.mail.send.hiddenParams.apiKey`), never with the value: once approved, calls are refused
+   * until the value is changed.
+   */
+  policyProblem: z.object({ field: z.string(), message: z.string() }).optional(),
 });
 export type PendingPin = z.infer<typeof PendingPinSchema>;
 

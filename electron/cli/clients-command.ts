@@ -122,6 +122,11 @@ async function confirm(question: string, yes: boolean): Promise<boolean> {
   return /^y(es)?$/i.test(answer.trim());
 }
 
+/** Every file a change wrote: `files` when it wrote several (Cline keeps its servers in two), else `file`. */
+function everyFile(r: { file: string; files?: string[] }): string {
+  return r.files && r.files.length > 1 ? r.files.join(', ') : r.file;
+}
+
 function unwrap<T>(r: ApiResult<unknown>): T {
   if (!r.ok) throw new Error(r.message);
   return r.value as T;
@@ -197,12 +202,17 @@ export async function clientsCommand(args: string[]): Promise<number> {
                 `To get them back in its file, use \`spillway clients restore ${id}\` rather than disconnect: each run undoes Spillway's latest change (after a disconnect, run it twice).`,
             );
           }
+          // Warnings as Connect gives them (Codex: a servers table written inline means the whole file is written anew).
+          const p = unwrap<{ notes?: string[] }>(await call('clients.previewDisconnect', { id }));
+          for (const n of p.notes ?? []) console.log(`- ${n}`);
           if (!(await confirm(`Remove Spillway's entry from ${id}'s config?`, yes))) return 1;
         }
-        const r = unwrap<{ file: string; changed: boolean; backup?: string; restartHint?: string }>(await call(`clients.${verb}`, { id }));
+        const r = unwrap<{ file: string; files?: string[]; changed: boolean; backup?: string; restartHint?: string }>(
+          await call(`clients.${verb}`, { id }),
+        );
         console.log(
           r.changed
-            ? `${verb === 'connect' ? 'Connected' : 'Disconnected'}: ${r.file}${r.backup ? ` (backup ${r.backup})` : ''}`
+            ? `${verb === 'connect' ? 'Connected' : 'Disconnected'}: ${everyFile(r)}${r.backup ? ` (backup ${r.backup})` : ''}`
             : `Nothing to change in ${r.file}.`,
         );
         if (r.restartHint) console.log(r.restartHint);
@@ -219,22 +229,26 @@ export async function clientsCommand(args: string[]): Promise<number> {
         }
         const what = `Import ${chosen.join(', ')} from ${id} into Spillway${values.replace ? ` and replace them in ${id}'s file by the one Spillway entry` : ''}?`;
         if (!(await confirm(what, yes))) return 1;
-        const r = unwrap<{ imported: string[]; skipped: string[]; change?: { file: string; restartHint?: string } }>(
+        const r = unwrap<{ imported: string[]; skipped: string[]; change?: { file: string; files?: string[]; restartHint?: string } }>(
           await call('clients.import', { id, names: chosen, replace: values.replace }),
         );
         console.log(`Imported: ${r.imported.join(', ') || 'none'}${r.skipped.length ? `; already there: ${r.skipped.join(', ')}` : ''}`);
-        if (r.change) console.log(`Updated ${r.change.file}.${r.change.restartHint ? ` ${r.change.restartHint}` : ''}`);
+        if (r.change) console.log(`Updated ${everyFile(r.change)}.${r.change.restartHint ? ` ${r.change.restartHint}` : ''}`);
         return 0;
       }
       case 'restore': {
         if (!(await confirm(`Undo Spillway's last change to ${id}'s config?`, yes))) return 1;
-        const r = unwrap<{ file: string; deleted: boolean; changedSinceWrite: boolean; restartHint: string }>(await call('clients.restore', { id }));
+        const r = unwrap<{ file: string; files?: string[]; deleted: boolean; changedSinceWrite: boolean; restartHint: string }>(
+          await call('clients.restore', { id }),
+        );
+        // `deleted` is about `file`; the other files of the same change were given back their bytes.
+        const others = (r.files ?? []).filter((f) => f !== r.file);
         console.log(
           r.deleted
-            ? `Removed ${r.file} (it did not exist before).`
+            ? `Removed ${r.file} (it did not exist before).${others.length ? ` Restored ${others.join(', ')}.` : ''}`
             : r.changedSinceWrite
-              ? `Undid Spillway's last change in ${r.file}; what changed in it since was kept.`
-              : `Restored ${r.file}.`,
+              ? `Undid Spillway's last change in ${everyFile(r)}; what changed in ${r.files && r.files.length > 1 ? 'them' : 'it'} since was kept.`
+              : `Restored ${everyFile(r)}.`,
         );
         console.log(r.restartHint);
         return 0;

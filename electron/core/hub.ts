@@ -20,7 +20,7 @@ import { notRunningTool } from './call/relay-errors.js';
 import { Relay } from './call/relay.js';
 import type { OwnResources, OwnTool } from './call/relay-contract.js';
 import { catalogDispatch, type DispatchContext } from './policy/catalog-dispatch.js';
-import type { Dispatch } from './policy/dispatch-tool.js';
+import { answersTold, DISPATCH_TOOL_NAME, type Dispatch } from './policy/dispatch-tool.js';
 import { PolicyRuntime } from './policy/policy-runtime.js';
 import { DownstreamSession, type SessionTransportKind } from './downstream/session.js';
 import { EventLog } from './log/event-log.js';
@@ -145,8 +145,7 @@ export class Hub {
       emit: (e) => this.emit(e),
     });
     this.dispatch = dispatch;
-    // A read of a kept result is counted in the ledger: it delivers tokens the spill had saved. The
-    // record is announced (`call.counted`, under the read tool's name) so Savings follows it.
+    // A read of a kept result delivers tokens the spill had saved: counted, and announced (`call.counted`).
     const readName = parts.spill.readTool.tool.name;
     const readBack = async (args: Record<string, unknown>, clientName: string | undefined): Promise<CallToolResult> => {
       const started = performance.now();
@@ -155,8 +154,9 @@ export class Hub {
       return result;
     };
     const readTool: OwnTool = { tool: parts.spill.readTool.tool, call: (args, ctx) => readBack(args, ctx.session.clientName) };
-    // Every own tool the relay answers; dispatch is callable even while nothing is behind it.
-    const ownTools: OwnTool[] = [readTool, ownTool];
+    // Every own tool the relay answers; dispatch is callable even while nothing is behind it, and what it answers itself is counted.
+    const dispatchTool = answersTold(ownTool, (a, ctx, ms) => this.#usage.recordDispatchAnswer(ctx.session.clientName, DISPATCH_TOOL_NAME, a, ms));
+    const ownTools: OwnTool[] = [readTool, dispatchTool];
     // A spilled result read whole as a resource is a read-back too: its text counts as delivered.
     const ownResources: OwnResources = {
       matches: (uri) => parts.spill.ownResources.matches(uri),

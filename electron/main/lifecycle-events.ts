@@ -1,40 +1,9 @@
 /**
- * What comes from outside the app during its life (Electron glue beside main.ts): the user asking for the
- * window again (a second instance, macOS 'activate'), and the OS ending the app (a signal, the end of a
- * Windows session). main.ts registers these before the hub starts, so none is lost during the start.
+ * What comes from outside the app during its life (Electron glue beside main.ts): the OS ending the app (a
+ * signal, the end of a Windows session). The user asking for the window again is window-requests.ts.
+ * main.ts registers these before the hub starts, so none is lost during the start.
  */
 import { app, BrowserWindow } from 'electron';
-import { HIDDEN_ARG } from './login-item.js';
-
-/**
- * Requests for the window. One that comes before there is a window (the hub still starts) is kept, and
- * the window opens once main.ts has built it.
- */
-export class WindowRequests {
-  #show: (() => void) | undefined;
-  #asked = false;
-
-  /** The user asked for the window: shown now, or once there is one. */
-  ask(): void {
-    if (this.#show) this.#show();
-    else this.#asked = true;
-  }
-
-  /**
-   * A second instance started. One started by the login item (`--hidden`: the Windows Run key, the XDG
-   * autostart entry) while Spillway already runs, e.g. started a moment earlier by an AI app's bridge,
-   * asked for no window; any other launch did.
-   */
-  secondInstance(argv: readonly string[]): void {
-    if (!argv.includes(HIDDEN_ARG)) this.ask();
-  }
-
-  /** The window exists from now on and is shown by `show`; true when someone asked for it before. */
-  attach(show: () => void): boolean {
-    this.#show = show;
-    return this.#asked;
-  }
-}
 
 /** The signals that end the app from outside: logout or shutdown (SIGTERM, SIGHUP), `kill`, Ctrl+C on `npm start` (SIGINT). */
 export const QUIT_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;

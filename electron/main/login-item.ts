@@ -5,7 +5,7 @@
  * the tray without opening its window (macOS reports `wasOpenedAtLogin` instead).
  */
 import { posix } from 'node:path';
-import { runningAppImage } from './shell-paths.js';
+import { runningAppImage } from '../core/files/app-image.js';
 
 export const HIDDEN_ARG = '--hidden';
 
@@ -24,7 +24,7 @@ export type LoginItemPlan =
 
 /**
  * The command to register: the AppImage's own path when running from one (its execPath is a temp mount),
- * by the rule the bridge entry follows (shell-paths.ts runningAppImage: an APPIMAGE inherited from an AI
+ * by the rule the bridge entry follows (app-image.ts runningAppImage: an APPIMAGE inherited from an AI
  * app packaged as an AppImage names that app, not this one).
  */
 export function launchCommand(facts: {

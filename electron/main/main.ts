@@ -15,7 +15,7 @@ import { resolvePaths, APP_NAME } from '../core/files/app-paths.js';
 import { AppStateStore, APP_STATE_FILE_NAME } from './app-state.js';
 import { bindControlIpc, bridgeArgument } from './ipc-binding.js';
 import { ALREADY_SERVED, markAppUp, startFailureDialog } from './app-start.js';
-import { onSessionEnd, quitOnSignals, WindowRequests } from './lifecycle-events.js';
+import { onSessionEnd, quitOnSignals } from './lifecycle-events.js';
 import { changeLoginItem, keepLoginItemInStep } from './login-item-apply.js';
 import { launchCommand, launchedHidden, loginItemPlan } from './login-item.js';
 import { hardenWebContents, MainWindow, restrictPermissions } from './main-window.js';
@@ -23,6 +23,7 @@ import { createQuitGate, refuseWhileQuitting } from './quit-gate.js';
 import { APP_ID, bridgeLaunch, desktopDataDir, rendererLocation, shellFiles } from './shell-paths.js';
 import { SystemTray } from './system-tray.js';
 import type { TrayState } from './tray-menu.js';
+import { WindowRequests } from './window-requests.js';
 
 const log = (message: string) => console.log(`[spillway] ${message}`);
 const platform = process.platform;

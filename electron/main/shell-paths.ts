@@ -7,6 +7,7 @@
  */
 import { join, posix, resolve, win32 } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { runningAppImage } from '../core/files/app-image.js';
 import { APP_NAME } from '../core/files/app-paths.js';
 import type { RendererLocation } from './navigation-guard.js';
 
@@ -93,16 +94,6 @@ export function bridgeLaunch(facts: {
     ? path.join(facts.resourcesPath, 'app.asar.unpacked', 'electron', 'cli', 'spillway.js')
     : path.join(facts.appRoot, 'electron', 'cli', 'spillway.js');
   return { command: facts.execPath, args: [script, 'bridge'], env };
-}
-
-/**
- * The AppImage file this executable runs from: the AppImage runtime sets APPIMAGE to it and APPDIR to its
- * mount. Only when the executable is inside that mount: a program started from another AppImage (an AI
- * app packaged so) inherits that one's variables. The bridge entry and the login item (login-item.ts)
- * both name this file.
- */
-export function runningAppImage(execPath: string, env: Readonly<Record<string, string | undefined>>): string | undefined {
-  return env.APPIMAGE && env.APPDIR && !posix.relative(env.APPDIR, execPath).startsWith('..') ? env.APPIMAGE : undefined;
 }
 
 /**

@@ -15,6 +15,7 @@ import type { AppHub } from '../../electron/core/app/app-hub.js';
 import { openSecretStore } from '../../electron/core/secrets/open-secret-store.js';
 import { BIN } from '../support/bridge-client.js';
 import { createTestAppHub, fixture, NODE } from '../support/hub-harness.js';
+import { stderrPrinted, upstreamReady } from '../support/hub-runs.js';
 
 const PAT = 'ghp_ImportedSecret0Value9xyz';
 let home: string;
@@ -59,9 +60,10 @@ it('import keeps the env value in the secret store, never in config.json; a hub 
 
   hub = await createTestAppHub(dataDir);
   await hub.hub.start();
-  const gh = () => hub!.hub.pool.get('gh');
-  await expect.poll(() => gh()?.status, { timeout: 20_000 }).toBe('ready');
-  expect(gh()!.stderrTail().join('\n')).toContain(`GITHUB_PAT=${PAT}`);
+  await upstreamReady(hub.hub, 'gh');
+  // The server prints its variables, then `ready` once it serves.
+  await stderrPrinted(hub.hub, 'gh', 'env-echo-server: ready');
+  expect(hub.hub.pool.get('gh')!.stderrTail().join('\n')).toContain(`GITHUB_PAT=${PAT}`);
 });
 
 it('list on a data folder that does not exist creates nothing there', async () => {

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { BIN, LISTENING, plainEnv } from '../support/bridge-client.js';
+import { BIN, LISTENING, plainEnv, toolListed } from '../support/bridge-client.js';
 import { fixture, NODE } from '../support/hub-harness.js';
 import { spawnUntil, type Started } from '../support/processes.js';
 
@@ -59,7 +59,7 @@ it('is refused before it opens a store, on the same port or another; the running
   const token = (await readFile(join(dir, 'token'), 'utf8')).trim();
   client = new Client({ name: 'test-client', version: '1' });
   await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
-  await expect.poll(async () => (await client!.listTools()).tools.some((t) => t.name === 'big__big'), { timeout: 20_000 }).toBe(true);
+  await toolListed(client, 'big__big');
   const result = await client.callTool({ name: 'big__big', arguments: { chars: 200_000 } });
   const handle = (result._meta as Record<string, string>)['spillway/handle'];
   const before = await spillTree();

@@ -34,7 +34,7 @@ it('gives a hub it starts after a loss the whole timeout, counted from the end o
   // The bridge learns of the loss after this: its bounds count from later.
   const lostAt = Date.now();
   await hub.close();
-  await expect.poll(() => b.log.join('\n')).toMatch(/lost the connection/);
+  await b.logged(/lost the connection/);
   b.send({ jsonrpc: '2.0', id: 2, method: 'ping' });
   const failed = await b.next(answerTo(2), 3000);
   const failedAt = Date.now();

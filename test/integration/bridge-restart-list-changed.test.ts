@@ -52,7 +52,7 @@ async function restart(path: string): Promise<Msg[]> {
   expect(changes(b.received)).toEqual([]);
 
   hubs.at(-1)!.connections[0].socket.destroy();
-  await expect.poll(() => b.log.join('\n')).toMatch(/lost the connection/);
+  await b.logged(/lost the connection/);
   b.send({ jsonrpc: '2.0', id: 3, method: 'tools/list' });
   expect((await b.next(answerTo(3))).result).toEqual({ turn: 1 });
   b.bridge.close(0);

@@ -15,11 +15,15 @@ const path = () => join(dir, 'hub.sock');
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'spillway-bridge-end-'));
+  // 'slow' is answered once a later request has been: its answer comes last.
+  let slow: (() => void) | undefined;
   hub = await scriptedSocketHub(path(), (m, c) => {
     if (m.id === undefined || m.method === 'never') return;
     const answer = () => c.write({ jsonrpc: '2.0', id: m.id, result: { echo: m.method } });
-    if (m.method === 'slow') setTimeout(answer, 300);
-    else answer();
+    if (m.method === 'slow') return void (slow = answer);
+    answer();
+    slow?.();
+    slow = undefined;
   });
 });
 
@@ -57,9 +61,11 @@ it('ends at its bound when an answer does not come, and says how many went unans
 });
 
 it('ends at once when nothing is unanswered', async () => {
-  const b = inProcessBridge({ socketPath: path() });
+  // A bridge that waited out its closing bound would end too, but say how many requests it left unanswered.
+  const b = inProcessBridge({ socketPath: path(), closingWaitMs: 1 });
   b.send({ jsonrpc: '2.0', id: 1, method: 'ping' });
   await b.next(answerTo(1));
   b.input.end();
   expect(await b.done).toBe(0);
+  expect(b.log.filter((l) => l.includes('unanswered'))).toEqual([]);
 });

@@ -7,36 +7,25 @@
  * Arguments right at the limit still go through.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js';
 import type { HubEvent } from '../../shared/events.js';
 import { MAX_ARGUMENT_DEPTH } from '../../electron/core/downstream/call-params.js';
-import { attachSocketEndpoint, socketPathFor, type SocketEndpoint } from '../../electron/core/downstream/socket-endpoint.js';
-import { hubProof } from '../../electron/core/files/hub-identity.js';
-import { fixture, nodeServer, startTestHub, type TestHub } from '../support/hub-harness.js';
-import { RawHttpSession } from '../support/raw-http-session.js';
-import { RawSocketSession } from '../support/raw-socket-session.js';
+import { openHubEntrances, type HubEntrances } from '../support/hub-entrances.js';
+import type { TestHub } from '../support/hub-harness.js';
+import type { RawHttpSession } from '../support/raw-http-session.js';
+import type { RawSocketSession } from '../support/raw-socket-session.js';
 
+let entrances: HubEntrances;
 let hub: TestHub;
-let endpoint: SocketEndpoint;
 let socket: RawSocketSession;
 let http: RawHttpSession;
 
 beforeAll(async () => {
-  hub = await startTestHub({ version: 1, servers: { fx: { type: 'stdio', ...nodeServer(fixture('fixture-server.mjs')) } } });
-  endpoint = await attachSocketEndpoint(hub.hub, {
-    path: socketPathFor({ dataDir: hub.dir, platform: process.platform }),
-    platform: process.platform,
-    proveIdentity: (nonce) => hubProof('depth-test-hub', nonce, 'socket'),
-  });
-  await hub.waitForStatus('fx', 'ready');
-  socket = await RawSocketSession.open(endpoint.path, hub.token, 'deep-socket');
-  http = await RawHttpSession.open(hub.url, hub.token, 'deep-http');
+  entrances = await openHubEntrances('deep');
+  ({ hub, socket, http } = entrances);
 });
 
 afterAll(async () => {
-  socket?.close();
-  await endpoint?.close();
-  await hub?.stop();
+  await entrances?.close();
 });
 
 /** `{"x":[[…]]}` as JSON text: arguments `levels` deep, the arguments object being the first level. */
@@ -48,29 +37,6 @@ function deepArguments(levels: number): string {
 function callLine(id: string, args: string, meta = false): string {
   const extra = meta ? ',"_meta":{"progressToken":"p"}' : '';
   return `{"jsonrpc":"2.0","id":"${id}","method":"tools/call","params":{"name":"fx__noop","arguments":${args}${extra}}}`;
-}
-
-/** Posts raw JSON text on the HTTP session and reads the one JSON-RPC answer (as JSON or as an event). */
-async function postRaw(body: string): Promise<{ id?: unknown; result?: { isError?: boolean }; error?: { code: number; message: string } }> {
-  const res = await fetch(hub.url, {
-    method: 'POST',
-    headers: {
-      authorization: `Bearer ${hub.token}`,
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      'mcp-session-id': http.id,
-      'mcp-protocol-version': LATEST_PROTOCOL_VERSION,
-    },
-    body,
-  });
-  const text = await res.text();
-  const data = text.startsWith('{')
-    ? text
-    : text
-        .split('\n')
-        .findLast((line) => line.startsWith('data: '))!
-        .slice('data: '.length);
-  return JSON.parse(data) as never;
 }
 
 const NESTED_TOO_DEEP = /^Invalid params: the arguments are nested more than 1,000 levels deep .*and call again\.$/;
@@ -85,8 +51,8 @@ describe('arguments nested too deeply', () => {
         const answers = {
           socket: await (socket.send(callLine(`s${levels}`, args)), socket.answer(`s${levels}`)),
           socketSdk: await (socket.send(callLine(`m${levels}`, args, true)), socket.answer(`m${levels}`)),
-          httpLean: await postRaw(callLine(`h${levels}`, args)),
-          httpSdk: await postRaw(callLine(`k${levels}`, args, true)),
+          httpLean: await http.requestText(callLine(`h${levels}`, args)),
+          httpSdk: await http.requestText(callLine(`k${levels}`, args, true)),
         };
         for (const [path, answer] of Object.entries(answers)) {
           expect(answer.error?.code, `${path}, ${levels} levels`).toBe(-32602);
@@ -95,7 +61,7 @@ describe('arguments nested too deeply', () => {
       }
       // Each session goes on.
       expect((await socket.request({ id: 'after', method: 'tools/call', params: { name: 'fx__noop', arguments: {} } })).result).toBeDefined();
-      expect((await postRaw(callLine('after', '{}'))).result?.isError).toBeFalsy();
+      expect((await http.requestText(callLine('after', '{}'))).result?.isError).toBeFalsy();
     } finally {
       off();
     }
@@ -112,6 +78,6 @@ describe('arguments nested too deeply', () => {
     expect((await (socket.send(callLine('edge-s', args)), socket.answer('edge-s'))).result).toMatchObject({
       content: [{ type: 'text', text: 'ok' }],
     });
-    expect((await postRaw(callLine('edge-h', args))).result).toMatchObject({ content: [{ type: 'text', text: 'ok' }] });
+    expect((await http.requestText(callLine('edge-h', args))).result).toMatchObject({ content: [{ type: 'text', text: 'ok' }] });
   });
 });

@@ -6,13 +6,11 @@
  * path for plain calls, the SDK Server for the rest), with real SDK clients and raw HTTP posts.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { CallToolResultSchema, ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { HubEvent } from '../../shared/events.js';
 import type { SavingsUpdate } from '../../shared/ledger.js';
-import type { SessionTransportKind } from '../../electron/core/downstream/session.js';
 import { fixture, nodeServer, startTestHub, type TestHub } from '../support/hub-harness.js';
 import { RawHttpSession } from '../support/raw-http-session.js';
 
@@ -21,25 +19,16 @@ let http: Client;
 let bridge: Client;
 let stdio: Client;
 
-/** A client served over an in-process transport as a stdio or bridge session (the fast path covers both). */
-async function pipedClient(name: string, kind: SessionTransportKind): Promise<Client> {
-  const [clientSide, hubSide] = InMemoryTransport.createLinkedPair();
-  await hub.hub.connectSession(hubSide, kind);
-  const client = new Client({ name, version: '1.0.0' });
-  await client.connect(clientSide);
-  return client;
-}
-
 beforeAll(async () => {
   hub = await startTestHub({ version: 1, servers: { fx: { type: 'stdio', ...nodeServer(fixture('fixture-server.mjs')) } } });
   await hub.waitForStatus('fx', 'ready');
   http = await hub.connect(undefined, 'http-client');
-  bridge = await pipedClient('bridge-client', 'bridge');
-  stdio = await pipedClient('stdio-client', 'stdio');
+  // Served in-process as a bridge and a stdio session (the fast path covers both).
+  bridge = await hub.connectInProcess('bridge-client', 'bridge');
+  stdio = await hub.connectInProcess('stdio-client', 'stdio');
 });
 
 afterAll(async () => {
-  await Promise.all([bridge?.close(), stdio?.close()]);
   await hub?.stop();
 });
 

@@ -9,6 +9,7 @@ import { existsSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { within } from '../support/bounded-wait.js';
 import { NODE, fixture, startTestHub, type TestHub } from '../support/hub-harness.js';
 import { RawHttpSession } from '../support/raw-http-session.js';
 
@@ -17,13 +18,6 @@ afterEach(async () => {
   await hub?.stop();
   hub = undefined;
 });
-
-/** Resolves with `promise`, or fails the test with `what` after `ms`. */
-function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`${what}: not within ${ms} ms`)), ms)));
-  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
-}
 
 describe('a call cancelled while its server starts', () => {
   for (const progress of [false, true]) {

@@ -7,30 +7,22 @@
  * own (a plain call). A real hub over HTTP with raw HTTP sessions; idle time runs on a clock the test moves.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { fixture, nodeServer, startTestHub, type TestHub } from '../support/hub-harness.js';
+import { within } from '../support/bounded-wait.js';
+import type { TestHub } from '../support/hub-harness.js';
+import { startIdleClockHub, type IdleClockHub } from '../support/idle-clock-hub.js';
 import { RawHttpSession, sseMessages } from '../support/raw-http-session.js';
 
-const config = { version: 1, servers: { fx: { type: 'stdio', ...nodeServer(fixture('fixture-server.mjs')) } } };
-
+let clocked: IdleClockHub;
 let hub: TestHub;
-let time = 1_000_000;
 
 beforeAll(async () => {
-  // The sweep runs a few times per timeout: a short one keeps it frequent; the clock decides who is idle.
-  hub = await startTestHub(config, { httpSessions: { idleTimeoutMs: 100, now: () => time } });
-  await hub.waitForStatus('fx', 'ready');
+  clocked = await startIdleClockHub();
+  hub = clocked.hub;
 });
 
 afterAll(async () => {
   await hub?.stop();
 });
-
-/** Resolves with `promise`, or fails the test with `what` after `ms`. */
-function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`${what}: not within ${ms} ms`)), ms)));
-  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
-}
 
 /** Posts a batch of fx__hang (id 1) and `other` (id 2) in a new raw session; its messages once the hang runs upstream. */
 async function batchWithHang(client: string, progress: boolean, other: Record<string, unknown>) {
@@ -59,8 +51,9 @@ it('a batch with a cancelled request ends its response once the other is answere
   await cancelHang(session);
   const result = { role: 'assistant', model: 'm', content: { type: 'text', text: 'ok' } };
   await (await session.post({ jsonrpc: '2.0', id: (asked.value as { id: number }).id, result })).text();
+  // The stream stays open for the other request's answer.
   const answer = await within(messages.next(), 5000, 'the other request answered');
-  expect(answer.value).toMatchObject({ id: 2 });
+  expect(answer.value).toMatchObject({ id: 2, result: { content: [{ type: 'text', text: 'sampled: ok' }] } });
   // Nothing is left to answer on this response: it ends.
   const end = await within(messages.next(), 3000, 'the batch response ended');
   expect(end.done).toBe(true);
@@ -78,8 +71,6 @@ for (const progress of [true, false]) {
     await cancelHang(session);
     const end = await within(messages.next(), 3000, 'the batch response ended');
     expect(end.done).toBe(true);
-    const reaped = hub.waitFor((e) => e.type === 'session.reaped' && e.session === session.id, 'the session reaped');
-    time += 10_000;
-    expect(await within(reaped, 5000, 'the session reaped')).toMatchObject({ reason: 'idle' });
+    expect(await clocked.reap(session.id)).toMatchObject({ reason: 'idle' });
   });
 }

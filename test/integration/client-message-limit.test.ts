@@ -7,37 +7,25 @@
  * session goes on, and a big message under the limit still goes through.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { request } from 'node:http';
-import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js';
 import type { HubEvent } from '../../shared/events.js';
 import { CLIENT_MESSAGE_MAX_BYTES } from '../../shared/limits.js';
-import { attachSocketEndpoint, socketPathFor, type SocketEndpoint } from '../../electron/core/downstream/socket-endpoint.js';
-import { hubProof } from '../../electron/core/files/hub-identity.js';
-import { fixture, nodeServer, startTestHub, type TestHub } from '../support/hub-harness.js';
-import { RawHttpSession } from '../support/raw-http-session.js';
-import { RawSocketSession } from '../support/raw-socket-session.js';
+import { openHubEntrances, type HubEntrances } from '../support/hub-entrances.js';
+import type { TestHub } from '../support/hub-harness.js';
+import type { RawHttpSession } from '../support/raw-http-session.js';
+import type { RawSocketSession } from '../support/raw-socket-session.js';
 
+let entrances: HubEntrances;
 let hub: TestHub;
-let endpoint: SocketEndpoint;
 let socket: RawSocketSession;
 let http: RawHttpSession;
 
 beforeAll(async () => {
-  hub = await startTestHub({ version: 1, servers: { fx: { type: 'stdio', ...nodeServer(fixture('fixture-server.mjs')) } } });
-  endpoint = await attachSocketEndpoint(hub.hub, {
-    path: socketPathFor({ dataDir: hub.dir, platform: process.platform }),
-    platform: process.platform,
-    proveIdentity: (nonce) => hubProof('limit-test-hub', nonce, 'socket'),
-  });
-  await hub.waitForStatus('fx', 'ready');
-  socket = await RawSocketSession.open(endpoint.path, hub.token, 'big-socket');
-  http = await RawHttpSession.open(hub.url, hub.token, 'big-http');
+  entrances = await openHubEntrances('big');
+  ({ hub, socket, http } = entrances);
 });
 
 afterAll(async () => {
-  socket?.close();
-  await endpoint?.close();
-  await hub?.stop();
+  await entrances?.close();
 });
 
 const TOO_LARGE =
@@ -52,29 +40,6 @@ function callLine(id: string, text: string, idFirst: boolean): string {
   return idFirst
     ? `{"jsonrpc":"2.0","id":"${id}","method":"tools/call",${params}}`
     : `{"method":"tools/call",${params},"jsonrpc":"2.0","id":"${id}"}`;
-}
-
-/** A raw POST on the HTTP session: the status and the body the hub answered. */
-function post(body: string, chunked: boolean): Promise<{ status?: number; body: string }> {
-  const u = new URL(hub.url);
-  const headers: Record<string, string> = {
-    authorization: `Bearer ${hub.token}`,
-    'content-type': 'application/json',
-    accept: 'application/json, text/event-stream',
-    'mcp-session-id': http.id,
-    'mcp-protocol-version': LATEST_PROTOCOL_VERSION,
-    ...(chunked ? { 'transfer-encoding': 'chunked' } : { 'content-length': String(Buffer.byteLength(body)) }),
-  };
-  return new Promise((resolve, reject) => {
-    const req = request({ host: u.hostname, port: u.port, path: u.pathname, method: 'POST', headers }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (c: string) => (text += c));
-      res.on('end', () => resolve({ status: res.statusCode, body: text }));
-    });
-    req.on('error', reject);
-    req.end(body);
-  });
 }
 
 describe('a client message over the limit', () => {
@@ -102,7 +67,7 @@ describe('a client message over the limit', () => {
   it('is answered 413 over HTTP with the same sentence, by its length or as it arrives', async () => {
     const body = callLine('h', filler(CLIENT_MESSAGE_MAX_BYTES + 1024), true);
     for (const chunked of [false, true]) {
-      const got = await post(body, chunked);
+      const got = await http.postText(body, chunked);
       expect(got.status, `chunked: ${chunked}`).toBe(413);
       expect((JSON.parse(got.body) as { error: { message: string } }).error.message, `chunked: ${chunked}`).toMatch(TOO_LARGE);
     }
@@ -115,7 +80,7 @@ describe('a big client message under the limit', () => {
     const text = filler(9 * 1024 * 1024);
     socket.send(callLine('under', text, false));
     expect((await socket.answer('under')).result).toMatchObject({ content: [{ type: 'text', text: 'ok' }] });
-    const got = await post(callLine('under', text, true), false);
+    const got = await http.postText(callLine('under', text, true), false);
     expect(got.status).toBe(200);
     expect(got.body).toContain('"text":"ok"');
   }, 30_000);

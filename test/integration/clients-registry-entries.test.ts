@@ -112,7 +112,7 @@ describe("Cline's two files", () => {
 describe('a Codex file Spillway must rewrite as a whole', () => {
   it('the consent note says comments go and values may be written differently, as the rewrite does', async () => {
     const before =
-      '# mine\nt = 1.0\nhex = 0xff\nml = """\nline1\nline2"""\n[mcp_servers]\nspillway = { command = "/old/spillway", args = ["bridge"] }\n';
+      '# mine\nt = 1.0\nhex = 0xff\nml = """\nline1\nline2"""\nmcp_servers = { spillway = { command = "/old/spillway", args = ["bridge"] } }\n';
     const file = await put('codex', before);
     const preview = await registry.consent('codex', STDIO);
     const note = preview.notes.find((n) => n.includes('write the whole file anew'));

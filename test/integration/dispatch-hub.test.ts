@@ -10,8 +10,9 @@ import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { CallToolResultSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { hubEvent } from '../support/hub-runs.js';
 import { startMemoryHub, type MemoryHub } from '../support/memory-hub.js';
 
 const dirs: string[] = [];
@@ -70,9 +71,12 @@ describe('dispatch through the hub', () => {
     // read_result and dispatch count against the cap: one upstream tool is listed directly.
     const { hub, client, dispatch } = await open({ tools }, { settings: { policy: { maxDirectTools: 3 } } });
     expect(hub.catalog.tool('tools__gamma')?.state).toBe('dispatch');
+    let finished = 0;
+    const thirdFinished = hubEvent(hub, (e) => e.type === 'call.finished' && e.exposedName === 'tools__gamma' && ++finished === 3);
     for (let i = 0; i < 3; i++) expect(textOf(await dispatch({ action: 'call', name: 'tools__gamma' }))).toBe('gamma ran');
-    // Calls are counted once answered; any rebuild then applies the cap with the new counts.
-    await vi.waitFor(() => expect(hub.policy.usage.get('tools__gamma')).toBe(3));
+    // Calls are counted once answered, as their call.finished is told; any rebuild then applies the cap with the new counts.
+    await thirdFinished;
+    expect(hub.policy.usage.get('tools__gamma')).toBe(3);
     hub.refreshCatalog();
     expect(hub.catalog.tool('tools__gamma')?.state).toBe('direct');
     expect((await client.listTools()).tools.map((t) => t.name)).toContain('tools__gamma');
@@ -85,8 +89,11 @@ describe('dispatch through the hub', () => {
 
   it('a withheld tool is refused with what the user must do, by full or bare name, as a direct call is', async () => {
     const { hub, client, dispatch } = await open({ tools }, DISPATCH_ONLY);
+    const announced = hubEvent(hub, (e) => e.type === 'tool.withheld');
     expect(textOf(await dispatch({ action: 'call', name: 'tools__change' }))).toBe('changed');
-    await vi.waitFor(() => expect(hub.catalog.tool('tools__add')?.state).toBe('withheld'));
+    // Announced as the catalog is rebuilt with the change.
+    await announced;
+    expect(hub.catalog.tool('tools__add')?.state).toBe('withheld');
     const direct = await call(client, 'tools__add', { a: 1, b: 2 });
     expect(direct.isError).toBe(true);
     expect(textOf(direct)).toMatch(/^Tool "tools__add" is withheld: .*Ask the user to review and approve the change in Spillway/);

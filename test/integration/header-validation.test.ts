@@ -19,7 +19,7 @@ it.each([
   [{ 'X-Api-Key': 'k1\0' }, 'config.headers.X-Api-Key', 'NUL'],
   [{ 'X-Api-Key': 'ключ' }, 'config.headers.X-Api-Key', 'has "к" in its value'],
 ])('refuses headers %j at save and at Test, naming the header', async (headers, field, message) => {
-  const config = { type: 'http', url: hub.url, headers };
+  const config = { type: 'http', url: 'http://127.0.0.1:9/mcp', headers };
   const added = await hub.api('upstreams.add', { config });
   expect(added).toMatchObject({ ok: false, code: 'invalid', field });
   expect(added.message).toContain(message);

@@ -256,7 +256,8 @@ describe('UsageRecords: how a call is counted', () => {
   /** Counts characters, and says how often it was asked. */
   const counter = { calls: 0, countExactOffThread: async (text: string) => (counter.calls++, { tokens: text.length, estimated: false }) };
   const delivered = { content: [{ type: 'text', text: 'abc' }] };
-  const contentTokens = JSON.stringify(delivered.content).length;
+  // Counted on the text the model reads (ledger/counted-text.ts), not the JSON of the blocks.
+  const contentTokens = 'abc'.length;
 
   function counted(report: Partial<CountedCall['report']>): CountedCall {
     return {

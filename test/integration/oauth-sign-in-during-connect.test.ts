@@ -34,7 +34,8 @@ it('the page Sign in opened still signs in when a connection meets its 401 while
     if (name === OAUTH_SECRETS.verifier && !released) {
       released = true;
       letGo();
-      await new Promise((r) => setTimeout(r, 20));
+      // The verifier is written only once the connection's try has ended.
+      await background;
     }
     return set(id, name, value);
   };

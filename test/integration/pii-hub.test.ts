@@ -104,6 +104,21 @@ describe('PII masking through the endpoint', () => {
     expect(event.argumentsPreview).not.toContain(EMAIL);
   });
 
+  it('masks a card number sent as a JSON number, also nested, and gives the client the number back', async () => {
+    const number = Number(CARD.replaceAll(' ', ''));
+    const args = { other: number, note: { n: number, list: [number, 3] }, count: 3 };
+    const result = await call('rec__echo', args);
+    const upstreamSaw = (await recorded()).at(-1)!;
+    expect(JSON.stringify(upstreamSaw.arguments)).not.toContain(String(number));
+    expect(untagged(upstreamSaw.arguments)).toEqual({
+      other: '[CREDIT_CARD_1]',
+      note: { n: '[CREDIT_CARD_1]', list: ['[CREDIT_CARD_1]', 3] },
+      count: 3,
+    });
+    // The server echoed the placeholders as JSON text: the numbers are back in it.
+    expect(JSON.parse(textOf(result))).toEqual(args);
+  });
+
   it('masks personal data in argument keys and restores it in what the client reads', async () => {
     const args = { note: { [EMAIL]: 'vip', plain: `cc ${EMAIL}` } };
     const result = await call('rec__echo', args);

@@ -1,15 +1,20 @@
 /**
  * A read of a kept result is told as an event once the ledger holds it: the hub answers the read itself,
  * so no `call.finished` goes out, and Savings would otherwise go on showing what it saved before the read.
+ * What it delivered is counted on the text read, as the spill counted the same text (audit s17: it was
+ * counted on the JSON of its blocks, ~40% more, and a result read back whole showed a false loss).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { HubEvent } from '../../shared/events.js';
+import type { LedgerEntry } from '../../shared/ledger.js';
 import { fixture, nodeServer, startTestHub, type TestHub } from '../support/hub-harness.js';
 
 let hub: TestHub;
 let client: Client;
 let handle: string;
+/** The spill's record: what the upstream produced, counted on the kept text. */
+let spillRecord: Promise<Extract<LedgerEntry, { kind: 'call' }>>;
 
 type Counted = Extract<HubEvent, { type: 'call.counted' }>;
 
@@ -35,6 +40,13 @@ beforeAll(async () => {
   });
   await hub.waitForStatus('fx', 'ready');
   client = await hub.connect();
+  spillRecord = new Promise((resolve) => {
+    const off = hub.hub.ledger.subscribe(({ record }) => {
+      if (record.kind !== 'call' || record.action !== 'spill') return;
+      off();
+      resolve(record);
+    });
+  });
   const spilled = await client.callTool({ name: 'fx__big_json', arguments: { count: 2_000 } });
   handle = (spilled._meta as Record<string, string>)['spillway/handle'];
   expect(handle).toBeTruthy();
@@ -77,5 +89,16 @@ describe('a read of a kept result', () => {
     const { event, inLedger } = await told;
     expect(inLedger).toBe(before + 1);
     expect(event).toMatchObject({ server: 'spillway', tool: 'read_result', tokensUpstream: 0, readBack: true });
+  });
+
+  it('read whole (resources/read): delivers the tokens its spill counted, no more', async () => {
+    const told = nextReadBack();
+    const read = await client.readResource({ uri: `spillway://spill/${handle}` });
+    const { event } = await told;
+    const spill = await spillRecord;
+    expect(spill.tokensEstimated).toBe(false);
+    expect(event.tokensDelivered).toBe(spill.tokensUpstream);
+    // JSON text: the JSON of its block, with every quote escaped, has far more tokens.
+    expect((read.contents[0] as { text: string }).text).toContain('"items":[{"id":0');
   });
 });

@@ -6,7 +6,7 @@
  * in its place. Here the installed package is a small program in the data folder's packages folder that
  * serves the env-echo fixture.
  */
-import { afterAll, beforeAll, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -20,6 +20,23 @@ const GONE_MOUNT = '/tmp/.mount_SpillwGone123/spillway';
 let app: AppHub;
 let dir: string;
 const configFile = () => join(dir, 'data', 'config.json');
+
+type SavedServers = Record<string, { command: string }>;
+
+/** config.json's servers once `done` holds for them: read now, and again at each config change the hub announces. */
+function savedServersWhen(done: (servers: SavedServers) => boolean): Promise<SavedServers> {
+  return new Promise((resolve, reject) => {
+    const check = () =>
+      void readFile(configFile(), 'utf8').then((text) => {
+        const servers = (JSON.parse(text) as { servers: SavedServers }).servers;
+        if (!done(servers)) return;
+        off();
+        resolve(servers);
+      }, reject);
+    const off = app.hub.events.subscribe((e) => e.type === 'config.changed' && check());
+    check();
+  });
+}
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'spillway-runtime-command-'));
@@ -45,14 +62,7 @@ it('a server saved with the runtime’s name starts on the hub’s own executabl
 
 it('one saved with a gone AppImage mount starts, and is saved with the runtime’s name', async () => {
   await waitForStatus(app, 'from-appimage', 'ready');
-  const saved = await vi.waitFor(
-    async () => {
-      const servers = JSON.parse(await readFile(configFile(), 'utf8')).servers;
-      expect(servers['from-appimage'].command).toBe(OWN_RUNTIME_COMMAND);
-      return servers;
-    },
-    { timeout: 20_000 },
-  );
+  const saved = await savedServersWhen((servers) => servers['from-appimage'].command === OWN_RUNTIME_COMMAND);
   expect(JSON.stringify(saved)).not.toContain('/tmp/.mount_');
   expect(saved.saved.command).toBe(OWN_RUNTIME_COMMAND);
 });

@@ -16,6 +16,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startHeadless, type RunningHub } from '../../electron/core/app/headless.js';
+import { toolListed } from '../support/bridge-client.js';
 import { fixture, NODE, nodeServer, testPaths } from '../support/hub-harness.js';
 
 let dir: string;
@@ -82,7 +83,7 @@ describe('a second hub on a served data folder', () => {
   it('is refused before it opens a store: the first hub keeps its newest spilled result and spill/.raw', async () => {
     const first = await start();
     const client = await connect(first);
-    await expect.poll(async () => (await client.listTools()).tools.some((t) => t.name === 'big__big'), { timeout: 20_000 }).toBe(true);
+    await toolListed(client, 'big__big');
     const result = await client.callTool({ name: 'big__big', arguments: { chars: 200_000 } });
     const handle = (result._meta as Record<string, string>)['spillway/handle'];
     expect(handle).toMatch(/^[a-z2-7]{12,}$/);

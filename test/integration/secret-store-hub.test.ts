@@ -12,6 +12,7 @@ import { SECRET_REF } from '../../shared/config.js';
 import type { HubEvent } from '../../shared/events.js';
 import type { AppHub } from '../../electron/core/app/app-hub.js';
 import { createTestAppHub, fixture, NODE, nodeServer, testPaths } from '../support/hub-harness.js';
+import { stderrPrinted } from '../support/hub-runs.js';
 import { spawnUntil } from '../support/processes.js';
 
 const PAT = 'ghp_StoreSecret0Value9xyz';
@@ -72,7 +73,7 @@ describe('the secret store through a real hub', () => {
     expect(text).not.toContain(OPENAI);
     expect(JSON.parse(text).servers.gh.env).toEqual({ GITHUB_PAT: SECRET_REF, OPENAI_KEY: SECRET_REF, EMPTY: '' });
     await ready(app, id);
-    await expect.poll(() => childSaw(app, id)).toContain('env-echo-server: ready');
+    await stderrPrinted(app.hub, id, 'env-echo-server: ready');
     expect(childSaw(app, id)).toContain(`GITHUB_PAT=${PAT}`);
     expect(childSaw(app, id)).toContain(`OPENAI_KEY=${OPENAI}`);
     // The events mask the stored values like any other secret.
@@ -89,7 +90,7 @@ describe('the secret store through a real hub', () => {
 
     app = await start();
     await ready(app, id);
-    await expect.poll(() => childSaw(app, id)).toContain('env-echo-server: ready');
+    await stderrPrinted(app.hub, id, 'env-echo-server: ready');
     expect(childSaw(app, id)).toContain(`GITHUB_PAT=${PAT}`);
     expect(childSaw(app, id)).toContain('OPENAI_KEY=sk-proj-new-value-42');
 
@@ -116,7 +117,7 @@ describe('the secret store through a real hub', () => {
       '/home/alice/notes',
     ]);
     await ready(app, id);
-    await expect.poll(() => childSaw(app, id)).toContain('env-echo-server: ready');
+    await stderrPrinted(app.hub, id, 'env-echo-server: ready');
     for (const arg of ['--api-key', key, url, `--token=${PAT}`, '--verbose', '/home/alice/notes'])
       expect(childSaw(app, id)).toContain(`env-echo-server: arg ${arg}\n`.trimEnd());
   });
@@ -138,7 +139,8 @@ describe('the secret store through a real hub', () => {
     expect((await readdir(dir)).filter((f) => /^config\.json\..+\.bak$/.test(f))).toEqual([]);
     expect(await app.hub.secretStore.get('web', 'header:Authorization')).toBe('Bearer web-secret-123');
     await ready(app, 'gh');
-    await expect.poll(() => childSaw(app, 'gh')).toContain(`GITHUB_PAT=${PAT}`);
+    await stderrPrinted(app.hub, 'gh', 'env-echo-server: ready');
+    expect(childSaw(app, 'gh')).toContain(`GITHUB_PAT=${PAT}`);
     expect(app.hub.events.recent().some((e) => e.type === 'log' && /Moved the env and header values of gh, web/.test(e.message))).toBe(true);
   });
   it("keeps a key in a remote server's address in the store: config.json and the list show <secret>, the server gets the key", async () => {

@@ -9,10 +9,12 @@ import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { CallToolResultSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import type { HubEvent } from '../../shared/events.js';
 import { controlParts } from '../../electron/core/control/control-parts.js';
+import { toolListed } from '../support/bridge-client.js';
+import { catalogShows, hubEvent } from '../support/hub-runs.js';
 import { startMemoryHub, type MemoryHub } from '../support/memory-hub.js';
 
 const dirs: string[] = [];
@@ -64,8 +66,11 @@ const names = async (client: Client) => (await client.listTools()).tools.map((t)
 describe('tool pins through the hub', () => {
   it('withholds a known tool whose description changed, and says what changed and what to do', async () => {
     const { hub, client, withheld } = await open();
+    const announced = hubEvent(hub, (e) => e.type === 'tool.withheld');
     await call(client, 'srv__change');
-    await vi.waitFor(() => expect(hub.catalog.tool('srv__add')?.state).toBe('withheld'));
+    // Announced as the catalog is rebuilt with the change.
+    await announced;
+    expect(hub.catalog.tool('srv__add')?.state).toBe('withheld');
     expect(await names(client)).not.toContain('srv__add');
     expect(textOf(await call(client, 'srv__add', { a: 1, b: 2 }))).toBe(
       'Tool "srv__add" is withheld: server "srv" changed its definition (description or input schema) since Spillway first saw it. ' +
@@ -78,7 +83,7 @@ describe('tool pins through the hub', () => {
   it('lists a tool renamed upstream at once: under its new name it is a new tool', async () => {
     const { hub, client, withheld } = await open();
     await call(client, 'srv__rename');
-    await vi.waitFor(async () => expect(await names(client)).toContain('srv__add_v2'));
+    await toolListed(client, 'srv__add_v2');
     expect(await names(client)).not.toContain('srv__add');
     expect(textOf(await call(client, 'srv__add_v2', { a: 1, b: 2 }))).toBe('3');
     expect(hub.policy.pins.pending()).toEqual([]);
@@ -90,7 +95,7 @@ describe('tool pins through the hub', () => {
     const hidden = textOf(await call(client, 'srv__add', { a: 1, b: 2 }));
     expect(hidden).toMatch(/^Tool "srv__add" is turned off in Spillway/);
     await call(client, 'srv__change');
-    await vi.waitFor(() => expect(hub.catalog.tool('srv__add')?.upstream.description).toBe(RUG_PULL));
+    await catalogShows(hub, () => hub.catalog.tool('srv__add')?.upstream.description === RUG_PULL);
     expect(hub.catalog.tool('srv__add')?.state).toBe('hidden');
     expect(textOf(await call(client, 'srv__add', { a: 1, b: 2 }))).toBe(hidden);
     expect(hub.policy.pins.pending()).toEqual([]);

@@ -46,6 +46,15 @@ describe('plain wording', () => {
     );
   });
 
+  it('tells a dispatch answer and a tool list by what they are, not as a call that produced nothing', () => {
+    const time = new Date().toISOString();
+    const counted = { type: 'call.counted', seq: 3, level: 'info', time, callId: 'c', tokensEstimated: false } as const;
+    const answer = { ...counted, server: 'spillway', tool: 'dispatch', exposedName: 'spillway__dispatch', tokensUpstream: 0, tokensDelivered: 412 };
+    expect(summarize({ ...answer, dispatchAnswer: true })).toBe('spillway__dispatch: answered with 412 tokens');
+    const list = { ...counted, server: 'spillway', tool: 'tools/list', exposedName: 'tools/list', tokensUpstream: 6425, tokensDelivered: 1165 };
+    expect(summarize({ ...list, listed: true })).toBe('Tool list sent: 1,165 tokens of tool descriptions (your servers offer 6,425)');
+  });
+
   it('says "No servers yet" and "1 server ready" in the status line, never "0 of 0 servers" or "1 of 1 servers"', async () => {
     const fake = new FakeBackend();
     render(App, { backend: fake, flags: { getItem: () => '1', setItem: () => {} } });

@@ -93,3 +93,17 @@ describe('Quick edits of a tool policy', () => {
     expect(cache.checked).toBe(true);
   });
 });
+
+describe('What the hub says of a saved policy', () => {
+  it('shows a warning the hub gives for a field that does nothing as set (not only the preview advice)', async () => {
+    const fake = hubWithFiles();
+    const warning = 'pii: no type of personal data and no custom pattern is chosen, so nothing is masked: choose a type, or remove PII masking.';
+    const effective = fake.policies.effective.bind(fake.policies);
+    fake.policies.effective = (server, tool) => ({ ...effective(server, tool), warnings: [warning] });
+    const policies = new PoliciesState(fake);
+    stops = [policies.start()];
+    render(ToolPolicyEditor, { policies, server: 'files', tool: { name: 'files__read_file', original: 'read_file' } });
+    const editor = within(screen.getByRole('group', { name: 'Policy for read_file' }));
+    expect(await editor.findByText(warning)).toBeTruthy();
+  });
+});

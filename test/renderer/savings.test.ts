@@ -166,7 +166,12 @@ describe('Savings', () => {
     expect(timers).toHaveLength(0);
   });
 
-  it('a read-back recorded while another call is still being counted does not stand in for that call', async () => {
+  // A read-back and an answer dispatch makes itself (list, search, describe) have no call.finished: each
+  // owes its own call, and never stands in for the record of another call still being counted.
+  it.each([
+    { what: 'a read-back', tool: 'read_result', delivered: 3_200, flag: { readBack: true } as const },
+    { what: 'a dispatch answer', tool: 'dispatch', delivered: 400, flag: { dispatchAnswer: true } as const },
+  ])('$what recorded while another call is still being counted does not stand in for that call', async ({ tool, delivered, flag }) => {
     const fake = new FakeBackend();
     fake.ledger.call('files', 'read_file', 40_000, 1_000);
     // The timers the state waits on, run by the test; a cancelled one is gone.
@@ -183,7 +188,7 @@ describe('Savings', () => {
     const all = await screen.findByRole('region', { name: 'All time' });
     await waitFor(() => expect(within(all).getByText(/· 1 call\b/)).toBeTruthy());
 
-    // A call finished; its record is not in yet (its tokens are being counted) when a read-back lands.
+    // A call finished; its record is not in yet (its tokens are being counted) when the other record lands.
     fake.emit({
       type: 'call.finished',
       level: 'info',
@@ -198,18 +203,18 @@ describe('Savings', () => {
       bytesDelivered: 2_000,
     });
     await waitFor(() => expect(timers.size).toBe(1));
-    fake.ledger.call('spillway', 'read_result', 0, 3_200);
+    fake.ledger.call('spillway', tool, 0, delivered);
     fake.emit({
       type: 'call.counted',
       level: 'debug',
-      callId: 'read-1',
+      callId: `${tool}-1`,
       server: 'spillway',
-      tool: 'read_result',
-      exposedName: 'spillway__read_result',
+      tool,
+      exposedName: `spillway__${tool}`,
       tokensUpstream: 0,
-      tokensDelivered: 3_200,
+      tokensDelivered: delivered,
       tokensEstimated: false,
-      readBack: true,
+      ...flag,
     });
     await waitFor(() => expect(within(all).getByText(/· 2 calls/)).toBeTruthy());
     // The finished call is still owed: the report is asked for again, and then holds it.
@@ -220,6 +225,37 @@ describe('Savings', () => {
       fire();
     }
     await waitFor(() => expect(within(all).getByText(/· 3 calls/)).toBeTruthy());
+  });
+
+  it('follows a tools/list record as it lands (its call.counted, `listed`), owing no call', async () => {
+    const fake = new FakeBackend();
+    fake.ledger.call('files', 'read_file', 40_000, 1_000);
+    const timers: Array<() => void> = [];
+    const savings = new SavingsState(fake, { setTimeout: (fn) => timers.push(fn), clearTimeout: () => {} });
+    stop = savings.start();
+    render(SavingsView, { savings });
+    const today = await screen.findByRole('region', { name: 'Today' });
+    await waitFor(() => expect(within(today).getByText(/· 1 call\b/)).toBeTruthy());
+    expect(within(today).getByText(/Tool lists: 0 tokens saved over 0 lists sent/)).toBeTruthy();
+
+    // As the hub does it: the list is in the ledger when its event goes out, after the list was answered.
+    fake.ledger.list(12_000, 3_000);
+    fake.emit({
+      type: 'call.counted',
+      level: 'debug',
+      callId: 'list-1',
+      server: 'spillway',
+      tool: 'tools/list',
+      exposedName: 'tools/list',
+      tokensUpstream: 12_000,
+      tokensDelivered: 3_000,
+      tokensEstimated: false,
+      listed: true,
+    });
+    await waitFor(() => expect(within(today).getByText(/Tool lists: 9K tokens saved over 1 list sent/)).toBeTruthy());
+    expect(within(today).getByText(/· 1 call\b/)).toBeTruthy();
+    // No call was owed: nothing more is asked for.
+    expect(timers).toHaveLength(0);
   });
 
   it('tool lists that cost more than they saved say "added" on the cards, never "-4.4K tokens saved"', async () => {

@@ -171,6 +171,23 @@ describe('Tools & policies', () => {
     expect(fake.policies.pending).toEqual([]);
   });
 
+  it("says when the policy's hidden value no longer fits a held-back tool's new definition", async () => {
+    const problem =
+      'The hidden value of "limit" is text, and the new definition takes a whole number. Once you approve the change, calls of the tool are refused until you change or remove that value.';
+    await setup((f) =>
+      f.policies.withhold({
+        server: 'files',
+        tool: 'read_file',
+        oldDescription: 'Read a file',
+        newDescription: 'Read a file',
+        schemaDiff: ['~ properties.limit'],
+        policyProblem: { field: 'hiddenParams.limit', message: problem },
+      }),
+    );
+    const pin = await screen.findByRole('listitem', { name: 'files read_file changed' });
+    expect(within(pin).getByText(problem)).toBeTruthy();
+  });
+
   it('lists the tools once the hub is back, after a load that failed while it was down', async () => {
     const fake = new FakeBackend();
     fake.seedServer('files', { type: 'stdio', command: 'files', args: [], enabled: true, prefix: true } as never);

@@ -31,6 +31,8 @@ export interface HubConnection {
 
 export interface ScriptedHub {
   connections: HubConnection[];
+  /** Resolves with connection `index` (0 for the first) once a bridge has made it. */
+  connection(index: number): Promise<HubConnection>;
   close(): Promise<void>;
 }
 
@@ -43,8 +45,20 @@ export async function scriptedSocketHub(path: string, onMessage: (m: Msg, c: Hub
     scriptedHandshake(socket, { id: HUB_ID, onMessage: (raw) => onMessage(JSON.parse(raw.toString('utf8')) as Msg, c) });
   });
   await new Promise<void>((resolve) => server.listen(path, resolve));
+  const connection = (index: number) =>
+    new Promise<HubConnection>((resolve) => {
+      const check = () => {
+        if (index >= connections.length) return;
+        server.off('connection', check);
+        resolve(connections[index]);
+      };
+      // Listened to after the handler above: the connection is in the list when this hears of it.
+      server.on('connection', check);
+      check();
+    });
   return {
     connections,
+    connection,
     close: async () => {
       for (const c of connections) c.socket.destroy();
       await new Promise((resolve) => server.close(resolve));
@@ -58,6 +72,8 @@ export interface InProcessBridge {
   /** Resolves with the exit code. */
   done: Promise<number>;
   log: string[];
+  /** The first line the bridge logged that matches, waiting for each line it logs until one does. */
+  logged(pattern: RegExp): Promise<string>;
   /** Every message the client got, in order. */
   received: Msg[];
   send(m: Msg): void;
@@ -70,6 +86,7 @@ export function inProcessBridge(options: Partial<BridgeOptions> & { socketPath: 
   const input = new PassThrough();
   const output = new PassThrough();
   const log: string[] = [];
+  const logWaiters: (() => void)[] = [];
   const received: Msg[] = [];
   const waiters: (() => void)[] = [];
   const framer = new LineFramer({
@@ -82,7 +99,10 @@ export function inProcessBridge(options: Partial<BridgeOptions> & { socketPath: 
   const bridge = new Bridge({
     input,
     output,
-    log: (l) => log.push(l),
+    log: (l) => {
+      log.push(l);
+      for (const wake of [...logWaiters]) wake();
+    },
     token: async () => 'token',
     hubId: async () => HUB_ID,
     timeoutMs: 5000,
@@ -105,7 +125,18 @@ export function inProcessBridge(options: Partial<BridgeOptions> & { socketPath: 
       waiters.push(check);
       check();
     });
-  return { input, bridge, done, log, received, send: (m) => input.write(`${JSON.stringify(m)}\n`), next };
+  const logged = (pattern: RegExp) =>
+    new Promise<string>((resolve) => {
+      const check = () => {
+        const found = log.find((l) => pattern.test(l));
+        if (found === undefined) return;
+        logWaiters.splice(logWaiters.indexOf(check), 1);
+        resolve(found);
+      };
+      logWaiters.push(check);
+      check();
+    });
+  return { input, bridge, done, log, logged, received, send: (m) => input.write(`${JSON.stringify(m)}\n`), next };
 }
 
 /** The answer to request `id`. */

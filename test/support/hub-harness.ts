@@ -10,6 +10,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client, type ClientOptions } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import type { SessionTransportKind } from '../../electron/core/downstream/session.js';
 import type { HubEvent } from '../../shared/events.js';
 import { resolvePaths } from '../../electron/core/files/app-paths.js';
 import { createAppHub, type AppHub, type AppHubOptions } from '../../electron/core/app/app-hub.js';
@@ -26,6 +28,11 @@ export interface TestHub extends AppHub {
   url: string;
   token: string;
   connect(options?: ClientOptions, name?: string): Promise<Client>;
+  /**
+   * A client served in-process over the SDK's linked pair, as a stdio (or bridge) session is: the hub's
+   * messages to it arrive in the order it sent them, on one channel.
+   */
+  connectInProcess(name?: string, kind?: SessionTransportKind): Promise<Client>;
   waitFor(predicate: (e: HubEvent) => boolean, what?: string): Promise<HubEvent>;
   waitForStatus(server: string, status: string): Promise<void>;
   api<T = unknown>(method: string, body?: unknown): Promise<{ ok: boolean; value?: T; code?: string; message?: string; field?: string }>;
@@ -103,6 +110,13 @@ export async function startTestHub(
         requestInit: { headers: { authorization: `Bearer ${hub.token}` } },
       });
       await client.connect(transport);
+      clients.push(client);
+      return client;
+    },
+    async connectInProcess(name = 'test-client', kind = 'stdio') {
+      const [clientSide, hubSide] = InMemoryTransport.createLinkedPair();
+      const client = new Client({ name, version: '1.0.0' });
+      await Promise.all([hub.connectSession(hubSide, kind), client.connect(clientSide)]);
       clients.push(client);
       return client;
     },

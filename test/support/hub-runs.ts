@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { vi } from 'vitest';
 import type { HubEvent } from '../../shared/events.js';
 import { Hub, type HubOptions } from '../../electron/core/hub.js';
 import { testPaths } from './hub-harness.js';
@@ -72,3 +73,33 @@ export const upstreamStatus = (hub: Hub, server: string, state: string) =>
 export const upstreamReady = async (hub: Hub, server: string): Promise<void> => {
   if (hub.pool.get(server)?.status !== 'ready') await upstreamStatus(hub, server, 'ready');
 };
+
+/**
+ * Resolves once `server`'s process has printed `text` on stderr: its own stderr tail (unmasked, unlike the
+ * events) is looked at again at each stderr line the hub hears from it.
+ */
+export const stderrPrinted = (hub: Hub, server: string, text: string): Promise<void> => {
+  const printed = () => hub.pool.get(server)?.stderrTail().join('\n').includes(text) === true;
+  if (printed()) return Promise.resolve();
+  return hubEvent(hub, (e) => e.type === 'upstream.stderr' && e.server === server && printed()).then(() => undefined);
+};
+
+/**
+ * Resolves once the catalog shows what `holds` looks for: at once, or after the rebuild that makes it so.
+ * A rebuild that changes nothing clients see (a hidden tool's new definition) comes with no event, so
+ * this hears of each rebuild from the catalog itself.
+ */
+export function catalogShows(hub: Hub, holds: () => boolean): Promise<void> {
+  if (holds()) return Promise.resolve();
+  return new Promise((resolve) => {
+    const rebuild = hub.catalog.rebuild.bind(hub.catalog);
+    const spy = vi.spyOn(hub.catalog, 'rebuild').mockImplementation((sources, options) => {
+      const changed = rebuild(sources, options);
+      if (holds()) {
+        spy.mockRestore();
+        resolve();
+      }
+      return changed;
+    });
+  });
+}

@@ -2,7 +2,9 @@
  * One MCP session spoken in raw HTTP (fetch), so what is on the wire is what a test checks: no GET stream
  * is opened, nothing is validated on the client's side, and the session is left open unless deleted.
  */
+import { request } from 'node:http';
 import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js';
+import type { HubLine } from './raw-socket-session.js';
 
 export class RawHttpSession {
   private constructor(
@@ -49,6 +51,45 @@ export class RawHttpSession {
       headers: { ...headers(this.token), 'mcp-session-id': this.id, 'mcp-protocol-version': LATEST_PROTOCOL_VERSION },
     });
     await res.text();
+  }
+
+  /**
+   * Posts `body` as the text it is (a test writes exact bytes: too long or too deep for JSON.stringify),
+   * with a Content-Length or chunked: the status and the body the hub answered. A 413 may come, and the
+   * connection close, before the whole body is sent: a failed send after the answer began is not an error.
+   */
+  postText(body: string, chunked = false): Promise<{ status?: number; body: string }> {
+    const u = new URL(this.url);
+    const length = chunked ? { 'transfer-encoding': 'chunked' } : { 'content-length': String(Buffer.byteLength(body)) };
+    const sent = { ...headers(this.token), 'mcp-session-id': this.id, 'mcp-protocol-version': LATEST_PROTOCOL_VERSION, ...length };
+    return new Promise((resolve, reject) => {
+      let answered = false;
+      const req = request({ host: u.hostname, port: u.port, path: u.pathname, method: 'POST', headers: sent }, (res) => {
+        answered = true;
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => (text += c));
+        res.on('end', () => resolve({ status: res.statusCode, body: text }));
+        // A hub that closes the connection after its answer (a 413) may end the response without 'end'.
+        res.on('close', () => resolve({ status: res.statusCode, body: text }));
+      });
+      req.on('error', (error) => {
+        if (!answered) reject(error);
+      });
+      req.end(body);
+    });
+  }
+
+  /** Posts one request written as JSON text and reads its one answer, sent as JSON or as the last event of an SSE stream. */
+  async requestText(body: string): Promise<HubLine> {
+    const { body: text } = await this.postText(body);
+    const data = text.startsWith('{')
+      ? text
+      : text
+          .split('\n')
+          .findLast((line) => line.startsWith('data: '))!
+          .slice('data: '.length);
+    return JSON.parse(data) as HubLine;
   }
 
   /** Posts one request and reads its answer, sent as JSON or as the last message of an SSE stream. */

@@ -9,6 +9,8 @@ import { newNonce } from '../../electron/core/files/hub-identity.js';
 /** A message the hub sent: read by path in the assertions. */
 export interface HubLine {
   id?: unknown;
+  /** Set on a request or notification the hub sends (a server's sampling/createMessage it relays). */
+  method?: string;
   result?: Record<string, unknown>;
   error?: { code: number; message: string };
 }
@@ -22,8 +24,11 @@ export class RawSocketSession {
     this.#socket = socket;
   }
 
-  /** Connects to `path`, gives `token` (the hub's proof is not checked), and initializes as `client`. */
-  static async open(path: string, token: string, client = 'raw-socket'): Promise<RawSocketSession> {
+  /**
+   * Connects to `path`, gives `token` (the hub's proof is not checked), and initializes as `client`,
+   * declaring `capabilities`.
+   */
+  static async open(path: string, token: string, client = 'raw-socket', capabilities: Record<string, unknown> = {}): Promise<RawSocketSession> {
     const socket = createConnection(path);
     socket.on('error', () => undefined);
     const session = new RawSocketSession(socket);
@@ -41,11 +46,11 @@ export class RawSocketSession {
       for (const wake of session.#waiters.splice(0)) wake();
     });
     socket.write(`${JSON.stringify({ nonce: newNonce(), client })}\n`);
-    await session.#next((line) => 'hub' in line);
+    await session.next((line) => 'hub' in line);
     socket.write(`${JSON.stringify({ token })}\n`);
-    const ok = await session.#next((line) => 'ok' in line);
+    const ok = await session.next((line) => 'ok' in line);
     if ((ok as { ok?: unknown }).ok !== true) throw new Error(`the hub refused the token: ${JSON.stringify(ok)}`);
-    const params = { protocolVersion: LATEST_PROTOCOL_VERSION, capabilities: {}, clientInfo: { name: client, version: '1' } };
+    const params = { protocolVersion: LATEST_PROTOCOL_VERSION, capabilities, clientInfo: { name: client, version: '1' } };
     await session.request({ id: 'init', method: 'initialize', params });
     session.send(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }));
     return session;
@@ -58,7 +63,7 @@ export class RawSocketSession {
 
   /** The hub's answer to request `id`. */
   answer(id: string | number): Promise<HubLine> {
-    return this.#next((line) => line.id === id && ('result' in line || 'error' in line));
+    return this.next((line) => line.id === id && ('result' in line || 'error' in line));
   }
 
   /** Sends a request made of plain JSON and waits for its answer. */
@@ -71,7 +76,8 @@ export class RawSocketSession {
     this.#socket.destroy();
   }
 
-  async #next(match: (line: HubLine) => boolean): Promise<HubLine> {
+  /** The first message from the hub not taken yet that matches (waiting for each one it sends until one does); taken. */
+  async next(match: (line: HubLine) => boolean): Promise<HubLine> {
     for (;;) {
       const at = this.#lines.findIndex(match);
       if (at !== -1) return this.#lines.splice(at, 1)[0];

@@ -16,16 +16,18 @@ export interface ShellFolders {
   /** Not made: the shell's first start makes it. */
   dataDir: string;
   configFile: string;
-  /** Quits the app unless it has exited, puts process.env back as it was before, and removes the temp folder. */
+  /** Quits the app unless it has exited, puts process.env and process.argv back as they were before, and removes the temp folder. */
   end(electron: ElectronDouble | undefined): Promise<void>;
 }
 
 /**
  * A new temp folder `spillway-shell-<name>-…` with `home` made in it, `config.json` holding `config`, and
  * the data folder at `dataDir` inside it (default `data`); the shell is pointed at them (pointShellAt).
+ * `argv` is added to process.argv (the shell's own command line, e.g. `--hidden`) until `end`.
  */
-export async function shellFolders(name: string, config: unknown, options: { dataDir?: string } = {}): Promise<ShellFolders> {
+export async function shellFolders(name: string, config: unknown, options: { dataDir?: string; argv?: string[] } = {}): Promise<ShellFolders> {
   const savedEnv = { ...process.env };
+  const savedArgv = [...process.argv];
   const tmp = await mkdtemp(join(tmpdir(), `spillway-shell-${name}-`));
   const home = join(tmp, 'home');
   await mkdir(home);
@@ -33,6 +35,7 @@ export async function shellFolders(name: string, config: unknown, options: { dat
   await writeFile(configFile, JSON.stringify(config));
   const dataDir = join(tmp, options.dataDir ?? 'data');
   pointShellAt({ dataDir, configFile, home });
+  process.argv.push(...(options.argv ?? []));
   return {
     tmp,
     home,
@@ -41,6 +44,7 @@ export async function shellFolders(name: string, config: unknown, options: { dat
     async end(electron) {
       await quitApp(electron);
       restoreEnv(savedEnv);
+      process.argv.splice(0, process.argv.length, ...savedArgv);
       await rm(tmp, { recursive: true, force: true });
     },
   };

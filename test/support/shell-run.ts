@@ -4,8 +4,10 @@
  */
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { until, type ElectronDouble } from './electron-double.js';
+import { IPC_CHANNELS } from '../../electron/main/ipc-binding.js';
+import { installElectronDouble, until, type DoubleBrowserWindow, type DoubleTray, type ElectronDouble } from './electron-double.js';
 import { ROOT } from './hub-harness.js';
+import type { ShellFolders } from './shell-folders.js';
 
 /** The shell's entry point, as package.json "main" names it. */
 export const MAIN = join(ROOT, 'dist/electron/main/main.js');
@@ -31,6 +33,25 @@ export async function loadMain(): Promise<void> {
   await import(pathToFileURL(MAIN).href);
 }
 
+/**
+ * Installs the electron double for the shell of `folders` (HOME is their home; appData, unless given, and
+ * temp their temp folder; a dialog answers with button `messageBoxResponse`) and loads the main process.
+ * 'ready' is the test's to emit.
+ */
+export async function loadShell(
+  folders: Pick<ShellFolders, 'home' | 'tmp'>,
+  options: { appData?: string; messageBoxResponse?: number } = {},
+): Promise<ElectronDouble> {
+  const { appData = folders.tmp, messageBoxResponse } = options;
+  const electron = installElectronDouble({
+    paths: { home: folders.home, appData, temp: folders.tmp },
+    appPath: ROOT,
+    ...(messageBoxResponse === undefined ? {} : { messageBoxResponse }),
+  });
+  await loadMain();
+  return electron;
+}
+
 /** Quits the app unless it has exited already, and waits until it has. */
 export async function quitApp(electron: ElectronDouble | undefined): Promise<void> {
   if (electron && electron.app.exitCode === undefined) {
@@ -38,3 +59,17 @@ export async function quitApp(electron: ElectronDouble | undefined): Promise<voi
     await until(() => electron.app.exitCode !== undefined, 'the app to quit');
   }
 }
+
+/** The newest tray the shell made; throws when it has made none. */
+export function newestTray(electron: ElectronDouble): DoubleTray {
+  const tray = electron.Tray.all.at(-1);
+  if (!tray) throw new Error('no tray');
+  return tray;
+}
+
+/** The labels of the newest tray's menu, in order (none before it has a menu). */
+export const trayLabels = (electron: ElectronDouble): string[] => newestTray(electron).menu?.labels() ?? [];
+
+/** A control API call as the window's page makes it over IPC, from its main frame. */
+export const callFromPage = (electron: ElectronDouble, win: DoubleBrowserWindow, method: string, req: unknown = {}) =>
+  electron.ipcMain.invokeFrom(win.webContents, { url: win.contents.getURL(), parent: null }, IPC_CHANNELS.call, { method, req });

@@ -5,9 +5,9 @@
  * mount and knows it is an AppImage. Every way passes `--hidden`: the app starts in the tray, as no one
  * asked for its window. Fake executables record what they were started with.
  */
-import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, watch, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { appLaunch, hubLauncher } from '../../electron/cli/bridge/launcher.js';
 import { bridgeLaunch } from '../../electron/main/shell-paths.js';
@@ -15,18 +15,29 @@ import { bridgeLaunch } from '../../electron/main/shell-paths.js';
 const dir = mkdtempSync(join(tmpdir(), 'spillway-applaunch-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-/** An executable that writes its argument count, arguments and some of its environment to `<name>.txt`. */
+/**
+ * An executable that writes its argument count, arguments and some of its environment to `<name>.txt`
+ * (whole, by a rename); `seen` resolves with them once the file is there.
+ */
 function recorder(name: string): { path: string; seen: () => Promise<string> } {
   const path = join(dir, name);
   const file = `${path}.txt`;
-  writeFileSync(path, `#!/bin/sh\necho "argc=$# $* run-as-node=$ELECTRON_RUN_AS_NODE appdir=$APPDIR" > ${JSON.stringify(file)}\n`);
+  const line = 'echo "argc=$# $* run-as-node=$ELECTRON_RUN_AS_NODE appdir=$APPDIR"';
+  writeFileSync(path, `#!/bin/sh\n${line} > ${JSON.stringify(`${file}.part`)} && mv ${JSON.stringify(`${file}.part`)} ${JSON.stringify(file)}\n`);
   chmodSync(path, 0o755);
   return {
     path,
-    seen: async () => {
-      for (let i = 0; i < 100 && !existsSync(file); i++) await new Promise((r) => setTimeout(r, 20));
-      return readFileSync(file, 'utf8').trim();
-    },
+    seen: () =>
+      new Promise((resolve) => {
+        const check = () => {
+          if (!existsSync(file)) return;
+          watcher.close();
+          resolve(readFileSync(file, 'utf8').trim());
+        };
+        const watcher = watch(dir, (_event, changed) => changed === basename(file) && check());
+        // It may have been written before the watch began.
+        check();
+      }),
   };
 }
 

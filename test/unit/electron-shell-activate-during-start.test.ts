@@ -5,33 +5,25 @@
  * the electron double.
  */
 import { afterAll, beforeAll, expect, it, vi } from 'vitest';
-import { DoubleEvent, installElectronDouble, until, type ElectronDouble } from '../support/electron-double.js';
-import { ROOT } from '../support/hub-harness.js';
+import { DoubleEvent, until, type ElectronDouble } from '../support/electron-double.js';
 import { shellFolders, type ShellFolders } from '../support/shell-folders.js';
-import { loadMain, quitApp } from '../support/shell-run.js';
+import { loadShell } from '../support/shell-run.js';
 
 vi.mock('electron', async () => (await import('../support/electron-double.js')).installedElectron());
 
-const savedArgv = [...process.argv];
 let folders: ShellFolders | undefined;
 let electron: ElectronDouble;
 
 beforeAll(async () => {
-  folders = await shellFolders('activate', { version: 1, settings: { port: 0 }, servers: {} });
-  process.argv.push('--hidden'); // a login launch (on macOS: wasOpenedAtLogin)
-  electron = installElectronDouble({ paths: { home: folders.home, appData: folders.tmp, temp: folders.tmp }, appPath: ROOT });
-  await loadMain();
+  // A login launch (on macOS: wasOpenedAtLogin).
+  folders = await shellFolders('activate', { version: 1, settings: { port: 0 }, servers: {} }, { argv: ['--hidden'] });
+  electron = await loadShell(folders);
 });
-afterAll(async () => {
-  await quitApp(electron);
-  process.argv.splice(0, process.argv.length, ...savedArgv);
-  await folders?.end(electron);
-});
+afterAll(() => folders?.end(electron));
 
 it("the user reopens the app (macOS 'activate') while the hub still starts: the window opens once it can", async () => {
   electron.app.emitReady();
   electron.app.emit('activate', new DoubleEvent(), false); // hasVisibleWindows: false
-  await until(() => electron.Tray.all[0], 'the tray');
-  await new Promise((r) => setTimeout(r, 300));
-  expect(electron.BrowserWindow.getAllWindows().filter((w) => w.visible)).toHaveLength(1);
+  await until(() => electron.BrowserWindow.getAllWindows().find((w) => w.visible), 'the window');
+  expect(electron.BrowserWindow.getAllWindows()).toHaveLength(1);
 });

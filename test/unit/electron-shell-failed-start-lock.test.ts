@@ -7,10 +7,9 @@ import { stat } from 'node:fs/promises';
 import { createServer, type AddressInfo, type Server } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it, vi } from 'vitest';
-import { callsTo, installElectronDouble, until, type ElectronDouble } from '../support/electron-double.js';
-import { ROOT } from '../support/hub-harness.js';
+import { callsTo, until, type ElectronDouble } from '../support/electron-double.js';
 import { fixtureServerConfig, shellFolders, type ShellFolders } from '../support/shell-folders.js';
-import { loadMain, quitApp } from '../support/shell-run.js';
+import { loadShell, quitApp } from '../support/shell-run.js';
 
 vi.mock('electron', async () => (await import('../support/electron-double.js')).installedElectron());
 
@@ -23,8 +22,7 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
   shell = await shellFolders('failed-lock', fixtureServerConfig((blocker.address() as AddressInfo).port));
   // The dialog's first button: "Show the config file", and the app stays open.
-  electron = installElectronDouble({ paths: { home: shell.home, appData: shell.tmp, temp: shell.tmp }, appPath: ROOT, messageBoxResponse: 0 });
-  await loadMain();
+  electron = await loadShell(shell, { messageBoxResponse: 0 });
 });
 
 afterAll(async () => {

@@ -6,10 +6,9 @@
 import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it, vi } from 'vitest';
-import { installElectronDouble, until, type ElectronDouble } from '../support/electron-double.js';
-import { ROOT } from '../support/hub-harness.js';
+import { until, type ElectronDouble } from '../support/electron-double.js';
 import { fixtureServerConfig, shellFolders, type ShellFolders } from '../support/shell-folders.js';
-import { loadMain, quitApp } from '../support/shell-run.js';
+import { loadShell } from '../support/shell-run.js';
 
 vi.mock('electron', async () => (await import('../support/electron-double.js')).installedElectron());
 
@@ -18,14 +17,10 @@ let electron: ElectronDouble;
 
 beforeAll(async () => {
   shell = await shellFolders('lock', fixtureServerConfig(0));
-  electron = installElectronDouble({ paths: { home: shell.home, appData: shell.tmp, temp: shell.tmp }, appPath: ROOT });
-  await loadMain();
+  electron = await loadShell(shell);
 });
 
-afterAll(async () => {
-  await quitApp(electron);
-  await shell?.end(electron);
-});
+afterAll(() => shell?.end(electron));
 
 it('holds hub.lock while the hub runs, and removes it once Quit has stopped the hub', async () => {
   const lock = join(shell!.dataDir, 'hub.lock');

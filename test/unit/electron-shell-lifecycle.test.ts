@@ -15,17 +15,15 @@ import {
   callsTo,
   DoubleEvent,
   DoubleWebContents,
-  installElectronDouble,
   until,
   type DoubleBrowserWindow,
   type DoubleFrame,
-  type DoubleTray,
   type ElectronDouble,
 } from '../support/electron-double.js';
 import { ROOT } from '../support/hub-harness.js';
 import { alive } from '../support/processes.js';
 import { fixtureServerConfig, shellFolders, type ShellFolders } from '../support/shell-folders.js';
-import { loadMain } from '../support/shell-run.js';
+import { loadShell, newestTray, trayLabels } from '../support/shell-run.js';
 
 vi.mock('electron', async () => (await import('../support/electron-double.js')).installedElectron());
 
@@ -59,12 +57,8 @@ const childrenOfThisProcess = () =>
   });
 
 const windows = () => electron.BrowserWindow.getAllWindows();
-const tray = (): DoubleTray => {
-  const t = electron.Tray.all.at(-1);
-  if (!t) throw new Error('no tray');
-  return t;
-};
-const labels = () => tray().menu?.labels() ?? [];
+const tray = () => newestTray(electron);
+const labels = () => trayLabels(electron);
 const shownWindow = (what: string) => until(() => windows().find((w) => w.visible && w.isFocused()), what);
 /** Our page's main frame, as Electron reports an IPC sender's frame. */
 const pageFrame = (win: DoubleBrowserWindow): DoubleFrame => ({ url: win.contents.getURL(), parent: null });
@@ -79,8 +73,7 @@ beforeAll(async () => {
   // the hub can listen on a free port.
   folders = await shellFolders('lifecycle', fixtureServerConfig(0, ['--name', MARKER]), { dataDir: join('appData', 'Spillway') });
   ({ dataDir, configFile } = folders);
-  electron = installElectronDouble({ paths: { home: folders.home, appData: join(folders.tmp, 'appData'), temp: folders.tmp }, appPath: ROOT });
-  await loadMain();
+  electron = await loadShell(folders, { appData: join(folders.tmp, 'appData') });
 });
 
 afterAll(() => folders?.end(electron));

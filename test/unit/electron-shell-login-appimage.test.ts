@@ -1,8 +1,9 @@
 /**
  * The login item from a Linux AppImage names the AppImage file, by the rule the bridge entry follows
- * (shell-paths.ts runningAppImage): APPIMAGE counts only when the executable is inside APPDIR, the mount
- * the AppImage runtime made for it. An AI app packaged as an AppImage (Cursor) hands its own APPIMAGE and
- * APPDIR to the programs it starts; Spillway started from it must not register Cursor at login.
+ * (electron/core/files/app-image.ts runningAppImage): APPIMAGE counts only when the executable is inside
+ * APPDIR, the mount the AppImage runtime made for it. An AI app packaged as an AppImage (Cursor) hands its
+ * own APPIMAGE and APPDIR to the programs it starts; Spillway started from it must not register Cursor at
+ * login.
  */
 import { describe, expect, it } from 'vitest';
 import { launchCommand, loginItemPlan } from '../../electron/main/login-item.js';

@@ -8,10 +8,10 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it, vi } from 'vitest';
 import { autostartEntry } from '../../electron/main/login-item.js';
-import { installElectronDouble, until, type ElectronDouble } from '../support/electron-double.js';
+import { until, type ElectronDouble } from '../support/electron-double.js';
 import { ROOT } from '../support/hub-harness.js';
 import { shellFolders, type ShellFolders } from '../support/shell-folders.js';
-import { loadMain, quitApp } from '../support/shell-run.js';
+import { loadShell } from '../support/shell-run.js';
 
 vi.mock('electron', async () => (await import('../support/electron-double.js')).installedElectron());
 
@@ -26,13 +26,9 @@ beforeAll(async () => {
   entry = join(folders.home, '.config', 'autostart', 'spillway.desktop');
   await mkdir(join(folders.home, '.config', 'autostart'), { recursive: true });
   await writeFile(entry, autostartEntry(['/old/place/spillway']));
-  electron = installElectronDouble({ paths: { home: folders.home, appData: folders.tmp, temp: folders.tmp }, appPath: ROOT });
-  await loadMain();
+  electron = await loadShell(folders);
 });
-afterAll(async () => {
-  await quitApp(electron);
-  await folders?.end(electron);
-});
+afterAll(() => folders?.end(electron));
 
 it.runIf(process.platform === 'linux')('a login item still on is written again for this executable, and stays on', async () => {
   electron.app.emitReady();

@@ -10,10 +10,9 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { autostartEntry, autostartEntryOn, reportedLoginItemOn } from '../../electron/main/login-item.js';
-import { installElectronDouble, until, type ElectronDouble } from '../support/electron-double.js';
-import { ROOT } from '../support/hub-harness.js';
+import { until, type ElectronDouble } from '../support/electron-double.js';
 import { shellFolders, type ShellFolders } from '../support/shell-folders.js';
-import { loadMain, quitApp } from '../support/shell-run.js';
+import { loadShell } from '../support/shell-run.js';
 
 vi.mock('electron', async () => (await import('../support/electron-double.js')).installedElectron());
 
@@ -26,18 +25,14 @@ beforeAll(async () => {
   // startup applications (the file is gone), outside the app.
   await mkdir(folders.dataDir, { recursive: true });
   await writeFile(join(folders.dataDir, 'app-state.json'), JSON.stringify({ startAtLogin: true }));
-  electron = installElectronDouble({ paths: { home: folders.home, appData: folders.tmp, temp: folders.tmp }, appPath: ROOT });
-  await loadMain();
+  electron = await loadShell(folders);
 });
-afterAll(async () => {
-  await quitApp(electron);
-  await folders?.end(electron);
-});
+afterAll(() => folders?.end(electron));
 
 it.runIf(process.platform === 'linux')('a login item the user removed in the OS stays removed, stored and shown as off', async () => {
   electron.app.emitReady();
+  // main.ts brings the login item in step with the OS before it makes the tray.
   await until(() => electron.Tray.all[0]?.menu?.labels().includes('No servers yet'), 'the tray');
-  await new Promise((r) => setTimeout(r, 300));
   expect(existsSync(join(folders!.home, '.config', 'autostart', 'spillway.desktop'))).toBe(false);
   expect(electron.Tray.all.at(-1)!.menu!.item('Start at login').checked).toBe(false);
   expect(JSON.parse(await readFile(join(folders!.dataDir, 'app-state.json'), 'utf8')).startAtLogin).toBe(false);

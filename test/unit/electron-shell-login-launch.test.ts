@@ -9,14 +9,13 @@ import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it, vi } from 'vitest';
-import { callsTo, DoubleEvent, installElectronDouble, until, type ElectronDouble } from '../support/electron-double.js';
+import { callsTo, DoubleEvent, until, type ElectronDouble } from '../support/electron-double.js';
 import { ROOT } from '../support/hub-harness.js';
 import { shellFolders, type ShellFolders } from '../support/shell-folders.js';
-import { loadMain, quitApp } from '../support/shell-run.js';
+import { loadShell } from '../support/shell-run.js';
 
 vi.mock('electron', async () => (await import('../support/electron-double.js')).installedElectron());
 
-const savedArgv = [...process.argv];
 let folders: ShellFolders | undefined;
 let tmp: string;
 let home: string;
@@ -24,22 +23,17 @@ let dataDir: string;
 let electron: ElectronDouble;
 
 beforeAll(async () => {
-  folders = await shellFolders('login', { version: 1, settings: { port: 0 }, servers: {} });
+  // --hidden: what the login item passes (login-item.ts).
+  folders = await shellFolders('login', { version: 1, settings: { port: 0 }, servers: {} }, { argv: ['--hidden'] });
   ({ tmp, home, dataDir } = folders);
   // The autostart folder cannot be made: a file is in its way (a read-only ~/.config does the same).
   await mkdir(join(home, '.config'));
   await writeFile(join(home, '.config', 'autostart'), 'not a folder');
-  process.argv.push('--hidden'); // what the login item passes (login-item.ts)
   process.env.SPILLWAY_UP_FILE = join(tmp, 'up'); // what `npm start` passes (cli/start.js)
-  electron = installElectronDouble({ paths: { home, appData: tmp, temp: tmp }, appPath: ROOT });
-  await loadMain();
+  electron = await loadShell(folders);
 });
 
-afterAll(async () => {
-  await quitApp(electron);
-  process.argv.splice(0, process.argv.length, ...savedArgv);
-  await folders?.end(electron);
-});
+afterAll(() => folders?.end(electron));
 
 it('a second instance during a hidden start still opens the window once the app is up', async () => {
   electron.app.emitReady();

@@ -5,11 +5,9 @@
  */
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { IPC_CHANNELS } from '../../electron/main/ipc-binding.js';
-import { installElectronDouble, until, type DoubleBrowserWindow, type DoubleTray, type ElectronDouble } from '../support/electron-double.js';
-import { ROOT } from '../support/hub-harness.js';
+import { until, type DoubleBrowserWindow, type ElectronDouble } from '../support/electron-double.js';
 import { fixtureServerConfig, shellFolders, type ShellFolders } from '../support/shell-folders.js';
-import { loadMain } from '../support/shell-run.js';
+import { callFromPage, loadShell, newestTray, trayLabels } from '../support/shell-run.js';
 
 vi.mock('electron', async () => (await import('../support/electron-double.js')).installedElectron());
 
@@ -17,20 +15,14 @@ let folders: ShellFolders | undefined;
 let electron: ElectronDouble;
 
 const windows = () => electron.BrowserWindow.getAllWindows();
-const tray = (): DoubleTray => {
-  const t = electron.Tray.all.at(-1);
-  if (!t) throw new Error('no tray');
-  return t;
-};
-const labels = () => tray().menu?.labels() ?? [];
-const call = (win: DoubleBrowserWindow, method: string, req: unknown = {}) =>
-  electron.ipcMain.invokeFrom(win.webContents, { url: win.contents.getURL(), parent: null }, IPC_CHANNELS.call, { method, req });
+const tray = () => newestTray(electron);
+const labels = () => trayLabels(electron);
+const call = (win: DoubleBrowserWindow, method: string, req?: unknown) => callFromPage(electron, win, method, req);
 const loaded = (win: DoubleBrowserWindow) => !win.contents.isLoading() && !win.contents.isCrashed();
 
 beforeAll(async () => {
   folders = await shellFolders('crash', fixtureServerConfig(0), { dataDir: join('appData', 'Spillway') });
-  electron = installElectronDouble({ paths: { home: folders.home, appData: join(folders.tmp, 'appData'), temp: folders.tmp }, appPath: ROOT });
-  await loadMain();
+  electron = await loadShell(folders, { appData: join(folders.tmp, 'appData') });
   electron.app.emitReady();
 });
 

@@ -10,10 +10,9 @@ import { afterAll, beforeAll, expect, it, vi } from 'vitest';
 import { startHeadless, type RunningHub } from '../../electron/core/app/headless.js';
 import { answers } from '../../electron/core/downstream/socket-endpoint.js';
 import { resolvePaths } from '../../electron/core/files/app-paths.js';
-import { callsTo, installElectronDouble, until, type ElectronDouble } from '../support/electron-double.js';
-import { ROOT } from '../support/hub-harness.js';
+import { callsTo, until, type ElectronDouble } from '../support/electron-double.js';
 import { shellFolders, type ShellFolders } from '../support/shell-folders.js';
-import { loadMain, quitApp } from '../support/shell-run.js';
+import { loadShell, quitApp } from '../support/shell-run.js';
 
 vi.mock('electron', async () => (await import('../support/electron-double.js')).installedElectron());
 
@@ -24,12 +23,11 @@ let headless: RunningHub | undefined;
 
 beforeAll(async () => {
   folders = await shellFolders('2hub', { version: 1, settings: { port: 0 }, servers: {} });
-  const { home, configFile, tmp } = folders;
+  const { home, configFile } = folders;
   dataDir = folders.dataDir;
   const paths = resolvePaths({ dataDir, configFile, os: { home, platform: process.platform, env: process.env } });
   headless = await startHeadless({ paths, platform: process.platform, env: process.env, socket: join(dataDir, 'spillway.sock') });
-  electron = installElectronDouble({ paths: { home, appData: tmp, temp: tmp }, appPath: ROOT });
-  await loadMain();
+  electron = await loadShell(folders);
 });
 
 afterAll(async () => {

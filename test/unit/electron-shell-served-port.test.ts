@@ -10,11 +10,11 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it, vi } from 'vitest';
 import { BIN, LISTENING, plainEnv } from '../support/bridge-client.js';
-import { callsTo, installElectronDouble, until, type ElectronDouble } from '../support/electron-double.js';
-import { freePort, NODE, ROOT } from '../support/hub-harness.js';
+import { callsTo, until, type ElectronDouble } from '../support/electron-double.js';
+import { freePort, NODE } from '../support/hub-harness.js';
 import { spawnUntil, type Started } from '../support/processes.js';
 import { shellFolders, type ShellFolders } from '../support/shell-folders.js';
-import { loadMain, quitApp } from '../support/shell-run.js';
+import { loadShell, quitApp } from '../support/shell-run.js';
 
 vi.mock('electron', async () => (await import('../support/electron-double.js')).installedElectron());
 
@@ -25,12 +25,11 @@ let serve: Started | undefined;
 
 beforeAll(async () => {
   folders = await shellFolders('served-port', { version: 1, settings: { port: await freePort() }, servers: {} });
-  const { home, configFile, tmp } = folders;
+  const { home, configFile } = folders;
   dataDir = folders.dataDir;
   // No --port: serve listens on the config's port, the one the app will try.
   serve = await spawnUntil(NODE, [BIN, 'serve', '--data-dir', dataDir, '--config', configFile], LISTENING, { env: plainEnv({ HOME: home }) });
-  electron = installElectronDouble({ paths: { home, appData: tmp, temp: tmp }, appPath: ROOT });
-  await loadMain();
+  electron = await loadShell(folders);
 });
 
 afterAll(async () => {

@@ -14,16 +14,14 @@ import {
   callsTo,
   DoubleIpcMain,
   DoubleWebContents,
-  installElectronDouble,
   until,
   type DoubleBrowserWindow,
   type DoubleFrame,
   type ElectronDouble,
 } from '../support/electron-double.js';
-import { ROOT } from '../support/hub-harness.js';
 import { remoteConfig, startOAuthFixture, type OAuthFixture } from '../support/oauth-flow.js';
 import { shellFolders, type ShellFolders } from '../support/shell-folders.js';
-import { loadMain, quitApp } from '../support/shell-run.js';
+import { loadShell, quitApp } from '../support/shell-run.js';
 
 vi.mock('electron', async () => (await import('../support/electron-double.js')).installedElectron());
 
@@ -45,8 +43,7 @@ const listed = async (win: DoubleBrowserWindow) => {
 beforeAll(async () => {
   oauth = await startOAuthFixture('--token-lifetime', '60');
   folders = await shellFolders('sign-in', remoteConfig(oauth.url, { port: 0 }));
-  electron = installElectronDouble({ paths: { home: folders.home, appData: folders.tmp, temp: folders.tmp }, appPath: ROOT });
-  await loadMain();
+  electron = await loadShell(folders);
   electron.app.emitReady();
 });
 

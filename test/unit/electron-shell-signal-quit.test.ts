@@ -5,7 +5,7 @@
  * child reaper re-sent the signal with its default action and the process died on the spot. The built
  * shell runs against the electron double in a child process (test/support/shell-signal-child.ts).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,6 +13,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ROOT } from '../support/hub-harness.js';
+import { spawnUntil } from '../support/processes.js';
 import { fixtureServerConfig } from '../support/shell-folders.js';
 
 const tmps: string[] = [];
@@ -27,18 +28,13 @@ async function runApp(mode: 'signal' | 'quit') {
   tmps.push(tmp);
   mkdirSync(join(tmp, 'home'));
   writeFileSync(join(tmp, 'config.json'), JSON.stringify(fixtureServerConfig(0)));
-  const child = spawn(process.execPath, ['--import', 'tsx/esm', join(ROOT, 'test/support/shell-signal-child.ts')], {
+  // The child prints READY once its tray says the server is ready.
+  const { child, output } = await spawnUntil(process.execPath, ['--import', 'tsx/esm', join(ROOT, 'test/support/shell-signal-child.ts')], /READY/, {
     cwd: ROOT,
     env: { ...process.env, SHELL_TMP: tmp, ...(mode === 'quit' ? { SHELL_QUIT_ON_INPUT: '1' } : {}) },
-    stdio: ['pipe', 'pipe', 'pipe'],
   });
   kids.push(child);
-  let out = '';
-  child.stdout!.on('data', (b) => (out += b));
-  child.stderr!.on('data', (b) => (out += b));
   const exited = new Promise<{ code: number | null; signal: string | null }>((r) => child.once('exit', (code, signal) => r({ code, signal })));
-  for (let i = 0; i < 300 && !out.includes('READY'); i++) await new Promise((r) => setTimeout(r, 100));
-  expect(out).toContain('READY');
   const dataDir = join(tmp, 'appData', 'Spillway');
   const record = JSON.parse(readFileSync(join(dataDir, 'hub.json'), 'utf8'));
   const token = readFileSync(join(dataDir, 'token'), 'utf8').trim();
@@ -48,7 +44,7 @@ async function runApp(mode: 'signal' | 'quit') {
   const res = await client.callTool({ name: 'fx__noop', arguments: {} });
   expect(res.isError).toBeFalsy();
   await client.close().catch(() => undefined);
-  return { child, exited, dataDir, output: () => out };
+  return { child, exited, dataDir, output };
 }
 
 const ledgerLines = (dataDir: string) => {

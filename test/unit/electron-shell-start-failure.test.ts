@@ -8,10 +8,9 @@ import { readFile } from 'node:fs/promises';
 import { createServer, type AddressInfo, type Server } from 'node:net';
 import { basename, join } from 'node:path';
 import { afterAll, beforeAll, expect, it, vi } from 'vitest';
-import { callsTo, installElectronDouble, until, type ElectronDouble } from '../support/electron-double.js';
-import { ROOT } from '../support/hub-harness.js';
+import { callsTo, until, type ElectronDouble } from '../support/electron-double.js';
 import { fixtureServerConfig, shellFolders, type ShellFolders } from '../support/shell-folders.js';
-import { loadMain, quitApp } from '../support/shell-run.js';
+import { loadShell, quitApp } from '../support/shell-run.js';
 
 vi.mock('electron', async () => (await import('../support/electron-double.js')).installedElectron());
 
@@ -46,8 +45,7 @@ beforeAll(async () => {
   folders = await shellFolders('fail', fixtureServerConfig(port, ['--name', MARKER]));
   ({ dataDir, configFile } = folders);
   // The dialog's second button: Quit.
-  electron = installElectronDouble({ paths: { home: folders.home, appData: folders.tmp, temp: folders.tmp }, appPath: ROOT, messageBoxResponse: 1 });
-  await loadMain();
+  electron = await loadShell(folders, { messageBoxResponse: 1 });
 });
 
 afterAll(async () => {

@@ -3,6 +3,7 @@
  * errors, validation, timeouts, cancellation and connection-closed behaviour.
  */
 import { afterEach, describe, expect, it } from 'vitest';
+import { once } from 'node:events';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
@@ -16,8 +17,8 @@ interface Pair {
   client: Client;
   /** Messages the server received, in order. */
   received: JSONRPCMessage[];
-  /** Signals of the server's `hang` handlers. */
-  hangs: AbortSignal[];
+  /** The signal of the server's first `hang` call, once the server runs it. */
+  hung: Promise<AbortSignal>;
   closeServer(): Promise<void>;
 }
 
@@ -49,11 +50,12 @@ class Recording implements Transport {
 
 async function connect(direct: boolean): Promise<Pair> {
   const server = new McpServer({ name: 'fx', version: '1' });
-  const hangs: AbortSignal[] = [];
+  let hang!: (signal: AbortSignal) => void;
+  const hung = new Promise<AbortSignal>((resolve) => (hang = resolve));
   server.registerTool('echo', { inputSchema: { text: z.string() } }, async ({ text }) => ({ content: [{ type: 'text', text }] }));
   server.registerTool('structured', {}, async () => ({ content: [{ type: 'text', text: '{"n":1}' }], structuredContent: { n: 1 } }));
   server.registerTool('hang', {}, (extra) => {
-    hangs.push(extra.signal);
+    hang(extra.signal);
     return new Promise(() => {});
   });
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
@@ -62,7 +64,7 @@ async function connect(direct: boolean): Promise<Pair> {
   const client = direct ? new UpstreamClient({ name: 't', version: '1' }) : new Client({ name: 't', version: '1' });
   // As the hub connects a stdio upstream: through the direct path's transport wrapper.
   await client.connect(direct ? new DirectToolCalls(clientSide) : clientSide);
-  const pair = { client, received: recording.received, hangs, closeServer: () => server.close() };
+  const pair = { client, received: recording.received, hung, closeServer: () => server.close() };
   open.push(pair);
   return pair;
 }
@@ -132,12 +134,13 @@ describe('UpstreamClient direct tools/call', () => {
     const direct = await connect(true);
     const abort = new AbortController();
     const pending = outcome(call(direct.client, 'hang', {}, { signal: abort.signal }));
-    await expect.poll(() => direct.hangs.length).toBe(1);
+    const signal = await direct.hung;
     abort.abort(new Error('stop'));
     expect(await pending).toEqual({
       error: { name: 'McpError', code: ErrorCode.RequestTimeout, message: 'MCP error -32001: Error: stop', data: undefined },
     });
-    await expect.poll(() => direct.hangs[0].aborted).toBe(true);
+    // The server hears the cancel after the client has given up.
+    if (!signal.aborted) await once(signal, 'abort');
     const cancelled = direct.received.find((m) => 'method' in m && m.method === 'notifications/cancelled');
     expect(cancelled).toMatchObject({ params: { requestId: 1_000_000_000 } });
   });
@@ -153,7 +156,7 @@ describe('UpstreamClient direct tools/call', () => {
   it('fails pending calls with ConnectionClosed when the connection ends', async () => {
     const direct = await connect(true);
     const pending = outcome(call(direct.client, 'hang'));
-    await expect.poll(() => direct.hangs.length).toBe(1);
+    await direct.hung;
     await direct.closeServer();
     expect(await pending).toEqual({
       error: { name: 'McpError', code: ErrorCode.ConnectionClosed, message: 'MCP error -32000: Connection closed', data: undefined },

@@ -44,7 +44,7 @@ function deliveredText(result: CallToolResult): string {
 }
 
 describe('the pure decision: textTokenLimit and decideShape', () => {
-  const limits: Array<[string, Pick<ShapePolicy, 'action' | 'thresholdTokens'>, boolean, number, number | null]> = [
+  const limits: Array<[string, Pick<ShapePolicy, 'action' | 'thresholdTokens' | 'spillAsked'>, boolean, number, number | null]> = [
     ['spill: the threshold', { action: 'spill', thresholdTokens: 1000 }, false, 0, 1000],
     ['media count against it', { action: 'spill', thresholdTokens: 1000 }, false, 300, 700],
     ['media alone over it', { action: 'truncate', thresholdTokens: 1000 }, false, 1500, -500],
@@ -52,6 +52,8 @@ describe('the pure decision: textTokenLimit and decideShape', () => {
     ['an error passes uncounted', { action: 'spill', thresholdTokens: 1000 }, true, 0, null],
     ['a pass policy passes uncounted', { action: 'pass', thresholdTokens: 1000 }, false, 0, null],
     ['no threshold passes uncounted', { action: 'truncate', thresholdTokens: null }, false, 0, null],
+    ['a spill asked for lets no text pass', { action: 'spill', thresholdTokens: 1, spillAsked: true }, false, 0, -1],
+    ['an error passes though a spill was asked for', { action: 'spill', thresholdTokens: 1, spillAsked: true }, true, 0, null],
   ];
   it.each(limits)('limit: %s', (_name, policy, isError, media, limit) => {
     expect(textTokenLimit(policy, isError, media)).toBe(limit);
@@ -111,6 +113,27 @@ describe('shapeResult: the decision', () => {
     expect(delivered).toBe(result);
     expect(outcome.action).toBe('pass');
     expect(store.list()).toEqual([]);
+  });
+
+  it('keeps any result that is not an error when the spill was asked for, an empty one too (audit s17, D2)', async () => {
+    const asked: ShapePolicy = { action: 'spill', thresholdTokens: 1, previewTokens: 100, spillAlways: true, spillAsked: true };
+    for (const result of [text('3'), text(''), { content: [] }]) {
+      const { outcome } = await shapeResult(result, asked, ctx, { store, counter, now });
+      expect(outcome.action).toBe('spill');
+      expect(outcome.handle).toBeDefined();
+    }
+    const failed: CallToolResult = { ...text('failed'), isError: true };
+    expect((await shapeResult(failed, asked, ctx, { store, counter, now })).delivered).toBe(failed);
+  });
+
+  it('says a result kept as asked was kept as asked, not that it was too large (audit s17, D3)', async () => {
+    const asked: ShapePolicy = { action: 'spill', thresholdTokens: 1, previewTokens: 100, spillAlways: true, spillAsked: true };
+    const kept = await shapeResult(text('3'), asked, ctx, { store, counter, now });
+    expect(deliveredText(kept.delivered).split('\n')[0]).toMatch(
+      /^\[Spillway\] Kept aside as asked: 1 token \(\d+ B\) — showing the first 1 token \(1 line\)\.$/,
+    );
+    const large = await shapeResult(text(logLines(5000)), spill(100), ctx, { store, counter, now });
+    expect(deliveredText(large.delivered)).toMatch(/^\[Spillway\] Result too large for the context, kept in full: ~?[\d,]+ tokens \(/);
   });
 
   it('counts image blocks by their own rule, not as base64 text', async () => {

@@ -92,4 +92,18 @@ describe('argumentsFrom', () => {
     expect(message).toBe(handleMessages.unknown(handle));
     expect(message).not.toContain(root);
   });
+
+  it('refuses a result kept with personal data masked, also after the store is opened again (audit s17, D1)', async () => {
+    const result = { content: [{ type: 'text' as const, text: '{"text": "[EMAIL_1_e35vg4]"}' }] };
+    const handle = (await store.put(result, { server: 's', tool: 't', masked: true })).handle;
+    const MASKED = 'this result was kept with personal data masked, so its values cannot be passed on: put the values under `arguments` instead.';
+    expect(await refusal(handle)).toBe(MASKED);
+    // The same content put again unmasked stays marked: it has the same placeholders.
+    await store.put(result, { server: 's', tool: 't' });
+    await store.close();
+    store = await SpillStore.open({ dir: join(root, 'spill'), now: Date.now, counter });
+    expect(await refusal(handle)).toBe(MASKED);
+    // An entry without the mark (as stored before it existed) is read as before.
+    expect(await load(await put('{"text": "bob@example.com"}'))).toEqual({ text: 'bob@example.com' });
+  });
 });

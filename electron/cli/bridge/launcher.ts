@@ -1,7 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, fstatSync, openSync, watch, type FSWatcher } from 'node:fs';
 import { open } from 'node:fs/promises';
-import { dirname, join, posix, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
+import { runningAppImage } from '../../core/files/app-image.js';
 import { HUB_RECORD_FILE, readHubRecord } from '../../core/files/hub-identity.js';
 import { hubEnv } from './hub-env.js';
 
@@ -77,14 +78,13 @@ const HIDDEN_ARG = '--hidden';
 /**
  * How a bridge running as Node in the app's executable starts the app, in the tray (HIDDEN_ARG). From an
  * AppImage, the AppImage file (a run with its own mount, which outlives this bridge's, and which knows it
- * is an AppImage: the entries it writes name that file, see shell-paths.ts runningAppImage; its AppRun
+ * is an AppImage: the entries it writes name that file, see app-image.ts runningAppImage; its AppRun
  * passes the arguments on); packaged otherwise, the executable. Unpacked (`npm start`: the script is the
  * repo's, not the copy under app.asar.unpacked), Electron with the app folder, two above
  * electron/cli/spillway.js: without it Electron starts its default app.
  */
 export function appLaunch(execPath: string, script: string, env: Readonly<Record<string, string | undefined>>): { command: string; args: string[] } {
-  // APPDIR is the mount of the AppImage APPIMAGE names; one inherited from an AI app packaged as an AppImage does not hold this executable.
-  const appImage = env.APPIMAGE && env.APPDIR && !posix.relative(env.APPDIR, execPath).startsWith('..') ? env.APPIMAGE : undefined;
+  const appImage = runningAppImage(execPath, env);
   if (appImage) return { command: appImage, args: [HIDDEN_ARG] };
   if (/[\\/]app\.asar\.unpacked[\\/]/.test(script)) return { command: execPath, args: [HIDDEN_ARG] };
   return { command: execPath, args: [resolve(dirname(script), '..', '..'), HIDDEN_ARG] };

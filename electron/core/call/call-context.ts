@@ -12,9 +12,13 @@ import type { DownstreamExtra, DownstreamSession, SessionTransportKind } from '.
 import type { PiiMasker } from '../pii/pii-masker.js';
 import type { PiiVault } from '../pii/pii-vault.js';
 import type { CallPolicy } from '../policy/resolve.js';
+import type { ShapePolicy } from '../spill/shape-decision.js';
 import type { CallOptions, ResultPolicy } from './relay-contract.js';
 
 export type CallArguments = Record<string, unknown> | undefined;
+
+/** A call's result policy; `spillAsked` when dispatch's resultToSpill asked for the result to be kept (ShapePolicy). */
+export type CallResultPolicy = ResultPolicy & Pick<ShapePolicy, 'spillAsked'>;
 
 /** PII masking of one call: the upstream gets placeholders; the vault (this call only, in memory) restores its answer. */
 export interface Masking {
@@ -52,7 +56,7 @@ export interface CallContext {
   /** The tool's effective policy (defaults ← server ← tool); undefined when the relay has none. */
   readonly values: CallPolicy | undefined;
   /** What the result is shaped under: the tool's policy, settings.spill without one, a forced spill for dispatch's resultToSpill. */
-  readonly resultPolicy: ResultPolicy;
+  readonly resultPolicy: CallResultPolicy;
   /** ShapeContext: the server's id, the upstream's own tool name and the client's name. */
   readonly server: string;
   readonly tool: string;
@@ -75,9 +79,10 @@ export function newCallContext(
   settings: Settings,
   options: CallOptions,
 ): CallContext {
-  const resultPolicy: ResultPolicy = options.resultToSpill
+  const resultPolicy: CallResultPolicy = options.resultToSpill
     ? {
         action: 'spill',
+        spillAsked: true,
         thresholdTokens: 1,
         previewTokens: values?.previewTokens ?? settings.spill.previewTokens,
         spillAlways: true,
@@ -109,7 +114,7 @@ class ToolCallContext implements CallContext {
     readonly extra: DownstreamExtra,
     readonly entry: ToolEntry,
     readonly values: CallPolicy | undefined,
-    readonly resultPolicy: ResultPolicy,
+    readonly resultPolicy: CallResultPolicy,
   ) {
     this.kind = session.kind;
     this.server = entry.serverId;

@@ -6,6 +6,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { HubEventInput, ResultAction } from '../../../shared/events.js';
 import { isCancelled } from '../downstream/request-cancellation.js';
 import type { DownstreamSession } from '../downstream/session.js';
+import { hiddenParamsSent } from '../policy/schema-rewrite.js';
 import { viewBytes, viewResult } from '../spill/result-view.js';
 import type { ShapedResult } from '../spill/shape-result.js';
 import type { TokenCount } from '../tokens/token-counter.js';
@@ -113,10 +114,13 @@ function report(delivered: CallToolResult, action: ResultAction, asIs: boolean, 
 }
 
 /**
- * The `call.started` event: the client's arguments, masked when the policy masks PII. Never the
- * policy's hidden values (a token the user hid from the model is not written to the log either).
+ * The `call.started` event: the client's arguments, masked when the policy masks PII, and the names of
+ * hidden parameters the client sent anyway. Never the policy's hidden values (a token the user hid from the
+ * model is not written to the log either).
  */
 export function reportStarted(ctx: CallContext, emit: (event: HubEventInput) => void): void {
+  // The client's value of a hidden parameter is in the preview, yet the upstream got the policy's: said by name.
+  const replaced = ctx.values ? hiddenParamsSent(ctx.params.arguments, ctx.values) : [];
   emit({
     type: 'call.started',
     level: 'info',
@@ -127,6 +131,7 @@ export function reportStarted(ctx: CallContext, emit: (event: HubEventInput) => 
     tool: ctx.tool,
     exposedName: ctx.entry.name,
     argumentsPreview: preview(ctx.masking ? ctx.masking.arguments : ctx.params.arguments),
+    ...(replaced.length > 0 ? { hiddenParamsReplaced: replaced } : {}),
   });
 }
 

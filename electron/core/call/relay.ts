@@ -46,6 +46,7 @@ export class Relay implements SessionRouter {
     this.#subscriptions = new ResourceSubscriptions({
       serverFor: (uri) => this.#resourceServer(uri),
       upstream: (serverId) => this.#upstream(serverId),
+      ownerOf: (uri) => this.deps.catalog.serverForUri(uri),
       emit: deps.emit,
     });
     this.#logLevel = new UpstreamLogLevel({ sessions: deps.sessions, upstreams: deps.upstreams });
@@ -150,11 +151,14 @@ export class Relay implements SessionRouter {
     return this.#forward(session, up, { method: 'resources/read', params }, ReadResourceResultSchema, extra) as Promise<ReadResourceResult>;
   }
 
+  /** The hub's own URIs (kept results) are accepted here and never sent upstream: they do not change, so no update comes. */
   subscribe(session: DownstreamSession, uri: string): Promise<void> {
+    if (this.deps.ownResources?.matches(uri)) return Promise.resolve();
     return this.#subscriptions.subscribe(session, uri);
   }
 
   unsubscribe(session: DownstreamSession, uri: string): Promise<void> {
+    if (this.deps.ownResources?.matches(uri)) return Promise.resolve();
     return this.#subscriptions.unsubscribe(session, uri);
   }
 

@@ -4,27 +4,43 @@
  * (unsubscribes or closes); a session counts once however often it subscribes, a session that never
  * subscribed cannot end another's subscription, and a subscribe the upstream refused counts for nobody.
  * A restarted or reconnected upstream is a new process that knows nothing of them: they are sent again.
+ * A URI that another server serves now (its old one stopped or dropped it) moves there on the next subscribe.
  */
+import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
 import type { HubEventInput } from '../../../shared/events.js';
 import type { DownstreamSession } from '../downstream/session.js';
 import type { Upstream } from '../upstream/upstream.js';
-import { bareMessage } from './relay-errors.js';
+import { bareMessage, rpcError } from './relay-errors.js';
 
 export interface ResourceSubscriptionsDeps {
   /** The upstream serving a URI, started first if need be; throws the error the client should get. */
   serverFor(uri: string): Promise<Upstream>;
   /** The upstream of that id as it is now (connected or not). */
   upstream(serverId: string): Upstream | undefined;
+  /** The id of the server that serves a URI now, if any (the catalog's; starts nothing). */
+  ownerOf(uri: string): string | undefined;
   emit(event: HubEventInput): void;
 }
 
 interface Subscription {
-  /** The upstream subscribed (a URI whose server changes keeps the one it was subscribed at). */
+  /** The upstream subscribed (a URI whose server changes keeps it until the next subscribe moves it). */
   serverId: string;
   sessions: Set<DownstreamSession>;
 }
 
 const subscribable = (up: Upstream | undefined): boolean => Boolean(up?.client && up.capabilities?.resources?.subscribe);
+
+/**
+ * A connected server that does not offer subscriptions refuses them, as it would a direct client: no update
+ * could ever come. One not running yet is recorded (its subscription is sent once it is ready, if it can).
+ */
+function refuseUnsubscribable(up: Upstream | undefined, uri: string): void {
+  if (!up?.client || subscribable(up)) return;
+  throw rpcError(
+    ErrorCode.MethodNotFound,
+    `Server "${up.id}" does not support resource subscriptions, so it sends no updates of ${uri}. Read the resource again to see changes.`,
+  );
+}
 
 export class ResourceSubscriptions {
   #byUri = new Map<string, Subscription>();
@@ -45,22 +61,45 @@ export class ResourceSubscriptions {
       // now, or nobody would ever end it.
       if (session.closed) return;
       const current = this.#byUri.get(uri);
-      if (current) {
+      if (current && !this.#moved(uri, current)) {
+        refuseUnsubscribable(this.deps.upstream(current.serverId), uri);
         current.sessions.add(session);
         return;
       }
       const up = await this.deps.serverFor(uri);
-      if (session.closed) return;
+      if (session.closed && !current) return;
+      refuseUnsubscribable(up, uri);
       if (subscribable(up)) {
-        // Rejects when the upstream refuses: then nobody is subscribed and the next subscribe asks again.
+        // Rejects when the upstream refuses: then nobody is subscribed there (an entry being moved stays
+        // where it was) and the next subscribe asks again.
         await up.client!.subscribeResource({ uri });
-        if (session.closed) {
-          await up.client?.unsubscribeResource({ uri }).catch(() => undefined);
-          return;
-        }
       }
-      this.#byUri.set(uri, { serverId: up.id, sessions: new Set([session]) });
+      const sessions = new Set([...(current?.sessions ?? []), session].filter((s) => !s.closed));
+      if (current) await this.#leave(uri, current.serverId, up.id);
+      if (sessions.size === 0) {
+        this.#byUri.delete(uri);
+        if (subscribable(up)) await up.client?.unsubscribeResource({ uri }).catch(() => undefined);
+        return;
+      }
+      this.#byUri.set(uri, { serverId: up.id, sessions });
     });
+  }
+
+  /**
+   * Whether a subscription must move: its server no longer serves the URI (another one does now) or is not
+   * connected. A URI that no server serves now stays where it was (its server may come back and renew it).
+   */
+  #moved(uri: string, sub: Subscription): boolean {
+    const owner = this.deps.ownerOf(uri);
+    if (owner === undefined) return false;
+    return owner !== sub.serverId || !this.deps.upstream(sub.serverId)?.client;
+  }
+
+  /** The old server of a moved subscription is unsubscribed, when it is another one and still connected. */
+  async #leave(uri: string, oldServerId: string, newServerId: string): Promise<void> {
+    if (oldServerId === newServerId) return;
+    const old = this.deps.upstream(oldServerId);
+    if (subscribable(old)) await old!.client!.unsubscribeResource({ uri }).catch(() => undefined);
   }
 
   unsubscribe(session: DownstreamSession, uri: string): Promise<void> {

@@ -6,6 +6,7 @@
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { encodeValue, encodingNote, mayBeTabularJson, tokensSaved } from '../encoding/toon-encoding.js';
+import { countedText } from '../ledger/counted-text.js';
 import type { TokenCounter } from '../tokens/token-counter.js';
 import type { CallReport } from './call-report.js';
 import type { ResultPolicy } from './relay-contract.js';
@@ -23,7 +24,8 @@ export function mayEncodePassed(policy: ResultPolicy, result: CallToolResult): b
 
 /**
  * The report with its tabular JSON text blocks as TOON, or the report unchanged when none pays. The
- * delivered side is then counted on what is delivered; the ledger gets the tokens the encoding saved.
+ * delivered side is then counted on what is delivered; the ledger gets the tokens the encoding saved,
+ * less the note's: the note is delivered too, and the saving is part of the call's (shared/ledger.ts).
  */
 export async function encodePassed(report: CallReport, policy: ResultPolicy, counter: TokenCounter): Promise<CallReport> {
   const setting = policy.encoding ?? 'auto';
@@ -48,18 +50,25 @@ export async function encodePassed(report: CallReport, policy: ResultPolicy, cou
   if (saved === 0) return report;
   const note =
     notes.length === 1 ? notes[0]! : `shown as TOON (tabular), ${Math.round((saved / Math.max(1, jsonTokens)) * 100)}% fewer tokens than JSON`;
-  const delivered: CallToolResult = { ...report.delivered, content: [...blocks, { type: 'text', text: `[Spillway] ${note}.` }] };
-  const text = delivered.content.map((block) => (block.type === 'text' ? block.text : '')).join('\n');
-  return {
+  const noteText = `[Spillway] ${note}.`;
+  const delivered: CallToolResult = { ...report.delivered, content: [...blocks, { type: 'text', text: noteText }] };
+  const text = countedText(delivered);
+  const encoded: CallReport = {
     ...report,
     delivered,
     asIs: false,
     countsDelivered: false,
     bytesDelivered: Buffer.byteLength(JSON.stringify(delivered), 'utf8'),
     tokensDelivered: undefined,
-    countingDelivered: counter.countExactOffThread(text).then((count) => count.tokens),
     tokensSavedByEncoding: saved,
   };
+  // Counted after the answer is on its way, with what it delivered (the report is published once both are
+  // in): the note and the newline that joins it to the blocks before it are delivered too.
+  encoded.countingDelivered = Promise.all([counter.countExactOffThread(text), counter.count(`\n${noteText}`)]).then(([count, noteTokens]) => {
+    encoded.tokensSavedByEncoding = Math.max(0, saved - noteTokens);
+    return count.tokens;
+  });
+  return encoded;
 }
 
 function parseOrUndefined(text: string): unknown {

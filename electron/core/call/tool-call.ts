@@ -89,8 +89,9 @@ export class ToolCallPipeline {
     // Masking comes before the policy's values: a hidden value or override reaches the upstream as the
     // user set it, never as a placeholder.
     const notMasked = this.#pii.maskArguments(ctx);
-    if (notMasked !== undefined) return this.#refusePii(ctx, notMasked);
-    applyPolicyArguments(ctx);
+    if (notMasked !== undefined) return this.#refuseCall(ctx, notMasked);
+    const misfit = applyPolicyArguments(ctx);
+    if (misfit !== undefined) return this.#refuseCall(ctx, misfit);
     const cache = cacheFor(ctx, deps.cache, settings.paused);
     const hit = cache && lookUp(ctx, cache);
     let upstream = hit ? undefined : deps.upstreams().get(ctx.server);
@@ -235,8 +236,11 @@ export class ToolCallPipeline {
     return result;
   }
 
-  /** A call not made because its arguments could not be masked: said to the client and in the log. */
-  #refusePii(ctx: CallContext, message: string): CallToolResult {
+  /**
+   * A call not made because its arguments could not be masked, or its policy's value no longer fits the
+   * tool: said to the client and in the log.
+   */
+  #refuseCall(ctx: CallContext, message: string): CallToolResult {
     this.deps.emit({ type: 'log', level: 'error', server: ctx.server, message });
     return errorResult(message);
   }

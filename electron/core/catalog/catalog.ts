@@ -5,7 +5,7 @@
 import type { Prompt, Resource, ResourceTemplate, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { UriTemplate } from '@modelcontextprotocol/sdk/shared/uriTemplate.js';
 import type { ToolExposure } from '../../../shared/api-policy.js';
-import { assignNames } from './tool-names.js';
+import { assignNames, exposedName, type NamedItem } from './tool-names.js';
 
 /** Where a tool is reachable: listed, behind spillway__dispatch, or not at all (hidden, withheld by a pin). */
 export type ToolState = ToolExposure['exposure'];
@@ -82,6 +82,17 @@ export interface CatalogClash {
   reason: string;
 }
 
+/**
+ * How specific a URI template is: the length of its literal text before the first variable (longer is more
+ * specific: notes://team/{name} over notes://{+path}), then how many variables it has (fewer is more specific).
+ */
+function templateRank(uriTemplate: string): [prefix: number, variables: number] {
+  const first = uriTemplate.indexOf('{');
+  const expressions = uriTemplate.match(/\{[^}]*\}/g) ?? [];
+  const variables = expressions.reduce((n, e) => n + e.split(',').length, 0);
+  return [first === -1 ? uriTemplate.length : first, variables];
+}
+
 /** A template's matcher; undefined for one the SDK cannot parse (listed, but no URI is routed by it). */
 function uriMatcher(uriTemplate: string): UriTemplate | undefined {
   try {
@@ -89,6 +100,27 @@ function uriMatcher(uriTemplate: string): UriTemplate | undefined {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * Names for hidden tools, given the names taken: their usual one when free, else (it clashes with a tool
+ * that is not hidden) a name with their server and a hash, so that the window still lists them to show
+ * again. Never listed to clients, so no clash is reported.
+ */
+function hiddenNames<T extends NamedItem>(items: T[], maxLength: number, taken: Iterable<string>): Map<string, T> {
+  const assigned = assignNames(items, maxLength, taken);
+  const used = new Set([...taken, ...assigned.names.keys()]);
+  for (const { item } of assigned.clashes) {
+    // As assignNames does for a prefixed name someone has: a longer hash each try.
+    let name = '';
+    for (let len = 6; len <= 16 && (name === '' || used.has(name)); len += 2) {
+      name = exposedName(item.serverId, item.original, { prefix: true, maxLength }, len, true);
+    }
+    if (used.has(name)) continue;
+    used.add(name);
+    assigned.names.set(name, item);
+  }
+  return assigned.names;
 }
 
 /** Compares two catalogs by what clients would see. */
@@ -100,7 +132,7 @@ export class Catalog {
   #tools = new Map<string, ToolEntry>();
   #prompts = new Map<string, PromptEntry>();
   #resources: { serverId: string; resource: Resource }[] = [];
-  #templates: { serverId: string; template: ResourceTemplate; matcher: UriTemplate | undefined }[] = [];
+  #templates: { serverId: string; template: ResourceTemplate; matcher: UriTemplate | undefined; rank: [number, number] }[] = [];
   #uriOwner = new Map<string, string>();
   #ownTools: Tool[] = [];
   #fingerprints = { tools: '', resources: '', prompts: '' };
@@ -110,12 +142,30 @@ export class Catalog {
   rebuild(sources: CatalogSource[], options: CatalogOptions): { tools: boolean; resources: boolean; prompts: boolean } {
     const reserved = [...new Set([...options.ownTools().map((t) => t.name), ...(options.reservedNames ?? [])])];
     const toolItems = sources.flatMap((s) =>
-      s.tools.map((tool) => ({ serverId: s.id, original: tool.name, prefix: s.prefix, tool, kept: s.kept === true })),
+      s.tools.map((tool) => ({
+        serverId: s.id,
+        original: tool.name,
+        prefix: s.prefix,
+        tool,
+        kept: s.kept === true,
+        shape: options.toolShape?.(s.id, tool) ?? AS_IS,
+      })),
     );
-    const assigned = assignNames(toolItems, options.maxLength, reserved);
+    // Hidden tools are named after the others, so hiding a tool frees its name (prefix off) for another
+    // server's tool of that name; the names of tools not hidden do not depend on them.
+    const assigned = assignNames(
+      toolItems.filter((item) => item.shape.state !== 'hidden'),
+      options.maxLength,
+      reserved,
+    );
+    const hidden = hiddenNames(
+      toolItems.filter((item) => item.shape.state === 'hidden'),
+      options.maxLength,
+      [...reserved, ...assigned.names.keys()],
+    );
     const tools = new Map<string, ToolEntry>();
-    for (const [name, item] of [...assigned.names].sort(([a], [b]) => a.localeCompare(b))) {
-      const shape = options.toolShape?.(item.serverId, item.tool) ?? AS_IS;
+    for (const [name, item] of [...assigned.names, ...hidden].sort(([a], [b]) => a.localeCompare(b))) {
+      const shape = item.shape;
       const exposed: Tool = { ...(shape.exposed ?? item.tool), name };
       if (exposed.outputSchema && options.mayRewriteResult(item.serverId, item.tool)) delete exposed.outputSchema;
       tools.set(name, {
@@ -178,7 +228,7 @@ export class Catalog {
           continue;
         }
         templateOwner.set(template.uriTemplate, s.id);
-        this.#templates.push({ serverId: s.id, template, matcher: uriMatcher(template.uriTemplate) });
+        this.#templates.push({ serverId: s.id, template, matcher: uriMatcher(template.uriTemplate), rank: templateRank(template.uriTemplate) });
       }
     }
     this.clashes = clashes;
@@ -237,13 +287,20 @@ export class Catalog {
     return this.#templates.map((t) => t.template);
   }
 
-  /** The server a resource URI belongs to: listed resources first, then templates that match. */
+  /**
+   * The server a resource URI belongs to: listed resources first, then the most specific template that
+   * matches (templateRank), the first in server order among equals.
+   */
   serverForUri(uri: string): string | undefined {
     const owner = this.#uriOwner.get(uri);
     if (owner) return owner;
+    let best: { serverId: string; rank: [number, number] } | undefined;
     for (const t of this.#templates) {
-      if (t.matcher?.match(uri)) return t.serverId;
+      if (!t.matcher?.match(uri)) continue;
+      const { rank } = t;
+      if (!best || rank[0] > best.rank[0] || (rank[0] === best.rank[0] && rank[1] < best.rank[1])) best = t;
     }
+    if (best) return best.serverId;
     const servers = new Set([...this.#resources.map((r) => r.serverId), ...this.#templates.map((t) => t.serverId)]);
     return servers.size === 1 ? [...servers][0] : undefined;
   }

@@ -47,6 +47,11 @@ export interface BackupRecord {
    * a restore, and in records written before it existed.
    */
   entry?: string;
+  /**
+   * Set on the writes of one action that changed several files (Cline's two): Restore takes them back
+   * together. Absent for an action that wrote one file, and in records written before it existed.
+   */
+  group?: string;
   /** Base name of the record's files in the backup folder. */
   name: string;
 }
@@ -103,9 +108,9 @@ export async function saveBackup(
   before: Buffer | null,
   after: Buffer | null,
   reason: WriteReason,
-  noted: { servers?: readonly string[]; entry?: string } = {},
+  noted: { servers?: readonly string[]; entry?: string; group?: string } = {},
 ): Promise<BackupRecord> {
-  const { servers, entry } = noted;
+  const { servers, entry, group } = noted;
   const { dir } = options;
   await mkdir(dir, { recursive: true, mode: 0o700 });
   // A folder made before (by hand, or copied with looser modes) is made owner-only too. A file system
@@ -137,6 +142,7 @@ export async function saveBackup(
         name,
         ...(servers && servers.length > 0 ? { servers: [...servers] } : {}),
         ...(entry ? { entry } : {}),
+        ...(group ? { group } : {}),
       };
       if (before === null) await rm(join(dir, `${name}.bak`), { force: true });
       await writeRecord(dir, record);
@@ -151,8 +157,15 @@ export async function saveBackup(
   }
 }
 
+/** Marks a record undone, as it is on disk now (pruning may have folded a later write into it since it was read). */
 export async function markUndone(dir: string, record: BackupRecord): Promise<void> {
-  await writeRecord(dir, { ...record, undone: true });
+  let current = record;
+  try {
+    current = JSON.parse(await readFile(join(dir, `${record.name}.json`), 'utf8')) as BackupRecord;
+  } catch {
+    // Unreadable now: marked from the copy read before.
+  }
+  await writeRecord(dir, { ...current, undone: true });
 }
 
 export async function deleteBackup(dir: string, record: BackupRecord): Promise<void> {
@@ -160,9 +173,54 @@ export async function deleteBackup(dir: string, record: BackupRecord): Promise<v
   await rm(join(dir, `${record.name}.bak`), { force: true });
 }
 
-/** Drops the oldest records beyond `keep`. */
+/**
+ * Drops records beyond `keep`: Spillway's own repairs first (a new port or path written at start-up, which
+ * Restore goes past anyway), then the oldest. The oldest record of each file is never dropped: it holds the
+ * file as it was before Spillway first wrote it, what Restore gives back in the end. The records of one
+ * action that wrote several files (a `group`, Cline's two) are dropped together or kept together, so one
+ * Restore still gives back every file of an action it shows; a group that would take the count below `keep`
+ * is kept until the next prune. A dropped record's write is folded into the record kept before it for that
+ * file (its bytes after, its entry), so Restore still sees an unbroken chain of Spillway's writes and gives
+ * back the exact bytes.
+ */
 export async function pruneBackups(options: BackupOptions): Promise<void> {
   const keep = options.keep ?? 50;
   const records = await listBackups(options.dir);
-  for (const r of records.slice(keep)) await deleteBackup(options.dir, r);
+  if (records.length <= keep) return;
+  const byFile = new Map<string, BackupRecord[]>();
+  for (const r of [...records].reverse()) byFile.set(r.file, [...(byFile.get(r.file) ?? []), r]);
+  const firsts = new Set([...byFile.values()].map((list) => list[0]));
+  const actions = new Map<string, BackupRecord[]>();
+  for (const r of records) {
+    const key = r.group ? `group:${r.group}` : `record:${r.name}`;
+    actions.set(key, [...(actions.get(key) ?? []), r]);
+  }
+  const repair = (action: BackupRecord[]) => action.every((r) => r.reason === 'repair');
+  const oldest = (action: BackupRecord[]) => Math.min(...action.map((r) => r.seq));
+  const order = [...actions.values()]
+    .filter((action) => !action.some((r) => firsts.has(r)))
+    .sort((a, b) => Number(repair(b)) - Number(repair(a)) || oldest(a) - oldest(b));
+  const drop = new Set<BackupRecord>();
+  for (const action of order) {
+    if (records.length - drop.size - action.length < keep) break;
+    for (const r of action) drop.add(r);
+  }
+  if (drop.size === 0) return;
+  for (const list of byFile.values()) {
+    let kept = list[0];
+    let folded = false;
+    for (const r of list.slice(1)) {
+      if (!drop.has(r)) {
+        if (folded) await writeRecord(options.dir, kept);
+        kept = r;
+        folded = false;
+        continue;
+      }
+      const { entry: _replaced, ...rest } = kept;
+      kept = { ...rest, sha256After: r.sha256After, ...(r.entry ? { entry: r.entry } : {}) };
+      folded = true;
+    }
+    if (folded) await writeRecord(options.dir, kept);
+  }
+  for (const r of drop) await deleteBackup(options.dir, r);
 }

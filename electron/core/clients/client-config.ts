@@ -1,11 +1,13 @@
 import { stat } from 'node:fs/promises';
 import { isRecord, mergeEntry, type ClientDefinition, type ConfigLocation } from './client-definition.js';
-import { ConfigShapeError, ForeignEntryError } from './config-errors.js';
+import { ForeignEntryError } from './config-errors.js';
 import { madeBySpillway } from './entry-owner.js';
-import { jsoncPropertyText, parseJsoncObject, removeJsoncProperty, setJsoncProperty } from './jsonc-edit.js';
+import { parseJsonServers } from './json-servers.js';
 import type { ListDir } from './os-paths.js';
 import { decodeConfigText, readSnapshot } from './safe-write.js';
-import { parseTomlObject, removeTomlTable, setTomlTable, tomlTableTextIn } from './toml-edit.js';
+import { canonicalJson, ownServer, type ParsedServers, type ServerChange } from './servers-edit.js';
+import { tomlTableText } from './toml-edit.js';
+import { parseTomlServers } from './toml-servers.js';
 import { SPILLWAY_ENTRY_NAME, type EntryField, type EntryState, type OsFacts, type ServerSpec, type SpillwayEntry } from './types.js';
 
 /*
@@ -17,33 +19,28 @@ export interface TextChange {
   text: string;
   /** The whole TOML file was re-serialized (comments lost, some values written differently: `1.0` as `1`). */
   rewritten: boolean;
+  /** Spillway's entry as the new text holds it (undefined: none). */
+  entry: Record<string, unknown> | undefined;
 }
 
-/** The file's text as plain data (JSONC or TOML). Malformed → ConfigParseError. */
-export function parseDocument(def: ClientDefinition, text: string, file: string): Record<string, unknown> {
-  return def.format === 'toml' ? parseTomlObject(text, file) : parseJsoncObject(text, file);
+/** The file's servers, parsed once (JSONC or TOML). Malformed → ConfigParseError; a servers key that is no table → ConfigShapeError. */
+export function parseServers(def: ClientDefinition, text: string, file: string): ParsedServers {
+  return def.format === 'toml' ? parseTomlServers(def, text, file) : parseJsonServers(def, text, file);
 }
 
-/** The servers table of a parsed file ({} when absent). A table that is not one → ConfigShapeError. */
-export function serversIn(def: ClientDefinition, doc: Record<string, unknown>, file: string): Record<string, unknown> {
-  let node: unknown = doc;
-  for (const key of def.serversPath) {
-    node = isRecord(node) ? node[key] : undefined;
-    if (node === undefined || node === null) return {};
-  }
-  if (!isRecord(node)) throw new ConfigShapeError(file, def.serversPath.join('.'), Array.isArray(node) ? 'a list' : typeof node);
-  return node;
-}
-
-/** Servers of one file's text, normalized. */
-export function serversOfText(def: ClientDefinition, text: string, file: string): ServerSpec[] {
-  const servers = serversIn(def, parseDocument(def, text, file), file);
+/** The servers of a parsed file, normalized. */
+export function specsOf(def: ClientDefinition, parsed: ParsedServers, file: string): ServerSpec[] {
   const out: ServerSpec[] = [];
-  for (const [name, value] of Object.entries(servers)) {
+  for (const [name, value] of Object.entries(parsed.servers)) {
     const spec = def.fromNative(name, value, file);
     if (spec) out.push(spec);
   }
   return out;
+}
+
+/** Servers of one file's text, normalized. */
+export function serversOfText(def: ClientDefinition, text: string, file: string): ServerSpec[] {
+  return specsOf(def, parseServers(def, text, file), file);
 }
 
 /** Refuses a "spillway" server no Spillway wrote (ForeignEntryError): it is the user's, not ours to replace or remove. */
@@ -53,102 +50,69 @@ function assertMadeBySpillway(def: ClientDefinition, existing: unknown, file: st
   if (!spec || !madeBySpillway(spec)) throw new ForeignEntryError(def.displayName, file, action);
 }
 
+/** What the consent dialogs say when a TOML file must be written anew to make the change. */
+export const REWRITE_NOTE =
+  `Spillway cannot edit this file's layout in place, so it will write the whole file anew: comments in it will be lost, ` +
+  `and some values will be written differently (for example 1.0 as 1, 0xff as 255, text over several lines on one line). ` +
+  `A backup is kept: Restore backup gives the file back as it was.`;
+
+/** Whether the text holds Spillway's entry; ForeignEntryError when its "spillway" server is the user's own. */
+export function holdsOurEntry(def: ClientDefinition, text: string, file: string): boolean {
+  const existing = ownServer(parseServers(def, text, file).servers, SPILLWAY_ENTRY_NAME);
+  assertMadeBySpillway(def, existing, file, 'disconnect');
+  return existing !== undefined;
+}
+
+/** `applyConnect` on a file parsed already (the consent preview reads its servers from it too). */
+export function connectChange(
+  def: ClientDefinition,
+  parsed: ParsedServers,
+  file: string,
+  entry: SpillwayEntry,
+  replace: readonly string[] = [],
+): TextChange {
+  const changes: ServerChange[] = replace.filter((n) => n !== SPILLWAY_ENTRY_NAME).map((name) => ({ name, value: undefined }));
+  const existing = ownServer(parsed.servers, SPILLWAY_ENTRY_NAME);
+  assertMadeBySpillway(def, existing, file, 'connect');
+  const merged = mergeEntry(existing, def.toNative(entry), def.ownedKeys);
+  if (canonicalJson(existing) !== canonicalJson(merged)) changes.push({ name: SPILLWAY_ENTRY_NAME, value: merged });
+  return { ...parsed.apply(changes), entry: merged };
+}
+
 /**
  * The file's text with Spillway's entry added or updated (and the servers named in `replace`
  * removed). Keys a user added to our entry stay. Malformed text throws, and so does a "spillway"
  * server the user made themselves (ForeignEntryError); nothing else changes.
  */
 export function applyConnect(def: ClientDefinition, text: string, file: string, entry: SpillwayEntry, replace: readonly string[] = []): TextChange {
-  const native = def.toNative(entry);
-  const path = [...def.serversPath];
-  let out = text;
-  let rewritten = false;
-  for (const name of replace) {
-    if (name === SPILLWAY_ENTRY_NAME) continue;
-    if (def.format === 'toml') {
-      const r = removeTomlTable(out, file, path, name);
-      out = r.text;
-      rewritten ||= r.rewritten;
-    } else {
-      out = removeJsoncProperty(out, file, path, name);
-    }
-  }
-  const existing = serversIn(def, parseDocument(def, out, file), file)[SPILLWAY_ENTRY_NAME];
-  assertMadeBySpillway(def, existing, file, 'connect');
-  const merged = mergeEntry(existing, native, def.ownedKeys);
-  const unchanged = canonicalJson(existing) === canonicalJson(merged);
-  if (def.format === 'toml') {
-    if (unchanged) return { text: out, rewritten };
-    const r = setTomlTable(out, file, path, SPILLWAY_ENTRY_NAME, merged);
-    out = r.text;
-    rewritten ||= r.rewritten;
-  } else if (!unchanged) {
-    out = setJsoncProperty(out, file, path, SPILLWAY_ENTRY_NAME, merged);
-  }
-  assertOnlyOurChange(def, text, out, file, replace, merged);
-  return { text: out, rewritten };
+  return connectChange(def, parseServers(def, text, file), file, entry, replace);
 }
 
 /** The file's text without Spillway's entry (unchanged when it has none; ForeignEntryError when the user made it). */
 export function applyDisconnect(def: ClientDefinition, text: string, file: string): TextChange {
-  const path = [...def.serversPath];
-  assertMadeBySpillway(def, serversIn(def, parseDocument(def, text, file), file)[SPILLWAY_ENTRY_NAME], file, 'disconnect');
-  if (def.format === 'toml') return removeTomlTable(text, file, path, SPILLWAY_ENTRY_NAME);
-  const out = removeJsoncProperty(text, file, path, SPILLWAY_ENTRY_NAME);
-  assertOnlyOurChange(def, text, out, file, [], undefined);
-  return { text: out, rewritten: false };
+  const parsed = parseServers(def, text, file);
+  const existing = ownServer(parsed.servers, SPILLWAY_ENTRY_NAME);
+  assertMadeBySpillway(def, existing, file, 'disconnect');
+  if (existing === undefined) return { text, rewritten: false, entry: undefined };
+  return { ...parsed.apply([{ name: SPILLWAY_ENTRY_NAME, value: undefined }]), entry: undefined };
 }
 
 /**
- * A last check before anything is written: the edited document must equal the original except for
- * our entry (which must now be `ours`) and the servers named in `removed` (taken out by an import with
- * replace, or put back by a restore). Guards against an editing bug ever costing a user data.
+ * Our entry as the file has it, for the consent dialogs: its exact text, or, where it is not on lines of its
+ * own (a TOML table written inline in another), the same value spelled in the file's format.
  */
-export function assertOnlyOurChange(
-  def: ClientDefinition,
-  before: string,
-  after: string,
-  file: string,
-  removed: readonly string[],
-  ours: Record<string, unknown> | undefined,
-): void {
-  const a = parseDocument(def, before, file);
-  const b = parseDocument(def, after, file);
-  const strip = (doc: Record<string, unknown>): string => {
-    const servers = { ...serversIn(def, doc, file) };
-    delete servers[SPILLWAY_ENTRY_NAME];
-    for (const n of removed) delete servers[n];
-    const rest = { ...doc };
-    delete rest[def.serversPath[0]];
-    return canonicalJson([rest, servers]);
-  };
-  const got = serversIn(def, b, file)[SPILLWAY_ENTRY_NAME];
-  if (strip(a) !== strip(b) || canonicalJson(got) !== canonicalJson(ours)) {
-    throw new Error(`Internal error: editing ${file} would have changed more than Spillway's entry; nothing was written.`);
-  }
-}
-
-/** JSON with sorted keys, for comparing documents; a TOML integer beyond 2^53 (a BigInt) as `<digits>n`. */
-export function canonicalJson(v: unknown): string {
-  return JSON.stringify(sortKeys(v), (_k, x: unknown) => (typeof x === 'bigint' ? `${x}n` : x));
-}
-
-function sortKeys(v: unknown): unknown {
-  if (Array.isArray(v)) return v.map(sortKeys);
-  if (v && typeof v === 'object' && !(v instanceof Date)) {
-    return Object.fromEntries(
-      Object.keys(v)
-        .sort()
-        .map((k) => [k, sortKeys((v as Record<string, unknown>)[k])]),
-    );
-  }
-  return v;
+export function entryTextOf(def: ClientDefinition, parsed: ParsedServers): string | undefined {
+  const text = parsed.entryText();
+  if (text !== undefined) return text;
+  const value = ownServer(parsed.servers, SPILLWAY_ENTRY_NAME);
+  if (value === undefined) return undefined;
+  if (def.format === 'toml' && isRecord(value)) return tomlTableText([...def.serversPath, SPILLWAY_ENTRY_NAME], value, '\n');
+  return `"${SPILLWAY_ENTRY_NAME}": ${JSON.stringify(value, null, 2)}`;
 }
 
 /** Exact text of our entry in a file's text (JSON property or TOML table), for the consent dialog. */
 export function entryTextIn(def: ClientDefinition, text: string, file: string): string | undefined {
-  const path = [...def.serversPath, SPILLWAY_ENTRY_NAME];
-  return def.format === 'toml' ? tomlTableTextIn(text, path) : jsoncPropertyText(text, file, path);
+  return entryTextOf(def, parseServers(def, text, file));
 }
 
 function sameRecord(a: Record<string, string> | undefined, b: Record<string, string> | undefined): boolean {

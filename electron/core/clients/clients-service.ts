@@ -8,9 +8,11 @@ import type { ServerConfig, ServerConfigInput } from '../../../shared/config.js'
 import { createHash, randomBytes } from 'node:crypto';
 import type { ClientIdName, ClientInfo } from '../../../shared/api-clients.js';
 import type { ClientTokens } from './client-tokens.js';
-import { entryTextIn } from './client-config.js';
+import { ClientQueue } from './client-queue.js';
+import { entryTextOf, parseServers, REWRITE_NOTE } from './client-config.js';
 import { clientOnlyReason } from './client-variables.js';
 import { ForeignEntryError } from './config-errors.js';
+import { importableServers, refuseItself, UnknownImportError } from './import-candidates.js';
 import { bearerOf, madeBySpillway, UnstableEndpointError, writtenFrom, type HubEndpoint } from './entry-owner.js';
 import { maskedCandidate, maskedEntryText } from './masked-entries.js';
 import type { ClientRegistry } from './registry.js';
@@ -21,13 +23,7 @@ import { SPILLWAY_ENTRY_NAME, type ImportCandidate, type ServerSpec, type Spillw
 /** The token id of "any other client" (one the user sets up by hand): no app Spillway configures has it. */
 const OTHER_CLIENT = 'other';
 
-/**
- * An import named servers Spillway cannot take: ones the client's file does not have, or ones that use
- * a variable only the app fills in (the control API answers `invalid`, field `names`).
- */
-export class UnknownImportError extends Error {
-  override readonly name = 'UnknownImportError';
-}
+export { UnknownImportError };
 
 export interface BridgeLaunch {
   command: string;
@@ -70,8 +66,20 @@ function candidateConfig(c: ImportCandidate): ServerConfigInput {
 export class ClientsService {
   /** Salts the opaque `sameAs` keys the import list carries: they are built from secret values. */
   readonly #salt = randomBytes(16);
+  /** Connect, disconnect, import, restore and repair of one client's file run one at a time. */
+  readonly #queue = new ClientQueue();
 
   constructor(private readonly o: ClientsServiceOptions) {}
+
+  /** The client's servers Spillway can run, and the names of those that are this hub itself. */
+  #candidates(id: ClientIdName) {
+    const hub = { url: this.o.host.endpoint().url, dataDir: this.o.dataDir, platform: this.#platform, bridgeCommand: this.o.bridge.command };
+    return importableServers(this.o.registry, id, hub);
+  }
+
+  get #platform(): NodeJS.Platform {
+    return this.o.platform ?? process.platform;
+  }
 
   /** What every upstream is, as compared with a client's servers (secrets resolved where the host can). */
   async #running(): Promise<Set<string>> {
@@ -189,26 +197,41 @@ export class ClientsService {
     // A "spillway" server the user made is not Spillway's to remove: say so now, as Disconnect would.
     if (!madeBySpillway(spec)) throw new ForeignEntryError(def.displayName, spec.file, 'disconnect');
     const { text } = decodeConfigText((await readSnapshot(spec.file)).bytes, spec.file);
-    const fields = { command: spec.command, args: spec.args, env: spec.env, url: spec.url, headers: spec.headers };
-    const entryText = entryTextIn(def, text, spec.file) ?? `"${SPILLWAY_ENTRY_NAME}": ${JSON.stringify(fields, null, 2)}`;
-    return { file: spec.file, entryText: maskedEntryText(entryText, spec), restartRequired: def.restartRequired };
+    // In the file's own format (TOML for Codex), as the file has it; and, where removing it means writing the
+    // whole file anew (a TOML layout Spillway cannot edit in place), the same warning Connect gives.
+    const parsed = parseServers(def, text, spec.file);
+    const entryText = entryTextOf(def, parsed) ?? '';
+    const notes = parsed.apply([{ name: SPILLWAY_ENTRY_NAME, value: undefined }]).rewritten ? [REWRITE_NOTE] : [];
+    return {
+      file: spec.file,
+      entryText: maskedEntryText(entryText, spec),
+      ...(notes.length > 0 ? { notes } : {}),
+      restartRequired: def.restartRequired,
+    };
   }
 
   async connect(id: ClientIdName) {
-    return this.#change(await this.o.registry.connect(id, await this.desired(id)));
+    return this.#queue.run(id, async () => this.#change(await this.o.registry.connect(id, await this.desired(id))));
   }
 
+  /** Removes Spillway's entry; the client's token is revoked when an entry was removed (a leaked one stops working). */
   async disconnect(id: ClientIdName) {
-    const outcome = await this.o.registry.disconnect(id);
-    await this.o.tokens.revoke(id);
-    return this.#change(outcome);
+    return this.#queue.run(id, async () => {
+      const outcome = await this.o.registry.disconnect(id);
+      if (outcome.changed) await this.o.tokens.revoke(id);
+      return this.#change(outcome);
+    });
   }
 
-  /** A change's answer; its hint whenever the file changed, also for an app that needs no restart (Windsurf: press Refresh). */
-  #change(o: { file: string; changed: boolean; backup?: { name: string }; restartRequired: boolean; restartHint: string }) {
+  /**
+   * A change's answer; its hint whenever the file changed, also for an app that needs no restart (Windsurf:
+   * press Refresh). `files`: every file changed, when there were several (Cline).
+   */
+  #change(o: { file: string; changed: boolean; backup?: { name: string }; files?: string[]; restartRequired: boolean; restartHint: string }) {
     return {
       file: o.file,
       changed: o.changed,
+      ...(o.files && o.files.length > 1 ? { files: [...o.files] } : {}),
       ...(o.backup ? { backup: o.backup.name } : {}),
       restartRequired: o.restartRequired,
       ...(o.changed ? { restartHint: o.restartHint } : {}),
@@ -219,7 +242,7 @@ export class ClientsService {
   async importCandidates(id: ClientIdName) {
     const have = await this.#running();
     const app = this.o.registry.definition(id).displayName;
-    return (await this.o.registry.importCandidates(id)).map((c) => {
+    return (await this.#candidates(id)).candidates.map((c) => {
       const clientOnly = clientOnlyReason(c, app);
       return {
         name: c.name,
@@ -234,12 +257,17 @@ export class ClientsService {
 
   /** Adds the chosen servers as upstreams (deduplicated, env kept); with `replace`, the client's file then runs them through Spillway. */
   async import(id: ClientIdName, names: string[], replace: boolean) {
-    const candidates = await this.o.registry.importCandidates(id);
+    return this.#queue.run(id, () => this.#import(id, names, replace));
+  }
+
+  async #import(id: ClientIdName, names: string[], replace: boolean) {
+    const { candidates, itself } = await this.#candidates(id);
+    const app = this.o.registry.definition(id).displayName;
+    refuseItself(names, itself, app);
     const unknown = names.filter((n) => !candidates.some((c) => c.name === n));
     if (unknown.length > 0) throw new UnknownImportError(`Not a server of ${id}: ${unknown.join(', ')}`);
     // A server that uses the app's own variables would run with them as literal text: it stays in the app,
     // and its entry is never taken out of the app's file.
-    const app = this.o.registry.definition(id).displayName;
     const appOnly = candidates.flatMap((c) => {
       const reason = names.includes(c.name) ? clientOnlyReason(c, app) : undefined;
       return reason ? [`${c.name} ${reason}`] : [];
@@ -271,11 +299,16 @@ export class ClientsService {
    * An entry it brings back works, and never with a token Disconnect revoked: see #reissue.
    */
   async restore(id: ClientIdName) {
-    const r = await this.o.registry.restore(id, (spec) => writtenFrom(spec, this.#here(id, true)));
-    await this.#reissue(id);
+    const r = await this.#queue.run(id, async () => {
+      const restored = await this.o.registry.restore(id, (spec) => writtenFrom(spec, this.#here(id, true)));
+      await this.#reissue(id);
+      return restored;
+    });
     const def = this.o.registry.definition(id);
     return {
       file: r.file,
+      // Every file given back, when the change wrote several (Cline's Disconnect).
+      ...(r.files.length > 1 ? { files: [...r.files] } : {}),
       deleted: r.deleted,
       changedSinceWrite: r.changedSinceWrite,
       restartRequired: def.restartRequired,
@@ -290,7 +323,7 @@ export class ClientsService {
   #here(id: string, revoked: boolean) {
     return {
       dataDir: this.o.dataDir,
-      platform: this.o.platform ?? process.platform,
+      platform: this.#platform,
       clientToken: this.o.tokens.get(id),
       ...(revoked ? { revokedHere: (t: string) => this.o.tokens.revokedHere(id, t) } : {}),
     };
@@ -335,8 +368,14 @@ export class ClientsService {
       if (!writtenFrom(info.entry, this.#here(info.id, false))) continue;
       if (desired.get(info.id)?.kind === 'http' && !lasting) continue;
       try {
-        // Its backup is labelled 'repair': Restore skips it and undoes the user's last change instead.
-        const r = this.#change(await this.o.registry.connect(info.id, await this.desired(info.id), 'repair'));
+        const r = await this.#queue.run(info.id, async () => {
+          // Read again in line: an entry a Disconnect just took out stays out.
+          const now = await this.o.registry.get(info.id, desired.get(info.id));
+          if (now.state?.state !== 'stale' || !now.entry || !writtenFrom(now.entry, this.#here(info.id, false))) return undefined;
+          // Its backup is labelled 'repair': Restore skips it and undoes the user's last change instead.
+          return this.#change(await this.o.registry.connect(info.id, await this.desired(info.id), 'repair'));
+        });
+        if (!r) continue;
         out.push({ id: info.id, repaired: r.changed, ...(r.restartHint ? { restartHint: r.restartHint } : {}) });
       } catch (err) {
         out.push({ id: info.id, repaired: false, error: (err as Error).message });

@@ -111,3 +111,23 @@ export class ForeignEntryError extends Error {
     );
   }
 }
+
+/**
+ * A key on the way to the servers (`mcpServers`, or a server's name in it) appears more than once: the app
+ * reads only one of them, so Spillway cannot tell which one to change. A mistake in the file like a syntax
+ * error (answered as one), naming the lines and the next step.
+ */
+export class DuplicateKeyError extends ConfigParseError {
+  constructor(file: string, key: string, at: readonly { line: number; column: number }[]) {
+    const lines = at.map((p) => p.line);
+    const times = lines.length === 2 ? 'twice' : `${lines.length} times`;
+    const where = `${lines.slice(0, -1).join(', ')} and ${lines[lines.length - 1]}`;
+    super(
+      file,
+      `"${key}" is in it ${times} (lines ${where}), and an app reads only one of them, so Spillway cannot tell which one to ` +
+        `change; merge them into one "${key}"`,
+      at[1].line,
+      at[1].column,
+    );
+  }
+}

@@ -3,7 +3,9 @@
  * (another data folder, a `serve --port 0` for a test): each may write and repair only the entries it
  * wrote, and none may write an HTTP entry with a port that dies with it.
  */
+import { homedir } from 'node:os';
 import { posix, win32 } from 'node:path';
+import { defaultDataDir } from '../files/app-paths.js';
 import type { ServerSpec } from './types.js';
 
 /** Where HTTP clients reach this hub now, and why an entry with that URL would not survive a restart. */
@@ -107,7 +109,8 @@ export function writtenFrom(
   return (here.clientToken !== undefined && token === here.clientToken) || (here.revokedHere?.(token) ?? false);
 }
 
-const LOOPBACK = new Set(['127.0.0.1', 'localhost', '[::1]']);
+/** Spellings of this machine in a URL: `0.0.0.0` and `[::]` reach a hub listening on loopback too. */
+const LOOPBACK = new Set(['127.0.0.1', 'localhost', '[::1]', '0.0.0.0', '[::]']);
 
 /**
  * Whether an entry is one a Spillway wrote, this data folder's or another's: the bridge (its `bridge`
@@ -121,6 +124,62 @@ export function madeBySpillway(spec: ServerSpec): boolean {
   try {
     const url = new URL(spec.url);
     return url.protocol === 'http:' && LOOPBACK.has(url.hostname) && url.pathname === '/mcp';
+  } catch {
+    return false;
+  }
+}
+
+/** What tells this hub apart: where it listens, its data folder, and the command its bridge entries run. */
+export interface HubIdentity {
+  url: string;
+  dataDir: string;
+  platform: NodeJS.Platform;
+  /** The command of this app's bridge entries (the app's own executable, or the AppImage). */
+  bridgeCommand?: string;
+  /**
+   * The data folder a bridge that names none reaches (no `--data-dir`, no SPILLWAY_DATA_DIR). Unset: the
+   * default one for this user (app-paths.ts defaultDataDir), whatever folder this hub runs on.
+   */
+  defaultDataDir?: string;
+}
+
+/** Whether a command names Spillway's CLI (`spillway`, `spillway.cmd`) or its script (`.../spillway.js`). */
+function spillwayCommand(part: string): boolean {
+  return /^spillway(\.(exe|cmd|js))?$/i.test(part.split(/[\\/]/).pop() ?? '');
+}
+
+/**
+ * Whether a server is this hub itself: an address on this machine with the hub's port and its `/mcp` path
+ * (a `?token=` added or not), or a bridge to this data folder. A bridge's folder is the one its
+ * `--data-dir` names, else its env's SPILLWAY_DATA_DIR (as the CLI reads them, app-paths.ts
+ * resolvePaths), else the default data folder; with none named, only Spillway's own command or script run
+ * as `bridge` counts. Run as one of its own upstreams, the hub would call itself. Another program's local
+ * address (a server on another port) or a bridge to another data folder is not this hub.
+ */
+export function isThisHub(
+  server: { command?: string; args?: readonly string[]; env?: Readonly<Record<string, string>>; url?: string },
+  hub: HubIdentity,
+): boolean {
+  if (server.command !== undefined) {
+    const args = server.args ?? [];
+    if (!args.includes('bridge')) return false;
+    const dir = dataDirOf(args) || server.env?.SPILLWAY_DATA_DIR;
+    if (dir) return sameDataDir(dir, hub.dataDir, hub.platform);
+    // Without one, only what is plainly Spillway (`node other-server.js bridge` is not, even when this hub's bridge runs node).
+    const spillway = [server.command, ...args].some(spillwayCommand) || (server.command === hub.bridgeCommand && /spillway/i.test(server.command));
+    const usual = hub.defaultDataDir ?? defaultDataDir({ home: homedir(), platform: hub.platform, env: process.env });
+    return spillway && sameDataDir(usual, hub.dataDir, hub.platform);
+  }
+  if (!server.url) return false;
+  try {
+    const url = new URL(server.url);
+    const own = new URL(hub.url);
+    return (
+      (url.protocol === 'http:' || url.protocol === 'https:') &&
+      LOOPBACK.has(url.hostname) &&
+      url.port === own.port &&
+      url.pathname.replace(/\/$/, '') === own.pathname
+    );
   } catch {
     return false;
   }

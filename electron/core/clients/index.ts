@@ -6,5 +6,6 @@ export type { ClientRegistry, ClientRegistryOptions, ClientStatus, ConsentPrevie
 export type { ClientDefinition, ConfigLocation } from './client-definition.js';
 export { applyConnect, applyDisconnect, entryState, type ClientDetection, type TextChange } from './client-config.js';
 export type { BackupRecord, BackupOptions, WriteReason } from './backup-store.js';
-export { editConfigFile, restoreLatestBackup, type EditOutcome, type RestoreOutcome } from './safe-write.js';
+export { editConfigFile, type EditOutcome } from './safe-write.js';
+export { restoreLatestBackup, type RestoreOutcome } from './restore-backup.js';
 export { listDirOnDisk, type ListDir } from './os-paths.js';

@@ -51,7 +51,8 @@ export function detectJsonFormatting(text: string): JsonFormatting {
   return { eol, unit };
 }
 
-function lineColumn(text: string, offset: number): { line: number; column: number } {
+/** The 1-based line and column of `offset` in `text`. */
+export function lineColumn(text: string, offset: number): { line: number; column: number } {
   let line = 1;
   let lineStart = 0;
   for (let i = 0; i < offset && i < text.length; i++) {
@@ -73,7 +74,7 @@ export function parseJsoncTree(text: string, file: string): Node | undefined {
     throw new ConfigParseError(file, `${jsonProblem(e.error)}, so it is not valid JSON`, line, column);
   }
   if (tree && tree.type !== 'object') {
-    throw new ConfigParseError(file, `the top level is ${describe(tree)}, not an object in { }`, 1, 1);
+    throw new ConfigParseError(file, `the top level is ${describeNode(tree)}, not an object in { }`, 1, 1);
   }
   return tree;
 }
@@ -84,7 +85,8 @@ export function parseJsoncObject(text: string, file: string): Record<string, unk
   return tree ? (getNodeValue(tree) as Record<string, unknown>) : {};
 }
 
-function describe(node: Node): string {
+/** How a value that is not an object reads in a message: "a list", "a string", "null". */
+export function describeNode(node: Node): string {
   return node.type === 'null' ? 'null' : node.type === 'array' ? 'a list' : `a ${node.type}`;
 }
 
@@ -109,7 +111,8 @@ function startsItsLine(text: string, offset: number): boolean {
   return /^[ \t]*$/.test(text.slice(lineStartOf(text, offset), offset));
 }
 
-function indentOf(text: string, offset: number): string {
+/** The spaces and tabs that start the line holding `offset`. */
+export function indentOf(text: string, offset: number): string {
   return /^[ \t]*/.exec(text.slice(lineStartOf(text, offset)))![0];
 }
 
@@ -192,13 +195,26 @@ function nest(path: string[], value: unknown): unknown {
   return path.reduceRight<unknown>((v, k) => ({ [k]: v }), value);
 }
 
+/** What a caller that parsed the text already gives: its tree (null: the text holds no value), the formatting to write in. */
+export interface JsoncEditContext {
+  root?: Node | null;
+  fmt?: JsonFormatting;
+}
+
 /**
  * Sets `key` inside the object at `parentPath` to `value`, creating the missing objects on the way.
  * Everything outside the property (comments, order, spacing, line endings) keeps its bytes.
  */
-export function setJsoncProperty(text: string, file: string, parentPath: string[], key: string, value: unknown): string {
-  const fmt = detectJsonFormatting(text);
-  const root = parseJsoncTree(text, file);
+export function setJsoncProperty(
+  text: string,
+  file: string,
+  parentPath: string[],
+  key: string,
+  value: unknown,
+  context: JsoncEditContext = {},
+): string {
+  const fmt = context.fmt ?? detectJsonFormatting(text);
+  const root = context.root === undefined ? parseJsoncTree(text, file) : (context.root ?? undefined);
   if (!root) {
     const body = `${pretty(nest([...parentPath, key], value), '', fmt)}${fmt.eol}`;
     const needsBreak = text.length > 0 && !text.endsWith('\n');
@@ -216,7 +232,7 @@ export function setJsoncProperty(text: string, file: string, parentPath: string[
       const content = pretty(nest([...parentPath.slice(i + 1), key], value), indent, fmt);
       return applyEdits(text, [{ offset: child.offset, length: child.length, content }]);
     }
-    if (child.type !== 'object') throw new ConfigShapeError(file, parentPath.slice(0, i + 1).join('.'), describe(child));
+    if (child.type !== 'object') throw new ConfigShapeError(file, parentPath.slice(0, i + 1).join('.'), describeNode(child));
     obj = child;
   }
   const existing = findProperty(obj, key);

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { listBackups, type BackupOptions, type BackupRecord, type WriteReason } from './backup-store.js';
 import { claudeCode } from './claude-code.js';
@@ -6,12 +7,17 @@ import { cline } from './cline.js';
 import {
   applyConnect,
   applyDisconnect,
+  connectChange,
   detectClient,
   entryState,
-  entryTextIn,
+  entryTextOf,
+  holdsOurEntry,
+  parseServers,
+  REWRITE_NOTE,
   readClientServers,
-  serversOfText,
+  specsOf,
   type ClientDetection,
+  type TextChange,
 } from './client-config.js';
 import type { ClientDefinition } from './client-definition.js';
 import { codex } from './codex.js';
@@ -21,7 +27,8 @@ import { geminiCli } from './gemini-cli.js';
 import { lmStudio } from './lm-studio.js';
 import { listDirOnDisk, type ListDir } from './os-paths.js';
 import { candidateIdentity } from './same-server.js';
-import { decodeConfigText, editConfigFile, readSnapshot, restoreLatestBackup, type RestoreOutcome } from './safe-write.js';
+import { restoreLatestBackup, type RestoreOutcome } from './restore-backup.js';
+import { decodeConfigText, editConfigFile, readSnapshot } from './safe-write.js';
 import {
   CLIENT_IDS,
   SPILLWAY_ENTRY_NAME,
@@ -33,7 +40,7 @@ import {
   type ServerSpec,
   type SpillwayEntry,
 } from './types.js';
-import { entryDigest, undoChange } from './undo-change.js';
+import { entryDigestOf, undoChange } from './undo-change.js';
 import { vscode } from './vscode.js';
 import { windsurf } from './windsurf.js';
 import { zed } from './zed.js';
@@ -107,6 +114,8 @@ export interface ChangeOutcome {
   backup?: BackupRecord;
   /** A TOML file was re-serialized as a whole (comments lost, some values written differently); false for every JSON file. */
   rewritten: boolean;
+  /** Every file the action changed (`file` is the first): Cline keeps its servers in two. */
+  files: string[];
   restartRequired: boolean;
   restartHint: string;
 }
@@ -226,26 +235,27 @@ export function createClientRegistry(options: ClientRegistryOptions): ClientRegi
    */
   async function write(
     id: ClientId,
-    edit: (text: string, file: string) => { text: string; rewritten: boolean },
+    edit: (text: string, file: string) => TextChange,
     reason: Extract<WriteReason, 'connect' | 'disconnect' | 'replace' | 'repair'>,
-    where: { configPath?: string; entry?: SpillwayEntry; servers?: readonly string[] } = {},
+    where: { configPath?: string; entry?: SpillwayEntry; servers?: readonly string[]; group?: string } = {},
   ): Promise<ChangeOutcome> {
     const def = definition(id);
     const configPath = where.configPath ?? (await detectClient(def, os, listDir)).configPath;
-    let rewritten = false;
+    // The edit's own result, for the backup record (the text is not parsed again for it).
+    let last: TextChange | undefined;
     const outcome = await editConfigFile(
       configPath,
       (text) => {
-        const r = edit(text, configPath);
-        rewritten = r.rewritten;
-        return r.text;
+        last = edit(text, configPath);
+        return last.text;
       },
       {
         backups: backupsOf(id),
         reason,
         holdsSecret: where.entry?.kind === 'http',
         servers: where.servers,
-        entryOf: (text) => entryDigest(def, text, configPath),
+        entryOf: () => (last?.entry === undefined ? undefined : entryDigestOf(last.entry)),
+        group: where.group,
       },
     );
     return {
@@ -253,7 +263,8 @@ export function createClientRegistry(options: ClientRegistryOptions): ClientRegi
       file: outcome.file,
       changed: outcome.changed,
       backup: outcome.backup,
-      rewritten: outcome.changed && rewritten,
+      rewritten: outcome.changed && (last?.rewritten ?? false),
+      files: outcome.changed ? [outcome.file] : [],
       restartRequired: def.restartRequired,
       restartHint: def.restartHint,
     };
@@ -283,20 +294,16 @@ export function createClientRegistry(options: ClientRegistryOptions): ClientRegi
       const def = definition(id);
       assertKind(def, entry);
       const { file, text, existed } = await readTarget(def);
-      const present = serversOfText(def, text, file);
+      const parsed = parseServers(def, text, file);
+      const present = specsOf(def, parsed, file);
       const before = present.find((s) => s.name === SPILLWAY_ENTRY_NAME);
       const removes = replace.filter((n) => n !== SPILLWAY_ENTRY_NAME && present.some((s) => s.name === n));
-      const change = applyConnect(def, text, file, entry, removes);
-      const entryText = entryTextIn(def, change.text, file) ?? '';
+      const change = connectChange(def, parsed, file, entry, removes);
+      // The entry as the file has it, or as the new text will (read again: only its servers object is parsed).
+      const entryText = (change.text === text ? entryTextOf(def, parsed) : entryTextOf(def, parseServers(def, change.text, file))) ?? '';
       const notes: string[] = [];
       if (!existed) notes.push(`${file} does not exist yet; it will be created.`);
-      if (change.rewritten) {
-        notes.push(
-          `Spillway cannot edit this file's layout in place, so it will write the whole file anew: comments in it will be lost, ` +
-            `and some values will be written differently (for example 1.0 as 1, 0xff as 255, text over several lines on one line). ` +
-            `A backup is kept: Restore backup gives the file back as it was.`,
-        );
-      }
+      if (change.rewritten) notes.push(REWRITE_NOTE);
       notes.push(def.restartHint);
       return {
         client: id,
@@ -324,12 +331,15 @@ export function createClientRegistry(options: ClientRegistryOptions): ClientRegi
       const holding: string[] = [];
       for (const f of detection.files.filter((x) => x.exists)) {
         const { text } = decodeConfigText((await readSnapshot(f.path)).bytes, f.path);
-        if (remove(text, f.path).text !== text) holding.push(f.path);
+        if (holdsOurEntry(def, text, f.path)) holding.push(f.path);
       }
       if (holding.length === 0) return write(id, remove, 'disconnect', { configPath: detection.configPath });
+      // One action: Restore takes back the writes to every file together.
+      const group = holding.length > 1 ? randomBytes(8).toString('hex') : undefined;
       const outcomes: ChangeOutcome[] = [];
-      for (const file of holding) outcomes.push(await write(id, remove, 'disconnect', { configPath: file }));
-      return outcomes.find((o) => o.changed) ?? outcomes[0];
+      for (const file of holding) outcomes.push(await write(id, remove, 'disconnect', { configPath: file, group }));
+      const first = outcomes.find((o) => o.changed) ?? outcomes[0];
+      return { ...first, rewritten: outcomes.some((o) => o.rewritten), files: outcomes.flatMap((o) => o.files) };
     },
     async importCandidates(id) {
       const seen = new Set<string>();
@@ -349,10 +359,11 @@ export function createClientRegistry(options: ClientRegistryOptions): ClientRegi
       return write(
         id,
         (text, file) => {
-          const present = new Set(serversOfText(def, text, file).map((s) => s.name));
+          const parsed = parseServers(def, text, file);
+          const present = new Set(specsOf(def, parsed, file).map((s) => s.name));
           const missing = names.filter((n) => !present.has(n));
           if (missing.length > 0) throw new Error(`${file} has no server named ${missing.map((n) => `"${n}"`).join(', ')}; nothing was changed.`);
-          return applyConnect(def, text, file, entry, names);
+          return connectChange(def, parsed, file, entry, names);
         },
         'replace',
         { entry, servers: names },

@@ -3,20 +3,8 @@ import { constants } from 'node:fs';
 import { access, lstat, mkdir, open, readFile, readlink, realpath, rm, stat } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { renameOver } from '../files/atomic-file.js';
-import {
-  backupBytes,
-  backupFile,
-  deleteBackup,
-  listBackups,
-  markUndone,
-  pruneBackups,
-  saveBackup,
-  sha256,
-  type BackupOptions,
-  type BackupRecord,
-  type WriteReason,
-} from './backup-store.js';
-import { ConfigBusyError, ConfigReadError, ConfigWriteError, NoBackupError, RestoreConflictError } from './config-errors.js';
+import { deleteBackup, pruneBackups, saveBackup, type BackupOptions, type BackupRecord, type WriteReason } from './backup-store.js';
+import { ConfigBusyError, ConfigReadError, ConfigWriteError } from './config-errors.js';
 
 /*
  * Every write to a client's file goes through here:
@@ -125,7 +113,7 @@ export async function readSnapshot(path: string): Promise<FileSnapshot> {
   }
 }
 
-function sameBytes(a: Buffer | null, b: Buffer | null): boolean {
+export function sameBytes(a: Buffer | null, b: Buffer | null): boolean {
   return a === null || b === null ? a === b : a.equals(b);
 }
 
@@ -187,11 +175,11 @@ async function writeTemp(snapshot: FileSnapshot, bytes: Buffer, holdsSecret: boo
  * Replaces the file's bytes (null: deletes it) with a backup first, unless it changed since
  * `snapshot` was read: then returns 'changed' and leaves everything as it was.
  */
-async function commit(
+export async function commitWrite(
   snapshot: FileSnapshot,
   next: Buffer | null,
   backups: BackupOptions,
-  write: { reason: WriteReason; holdsSecret?: boolean; servers?: readonly string[]; entry?: string },
+  write: { reason: WriteReason; holdsSecret?: boolean; servers?: readonly string[]; entry?: string; group?: string },
 ): Promise<BackupRecord | 'changed'> {
   await assertWritable(snapshot);
   const tmp = next === null ? null : await writeTemp(snapshot, next, write.holdsSecret ?? false);
@@ -256,6 +244,8 @@ export interface EditOptions {
   servers?: readonly string[];
   /** The digest of Spillway's entry in a text (undefined: it holds none), kept in the backup record. */
   entryOf?: (text: string) => string | undefined;
+  /** Shared by the writes of one action to several files, so Restore takes them back together. */
+  group?: string;
 }
 
 /**
@@ -270,86 +260,8 @@ export async function editConfigFile(path: string, edit: (text: string) => strin
     const nextText = edit(text);
     // Same text: nothing to write (and a missing file is never created empty).
     if (nextText === text) return { file: snapshot.realPath, changed: false, text, retries };
-    const result = await commit(snapshot, encodeConfigText(nextText, bom), options.backups, { ...options, entry: options.entryOf?.(nextText) });
+    const result = await commitWrite(snapshot, encodeConfigText(nextText, bom), options.backups, { ...options, entry: options.entryOf?.(nextText) });
     if (result !== 'changed') return { file: snapshot.realPath, changed: true, backup: result, text: nextText, retries };
   }
   throw new ConfigBusyError(path);
-}
-
-export interface RestoreOutcome {
-  file: string;
-  /** The write that was undone. */
-  undone: BackupRecord;
-  /** True when the file was deleted (it did not exist before that write). */
-  deleted: boolean;
-  /**
-   * True when the file changed after Spillway's writes (another program, the user): only Spillway's own
-   * change was undone in it, and the rest of it kept.
-   */
-  changedSinceWrite: boolean;
-}
-
-/**
- * Spillway's change (`record`) undone in the file's text as it is now, given the text the file had before
- * that change (null: there was no file) and the digests of the entries Spillway's writes since left
- * (`left`): the new text, and whether it holds a bearer token. Throws, with what changed and what to do,
- * when the change cannot be undone that way.
- */
-export type UndoChange = (
-  now: string,
-  before: string | null,
-  record: BackupRecord,
-  left: ReadonlySet<string>,
-) => { text: string; holdsSecret: boolean };
-
-/**
- * Whether the file is as Spillway's own writes left it since `target`: each of its later writes started
- * from the bytes the one before left, and nothing wrote the file after the last one.
- */
-function untouchedSince(records: readonly BackupRecord[], target: BackupRecord, current: Buffer | null): boolean {
-  const writes = records.filter((r) => r.file === target.file && r.seq >= target.seq).sort((a, b) => a.seq - b.seq);
-  return writes.every((w, i) => w.sha256After === (i + 1 < writes.length ? writes[i + 1].sha256Before : sha256(current)));
-}
-
-/**
- * Undoes the latest change the user made through Spillway, not yet undone. Spillway's own repairs (a new
- * port or path written into its entry) are not such a change: restoring goes back past them, so "undo
- * setup" still undoes setup after the hub moved to another port. When nothing else wrote the file since,
- * it gets back its exact bytes from before that change (or is deleted when it did not exist). When
- * something did (Claude Code rewrites ~/.claude.json on every run), `undo` takes back only Spillway's own
- * change and keeps the rest. The bytes the file had are backed up first, so a restore is never a loss;
- * successive restores go further back.
- */
-export async function restoreLatestBackup(backups: BackupOptions, client: string, undo: UndoChange): Promise<RestoreOutcome> {
-  const records = await listBackups(backups.dir);
-  const target = records.find((r) => !r.undone && r.reason !== 'restore' && r.reason !== 'repair');
-  if (!target) throw new NoBackupError(client);
-  const previous = await backupBytes(backups.dir, target);
-  const left = new Set(records.flatMap((r) => (r.file === target.file && r.seq >= target.seq && r.entry ? [r.entry] : [])));
-  for (let attempt = 0; attempt <= 5; attempt++) {
-    const snapshot = await readSnapshot(target.file);
-    const changedSinceWrite = !untouchedSince(records, target, snapshot.bytes);
-    let next = previous;
-    let holdsSecret = false;
-    if (changedSinceWrite && snapshot.bytes === null && previous !== null) {
-      throw new RestoreConflictError(
-        `${target.file} was deleted after Spillway's last change to it, so Spillway does not write it again by itself. Nothing was changed. ` +
-          `The file as it was before that change is saved as ${backupFile(backups.dir, target)}: copy it back if you want it.`,
-      );
-    }
-    if (changedSinceWrite && snapshot.bytes !== null) {
-      const now = decodeConfigText(snapshot.bytes, target.file);
-      const before = previous === null ? null : decodeConfigText(previous, target.file).text;
-      const undone = undo(now.text, before, target, left);
-      next = undone.text === now.text ? snapshot.bytes : encodeConfigText(undone.text, now.bom);
-      holdsSecret = undone.holdsSecret;
-    }
-    if (!sameBytes(snapshot.bytes, next)) {
-      const result = await commit(snapshot, next, backups, { reason: 'restore', holdsSecret });
-      if (result === 'changed') continue;
-    }
-    await markUndone(backups.dir, target);
-    return { file: target.file, undone: target, deleted: next === null, changedSinceWrite };
-  }
-  throw new ConfigBusyError(target.file);
 }

@@ -6,8 +6,10 @@ import { ConfigParseError, ConfigShapeError } from './config-errors.js';
  *
  * A TOML library round trip (parse, edit, stringify) drops comments and reflows the file. So we
  * first try a text edit: replace or append our own table's lines only, then parse the result and
- * check it equals the intended document. When that check fails (an unusual layout: inline tables,
- * dotted keys, our table split in pieces), we fall back to smol-toml's stringify of the whole
+ * check it equals the intended document. Our entry may also be keys in another table
+ * (`spillway = { ... }` under `[mcp_servers]`, or dotted keys): those lines are replaced or removed the same
+ * way. When that check fails (an unusual layout: the servers table inline, `mcp_servers = { ... }`, our
+ * entry split in pieces), we fall back to smol-toml's stringify of the whole
  * document and report `rewritten: true` so the consent text can say what that changes: comments
  * are lost, and values keep their meaning but not their notation (`1.0` becomes `1`, `0xff`
  * becomes `255`, a multi-line string one line with `\n`, a time gains `.000`).
@@ -131,6 +133,43 @@ function findTable(lines: Line[], path: string[]): { first: number; last: number
   return { first, last };
 }
 
+const KEY = String.raw`(?:"(?:[^"\\]|\\.)*"|'[^']*'|[A-Za-z0-9_-]+)`;
+/** A line that starts with a key (dotted or not) and `=`. */
+const KEY_LINE = new RegExp(String.raw`^\s*(${KEY}(?:\s*\.\s*${KEY})*)\s*=`);
+
+/**
+ * The lines holding the entry at `path` written as keys of a table above it: `spillway = { ... }` under
+ * `[mcp_servers]` (a value may go on over the next lines), or dotted keys (`mcp_servers.spillway.command = ...`).
+ * `header`: the path of the table they are in. Undefined when there are none, or when they are not one
+ * block of lines.
+ */
+function findKeyLines(lines: Line[], path: string[]): { first: number; last: number; header: string[] } | undefined {
+  // The table the lines are in (none inside an array of tables: its keys are not ours).
+  let header: string[] | undefined = [];
+  let found: { first: number; last: number; header: string[] } | undefined;
+  let ours = false;
+  for (let i = 0; i < lines.length; i++) {
+    const hp = headerPath(lines[i].text);
+    if (hp) {
+      header = /^\s*\[\[/.test(lines[i].text) ? undefined : hp;
+      ours = false;
+      continue;
+    }
+    const m = KEY_LINE.exec(lines[i].text);
+    if (m) {
+      const full = header && [...header, ...splitKeyPath(m[1])];
+      ours = full !== undefined && header!.length < path.length && full.length >= path.length && path.every((p, j) => full[j] === p);
+      if (!ours) continue;
+      if (found && found.last !== i - 1) return undefined; // in pieces: let the fallback handle it
+      found ??= { first: i, last: i, header: header! };
+      found.last = i;
+    } else if (ours && isContent(lines[i].text)) {
+      found!.last = i; // a value that goes on over this line
+    }
+  }
+  return found;
+}
+
 /** The document with `key` set (or removed, for undefined); copies only the tables on the path, so TOML dates stay TomlDate. */
 function withServer(doc: Record<string, unknown>, file: string, parentPath: string[], key: string, value: unknown): Record<string, unknown> {
   const copy: Record<string, unknown> = { ...doc };
@@ -174,11 +213,19 @@ export function setTomlTable(text: string, file: string, parentPath: string[], k
   const table = tomlTableText([...parentPath, key], value, eol);
   const lines = linesOf(text);
   const found = findTable(lines, [...parentPath, key]);
+  const keyLines = found ? undefined : findKeyLines(lines, [...parentPath, key]);
   let candidate: string;
   if (found) {
     const from = lines[found.first].start;
     const to = lines[found.last].start + lines[found.last].text.length;
     candidate = text.slice(0, from) + table + text.slice(to);
+  } else if (keyLines) {
+    // Kept as keys of the table they are in, on one line: `spillway = { command = ..., args = [...] }`.
+    const first = lines[keyLines.first];
+    const last = lines[keyLines.last];
+    const relative = [...parentPath, key].slice(keyLines.header.length).map(tomlKey).join('.');
+    const line = `${/^\s*/.exec(first.text)![0]}${relative} = ${tomlValue(value)}`;
+    candidate = text.slice(0, first.start) + line + text.slice(last.start + last.text.length);
   } else {
     const trimmedEnd = text.replace(/\s*$/, '');
     const sep = trimmedEnd.length === 0 ? '' : text.endsWith('\n') ? eol : eol + eol;
@@ -197,11 +244,11 @@ export function removeTomlTable(text: string, file: string, parentPath: string[]
   if (!obj || typeof obj !== 'object' || !(key in obj)) return { text, rewritten: false };
   const expected = withServer(doc, file, parentPath, key, undefined);
   const lines = linesOf(text);
-  const found = findTable(lines, [...parentPath, key]);
+  const found = findTable(lines, [...parentPath, key]) ?? findKeyLines(lines, [...parentPath, key]);
   if (found) {
     let first = found.first;
     // Take back the blank line we put before the table when we appended it.
-    if (first > 0 && lines[first - 1].text.trim() === '') first--;
+    if (first > 0 && lines[first - 1].text.trim() === '' && !('header' in found)) first--;
     const from = lines[first].start;
     const to = lines[found.last].next;
     let candidate = text.slice(0, from) + text.slice(to);
@@ -225,7 +272,7 @@ function dropEmptyTable(doc: Record<string, unknown>, path: string[]): Record<st
 /** The exact text of the table at `path` as it stands in the file (for the consent dialog). */
 export function tomlTableTextIn(text: string, path: string[]): string | undefined {
   const lines = linesOf(text);
-  const found = findTable(lines, path);
+  const found = findTable(lines, path) ?? findKeyLines(lines, path);
   if (!found) return undefined;
   return text.slice(lines[found.first].start, lines[found.last].start + lines[found.last].text.length);
 }

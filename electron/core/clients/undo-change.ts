@@ -8,32 +8,15 @@
  */
 import { createHash } from 'node:crypto';
 import { backupFile, type BackupRecord } from './backup-store.js';
-import { assertOnlyOurChange, canonicalJson, parseDocument, serversIn } from './client-config.js';
+import { parseServers } from './client-config.js';
 import { isRecord, type ClientDefinition } from './client-definition.js';
 import { RestoreConflictError } from './config-errors.js';
 import { madeBySpillway } from './entry-owner.js';
-import { removeJsoncProperty, setJsoncProperty } from './jsonc-edit.js';
-import { removeTomlTable, setTomlTable } from './toml-edit.js';
+import { canonicalJson, ownServer as own, type ServerChange } from './servers-edit.js';
 import { SPILLWAY_ENTRY_NAME, type ServerSpec } from './types.js';
 
-/** The text with server `name` set to `value`, or removed (undefined). */
-function setServer(def: ClientDefinition, text: string, file: string, name: string, value: Record<string, unknown> | undefined): string {
-  const path = [...def.serversPath];
-  if (def.format === 'toml') {
-    return (value === undefined ? removeTomlTable(text, file, path, name) : setTomlTable(text, file, path, name, value)).text;
-  }
-  return value === undefined ? removeJsoncProperty(text, file, path, name) : setJsoncProperty(text, file, path, name, value);
-}
-
-const own = (servers: Record<string, unknown>, name: string): unknown => (Object.hasOwn(servers, name) ? servers[name] : undefined);
-
-const digestOf = (entry: unknown) => createHash('sha256').update(canonicalJson(entry)).digest('hex');
-
-/** A digest of Spillway's entry in a file's text (its keys in any order); undefined when the text holds none. */
-export function entryDigest(def: ClientDefinition, text: string, file: string): string | undefined {
-  const entry = own(serversIn(def, parseDocument(def, text, file), file), SPILLWAY_ENTRY_NAME);
-  return entry === undefined ? undefined : digestOf(entry);
-}
+/** A digest of Spillway's entry (its keys in any order), kept in backup records. */
+export const entryDigestOf = (entry: unknown) => createHash('sha256').update(canonicalJson(entry)).digest('hex');
 
 /**
  * Whose "spillway" entry may be taken back: one a write of Spillway left since the change (`left`, their
@@ -68,17 +51,18 @@ export function undoChange(
       'Edit the file by hand',
     );
   if (record.reason !== 'connect' && record.reason !== 'disconnect' && record.reason !== 'replace') throw byHand();
-  const was = before === null ? {} : serversIn(def, parseDocument(def, before, file), file);
-  const is = serversIn(def, parseDocument(def, now, file), file);
+  const was = before === null ? {} : parseServers(def, before, file).servers;
+  const parsed = parseServers(def, now, file);
+  const is = parsed.servers;
   // The servers an import took out. A record from before they were noted: those the older file had that are missing now.
   const moved = (record.reason !== 'replace' ? [] : (record.servers ?? Object.keys(was).filter((n) => own(is, n) === undefined))).filter(
     (n) => n !== SPILLWAY_ENTRY_NAME && own(was, n) !== undefined,
   );
-  let text = now;
+  const changes: ServerChange[] = [];
   for (const name of moved) {
     const wanted = own(was, name);
     const present = own(is, name);
-    if (present === undefined && isRecord(wanted)) text = setServer(def, text, file, name, wanted);
+    if (present === undefined && isRecord(wanted)) changes.push({ name, value: wanted });
     else if (canonicalJson(present) !== canonicalJson(wanted)) {
       throw refuse(
         `${app}'s file ${file} has a server named "${name}" again, different from the one Spillway moved into Spillway; Restore would overwrite it.`,
@@ -87,6 +71,7 @@ export function undoChange(
     }
   }
   const ours = own(was, SPILLWAY_ENTRY_NAME);
+  const restored = isRecord(ours) ? ours : undefined;
   const present = own(is, SPILLWAY_ENTRY_NAME);
   if (canonicalJson(present) !== canonicalJson(ours)) {
     const spec = present === undefined ? undefined : def.fromNative(SPILLWAY_ENTRY_NAME, present, file);
@@ -96,7 +81,7 @@ export function undoChange(
         `Rename or remove it in ${app}'s settings, then restore again`,
       );
     }
-    if (spec && !owner.left.has(digestOf(present)) && !(owner.ours?.(spec) ?? false)) {
+    if (spec && !owner.left.has(entryDigestOf(present)) && !(owner.ours?.(spec) ?? false)) {
       throw refuse(
         `${app}'s file ${file} now has a “spillway” entry that this Spillway did not write: another Spillway (one with another ` +
           `data folder) connected ${app} since, or the entry was edited. Restore would overwrite it.`,
@@ -105,13 +90,9 @@ export function undoChange(
       );
     }
     if (ours !== undefined && !isRecord(ours)) throw byHand();
-    text = setServer(def, text, file, SPILLWAY_ENTRY_NAME, ours);
+    changes.push({ name: SPILLWAY_ENTRY_NAME, value: restored });
   }
-  const restored = isRecord(ours) ? ours : undefined;
-  assertOnlyOurChange(def, now, text, file, moved, restored);
-  const after = serversIn(def, parseDocument(def, text, file), file);
-  if (moved.some((n) => canonicalJson(own(after, n)) !== canonicalJson(own(was, n)))) {
-    throw new Error(`Internal error: restoring ${file} would not have put back the servers Spillway moved; nothing was written.`);
-  }
+  // The edit checks that only these servers changed, each to the value wanted.
+  const { text } = parsed.apply(changes);
   return { text, holdsSecret: restored !== undefined && def.fromNative(SPILLWAY_ENTRY_NAME, restored, file)?.transport === 'http' };
 }

@@ -52,6 +52,7 @@ export function controlParts(hub: Hub): ControlParts {
     spill: hub.spill.store,
     events: hub.events,
     revisions,
+    ownHub: () => ({ url: hub.url, dataDir: hub.options.paths.dataDir, platform: hub.options.platform }),
   });
   const status = new HubStatus({
     config,

@@ -7,6 +7,7 @@ import { uniqueServerId, SERVER_ID_PATTERN, type Config, type ServerConfig, type
 import type { HubEventInput, UpstreamStatus } from '../../../shared/events.js';
 import { ownValue } from '../../../shared/records.js';
 import { policiesOf, withServerPolicies, withoutServer, type Policies, type ServerPolicies } from '../../../shared/policy.js';
+import type { HubIdentity } from '../clients/entry-owner.js';
 import type { EventLog } from '../log/event-log.js';
 import type { SecretValues } from '../log/secret-values.js';
 import type { PolicyRuntime } from '../policy/policy-runtime.js';
@@ -20,7 +21,7 @@ import { RemovedServers, UNDO_MS, undoRefusal, type RemovedServer } from './remo
 import { SecretChanges } from './secret-changes.js';
 import { ServerRevisions } from './server-revisions.js';
 import { restoreMaskedSecrets } from './server-secrets.js';
-import { refuseUnsendableHeaders, validServer } from './server-validation.js';
+import { refuseThisHub, refuseUnsendableHeaders, validServer } from './server-validation.js';
 import { saveSettings } from './settings-change.js';
 import { testUpstream } from './upstream-test.js';
 
@@ -31,7 +32,7 @@ export interface HubControlDeps {
   /** Saves the config file, then applies it and announces what changed. */
   saveConfig(next: Config, what: string): Promise<void>;
   pool: UpstreamPool;
-  policy: Pick<PolicyRuntime, 'cache' | 'pins'>;
+  policy: Pick<PolicyRuntime, 'cache' | 'pins' | 'pendingMisfit'>;
   /** Rebuilds the catalog now (after a policy or settings change). */
   refreshCatalog(): void;
   emit(event: HubEventInput): void;
@@ -51,6 +52,8 @@ export interface HubControlDeps {
   events?: Pick<EventLog, 'setRetentionDays'>;
   /** Each server's revision, as upstreams.list shows it (shared with the status reports). */
   revisions?: ServerRevisions;
+  /** Where this hub listens and keeps its data: a server that is the hub itself is not added. */
+  ownHub?(): HubIdentity;
 }
 
 /**
@@ -121,6 +124,7 @@ export class HubControl {
   ): Promise<{ id: string }> {
     const config = this.deps.config();
     const cfg = validServer(req.config);
+    if (!held) refuseThisHub(cfg, this.deps.ownHub?.());
     // A new server has nothing stored, so a masked value (bullets) in its headers stands for nothing; Undo's go back as they were.
     refuseUnsendableHeaders(cfg, held?.config);
     const policies: ServerPolicies = held?.policies ?? {};
@@ -166,6 +170,7 @@ export class HubControl {
     // A masked secret sent back unchanged from a list keeps the stored value.
     const restored = restoreMaskedSecrets(cfg, before);
     refuseUnsendableHeaders(restored, before);
+    refuseThisHub(restored, this.deps.ownHub?.(), before);
     const changes = this.#changes();
     let merged = restored;
     let changed = false;
@@ -334,9 +339,21 @@ export class HubControl {
 
   /** Approves a withheld tool's new definition; it is listed again at once. */
   async approvePin(server: string, tool: string): Promise<boolean> {
+    // Read before approving: the withheld definition is the one pinned.
+    const misfit = this.deps.policy.pendingMisfit(server, tool);
     const approved = await this.deps.policy.pins.approve(server, tool);
     if (approved) {
       this.deps.emit({ type: 'tool.approved', level: 'info', server, tool });
+      if (misfit) {
+        this.deps.emit({
+          type: 'log',
+          level: 'warn',
+          server,
+          message:
+            `The new definition of "${tool}" on ${server} is approved, but its policy's value for "${misfit.parameter}" does not fit it. ` +
+            `${misfit.message}. Calls of the tool are refused until you change or remove that value in Tools & policies (${misfit.field}).`,
+        });
+      }
       this.deps.refreshCatalog();
     }
     return approved;

@@ -11,6 +11,7 @@ import { previewWarning } from '../../../shared/spill-advice.js';
 import type { EffectivePolicy } from '../../../shared/policy.js';
 import { injectedValueProblem } from '../policy/injected-values.js';
 import { SERVER_CONFIG_FIELDS } from '../policy/policy-runtime.js';
+import { idleFieldWarnings } from '../policy/resolve.js';
 import { ControlError } from './control-error.js';
 import type { ControlParts } from './control-parts.js';
 
@@ -58,14 +59,24 @@ function refuseReservedNames(names: { server: string; tool?: string }): void {
       throw new ControlError('invalid', `${field}: "__proto__" cannot be used as a ${field} name in a policy: pick another ${field}`, field);
 }
 
-/** The effective values with a warning when they work against themselves (issue 14, item 5). */
-function advised(policy: EffectivePolicy): EffectivePolicy {
-  const warning = previewWarning(policy.values.thresholdTokens, policy.values.previewTokens);
-  return warning ? { ...policy, warnings: [warning] } : policy;
+/**
+ * The effective values with a warning when they work against themselves (issue 14, item 5), and for a
+ * tool's own fields that do nothing as set (`tool`: its policy).
+ */
+function advised(policy: EffectivePolicy, tool?: ToolPolicy): EffectivePolicy {
+  const preview = previewWarning(policy.values.thresholdTokens, policy.values.previewTokens);
+  const warnings = [...(preview ? [preview] : []), ...idleFieldWarnings(tool, policy.values.action)];
+  return warnings.length > 0 ? { ...policy, warnings } : policy;
 }
 
+/** What a pending entry with a policy problem says to do. */
+const MISFIT_NEXT = 'Once you approve the change, calls of the tool are refused until you change or remove that value.';
+
 export function policyHandlers(parts: PolicyParts): HandlerMap {
-  const effective = (server: string, tool: string) => advised(parts.policy.effective(server, tool, upstreamTool(parts, server, tool)));
+  const effective = (server: string, tool: string) => {
+    const own = ownValue(parts.config().policies.tools, server);
+    return advised(parts.policy.effective(server, tool, upstreamTool(parts, server, tool)), own && ownValue(own, tool));
+  };
 
   async function setTool(server: string, tool: string, policy: ToolPolicy | undefined, what: string) {
     refuseReservedNames({ server, tool });
@@ -121,7 +132,11 @@ export function policyHandlers(parts: PolicyParts): HandlerMap {
         ...(e.reason ? { reason: e.reason } : {}),
       })),
 
-    'pins.pending': () => parts.policy.pins.pending(),
+    'pins.pending': () =>
+      parts.policy.pins.pending().map((pin) => {
+        const misfit = parts.policy.pendingMisfit(pin.server, pin.tool);
+        return misfit ? { ...pin, policyProblem: { field: misfit.field, message: `${misfit.message}. ${MISFIT_NEXT}` } } : pin;
+      }),
 
     'pins.approve': async (req) => ({ approved: await parts.control.approvePin(req.server, req.tool) }),
   };

@@ -22,12 +22,20 @@ export class ServerRevisions {
    */
   readonly #secretWrites = new Map<string, number>();
 
+  /**
+   * The last revision worked out for each stored config object, with what it was worked out from besides
+   * the config. upstreams.list, which the window asks often, then hashes only a server changed since: every
+   * change saves a new config object (Hub.saveConfig), and a secret written bumps #secretWrites. Keyed by
+   * the object, so that a config no longer stored takes its entry with it.
+   */
+  readonly #known = new WeakMap<ServerConfig, { id: string; secretWrites: number; revision: string }>();
+
   /** The revision of a server's config as stored now. */
   of(id: string, stored: ServerConfig): string {
-    const hash = createHash('sha256');
-    hash.update(JSON.stringify(stored));
-    hash.update(`\n${this.#secretWrites.get(id) ?? 0}`);
-    return hash.digest('base64url').slice(0, 16);
+    const secretWrites = this.#secretWrites.get(id) ?? 0;
+    const known = this.#known.get(stored);
+    if (known && known.id === id && known.secretWrites === secretWrites) return known.revision;
+    return this.#hash(id, stored, secretWrites);
   }
 
   /** Notes that a save wrote one of the server's secret values to the store. */
@@ -40,6 +48,18 @@ export class ServerRevisions {
    * config's (the field tells it from other conflicts); none sent: no check.
    */
   check(id: string, stored: ServerConfig, sent: string | undefined): void {
-    if (sent !== undefined && sent !== this.of(id, stored)) throw new ControlError('conflict', CHANGED_ELSEWHERE, 'revision');
+    if (sent === undefined) return;
+    // Hashed again, not taken from #known: a config changed in place would keep its object, and the save
+    // it was changed behind must still be refused.
+    if (sent !== this.#hash(id, stored, this.#secretWrites.get(id) ?? 0)) throw new ControlError('conflict', CHANGED_ELSEWHERE, 'revision');
+  }
+
+  #hash(id: string, stored: ServerConfig, secretWrites: number): string {
+    const hash = createHash('sha256');
+    hash.update(JSON.stringify(stored));
+    hash.update(`\n${secretWrites}`);
+    const revision = hash.digest('base64url').slice(0, 16);
+    this.#known.set(stored, { id, secretWrites, revision });
+    return revision;
   }
 }

@@ -13,7 +13,7 @@ import { Ledger, localOffsetMinutes } from '../ledger/ledger.js';
 import { EventLog } from '../log/event-log.js';
 import { SecretValues, configSecretValues } from '../log/secret-values.js';
 import { oauthSecretsWithin } from '../oauth/upstream-oauth-provider.js';
-import { toolEncoding } from '../policy/policy-runtime.js';
+import { hiddenParamTexts, toolEncoding } from '../policy/policy-runtime.js';
 import { ToolPins } from '../policy/tool-pins.js';
 import { maskConfigSecrets } from '../secrets/mask-config-secrets.js';
 import { migrateConfigSecrets } from '../secrets/migrate-config-secrets.js';
@@ -48,6 +48,8 @@ export async function openHubParts(paths: AppPaths): Promise<{ configFile: Confi
   // Every configured env and header value is masked wherever it appears in events (issue 13, item 12).
   const secrets = new SecretValues();
   secrets.track('config', () => configFile.current, configSecretValues);
+  // And the values of hidden parameters: often a token, which an upstream's error may quote back.
+  secrets.track('hidden parameters', () => configFile.current, hiddenParamTexts);
   // Plain values left in config.json move into the store before anything reads them (issue 15).
   // What the store has to say (secrets moved into the keychain, a keychain that did not answer) waits for the event log.
   const storeNotes: string[] = [];

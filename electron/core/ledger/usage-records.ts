@@ -9,18 +9,20 @@ import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { HubEventInput, ResultAction } from '../../../shared/events.js';
 import type { TokenCount, TokenCounter } from '../tokens/token-counter.js';
 import type { CallRecordInput } from './call-record.js';
+import { countedText, mediaTokens, type CountedResult } from './counted-text.js';
 import type { Ledger } from './ledger.js';
 
 /** One finished tool call, as the call path reports it. */
 export interface CountedCall {
-  /** Set by the call path (and for a read-back): the exact counts are announced under it (`call.counted`) when they differ from what `call.finished` said. */
+  /** Set by the call path (and for an own answer): the exact counts are announced under it (`call.counted`) when they differ from what `call.finished` said. */
   callId?: string;
   exposedName?: string;
   /**
-   * A read of a kept result: the hub answers it itself and no `call.finished` tells of it, so
-   * `call.counted` is its only event, sent whatever its counts (Savings reloads on it).
+   * An answer the hub makes itself: a read of a kept result, or dispatch's own answer (list, search,
+   * describe). No `call.finished` tells of it, so `call.counted` is its only event, sent whatever its
+   * counts (Savings reloads on it).
    */
-  readBack?: boolean;
+  ownAnswer?: 'read' | 'dispatch';
   session: { readonly clientName: string | undefined };
   server: string;
   tool: string;
@@ -37,7 +39,7 @@ export interface CountedCall {
     tokensUpstream?: number | undefined;
     tokensEstimated?: boolean;
     handle?: string;
-    delivered: { content?: unknown };
+    delivered: CountedResult;
     /** The exact count of what the upstream produced, made when the ledger asks. */
     countUpstreamTokens?: () => Promise<TokenCount>;
     /** countUpstreamTokens counts exactly what `delivered` holds: equal results, equal counts. */
@@ -54,9 +56,12 @@ const REMEMBERED_MAX = 1024;
 
 const NOTHING: TokenCount = { tokens: 0, estimated: false };
 
-/** How read-backs show in the ledger (Savings by server and by tool). */
+/** How the hub's own answers show in the ledger (Savings by server and by tool). */
 export const OWN_SERVER = 'spillway';
 export const READ_BACK_TOOL = 'read_result';
+export const DISPATCH_TOOL = 'dispatch';
+/** The name a tools/list record's `call.counted` goes under (it is a request, not a tool). */
+const LIST_TOOLS = 'tools/list';
 
 export interface UsageRecordsParts {
   ledger: Ledger;
@@ -64,7 +69,7 @@ export interface UsageRecordsParts {
   /** The upstream tool schemas (hidden, withheld and dispatch-only ones included) and what tools/list exposes. */
   schemas: () => { upstream: Tool[]; exposed: Tool[] };
   log: (message: string, error?: unknown) => void;
-  /** Where `call.counted` goes (the hub's event stream). */
+  /** Where `call.counted` goes (the hub's event stream): for calls, own answers and tools/list records. */
   emit?: (event: HubEventInput) => void;
 }
 
@@ -102,14 +107,28 @@ export class UsageRecords {
    * tool's name, which `call.counted` announces the record under.
    */
   recordReadBack(clientName: string | undefined, exposedName: string, result: CallToolResult, durationMs: number): void {
+    this.#recordOwnAnswer('read', clientName, exposedName, result, durationMs);
+  }
+
+  /**
+   * An answer spillway__dispatch makes itself (list, search, describe, or why it cannot do what was
+   * asked): it reaches the model as a tool's result does, and the tools/list saving credits dispatch for
+   * the schemas it leaves out, so what it hands out counts as delivered against nothing produced. Calls
+   * and reads it passes on are counted where they are made.
+   */
+  recordDispatchAnswer(clientName: string | undefined, exposedName: string, result: CallToolResult, durationMs: number): void {
+    this.#recordOwnAnswer('dispatch', clientName, exposedName, result, durationMs);
+  }
+
+  #recordOwnAnswer(kind: 'read' | 'dispatch', clientName: string | undefined, exposedName: string, result: CallToolResult, durationMs: number): void {
     const bytes = Buffer.byteLength(JSON.stringify(result.content ?? []), 'utf8');
     this.recordCall({
       callId: randomUUID(),
       exposedName,
-      readBack: true,
+      ownAnswer: kind,
       session: { clientName },
       server: OWN_SERVER,
-      tool: READ_BACK_TOOL,
+      tool: kind === 'read' ? READ_BACK_TOOL : DISPATCH_TOOL,
       durationMs,
       report: {
         action: result.isError ? 'error' : 'pass',
@@ -171,7 +190,9 @@ export class UsageRecords {
     const client = call.session.clientName;
     if (client) record.client = client;
     if (r.handle) record.handle = r.handle;
-    if (r.tokensSavedByEncoding) record.tokensSavedByEncoding = r.tokensSavedByEncoding;
+    // Part of what the call saved (shared/ledger.ts), never more, whatever the encoding's own counts said.
+    const byEncoding = Math.min(r.tokensSavedByEncoding ?? 0, Math.max(0, up.tokens - down.tokens));
+    if (byEncoding > 0) record.tokensSavedByEncoding = byEncoding;
     try {
       this.parts.ledger.recordCall(record);
     } catch (err) {
@@ -183,21 +204,22 @@ export class UsageRecords {
   /**
    * `call.counted`, when `call.finished` showed other counts than the ledger's (an estimate for a big
    * result): the UI then shows the ledger's, the ones Savings adds up. A call.finished without counts
-   * (a small result passed by its size) shows none, and needs no second event. A read-back is always
-   * announced: no call.finished told of it, and nothing else tells Savings that the ledger changed.
+   * (a small result passed by its size) shows none, and needs no second event. An own answer (a
+   * read-back, dispatch's) is always announced: no call.finished told of it, and nothing else tells
+   * Savings that the ledger changed.
    */
   #announce(call: CountedCall, up: TokenCount, down: TokenCount): void {
     const r = call.report;
     const { emit } = this.parts;
     if (!emit || call.callId === undefined || r.action === 'cancelled') return;
-    if (!call.readBack) {
+    if (!call.ownAnswer) {
       if (r.tokensUpstream === undefined) return;
       if (r.tokensUpstream === up.tokens && r.tokensDelivered === down.tokens && (r.tokensEstimated ?? false) === up.estimated) return;
     }
     emit({
       type: 'call.counted',
-      // A read-back's only event: shown at the default level, as the model's other calls are.
-      level: call.readBack ? 'info' : 'debug',
+      // An own answer's only event: shown at the default level, as the model's other calls are.
+      level: call.ownAnswer ? 'info' : 'debug',
       callId: call.callId,
       server: call.server,
       tool: call.tool,
@@ -205,7 +227,8 @@ export class UsageRecords {
       tokensUpstream: up.tokens,
       tokensDelivered: down.tokens,
       tokensEstimated: up.estimated || down.estimated,
-      ...(call.readBack ? { readBack: true as const } : {}),
+      ...(call.ownAnswer === 'read' ? { readBack: true as const } : {}),
+      ...(call.ownAnswer === 'dispatch' ? { dispatchAnswer: true as const } : {}),
     });
   }
 
@@ -214,10 +237,15 @@ export class UsageRecords {
     return this.#remembered(`r${JSON.stringify(r.delivered)}`, count);
   }
 
-  #countContent(result: { content?: unknown }): TokenCount | Promise<TokenCount> {
-    const text = JSON.stringify(result.content ?? []);
-    const count = () => this.parts.counter.countExactOffThread(text);
-    return text.length <= REMEMBERED_MAX ? this.#remembered(`c${text}`, count) : count();
+  /** The count of what a result holds, by the one rule (counted-text.ts): its text as the model reads it, and its media. */
+  #countContent(result: CountedResult): TokenCount | Promise<TokenCount> {
+    const text = countedText(result);
+    const media = mediaTokens(result);
+    const count = async (): Promise<TokenCount> => {
+      const made = await this.parts.counter.countExactOffThread(text);
+      return media === 0 ? made : { tokens: made.tokens + media, estimated: made.estimated };
+    };
+    return text.length <= REMEMBERED_MAX ? this.#remembered(`c${media} ${text}`, count) : count();
   }
 
   /** A count made before under the same key, else made now and kept when exact. */
@@ -234,13 +262,28 @@ export class UsageRecords {
 
   /**
    * Per tools/list served: tokens of every upstream schema vs what was exposed (counted once per
-   * catalog), so hiding and dispatch show as savings.
+   * catalog), so hiding and dispatch show as savings. The record lands after the answer, so a
+   * `call.counted` (`listed`) tells Savings it is there.
    */
   recordToolsList(client: string | undefined): void {
-    const { ledger, log } = this.parts;
+    const { ledger, log, emit } = this.parts;
     this.#schemaTokens ??= this.#countSchemas();
     void this.#schemaTokens
-      .then((t) => ledger.recordList({ ...(client ? { client } : {}), tokensUpstreamSchemas: t.upstream, tokensExposed: t.exposed }))
+      .then((t) => {
+        ledger.recordList({ ...(client ? { client } : {}), tokensUpstreamSchemas: t.upstream, tokensExposed: t.exposed });
+        emit?.({
+          type: 'call.counted',
+          level: 'debug',
+          callId: randomUUID(),
+          server: OWN_SERVER,
+          tool: LIST_TOOLS,
+          exposedName: LIST_TOOLS,
+          tokensUpstream: t.upstream,
+          tokensDelivered: t.exposed,
+          tokensEstimated: false,
+          listed: true,
+        });
+      })
       .catch((err) => log('ledger list record failed', err));
   }
 

@@ -58,12 +58,30 @@ const PHONE_INTL = /(?<![\w+])\+\d+(?:[ .-]?\(\d{1,5}\)|[ .-]\d+)*(?!\d)/g;
 // 2-9. Ten bare digits (`5551234567`) are not masked: order ids and timestamps look the same.
 const PHONE_US = /(?<![\w+.-])(?:1[ .-]?)?(?:\([2-9]\d{2}\)[ ]?|[2-9]\d{2}[ .-])\d{3}[ .-]\d{4}(?!\w|[.-]\d)/g;
 
-function detectPhone(text: string): PiiMatch[] {
+/**
+ * Object keys that say their value is a phone number: `phone` or `telephone` with an optional kind before
+ * (cellphone, cell_phone, mobilePhone, homePhone) and `number` after (phoneNumber), or `mobile`, `cell`,
+ * `tel`, `fax` followed by `number`/`no`/`num` (mobile_number, telNo, fax_number). A bare `cell`, `mobile`,
+ * `tel` or `fax` is not enough: `{"cell": 1250000}` is a spreadsheet cell.
+ */
+const PHONE_KEY =
+  /^(?:(?:(?:mobile|cell|home|work|office|contact|fax)[\s_-]*)?(?:tele)?phone(?:[\s_-]*(?:number|no|num))?|(?:mobile|cell|tel|fax)[\s_-]*(?:number|no|num))s?$/i;
+/** A whole value that may be a phone number once its key says so: 7 to 15 digits, single separators. */
+const PHONE_VALUE = /^\+?\d(?:[ .-]?\d|[ .-]?\(\d{1,5}\)){6,20}$/;
+
+function detectPhone(text: string, context: DetectContext): PiiMatch[] {
   const intl = matches(text, PHONE_INTL, 'PHONE', (value) => {
     const digits = value.replace(/\D/g, '').length;
     return digits >= 8 && digits <= 15;
   });
-  return [...intl, ...matches(text, PHONE_US, 'PHONE')];
+  const found = [...intl, ...matches(text, PHONE_US, 'PHONE')];
+  // Bare digits are a phone number under a key that says so (`{"phone": 14155552671}`, a JSON number has
+  // no `+`): the whole value, unless found already.
+  if (found.length === 0 && context.key !== undefined && PHONE_KEY.test(context.key) && PHONE_VALUE.test(text)) {
+    const digits = text.replace(/\D/g, '').length;
+    if (digits >= 7 && digits <= 15) found.push({ start: 0, end: text.length, label: 'PHONE' });
+  }
+  return found;
 }
 
 // Dashed form only: nine bare digits are as likely an id as an SSN.

@@ -28,22 +28,23 @@ export interface PiiMasker {
   /** Placeholder labels this masker can issue, in priority order. */
   readonly labels: readonly string[];
   /**
-   * A masked deep copy of a tool call's arguments: every string value and object key, at any depth, with
-   * its personal data replaced by placeholders, and the vault that restores them. Pass a vault to continue its
-   * numbering (the same value keeps its placeholder), or a tagged one (`PiiVault.tagged()`) when the
-   * placeholders go to a server that may keep them. Keys in `keepKeys` (the tool's own parameter and
-   * property names: never data, and the tool needs them as they are) are left alone. Any string that is
-   * JSON text (or JSON lines) is masked inside its strings and numbers only, so it stays valid JSON.
+   * A masked deep copy of a tool call's arguments: every string value and object key, at any depth, with its
+   * personal data replaced by placeholders (a number whose digits are personal data, e.g. a card number sent
+   * as a JSON number, becomes its placeholder: a string), and the vault that restores them. Pass a vault to
+   * continue its numbering (the same value keeps its placeholder), or a tagged one (`PiiVault.tagged()`) when
+   * the placeholders go to a server that may keep them. Keys in `keepKeys` (the tool's own parameter and
+   * property names: never data, and the tool needs them as they are) are left alone. Any string that is JSON
+   * text (or JSON lines) is masked inside its strings and numbers only, so it stays valid JSON.
    */
   maskArguments<T>(args: T, vault?: PiiVault, keepKeys?: ReadonlySet<string>): { masked: T; vault: PiiVault };
   /** One text masked, e.g. a result's text view before it reaches a compression model. */
   maskText(text: string, vault?: PiiVault): { text: string; vault: PiiVault };
   /**
    * A masked copy of a tool result (before the spill store): text blocks, embedded text resources and
-   * structuredContent. Binary data (image/audio `data`, resource `blob`) and `_meta` are left as they
-   * are: base64 can look like a phone number. A JSON text stays valid JSON: only what lies inside its
-   * strings is replaced, and a number token that holds personal data becomes the placeholder in quotes
-   * (restored as the number).
+   * structuredContent (its numbers too, as in the arguments). Binary data (image/audio `data`, resource
+   * `blob`) and `_meta` are left as they are: base64 can look like a phone number. A JSON text stays valid
+   * JSON: only what lies inside its strings is replaced, and a number token that holds personal data becomes
+   * the placeholder in quotes (restored as the number).
    */
   maskResult<T>(result: T, vault?: PiiVault): { masked: T; vault: PiiVault };
   /** The spans that would be masked, non-overlapping and in order. */
@@ -140,6 +141,17 @@ export function createMasker(options: PiiMaskerOptions = {}): PiiMasker {
     return out + text.slice(at);
   };
 
+  /**
+   * A number whose digits are personal data (a card number sent as a JSON number): its placeholder, a
+   * string (restored as the number); else the number itself. Read as the same digits in a string would be.
+   */
+  const maskNumber = (value: number, vault: PiiVault, context: DetectContext): number | string => {
+    const text = String(value);
+    const pieces = piecesOf(text, context);
+    // Two matches in one number: replaced whole with the first, as a number token of a JSON text is.
+    return pieces.length === 0 ? value : vault.placeholderFor(pieces[0]!.label, text, true);
+  };
+
   return {
     labels: detectors.map((d) => d.label),
     detect,
@@ -150,6 +162,7 @@ export function createMasker(options: PiiMaskerOptions = {}): PiiMasker {
           args,
           (text, key) => maskString(text, vault, { key }),
           (name, parent) => (keepKeys?.has(name) ? name : maskString(name, vault, { key: parent })),
+          (value, key) => maskNumber(value, vault, { key }),
         ),
       );
       return { masked, vault };
@@ -179,7 +192,10 @@ export function createMasker(options: PiiMaskerOptions = {}): PiiMasker {
           })
         : content;
     }
-    if (structuredContent !== undefined) masked.structuredContent = mapStrings(structuredContent, (text, key) => maskString(text, vault, { key }));
+    if (structuredContent !== undefined) {
+      const maskIn = (text: string, key: string | undefined) => maskString(text, vault, { key });
+      masked.structuredContent = mapStrings(structuredContent, maskIn, maskIn, (value, key) => maskNumber(value, vault, { key }));
+    }
     return { masked: masked as T, vault };
   }
 }

@@ -152,29 +152,48 @@ function wholeString(text: string, start: number, end: number): boolean {
  */
 export function restore<T>(value: T, vault: PiiVault): T {
   if (vault.size === 0) return value;
-  return mapStrings(value, (text) => restoreText(text, vault));
+  const text = (t: string) => restoreText(t, vault);
+  if (!isPlainObject(value) || value.structuredContent === undefined) return mapStrings(value, text);
+  // In structuredContent a placeholder that stood for a number (an argument sent as a number, or with
+  // maskResults a number field) is that number again: the tool's outputSchema may want one. Not in a text
+  // block, whose `text` must stay a string.
+  const { structuredContent, ...rest } = value;
+  const numberBack = (t: string) => (vault.isJsonNumber(t) ? Number(vault.original(t)) : text(t));
+  return { ...mapStrings(rest, text), structuredContent: mapWithin(structuredContent, numberBack, text, undefined, undefined) } as T;
 }
 
 /** Maps one string; `key` is the property the string (or the array holding it) belongs to. */
 export type StringMap = (text: string, key: string | undefined) => string;
+/** What stands in place of one number (the number itself to keep it); `key` as for StringMap. */
+export type NumberMap = (value: number, key: string | undefined) => number | string;
 
 /**
- * A deep copy of a JSON value with `fn` applied to every string value and `mapKey` (default `fn`) to
- * every object key: personal data is sometimes a key, e.g. `{"alice@example.com": "vip"}`. For a key,
- * `key` is the property of the object that has it. Non-JSON leaves are kept as they are.
+ * A deep copy of a JSON value with `fn` applied to every string value, `mapKey` (default `fn`) to every
+ * object key (personal data is sometimes a key, e.g. `{"alice@example.com": "vip"}`; for a key, `key` is
+ * the property of the object that has it) and `mapNumber`, when given, to every number. Other leaves are
+ * kept as they are.
  */
-export function mapStrings<T>(value: T, fn: StringMap, mapKey: StringMap = fn): T {
-  return mapWithin(value, fn, mapKey, undefined);
+export function mapStrings<T>(value: T, fn: StringMap, mapKey: StringMap = fn, mapNumber?: NumberMap): T {
+  return mapWithin(value, fn, mapKey, mapNumber, undefined);
 }
 
-function mapWithin<T>(value: T, fn: StringMap, mapKey: StringMap, key: string | undefined): T {
+function mapWithin<T>(
+  value: T,
+  fn: (text: string, key: string | undefined) => unknown,
+  mapKey: StringMap,
+  mapNumber: NumberMap | undefined,
+  key: string | undefined,
+): T {
   if (typeof value === 'string') return fn(value, key) as T;
-  if (Array.isArray(value)) return value.map((item) => mapWithin(item, fn, mapKey, key)) as T;
+  if (typeof value === 'number') return (mapNumber ? mapNumber(value, key) : value) as T;
+  if (Array.isArray(value)) return value.map((item) => mapWithin(item, fn, mapKey, mapNumber, key)) as T;
   if (isPlainObject(value)) {
     const out: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(value)) {
       // Defined, not assigned: a key "__proto__" (JSON.parse makes one) stays an own property.
-      Object.defineProperty(out, mapKey(k, key), { value: mapWithin(v, fn, mapKey, k), enumerable: true, writable: true, configurable: true });
+      // The key first: placeholders are numbered in the order forEachString reads the strings.
+      const name = mapKey(k, key);
+      Object.defineProperty(out, name, { value: mapWithin(v, fn, mapKey, mapNumber, k), enumerable: true, writable: true, configurable: true });
     }
     return out as T;
   }

@@ -100,12 +100,28 @@ const CallArgs = z.object({
   resultToSpill: z.boolean().optional(),
 });
 
+/**
+ * The answers dispatch makes itself (list, search, describe, and why it cannot do what was asked), told
+ * apart from the results of the calls and reads it passes on: see answersTold.
+ */
+const madeHere = new WeakSet<CallToolResult>();
+
 function text(value: string, isError = false): CallToolResult {
-  return isError ? { content: [{ type: 'text', text: value }], isError: true } : { content: [{ type: 'text', text: value }] };
+  const answer: CallToolResult = isError ? { content: [{ type: 'text', text: value }], isError: true } : { content: [{ type: 'text', text: value }] };
+  madeHere.add(answer);
+  return answer;
 }
 
 function fail(message: string): CallToolResult {
   return text(message, true);
+}
+
+/**
+ * A passed-on call that threw, as an error result for the model. Not dispatch's own answer: the call path
+ * has counted the call already (as failed, or as cancelled by the client).
+ */
+function passedOnFailure(name: string, err: unknown): CallToolResult {
+  return { content: [{ type: 'text', text: `Calling "${name}" failed: ${err instanceof Error ? err.message : String(err)}` }], isError: true };
 }
 
 function zodMessage(error: z.ZodError): string {
@@ -141,6 +157,36 @@ function byServer(entries: DispatchEntry[]): Map<string, DispatchEntry[]> {
     groups.set(e.server, group);
   }
   return groups;
+}
+
+/** An own tool as the call path answers it: its listed definition, and its call. */
+export interface AnsweringTool<Ctx> {
+  readonly tool: Tool;
+  call(args: Record<string, unknown>, ctx: Ctx): Promise<CallToolResult>;
+}
+
+/**
+ * The dispatch own tool with each answer it makes itself told to `answered`, with how long it took:
+ * such an answer reaches the model as a tool's result does, so the ledger counts it. The calls and reads
+ * it passes on are counted where they are made (the call path, the read-back). A request the client
+ * cancelled gets no answer, so nothing is told.
+ */
+export function answersTold<Ctx extends { extra: { readonly signal: AbortSignal } }>(
+  own: AnsweringTool<Ctx>,
+  answered: (answer: CallToolResult, ctx: Ctx, durationMs: number) => void,
+): AnsweringTool<Ctx> {
+  return {
+    get tool() {
+      return own.tool;
+    },
+    async call(args, ctx) {
+      const started = performance.now();
+      const answer = await own.call(args, ctx);
+      // The signal is read only for dispatch's own answers: on the fast path, reading it makes one.
+      if (madeHere.has(answer) && !ctx.extra.signal.aborted) answered(answer, ctx, performance.now() - started);
+      return answer;
+    },
+  };
 }
 
 /** Builds the dispatch tool over the caller's tools, call path and spill store. */
@@ -276,7 +322,7 @@ export function createDispatch<Ctx = undefined>(deps: DispatchDeps<Ctx>): Dispat
     try {
       return await deps.call(entry.name, { ...loaded, ...inline }, resultToSpill ? { resultToSpill: true } : {}, ctx);
     } catch (err) {
-      return fail(`Calling "${entry.name}" failed: ${err instanceof Error ? err.message : String(err)}`);
+      return passedOnFailure(entry.name, err);
     }
   }
 

@@ -12,7 +12,9 @@ import type { Catalog, ToolEntry, ToolShape } from '../catalog/catalog.js';
 import { addCompressionFields } from '../compress/compression-fields.js';
 import { CallCache } from './call-cache.js';
 import { selectDirectTools } from './direct-tools.js';
+import { isSensitiveKey } from '../log/redact.js';
 import { checkCustomPattern } from '../pii/custom-patterns.js';
+import { injectedMisfit, type InjectedMisfit } from './injected-fit.js';
 import { policyDefaults, resolvePolicy, resolveToolExtras, type CallPolicy } from './resolve.js';
 import { exposeTool } from './schema-rewrite.js';
 import type { ToolPins } from './tool-pins.js';
@@ -59,6 +61,41 @@ export function toolEncoding(config: Config, serverId: string, toolName: string)
   }).values.encoding;
 }
 
+/**
+ * The texts in the hidden parameters' values of the config's tool policies, at any depth, that look like
+ * a credential: the parameter's (or nested field's) name looks secret, or the text looks like a token. An
+ * upstream's error may quote one; the event log masks them as secrets. A plain word (`units: "metric"`) is
+ * left: masking it would blank that word in every log line.
+ */
+export function hiddenParamTexts(config: Config): string[] {
+  const out: string[] = [];
+  const collect = (key: string, value: unknown): void => {
+    if (typeof value === 'string') {
+      if (isSensitiveKey(key) || looksLikeToken(value)) out.push(value);
+    } else if (Array.isArray(value)) for (const v of value) collect(key, v);
+    else if (typeof value === 'object' && value !== null) for (const [k, v] of Object.entries(value)) collect(k, v);
+  };
+  for (const tools of Object.values(config.policies.tools))
+    for (const policy of Object.values(tools)) for (const [key, value] of Object.entries(policy.hiddenParams ?? {})) collect(key, value);
+  return out;
+}
+
+/**
+ * A text that looks like a token or an id-like credential: at least 12 characters, no whitespace, and
+ * both letters and digits (`acct-7731-blue`, `ghp_…`, `sk-…`). Plain words and numbers do not.
+ */
+function looksLikeToken(text: string): boolean {
+  return text.length >= 12 && !/\s/.test(text) && /[a-z]/i.test(text) && /\d/.test(text);
+}
+
+/** How the log names a tool policy's fields (the rest by their names). */
+const FIELD_WORDS: Record<string, string> = {
+  hidden: 'hidden',
+  hiddenParams: 'hidden parameters',
+  paramOverrides: 'parameter overrides',
+  pii: 'PII masking',
+};
+
 export class PolicyRuntime {
   readonly cache: CallCache;
   readonly pins: ToolPins;
@@ -70,6 +107,8 @@ export class PolicyRuntime {
   readonly #emit: (event: HubEventInput) => void;
   /** Withheld changes already announced (key → fingerprint), so each change is announced once. */
   readonly #announced = new Map<string, string>();
+  /** Per server, the tool policies already said to match none of its tools (#noteUnmatched). */
+  readonly #unmatched = new Map<string, Set<string>>();
 
   constructor(options: PolicyRuntimeOptions) {
     this.#config = options.config;
@@ -96,7 +135,10 @@ export class PolicyRuntime {
     const cached = this.#values.get(entry);
     if (cached?.config === config) return cached.values;
     const tool = ownToolPolicy(config, entry.serverId, entry.original);
-    const values = { ...this.effective(entry.serverId, entry.original, entry.upstream).values, ...resolveToolExtras(tool) };
+    const values: CallPolicy = { ...this.effective(entry.serverId, entry.original, entry.upstream).values, ...resolveToolExtras(tool) };
+    // Checked once per definition and config: the upstream may have changed the tool since the policy was saved.
+    const misfit = injectedMisfit(entry.serverId, entry.upstream, tool);
+    if (misfit) values.injectedMisfit = misfit;
     this.#values.set(entry, { config, values });
     return values;
   }
@@ -107,6 +149,7 @@ export class PolicyRuntime {
    * hidden, and no one is asked to approve a change of it until it is shown again.
    */
   withheld(serverId: string, tools: Tool[]): Set<string> {
+    this.#noteUnmatched(serverId, tools);
     if (!this.#config().settings.policy.pinning) return new Set();
     const { withheld } = this.pins.checkAll(serverId, tools);
     const names = new Set<string>();
@@ -126,6 +169,45 @@ export class PolicyRuntime {
       if (key.startsWith(`${serverId}\u0000`) && !names.has(key.slice(serverId.length + 1))) this.#announced.delete(key);
     }
     return names;
+  }
+
+  /**
+   * The injected value of a tool's policy that the tool's withheld new definition does not take (named in
+   * the pending entry and said when the change is approved); undefined when none, or nothing is pending.
+   */
+  pendingMisfit(serverId: string, toolName: string): InjectedMisfit | undefined {
+    const pending = this.pins.pendingTool(serverId, toolName);
+    return pending && injectedMisfit(serverId, pending, ownToolPolicy(this.#config(), serverId, toolName));
+  }
+
+  /**
+   * Says in the log, once for each, the tool policies of a server that match none of the tools it lists
+   * (`tools`: its own list, or the one it gave when last ready): the upstream renamed or removed the tool,
+   * and the policy silently stopped applying (a hidden parameter of the renamed tool is shown again).
+   */
+  #noteUnmatched(serverId: string, tools: Tool[]): void {
+    const policies = ownValue(this.#config().policies.tools, serverId);
+    const announced = this.#unmatched.get(serverId);
+    if (!policies && !announced) return;
+    const listed = new Set(tools.map((t) => t.name));
+    const unmatched = new Set<string>();
+    for (const [name, policy] of Object.entries(policies ?? {})) {
+      if (listed.has(name)) continue;
+      unmatched.add(name);
+      if (announced?.has(name)) continue;
+      const fields = Object.keys(policy).map((field) => ownValue(FIELD_WORDS, field) ?? field);
+      this.#emit({
+        type: 'log',
+        level: 'warn',
+        server: serverId,
+        message:
+          `Server "${serverId}" lists no tool "${name}" now, so the policy set for it (${fields.join(', ') || 'empty'}) matches no tool ` +
+          'and does not apply. If the tool was renamed, set the policy again on its new name in Tools & policies; if it was removed, reset the old policy there.',
+      });
+    }
+    // A tool listed again (or a policy reset) is forgotten: it is said again if it goes missing again.
+    if (unmatched.size > 0) this.#unmatched.set(serverId, unmatched);
+    else this.#unmatched.delete(serverId);
   }
 
   /** What one upstream tool becomes in the catalog: its state and the definition clients see. */

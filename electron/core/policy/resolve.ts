@@ -14,6 +14,7 @@ import type {
   ServerPolicy,
   ToolPolicy,
 } from '../../../shared/policy.js';
+import type { InjectedMisfit } from './injected-fit.js';
 
 /** The app-wide values a policy falls back to: settings.spill, the request timeout and the global switches. */
 export interface PolicyDefaults {
@@ -118,8 +119,11 @@ export interface ToolResultExtras {
   pii: PiiPolicy | null;
 }
 
-/** What one call runs with: the effective values plus the tool's compression and PII fields. */
-export type CallPolicy = EffectiveValues & ToolResultExtras;
+/**
+ * What one call runs with: the effective values plus the tool's compression and PII fields, and an
+ * injected value the tool's definition no longer takes (the call is refused: injected-fit.ts).
+ */
+export type CallPolicy = EffectiveValues & ToolResultExtras & { injectedMisfit?: InjectedMisfit };
 
 /** The compression and PII fields of a tool's policy. Pure. */
 export function resolveToolExtras(tool: ToolPolicy = {}): ToolResultExtras {
@@ -129,4 +133,28 @@ export function resolveToolExtras(tool: ToolPolicy = {}): ToolResultExtras {
     compressMaxTokens: tool.compressMaxTokens ?? null,
     pii,
   };
+}
+
+/**
+ * Fields of a tool's policy that do nothing as they are set, each said in a sentence that starts with the
+ * field (as the preview warning, they are valid and kept): PII masking that names no type and no pattern,
+ * compression fields on a tool whose results are not compressed (`action`: its effective action).
+ */
+export function idleFieldWarnings(tool: ToolPolicy | undefined, action: PolicyAction): string[] {
+  const out: string[] = [];
+  if (tool?.pii && resolveToolExtras(tool).pii === null) {
+    const results = tool.pii.maskResults ? ' (maskResults too)' : '';
+    out.push(
+      `pii: no type of personal data and no custom pattern is chosen, so nothing is masked${results}: ` +
+        'choose the types to mask (email, phone, …) or remove PII masking.',
+    );
+  }
+  const compressFields = (['compressInstructions', 'compressMaxTokens'] as const).filter((field) => tool?.[field] !== undefined);
+  if (action !== 'compress' && compressFields.length > 0) {
+    out.push(
+      `${compressFields.join(' and ')}: used only when the tool's results are compressed, and its action is ${action}: ` +
+        `set the action to compress, or remove ${compressFields.length > 1 ? 'them' : 'it'}.`,
+    );
+  }
+  return out;
 }

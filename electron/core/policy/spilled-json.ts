@@ -8,6 +8,9 @@
  * not help, since handing the parsed value back costs this thread more than parsing it (a structured
  * clone of a 24 MB object: ~1.3 s against ~0.6 s to parse), and its arguments would be written out as
  * JSON here again to be sent.
+ *
+ * A result kept with personal data masked (pii maskResults) is refused: its text has placeholders only
+ * the call that made them could restore (audit s17, D1).
  */
 import { open } from 'node:fs/promises';
 import { OFF_THREAD_ABOVE_BYTES } from '../spill/read-result.js';
@@ -20,6 +23,7 @@ export function spilledJsonLoader(store: SpillStore): (handle: string) => Promis
     const found = store.lookup(handle);
     if ('error' in found) throw new Error(found.message);
     const entry = found.entry;
+    if (entry.masked) throw new Error(MASKED);
     const notJson = `the spilled result is not JSON (its content type is ${entry.contentType}).`;
     let json: { value: unknown } | undefined;
     try {
@@ -38,6 +42,9 @@ export function spilledJsonLoader(store: SpillStore): (handle: string) => Promis
     return json.value;
   };
 }
+
+// Its placeholders are restored only by the call that made them: passed on, the server would get them literally.
+const MASKED = 'this result was kept with personal data masked, so its values cannot be passed on: put the values under `arguments` instead.';
 
 const ARRAY =
   'the spilled result is a JSON array (its text starts with "["), and arguments must be one JSON object: ' +

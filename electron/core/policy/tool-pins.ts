@@ -176,6 +176,11 @@ export class ToolPins {
       .sort((a, b) => a.server.localeCompare(b.server) || a.tool.localeCompare(b.tool));
   }
 
+  /** The withheld new definition of a tool; undefined when none is pending. */
+  pendingTool(serverId: string, toolName: string): PinnableTool | undefined {
+    return this.#pending.get(pinKey(serverId, toolName))?.tool;
+  }
+
   /** Pins the changed definition the user approved; resolves once saved. False when nothing was pending. */
   async approve(serverId: string, toolName: string): Promise<boolean> {
     const key = pinKey(serverId, toolName);

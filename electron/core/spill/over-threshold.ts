@@ -75,13 +75,13 @@ export async function deliverOver(
     for (const text of spooledTexts(view)) deps.rawTexts?.take(text.placeholder);
     const plan = store.plan(
       result,
-      { server: ctx.server, tool: ctx.tool, client: ctx.client ?? null, ttlMs: policy.ttlMs, tokens: tokensUpstream },
+      { server: ctx.server, tool: ctx.tool, client: ctx.client ?? null, ttlMs: policy.ttlMs, tokens: tokensUpstream, masked: keptMasked(ctx) },
       { bytes: bytesUpstream, view },
     );
     // The answer is known before the files are written. It is counted once it has gone out (the report
     // waits for the count, the client does not): asking the tokenizer thread before would wake it while
     // the answer is still on its way.
-    delivered = spilledResult(plan.entry, { sizes, view, ctx, now: deps.now() });
+    delivered = spilledResult(plan.entry, { sizes, view, ctx, now: deps.now(), asked: policy.spillAsked === true });
     const text = textOf(delivered);
     // Nothing was written yet: a plan not carried out leaves no trace (and a view in memory took no texts).
     if ('text' in view && !policy.spillAlways && (await notSmaller(text, over, counter))) return passedWhole(result, over);
@@ -170,10 +170,10 @@ function passedWhole(result: CallToolResult, over: OverThreshold): ShapedResult 
 /** What the model gets for a spilled result: the header over the preview, and a link to the whole. */
 function spilledResult(
   entry: SpillEntry,
-  { sizes, view, ctx, now }: { sizes: Sizes; view: ResultView | SpooledView; ctx: ShapeContext; now: number },
+  { sizes, view, ctx, now, asked }: { sizes: Sizes; view: ResultView | SpooledView; ctx: ShapeContext; now: number; asked: boolean },
 ): CallToolResult {
   const handle = entry.handle;
-  const text = `${spilledHeader(sizes, entry, now, sizes.preview.lines)}\n---\n${sizes.preview.text}`;
+  const text = `${spilledHeader(sizes, entry, now, sizes.preview.lines, asked)}\n---\n${sizes.preview.text}`;
   return {
     content: [
       { type: 'text', text },
@@ -189,6 +189,11 @@ function spilledResult(
     ],
     _meta: meta(sizes.tokens, { 'spillway/handle': handle, 'spillway/expiresAt': new Date(entry.expiresAt).toISOString() }),
   };
+}
+
+/** Whether the result shaped is masked (PII maskResults with something masked): as tool-call.ts notes it (noteMaskedCopy). */
+function keptMasked(ctx: ShapeContext): boolean {
+  return ctx.masking?.maskResults === true && ctx.masking.vault.size > 0;
 }
 
 /** The texts of a view that are still on disk (see raw-texts.ts). */

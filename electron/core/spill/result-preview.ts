@@ -129,15 +129,20 @@ export function startPreview({ text, tokens }: TokenBudgetCut, source?: string):
   return preview;
 }
 
+/** `14,246 tokens`, `1 token` (a result kept as asked may have one). */
+function tokenCount(n: number): string {
+  return `${formatCount(n)} ${n === 1 ? 'token' : 'tokens'}`;
+}
+
 /** `~14,246 tokens (52.1 KB)`. */
 export function sizeLabel(sizes: Sizes): string {
-  const tokens = `${sizes.tokens.estimated ? '~' : ''}${formatCount(sizes.tokens.tokens)} tokens`;
+  const tokens = `${sizes.tokens.estimated ? '~' : ''}${tokenCount(sizes.tokens.tokens)}`;
   return `${tokens} (${formatBytes(sizes.bytes)})`;
 }
 
 function showing(preview: Preview): string {
   const encoding = preview.encoding ? `; ${preview.encoding.note}` : '';
-  if (preview.summary) return `showing a structural summary (${formatCount(preview.tokens)} tokens${encoding})`;
+  if (preview.summary) return `showing a structural summary (${tokenCount(preview.tokens)}${encoding})`;
   const lines = (n: number) => `${formatCount(n)} ${n === 1 ? 'line' : 'lines'}`;
   const n = preview.lines;
   const shown =
@@ -146,15 +151,15 @@ function showing(preview: Preview): string {
       : preview.lastLineCut === false
         ? lines(n)
         : `${lines(n)}; the last may go on past the preview`;
-  return `showing the first ${formatCount(preview.tokens)} tokens (${shown})`;
+  return `showing the first ${tokenCount(preview.tokens)} (${shown})`;
 }
 
 /**
- * The header of a spilled result: sizes, what the preview shows, the handle and how to read more: for a
- * text's start, where it goes on (the next line, or the next character when the preview ends inside a
- * line); for JSON, a query that runs on it.
+ * The header of a spilled result: why it was kept (too large, or `asked` for: dispatch's resultToSpill),
+ * sizes, what the preview shows, the handle and how to read more: for a text's start, where it goes on
+ * (the next line, or the next character when the preview ends inside a line); for JSON, a query that runs on it.
  */
-export function spilledHeader(sizes: Sizes, entry: SpillEntry, now: number, previewLines: number): string {
+export function spilledHeader(sizes: Sizes, entry: SpillEntry, now: number, previewLines: number, asked = false): string {
   const h = entry.handle;
   const preview = sizes.preview;
   const examples = [`{"handle":"${h}","op":"grep","pattern":"<regex>"}`];
@@ -172,7 +177,7 @@ export function spilledHeader(sizes: Sizes, entry: SpillEntry, now: number, prev
       ? `\n${entry.binary.length} binary block(s) (${entry.binary.map((b) => b.mimeType).join(', ')}) are kept with it: resources/read ${spillUri(h)}.`
       : '';
   return (
-    `[Spillway] Result too large for the context, kept in full: ${sizeLabel(sizes)} — ${showing(sizes.preview)}.\n` +
+    `[Spillway] ${asked ? 'Kept aside as asked' : 'Result too large for the context, kept in full'}: ${sizeLabel(sizes)} — ${showing(sizes.preview)}.\n` +
     `Handle "${h}", kept until ${new Date(entry.expiresAt).toISOString()} (${formatDuration(entry.expiresAt - now)}). ` +
     `Read more with ${READ_RESULT_TOOL_REFERENCE}, e.g.\n  ${examples.join('\n  ')}\n` +
     `Ops: stat, head, tail, slice (lines), grep (regex), query (JSON), read (from an offset).${binary}`

@@ -24,17 +24,28 @@ export interface ShapePolicy {
    * down the client's pipe.
    */
   spillAlways?: boolean;
+  /**
+   * The caller asked for the result to be spilled (dispatch's resultToSpill): any result that is not an
+   * error is kept, whatever its size (an empty one too), and its header says it was kept as asked.
+   */
+  spillAsked?: boolean;
   /** JSON or TOON for the preview of tabular JSON (issue 18); absent: 'auto'. */
   encoding?: EffectiveValues['encoding'];
 }
 
 /**
  * Tokens the text view of a result may have and still pass: the threshold less what its images, audio
- * and blobs cost (negative when they alone are over). Null when the result passes whatever its size:
- * an error result, a 'pass' policy, or no threshold.
+ * and blobs cost (negative when they alone are over); -1 when the spill was asked for, so that no text
+ * passes. Null when the result passes whatever its size: an error result, a 'pass' policy, or no threshold.
  */
-export function textTokenLimit(policy: Pick<ShapePolicy, 'action' | 'thresholdTokens'>, isError: boolean, mediaTokens: number): number | null {
-  if (isError || policy.action === 'pass' || policy.thresholdTokens === null) return null;
+export function textTokenLimit(
+  policy: Pick<ShapePolicy, 'action' | 'thresholdTokens' | 'spillAsked'>,
+  isError: boolean,
+  mediaTokens: number,
+): number | null {
+  if (isError) return null;
+  if (policy.spillAsked) return -1;
+  if (policy.action === 'pass' || policy.thresholdTokens === null) return null;
   return policy.thresholdTokens - mediaTokens;
 }
 

@@ -23,6 +23,11 @@ export interface ShapeContext {
   server: string;
   tool: string;
   client?: string | null;
+  /**
+   * The call's PII masking (call-context.ts Masking): with maskResults and values in its vault, the result
+   * shaped is the masked one, and a copy kept of it is marked masked (SpillEntry.masked).
+   */
+  masking?: { maskResults: boolean; vault: { readonly size: number } } | undefined;
 }
 
 export interface ShapeDeps {

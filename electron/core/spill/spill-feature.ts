@@ -98,6 +98,7 @@ export async function createSpillFeature(options: SpillFeatureOptions): Promise<
           previewTokens: p.previewTokens,
           ttlMs: settings().spill.ttlHours * 3600_000,
           ...(p.spillAlways ? { spillAlways: true } : {}),
+          ...(p.spillAsked ? { spillAsked: true } : {}),
           ...(p.encoding ? { encoding: p.encoding } : {}),
         },
         ctx,

@@ -41,6 +41,11 @@ export interface SpillEntry {
   textFromStructured: boolean;
   files: string[];
   binary: SpillBinaryFile[];
+  /**
+   * Kept with personal data masked (PII maskResults): the text has placeholders only the call that made
+   * them could restore, so its values cannot be passed on (dispatch's argumentsFrom). Absent: not masked.
+   */
+  masked?: boolean;
 }
 
 /** The entry of a result about to be written (see SpillStore.plan). */
@@ -70,6 +75,7 @@ export function plannedEntry(
     textFromStructured: 'textFromStructured' in view ? view.textFromStructured : false,
     files: fileNames(files),
     binary: files.binaryFiles.map(({ index, kind, mimeType, file }) => ({ index, kind, mimeType, file })),
+    ...(meta.masked ? { masked: true } : {}),
   };
 }
 
@@ -102,9 +108,19 @@ export function recoveredEntry(handle: string, stored: StoredFiles, createdAt: n
   };
 }
 
-/** What a later put of the same content (`by`) changes in the entry `kept`: its owner and last access; the expiry only grows. */
-export function refreshOf(kept: SpillEntry, by: SpillEntry): Pick<SpillEntry, 'server' | 'tool' | 'client' | 'expiresAt' | 'lastAccess'> {
-  return { server: by.server, tool: by.tool, client: by.client, expiresAt: Math.max(kept.expiresAt, by.expiresAt), lastAccess: by.lastAccess };
+/**
+ * What a later put of the same content (`by`) changes in the entry `kept`: its owner and last access; the
+ * expiry only grows. A mark that it is masked stays: the same text has the same placeholders.
+ */
+export function refreshOf(kept: SpillEntry, by: SpillEntry): Pick<SpillEntry, 'server' | 'tool' | 'client' | 'expiresAt' | 'lastAccess' | 'masked'> {
+  return {
+    server: by.server,
+    tool: by.tool,
+    client: by.client,
+    expiresAt: Math.max(kept.expiresAt, by.expiresAt),
+    lastAccess: by.lastAccess,
+    ...(kept.masked || by.masked ? { masked: true } : {}),
+  };
 }
 
 const INDEX_VERSION = 1;
@@ -144,6 +160,7 @@ function isEntry(value: unknown): value is SpillEntry {
     typeof value.tokensEstimated === 'boolean' &&
     ['json', 'text', 'mixed', 'binary'].includes(value.contentType as string) &&
     typeof value.textFromStructured === 'boolean' &&
+    (value.masked === undefined || typeof value.masked === 'boolean') &&
     Array.isArray(value.files) &&
     value.files.every((f) => typeof f === 'string' && FILE_NAME.test(f)) &&
     Array.isArray(value.binary) &&

@@ -31,6 +31,8 @@ export interface SpillMeta {
   client?: string | null;
   ttlMs?: number;
   tokens?: TokenCount;
+  /** The result is kept with personal data masked (PII maskResults): its placeholders mean nothing outside the call that made them. */
+  masked?: boolean;
 }
 
 /** A result laid out for the store (see SpillStore.plan). */

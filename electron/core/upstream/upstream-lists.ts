@@ -1,10 +1,12 @@
 /**
  * What an upstream offers, read in full: its tools, resources, resource templates and prompts, each list
- * followed through every page. Asked only for what the server's capabilities declare.
+ * followed through every page. Asked only for what the server's capabilities declare; some servers declare
+ * resources or prompts they do not list, so only a failed tools/list fails the whole read.
  */
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { ErrorCode, McpError, type Prompt, type Resource, type ResourceTemplate, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import { ConnectTimeoutError, type ConnectStep } from './connect-error.js';
+import { answeredByServer } from './upstream-client.js';
 
 export interface UpstreamLists {
   tools: Tool[];
@@ -35,9 +37,23 @@ async function drain<T>(
   return all;
 }
 
-/** The server's lists, each request given `timeoutMs`; a server whose resource templates fail to list has none. */
-export async function loadLists(client: Client, timeoutMs: number): Promise<UpstreamLists> {
+/** A list the server answered with an error of its own ("Method not found"), reported and not failing the read. */
+export type ListFailed = (method: 'resources/list' | 'prompts/list', error: unknown) => void;
+
+/**
+ * The server's lists, each request given `timeoutMs`. A server whose resource templates fail to list has
+ * none; one that answers resources/list or prompts/list with an error has none of those either, told to
+ * `onListFailed` once per list. A list that times out or loses the connection still fails the read.
+ */
+export async function loadLists(client: Client, timeoutMs: number, onListFailed: ListFailed = () => {}): Promise<UpstreamLists> {
   const caps = client.getServerCapabilities() ?? {};
+  const emptyWhenRefused =
+    <T>(method: 'resources/list' | 'prompts/list') =>
+    (err: unknown): T[] => {
+      if (!answeredByServer(err)) throw err;
+      onListFailed(method, err);
+      return [];
+    };
   const [tools, resources, resourceTemplates, prompts] = await Promise.all([
     caps.tools
       ? drain('tools/list', timeoutMs, (cursor, o) => client.listTools({ cursor }, o).then((r) => ({ items: r.tools, nextCursor: r.nextCursor })))
@@ -45,7 +61,7 @@ export async function loadLists(client: Client, timeoutMs: number): Promise<Upst
     caps.resources
       ? drain('resources/list', timeoutMs, (cursor, o) =>
           client.listResources({ cursor }, o).then((r) => ({ items: r.resources, nextCursor: r.nextCursor })),
-        )
+        ).catch(emptyWhenRefused<Resource>('resources/list'))
       : [],
     caps.resources
       ? drain('resources/templates/list', timeoutMs, (cursor, o) =>
@@ -55,7 +71,7 @@ export async function loadLists(client: Client, timeoutMs: number): Promise<Upst
     caps.prompts
       ? drain('prompts/list', timeoutMs, (cursor, o) =>
           client.listPrompts({ cursor }, o).then((r) => ({ items: r.prompts, nextCursor: r.nextCursor })),
-        )
+        ).catch(emptyWhenRefused<Prompt>('prompts/list'))
       : [],
   ]);
   return { tools, resources, resourceTemplates, prompts };

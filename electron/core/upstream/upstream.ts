@@ -370,7 +370,10 @@ export class Upstream {
   }
 
   async #loadLists(client: Client): Promise<void> {
-    const lists = await loadLists(client, this.#opts.connectTimeoutMs);
+    // A list the server declares but refuses is served empty; its clients' log says so (as a failed refresh does).
+    const lists = await loadLists(client, this.#opts.connectTimeoutMs, (method, err) =>
+      this.hooks.onLog(this.id, { level: 'warning', data: `${method} failed, so it is served empty: ${(err as Error).message}` }),
+    );
     this.tools = lists.tools;
     this.resources = lists.resources;
     this.resourceTemplates = lists.resourceTemplates;

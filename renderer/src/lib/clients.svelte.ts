@@ -39,13 +39,23 @@ export const STATE_LABEL: Record<ClientState, string> = {
 export const takenNote = (app: string) =>
   `${app} has its own server named “spillway”, which Spillway leaves alone. To connect Spillway, rename or remove it in ${app}'s settings, then press Check again.`;
 
-/** What a restore did, and how the app picks up its file again. */
+/** Names in a sentence: "a", "a and b", "a, b and c". */
+const listed = (names: string[]) => (names.length === 1 ? names[0] : `${names.slice(0, -1).join(', ')} and ${names[names.length - 1]}`);
+
+/** Every file a change wrote: `files` when it wrote several (Cline keeps its servers in two), else `file`. */
+export function changedFiles(done: { file: string; files?: string[] }): string[] {
+  return done.files && done.files.length > 1 ? done.files : [done.file];
+}
+
+/** What a restore did, and how the app picks up its file again. `deleted` is about `file`. */
 export function restoreNote(done: Res<'clients.restore'>): string {
+  const files = changedFiles(done);
+  const others = files.filter((f) => f !== done.file);
   const what = done.deleted
-    ? `Removed ${done.file} (Spillway had created it).`
+    ? `Removed ${done.file} (Spillway had created it)${others.length ? `; restored ${listed(others)} from ${others.length > 1 ? 'their backups' : 'its backup'}` : ''}.`
     : done.changedSinceWrite
-      ? `Undid Spillway's last change in ${done.file}. The file had changed since (the app or you edited it): those changes were kept.`
-      : `Restored ${done.file} from its backup.`;
+      ? `Undid Spillway's last change in ${listed(files)}. ${files.length > 1 ? 'Some had' : 'The file had'} changed since (the app or you edited it): those changes were kept.`
+      : `Restored ${listed(files)} from ${files.length > 1 ? 'their backups' : 'its backup'}.`;
   return `${what} ${done.restartHint}`;
 }
 
@@ -183,7 +193,11 @@ export class ClientsState {
     // The app's hint whenever the hub gives one (also "press Refresh" for an app that needs no restart).
     const hint = change.restartHint ?? (change.restartRequired ? 'Restart the client to use it.' : undefined);
     const restart = hint ? ` ${hint}` : '';
-    this.#notes = { ...this.#notes, [id]: change.changed ? `${verb}: ${change.file} was updated.${restart}` : `${change.file} already had it.` };
+    const files = changedFiles(change);
+    this.#notes = {
+      ...this.#notes,
+      [id]: change.changed ? `${verb}: ${listed(files)} ${files.length > 1 ? 'were' : 'was'} updated.${restart}` : `${change.file} already had it.`,
+    };
     await this.loadClients();
     return true;
   }

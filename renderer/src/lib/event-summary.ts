@@ -31,6 +31,10 @@ export function summarize(e: HubEvent): string {
     }
     case 'call.counted':
       if (e.readBack) return `${e.exposedName}: read back ${formatTokens(e.tokensDelivered)} tokens of a kept result`;
+      if (e.dispatchAnswer) return `${e.exposedName}: answered with ${formatTokens(e.tokensDelivered)} tokens`;
+      if (e.listed) {
+        return `Tool list sent: ${formatTokens(e.tokensDelivered)} tokens of tool descriptions (your servers offer ${formatTokens(e.tokensUpstream)})`;
+      }
       return `${e.exposedName} counted${e.tokensEstimated ? ' (estimated, too big to count exactly)' : ''}: ${formatTokens(e.tokensUpstream, e.tokensEstimated)} tokens produced, ${formatTokens(e.tokensDelivered)} delivered`;
     case 'upstream.status':
       return statusSentence(e.server, e.status, e.error);

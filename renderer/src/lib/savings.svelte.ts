@@ -61,12 +61,14 @@ export class SavingsState {
 
   /**
    * Loads and refreshes after each finished call, each count the ledger made (a read of a kept result
-   * has only that event) and each tools/list change; returns the stop.
+   * and dispatch's own answers have only that event, and so does each tools/list record) and each
+   * tools/list change; returns the stop. Reloads fold together (see load).
    */
   start(): () => void {
     const stop = this.#backend.subscribe((e) => {
-      // A read-back has no call.finished: its call.counted owes the call instead (already recorded by then).
-      if (e.type === 'call.finished' || (e.type === 'call.counted' && e.readBack)) {
+      // A read-back or dispatch's own answer has no call.finished: its call.counted owes the call instead
+      // (already recorded by then). A tools/list record's (`listed`) is no call: it reloads, owing nothing.
+      if (e.type === 'call.finished' || (e.type === 'call.counted' && (e.readBack || e.dispatchAnswer))) {
         this.#owed++;
         this.#waited = 0;
         this.#delay = this.#retryMs;
