@@ -87,10 +87,28 @@ function isPrimitive(v: unknown): v is Primitive {
 }
 
 /**
+ * Why a value does not fit its parameter, in two halves: what the tool wants, which never holds the value
+ * (safe to show when the value is a secret), and what the value is, which quotes it.
+ */
+export interface ValueMisfit {
+  /** `The hidden value of "apiKey" must be a whole number`. */
+  wants: string;
+  /** `"abc" is text`. */
+  is: string;
+}
+
+/** The whole sentence the user reads when a policy is saved. */
+export const misfitMessage = (misfit: ValueMisfit): string =>
+  `${misfit.wants}, as the tool expects; ${misfit.is}. Change the value, then save again.`;
+
+/** What the tool wants, without the value: for where the value must not be shown (a hidden one, in the log). */
+export const misfitWithoutValue = (misfit: ValueMisfit): string => `${misfit.wants}, as the tool expects`;
+
+/**
  * Why `value` does not fit the parameter's schema `property` (`what` names the value, e.g. `hidden value
  * of "message"`); undefined when it fits, or when the schema says nothing this check understands.
  */
-export function paramTypeProblem(what: string, value: unknown, property: unknown): string | undefined {
+export function paramTypeProblem(what: string, value: unknown, property: unknown): ValueMisfit | undefined {
   if (typeof property !== 'object' || property === null) return undefined;
   const { type, enum: choices } = property as { type?: unknown; enum?: unknown };
   const types = Array.isArray(type) ? type : type === undefined ? [] : [type];
@@ -98,11 +116,11 @@ export function paramTypeProblem(what: string, value: unknown, property: unknown
   if (types.length > 0 && types.every(isKind) && !types.some((kind) => fits(value, kind))) {
     const wanted = types.map((kind) => KINDS[kind]).join(' or ');
     const actual = types.includes('integer') && typeof value === 'number' ? 'a number with a fraction' : kindOf(value);
-    return `The ${what} must be ${wanted}, as the tool expects; ${shown(value)} is ${actual}. Change the value, then save again.`;
+    return { wants: `The ${what} must be ${wanted}`, is: `${shown(value)} is ${actual}` };
   }
   if (Array.isArray(choices) && choices.length > 0 && choices.every(isPrimitive) && !choices.includes(value as Primitive)) {
     const listed = choices.slice(0, 8).map(shown).join(', ') + (choices.length > 8 ? ', …' : '');
-    return `The ${what} must be one of ${listed}, as the tool expects; ${shown(value)} is not one of them. Change the value, then save again.`;
+    return { wants: `The ${what} must be one of ${listed}`, is: `${shown(value)} is not one of them` };
   }
   return undefined;
 }
@@ -111,7 +129,7 @@ export function paramTypeProblem(what: string, value: unknown, property: unknown
  * Why an injected value does not fit its parameter `name` of the tool's input schema `schema` (`what`
  * names the value, e.g. `hidden value of "message"`); undefined when it fits or cannot be told.
  */
-export type InjectedValueCheck = (what: string, name: string, value: unknown, schema: KnownInputSchema) => string | undefined;
+export type InjectedValueCheck = (what: string, name: string, value: unknown, schema: KnownInputSchema) => ValueMisfit | undefined;
 
 /** The cheap check: the parameter's own `type` and `enum` only. */
 export const checkTypeAndEnum: InjectedValueCheck = (what, name, value, schema) => paramTypeProblem(what, value, schema.properties?.[name]);
@@ -122,10 +140,10 @@ function firstMisfit(
   values: Record<string, unknown>,
   schema: KnownInputSchema & { properties: Record<string, unknown> },
   checkValue: InjectedValueCheck,
-): { name: string; message: string } | undefined {
+): { name: string; misfit: ValueMisfit } | undefined {
   for (const [name, value] of Object.entries(values)) {
-    const message = Object.hasOwn(schema.properties, name) ? checkValue(`${what} "${name}"`, name, value, schema) : undefined;
-    if (message) return { name, message };
+    const misfit = Object.hasOwn(schema.properties, name) ? checkValue(`${what} "${name}"`, name, value, schema) : undefined;
+    if (misfit) return { name, misfit };
   }
   return undefined;
 }
@@ -139,14 +157,14 @@ const INJECTED = [
 /**
  * The first parameter of a tool policy (under `field`) that the tool's schema refuses: a name it does not
  * have (unless it takes any), or a value it does not take (told by `checkValue`, by default the cheap
- * check). Undefined when the schema is unknown.
+ * check). Undefined when the schema is unknown. `withoutValue` says it without quoting the value.
  */
 export function injectedParamProblem(
   field: string,
   policy: { hiddenParams?: Record<string, unknown>; paramOverrides?: Record<string, unknown> },
   schema: KnownInputSchema | undefined,
   checkValue: InjectedValueCheck = checkTypeAndEnum,
-): { field: string; message: string } | undefined {
+): { field: string; message: string; withoutValue: string } | undefined {
   const properties = schema?.properties;
   if (!properties) return undefined;
   const extra = schema.additionalProperties;
@@ -154,15 +172,15 @@ export function injectedParamProblem(
   for (const [key] of INJECTED) {
     const unknown = open ? undefined : Object.keys(policy[key] ?? {}).find((name) => !Object.hasOwn(properties, name));
     if (unknown !== undefined) {
-      return {
-        field: `${field}.${key}.${unknown}`,
-        message: `the tool has no parameter "${unknown}" (it has: ${listSome(Object.keys(properties))})`,
-      };
+      const message = `the tool has no parameter "${unknown}" (it has: ${listSome(Object.keys(properties))})`;
+      return { field: `${field}.${key}.${unknown}`, message, withoutValue: `T${message.slice(1)}` };
     }
   }
   for (const [key, what] of INJECTED) {
     const misfit = firstMisfit(what, policy[key] ?? {}, { ...schema, properties }, checkValue);
-    if (misfit) return { field: `${field}.${key}.${misfit.name}`, message: misfit.message };
+    if (misfit) {
+      return { field: `${field}.${key}.${misfit.name}`, message: misfitMessage(misfit.misfit), withoutValue: misfitWithoutValue(misfit.misfit) };
+    }
   }
   return undefined;
 }

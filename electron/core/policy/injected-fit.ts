@@ -18,11 +18,6 @@ export interface InjectedMisfit {
   message: string;
 }
 
-/** What the schema check appends after what the tool wants: the rest of its sentence quotes the value. */
-const WANTS = ', as the tool expects';
-/** How the check says the tool has no parameter of the name (shared/policy-params.ts). */
-const NO_PARAMETER = 'the tool has no parameter';
-
 /** The first value of `policy` that the tool `tool` (of server `serverId`) does not take; undefined when all fit. */
 export function injectedMisfit(
   serverId: string,
@@ -36,17 +31,7 @@ export function injectedMisfit(
   // `hiddenParams.apiKey`: the parameter is what follows the policy's key (a name may hold dots).
   const rest = problem.field.slice(prefix.length);
   const parameter = rest.slice(rest.indexOf('.') + 1);
-  return { field: problem.field, parameter, message: withoutValue(problem.message, parameter) };
-}
-
-/**
- * The check's message without the value it quotes: the sentence up to what the tool wants. A parameter the
- * tool no longer has is said without a value already.
- */
-function withoutValue(message: string, parameter: string): string {
-  if (message.startsWith(NO_PARAMETER)) return `T${message.slice(1)}`;
-  const at = message.indexOf(WANTS);
-  return at === -1 ? `The value for "${parameter}" does not fit the tool's input schema` : message.slice(0, at + WANTS.length);
+  return { field: problem.field, parameter, message: problem.withoutValue };
 }
 
 /** A JSON object as the schema of the tool's arguments; undefined (nothing to check against) otherwise. */

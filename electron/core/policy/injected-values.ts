@@ -7,7 +7,7 @@
  */
 import { Ajv, type ErrorObject } from 'ajv';
 import type { InjectedValueCheck, KnownInputSchema } from '../../../shared/policy.js';
-import { checkTypeAndEnum, kindOf, kindWords, listSome, shown } from '../../../shared/policy-params.js';
+import { checkTypeAndEnum, kindOf, kindWords, listSome, shown, type ValueMisfit } from '../../../shared/policy-params.js';
 import { compileRegex } from '../text/linear-regex.js';
 
 /**
@@ -69,7 +69,7 @@ function pointerPart(name: string): string {
 }
 
 /** The plain message for what the schema refused (the deepest place, when there are several). */
-function explain(what: string, name: string, value: unknown, errors: ErrorObject[]): string {
+function explain(what: string, name: string, value: unknown, errors: ErrorObject[]): ValueMisfit {
   // The deepest first: a nested value the schema refuses says more than its object missing a field.
   const first =
     errors
@@ -88,7 +88,7 @@ function explain(what: string, name: string, value: unknown, errors: ErrorObject
   const there = valueAt(value, first.instancePath);
   const actual = branches.every((e) => e.keyword === 'type') ? `${shown(there)} is ${kindOf(there)}` : `it is ${shown(there)}`;
   const subject = first.instancePath === '' ? `The ${what}` : `In the ${what}, ${name}${pathText(first.instancePath)}`;
-  return `${subject} must ${wanted}, as the tool expects; ${actual}. Change the value, then save again.`;
+  return { wants: `${subject} must ${wanted}`, is: actual };
 }
 
 /** What one error asks for, after "must" ("be at most 10"). */
