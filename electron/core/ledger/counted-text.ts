@@ -6,7 +6,7 @@
  * wrappers are not what the model reads, and a text full of quotes and backslashes has some 40% more
  * tokens as JSON, which made a spilled result read back whole cost more than it had saved.
  */
-import { audioTokens, imageTokens } from '../tokens/media-tokens.js';
+import { binaryTokens } from '../tokens/media-tokens.js';
 
 /** A result as the ledger is given it: a tool result, or the texts of a resource read. */
 export interface CountedResult {
@@ -31,12 +31,10 @@ export function countedText(result: CountedResult): string {
 export function mediaTokens(result: CountedResult): number {
   let tokens = 0;
   for (const block of blocks(result)) {
-    if ((block.type === 'image' || block.type === 'audio') && typeof block.data === 'string') {
-      tokens += block.type === 'image' ? imageTokens(block.data) : audioTokens(block.data);
-    } else if (block.type === 'resource') {
+    if ((block.type === 'image' || block.type === 'audio') && typeof block.data === 'string') tokens += binaryTokens(block.type, block.data);
+    else if (block.type === 'resource') {
       const { text, blob } = resourceOf(block);
-      // A blob reaches the model, if at all, as its base64 text: about 4 characters a token.
-      if (typeof text !== 'string' && typeof blob === 'string') tokens += Math.ceil(blob.length / 4);
+      if (typeof text !== 'string' && typeof blob === 'string') tokens += binaryTokens('blob', blob);
     }
   }
   return tokens;

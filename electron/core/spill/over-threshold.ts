@@ -3,6 +3,7 @@
  * truncated, or kept whole in the spill store while the model gets a header, the preview and a link.
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { countedText } from '../ledger/counted-text.js';
 import type { TokenCount, TokenCounter } from '../tokens/token-counter.js';
 import type { SpooledString } from '../wire/raw-spool.js';
 import type { ResultView, SpooledView } from './result-view.js';
@@ -82,7 +83,7 @@ export async function deliverOver(
     // waits for the count, the client does not): asking the tokenizer thread before would wake it while
     // the answer is still on its way.
     delivered = spilledResult(plan.entry, { sizes, view, ctx, now: deps.now(), asked: policy.spillAsked === true });
-    const text = textOf(delivered);
+    const text = countedText(delivered);
     // Nothing was written yet: a plan not carried out leaves no trace (and a view in memory took no texts).
     if ('text' in view && !policy.spillAlways && (await notSmaller(text, over, counter))) return passedWhole(result, over);
     tokensDelivered = new Promise<void>((resolve) => setImmediate(resolve)).then(() => counter.count(text));
@@ -223,12 +224,7 @@ function finish(
   outcome: Omit<ShapeOutcome, 'bytesDelivered' | 'tokensDelivered'>,
   tokens: TokenCounter | Promise<number>,
 ): ShapedResult {
-  const counting = tokens instanceof Promise ? tokens : tokens.count(textOf(delivered));
+  const counting = tokens instanceof Promise ? tokens : tokens.count(countedText(delivered));
   counting.catch(() => undefined); // a failed count leaves the ledger to count what was delivered
   return { delivered, outcome: { ...outcome, bytesDelivered: jsonBytes(delivered), tokensDelivered: counting } };
-}
-
-/** The text the model reads of a delivered result. */
-function textOf(delivered: CallToolResult): string {
-  return delivered.content.map((block) => (block.type === 'text' ? block.text : '')).join('\n');
 }

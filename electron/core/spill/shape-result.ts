@@ -6,7 +6,7 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { StringDecoder } from 'node:string_decoder';
 import { open } from 'node:fs/promises';
-import { audioTokens, imageTokens } from '../tokens/media-tokens.js';
+import { binaryTokens } from '../tokens/media-tokens.js';
 import { TokenCounter } from '../tokens/token-counter.js';
 import type { TextSample, TokenBudgetCut, TokenCount } from '../tokens/token-counter.js';
 import { numbersParseExactly } from '../encoding/toon-encoding.js';
@@ -337,13 +337,7 @@ async function readStart(view: SpooledView, bytes: number): Promise<string> {
   return out;
 }
 
+/** The tokens of the view's images, audio and blobs (the ledger's rule: tokens/media-tokens.ts). */
 function mediaTokens(view: ResultView): number {
-  let tokens = 0;
-  for (const block of view.binary) {
-    if (block.kind === 'image') tokens += imageTokens(block.base64);
-    else if (block.kind === 'audio') tokens += audioTokens(block.base64);
-    // A blob resource reaches the model, if at all, as its base64 text: about 4 characters a token.
-    else tokens += Math.ceil(block.base64.length / 4);
-  }
-  return tokens;
+  return view.binary.reduce((tokens, block) => tokens + binaryTokens(block.kind, block.base64), 0);
 }

@@ -93,3 +93,12 @@ function sized(width: number, height: number): ImageSize | null {
 function ascii(bytes: Uint8Array, from: number, to: number): string {
   return String.fromCharCode(...bytes.subarray(from, to));
 }
+
+/**
+ * The tokens one binary block costs the model: an image or audio by the rules above; a blob resource, if
+ * it reaches the model at all, as its base64 text (about 4 characters a token).
+ */
+export function binaryTokens(kind: 'image' | 'audio' | 'blob', base64: string): number {
+  if (kind === 'image') return imageTokens(base64);
+  return kind === 'audio' ? audioTokens(base64) : Math.ceil(base64.length / 4);
+}
