@@ -62,6 +62,13 @@ it('is refused before it opens a store, on the same port or another; the running
   await toolListed(client, 'big__big');
   const result = await client.callTool({ name: 'big__big', arguments: { chars: 200_000 } });
   const handle = (result._meta as Record<string, string>)['spillway/handle'];
+  // The answer goes out while its files are still being written; a read waits for them, so the tree is whole.
+  const readBack = async () => {
+    const back = await client!.callTool({ name: 'spillway__read_result', arguments: { handle, op: 'head' } });
+    expect(back.isError).toBeFalsy();
+    expect(JSON.stringify(back.content)).toContain('line of log output');
+  };
+  await readBack();
   const before = await spillTree();
   expect(Object.keys(before)).toEqual(expect.arrayContaining([handle, '.raw']));
 
@@ -71,9 +78,7 @@ it('is refused before it opens a store, on the same port or another; the running
     expect(second.err).toMatch(/^spillway: Another Spillway hub is already running for this data folder/);
   }
   expect(await spillTree()).toEqual(before);
-  const back = await client.callTool({ name: 'spillway__read_result', arguments: { handle, op: 'head' } });
-  expect(back.isError).toBeFalsy();
-  expect(JSON.stringify(back.content)).toContain('line of log output');
+  await readBack();
   // The running hub's record and lock are its own still.
   expect(JSON.parse(await readFile(join(dir, 'hub.json'), 'utf8'))).toMatchObject({ state: 'running', pid: first.child.pid });
   expect((await readFile(join(dir, 'hub.lock'), 'utf8')).trim()).toBe(String(first.child.pid));
