@@ -200,6 +200,23 @@ export default defineConfig(
     },
   },
   {
+    // The hub's process stays off ICU: the first Intl or locale call maps ICU's data in (4–9 MB of a hub that
+    // idles near 100 MB). shared/plain-text.ts writes numbers as en-US does and orders text the same everywhere.
+    files: ['electron/**/*.ts', 'electron/**/*.cts', 'shared/**/*.ts'],
+    rules: {
+      'no-restricted-globals': ['error', { name: 'Intl', message: 'No ICU in the hub: use formatNumber/formatCount from shared/plain-text.ts.' }],
+      'no-restricted-properties': [
+        'error',
+        ...['localeCompare', 'toLocaleString', 'toLocaleDateString', 'toLocaleTimeString', 'toLocaleLowerCase', 'toLocaleUpperCase'].map(
+          (property) => ({
+            property,
+            message: 'No ICU in the hub: use compareText, formatNumber or formatCount from shared/plain-text.ts.',
+          }),
+        ),
+      ],
+    },
+  },
+  {
     files: ['electron/core/**/*.ts', 'shared/**/*.ts'],
     rules: {
       'no-restricted-imports': ['error', { paths: [{ name: 'electron', message: 'electron/core and shared/ run without Electron.' }] }],

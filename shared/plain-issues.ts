@@ -4,6 +4,7 @@
  * to be >=1`. Runtime-neutral: no node:*, no electron, no DOM.
  */
 import type { z } from 'zod';
+import { formatNumber } from './plain-text.js';
 
 /** What the windows call a field (the last key of its path), and the unit its numbers are in. */
 const FIELDS: Record<string, { label: string; unit?: [string, string] }> = {
@@ -55,7 +56,7 @@ export function fieldLabel(path: readonly PropertyKey[]): string {
 }
 
 function amount(n: number | bigint, unit: [string, string] | undefined): string {
-  const value = typeof n === 'bigint' ? n.toString() : n.toLocaleString('en-US');
+  const value = typeof n === 'bigint' ? n.toString() : formatNumber(n);
   if (!unit) return value;
   return `${value} ${Number(n) === 1 ? unit[0] : unit[1]}`;
 }

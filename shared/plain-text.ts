@@ -3,12 +3,60 @@
  * the compression path): counts as they appear in text for the model, and a cheap JSON sniff.
  */
 
-/** One formatter for every count: `toLocaleString` builds a new one per call (~0.1 ms per header). */
-const COUNT_FORMAT = new Intl.NumberFormat('en-US');
+/*
+ * Numbers are written by hand, not with Intl or toLocaleString: the first use of either maps ICU's locale
+ * data into the process, some 9 MB of a hub that idles near 100 MB, to write commas (and a per-call
+ * `toLocaleString` costs ~12 µs). The output is what `Intl.NumberFormat('en-US')` writes.
+ */
 
 /** A count as the model reads it in headers: `14,246`. */
 export function formatCount(n: number): string {
-  return COUNT_FORMAT.format(Math.round(n));
+  return formatNumber(Math.round(n));
+}
+
+/** A number as `en-US` writes it: digits grouped by commas, at most three decimals (`1,234.568`). */
+export function formatNumber(n: number): string {
+  if (Number.isNaN(n)) return 'NaN';
+  if (!Number.isFinite(n)) return n > 0 ? '∞' : '-∞';
+  const sign = n < 0 || Object.is(n, -0) ? '-' : '';
+  // From the shortest text that reads back as the number (as Intl rounds), written out without an exponent.
+  const [, mantissa = '0', exponent = '0'] = /^([\d.]+)(?:e([+-]\d+))?$/.exec(String(Math.abs(n))) ?? [];
+  const [head = '0', tail = ''] = mantissa.split('.');
+  const point = head.length + Number(exponent);
+  const digits = head + tail;
+  const padded = point <= 0 ? '0'.repeat(1 - point) + digits : digits.padEnd(point, '0');
+  const at = Math.max(point, 1);
+  let whole = padded.slice(0, at);
+  let fraction = padded.slice(at);
+  if (fraction.length > 3) {
+    const up = fraction.charCodeAt(3) >= 0x35; // '5': half rounds away from zero
+    fraction = fraction.slice(0, 3);
+    if (up) [whole, fraction] = splitAt(increment(whole + fraction), 3);
+  }
+  fraction = fraction.replace(/0+$/, '');
+  return `${sign}${groupThousands(whole)}${fraction ? `.${fraction}` : ''}`;
+}
+
+/** The decimal digits plus one. */
+function increment(digits: string): string {
+  let i = digits.length - 1;
+  while (i >= 0 && digits[i] === '9') i--;
+  return i < 0 ? `1${'0'.repeat(digits.length)}` : `${digits.slice(0, i)}${String(Number(digits[i]) + 1)}${'0'.repeat(digits.length - i - 1)}`;
+}
+
+function splitAt(digits: string, decimals: number): [string, string] {
+  return [digits.slice(0, digits.length - decimals) || '0', digits.slice(digits.length - decimals)];
+}
+
+function groupThousands(digits: string): string {
+  let out = digits.slice(0, digits.length % 3 || 3);
+  for (let i = out.length; i < digits.length; i += 3) out += `,${digits.slice(i, i + 3)}`;
+  return out;
+}
+
+/** Orders texts by their UTF-16 code units: the same order on every machine, whatever its locale (and no ICU). */
+export function compareText(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
 }
 
 /** A cheap test by the first and last characters; `parseJson` decides. */

@@ -4,13 +4,15 @@
  * passes the result whole). Runtime-neutral: no node:*, no electron, no DOM.
  */
 
+import { formatNumber } from './plain-text.js';
+
 /** A warning when the preview is not below the threshold; undefined when the pair makes sense. */
 export function previewWarning(thresholdTokens: number | null | undefined, previewTokens: number | undefined): string | undefined {
   if (thresholdTokens === null || thresholdTokens === undefined || previewTokens === undefined) return undefined;
   if (previewTokens < thresholdTokens) return undefined;
   return (
-    `The preview (${previewTokens.toLocaleString('en-US')} tokens) is not below the threshold ` +
-    `(${thresholdTokens.toLocaleString('en-US')} tokens), so a large result saves little or nothing: ` +
+    `The preview (${formatNumber(previewTokens)} tokens) is not below the threshold ` +
+    `(${formatNumber(thresholdTokens)} tokens), so a large result saves little or nothing: ` +
     'lower the preview or raise the threshold.'
   );
 }

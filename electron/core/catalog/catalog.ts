@@ -6,6 +6,7 @@ import type { Prompt, Resource, ResourceTemplate, Tool } from '@modelcontextprot
 import { UriTemplate } from '@modelcontextprotocol/sdk/shared/uriTemplate.js';
 import type { ToolExposure } from '../../../shared/api-policy.js';
 import { assignNames, exposedName, type NamedItem } from './tool-names.js';
+import { compareText } from '../../../shared/plain-text.js';
 
 /** Where a tool is reachable: listed, behind spillway__dispatch, or not at all (hidden, withheld by a pin). */
 export type ToolState = ToolExposure['exposure'];
@@ -164,7 +165,7 @@ export class Catalog {
       [...reserved, ...assigned.names.keys()],
     );
     const tools = new Map<string, ToolEntry>();
-    for (const [name, item] of [...assigned.names, ...hidden].sort(([a], [b]) => a.localeCompare(b))) {
+    for (const [name, item] of [...assigned.names, ...hidden].sort(([a], [b]) => compareText(a, b))) {
       const shape = item.shape;
       const exposed: Tool = { ...(shape.exposed ?? item.tool), name };
       if (exposed.outputSchema && options.mayRewriteResult(item.serverId, item.tool)) delete exposed.outputSchema;
@@ -189,7 +190,7 @@ export class Catalog {
     const promptItems = sources.flatMap((s) => s.prompts.map((prompt) => ({ serverId: s.id, original: prompt.name, prefix: s.prefix, prompt })));
     const promptNames = assignNames(promptItems, options.maxLength);
     const prompts = new Map<string, PromptEntry>();
-    for (const [name, item] of [...promptNames.names].sort(([a], [b]) => a.localeCompare(b))) {
+    for (const [name, item] of [...promptNames.names].sort(([a], [b]) => compareText(a, b))) {
       prompts.set(name, { name, serverId: item.serverId, original: item.original, exposed: { ...item.prompt, name } });
     }
     const clashes: CatalogClash[] = [

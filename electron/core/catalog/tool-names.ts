@@ -4,6 +4,7 @@
  * Pure and deterministic: the same inputs give the same name on every machine and every start.
  */
 import { createHash } from 'node:crypto';
+import { compareText } from '../../../shared/plain-text.js';
 
 export const NAME_SEPARATOR = '__';
 const HASH_LENGTH = 6;
@@ -64,7 +65,7 @@ export function assignNames<T extends NamedItem>(items: T[], maxLength: number, 
   const taken = new Set(reserved);
   const clashes: NameAssignment<T>['clashes'] = [];
   const ordered = [...items].sort(
-    (a, b) => Number(b.prefix) - Number(a.prefix) || a.serverId.localeCompare(b.serverId) || a.original.localeCompare(b.original),
+    (a, b) => Number(b.prefix) - Number(a.prefix) || compareText(a.serverId, b.serverId) || compareText(a.original, b.original),
   );
   for (const item of ordered) {
     let name = exposedName(item.serverId, item.original, { prefix: item.prefix, maxLength }, HASH_LENGTH);

@@ -7,6 +7,7 @@
  * hub sent it (answerNestingProblem).
  */
 import { CallToolRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { formatCount } from '../../../shared/plain-text.js';
 
 /**
  * How many levels of objects and arrays inside each other a call's arguments (and its `_meta`) may have,
@@ -16,8 +17,8 @@ import { CallToolRequestSchema } from '@modelcontextprotocol/sdk/types.js';
  */
 export const MAX_ARGUMENT_DEPTH = 1000;
 
-/** MAX_ARGUMENT_DEPTH as the sentences write it ("1,000"), formatted once: toLocaleString costs ~12 µs a call. */
-const LIMIT = MAX_ARGUMENT_DEPTH.toLocaleString('en-US');
+/** MAX_ARGUMENT_DEPTH as the sentences write it ("1,000"), formatted once. */
+const LIMIT = formatCount(MAX_ARGUMENT_DEPTH);
 
 /** Why `params` cannot be a tools/call's params; undefined when CallToolRequestSchema accepts them. */
 export function callParamsProblem(params: unknown): string | undefined {

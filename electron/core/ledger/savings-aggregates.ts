@@ -12,6 +12,7 @@ import {
   type SavingsTotals,
 } from '../../../shared/ledger.js';
 import { dayOf, daysBefore } from '../log/journal-files.js';
+import { compareText } from '../../../shared/plain-text.js';
 
 interface DayBucket {
   totals: SavingsTotals;
@@ -188,11 +189,11 @@ export class SavingsAggregates {
       allTime: this.allTime(),
       today: todayBucket ? cloneSavingsTotals(todayBucket.totals) : emptySavingsTotals(),
       last7Days,
-      byTool: [...byTool.values()].sort((a, b) => bySaved(a, b) || a.server.localeCompare(b.server) || a.tool.localeCompare(b.tool)),
-      byServer: [...byServer].map(([server, totals]) => ({ server, totals })).sort((a, b) => bySaved(a, b) || a.server.localeCompare(b.server)),
+      byTool: [...byTool.values()].sort((a, b) => bySaved(a, b) || compareText(a.server, b.server) || compareText(a.tool, b.tool)),
+      byServer: [...byServer].map(([server, totals]) => ({ server, totals })).sort((a, b) => bySaved(a, b) || compareText(a.server, b.server)),
       byClient: [...byClient]
         .map(([client, totals]) => (client === '' ? { totals } : { client, totals }))
-        .sort((a, b) => bySaved(a, b) || (a.client ?? '').localeCompare(b.client ?? '')),
+        .sort((a, b) => bySaved(a, b) || compareText(a.client ?? '', b.client ?? '')),
       byDay: byDay.sort((a, b) => (a.day < b.day ? -1 : a.day > b.day ? 1 : 0)),
     };
   }

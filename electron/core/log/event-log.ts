@@ -9,6 +9,7 @@ import { JsonlJournal } from './jsonl-journal.js';
 import { Ring } from './event-ring.js';
 import { copyRedacted, redactSecrets } from './redact.js';
 import { SecretValues } from './secret-values.js';
+import { formatCount } from '../../../shared/plain-text.js';
 
 /** File name stem of the event log: `events-YYYY-MM-DD[.N].jsonl` (UTC days). */
 export const EVENT_LOG_NAME = 'events';
@@ -234,7 +235,7 @@ export class EventLog {
 
   /** Some events came faster than the disk took them: the file says so where they are missing. */
   private droppedFromDisk(count: number): void {
-    const events = count === 1 ? '1 event was' : `${count.toLocaleString('en-US')} events were`;
+    const events = count === 1 ? '1 event was' : `${formatCount(count)} events were`;
     this.emit({
       type: 'log',
       level: 'warn',

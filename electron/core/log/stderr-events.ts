@@ -6,6 +6,7 @@
  * still holds its newest lines whatever the rate.
  */
 import type { HubEventInput } from '../../../shared/events.js';
+import { formatCount } from '../../../shared/plain-text.js';
 
 /** Lines a server may send at once before the rate applies (a start-up banner, a stack trace). */
 export const STDERR_BURST_LINES = 100;
@@ -94,7 +95,7 @@ export class StderrEvents {
 
 /** The line shown in place of the ones skipped, in plain words with the next step. */
 export function skippedLine(count: number, perSecond: number): string {
-  const lines = count === 1 ? '1 line' : `${count.toLocaleString('en-US')} lines`;
+  const lines = count === 1 ? '1 line' : `${formatCount(count)} lines`;
   return (
     `[Spillway] ${lines} of this server's error output not logged: it writes more than ${perSecond} lines a second. ` +
     `Its newest lines are in the server's details; if it keeps doing this, turn off its debug logging.`

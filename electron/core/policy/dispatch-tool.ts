@@ -6,6 +6,7 @@
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { ToolSearch } from './tool-search.js';
+import { compareText } from '../../../shared/plain-text.js';
 
 export { selectDirectTools } from './direct-tools.js';
 export type { DirectSelection, CappedTool } from './direct-tools.js';
@@ -151,7 +152,7 @@ function plural(n: number, word: string, many = `${word}s`): string {
 
 function byServer(entries: DispatchEntry[]): Map<string, DispatchEntry[]> {
   const groups = new Map<string, DispatchEntry[]>();
-  for (const e of [...entries].sort((a, b) => a.server.localeCompare(b.server) || a.name.localeCompare(b.name))) {
+  for (const e of [...entries].sort((a, b) => compareText(a.server, b.server) || compareText(a.name, b.name))) {
     const group = groups.get(e.server) ?? [];
     group.push(e);
     groups.set(e.server, group);

@@ -11,6 +11,7 @@ import { AtomicFile } from '../files/atomic-file.js';
 import type { PendingPin } from '../../../shared/policy.js';
 import { canonicalJson } from './canonical-json.js';
 import { schemaDiff } from './schema-diff.js';
+import { compareText } from '../../../shared/plain-text.js';
 
 /** The parts of a tool that are pinned. */
 export interface PinnableTool {
@@ -173,7 +174,7 @@ export class ToolPins {
   pending(): PendingPin[] {
     return [...this.#pending.values()]
       .map((p) => ({ server: p.serverId, tool: p.tool.name, ...p.change, detectedAt: p.detectedAt }))
-      .sort((a, b) => a.server.localeCompare(b.server) || a.tool.localeCompare(b.tool));
+      .sort((a, b) => compareText(a.server, b.server) || compareText(a.tool, b.tool));
   }
 
   /** The withheld new definition of a tool; undefined when none is pending. */
@@ -231,7 +232,7 @@ export class ToolPins {
     const servers: Record<string, Record<string, Pin>> = {};
     for (const serverId of [...this.#pins.keys()].sort()) {
       const byTool = this.#pins.get(serverId)!;
-      servers[serverId] = Object.fromEntries([...byTool.entries()].sort(([a], [b]) => a.localeCompare(b)));
+      servers[serverId] = Object.fromEntries([...byTool.entries()].sort(([a], [b]) => compareText(a, b)));
     }
     return `${JSON.stringify({ version: FILE_VERSION, servers }, undefined, 2)}\n`;
   }

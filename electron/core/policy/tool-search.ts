@@ -13,6 +13,7 @@ import { loadWordnetTable } from './search-related.js';
 import { DEFAULT_WEIGHTS, type SearchWeights } from './search-weights.js';
 import { queryWords } from './search-query.js';
 import { isQuestionWord, normalizeTerm, proseTerms, relatedStems, stems, toolTerms } from './search-terms.js';
+import { compareText } from '../../../shared/plain-text.js';
 
 export { toolTerms } from './search-terms.js';
 
@@ -362,7 +363,7 @@ export class ToolSearch {
           pluralFactor(index.docs[doc], match, plural, intent, exact, w) *
           numberFactor(index.docs[doc], match, spoken, counted, index.bothNumbers, w),
       }))
-      .sort((a, b) => b.value - a.value || index.docs[a.doc].tool.name.localeCompare(index.docs[b.doc].tool.name));
+      .sort((a, b) => b.value - a.value || compareText(index.docs[a.doc].tool.name, index.docs[b.doc].tool.name));
     return ranked.slice(0, Math.max(0, limit)).map(({ doc, match, value }) => {
       const tool = index.docs[doc].tool;
       const matched = [...match.words].map(([i, term]) => {

@@ -10,6 +10,7 @@ import { CURATED_AT, curatedEntry, searchCurated } from './curated-servers.js';
 import { keptWhen, RegistryCache } from './registry-cache.js';
 import { RegistryClient, RegistryError, type ListQuery } from './registry-client.js';
 import { officialMeta, parseServerList, ServerResponseSchema, type ServerList, type ServerResponse } from './server-json.js';
+import { compareText } from '../../../shared/plain-text.js';
 
 /** The official registry's page size when none is asked for. */
 const REGISTRY_PAGE = 30;
@@ -248,7 +249,7 @@ export class RegistryCatalog {
         ...(meta?.publishedAt ? { publishedAt: meta.publishedAt } : {}),
       };
     });
-    versions.sort((a, b) => (b.publishedAt ?? '').localeCompare(a.publishedAt ?? ''));
+    versions.sort((a, b) => compareText(b.publishedAt ?? '', a.publishedAt ?? ''));
     return { versions, ...(fetched.cached ? { cached: fetched.cached } : {}) };
   }
 
