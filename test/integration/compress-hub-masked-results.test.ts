@@ -35,10 +35,11 @@ describe('compression with masked results through the hub', () => {
   let t: TestHub;
   let client: Client;
   let dir: string;
-  const call = async (name: string, args: Record<string, unknown>) => (await client.callTool({ name, arguments: args })) as CallToolResult;
-  const callWithEvent = async (name: string, args: Record<string, unknown>) => {
+  const call = async (name: string, args: Record<string, unknown>, from: Client = client) =>
+    (await from.callTool({ name, arguments: args })) as CallToolResult;
+  const callWithEvent = async (name: string, args: Record<string, unknown>, from: Client = client) => {
     const finished = t.waitFor((e) => e.type === 'call.finished' && e.exposedName === name, name);
-    const result = await call(name, args);
+    const result = await call(name, args, from);
     return { result, event: (await finished) as Extract<HubEvent, { type: 'call.finished' }> };
   };
   /** The "note" line of the result as the endpoint last received it. */
@@ -146,7 +147,9 @@ describe('compression with masked results through the hub', () => {
   it('the same masked result is compressed once, and each call gets its own values back', async () => {
     llm.requests.length = 0;
     for (let i = 0; i < 3; i++) {
-      const { result, event } = await callWithEvent('rec__big_json', { count: 400, emails: true });
+      // Each from an app of its own: the same session calling again would be a retry, asking for a larger summary.
+      const app = await t.connect(undefined, `masked-app-${i}`);
+      const { result, event } = await callWithEvent('rec__big_json', { count: 400, emails: true }, app);
       expect(event.action).toBe('compress');
       expect(textOf(result)).toContain('person-0@example.org');
       expect(textOf(result)).not.toMatch(/\[EMAIL_\d+/);

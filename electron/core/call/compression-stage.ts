@@ -3,12 +3,14 @@
  * and has a handle; here the model condenses it. Without a configured model, on the caller's bypass, or
  * when the model fails, the spilled result is delivered as it is (with a note for the log).
  */
+import { createHash } from 'node:crypto';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { CompressionSettings, Settings } from '../../../shared/config.js';
 import { createChatClient } from '../compress/chat-client.js';
 import { CompressionBudget } from '../compress/compression-budget.js';
 import { CompressionCache } from '../compress/compression-cache.js';
 import { createCompressor, type Compressor } from '../compress/compressor.js';
+import { canonicalJson } from '../policy/canonical-json.js';
 import { READ_RESULT_TOOL_REFERENCE } from '../spill/read-result-tool.js';
 import type { ShapedResult } from '../spill/shape-result.js';
 import type { TokenCounter } from '../tokens/token-counter.js';
@@ -26,7 +28,7 @@ export interface CompressionStageDeps {
 export class CompressionStage {
   /** Condensed results, keyed by text, model, goal and budget; outlives settings changes. */
   readonly #cache = new CompressionCache();
-  /** Retry escalation of the compression budget, per server and tool. */
+  /** Retry escalation of the compression budget, per session and call (budgetKey). */
   readonly #budget: CompressionBudget;
   #current: { key: string; compressor: Compressor } | undefined;
 
@@ -58,7 +60,14 @@ export class CompressionStage {
     // The stored text view: a result spooled to disk was spilled without ever being read into memory.
     const found = this.deps.spilled.lookup(o.handle);
     if ('error' in found) return report;
-    const text = await this.deps.spilled.readText(o.handle);
+    let text: string;
+    try {
+      text = await this.deps.spilled.readText(o.handle);
+    } catch {
+      // The original could not be kept (the spill folder cannot be written): there is nothing to condense
+      // that could be read back. The spilled report goes out as it is; its `keeping` says what became of it.
+      return report;
+    }
     if (text.trim().length === 0) return report;
     const request = ctx.compress;
     const goal = request?.goal ? maskedGoal(ctx, request.goal) : undefined;
@@ -74,9 +83,11 @@ export class CompressionStage {
         originalTokensEstimated: o.tokensUpstream.estimated,
         handle: o.handle,
         readTool: READ_RESULT_TOOL_REFERENCE,
+        // Images, audio and blobs are kept with the original, not condensed: the spilled answer's line naming them stays.
+        ...binaryNote(spilled.delivered),
         ...(ctx.masking?.maskResults && ctx.masking.vault.tag ? { placeholderTag: ctx.masking.vault.tag } : {}),
       },
-      { budgetKey: `${ctx.server}\u0000${ctx.tool}`, signal: ctx.signal },
+      { budgetKey: budgetKey(ctx), signal: ctx.signal },
     );
     if (!compressed.ok) {
       report.note = `compression failed (${compressed.error.kind}): ${compressed.error.message}; the result was spilled instead`;
@@ -103,8 +114,29 @@ export class CompressionStage {
     report.bytesDelivered = Buffer.byteLength(JSON.stringify(delivered), 'utf8');
     report.tokensDelivered = compressed.tokens;
     report.countingDelivered = undefined;
+    // The TOON saving was the spill preview's, which is not delivered.
+    delete report.tokensSavedByEncoding;
     return report;
   }
+}
+
+/**
+ * The escalation streak of a call: a retry is the same session calling the same tool with the same
+ * arguments (without Spillway's own `_spillway_*`, which the request stage took off `ctx.args`; a new goal
+ * for the same call is still a retry). Hashed: the key is kept, the arguments need not be.
+ */
+function budgetKey(ctx: CallContext): string {
+  const args = createHash('sha256')
+    .update(canonicalJson(ctx.args ?? {}))
+    .digest('base64url');
+  return `${ctx.session.id}\u0000${ctx.server}\u0000${ctx.tool}\u0000${args}`;
+}
+
+/** The spilled answer's line naming the binary blocks kept with the original (spill/result-preview.ts spilledHeader). */
+function binaryNote(spilled: CallToolResult): { keptWith?: string } {
+  const first = spilled.content.find((block) => block.type === 'text');
+  const line = first?.type === 'text' ? /^\d+ binary block\(s\) \(.*\) are kept with it: resources\/read \S+$/m.exec(first.text)?.[0] : undefined;
+  return line ? { keptWith: line } : {};
 }
 
 /**

@@ -26,6 +26,8 @@ export interface CompressInput {
   handle: string;
   /** The tool that reads the original back (spillway__read_result), named in the hint under the header. */
   readTool: string;
+  /** A line for the hint naming what is kept with the original besides its text (its images, audio, blobs). */
+  keptWith?: string;
   /**
    * The tag of the vault that masked `text` and `goal` (maskResults: `[EMAIL_1_k3j9x2]`). Each call's
    * vault has its own random tag, so the cache keys on the texts with it taken out and a cached summary
@@ -109,13 +111,19 @@ async function compress(input: CompressInput, deps: CompressDeps): Promise<Compr
         })
       : null;
 
+  const maxInputChars = deps.maxInputChars ?? DEFAULT_MAX_INPUT_CHARS;
+  const shown = input.text.length > maxInputChars ? cutAtChar(input.text, maxInputChars) : input.text;
+  const cut = shown.length < input.text.length ? { shownChars: shown.length, totalChars: input.text.length } : undefined;
+
   const hit = key ? cache!.get(key) : undefined;
   if (hit && tags) {
-    const text = withHeader(input, strategy, hit.bodyTokens, tags.retag(hit.body));
+    const text = withHeader(input, strategy, hit.bodyTokens, tags.retag(hit.body), cut);
+    const tokens = await counter.count(text);
+    if (tokens >= input.originalTokens) return notSmaller(tokens, input.originalTokens);
     return {
       ok: true,
       text,
-      tokens: await counter.count(text),
+      tokens,
       bodyTokens: hit.bodyTokens,
       strategy,
       maxOutputTokens,
@@ -125,8 +133,6 @@ async function compress(input: CompressInput, deps: CompressDeps): Promise<Compr
     };
   }
 
-  const maxInputChars = deps.maxInputChars ?? DEFAULT_MAX_INPUT_CHARS;
-  const shown = input.text.length > maxInputChars ? cutAtChar(input.text, maxInputChars) : input.text;
   const masking = masker?.maskText(shown);
   // The calling model's goal may name the same people as the result: masked with the same vault.
   const goal = masker && masking && input.goal !== undefined ? masker.maskText(input.goal, masking.vault).text : input.goal;
@@ -138,7 +144,7 @@ async function compress(input: CompressInput, deps: CompressDeps): Promise<Compr
     customInstructions: input.customInstructions,
     maxOutputTokens,
     originalTokens: input.originalTokens,
-    cutFromChars: shown.length < input.text.length ? input.text.length : undefined,
+    cutFromChars: cut?.totalChars,
   });
   const answer = await client.complete({ messages, maxTokens: maxOutputTokens, signal: deps.signal });
   if (!answer.ok) return { ok: false, error: answer.error };
@@ -154,27 +160,31 @@ async function compress(input: CompressInput, deps: CompressDeps): Promise<Compr
     body = `${over ? await counter.truncateToTokens(body, maxOutputTokens) : body}\n… (cut at ${formatCount(maxOutputTokens)} tokens)`;
     bodyTokens = await counter.count(body);
   }
-  if (bodyTokens >= input.originalTokens) {
-    return {
-      ok: false,
-      error: {
-        kind: 'not_smaller',
-        message: `the condensed result (${formatCount(bodyTokens)} tokens) is not smaller than the original (${formatCount(input.originalTokens)})`,
-      },
-    };
-  }
+  // What is delivered is the header and hint with the summary: that whole must be smaller than the original.
+  const text = withHeader(input, strategy, bodyTokens, body, cut);
+  const tokens = bodyTokens >= input.originalTokens ? bodyTokens : await counter.count(text);
+  if (tokens >= input.originalTokens) return notSmaller(tokens, input.originalTokens);
   if (key && tags) cache!.set(key, { body: tags.untag(body), bodyTokens });
-  const text = withHeader(input, strategy, bodyTokens, body);
   return {
     ok: true,
     text,
-    tokens: await counter.count(text),
+    tokens,
     bodyTokens,
     strategy,
     maxOutputTokens,
     cached: false,
     latencyMs: answer.latencyMs,
     masked: masking?.vault.counts() ?? {},
+  };
+}
+
+function notSmaller(tokens: number, originalTokens: number): CompressOutcome {
+  return {
+    ok: false,
+    error: {
+      kind: 'not_smaller',
+      message: `the condensed result with its header (${formatCount(tokens)} tokens) is not smaller than the original (${formatCount(originalTokens)})`,
+    },
   };
 }
 
@@ -212,10 +222,20 @@ export function compressionHeader(
 /** Between the header lines of a compressed result and the summary. */
 const BODY_SEPARATOR = '\n---\n';
 
-function withHeader(input: CompressInput, strategy: CompressContentType, bodyTokens: number, body: string): string {
+/** The model was sent only the start of the result (maxInputChars): the hint says so and where the rest begins. */
+interface InputCut {
+  shownChars: number;
+  totalChars: number;
+}
+
+function withHeader(input: CompressInput, strategy: CompressContentType, bodyTokens: number, body: string, cut?: InputCut): string {
   const header = compressionHeader(input.originalTokens, bodyTokens, strategy, input.handle, input.originalTokensEstimated);
-  const hint = `Summary by a model; the full original is kept. Read it with ${input.readTool}, e.g. {"handle":"${input.handle}","op":"grep","pattern":"<regex>"}.`;
-  return `${header}\n${hint}${BODY_SEPARATOR}${body}`;
+  const grep = `{"handle":"${input.handle}","op":"grep","pattern":"<regex>"}`;
+  const hint = cut
+    ? `Only a summary of the first ${formatCount(cut.shownChars)} of ${formatCount(cut.totalChars)} characters: the model was not sent the rest. ` +
+      `The full original is kept; read the rest with ${input.readTool}, e.g. {"handle":"${input.handle}","op":"read","offset":${cut.shownChars}} or ${grep}.`
+    : `Summary by a model; the full original is kept. Read it with ${input.readTool}, e.g. ${grep}.`;
+  return `${header}\n${hint}${input.keptWith ? `\n${input.keptWith}` : ''}${BODY_SEPARATOR}${body}`;
 }
 
 /**

@@ -1,7 +1,7 @@
 export interface CompressionBudgetOptions {
   /** Milliseconds; the clock is injected so tests and the hub share one notion of time. */
   now: () => number;
-  /** A call within this long of the same tool's previous call escalates. Default 2 minutes. */
+  /** A call within this long of the same call's previous one escalates. Default 2 minutes. */
   windowMs?: number;
   /** Each escalation multiplies the budget by this. Default 2. */
   factor?: number;
@@ -23,9 +23,10 @@ interface Streak {
 }
 
 /**
- * Retry escalation: a model that calls the same tool again soon after a compressed result probably did
+ * Retry escalation: a model that makes the same call again soon after a compressed result probably did
  * not find what it needed, so each repeat within the window gets a larger output budget. A pause longer
- * than the window starts over.
+ * than the window starts over. What "the same call" is, is the caller's key (the hub's: the client
+ * session, the tool and its arguments): other arguments or another app's call are not retries.
  */
 export class CompressionBudget {
   readonly #now: () => number;
@@ -44,7 +45,7 @@ export class CompressionBudget {
     this.#maxTools = options.maxTools ?? 1000;
   }
 
-  /** Records a call of `tool` (use the namespaced name) and returns its output budget. */
+  /** Records a call under `tool` (the streak's key) and returns its output budget. */
   next(tool: string, baseTokens: number): BudgetGrant {
     const now = this.#now();
     const previous = this.#streaks.get(tool);

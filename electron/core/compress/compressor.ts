@@ -19,7 +19,7 @@ export interface CompressCallOptions {
   /** Per-tool PII masking of what is sent to the model (see CompressDeps.masker). */
   masker?: PiiMasker;
   signal?: AbortSignal;
-  /** Key of the escalation streak; defaults to `input.tool`. */
+  /** Key of the escalation streak: what counts as the same call again (the hub: session, tool and arguments); defaults to `input.tool`. */
   budgetKey?: string;
 }
 
@@ -27,7 +27,7 @@ export interface Compressor {
   readonly client: ChatClient;
   /**
    * Compresses with the escalated budget: `input.maxOutputTokens` is the policy's base, raised when the
-   * same tool was called within the budget's window. Never throws.
+   * same call (`budgetKey`) was made within the budget's window. Never throws.
    */
   compress(input: CompressInput, options?: CompressCallOptions): Promise<CompressOutcome & { attempt: number }>;
 }
