@@ -7,7 +7,7 @@
  * still numbers the lines head and slice show.
  */
 import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
@@ -16,6 +16,20 @@ import { SpillStore } from '../../electron/core/spill/spill-store.js';
 import { OFF_THREAD_ABOVE_BYTES, readResult, type ReadResultOptions } from '../../electron/core/spill/read-result.js';
 import { ReadThread } from '../../electron/core/spill/read-thread-host.js';
 import { longestStallDuring } from '../support/main-thread-stalls.js';
+
+// A view made on the main thread is given up on after TOON_DEADLINE_MS (500 ms), and its JSON lines are read:
+// a loaded machine takes that long for this table (~0.3 s idle), which made "the same answers as all on the
+// main thread" and "head made the view here" fail by chance. That bound is not what this file tests, so views
+// made here get one a loaded machine meets; the read thread keeps its own (2 s).
+vi.mock('../../electron/core/spill/read-encoding.js', async (importOriginal) => {
+  const real = await importOriginal<typeof import('../../electron/core/spill/read-encoding.js')>();
+  const unhurried = { maxChars: real.TOON_VIEW_MAX_CHARS, deadlineMs: 60_000 };
+  return {
+    ...real,
+    linesView: (...[doc, encoding, counter, limits]: Parameters<typeof real.linesView>) =>
+      real.linesView(doc, encoding, counter, limits ?? unhurried),
+  };
+});
 
 const counter = new TokenCounter();
 afterAll(() => counter.close());
@@ -118,19 +132,16 @@ describe('a grep of a small result', () => {
     const found = store.lookup(big);
     expect('entry' in found && found.entry.textBytes).toBeGreaterThan(OFF_THREAD_ABOVE_BYTES);
     const small = await put('hello\nworld\n');
-    const time = async (args: Record<string, unknown>) => {
-      const started = performance.now();
-      expect(textOf(await read(args))).toContain('item-5');
-      return performance.now() - started;
-    };
-    await read({ handle: small, op: 'grep', pattern: 'world' }); // the thread's start is not what is measured
-    const cold = await time({ handle: big, op: 'query', query: '.items.5.name' }); // read and parsed
-    const afterSmall: number[] = [];
+    const fifthName = async () => textOf(await read({ handle: big, op: 'query', query: '.items.5.name' }));
+    await read({ handle: small, op: 'grep', pattern: 'world' }); // the thread's start
+    expect(await fifthName()).toContain('"item-5"'); // read and parsed, and kept
+    // The file changed behind the thread: an answer from the text read again would say so. (Timing the
+    // reads instead, one stall of a loaded machine passed for a read again.)
+    const file = await store.textFile(big);
+    await writeFile(file, (await readFile(file, 'utf8')).replace('"item-5"', '"read again"'));
     for (let i = 0; i < 3; i++) {
       expect(textOf(await read({ handle: small, op: 'grep', pattern: 'world' }))).toContain('\n2:world');
-      afterSmall.push(await time({ handle: big, op: 'query', query: '.items.5.name' }));
+      expect(await fifthName()).toContain('"item-5"');
     }
-    // Read and parsed again after each grep, each took as long as the first.
-    expect(Math.max(...afterSmall)).toBeLessThan(cold / 4);
   }, 60_000);
 });

@@ -39,7 +39,8 @@ it('reads without progress when the client asked for none', async () => {
 
 it('lets a read that keeps sending progress run past the timeout, and times out one that sends nothing', async () => {
   const client = await hub.connect({ capabilities: {} });
-  // 5 notifications 200 ms apart: 1 s in all, against a 500 ms timeout.
+  // 20 notifications 50 ms apart: 1 s in all, against a 500 ms timeout. (200 ms apart left a loaded
+  // machine, whose processes wait up to ~200 ms to run, little room before a gap passed for a timeout.)
   const drip = await client.readResource({ uri: 'tight://drip' });
   expect(drip.contents).toEqual([{ uri: 'tight://drip', text: 'tight read tight://drip' }]);
   await expect(client.readResource({ uri: 'tight://hang' })).rejects.toThrow(
