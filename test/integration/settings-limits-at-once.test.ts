@@ -9,6 +9,8 @@ import { join } from 'node:path';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, expect, it } from 'vitest';
 import type { Settings } from '../../shared/config.js';
+import { SpillStore } from '../../electron/core/spill/spill-store.js';
+import { TokenCounter } from '../../electron/core/tokens/token-counter.js';
 import { startTestHub, type TestHub } from '../support/hub-harness.js';
 
 const MiB = 1024 * 1024;
@@ -38,6 +40,27 @@ it('a lower spill quota evicts the kept results over it before the change is ans
   expect(usage.bytes).toBeLessThanOrEqual(MiB);
   // Least recently used first: the newest is the one kept.
   expect(store.list().map((e) => e.handle)).toEqual([kept[2].handle]);
+});
+
+it('a shorter spill retention ends the results kept longer ago before the change is answered', async () => {
+  const HOUR = 3_600_000;
+  let old = '';
+  hub = await startTestHub(async (dir: string) => {
+    // Kept two hours ago by an earlier run (this hub's clock is the real one).
+    const counter = new TokenCounter();
+    const store = await SpillStore.open({ dir: join(dir, 'spill'), now: () => Date.now() - 2 * HOUR, counter });
+    old = (await store.put(textResult(lines('old', 100_000)), meta)).handle;
+    await store.close();
+    await counter.close();
+    return { version: 1, settings: { port: 0 }, servers: {} };
+  });
+  const { store } = hub.hub.spill;
+  const recent = await store.put(textResult(lines('recent', 100_000)), meta);
+  expect(store.list()).toHaveLength(2);
+
+  expect((await hub.api('settings.set', { spill: { ttlHours: 1 } })).ok).toBe(true);
+  expect(store.list().map((e) => e.handle)).toEqual([recent.handle]);
+  expect(await readdir(join(hub.dir, 'spill'))).not.toContain(old);
 });
 
 it('a shorter log retention deletes the older log files before the change is answered', async () => {

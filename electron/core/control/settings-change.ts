@@ -40,10 +40,10 @@ export async function saveSettings(deps: HubControlDeps, patch: SettingsPatch): 
   return { settings, applying: applyLimits(deps, config.settings, settings) };
 }
 
-/** A lower spill quota or a changed log retention applies at once: what is over it goes now. */
+/** A lower spill quota or retention, or a changed log retention, applies at once: what is over it goes now. */
 async function applyLimits(deps: HubControlDeps, was: Settings, now: Settings): Promise<void> {
   const warn = (err: Error) =>
-    deps.emit({ type: 'log', level: 'warn', message: `Could not remove kept results over the new quota: ${err.message ?? err}` });
-  if (now.spill.quotaBytes < was.spill.quotaBytes) await deps.spill?.cleanup().catch(warn);
+    deps.emit({ type: 'log', level: 'warn', message: `Could not remove kept results over the new limit: ${err.message ?? err}` });
+  if (now.spill.quotaBytes < was.spill.quotaBytes || now.spill.ttlHours < was.spill.ttlHours) await deps.spill?.cleanup().catch(warn);
   if (now.logRetentionDays !== was.logRetentionDays) await deps.events?.setRetentionDays(now.logRetentionDays);
 }

@@ -70,8 +70,8 @@ export async function createSpillFeature(options: SpillFeatureOptions): Promise<
     dir: options.spillDir,
     now,
     counter,
-    ttlMs: settings().spill.ttlHours * 3600_000,
-    // Read at each put and cleanup, so a quota changed in Settings applies without a restart.
+    // Read at each put and cleanup, so a retention or quota changed in Settings applies without a restart.
+    ttlMs: () => settings().spill.ttlHours * 3600_000,
     quotaBytes: () => settings().spill.quotaBytes,
     log: options.log,
   });

@@ -1,23 +1,33 @@
 /**
  * The files of one spilled result, in its folder `<spill dir>/<handle>/`: `result.json` (the whole
  * CallToolResult with its texts replaced by ranges into text.txt and its binary data moved out),
- * `text.txt` (the text view, each text kept once) and `block-<i>.<ext>` (binary blocks). How they are
- * prepared and hashed, written, and read back; the store (spill-store.ts) decides where and when.
+ * `text.txt` (the text view, each text kept once), `block-<i>.<ext>` (binary blocks) and `origin.json`
+ * (who kept it, see ORIGIN_FILE). How they are prepared and hashed, written, and read back; the store
+ * (spill-store.ts) decides where and when. Owner-only, like the data folder (README).
  */
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { mkdir, open, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { syncFile, syncFolder, writeAll } from '../files/atomic-file.js';
 import type { SpooledString } from '../wire/raw-spool.js';
 import { base32, HANDLE_PATTERN } from './spill-handle.js';
 import { binaryFileName, restoreBinaryFiles, withBinaryAsFiles } from './result-view.js';
 import type { ResultView, SpooledView, TextPart } from './result-view.js';
-import type { SpillBinaryFile } from './spill-index.js';
+import type { SpillBinaryFile, SpillEntry } from './spill-index.js';
 
 export const RESULT_FILE = 'result.json';
 export const TEXT_FILE = 'text.txt';
+/**
+ * Who kept the result and whether it is masked, for a folder listed again after a crash (spill-recovery.ts):
+ * the index has it first. Not hashed (the same content from two tools has one handle), not counted by the quota.
+ */
+export const ORIGIN_FILE = 'origin.json';
+/** In the folder of a result a damaged index listed (SpillIndexFile.load): never listed again, removed at the next start. */
+const SET_ASIDE_FILE = 'set-aside';
+const FILE_MODE = 0o600;
+const FOLDER_MODE = 0o700;
 /** Folders of writes in progress, as earlier versions made them (removed as leftovers). */
 const TMP_PREFIX = '.tmp-';
 
@@ -85,9 +95,10 @@ export function fileNames(files: PreparedFiles): string[] {
  * Writes the prepared files into `folder`, side by side, each in full. Spooled texts end up there: a
  * single one is moved, several are copied and then deleted.
  */
-async function writeFiles(folder: string, files: PreparedFiles): Promise<void> {
+async function writeFiles(folder: string, files: PreparedFiles, origin: Buffer): Promise<void> {
   const writes = [
     writeWhole(join(folder, RESULT_FILE), [files.skeleton]),
+    writeWhole(join(folder, ORIGIN_FILE), [origin]),
     writeText(join(folder, TEXT_FILE), files.texts),
     ...files.binaryFiles.map((file) => writeWhole(join(folder, file.file), [file.data])),
   ];
@@ -114,20 +125,20 @@ export async function readStoredResult(folder: string, binary: SpillBinaryFile[]
  * disk left a third of a result listed and readable). Syncing is left to `syncEntry`, before the entry
  * is written to the index. On failure the folder is removed.
  */
-export async function writeEntryFolder(dir: string, handle: string, files: PreparedFiles): Promise<void> {
+export async function writeEntryFolder(dir: string, handle: string, files: PreparedFiles, entry: SpillEntry): Promise<void> {
   const folder = join(dir, handle);
   try {
     try {
-      await mkdir(folder);
+      await mkdir(folder, { mode: FOLDER_MODE });
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
       if (code === 'EEXIST') await rm(folder, { recursive: true, force: true });
-      else if (code === 'ENOENT') await mkdir(dir, { recursive: true });
+      else if (code === 'ENOENT') await mkdir(dir, { recursive: true, mode: FOLDER_MODE });
       else throw error;
-      await mkdir(folder);
+      await mkdir(folder, { mode: FOLDER_MODE });
     }
-    if (movesOneText(files)) await moveOneText(folder, files);
-    else await writeFiles(folder, files);
+    if (movesOneText(files)) await moveOneText(folder, files, originOf(entry));
+    else await writeFiles(folder, files, originOf(entry));
   } catch (error) {
     await rm(folder, { recursive: true, force: true }).catch(() => {});
     throw error;
@@ -140,15 +151,53 @@ function movesOneText(files: PreparedFiles): boolean {
   return only !== undefined && typeof only !== 'string' && files.binaryFiles.length === 0;
 }
 
-/** An entry that movesOneText: its spooled text moved in (not copied) while the skeleton is written. */
-async function moveOneText(folder: string, files: PreparedFiles): Promise<void> {
+/** An entry that movesOneText: its spooled text moved in (not copied) while the skeleton and origin are written. */
+async function moveOneText(folder: string, files: PreparedFiles, origin: Buffer): Promise<void> {
   const outcomes = await Promise.allSettled([
-    writeFile(join(folder, RESULT_FILE), files.skeleton, { flag: 'wx' }),
+    writeFile(join(folder, RESULT_FILE), files.skeleton, { flag: 'wx', mode: FILE_MODE }),
+    writeFile(join(folder, ORIGIN_FILE), origin, { flag: 'wx', mode: FILE_MODE }),
     rename((files.texts[0]!.part.text as SpooledString).path, join(folder, TEXT_FILE)),
   ]);
-  // Both are waited for, also when one fails: the caller removes the folder next.
+  // All are waited for, also when one fails: the caller removes the folder next.
   const failed = outcomes.find((outcome) => outcome.status === 'rejected');
   if (failed) throw failed.reason;
+}
+
+/** Who kept a result, as ORIGIN_FILE holds it. */
+export type SpillOrigin = Pick<SpillEntry, 'server' | 'tool' | 'client'> & { masked: boolean };
+
+function originOf(entry: SpillEntry): Buffer {
+  const origin: SpillOrigin = { server: entry.server, tool: entry.tool, client: entry.client, masked: entry.masked === true };
+  return Buffer.from(JSON.stringify(origin), 'utf8');
+}
+
+/** Writes ORIGIN_FILE again for a later put of the same content (a new owner, maybe masked now). */
+export async function rewriteOrigin(folder: string, entry: SpillEntry): Promise<void> {
+  await writeFile(join(folder, ORIGIN_FILE), originOf(entry), { mode: FILE_MODE });
+}
+
+/** What the folder's ORIGIN_FILE says; undefined when it has none (kept by an older Spillway) or it cannot be read. */
+export async function readOrigin(folder: string): Promise<SpillOrigin | undefined> {
+  try {
+    const origin = JSON.parse(await readFile(join(folder, ORIGIN_FILE), 'utf8')) as Record<string, unknown>;
+    const { server, tool, client, masked } = origin;
+    if (typeof server !== 'string' || typeof tool !== 'string' || typeof masked !== 'boolean') return undefined;
+    return { server, tool, client: typeof client === 'string' ? client : null, masked };
+  } catch {
+    return undefined;
+  }
+}
+
+/** Marks result folders a damaged index listed, so that the next start removes them (see SET_ASIDE_FILE). */
+export async function markSetAside(folders: string[]): Promise<void> {
+  for (const folder of folders) await writeFile(join(folder, SET_ASIDE_FILE), '', { mode: FILE_MODE });
+}
+
+export async function isSetAside(folder: string): Promise<boolean> {
+  return stat(join(folder, SET_ASIDE_FILE)).then(
+    () => true,
+    () => false,
+  );
 }
 
 /** Syncs an entry's files and its folder to the disk (its parent folder is the caller's to sync). */
@@ -179,6 +228,13 @@ export async function strayFolders(dir: string, known: (name: string) => boolean
   // Anything else in the folder is not ours: it is left alone.
   const ours = names.filter((name) => HANDLE_PATTERN.test(name) || name.startsWith(TMP_PREFIX));
   return ours.filter((name) => !known(name)).map((name) => join(dir, name));
+}
+
+/** Removes the folders strayFolders finds; returns how many were results (not writes in progress). */
+export async function removeUnlisted(dir: string, known: (name: string) => boolean): Promise<number> {
+  const folders = await strayFolders(dir, known);
+  for (const folder of folders) await rm(folder, { recursive: true, force: true });
+  return folders.filter((folder) => HANDLE_PATTERN.test(basename(folder))).length;
 }
 
 /** The result with its texts emptied and their places in text.txt recorded (see TEXT_RANGES_KEY). */
@@ -218,7 +274,6 @@ async function writeText(path: string, texts: Array<{ part: TextPart; data: Buff
         else for await (const chunk of createReadStream((part.text as SpooledString).path)) yield chunk as Buffer;
       }
     })(),
-    0o600,
   );
   const copied = texts.flatMap(({ part }) => (typeof part.text === 'string' ? [] : [part.text.path]));
   await Promise.all(copied.map((spooled) => rm(spooled, { force: true })));
@@ -227,8 +282,8 @@ async function writeText(path: string, texts: Array<{ part: TextPart; data: Buff
 const NEWLINE = Buffer.from('\n');
 
 /** Creates `path` with `chunks`, each written in full (a short write is continued or fails). */
-async function writeWhole(path: string, chunks: Iterable<Buffer> | AsyncIterable<Buffer>, mode?: number): Promise<void> {
-  const file = await open(path, 'wx', mode);
+async function writeWhole(path: string, chunks: Iterable<Buffer> | AsyncIterable<Buffer>): Promise<void> {
+  const file = await open(path, 'wx', FILE_MODE);
   try {
     for await (const chunk of chunks) await writeAll(file, chunk);
   } finally {

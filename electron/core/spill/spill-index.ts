@@ -4,7 +4,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { AtomicFile, removeStaleTemps } from '../files/atomic-file.js';
 import { isValidHandle } from './spill-handle.js';
 import { countLines, type ResultView, type SpillContentType, type SpooledView } from './result-view.js';
-import { fileNames, type PreparedFiles } from './spill-files.js';
+import { fileNames, markSetAside, strayFolders, type PreparedFiles, type SpillOrigin } from './spill-files.js';
 import type { StoredFiles } from './spill-recovery.js';
 import type { SpillMeta } from './spill-store.js';
 
@@ -25,6 +25,11 @@ export interface SpillEntry {
   tool: string;
   client: string | null;
   createdAt: number;
+  /**
+   * When the result was last kept (its first put or a later put of the same content): the retention in
+   * Settings counts from then, also once lowered (retainedUntil). Absent in indexes older versions wrote.
+   */
+  keptAt?: number;
   expiresAt: number;
   lastAccess: number;
   /** UTF-8 size of the complete serialized CallToolResult. */
@@ -63,6 +68,7 @@ export function plannedEntry(
     tool: meta.tool,
     client: meta.client ?? null,
     createdAt: now,
+    keptAt: now,
     expiresAt: at.expiresAt,
     lastAccess: now,
     bytes: at.bytes ?? Buffer.byteLength(JSON.stringify(result), 'utf8'),
@@ -81,17 +87,19 @@ export function plannedEntry(
 
 /**
  * The entry of a complete result folder the index did not list (readCompleteFolder), made `createdAt`
- * (when it was written) and kept `ttlMs` from then. Who made it is not in its files: its server and tool read "unknown".
+ * (when it was written) and kept `ttlMs` from then. Who made it is in its ORIGIN_FILE; a folder without one
+ * (an older Spillway kept it) reads "unknown" and is taken for masked, so that no placeholder is passed on as a value.
  */
-export function recoveredEntry(handle: string, stored: StoredFiles, createdAt: number, ttlMs: number): SpillEntry {
+export function recoveredEntry(handle: string, stored: StoredFiles, createdAt: number, ttlMs: number, origin: SpillOrigin | undefined): SpillEntry {
   const binaryBase64 = stored.diskBytes - stored.skeletonBytes - stored.textBytes;
   return {
     handle,
     hash: stored.hash,
-    server: 'unknown',
-    tool: 'unknown',
-    client: null,
+    server: origin?.server ?? 'unknown',
+    tool: origin?.tool ?? 'unknown',
+    client: origin?.client ?? null,
     createdAt,
+    keptAt: createdAt,
     expiresAt: createdAt + ttlMs,
     lastAccess: createdAt,
     // About the size the upstream sent: the exact one is not in the files.
@@ -105,22 +113,35 @@ export function recoveredEntry(handle: string, stored: StoredFiles, createdAt: n
     textFromStructured: stored.textFromStructured,
     files: stored.files,
     binary: stored.binary,
+    ...(origin?.masked === false ? {} : { masked: true }),
   };
 }
 
 /**
- * What a later put of the same content (`by`) changes in the entry `kept`: its owner and last access; the
- * expiry only grows. A mark that it is masked stays: the same text has the same placeholders.
+ * What a later put of the same content (`by`) changes in the entry `kept`: its owner, when it was kept and
+ * last access; the expiry only grows. A mark that it is masked stays: the same text has the same placeholders.
  */
-export function refreshOf(kept: SpillEntry, by: SpillEntry): Pick<SpillEntry, 'server' | 'tool' | 'client' | 'expiresAt' | 'lastAccess' | 'masked'> {
+export function refreshOf(
+  kept: SpillEntry,
+  by: SpillEntry,
+): Pick<SpillEntry, 'server' | 'tool' | 'client' | 'keptAt' | 'expiresAt' | 'lastAccess' | 'masked'> {
   return {
     server: by.server,
     tool: by.tool,
     client: by.client,
+    keptAt: by.keptAt,
     expiresAt: Math.max(kept.expiresAt, by.expiresAt),
     lastAccess: by.lastAccess,
     ...(kept.masked || by.masked ? { masked: true } : {}),
   };
+}
+
+/**
+ * When `entry` expires under a retention of `ttlMs`: its expiry, or sooner when the retention was lowered
+ * since it was kept (`keptAt`, which SpillIndexFile.load fills in for an older index; else when it was made).
+ */
+export function retainedUntil(entry: SpillEntry, ttlMs: number): number {
+  return Math.min(entry.expiresAt, (entry.keptAt ?? entry.createdAt) + ttlMs);
 }
 
 const INDEX_VERSION = 1;
@@ -156,6 +177,7 @@ function isEntry(value: unknown): value is SpillEntry {
     typeof value.tool === 'string' &&
     (value.client === null || typeof value.client === 'string') &&
     numbers.every((key) => typeof value[key] === 'number' && Number.isFinite(value[key])) &&
+    (value.keptAt === undefined || (typeof value.keptAt === 'number' && Number.isFinite(value.keptAt))) &&
     (value.tokens === null || typeof value.tokens === 'number') &&
     typeof value.tokensEstimated === 'boolean' &&
     ['json', 'text', 'mixed', 'binary'].includes(value.contentType as string) &&
@@ -192,7 +214,7 @@ export class SpillIndexFile {
   /** `beforeWrite` runs before each write, before `snapshot` is taken (the store syncs new entries there). */
   constructor(path: string, snapshot: () => SpillEntry[], beforeWrite?: () => Promise<void>) {
     this.path = path;
-    this.#file = new AtomicFile(path, () => serializeIndex(snapshot()), beforeWrite ? { beforeWrite } : {});
+    this.#file = new AtomicFile(path, () => serializeIndex(snapshot()), { mode: 0o600, ...(beforeWrite ? { beforeWrite } : {}) });
   }
 
   /**
@@ -214,9 +236,12 @@ export class SpillIndexFile {
   /**
    * The entries to start with, read once at open. An index that cannot be read fails nothing: the store
    * starts empty and the file is set aside. `complete` is then false: the result folders on disk may be
-   * ones it listed, so the store must not take them for leftovers (it used to delete every one).
+   * ones it listed, so the store must not take them for leftovers in this run (it used to delete every one).
+   * When the file is not an index, what it listed can never be read again: those folders are marked to be
+   * removed at the next start (README). Entries of an older index, without keptAt, are taken as kept with
+   * the retention of now (`ttlMs`), so that a lower one applies to them.
    */
-  async load(now: number, log: (message: string, error?: unknown) => void): Promise<{ entries: SpillEntry[]; complete: boolean }> {
+  async load(now: number, ttlMs: number, log: (message: string, error?: unknown) => void): Promise<{ entries: SpillEntry[]; complete: boolean }> {
     let entries: SpillEntry[] | null | 'corrupt';
     try {
       entries = await this.read();
@@ -224,15 +249,23 @@ export class SpillIndexFile {
       log('The spill index could not be read, so results kept before are not listed; their folders are left in place.', error);
       return { entries: [], complete: false };
     }
-    if (entries !== 'corrupt') return { entries: entries ?? [], complete: true };
+    if (entries !== 'corrupt') {
+      const keptAt = (e: SpillEntry) => e.keptAt ?? Math.max(e.createdAt, e.expiresAt - ttlMs);
+      return { entries: (entries ?? []).map((e) => ({ ...e, keptAt: keptAt(e) })), complete: true };
+    }
     try {
       const copy = await this.setAside(now);
       log(
         `The spill index was damaged or written by a newer Spillway, so results kept before are not listed. ` +
-          `It was set aside as ${copy} and their folders are left in place until Spillway restarts; new results are kept as usual.`,
+          `It was set aside as ${copy} and their folders are left in place until Spillway restarts (then removed); new results are kept as usual.`,
       );
     } catch (error) {
       log('The spill index was damaged and could not be set aside; results kept before are not listed.', error);
+    }
+    try {
+      await markSetAside(await strayFolders(dirname(this.path), () => false));
+    } catch (error) {
+      log('The result folders of the damaged spill index could not be marked for removal at the next start.', error);
     }
     return { entries: [], complete: false };
   }
@@ -276,11 +309,15 @@ export class SpillIndexFile {
   }
 }
 
-/** The entries to evict, least recently used first, until the rest fit in `quota` (never those `held`). */
-export function overQuota(entries: SpillEntry[], quota: number, held: (handle: string) => boolean): SpillEntry[] {
+/**
+ * The entries to evict until the rest fit in `quota` (never those `held`): those expired at `now` first
+ * (they would go at the next cleanup anyway), then the least recently used.
+ */
+export function overQuota(entries: SpillEntry[], quota: number, now: number, held: (handle: string) => boolean): SpillEntry[] {
   let total = entries.reduce((sum, e) => sum + e.diskBytes, 0);
   const evict: SpillEntry[] = [];
-  for (const entry of [...entries].sort((a, b) => a.lastAccess - b.lastAccess)) {
+  const live = (e: SpillEntry) => (e.expiresAt > now ? 1 : 0);
+  for (const entry of [...entries].sort((a, b) => live(a) - live(b) || a.lastAccess - b.lastAccess)) {
     if (total <= quota) break;
     if (held(entry.handle)) continue;
     evict.push(entry);

@@ -5,11 +5,11 @@
  */
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { readdir, readFile, stat } from 'node:fs/promises';
+import { readdir, readFile, rm, stat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { base32 } from './spill-handle.js';
 import { looksLikeJson } from './result-view.js';
-import { RESULT_FILE, TEXT_FILE, TEXT_RANGES_KEY, type TextRange } from './spill-files.js';
+import { isSetAside, readOrigin, RESULT_FILE, strayFolders, TEXT_FILE, TEXT_RANGES_KEY, type TextRange } from './spill-files.js';
 import { isValidHandle } from './spill-handle.js';
 import { recoveredEntry, type SpillBinaryFile, type SpillEntry } from './spill-index.js';
 
@@ -169,12 +169,37 @@ async function hashParts(
 
 /**
  * The entry of a result folder the index does not list, when its files are complete and it has not
- * expired (its time counted from when result.json was written); else undefined.
+ * expired (its time counted from when result.json was written); else undefined. A folder a damaged index
+ * listed (markSetAside) is never listed again.
  */
 export async function recoveredFolder(path: string, now: number, ttlMs: number): Promise<SpillEntry | undefined> {
   const handle = basename(path);
-  const stored = isValidHandle(handle) ? await readCompleteFolder(path, handle) : undefined;
+  if (!isValidHandle(handle) || (await isSetAside(path))) return undefined;
+  const stored = await readCompleteFolder(path, handle);
   const writtenAt = Math.min(stored?.writtenAt ?? 0, now);
   if (!stored || writtenAt + ttlMs <= now) return undefined;
-  return recoveredEntry(handle, stored, writtenAt, ttlMs);
+  return recoveredEntry(handle, stored, writtenAt, ttlMs, await readOrigin(path));
+}
+
+/**
+ * The folders in `dir` that `known` does not claim, sorted: the entries of those recoveredFolder lists again
+ * are returned, the others are removed (how many: `removed`).
+ */
+export async function sortStrayFolders(
+  dir: string,
+  known: (name: string) => boolean,
+  now: number,
+  ttlMs: number,
+): Promise<{ recovered: SpillEntry[]; removed: number }> {
+  const recovered: SpillEntry[] = [];
+  let removed = 0;
+  for (const path of await strayFolders(dir, known)) {
+    const entry = await recoveredFolder(path, now, ttlMs);
+    if (entry) recovered.push(entry);
+    else {
+      await rm(path, { recursive: true, force: true });
+      removed++;
+    }
+  }
+  return { recovered, removed };
 }

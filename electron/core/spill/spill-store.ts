@@ -2,7 +2,6 @@ import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { LRUCache } from 'lru-cache';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { syncFolder } from '../files/atomic-file.js';
 import type { TokenCount, TokenCounter } from '../tokens/token-counter.js';
 import { CUT_META_KEY, type SpooledString } from '../wire/raw-spool.js';
 import { handleFor, isValidHandle } from './spill-handle.js';
@@ -27,14 +26,15 @@ import {
   filesComplete,
   prepareFiles,
   readStoredResult,
-  strayFolders,
-  syncEntry,
+  removeUnlisted,
+  rewriteOrigin,
   TEXT_FILE,
   writeEntryFolder,
   type PreparedFiles,
 } from './spill-files.js';
-import { overQuota, plannedEntry, refreshOf, SpillIndexFile, type SpillEntry } from './spill-index.js';
-import { recoveredFolder } from './spill-recovery.js';
+import { overQuota, plannedEntry, refreshOf, retainedUntil, SpillIndexFile, type SpillEntry } from './spill-index.js';
+import { sortStrayFolders } from './spill-recovery.js';
+import { UnsyncedEntries } from './unsynced-entries.js';
 
 export type { SpillEntry, SpillBinaryFile } from './spill-index.js';
 
@@ -49,9 +49,9 @@ const INDEX_FILE = 'index.json';
  */
 export class SpillStore {
   readonly dir: string;
-  readonly ttlMs: number;
-  /** Read at each put, cleanup and diskUsage, so that a quota changed in the settings applies at once. */
+  /** Read at each put, cleanup and diskUsage, so that a quota or retention changed in the settings applies at once. */
   readonly #quota: () => number;
+  readonly #ttl: () => number;
   readonly #now: () => number;
   readonly #counter: TokenCounter;
   readonly #log: (message: string, error?: unknown) => void;
@@ -59,11 +59,8 @@ export class SpillStore {
   readonly #documents: LRUCache<string, SpillDocument>;
   /** The puts under way: cleanup leaves their folders alone, reads of their handles wait for them. */
   readonly #puts: PendingPuts;
-  /**
-   * Entries whose files are complete but not yet synced: listed and readable here, left out of the index
-   * file until the next index write has synced them (issue 13 item 11), off the call's path.
-   */
-  readonly #unsynced = new Set<string>();
+  /** Entries listed and readable here, left out of the index file until its next write has synced them. */
+  readonly #unsynced: UnsyncedEntries;
   readonly #index: SpillIndexFile;
   /** False after an index that could not be read: for this run, result folders are not taken for leftovers (SpillIndexFile.load). */
   #indexComplete = true;
@@ -72,26 +69,35 @@ export class SpillStore {
     this.dir = options.dir;
     this.#now = options.now;
     this.#counter = options.counter;
-    this.ttlMs = options.ttlMs ?? DEFAULT_SPILL_TTL_MS;
+    const ttl = options.ttlMs ?? DEFAULT_SPILL_TTL_MS;
+    this.#ttl = typeof ttl === 'number' ? () => ttl : ttl;
     const quota = options.quotaBytes ?? DEFAULT_SPILL_QUOTA_BYTES;
     this.#quota = typeof quota === 'number' ? () => quota : quota;
     this.#log = options.log ?? (() => {});
     this.#puts = new PendingPuts(this.dir);
+    this.#unsynced = new UnsyncedEntries({
+      dir: this.dir,
+      entryOf: (handle) => this.#entries.get(handle),
+      putUnderWay: (handle) => this.#puts.has(handle),
+      remove: (handle) => this.#remove(handle),
+      log: this.#log,
+    });
     this.#index = new SpillIndexFile(
       join(this.dir, INDEX_FILE),
       () => [...this.#entries.values()].filter((entry) => !this.#unsynced.has(entry.handle)),
-      () => this.#syncNewEntries(),
+      () => this.#unsynced.sync(),
     );
     this.#documents = documentCache(options.cacheBytes ?? 64 * 1024 * 1024);
   }
 
   /**
    * Opens the store: reads the index, drops expired entries and entries whose files vanished, removes
-   * leftovers. An unwritable folder does not fail here: every `put` then fails with SpillWriteError.
+   * leftovers. An unwritable folder does not fail here: every `put` then fails with SpillWriteError. The
+   * folders of a damaged index stay for this run, marked to be removed at the next start (README).
    */
   static async open(options: SpillStoreOptions): Promise<SpillStore> {
     const store = new SpillStore(options);
-    const { entries, complete } = await store.#index.load(store.#now(), store.#log);
+    const { entries, complete } = await store.#index.load(store.#now(), store.ttlMs, store.#log);
     for (const entry of entries) store.#entries.set(entry.handle, entry);
     store.#indexComplete = complete;
     try {
@@ -156,12 +162,14 @@ export class SpillStore {
       if (files.diskBytes > this.quotaBytes) throw new SpillWriteError(overQuotaMessage(files.diskBytes, this.quotaBytes));
       const existing = this.#entries.get(handle);
       if (existing && (await this.#filesComplete(existing))) {
+        // Its record for a recovery after a crash first: a copy now masked must never be recovered as not masked.
+        await rewriteOrigin(join(this.dir, handle), { ...existing, ...refreshOf(existing, planned) });
         Object.assign(existing, refreshOf(existing, planned));
         await this.#evictOverQuota(handle);
         this.#persistIndexLater();
         return { ...existing };
       }
-      await writeEntryFolder(this.dir, handle, files);
+      await writeEntryFolder(this.dir, handle, files, planned);
       written = true;
       this.#entries.set(handle, { ...planned });
       this.#unsynced.add(handle);
@@ -269,13 +277,14 @@ export class SpillStore {
     return true;
   }
 
-  /** Deletes every entry; returns how many there were. */
+  /** Deletes every entry, and result folders the index does not list (a damaged index's); returns how many results there were. */
   async clear(): Promise<number> {
     await this.#puts.allSettled();
     const handles = [...this.#entries.keys()];
     for (const handle of handles) await this.#remove(handle);
+    const unlisted = await removeUnlisted(this.dir, (name) => this.#puts.has(name));
     await this.#index.save();
-    return handles.length;
+    return handles.length + unlisted;
   }
 
   /** Bytes the kept results may take, as the settings say now. */
@@ -283,21 +292,30 @@ export class SpillStore {
     return this.#quota();
   }
 
+  /** How long a result is kept, as the settings say now. */
+  get ttlMs(): number {
+    return this.#ttl();
+  }
+
+  /** The live entries and their bytes (an expired one is on disk until the next cleanup or put, but no longer a result). */
   diskUsage(): { entries: number; bytes: number; quotaBytes: number } {
-    let bytes = 0;
-    for (const e of this.#entries.values()) bytes += e.diskBytes;
-    return { entries: this.#entries.size, bytes, quotaBytes: this.quotaBytes };
+    const live = this.list();
+    return { entries: live.length, bytes: live.reduce((sum, e) => sum + e.diskBytes, 0), quotaBytes: this.quotaBytes };
   }
 
   /**
-   * Drops expired entries and those whose files vanished or are incomplete, lists again complete folders the
-   * index does not know and removes the others, evicts least recently used entries over the quota. Run at open.
+   * Drops expired entries (by the retention of now: a lowered one ends results kept before) and those whose
+   * files vanished or are incomplete, lists again complete folders the index does not know and removes the
+   * others, evicts least recently used entries over the quota. Run at open, periodically and when a limit is lowered.
    */
   async cleanup(): Promise<SpillCleanupReport> {
     const report: SpillCleanupReport = { expired: 0, missing: 0, orphans: 0, evicted: 0 };
     const now = this.#now();
+    let shortened = 0;
     for (const entry of [...this.#entries.values()]) {
       if (this.#puts.has(entry.handle)) continue;
+      const until = retainedUntil(entry, this.ttlMs);
+      if (until < entry.expiresAt) [entry.expiresAt, shortened] = [until, shortened + 1];
       if (entry.expiresAt <= now) {
         await this.#remove(entry.handle);
         report.expired++;
@@ -307,21 +325,15 @@ export class SpillStore {
       }
     }
     const known = (name: string) => this.#entries.has(name) || this.#puts.has(name);
-    let recovered = 0;
-    for (const path of this.#indexComplete ? await strayFolders(this.dir, known) : []) {
-      const entry = await recoveredFolder(path, now, this.ttlMs);
-      if (entry) {
-        this.#entries.set(entry.handle, entry);
-        this.#unsynced.add(entry.handle);
-        this.#log(`spilled result ${entry.handle} was missing from the index (Spillway stopped first): listed again`);
-        recovered++;
-      } else {
-        await rm(path, { recursive: true, force: true });
-        report.orphans++;
-      }
+    const strays = this.#indexComplete ? await sortStrayFolders(this.dir, known, now, this.ttlMs) : { recovered: [], removed: 0 };
+    for (const entry of strays.recovered) {
+      this.#entries.set(entry.handle, entry);
+      this.#unsynced.add(entry.handle);
+      this.#log(`spilled result ${entry.handle} was missing from the index (Spillway stopped first): listed again`);
     }
+    report.orphans = strays.removed;
     report.evicted = await this.#evictOverQuota(null);
-    if (report.expired + report.missing + report.evicted + recovered > 0) await this.#index.save();
+    if (report.expired + report.missing + report.evicted + strays.recovered.length + shortened > 0) await this.#index.save();
     return report;
   }
 
@@ -361,28 +373,6 @@ export class SpillStore {
     return filesComplete(join(this.dir, entry.handle), entry.files, entry.diskBytes);
   }
 
-  /**
-   * Syncs the files of the entries kept since the last index write, so that the index written next lists
-   * only entries whose files are on the disk. An entry that cannot be synced is removed.
-   */
-  async #syncNewEntries(): Promise<void> {
-    if (this.#unsynced.size === 0) return;
-    for (const handle of [...this.#unsynced]) {
-      const entry = this.#entries.get(handle);
-      this.#unsynced.delete(handle);
-      if (!entry) continue;
-      try {
-        await syncEntry(join(this.dir, handle), entry.files);
-      } catch (error) {
-        // A put of the same content rewriting the folder meanwhile marks it again once its files are complete.
-        if (this.#entries.get(handle) !== entry || this.#puts.has(handle)) continue;
-        this.#log(`spilled result ${handle} could not be synced to disk; it is removed`, error);
-        await this.#remove(handle);
-      }
-    }
-    await syncFolder(this.dir);
-  }
-
   async #remove(handle: string): Promise<void> {
     this.#entries.delete(handle);
     this.#unsynced.delete(handle);
@@ -391,7 +381,7 @@ export class SpillStore {
   }
 
   async #evictOverQuota(keep: string | null): Promise<number> {
-    const evict = overQuota([...this.#entries.values()], this.quotaBytes, (handle) => handle === keep || this.#puts.has(handle));
+    const evict = overQuota([...this.#entries.values()], this.quotaBytes, this.#now(), (handle) => handle === keep || this.#puts.has(handle));
     for (const entry of evict) await this.#remove(entry.handle);
     return evict.length;
   }

@@ -16,7 +16,8 @@ export interface SpillStoreOptions {
   dir: string;
   now: () => number;
   counter: TokenCounter;
-  ttlMs?: number;
+  /** How long a result is kept; a getter follows the settings as they change (a lower one ends results kept before at the next cleanup). */
+  ttlMs?: number | (() => number);
   /** Bytes the kept results may take; a getter follows the settings as they change (read at each put, cleanup and diskUsage). */
   quotaBytes?: number | (() => number);
   /** Memory for recently read texts and their line splits. Default 64 MiB. */
