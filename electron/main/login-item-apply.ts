@@ -51,7 +51,8 @@ async function loginItemStillOn(plan: LoginItemPlan, platform: NodeJS.Platform):
 /**
  * At start, while the stored setting says on. The user may have turned the item off outside the app since
  * (GNOME Tweaks or KDE's Autostart settings, Task Manager's "Startup apps", System Settings → Login Items):
- * it then stays off, and the setting is stored as off to match (the tray shows it). An item still on is
+ * it then stays off, and the setting is stored as off to match (the tray shows it); a disabled autostart file
+ * left behind is removed. An item still on is
  * written again, as the app may have moved since it was set (the item names this executable).
  */
 export async function keepLoginItemInStep(
@@ -63,6 +64,11 @@ export async function keepLoginItemInStep(
   if (await loginItemStillOn(plan, platform)) {
     await applyLoginItem(plan);
     return;
+  }
+  // A desktop's own startup settings (GNOME) turn it off by keeping the file with
+  // X-GNOME-Autostart-enabled=false: with the setting off, nothing would ever remove it (uninstalling leaves it).
+  if (plan.kind === 'autostart-file') {
+    await rm(plan.path, { force: true }).catch((err: unknown) => log(`Could not remove the disabled ${plan.path}: ${(err as Error).message}`));
   }
   save(false);
   log('Start at login was turned off outside Spillway; the setting is now off too.');

@@ -63,11 +63,13 @@ export async function bridgeCommand(args: string[], deps: { startHub?: HubLaunch
       ? undefined
       : (deps.startHub ??
         (async () => {
-          if (hadHub && !existsSync(paths.dataDir)) {
-            throw new Error(
-              `its data folder ${paths.dataDir} was deleted, so no new Spillway is started there. If you still use Spillway, start the app (or \`spillway serve\`), then restart this app.`,
-            );
-          }
+          const refusal = startRefusal({
+            dataDir: paths.dataDir,
+            explicit: values['data-dir'] !== undefined,
+            exists: existsSync(paths.dataDir),
+            hadHub,
+          });
+          if (refusal) throw new Error(refusal);
           await mkdirData();
           return hubLauncher({ dataDir: paths.dataDir, execPath: process.execPath, script: process.argv[1], env, configFile: hubConfig })();
         })),
@@ -76,6 +78,26 @@ export async function bridgeCommand(args: string[], deps: { startHub?: HubLaunch
   // Whatever the SDK's HTTP transport or a half-closed pipe still holds must not keep a finished bridge alive.
   setTimeout(() => process.exit(code), 2000).unref();
   return code;
+}
+
+/**
+ * Why the bridge starts no hub in its data folder, or undefined. A folder whose hub ran was deleted since
+ * (Spillway uninstalled while the app still runs this bridge); a folder named by `--data-dir` (as every
+ * entry Spillway writes names it, the folder existing then) that is missing was moved or deleted: a hub
+ * started there would be a new, empty Spillway the app then uses without a word. The default folder, named
+ * by nothing, is made on first use.
+ */
+export function startRefusal(o: { dataDir: string; explicit: boolean; exists: boolean; hadHub: boolean }): string | undefined {
+  if (o.exists) return undefined;
+  if (o.hadHub) {
+    return `its data folder ${o.dataDir} was deleted, so no new Spillway is started there. If you still use Spillway, start the app (or \`spillway serve\`), then restart this app.`;
+  }
+  if (!o.explicit) return undefined;
+  return (
+    `its data folder ${o.dataDir} does not exist (moved or deleted?), so no new, empty Spillway is started there. If you moved ` +
+    "Spillway's data folder, connect this app again in Spillway (Clients → Connect, or `spillway clients connect <app>`), so it uses the " +
+    'new folder; then restart this app.'
+  );
 }
 
 /** The port in the config file, or the default; undefined for 0 (a port picked at each start cannot be guessed). */

@@ -52,6 +52,9 @@ export interface BackupRecord {
    * together. Absent for an action that wrote one file, and in records written before it existed.
    */
   group?: string;
+  /** The file's mode before the write (null: it did not exist) and the mode the write gave it. Absent in older records. */
+  modeBefore?: number | null;
+  modeAfter?: number;
   /** Base name of the record's files in the backup folder. */
   name: string;
 }
@@ -108,9 +111,9 @@ export async function saveBackup(
   before: Buffer | null,
   after: Buffer | null,
   reason: WriteReason,
-  noted: { servers?: readonly string[]; entry?: string; group?: string } = {},
+  noted: { servers?: readonly string[]; entry?: string; group?: string; modeBefore?: number | null; modeAfter?: number } = {},
 ): Promise<BackupRecord> {
-  const { servers, entry, group } = noted;
+  const { servers, entry, group, modeBefore, modeAfter } = noted;
   const { dir } = options;
   await mkdir(dir, { recursive: true, mode: 0o700 });
   // A folder made before (by hand, or copied with looser modes) is made owner-only too. A file system
@@ -143,6 +146,8 @@ export async function saveBackup(
         ...(servers && servers.length > 0 ? { servers: [...servers] } : {}),
         ...(entry ? { entry } : {}),
         ...(group ? { group } : {}),
+        ...(modeBefore !== undefined ? { modeBefore } : {}),
+        ...(modeAfter !== undefined ? { modeAfter } : {}),
       };
       if (before === null) await rm(join(dir, `${name}.bak`), { force: true });
       await writeRecord(dir, record);
@@ -217,7 +222,12 @@ export async function pruneBackups(options: BackupOptions): Promise<void> {
         continue;
       }
       const { entry: _replaced, ...rest } = kept;
-      kept = { ...rest, sha256After: r.sha256After, ...(r.entry ? { entry: r.entry } : {}) };
+      kept = {
+        ...rest,
+        sha256After: r.sha256After,
+        ...(r.entry ? { entry: r.entry } : {}),
+        ...(r.modeAfter !== undefined ? { modeAfter: r.modeAfter } : {}),
+      };
       folded = true;
     }
     if (folded) await writeRecord(options.dir, kept);

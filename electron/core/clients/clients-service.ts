@@ -12,8 +12,9 @@ import { ClientQueue } from './client-queue.js';
 import { entryTextOf, parseServers, REWRITE_NOTE } from './client-config.js';
 import { clientOnlyReason } from './client-variables.js';
 import { ForeignEntryError } from './config-errors.js';
+import { sayingDiskRefusal, tokenNotRevoked } from './disk-refusal.js';
 import { importableServers, refuseItself, UnknownImportError } from './import-candidates.js';
-import { bearerOf, madeBySpillway, UnstableEndpointError, writtenFrom, type HubEndpoint } from './entry-owner.js';
+import { bearerOf, madeBySpillway, missingDataDir, UnstableEndpointError, writtenFrom, type HubEndpoint } from './entry-owner.js';
 import { maskedCandidate, maskedEntryText } from './masked-entries.js';
 import type { ClientRegistry } from './registry.js';
 import { decodeConfigText, readSnapshot } from './safe-write.js';
@@ -118,7 +119,7 @@ export class ClientsService {
     }
     const endpoint = this.o.host.endpoint();
     if (create && endpoint.unstable) throw new UnstableEndpointError(endpoint.unstable);
-    const token = create ? await this.o.tokens.ensure(id) : (this.o.tokens.get(id) ?? '');
+    const token = create ? await sayingDiskRefusal(this.o.tokens.file, () => this.o.tokens.ensure(id)) : (this.o.tokens.get(id) ?? '');
     return { kind: 'http', url: endpoint.url, headers: { Authorization: `Bearer ${token}` } };
   }
 
@@ -128,8 +129,8 @@ export class ClientsService {
    */
   async otherAccess(renew = false): Promise<{ url: string; urlWithKey: string; header: string; unstable?: string }> {
     const { url, unstable } = this.o.host.endpoint();
-    if (renew) await this.o.tokens.revoke(OTHER_CLIENT);
-    const token = await this.o.tokens.ensure(OTHER_CLIENT);
+    if (renew) await sayingDiskRefusal(this.o.tokens.file, () => this.o.tokens.revoke(OTHER_CLIENT));
+    const token = await sayingDiskRefusal(this.o.tokens.file, () => this.o.tokens.ensure(OTHER_CLIENT));
     return {
       url,
       urlWithKey: `${url}?token=${encodeURIComponent(token)}`,
@@ -218,7 +219,10 @@ export class ClientsService {
   async disconnect(id: ClientIdName) {
     return this.#queue.run(id, async () => {
       const outcome = await this.o.registry.disconnect(id);
-      if (outcome.changed) await this.o.tokens.revoke(id);
+      // A disk refusing the revoke is said in words: the entry is out, its token still works.
+      const app = this.o.registry.definition(id).displayName;
+      if (outcome.changed)
+        await this.o.tokens.revoke(id).catch((err: unknown) => Promise.reject(tokenNotRevoked(err, this.o.tokens.file, outcome.file, app) ?? err));
       return this.#change(outcome);
     });
   }
@@ -360,12 +364,18 @@ export class ClientsService {
    * so until the user connects it again or restores.
    */
   async repair() {
+    // Runs at each start: what a write cut short left beside an app's file (a copy holding a token) goes.
+    await this.o.registry.removeInterruptedWrites().catch(() => undefined);
     const out: { id: ClientIdName; repaired: boolean; restartHint?: string; error?: string }[] = [];
     const lasting = !this.o.host.endpoint().unstable;
     const desired = await this.#desiredAll();
     for (const info of await this.o.registry.list((id) => desired.get(id))) {
       if (info.state?.state !== 'stale' || !info.entry) continue;
-      if (!writtenFrom(info.entry, this.#here(info.id, false))) continue;
+      if (!writtenFrom(info.entry, this.#here(info.id, false))) {
+        const gone = await missingDataDir(info.entry, info.displayName, this.o.dataDir);
+        if (gone) out.push({ id: info.id, repaired: false, error: gone });
+        continue;
+      }
       if (desired.get(info.id)?.kind === 'http' && !lasting) continue;
       try {
         const r = await this.#queue.run(info.id, async () => {

@@ -3,6 +3,7 @@
  * (another data folder, a `serve --port 0` for a test): each may write and repair only the entries it
  * wrote, and none may write an HTTP entry with a port that dies with it.
  */
+import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { posix, win32 } from 'node:path';
 import { defaultDataDir } from '../files/app-paths.js';
@@ -183,4 +184,19 @@ export function isThisHub(
   } catch {
     return false;
   }
+}
+
+/**
+ * Why a bridge entry of another data folder cannot work, for the start-up repair to say (it repairs only its
+ * own folder's entries): the folder it names is gone, as when the data folder was moved (its bridge refuses
+ * to start a new, empty Spillway there). Undefined for any other entry.
+ */
+export async function missingDataDir(spec: ServerSpec, app: string, here: string): Promise<string | undefined> {
+  if (spec.transport !== 'stdio' || !madeBySpillway(spec)) return undefined;
+  const dir = dataDirOf(spec.args ?? []);
+  if (dir === undefined || existsSync(dir)) return undefined;
+  return (
+    `its entry (in ${spec.file}) starts Spillway from the data folder ${dir}, which no longer exists (moved or deleted?), ` +
+    `so ${app} gets no servers. Connect ${app} again in Spillway (Clients → Connect), so it uses ${here}.`
+  );
 }

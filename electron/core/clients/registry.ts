@@ -21,6 +21,7 @@ import {
 } from './client-config.js';
 import type { ClientDefinition } from './client-definition.js';
 import { codex } from './codex.js';
+import { connectOrigin, disconnectGivingBack, modeToGiveBack, type ConnectOrigin } from './connect-origin.js';
 import { UnsupportedEntryError } from './config-errors.js';
 import { cursor } from './cursor.js';
 import { geminiCli } from './gemini-cli.js';
@@ -28,7 +29,7 @@ import { lmStudio } from './lm-studio.js';
 import { listDirOnDisk, type ListDir } from './os-paths.js';
 import { candidateIdentity } from './same-server.js';
 import { restoreLatestBackup, type RestoreOutcome } from './restore-backup.js';
-import { decodeConfigText, editConfigFile, readSnapshot } from './safe-write.js';
+import { decodeConfigText, editConfigFile, readSnapshot, removeInterruptedWrites, type EditOptions } from './safe-write.js';
 import {
   CLIENT_IDS,
   SPILLWAY_ENTRY_NAME,
@@ -143,6 +144,8 @@ export interface ClientRegistry {
    */
   restore(id: ClientId, ours?: (spec: ServerSpec) => boolean): Promise<RestoreOutcome>;
   backups(id: ClientId): Promise<BackupRecord[]>;
+  /** Removes what writes cut short left beside every client's files (temp copies holding tokens and secrets). */
+  removeInterruptedWrites(): Promise<void>;
 }
 
 /** The key Spillway deduplicates imported servers by: command, args and env, or URL and headers. */
@@ -237,7 +240,7 @@ export function createClientRegistry(options: ClientRegistryOptions): ClientRegi
     id: ClientId,
     edit: (text: string, file: string) => TextChange,
     reason: Extract<WriteReason, 'connect' | 'disconnect' | 'replace' | 'repair'>,
-    where: { configPath?: string; entry?: SpillwayEntry; servers?: readonly string[]; group?: string } = {},
+    where: { configPath?: string; entry?: SpillwayEntry; servers?: readonly string[]; group?: string } & Pick<EditOptions, 'modeFor'> = {},
   ): Promise<ChangeOutcome> {
     const def = definition(id);
     const configPath = where.configPath ?? (await detectClient(def, os, listDir)).configPath;
@@ -256,6 +259,7 @@ export function createClientRegistry(options: ClientRegistryOptions): ClientRegi
         servers: where.servers,
         entryOf: () => (last?.entry === undefined ? undefined : entryDigestOf(last.entry)),
         group: where.group,
+        modeFor: where.modeFor,
       },
     );
     return {
@@ -328,16 +332,22 @@ export function createClientRegistry(options: ClientRegistryOptions): ClientRegi
       // Our entry is read from any of the client's files (Cline has two), so it goes from each one that
       // holds it, not only from the file Spillway would write now. All are checked before any is written.
       const detection = await detectClient(def, os, listDir);
-      const holding: string[] = [];
+      const holding: { file: string; origin: ConnectOrigin | undefined }[] = [];
       for (const f of detection.files.filter((x) => x.exists)) {
-        const { text } = decodeConfigText((await readSnapshot(f.path)).bytes, f.path);
-        if (holdsOurEntry(def, text, f.path)) holding.push(f.path);
+        const snapshot = await readSnapshot(f.path);
+        const { text } = decodeConfigText(snapshot.bytes, f.path);
+        // What Connect changed besides the entry (a servers object it created, the mode), given back too.
+        if (holdsOurEntry(def, text, f.path)) holding.push({ file: f.path, origin: await connectOrigin(def, backupsOf(id), snapshot.realPath) });
       }
       if (holding.length === 0) return write(id, remove, 'disconnect', { configPath: detection.configPath });
       // One action: Restore takes back the writes to every file together.
       const group = holding.length > 1 ? randomBytes(8).toString('hex') : undefined;
       const outcomes: ChangeOutcome[] = [];
-      for (const file of holding) outcomes.push(await write(id, remove, 'disconnect', { configPath: file, group }));
+      for (const { file, origin } of holding) {
+        outcomes.push(
+          await write(id, disconnectGivingBack(def, origin), 'disconnect', { configPath: file, group, modeFor: (m) => modeToGiveBack(origin, m) }),
+        );
+      }
       const first = outcomes.find((o) => o.changed) ?? outcomes[0];
       return { ...first, rewritten: outcomes.some((o) => o.rewritten), files: outcomes.flatMap((o) => o.files) };
     },
@@ -378,6 +388,13 @@ export function createClientRegistry(options: ClientRegistryOptions): ClientRegi
     },
     async backups(id) {
       return listBackups(backupsOf(id).dir);
+    },
+    async removeInterruptedWrites() {
+      for (const id of CLIENT_IDS) {
+        const detection = await detectClient(definition(id), os, listDir);
+        const files = new Set([detection.configPath, ...detection.files.map((f) => f.path)]);
+        for (const file of files) await removeInterruptedWrites(file);
+      }
     },
   };
 }

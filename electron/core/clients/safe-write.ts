@@ -1,21 +1,23 @@
 import { randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
-import { access, lstat, mkdir, open, readFile, readlink, realpath, rm, stat } from 'node:fs/promises';
+import { access, lstat, mkdir, open, readdir, readFile, readlink, realpath, rm, stat } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { renameOver } from '../files/atomic-file.js';
 import { deleteBackup, pruneBackups, saveBackup, type BackupOptions, type BackupRecord, type WriteReason } from './backup-store.js';
 import { ConfigBusyError, ConfigReadError, ConfigWriteError } from './config-errors.js';
+import { diskRefusal, sayingDiskRefusal } from './disk-refusal.js';
 
 /*
  * Every write to a client's file goes through here:
  *  1. read the file (its exact bytes);
  *  2. compute the new text from it (a parse error throws: a malformed file is never written);
- *  3. write the new bytes to a temp file in the same folder;
- *  4. re-read the file: if another program changed it meanwhile (Claude Code rewrites ~/.claude.json
- *     all the time), drop the temp file and start again from 1 on the fresh content — the user
- *     consented to our entry, not to a particular version of the rest of the file;
- *  5. save the previous bytes as a backup, then rename the temp file over the original (atomic).
- * A window remains between 4 and 5 (no portable file lock exists); it is a few system calls wide.
+ *  3. save the previous bytes as a backup (and remove leftovers of earlier writes cut short);
+ *  4. write the new bytes to a temp file in the same folder;
+ *  5. re-read the file: if another program changed it meanwhile (Claude Code rewrites ~/.claude.json
+ *     all the time), drop the temp file and the backup and start again from 1 on the fresh content — the
+ *     user consented to our entry, not to a particular version of the rest of the file;
+ *  6. rename the temp file over the original (atomic).
+ * A window remains between 5 and 6 (no portable file lock exists); it is a few system calls wide.
  */
 
 export interface FileSnapshot {
@@ -144,7 +146,7 @@ function modeFor(snapshot: FileSnapshot, holdsSecret: boolean): number {
   return holdsSecret ? snapshot.mode & 0o700 : snapshot.mode;
 }
 
-async function writeTemp(snapshot: FileSnapshot, bytes: Buffer, holdsSecret: boolean): Promise<string> {
+async function writeTemp(snapshot: FileSnapshot, bytes: Buffer, mode: number): Promise<string> {
   const dir = dirname(snapshot.realPath);
   try {
     await mkdir(dir, { recursive: true });
@@ -152,9 +154,8 @@ async function writeTemp(snapshot: FileSnapshot, bytes: Buffer, holdsSecret: boo
     const reason = code(e) === 'ENOTDIR' || code(e) === 'EEXIST' ? 'a part of its folder path is a file, not a folder' : (e as Error).message;
     throw new ConfigWriteError(snapshot.path, reason, { cause: e });
   }
-  const tmp = join(dir, `.${basename(snapshot.realPath)}.spillway-${randomBytes(6).toString('hex')}.tmp`);
+  const tmp = join(dir, tempName(snapshot.realPath));
   try {
-    const mode = modeFor(snapshot, holdsSecret);
     const fh = await open(tmp, 'wx', mode);
     try {
       await fh.writeFile(bytes);
@@ -165,10 +166,56 @@ async function writeTemp(snapshot: FileSnapshot, bytes: Buffer, holdsSecret: boo
     }
   } catch (e) {
     await rm(tmp, { force: true });
-    const reason = code(e) === 'EACCES' || code(e) === 'EPERM' || code(e) === 'EROFS' ? 'its folder is not writable' : (e as Error).message;
-    throw new ConfigWriteError(snapshot.path, reason, { cause: e });
+    const reason = code(e) === 'EACCES' || code(e) === 'EPERM' ? 'its folder is not writable' : (e as Error).message;
+    throw diskRefusal(e, snapshot.path, dir) ?? new ConfigWriteError(snapshot.path, reason, { cause: e });
   }
   return tmp;
+}
+
+/**
+ * A temp file younger than this may be another process's write under way (the CLI and the hub write the
+ * same apps' files); only older ones are taken for leftovers of a write cut short.
+ */
+const STALE_TEMP_MS = 10_000;
+
+/** The name writeTemp gives the temp copy of `file` (`.<name>.spillway-<hex>.tmp`, hidden beside it). */
+function tempName(file: string): string {
+  return `.${basename(file)}.spillway-${randomBytes(6).toString('hex')}.tmp`;
+}
+
+function isTempOf(file: string, name: string): boolean {
+  const prefix = `.${basename(file)}.spillway-`;
+  return name.startsWith(prefix) && name.endsWith('.tmp') && /^[0-9a-f]+$/.test(name.slice(prefix.length, -'.tmp'.length));
+}
+
+/**
+ * Removes the temp copies a write of `file` cut short (Spillway killed, a power cut) left beside it: they
+ * hold the text that write meant to put there, a Spillway token and the app's own secrets with it. Only
+ * those older than a write can take; never throws (the write that calls it goes on). Returns how many.
+ */
+export async function removeInterruptedWrites(path: string, now: number = Date.now()): Promise<number> {
+  // Beside where the bytes live (a linked dotfile's temp copies are made beside its target).
+  const file = await whereBytesLive(path);
+  const folder = dirname(file);
+  let removed = 0;
+  let names: string[];
+  try {
+    names = await readdir(folder);
+  } catch {
+    return 0; // a missing or unreadable folder holds nothing of ours
+  }
+  for (const name of names.filter((n) => isTempOf(file, n))) {
+    const temp = join(folder, name);
+    const info = await lstat(temp).catch(() => undefined);
+    if (!info?.isFile() || now - info.mtimeMs < STALE_TEMP_MS) continue;
+    try {
+      await rm(temp, { force: true });
+      removed++;
+    } catch {
+      // left for the next write to try again
+    }
+  }
+  return removed;
 }
 
 /**
@@ -179,23 +226,32 @@ export async function commitWrite(
   snapshot: FileSnapshot,
   next: Buffer | null,
   backups: BackupOptions,
-  write: { reason: WriteReason; holdsSecret?: boolean; servers?: readonly string[]; entry?: string; group?: string },
+  write: { reason: WriteReason; holdsSecret?: boolean; mode?: number; servers?: readonly string[]; entry?: string; group?: string },
 ): Promise<BackupRecord | 'changed'> {
   await assertWritable(snapshot);
-  const tmp = next === null ? null : await writeTemp(snapshot, next, write.holdsSecret ?? false);
+  const mode = next === null ? undefined : (write.mode ?? modeFor(snapshot, write.holdsSecret ?? false));
+  await removeInterruptedWrites(snapshot.realPath);
+  // The backup (a synced copy: tens of milliseconds for a large file) is made first: before the temp copy,
+  // so a crash while it is written leaves no copy of the new text (and its token) beside the app's file;
+  // and before the check, so the check comes right before the rename: a write the client makes meanwhile
+  // is seen and the edit applied to it again, instead of being replaced, and missing from the backup too.
+  // A backup the disk refuses is said with the backups' folder: the app's own folder may have room.
+  const record = await sayingDiskRefusal(
+    snapshot.path,
+    () => saveBackup(backups, snapshot.realPath, snapshot.bytes, next, write.reason, { ...write, modeBefore: snapshot.mode, modeAfter: mode }),
+    backups.dir,
+    'its backup cannot be saved',
+  );
+  let tmp: string | null;
+  try {
+    tmp = next === null || mode === undefined ? null : await writeTemp(snapshot, next, mode);
+  } catch (e) {
+    await deleteBackup(backups.dir, record);
+    throw e;
+  }
   const dropTemp = async () => {
     if (tmp) await rm(tmp, { force: true });
   };
-  let record: BackupRecord;
-  try {
-    // The backup (a synced copy: tens of milliseconds for a large file) is made before the check, so the
-    // check comes right before the rename: a write the client makes meanwhile is seen and the edit applied
-    // to it again, instead of being replaced, and missing from the backup too.
-    record = await saveBackup(backups, snapshot.realPath, snapshot.bytes, next, write.reason, write);
-  } catch (e) {
-    await dropTemp();
-    throw e;
-  }
   const dropBoth = async () => {
     await dropTemp();
     await deleteBackup(backups.dir, record);
@@ -238,6 +294,11 @@ export interface EditOptions {
   reason: WriteReason;
   /** The new text holds a bearer token: on POSIX the file loses group and others' access (0644 → 0600). */
   holdsSecret?: boolean;
+  /**
+   * The mode to give the file instead of its own, given the mode it has when it is read (undefined: its own,
+   * see modeFor). Disconnect puts back the mode Connect narrowed for the token.
+   */
+  modeFor?: (current: number | null) => number | undefined;
   /** Re-applications allowed when the file keeps changing under us. */
   maxRetries?: number;
   /** The app's servers the edit takes out besides Spillway's entry (import with replace), kept in the backup record. */
@@ -260,7 +321,12 @@ export async function editConfigFile(path: string, edit: (text: string) => strin
     const nextText = edit(text);
     // Same text: nothing to write (and a missing file is never created empty).
     if (nextText === text) return { file: snapshot.realPath, changed: false, text, retries };
-    const result = await commitWrite(snapshot, encodeConfigText(nextText, bom), options.backups, { ...options, entry: options.entryOf?.(nextText) });
+    const mode = options.modeFor?.(snapshot.mode);
+    const result = await commitWrite(snapshot, encodeConfigText(nextText, bom), options.backups, {
+      ...options,
+      entry: options.entryOf?.(nextText),
+      ...(mode !== undefined ? { mode } : {}),
+    });
     if (result !== 'changed') return { file: snapshot.realPath, changed: true, backup: result, text: nextText, retries };
   }
   throw new ConfigBusyError(path);

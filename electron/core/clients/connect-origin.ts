@@ -1,0 +1,80 @@
+/**
+ * What an app's file was like before the Connect that put Spillway's entry in it, as that write's backup
+ * keeps it: whether it had a servers object, and its mode. Disconnect gives back what Connect changed
+ * besides the entry (README: Spillway "changes nothing else"): a servers object Connect created and
+ * Disconnect leaves empty goes, and the mode Connect narrowed for the token comes back.
+ */
+import { backupBytes, listBackups, type BackupOptions } from './backup-store.js';
+import { applyDisconnect, parseServers, type TextChange } from './client-config.js';
+import type { ClientDefinition } from './client-definition.js';
+import { jsoncPropertyText, parseJsoncObject, removeJsoncProperty } from './jsonc-edit.js';
+import { decodeConfigText } from './safe-write.js';
+import { canonicalJson, ownServer } from './servers-edit.js';
+import { SPILLWAY_ENTRY_NAME } from './types.js';
+
+export interface ConnectOrigin {
+  /** The file had the servers object (or was TOML, whose table Spillway never takes out). */
+  hadServers: boolean;
+  /** The mode before Connect (null: Connect created the file; undefined: a record from before modes were kept). */
+  mode: number | null | undefined;
+  /** The mode Connect gave the file. */
+  modeLeft: number | undefined;
+}
+
+/** The mode an app's new file gets (its own files are 0644 under the usual umask). */
+const NEW_FILE_MODE = 0o644;
+
+/**
+ * The origin of the entry in `file` (its real path): the newest Connect (or import, or repair) whose previous
+ * text held no Spillway entry. Undefined when no backup tells (pruned, damaged, never written by Spillway).
+ */
+export async function connectOrigin(def: ClientDefinition, backups: BackupOptions, file: string): Promise<ConnectOrigin | undefined> {
+  for (const record of await listBackups(backups.dir)) {
+    if (record.file !== file || record.undone || !['connect', 'replace', 'repair'].includes(record.reason)) continue;
+    let text: string;
+    try {
+      text = decodeConfigText(await backupBytes(backups.dir, record), file).text;
+      if (ownServer(parseServers(def, text, file).servers, SPILLWAY_ENTRY_NAME) !== undefined) continue;
+    } catch {
+      return undefined; // a backup that cannot be read tells nothing: the file is left as Disconnect makes it
+    }
+    const hadServers = !record.existed ? false : def.format !== 'json' || jsoncPropertyText(text, file, [...def.serversPath]) !== undefined;
+    return { hadServers, mode: record.modeBefore, modeLeft: record.modeAfter };
+  }
+  return undefined;
+}
+
+/**
+ * `text` (Spillway's entry just taken out) without the servers object Connect created, once it holds no
+ * server; otherwise `text` as it is. Checked: the rest of the file is the same data.
+ */
+export function withoutCreatedServers(def: ClientDefinition, origin: ConnectOrigin | undefined, text: string, file: string): string {
+  if (!origin || origin.hadServers || def.format !== 'json') return text;
+  if (Object.keys(parseServers(def, text, file).servers).length > 0) return text;
+  const path = [...def.serversPath];
+  const key = path.pop()!;
+  const out = removeJsoncProperty(text, file, path, key);
+  const expected = parseJsoncObject(text, file);
+  let parent: Record<string, unknown> = expected;
+  for (const k of path) parent = parent[k] as Record<string, unknown>;
+  delete parent[key];
+  return canonicalJson(parseJsoncObject(out, file)) === canonicalJson(expected) ? out : text;
+}
+
+/** Disconnect's edit: Spillway's entry out, and with it the servers object Connect created, once empty. */
+export function disconnectGivingBack(def: ClientDefinition, origin: ConnectOrigin | undefined): (text: string, file: string) => TextChange {
+  return (text, file) => {
+    const change = applyDisconnect(def, text, file);
+    return change.text === text ? change : { ...change, text: withoutCreatedServers(def, origin, change.text, file) };
+  };
+}
+
+/**
+ * The mode to give the file back once Spillway's entry (and its token) is out: the one it had before Connect
+ * (an app's usual one when Connect created it), if Connect changed it and nobody changed it since.
+ */
+export function modeToGiveBack(origin: ConnectOrigin | undefined, current: number | null): number | undefined {
+  if (!origin || origin.mode === undefined || origin.modeLeft === undefined || current !== origin.modeLeft) return undefined;
+  const before = origin.mode ?? NEW_FILE_MODE;
+  return before === current ? undefined : before;
+}
