@@ -54,9 +54,33 @@ function groupThousands(digits: string): string {
   return out;
 }
 
-/** Orders texts by their UTF-16 code units: the same order on every machine, whatever its locale (and no ICU). */
+/**
+ * Orders texts as people read a list, the same on every machine whatever its locale (and without ICU):
+ * letters regardless of case, punctuation before digits before letters, as `localeCompare` ordered ASCII
+ * names (`archive_page` before `Search`); on a tie the lower-case one first, then code units.
+ */
 export function compareText(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) {
+    const d = rank(a.charCodeAt(i)) - rank(b.charCodeAt(i));
+    if (d !== 0) return d;
+  }
+  if (a.length !== b.length) return a.length - b.length;
+  // Same letters: lower case first (as localeCompare), then by code units for any other difference.
+  return a === b ? 0 : a > b ? -1 : 1;
+}
+
+/** ASCII punctuation and symbols in the order of Unicode's default collation (`_` before `-`). */
+const PUNCTUATION = ' _-,;:!?.\'"()[]{}@*/\\&#%`^+<=>|~$';
+
+/** Where a character sorts: whitespace and punctuation, then digits, then letters (either case), then the rest. */
+function rank(c: number): number {
+  if (c >= 0x41 && c <= 0x5a) return 0x200 + c + 0x20;
+  if (c >= 0x61 && c <= 0x7a) return 0x200 + c;
+  if (c >= 0x30 && c <= 0x39) return 0x100 + c;
+  if (c >= 0x80) return 0x300 + c;
+  const at = PUNCTUATION.indexOf(String.fromCharCode(c));
+  return at === -1 ? c : 0x80 + at;
 }
 
 /** A cheap test by the first and last characters; `parseJson` decides. */

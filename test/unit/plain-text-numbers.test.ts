@@ -62,8 +62,19 @@ describe('formatNumber', () => {
 });
 
 describe('compareText', () => {
-  it('orders by code units, the same on every machine', () => {
-    expect(['b', 'B', 'a', 'A', '_x', 'a_b', 'ab'].sort(compareText)).toEqual(['A', 'B', '_x', 'a', 'a_b', 'ab', 'b']);
+  it('orders as people read a list: case aside, punctuation before digits before letters', () => {
+    expect(['b', 'B', 'a', 'A', '_x', 'a_b', 'ab', 'a-b', 'a1'].sort(compareText)).toEqual(['_x', 'a', 'A', 'a_b', 'a-b', 'a1', 'ab', 'b', 'B']);
     expect(compareText('x', 'x')).toBe(0);
+  });
+
+  it('agrees with localeCompare on ASCII names (a seeded sweep)', () => {
+    let seed = 5;
+    const random = () => ((seed = (seed * 16807) % 2147483647) - 1) / 2147483646;
+    const alphabet = 'abcXYZ_-019 .';
+    const word = () => Array.from({ length: 1 + Math.floor(random() * 6) }, () => alphabet[Math.floor(random() * alphabet.length)]).join('');
+    for (let i = 0; i < 20_000; i++) {
+      const [a, b] = [word(), word()];
+      expect(Math.sign(compareText(a, b)), `${a} vs ${b}`).toBe(Math.sign(a.localeCompare(b)));
+    }
   });
 });
