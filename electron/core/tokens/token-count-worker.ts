@@ -1,4 +1,5 @@
 import { Worker } from 'node:worker_threads';
+import { collectGarbage } from './collect-garbage.js';
 import { charBoundary, lineCut, pieceBoundary, splitLongRuns } from './text-cuts.js';
 import { readTiktokenRanks } from './tiktoken-ranks.js';
 import { tokenizerThread } from './tokenizer-thread.js';
@@ -35,6 +36,8 @@ export interface TokenCountWorkerOptions {
   thread: TokenizerThreadData;
   /** Stop the thread after this long without work (it restarts on the next request). Default 10 s. */
   idleMs?: number;
+  /** Called once the thread has stopped for want of work: the hub is idle. Default: collectGarbage. */
+  onIdleStop?: () => unknown;
 }
 
 /**
@@ -46,6 +49,7 @@ export interface TokenCountWorkerOptions {
 export class TokenCountWorker {
   readonly #thread: TokenizerThreadData;
   readonly #idleMs: number;
+  readonly #onIdleStop: () => unknown;
   #worker: Worker | null = null;
   #nextId = 1;
   readonly #pending = new Map<number, Pending>();
@@ -57,6 +61,7 @@ export class TokenCountWorker {
   constructor(options: TokenCountWorkerOptions) {
     this.#thread = options.thread;
     this.#idleMs = options.idleMs ?? DEFAULT_WORKER_IDLE_MS;
+    this.#onIdleStop = options.onIdleStop ?? collectGarbage;
   }
 
   /** Whether the thread is running (it holds the encoder). */
@@ -181,7 +186,11 @@ export class TokenCountWorker {
       this.#idleTimer = undefined;
       if (this.#worker !== worker || this.#pending.size > 0 || this.#batch.length > 0) return;
       this.#worker = null;
-      void worker.terminate();
+      // Its memory is freed with it; the main heap's share of the work is given back too (collect-garbage.ts).
+      void worker.terminate().then(
+        () => this.#onIdleStop(),
+        () => undefined,
+      );
     }, this.#idleMs);
     this.#idleTimer.unref();
   }

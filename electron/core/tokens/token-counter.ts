@@ -326,7 +326,8 @@ export class TokenCounter {
   }
 }
 
-function threadData(encoding: EncodingName): TokenizerThreadData {
+/** What the tokenizer thread loads its encoder from. */
+export function threadData(encoding: EncodingName): TokenizerThreadData {
   const require = createRequire(import.meta.url);
   return {
     encoding,
