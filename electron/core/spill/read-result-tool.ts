@@ -17,7 +17,7 @@ export const READ_RESULT_TOOL = {
   name: READ_RESULT_TOOL_NAME,
   title: 'Read a spilled result',
   description:
-    'Reads part of a tool result that Spillway kept aside because it was too large for the context. ' +
+    'Reads part of a tool result that Spillway kept aside (too large for the context, or kept as the call or its policy asked). ' +
     "Pass the handle from the result's header and one op: " +
     'stat (sizes, line count, tokens, content type, JSON top-level keys); ' +
     'head / tail (first or last `lines` lines, default 50); ' +
