@@ -82,11 +82,13 @@ describe('a result listed again after a crash', () => {
     expect(store.lookup(entry.handle)).toMatchObject({ entry: { server: 'crm3', tool: 'list_contacts', masked: true } });
   });
 
-  it('with no record of its origin (an older Spillway kept it), is taken for masked', async () => {
+  it('with no record of its origin (an older Spillway kept it), is taken for masked and says it is not known', async () => {
     const { dir, entry } = await putThenCrash(contact, { server: 'crm', tool: 'get_contact' });
     await rm(join(dir, entry.handle, ORIGIN_FILE));
     const store = await open(dir);
     expect(store.lookup(entry.handle)).toMatchObject({ entry: { server: 'unknown', tool: 'unknown', masked: true } });
-    expect(await refusal(store, entry.handle)).toMatch(/kept with personal data masked/);
+    const refused = await refusal(store, entry.handle);
+    expect(refused).toMatch(/kept by an older Spillway .* whether personal data was masked in it is not known/);
+    expect(refused).not.toMatch(/kept with personal data masked/);
   });
 });

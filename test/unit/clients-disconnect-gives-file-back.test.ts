@@ -74,13 +74,30 @@ describe('Disconnect after Connect', () => {
     expect(await modeOf(path)).toBe(0o640);
   });
 
-  it('a file Connect created gets the mode an app gives its files, and holds no servers object', async () => {
+  it('a file Connect created holds no servers object after Disconnect, and stays owner-only', async () => {
     const path = join(home, '.gemini', 'settings.json');
     await mkdir(dirname(path), { recursive: true });
     await registry.connect('gemini-cli', HTTP);
     expect(await modeOf(path)).toBe(0o600);
     await registry.disconnect('gemini-cli');
     expect(JSON.parse(await readFile(path, 'utf8'))).toEqual({});
-    expect(await modeOf(path)).toBe(0o644);
+    expect(await modeOf(path)).toBe(0o600);
+  });
+
+  it('a file the user added a secret to since Connect keeps its owner-only mode (written in place, as editors do)', async () => {
+    const path = join(home, '.gemini', 'settings.json');
+    await mkdir(dirname(path), { recursive: true });
+    await writeFile(path, JSON.stringify({ theme: 'dark' }), { mode: 0o644 });
+    await registry.connect('gemini-cli', HTTP);
+    expect(await modeOf(path)).toBe(0o600);
+    const withSecret = JSON.parse(await readFile(path, 'utf8')) as { mcpServers: Record<string, unknown> };
+    withSecret.mcpServers.github = { command: 'gh-mcp', env: { GITHUB_TOKEN: 'ghp_usersOwnSecret' } };
+    await writeFile(path, JSON.stringify(withSecret));
+    await registry.disconnect('gemini-cli');
+    expect(JSON.parse(await readFile(path, 'utf8'))).toEqual({
+      theme: 'dark',
+      mcpServers: { github: { command: 'gh-mcp', env: { GITHUB_TOKEN: 'ghp_usersOwnSecret' } } },
+    });
+    expect(await modeOf(path)).toBe(0o600);
   });
 });

@@ -19,10 +19,9 @@ export interface ConnectOrigin {
   mode: number | null | undefined;
   /** The mode Connect gave the file. */
   modeLeft: number | undefined;
+  /** What the file held before Connect (canonical JSON; undefined for TOML or an unreadable text). */
+  dataBefore?: string;
 }
-
-/** The mode an app's new file gets (its own files are 0644 under the usual umask). */
-const NEW_FILE_MODE = 0o644;
 
 /**
  * The origin of the entry in `file` (its real path): the newest Connect (or import, or repair) whose previous
@@ -39,7 +38,7 @@ export async function connectOrigin(def: ClientDefinition, backups: BackupOption
       return undefined; // a backup that cannot be read tells nothing: the file is left as Disconnect makes it
     }
     const hadServers = !record.existed ? false : def.format !== 'json' || jsoncPropertyText(text, file, [...def.serversPath]) !== undefined;
-    return { hadServers, mode: record.modeBefore, modeLeft: record.modeAfter };
+    return { hadServers, mode: record.modeBefore, modeLeft: record.modeAfter, ...dataOf(def, text, file) };
   }
   return undefined;
 }
@@ -61,20 +60,44 @@ export function withoutCreatedServers(def: ClientDefinition, origin: ConnectOrig
   return canonicalJson(parseJsoncObject(out, file)) === canonicalJson(expected) ? out : text;
 }
 
-/** Disconnect's edit: Spillway's entry out, and with it the servers object Connect created, once empty. */
-export function disconnectGivingBack(def: ClientDefinition, origin: ConnectOrigin | undefined): (text: string, file: string) => TextChange {
-  return (text, file) => {
-    const change = applyDisconnect(def, text, file);
-    return change.text === text ? change : { ...change, text: withoutCreatedServers(def, origin, change.text, file) };
+/**
+ * Disconnect's edit, Spillway's entry out and with it the servers object Connect created once empty; and the
+ * mode to leave the file with (for editConfigFile's `modeFor`, asked after the edit).
+ */
+export function disconnectGivingBack(
+  def: ClientDefinition,
+  origin: ConnectOrigin | undefined,
+): { edit: (text: string, file: string) => TextChange; modeFor: (current: number | null) => number | undefined } {
+  let asBefore = false;
+  return {
+    edit: (text, file) => {
+      const change = applyDisconnect(def, text, file);
+      if (change.text === text) return change;
+      const out = withoutCreatedServers(def, origin, change.text, file);
+      asBefore = origin?.dataBefore !== undefined && dataOf(def, out, file).dataBefore === origin.dataBefore;
+      return { ...change, text: out };
+    },
+    // Only a file that holds again just what it held before Connect gets its mode back: anything added since
+    // (a server of the user's own with its token in `env`) keeps the owner-only mode.
+    modeFor: (current) => (asBefore ? modeToGiveBack(origin, current) : undefined),
   };
 }
 
 /**
- * The mode to give the file back once Spillway's entry (and its token) is out: the one it had before Connect
- * (an app's usual one when Connect created it), if Connect changed it and nobody changed it since.
+ * The mode to give the file back once Spillway's entry (and its token) is out: the one it had before Connect,
+ * if Connect changed it and nobody changed it since. A file Connect created keeps its owner-only mode.
  */
 export function modeToGiveBack(origin: ConnectOrigin | undefined, current: number | null): number | undefined {
-  if (!origin || origin.mode === undefined || origin.modeLeft === undefined || current !== origin.modeLeft) return undefined;
-  const before = origin.mode ?? NEW_FILE_MODE;
-  return before === current ? undefined : before;
+  if (!origin || origin.mode === undefined || origin.mode === null || origin.modeLeft === undefined || current !== origin.modeLeft) return undefined;
+  return origin.mode === current ? undefined : origin.mode;
+}
+
+/** The data of a JSON(C) text, comparable across formatting. */
+function dataOf(def: ClientDefinition, text: string, file: string): { dataBefore?: string } {
+  if (def.format !== 'json') return {};
+  try {
+    return { dataBefore: canonicalJson(parseJsoncObject(text, file)) };
+  } catch {
+    return {};
+  }
 }

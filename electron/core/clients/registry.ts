@@ -21,7 +21,7 @@ import {
 } from './client-config.js';
 import type { ClientDefinition } from './client-definition.js';
 import { codex } from './codex.js';
-import { connectOrigin, disconnectGivingBack, modeToGiveBack, type ConnectOrigin } from './connect-origin.js';
+import { connectOrigin, disconnectGivingBack, type ConnectOrigin } from './connect-origin.js';
 import { UnsupportedEntryError } from './config-errors.js';
 import { cursor } from './cursor.js';
 import { geminiCli } from './gemini-cli.js';
@@ -344,9 +344,8 @@ export function createClientRegistry(options: ClientRegistryOptions): ClientRegi
       const group = holding.length > 1 ? randomBytes(8).toString('hex') : undefined;
       const outcomes: ChangeOutcome[] = [];
       for (const { file, origin } of holding) {
-        outcomes.push(
-          await write(id, disconnectGivingBack(def, origin), 'disconnect', { configPath: file, group, modeFor: (m) => modeToGiveBack(origin, m) }),
-        );
+        const { edit, modeFor } = disconnectGivingBack(def, origin);
+        outcomes.push(await write(id, edit, 'disconnect', { configPath: file, group, modeFor }));
       }
       const first = outcomes.find((o) => o.changed) ?? outcomes[0];
       return { ...first, rewritten: outcomes.some((o) => o.rewritten), files: outcomes.flatMap((o) => o.files) };

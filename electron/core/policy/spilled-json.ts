@@ -16,6 +16,7 @@ import { open } from 'node:fs/promises';
 import { OFF_THREAD_ABOVE_BYTES } from '../spill/read-result.js';
 import { formatBytes } from '../spill/size-labels.js';
 import { handleMessages, type SpillStore } from '../spill/spill-store.js';
+import { UNKNOWN_ORIGIN } from '../spill/spill-types.js';
 
 /** A `loadSpilledJson` for createDispatch over the spill store; throws a message the model can act on. */
 export function spilledJsonLoader(store: SpillStore): (handle: string) => Promise<unknown> {
@@ -23,7 +24,7 @@ export function spilledJsonLoader(store: SpillStore): (handle: string) => Promis
     const found = store.lookup(handle);
     if ('error' in found) throw new Error(found.message);
     const entry = found.entry;
-    if (entry.masked) throw new Error(MASKED);
+    if (entry.masked) throw new Error(entry.server === UNKNOWN_ORIGIN && entry.tool === UNKNOWN_ORIGIN ? MASKED_MAYBE : MASKED);
     const notJson = `the spilled result is not JSON (its content type is ${entry.contentType}).`;
     let json: { value: unknown } | undefined;
     try {
@@ -45,6 +46,11 @@ export function spilledJsonLoader(store: SpillStore): (handle: string) => Promis
 
 // Its placeholders are restored only by the call that made them: passed on, the server would get them literally.
 const MASKED = 'this result was kept with personal data masked, so its values cannot be passed on: put the values under `arguments` instead.';
+
+// Listed again after a crash from a folder an older Spillway wrote: it may hold placeholders, or not.
+const MASKED_MAYBE =
+  'this result was kept by an older Spillway and listed again after a crash, so whether personal data was masked in it is not known ' +
+  'and its values are not passed on: call the tool again, or put the values under `arguments` instead.';
 
 const ARRAY =
   'the spilled result is a JSON array (its text starts with "["), and arguments must be one JSON object: ' +

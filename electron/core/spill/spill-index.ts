@@ -7,6 +7,7 @@ import { countLines, type ResultView, type SpillContentType, type SpooledView } 
 import { fileNames, markSetAside, strayFolders, type PreparedFiles, type SpillOrigin } from './spill-files.js';
 import type { StoredFiles } from './spill-recovery.js';
 import type { SpillMeta } from './spill-store.js';
+import { UNKNOWN_ORIGIN } from './spill-types.js';
 
 /** A binary block kept as its own file inside the entry's folder. */
 export interface SpillBinaryFile {
@@ -95,8 +96,8 @@ export function recoveredEntry(handle: string, stored: StoredFiles, createdAt: n
   return {
     handle,
     hash: stored.hash,
-    server: origin?.server ?? 'unknown',
-    tool: origin?.tool ?? 'unknown',
+    server: origin?.server ?? UNKNOWN_ORIGIN,
+    tool: origin?.tool ?? UNKNOWN_ORIGIN,
     client: origin?.client ?? null,
     createdAt,
     keptAt: createdAt,

@@ -282,7 +282,8 @@ export class SpillStore {
     await this.#puts.allSettled();
     const handles = [...this.#entries.keys()];
     for (const handle of handles) await this.#remove(handle);
-    const unlisted = await removeUnlisted(this.dir, (name) => this.#puts.has(name));
+    // Listed now or being kept: a result kept while Clear was at work is not one it was asked to clear.
+    const unlisted = await removeUnlisted(this.dir, (name) => this.#entries.has(name) || this.#puts.has(name));
     await this.#index.save();
     return handles.length + unlisted;
   }

@@ -89,3 +89,6 @@ export const handleMessages = {
 /** Why a result is not kept: it alone is larger than the whole quota. */
 export const overQuotaMessage = (bytes: number, quota: number): string =>
   `the result is ${formatBytes(bytes)}, more than the whole spill quota of ${formatBytes(quota)} set in Spillway's Settings`;
+
+/** Server and tool of a result listed again after a crash whose folder does not say who kept it (an older Spillway's). */
+export const UNKNOWN_ORIGIN = 'unknown';
