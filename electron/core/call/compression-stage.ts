@@ -12,6 +12,7 @@ import { CompressionCache } from '../compress/compression-cache.js';
 import { createCompressor, type Compressor } from '../compress/compressor.js';
 import { canonicalJson } from '../policy/canonical-json.js';
 import { READ_RESULT_TOOL_REFERENCE } from '../spill/read-result-tool.js';
+import { keptBinaryLine } from '../spill/result-preview.js';
 import type { ShapedResult } from '../spill/shape-result.js';
 import type { TokenCounter } from '../tokens/token-counter.js';
 import type { CallContext } from './call-context.js';
@@ -60,6 +61,8 @@ export class CompressionStage {
     // The stored text view: a result spooled to disk was spilled without ever being read into memory.
     const found = this.deps.spilled.lookup(o.handle);
     if ('error' in found) return report;
+    // Images, audio and blobs are kept with the original, not condensed: the summary names them as the spilled answer does.
+    const keptWith = keptBinaryLine(o.handle, found.entry.binary);
     let text: string;
     try {
       text = await this.deps.spilled.readText(o.handle);
@@ -83,8 +86,7 @@ export class CompressionStage {
         originalTokensEstimated: o.tokensUpstream.estimated,
         handle: o.handle,
         readTool: READ_RESULT_TOOL_REFERENCE,
-        // Images, audio and blobs are kept with the original, not condensed: the spilled answer's line naming them stays.
-        ...binaryNote(spilled.delivered),
+        ...(keptWith ? { keptWith } : {}),
         ...(ctx.masking?.maskResults && ctx.masking.vault.tag ? { placeholderTag: ctx.masking.vault.tag } : {}),
       },
       { budgetKey: budgetKey(ctx), signal: ctx.signal },
@@ -130,13 +132,6 @@ function budgetKey(ctx: CallContext): string {
     .update(canonicalJson(ctx.args ?? {}))
     .digest('base64url');
   return `${ctx.session.id}\u0000${ctx.server}\u0000${ctx.tool}\u0000${args}`;
-}
-
-/** The spilled answer's line naming the binary blocks kept with the original (spill/result-preview.ts spilledHeader). */
-function binaryNote(spilled: CallToolResult): { keptWith?: string } {
-  const first = spilled.content.find((block) => block.type === 'text');
-  const line = first?.type === 'text' ? /^\d+ binary block\(s\) \(.*\) are kept with it: resources\/read \S+$/m.exec(first.text)?.[0] : undefined;
-  return line ? { keptWith: line } : {};
 }
 
 /**

@@ -49,7 +49,7 @@ export interface ResultShaper {
 
 /** Spilled results as the compression stage reads them (the spill store implements it). */
 export interface SpilledTexts {
-  lookup(handle: string): { entry: { contentType: string } } | { error: string };
+  lookup(handle: string): { entry: { contentType: string; binary: readonly { mimeType: string }[] } } | { error: string };
   readText(handle: string): Promise<string>;
 }
 

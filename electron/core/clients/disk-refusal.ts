@@ -1,35 +1,15 @@
 /**
  * A write the disk refused (full, over quota, read-only, no permission), told in words: which folder's disk,
  * that nothing was changed, and what to do. The app's token and the backups go in the data folder, the new
- * text in the app's own folder, so the message names the folder of the file that failed. The wording is a
- * settings save's (files/config-file.ts); the error is named like a client file that cannot be written, so
+ * text in the app's own folder, so the message names the folder of the file that failed. The wording is
+ * files/disk-problem.ts's, as a settings save's; the error is named like a client file that cannot be written, so
  * the control API answers it alike (`unavailable`, matched by name).
  */
 import { dirname } from 'node:path';
+import { diskProblem, errorCode } from '../files/disk-problem.js';
 
 export class DiskRefusedError extends Error {
   override readonly name = 'ConfigWriteError';
-}
-
-/** What is wrong with the disk holding `folder`, and the next step; undefined for errors that are not the disk's. */
-export function diskProblem(code: string | undefined, folder: string): { problem: string; next: string } | undefined {
-  switch (code) {
-    case 'ENOSPC':
-      return { problem: `the disk holding ${folder} is full`, next: 'Free some space on it' };
-    case 'EDQUOT':
-      return { problem: `your disk quota for ${folder} is used up`, next: 'Free some space there' };
-    case 'EROFS':
-      return { problem: `${folder} is on a disk that is read-only`, next: 'Make it writable' };
-    case 'EACCES':
-    case 'EPERM':
-      return { problem: `Spillway is not allowed to write in ${folder}`, next: 'Give your user write access to that folder' };
-    default:
-      return undefined;
-  }
-}
-
-export function errorCode(err: unknown): string | undefined {
-  return (err as NodeJS.ErrnoException | undefined)?.code;
 }
 
 /**

@@ -17,6 +17,7 @@ import { dirname } from 'node:path';
 import { ConfigError, defaultConfig, parseConfig, serializeConfig, type Config, type UnknownKey } from '../../../shared/config.js';
 import { withUnknownKeys } from '../../../shared/config-unknown-keys.js';
 import { removeStaleTemps, writeAtomically } from './atomic-file.js';
+import { diskProblem, errorCode } from './disk-problem.js';
 
 /**
  * A save refused because the file changed on disk since it was loaded or saved (an edit by hand, another
@@ -38,21 +39,18 @@ export class ConfigSaveError extends Error {
   override readonly name = 'ConfigWriteError';
 }
 
-/** Why the disk refused a write, by error code, for the folder `folder`; undefined for other errors. */
-function diskProblem(code: string | undefined, folder: string): string | undefined {
-  switch (code) {
-    case 'ENOSPC':
-      return `the disk holding ${folder} is full. Free some space on it, then make the change again`;
-    case 'EDQUOT':
-      return `your disk quota for ${folder} is used up. Free some space there, then make the change again`;
-    case 'EROFS':
-      return `${folder} is on a disk that is read-only. Make it writable (or choose another data folder), then make the change again`;
-    case 'EACCES':
-    case 'EPERM':
-      return `Spillway is not allowed to write in ${folder}. Give your user write access to that folder and its config.json, then make the change again`;
-    default:
-      return undefined;
-  }
+/** A disk problem as a settings save says it: the config file's own folder may need another data folder or access to config.json. */
+function configDiskProblem(err: unknown, folder: string): string | undefined {
+  const code = errorCode(err);
+  const said = diskProblem(code, folder);
+  if (!said) return undefined;
+  const next =
+    code === 'EROFS'
+      ? `${said.next} (or choose another data folder)`
+      : code === 'EACCES' || code === 'EPERM'
+        ? `${said.next} and its config.json`
+        : said.next;
+  return `${said.problem}. ${next}, then make the change again`;
 }
 
 /** Identifies the bytes of a file; null: no file. */
@@ -164,7 +162,7 @@ export class ConfigFile {
     try {
       await write();
     } catch (err) {
-      const problem = diskProblem((err as NodeJS.ErrnoException | undefined)?.code, dirname(this.path));
+      const problem = configDiskProblem(err, dirname(this.path));
       if (problem === undefined) throw err;
       throw new ConfigSaveError(`This change was not saved: ${problem}. ${this.path} is left as it was.`, { cause: err });
     }

@@ -172,10 +172,8 @@ export function spilledHeader(sizes: Sizes, entry: SpillEntry, now: number, prev
   }
   if (preview.query) examples.push(`{"handle":"${h}","op":"query","query":${JSON.stringify(preview.query)}}`);
   examples.push(`{"handle":"${h}","op":"stat"}`);
-  const binary =
-    entry.binary.length > 0
-      ? `\n${entry.binary.length} binary block(s) (${entry.binary.map((b) => b.mimeType).join(', ')}) are kept with it: resources/read ${spillUri(h)}.`
-      : '';
+  const kept = keptBinaryLine(h, entry.binary);
+  const binary = kept ? `\n${kept}` : '';
   return (
     `[Spillway] ${asked ? 'Kept aside as asked' : 'Result too large for the context, kept in full'}: ${sizeLabel(sizes)} — ${showing(sizes.preview)}.\n` +
     `Handle "${h}", kept until ${new Date(entry.expiresAt).toISOString()} (${formatDuration(entry.expiresAt - now)}). ` +
@@ -215,4 +213,10 @@ export function truncatedHeader(sizes: Sizes, why: string): string {
 /** The `_meta` of a shaped result: its token count and `extra`. */
 export function meta(tokens: TokenCount, extra: Record<string, unknown>): Record<string, unknown> {
   return { ...extra, 'spillway/tokens': tokens.tokens, 'spillway/tokensEstimated': tokens.estimated };
+}
+
+/** The line naming the binary blocks kept with a spilled result (also in a compressed summary); undefined when there are none. */
+export function keptBinaryLine(handle: string, binary: readonly { mimeType: string }[]): string | undefined {
+  if (binary.length === 0) return undefined;
+  return `${binary.length} binary block(s) (${binary.map((b) => b.mimeType).join(', ')}) are kept with it: resources/read ${spillUri(handle)}.`;
 }
