@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
-import { access, lstat, mkdir, open, readdir, readFile, readlink, realpath, rm, stat } from 'node:fs/promises';
+import { access, lstat, mkdir, open, readFile, readlink, realpath, rm, stat } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
-import { renameOver } from '../files/atomic-file.js';
+import { removeStaleTemps, renameOver } from '../files/atomic-file.js';
 import { deleteBackup, pruneBackups, saveBackup, type BackupOptions, type BackupRecord, type WriteReason } from './backup-store.js';
 import { ConfigBusyError, ConfigReadError, ConfigWriteError } from './config-errors.js';
 import { diskRefusal, sayingDiskRefusal } from './disk-refusal.js';
@@ -172,12 +172,6 @@ async function writeTemp(snapshot: FileSnapshot, bytes: Buffer, mode: number): P
   return tmp;
 }
 
-/**
- * A temp file younger than this may be another process's write under way (the CLI and the hub write the
- * same apps' files); only older ones are taken for leftovers of a write cut short.
- */
-const STALE_TEMP_MS = 10_000;
-
 /** The name writeTemp gives the temp copy of `file` (`.<name>.spillway-<hex>.tmp`, hidden beside it). */
 function tempName(file: string): string {
   return `.${basename(file)}.spillway-${randomBytes(6).toString('hex')}.tmp`;
@@ -191,31 +185,13 @@ function isTempOf(file: string, name: string): boolean {
 /**
  * Removes the temp copies a write of `file` cut short (Spillway killed, a power cut) left beside it: they
  * hold the text that write meant to put there, a Spillway token and the app's own secrets with it. Only
- * those older than a write can take; never throws (the write that calls it goes on). Returns how many.
+ * those older than a write can take (the CLI and the hub write the same apps' files); never throws (the
+ * write that calls it goes on). Returns how many.
  */
-export async function removeInterruptedWrites(path: string, now: number = Date.now()): Promise<number> {
+export async function removeInterruptedWrites(path: string, now?: number): Promise<number> {
   // Beside where the bytes live (a linked dotfile's temp copies are made beside its target).
   const file = await whereBytesLive(path);
-  const folder = dirname(file);
-  let removed = 0;
-  let names: string[];
-  try {
-    names = await readdir(folder);
-  } catch {
-    return 0; // a missing or unreadable folder holds nothing of ours
-  }
-  for (const name of names.filter((n) => isTempOf(file, n))) {
-    const temp = join(folder, name);
-    const info = await lstat(temp).catch(() => undefined);
-    if (!info?.isFile() || now - info.mtimeMs < STALE_TEMP_MS) continue;
-    try {
-      await rm(temp, { force: true });
-      removed++;
-    } catch {
-      // left for the next write to try again
-    }
-  }
-  return removed;
+  return removeStaleTemps(file, { ...(now !== undefined ? { now } : {}), isTemp: (name) => isTempOf(file, name) });
 }
 
 /**

@@ -9,7 +9,7 @@
  * reads the file again sees the other's last write.
  */
 import { randomInt } from 'node:crypto';
-import { mkdir, open, readdir, realpath, rename, rm, stat, type FileHandle } from 'node:fs/promises';
+import { lstat, mkdir, open, readdir, realpath, rename, rm, stat, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 
 export interface AtomicFileOptions {
@@ -207,25 +207,34 @@ export async function syncFolder(folder: string): Promise<void> {
 }
 
 /**
- * Removes the temp files an interrupted atomic write of `path` left beside it (`<name>.<digits>`, as
- * AtomicFile and write-file-atomic name them), when older than a write can take. Returns how many; never
- * throws (a leftover only costs space).
+ * Removes the temp files an interrupted write of `path` left beside it, when older than a write can take:
+ * by default `<name>.<digits>`, as AtomicFile and write-file-atomic name them; `isTemp` tells other writers'
+ * names. Only plain files (never a link). Returns how many; never throws (a leftover only costs space).
  */
-export async function removeStaleTemps(path: string, now: number = Date.now()): Promise<number> {
+export async function removeStaleTemps(path: string, options: { now?: number; isTemp?: (name: string) => boolean } = {}): Promise<number> {
   const folder = dirname(path);
   const prefix = `${basename(path)}.`;
-  let removed = 0;
+  const isTemp = options.isTemp ?? ((name: string) => name.startsWith(prefix) && /^\d+$/.test(name.slice(prefix.length)));
+  const now = options.now ?? Date.now();
+  let names: string[];
   try {
-    for (const name of await readdir(folder)) {
-      if (!name.startsWith(prefix) || !/^\d+$/.test(name.slice(prefix.length))) continue;
-      const temp = join(folder, name);
-      const info = await stat(temp).catch(() => undefined);
-      if (!info?.isFile() || now - info.mtimeMs < STALE_TEMP_MS) continue;
-      await rm(temp, { force: true });
-      removed++;
-    }
+    names = await readdir(folder);
   } catch {
-    // a folder that is missing or unreadable has nothing to clean
+    return 0; // a folder that is missing or unreadable has nothing to clean
+  }
+  let removed = 0;
+  for (const name of names.filter(isTemp)) {
+    const temp = join(folder, name);
+    const info = await lstat(temp).catch(() => undefined);
+    if (!info?.isFile() || now - info.mtimeMs < STALE_TEMP_MS) continue;
+    // One that cannot be removed is left for the next time.
+    if (
+      await rm(temp, { force: true }).then(
+        () => true,
+        () => false,
+      )
+    )
+      removed++;
   }
   return removed;
 }
