@@ -4,7 +4,7 @@
  * transport wrapper (fast-tool-calls.ts) answers such a call itself with -32602 and this sentence.
  * Arguments nested too deeply are refused the same way, on every path (nestingProblem), as are the params
  * of any other request (paramsNestingProblem); a client's answer nested too deeply fails the request the
- * hub sent it (answerNestingProblem).
+ * hub sent it (answerNestingProblem), and a notification is dropped (notificationNestingProblem).
  */
 import { CallToolRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { formatCount } from '../../../shared/plain-text.js';
@@ -65,16 +65,42 @@ export function nestingProblem(params: { arguments?: unknown; _meta?: unknown })
  * arguments do. Cheap for the same reasons as nestingProblem.
  */
 export function paramsNestingProblem(params: unknown): string | undefined {
+  const member = tooDeepMember(params);
+  if (member === undefined) return undefined;
+  return (
+    `Invalid params: ${member} nested more than ${LIMIT} levels deep (objects and arrays inside each other), ` +
+    `and Spillway passes on at most ${LIMIT}. Flatten it and send the request again.`
+  );
+}
+
+/**
+ * Why a client's notification cannot be taken for how deeply its params nest, counted as a request's are;
+ * undefined when it can. A notifications/cancelled whose reason nested 100,000 levels deep overflowed the
+ * stack in the relay (over the bridge socket, thrown out of the socket's reader: an uncaught exception,
+ * and the session read nothing more). A notification gets no answer: it is dropped, and this is logged.
+ */
+export function notificationNestingProblem(method: string, params: unknown): string | undefined {
+  const member = tooDeepMember(params);
+  if (member === undefined) return undefined;
+  return (
+    `Invalid params: a ${shortened(method)} notification was dropped: ${member} nested more than ${LIMIT} levels deep ` +
+    `(objects and arrays inside each other), and Spillway passes on at most ${LIMIT}.`
+  );
+}
+
+/** Which member of the params nests too deeply, as a sentence names it ('"reason" is'); undefined when none does. */
+function tooDeepMember(params: unknown): string | undefined {
   if (typeof params !== 'object' || params === null) return undefined;
-  const sentence = (what: string) =>
-    `Invalid params: ${what} nested more than ${LIMIT} levels deep (objects and arrays inside each other), ` +
-    `and Spillway passes on at most ${LIMIT}. Flatten it and send the request again.`;
-  if (Array.isArray(params)) return deeperThan(params, MAX_ARGUMENT_DEPTH + 1) ? sentence('the params are') : undefined;
+  if (Array.isArray(params)) return deeperThan(params, MAX_ARGUMENT_DEPTH + 1) ? 'the params are' : undefined;
   for (const key in params) {
-    if (deeperThan((params as Record<string, unknown>)[key], MAX_ARGUMENT_DEPTH))
-      return sentence(`"${key.length > 100 ? `${key.slice(0, 100)}…` : key}" is`);
+    if (deeperThan((params as Record<string, unknown>)[key], MAX_ARGUMENT_DEPTH)) return `"${shortened(key)}" is`;
   }
   return undefined;
+}
+
+/** A client's name for something, cut to 100 characters for a sentence. */
+function shortened(text: string): string {
+  return text.length > 100 ? `${text.slice(0, 100)}…` : text;
 }
 
 /**

@@ -6,8 +6,9 @@
  * built like the SDK's (request-extra.ts), and the answer or error is written exactly as the SDK would
  * write it. Anything unusual (a progress token, a task, unknown fields, a session not yet initialized)
  * is left to the SDK Server as before. Being the first to see every message of a session, it also refuses
- * any request the relay could not take (params too deeply nested, a line over the client limit), and turns a
- * client's answer the relay could not pass on into an error answer of its id, so the request it answers fails.
+ * any request the relay could not take (params too deeply nested, a line over the client limit), drops a
+ * notification nested too deeply, and turns a client's answer the relay could not pass on into an error
+ * answer of its id, so the request it answers fails.
  *
  * It is a Transport wrapping the session's real one, handed to the SDK Server's `connect` in its place
  * (issue 12): its `start` takes the real transport's callbacks, keeps the calls it covers and their
@@ -31,7 +32,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { clientMessageTooLarge } from '../../../shared/limits.js';
 import { OversizedMessageError, oversizedRequestId, oversizedResponseId } from '../wire/line-framer.js';
-import { answerNestingProblem, callParamsProblem, nestingProblem, paramsNestingProblem } from './call-params.js';
+import { answerNestingProblem, callParamsProblem, nestingProblem, notificationNestingProblem, paramsNestingProblem } from './call-params.js';
 import { RequestCancellation } from './request-cancellation.js';
 import { requestExtra, type DownstreamExtra } from './request-extra.js';
 
@@ -135,6 +136,7 @@ export class FastToolCalls implements Transport {
   #receive(message: JSONRPCMessage, extra: MessageExtraInfo | undefined): void {
     const call = this.#plainCall(message);
     if (call) return this.#call(call, undefined, extra);
+    if (this.#dropNested(message)) return;
     if (this.#calls.size > 0 && this.#cancel(message)) return;
     if (this.#refuseParams(message)) return;
     this.onmessage?.(passableAnswer(message), extra);
@@ -157,6 +159,20 @@ export class FastToolCalls implements Transport {
     const problem = m.method === 'tools/call' ? callParamsProblem(m.params) : paramsNestingProblem(m.params);
     if (problem === undefined) return false;
     void this.#inner.send({ jsonrpc: '2.0', id: m.id, error: { code: ErrorCode.InvalidParams, message: problem } }).catch(() => undefined);
+    return true;
+  }
+
+  /**
+   * A notification whose params nest too deeply to take (a cancellation's reason 100,000 levels deep
+   * overflowed the stack in the relay): dropped, as a request is refused, before anything reads it. It gets
+   * no answer; the SDK Server hears of it as an error (DroppedNotification), which the session logs.
+   */
+  #dropNested(message: JSONRPCMessage): boolean {
+    const m = message as { id?: unknown; method?: unknown; params?: unknown };
+    if (typeof m.method !== 'string' || m.id !== undefined || typeof m.params !== 'object' || m.params === null) return false;
+    const problem = notificationNestingProblem(m.method, m.params);
+    if (problem === undefined) return false;
+    this.onerror?.(new DroppedNotification(problem));
     return true;
   }
 
@@ -252,6 +268,11 @@ export class FastToolCalls implements Transport {
     }
     this.onclose?.();
   }
+}
+
+/** A client's notification dropped for what it carries; its message says why (the session logs it). */
+export class DroppedNotification extends Error {
+  override readonly name = 'DroppedNotification';
 }
 
 /**

@@ -13,7 +13,7 @@ import { createServer, type IncomingMessage, type Server as HttpServer, type Ser
 import type { AddressInfo } from 'node:net';
 import { randomUUID } from 'node:crypto';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { isInitializeRequest, type JSONRPCMessage, type RequestId } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode, isInitializeRequest, type JSONRPCMessage, type RequestId } from '@modelcontextprotocol/sdk/types.js';
 import { FastToolCalls } from './fast-tool-calls.js';
 import { HeldNotifications } from './held-notifications.js';
 import { HttpCallReply } from './http-call-reply.js';
@@ -21,7 +21,9 @@ import {
   bearerToken,
   jsonAcceptable,
   jsonRpcError,
+  nestedNotification,
   NOT_JSON,
+  OversizedAnswer,
   readJson,
   sdkTakesHeaders,
   sendJson,
@@ -54,6 +56,8 @@ export interface EndpointHooks {
   oauthCallback?(query: URLSearchParams): Promise<{ status: number; html: string }>;
   /** A session is being closed without its client asking (session-reaping.ts); its later requests get 404. */
   onSessionReaped?(session: DownstreamSession, reason: ReapReason, idleMs: number): void;
+  /** A session's warnings (a message of its client's dropped without an answer), for the log. */
+  onWarning?(message: string): void;
 }
 
 export { tokensEqual } from '../files/access-token.js';
@@ -222,6 +226,17 @@ export class HttpEndpoint {
       if (req.method === 'POST' && !sdkTakesHeaders(req)) return known.transport.handleRequest(req, res);
       const body = req.method === 'POST' ? await readJson(req, res) : undefined;
       if (body === NOT_JSON) return;
+      if (body instanceof OversizedAnswer) {
+        // The request it answers fails with the limit; the POST says the answer was not taken.
+        known.transport.onmessage?.(body.answer);
+        return jsonRpcError(res, 413, body.message);
+      }
+      // A notification nested too deeply is dropped (fast-tool-calls.ts); alone in its POST, the POST says so.
+      const dropped = nestedNotification(body);
+      if (dropped !== undefined) {
+        known.session.warn(dropped);
+        return jsonRpcError(res, 400, dropped, ErrorCode.InvalidParams);
+      }
       this.#inUse(known, req.method === 'GET', res);
       if (req.method === 'GET') whenStreamOpens(res, known.held);
       // Accept and Content-Type were checked above (sdkTakesHeaders).
@@ -235,6 +250,7 @@ export class HttpEndpoint {
     }
     const body = req.method === 'POST' ? await readJson(req, res) : undefined;
     if (body === NOT_JSON) return;
+    if (body instanceof OversizedAnswer) return jsonRpcError(res, 413, body.message);
     const initializing = req.method === 'POST' && (Array.isArray(body) ? body.some(isInitializeRequest) : isInitializeRequest(body));
     if (!initializing) {
       return jsonRpcError(res, 400, 'Bad Request: no session id; send initialize first', -32000);
@@ -242,6 +258,7 @@ export class HttpEndpoint {
     const id = randomUUID();
     const kind = req.headers[BRIDGE_HEADER] === '1' ? 'bridge' : 'http';
     const session = this.hooks.createSession(id, who.clientId, kind);
+    if (this.hooks.onWarning) session.onWarning = (message) => this.hooks.onWarning?.(message);
     const transport = new SessionTransport({
       sessionIdGenerator: () => id,
       onsessioninitialized: () => {

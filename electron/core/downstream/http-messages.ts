@@ -4,10 +4,18 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isJsonContentType } from '@modelcontextprotocol/sdk/shared/mediaType.js';
-import { ErrorCode, JSONRPCMessageSchema, SUPPORTED_PROTOCOL_VERSIONS, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import {
+  ErrorCode,
+  JSONRPCMessageSchema,
+  SUPPORTED_PROTOCOL_VERSIONS,
+  type JSONRPCErrorResponse,
+  type JSONRPCMessage,
+  type RequestId,
+} from '@modelcontextprotocol/sdk/types.js';
 import { CLIENT_MESSAGE_MAX_BYTES, clientMessageTooLarge } from '../../../shared/limits.js';
 import { oversizedResponseId } from '../wire/line-framer.js';
 import { plainMessage } from '../wire/plain-message.js';
+import { notificationNestingProblem } from './call-params.js';
 
 /** The bearer token of a request's Authorization header, if it has one. */
 export function bearerToken(req: IncomingMessage): string | undefined {
@@ -29,10 +37,10 @@ export function jsonRpcError(res: ServerResponse, status: number, message: strin
 
 /**
  * The request body as text. Over the client message limit (by its Content-Length, or as it arrives) it is
- * never held whole (oversizedBody): a request gets 413, a client's answer fails the request it answers. The
+ * never held whole (oversizedBody): a request gets 413, a client's answer is an OversizedAnswer. The
  * bridge socket takes the same limit per line (socket-endpoint.ts).
  */
-export function readBody(req: IncomingMessage): Promise<string> {
+export function readBody(req: IncomingMessage): Promise<string | OversizedAnswer> {
   const limit = CLIENT_MESSAGE_MAX_BYTES;
   const declared = Number(req.headers['content-length']);
   if (declared > limit) return oversizedBody(req, [], declared);
@@ -69,15 +77,36 @@ const EDGE_BYTES = 1024;
 const ANSWER_HEAD = /^\s*\{\s*"(?:result|error)"\s*:/;
 
 /**
+ * A client's answer (to sampling, elicitation, roots/list) over the client message limit, of which only its
+ * id was kept. The endpoint hands the session `answer` in its place, so the request the hub sent fails at
+ * once (with the call that asked) instead of waiting out the relayed request's 10 minutes, and answers the
+ * POST 413: the spec's Streamable HTTP transport gives input the server did not take an HTTP error status
+ * (202 said it was taken).
+ */
+export class OversizedAnswer {
+  constructor(
+    readonly id: RequestId,
+    readonly bytes: number,
+  ) {}
+
+  /** The limit's words. */
+  get message(): string {
+    return clientMessageTooLarge(this.bytes);
+  }
+
+  /** The error answer of its id that the session gets as the client's answer. */
+  get answer(): JSONRPCErrorResponse {
+    return { jsonrpc: '2.0', id: this.id, error: { code: ErrorCode.InvalidRequest, message: this.message } };
+  }
+}
+
+/**
  * A body over the client message limit, `seen` being what was read of it so far. A request (anything whose
  * first KiB is no answer) rejects with status 413 at once; the rest is read and dropped, so that the 413
- * can be answered (the answer then closes the connection). A client's answer (to sampling, elicitation,
- * roots/list) is read to its end, keeping its first and last KiB only, and when they give its id it
- * resolves as an error answer of that id naming the limit: the session the POST names gets it as the
- * client's answer, so the request the hub sent fails at once (with the call that asked), instead of
- * waiting out the relayed request's 10 minutes. The client's POST is accepted as any answer is.
+ * can be answered (the answer then closes the connection). A client's answer is read to its end, keeping
+ * its first and last KiB only, and when they give its id it resolves as an OversizedAnswer of that id.
  */
-function oversizedBody(req: IncomingMessage, seen: Buffer[], declared: number | undefined): Promise<string> {
+function oversizedBody(req: IncomingMessage, seen: Buffer[], declared: number | undefined): Promise<OversizedAnswer> {
   const tooLarge = (bytes?: number) => Object.assign(new Error(clientMessageTooLarge(bytes)), { status: 413 });
   return new Promise((resolve, reject) => {
     let bytes = 0;
@@ -104,8 +133,7 @@ function oversizedBody(req: IncomingMessage, seen: Buffer[], declared: number | 
     const ended = () => {
       const id = oversizedResponseId({ head: head.toString('utf8'), tail: tail.toString('utf8') });
       if (id === undefined) return reject(tooLarge(bytes));
-      const error = { code: ErrorCode.InvalidRequest, message: clientMessageTooLarge(bytes) };
-      resolve(JSON.stringify({ jsonrpc: '2.0', id, error }));
+      resolve(new OversizedAnswer(id, bytes));
     };
     for (const chunk of seen) if (!refused) take(chunk);
     if (refused) return;
@@ -155,15 +183,23 @@ export function jsonAcceptable(accept: string): boolean {
 
 export const NOT_JSON = Symbol('not JSON');
 
-/** A POST's body parsed, or NOT_JSON once it has answered that the body is no JSON. */
+/** A POST's body parsed, an OversizedAnswer, or NOT_JSON once it has answered that the body is no JSON. */
 export async function readJson(req: IncomingMessage, res: ServerResponse): Promise<unknown> {
   const text = await readBody(req);
+  if (text instanceof OversizedAnswer) return text;
   try {
     return JSON.parse(text);
   } catch {
     jsonRpcError(res, 400, 'Parse error: the body is not JSON', -32700);
     return NOT_JSON;
   }
+}
+
+/** Why a body that is one notification is dropped for how deeply its params nest; undefined for anything else. */
+export function nestedNotification(body: unknown): string | undefined {
+  const m = body as { id?: unknown; method?: unknown; params?: unknown } | null;
+  if (typeof m !== 'object' || m === null || Array.isArray(m) || typeof m.method !== 'string' || m.id !== undefined) return undefined;
+  return typeof m.params === 'object' && m.params !== null ? notificationNestingProblem(m.method, m.params) : undefined;
 }
 
 /** The body as a JSON-RPC message when it is one tools/call request, as the SDK transport would parse it. */

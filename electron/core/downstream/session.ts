@@ -7,6 +7,7 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
   CallToolRequestSchema,
   CompleteRequestSchema,
+  ErrorCode,
   GetPromptRequestSchema,
   ListPromptsRequestSchema,
   ListResourcesRequestSchema,
@@ -32,6 +33,7 @@ import {
   type ResourceTemplate,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
+import { DroppedNotification } from './fast-tool-calls.js';
 import type { DownstreamExtra } from './request-extra.js';
 
 export type { DownstreamExtra } from './request-extra.js';
@@ -84,6 +86,11 @@ export class DownstreamSession {
    */
   readonly withdrawn = new Map<string, number>();
   closed = false;
+  /**
+   * Where the session's warnings go (the hub's log), set by whoever opens it: a message the client sent
+   * that was dropped without an answer (a notification nested too deeply, fast-tool-calls.ts).
+   */
+  onWarning: ((message: string) => void) | undefined;
 
   constructor(
     readonly id: string,
@@ -106,6 +113,10 @@ export class DownstreamSession {
     );
     this.#register();
     this.server.oninitialized = () => router.sessionReady(this);
+    // The SDK's other complaints (a notification its schema refuses) stay unlogged, as before.
+    this.server.onerror = (error) => {
+      if (error instanceof DroppedNotification) this.warn(error.message);
+    };
     this.server.onclose = () => {
       if (this.closed) return;
       this.closed = true;
@@ -142,6 +153,11 @@ export class DownstreamSession {
 
   async close(): Promise<void> {
     await this.server.close().catch(() => undefined);
+  }
+
+  /** Logs `message` as the client's (onWarning), naming the client. */
+  warn(message: string): void {
+    this.onWarning?.(`${this.clientName ?? 'A client'} (${this.kind} session): ${message}`);
   }
 
   #touch(): void {
@@ -190,13 +206,30 @@ export class DownstreamSession {
     }
   }
 
+  /**
+   * A list request (tools, resources, templates, prompts): every list is given whole, without a
+   * `nextCursor`, so any cursor a client sends is none the hub gave. Per the spec's pagination section an
+   * invalid cursor is refused with -32602; answering the whole list again, a paginating client appended it
+   * to what it had.
+   */
+  #listed(req: { method: string; params?: { cursor?: unknown } }): void {
+    this.#touch();
+    const cursor = req.params?.cursor;
+    if (cursor === undefined) return;
+    const message =
+      `Invalid params: unknown cursor ${JSON.stringify(String(cursor).slice(0, 100))}: Spillway gives the whole list at once, ` +
+      `without a nextCursor, so ${req.method} takes no cursor. Ask again without one.`;
+    // The SDK answers a handler's error with its code and message.
+    throw Object.assign(new Error(message), { code: ErrorCode.InvalidParams });
+  }
+
   #register(): void {
     const r = this.router;
     const s = this.server;
-    s.setRequestHandler(ListToolsRequestSchema, async () => (this.#touch(), { tools: await r.listTools(this) }));
+    s.setRequestHandler(ListToolsRequestSchema, async (req) => (this.#listed(req), { tools: await r.listTools(this) }));
     s.setRequestHandler(CallToolRequestSchema, (req, extra) => this.callTool(extra.requestId, req.params, extra));
-    s.setRequestHandler(ListResourcesRequestSchema, async () => (this.#touch(), { resources: r.listResources(this) }));
-    s.setRequestHandler(ListResourceTemplatesRequestSchema, async () => (this.#touch(), { resourceTemplates: r.listResourceTemplates(this) }));
+    s.setRequestHandler(ListResourcesRequestSchema, async (req) => (this.#listed(req), { resources: r.listResources(this) }));
+    s.setRequestHandler(ListResourceTemplatesRequestSchema, async (req) => (this.#listed(req), { resourceTemplates: r.listResourceTemplates(this) }));
     s.setRequestHandler(ReadResourceRequestSchema, (req, extra) => this.track(extra.requestId, () => r.readResource(this, req.params, extra)));
     // The router keeps who subscribed to what: a subscription counts only once the upstream accepted it.
     s.setRequestHandler(SubscribeRequestSchema, async (req) => {
@@ -209,7 +242,7 @@ export class DownstreamSession {
       await r.unsubscribe(this, req.params.uri);
       return {};
     });
-    s.setRequestHandler(ListPromptsRequestSchema, async () => (this.#touch(), { prompts: r.listPrompts(this) }));
+    s.setRequestHandler(ListPromptsRequestSchema, async (req) => (this.#listed(req), { prompts: r.listPrompts(this) }));
     s.setRequestHandler(GetPromptRequestSchema, (req, extra) => this.track(extra.requestId, () => r.getPrompt(this, req.params, extra)));
     s.setRequestHandler(CompleteRequestSchema, (req, extra) => this.track(extra.requestId, () => r.complete(this, req.params, extra)));
     s.setRequestHandler(SetLevelRequestSchema, async (req) => {

@@ -16,7 +16,7 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { CLIENT_MESSAGE_MAX_BYTES } from '../../../shared/limits.js';
 import { LineTransport } from '../wire/line-transport.js';
 import { tokensEqual } from '../files/access-token.js';
-import type { SessionTransportKind } from './session.js';
+import { DownstreamSession, type SessionTransportKind } from './session.js';
 
 export const SOCKET_FILE = 'spillway.sock';
 /** The handshake line must arrive within this long, and be at most this big. */
@@ -68,7 +68,7 @@ export interface SocketEndpointOptions {
    * A longer line is skipped as it arrives, never held whole; the request it carried is refused (fast-tool-calls.ts).
    */
   maxMessageBytes?: number;
-  /** Diagnostics (refused handshakes, garbage lines); never on the hot path. */
+  /** Diagnostics (refused handshakes, garbage lines, messages a session dropped); never on the hot path. */
   onWarning?: (message: string) => void;
 }
 
@@ -241,7 +241,10 @@ function serve(hub: SocketHub, socket: Socket, client: string | undefined, rest:
   socket.write('{"ok":true}\n');
   if (transport.client) options.onClient?.(transport.client);
   hub.connectSession(transport, 'bridge').then(
-    () => transport.feed(rest),
+    (session) => {
+      if (session instanceof DownstreamSession) session.onWarning = options.onWarning;
+      transport.feed(rest);
+    },
     (err: Error) => {
       options.onWarning?.(`bridge session failed to start: ${err.message}`);
       socket.destroy();
