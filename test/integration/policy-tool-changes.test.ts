@@ -56,7 +56,8 @@ describe('tool policies when the upstream changes the tool', () => {
 
   it('a hidden value the approved definition does not take: named when pending, the call refused without it', async () => {
     expect((await t.api('policies.setTool', { server: 'mut', tool: 'send', policy: { hiddenParams: { apiKey: SECRET } } })).ok).toBe(true);
-    expect(textOf(await c.callTool({ name: 'mut__send', arguments: { to: 'a' } }))).toContain(SECRET);
+    // The server got the key: its echo of the arguments holds it, given back to the model as the placeholder.
+    expect(textOf(await c.callTool({ name: 'mut__send', arguments: { to: 'a' } }))).toContain('"apiKey":"[hidden: apiKey]"');
 
     await serve([send('send', 'integer')], (e) => e.type === 'tool.withheld' && e.tool === 'send');
     const pending = (await t.api<PendingPin[]>('pins.pending')).value!;

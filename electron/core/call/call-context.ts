@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
 import type { CallToolRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { Settings } from '../../../shared/config.js';
 import type { ToolEntry } from '../catalog/catalog.js';
+import type { ValueMask } from '../log/secret-values.js';
 import type { DownstreamExtra, DownstreamSession, SessionTransportKind } from '../downstream/session.js';
 import type { PiiMasker } from '../pii/pii-masker.js';
 import type { PiiVault } from '../pii/pii-vault.js';
@@ -67,6 +68,8 @@ export interface CallContext {
   forwarded: CallArguments;
   compress: CompressRequest | undefined;
   masking: Masking | undefined;
+  /** Replaces the hidden values this call injects in what goes back (hidden-values.ts); undefined when it injects none. */
+  hiding: ValueMask | undefined;
 }
 
 /** The context of a call of `entry`, before any request stage ran. */
@@ -107,6 +110,7 @@ class ToolCallContext implements CallContext {
   forwarded: CallArguments;
   compress: CompressRequest | undefined = undefined;
   masking: Masking | undefined = undefined;
+  hiding: ValueMask | undefined = undefined;
 
   constructor(
     readonly session: DownstreamSession,

@@ -59,10 +59,14 @@ function jsonBytes(value: unknown): number {
   return Buffer.byteLength(JSON.stringify(value) ?? '', 'utf8');
 }
 
-/** A result delivered as it came, unshaped (paused, an error result from the upstream). */
+/**
+ * A result delivered as it came, unshaped (paused, an error result from the upstream). An error result
+ * is an `error` (Activity, the ledger and Savings count it so), not a `pass`; the model still read it,
+ * so its tokens count as delivered as for any result passed as it came.
+ */
 export function asIsReport(result: CallToolResult): CallReport {
   const bytes = jsonBytes(result);
-  return report(result, 'pass', true, bytes, bytes);
+  return report(result, result.isError === true ? 'error' : 'pass', true, bytes, bytes);
 }
 
 /** A call that failed on Spillway's side of the upstream; `bytesDelivered` 0 when the client gets a JSON-RPC error. */

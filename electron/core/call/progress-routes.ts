@@ -4,6 +4,8 @@
  * timeout, whether or not the client asked for progress).
  */
 import type { DownstreamExtra, DownstreamSession } from '../downstream/session.js';
+import { whenCancelled } from '../downstream/request-cancellation.js';
+import type { ValueMask } from '../log/secret-values.js';
 
 /** One call's progress route, from the upstream token back to the client's. */
 export interface ProgressRoute {
@@ -15,6 +17,8 @@ export interface ProgressRoute {
   /** When the last progress notification went out. */
   lastSentAt?: number;
   onProgress: () => void;
+  /** Replaces the call's hidden values in a relayed message (hidden-values.ts). */
+  hiding?: ValueMask;
 }
 
 /** How long a stdio result waits behind a progress notification (see ProgressRoutes.settle). */
@@ -33,10 +37,12 @@ export class ProgressRoutes {
     extra: DownstreamExtra,
     downstreamToken: string | number | undefined,
     onProgress: () => void,
+    hiding?: ValueMask,
   ): { upstreamToken: string; route: ProgressRoute | undefined } {
     const upstreamToken = `spillway-${++this.#seq}`;
     if (downstreamToken !== undefined) {
       const route: ProgressRoute = { session, extra, downstreamToken, chain: Promise.resolve(), onProgress };
+      if (hiding) route.hiding = hiding;
       this.#routes.set(upstreamToken, route);
       return { upstreamToken, route };
     }
@@ -67,9 +73,14 @@ export class ProgressRoutes {
     if (!route) return;
     route.onProgress();
     if (route.downstreamToken === '') return;
+    const hiding = route.hiding;
     const notification = {
       method: 'notifications/progress' as const,
-      params: { ...params, progressToken: route.downstreamToken },
+      params: {
+        ...params,
+        progressToken: route.downstreamToken,
+        ...(hiding && params.message !== undefined ? { message: hiding.mask(params.message) } : {}),
+      },
     };
     route.chain = route.chain.then(() =>
       route.extra
@@ -84,14 +95,28 @@ export class ProgressRoutes {
 
 /**
  * Runs a wait for a server to start (issue 18) and tells a client that asked for progress what it waits
- * for: one notification (progress 0) on the request's own stream, out before the wait ends.
+ * for: one notification (progress 0) on the request's own stream, out before the wait ends. A request
+ * its client cancels (or whose session closes) stops waiting at once: the server's start goes on for
+ * others, and the caller, seeing the request cancelled, does not send it (audit s19).
  */
 export async function waitWithProgress(extra: DownstreamExtra, wait: (onWait?: (message: string) => void) => Promise<void>): Promise<void> {
   const progressToken = extra._meta?.progressToken;
-  if (progressToken === undefined) return wait();
+  if (progressToken === undefined) return untilCancelled(extra, wait());
   let sent = Promise.resolve();
-  await wait((message) => {
-    sent = extra.sendNotification({ method: 'notifications/progress', params: { progressToken, progress: 0, message } }).catch(() => undefined);
-  });
+  await untilCancelled(
+    extra,
+    wait((message) => {
+      sent = extra.sendNotification({ method: 'notifications/progress', params: { progressToken, progress: 0, message } }).catch(() => undefined);
+    }),
+  );
   await sent;
+}
+
+/** Resolves when `waiting` does, or as soon as the request is cancelled. */
+function untilCancelled(extra: DownstreamExtra, waiting: Promise<void>): Promise<void> {
+  let stop: (() => void) | undefined;
+  const cancelled = new Promise<void>((resolve) => {
+    stop = whenCancelled(extra, () => resolve());
+  });
+  return Promise.race([waiting, cancelled]).finally(() => stop?.());
 }

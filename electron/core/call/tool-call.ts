@@ -19,6 +19,7 @@ import { applyPolicyArguments } from './call-arguments.js';
 import { newCallContext, type CallContext, type Masking } from './call-context.js';
 import { asIsReport, cancelledReport, errorReport, reportCall, reportStarted, shapeReport, type CallReport } from './call-report.js';
 import { cacheFor, keepInCache, lookUp, sendAroundCache } from './cached-result.js';
+import { hideInFailure, hideInResult } from './hidden-values.js';
 import { exceedsClientPipe, guardClientPipe } from './client-pipe-guard.js';
 import { takeCompressionRequest } from './compression-request.js';
 import { CompressionStage } from './compression-stage.js';
@@ -28,7 +29,7 @@ import { waitWithProgress, type ProgressRoutes } from './progress-routes.js';
 import { refuse } from './refusal.js';
 import type { CallOptions, RelayDeps } from './relay-contract.js';
 import { errorResult, notRunningCall, rpcError, serverNamedIn, unavailableMessage, type NotRunningCall } from './relay-errors.js';
-import { callUpstream, UpstreamFailure, upstreamFailure } from './upstream-call.js';
+import { CallCancelled, callUpstream, UpstreamFailure, upstreamFailure } from './upstream-call.js';
 import type { UpstreamRequests } from './upstream-requests.js';
 
 export class ToolCallPipeline {
@@ -57,7 +58,10 @@ export class ToolCallPipeline {
   ): Promise<CallToolResult> {
     const deps = this.deps;
     let entry = deps.catalog.tool(params.name);
+    // A call that waited for its server: cancelled meanwhile, it stopped waiting then and is not sent.
+    let waited = false;
     if (entry?.kept && deps.untilStarted) {
+      waited = true;
       // Known from the last run's catalog only: its upstream is still starting, so the call waits for it.
       const kept = entry;
       const untilStarted = deps.untilStarted;
@@ -68,8 +72,10 @@ export class ToolCallPipeline {
       // Not listed: a tool named for a server that is not running (yet) waits for it, or is told why.
       const server = serverNamedIn(params.name, deps.upstreams());
       if (server && !server.client) {
+        waited = true;
         await this.#untilRunning(server, extra, server.config.timeoutMs ?? deps.settings().requestTimeoutMs, START_WAIT_MS);
         entry = deps.catalog.tool(params.name);
+        if (!entry && isCancelled(extra)) throw this.#stoppedWaiting(params.name, server.id);
         const notRunning = entry ? undefined : notRunningCall(params.name, deps.upstreams().get(server.id), session.clientName);
         if (notRunning) return this.#notRunning(server.id, notRunning);
       }
@@ -83,6 +89,7 @@ export class ToolCallPipeline {
     if (refused) return refused;
     const settings = deps.settings();
     const ctx = newCallContext(session, params, extra, entry, deps.policy?.(entry), settings, options);
+    if (waited && isCancelled(extra)) return this.#cancelledBeforeSent(ctx);
 
     // Request stages.
     takeCompressionRequest(ctx);
@@ -98,6 +105,7 @@ export class ToolCallPipeline {
     if (upstream && !upstream.client && upstream.reconnecting) {
       // Crashed or dropped, and tried again soon: the call waits for that try (the answer said so).
       await this.#untilRunning(upstream, extra, timeoutFor(ctx, upstream, settings));
+      if (isCancelled(extra)) return this.#cancelledBeforeSent(ctx, 'reconnect');
       upstream = deps.upstreams().get(ctx.server);
     }
     if (!upstream?.client) {
@@ -119,8 +127,12 @@ export class ToolCallPipeline {
       // Long texts an upstream streamed to disk stay there for the shaper; masking and the paths that
       // deliver a result as it is need them read back. Such a result is not cached: the hub does not
       // hold it in memory.
-      const spooled = (cache || ctx.masking || settings.paused || result.isError) && deps.shaper.holdsSpooled(result);
-      if (spooled && (ctx.masking || settings.paused || result.isError)) result = await deps.shaper.materialize(result);
+      // A call that injected hidden values has them replaced in all of its result, so that is read back too.
+      const hiding = ctx.hiding;
+      const spooled = (cache || ctx.masking || hiding || settings.paused || result.isError) && deps.shaper.holdsSpooled(result);
+      if (spooled && (ctx.masking || hiding || settings.paused || result.isError)) result = await deps.shaper.materialize(result);
+      // Before anything keeps or shows it (the cache, a spilled copy, the log): the model never sees them.
+      if (hiding) result = hideInResult(hiding, result);
       // A result made with a client's roots, sampling or elicitation answer is that client's: not cached,
       // or another client would be given it (UpstreamRequests.sentFrom).
       if (cache && !spooled && this.clientRequests.sentFrom(ctx.server) === asksBefore) keepInCache(ctx, cache, result, ticket);
@@ -198,7 +210,8 @@ export class ToolCallPipeline {
       if (err instanceof PiiPatternError) return this.#failed(ctx, new UpstreamFailure(this.#pii.resultFailure(ctx, err)));
       throw err;
     }
-    report.action = 'cache';
+    // A cached error result (cacheErrors) is still an error.
+    if (report.action !== 'error') report.action = 'cache';
     report.savedMs = hit.durationMs;
     return reportCall(ctx, report, this.deps.emit, this.deps.onCallFinished, failureText(hit.result));
   }
@@ -222,6 +235,28 @@ export class ToolCallPipeline {
     });
   }
 
+  /**
+   * A call its client cancelled (or whose session closed) while it waited for its server to start or
+   * reconnect: it stopped waiting then, and is never sent (the user may have cancelled a write). Recorded
+   * as cancelled; what it throws is dropped (a cancelled request is answered with nothing).
+   */
+  #cancelledBeforeSent(ctx: CallContext, what: 'start' | 'reconnect' = 'start'): never {
+    reportStarted(ctx, this.deps.emit);
+    reportCall(ctx, cancelledReport(), this.deps.emit, this.deps.onCallFinished);
+    throw this.#stoppedWaiting(ctx.entry.name, ctx.server, what);
+  }
+
+  /** Said in the log of a call cancelled while it waited for its server; what the call throws. */
+  #stoppedWaiting(name: string, server: string, what: 'start' | 'reconnect' = 'start'): CallCancelled {
+    this.deps.emit({
+      type: 'log',
+      level: 'info',
+      server,
+      message: `A call of "${name}" was cancelled while it waited for "${server}" to ${what}; it was not sent (the ${what} goes on).`,
+    });
+    return new CallCancelled(server, name);
+  }
+
   /** A tool of a server that is not running: said to the client (what to do) and in the log. */
   #notRunning(server: string, { message, log }: NotRunningCall): CallToolResult {
     this.deps.emit({ type: 'log', level: 'warn', server, message: log });
@@ -230,6 +265,8 @@ export class ToolCallPipeline {
 
   /** A failed call: reported as an error, answered with an error result, or thrown as a JSON-RPC error. */
   #failed(ctx: CallContext, failure: UpstreamFailure): CallToolResult {
+    // The upstream's words may quote a hidden value ("invalid key …"): replaced, for the client and the log.
+    if (ctx.hiding) failure = hideInFailure(ctx.hiding, failure);
     const result = errorResult(failure.message);
     reportCall(ctx, errorReport(result, failure.rpc !== undefined), this.deps.emit, this.deps.onCallFinished, failure.message);
     if (failure.rpc) throw failure.rpc;

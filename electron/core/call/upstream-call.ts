@@ -25,7 +25,7 @@ export class UpstreamFailure extends Error {
 }
 
 /** A call cancelled by its client before it was sent to its server: it was not sent, and its answer is dropped. */
-class CallCancelled extends Error {
+export class CallCancelled extends Error {
   constructor(server: string, tool: string) {
     super(`The client cancelled "${tool}" before it was sent to server "${server}"; it did not run.`);
   }
@@ -52,7 +52,7 @@ export async function callUpstream(ctx: CallContext, upstream: Upstream, progres
     }, timeoutMs);
   };
   const params = ctx.params;
-  const { upstreamToken, route } = progress.open(ctx.session, ctx.extra, params._meta?.progressToken, arm);
+  const { upstreamToken, route } = progress.open(ctx.session, ctx.extra, params._meta?.progressToken, arm, ctx.hiding);
   const call = client.startToolCall(
     {
       ...params,

@@ -105,6 +105,13 @@ function credentialShaped(word: string): boolean {
   return /[a-z][A-Z]|[A-Za-z0-9][./+=:~][A-Za-z0-9]/.test(word);
 }
 
+/** Whether a text holds a credential whose own shape says what it is (an OpenAI key, a GitHub token, ...). */
+export function hasKnownTokenShape(text: string): boolean {
+  if (text.length < 14 || !KNOWN_TOKEN_HINT.test(text)) return false;
+  KNOWN_TOKEN.lastIndex = 0;
+  return KNOWN_TOKEN.test(text);
+}
+
 /** Masks secret-shaped text inside one string, and the known secret values when a mask is given. */
 export function redactText(text: string, values?: ValueMask): string {
   if (values) text = values.mask(text);

@@ -70,32 +70,54 @@ export class SecretValues {
 }
 
 /**
- * A masker for a fixed list of values (e.g. a config being tested, not saved). Each value is also
- * matched as it appears inside JSON text (quotes and backslashes escaped), encoded for a web address
- * (encodeURIComponent) and in base64 (a server printing its credentials encoded, as in a Basic header),
- * and the longest values are replaced first, so a secret that contains another is masked whole.
+ * A masker for a fixed list of values (e.g. a config being tested, not saved): each becomes `***`
+ * wherever it appears (see valueReplacer for the forms it is found in).
  */
 export function valueMask(values: Iterable<string>): ValueMask {
-  const forms = new Set<string>();
-  for (const value of values) {
-    if (value.trim().length < MIN_SECRET_CHARS) continue;
-    forms.add(value);
-    forms.add(JSON.stringify(value).slice(1, -1));
-    forms.add(encodeURIComponent(value));
+  const pairs: [string, string][] = [];
+  for (const value of values) pairs.push([value, REDACTED]);
+  return valueReplacer(pairs, MIN_SECRET_CHARS) ?? NO_VALUES;
+}
+
+/**
+ * A masker that replaces each value by its own replacement (the log's `***`, a call's `[hidden: name]`);
+ * undefined when no value is at least `minChars` long (nothing to replace: callers skip the work). Each
+ * value is also matched as it appears inside JSON text (quotes and backslashes escaped, replaced by its
+ * replacement escaped alike), encoded for a web address (encodeURIComponent) and in base64 (a server
+ * printing its credentials encoded, as in a Basic header). The first value given wins when two are the
+ * same. Text is replaced in one pass, the longest value first where several start at the same place (a
+ * secret that contains another is masked whole), so a replacement is never searched again.
+ */
+export function valueReplacer(pairs: Iterable<readonly [value: string, replacement: string]>, minChars: number): ValueMask | undefined {
+  const forms = new Map<string, string>();
+  const add = (form: string, replacement: string) => {
+    if (form !== '' && !forms.has(form)) forms.set(form, replacement);
+  };
+  for (const [value, replacement] of pairs) {
+    if (value.trim().length < minChars) continue;
+    add(value, replacement);
+    add(JSON.stringify(value).slice(1, -1), JSON.stringify(replacement).slice(1, -1));
+    add(encodeURIComponent(value), replacement);
     // Without its `=` padding, so it is found whether the server printed it padded or not.
-    forms.add(Buffer.from(value).toString('base64').replace(/=+$/, ''));
+    add(Buffer.from(value).toString('base64').replace(/=+$/, ''), replacement);
   }
-  if (forms.size === 0) return NO_VALUES;
-  const sorted = [...forms].sort((a, b) => b.length - a.length);
+  if (forms.size === 0) return undefined;
+  const sorted = [...forms.keys()].sort((a, b) => b.length - a.length);
   const shortest = sorted[sorted.length - 1].length;
+  let pattern: RegExp | undefined;
   return {
     mask(text: string): string {
       if (text.length < shortest) return text;
-      let out = text;
-      for (const value of sorted) if (out.includes(value)) out = out.split(value).join(REDACTED);
-      return out;
+      // Most texts hold none of the values: as cheap as before (one search per form), no regex run.
+      if (!sorted.some((form) => text.includes(form))) return text;
+      pattern ??= new RegExp(sorted.map(escapeRegExp).join('|'), 'g');
+      return text.replace(pattern, (found) => forms.get(found) ?? found);
     },
   };
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
 const AUTH_SCHEME_VALUE = /^(?:Bearer|Basic|Token)[ \t]+(\S+)$/i;

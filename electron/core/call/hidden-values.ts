@@ -1,0 +1,115 @@
+/**
+ * Result stage: a hidden parameter's secret value (an API key, a token, a password a call injects) never
+ * reaches the model, even when the upstream quotes it back ("invalid key sk-…"): in everything given back
+ * for that call — a result's texts, structuredContent and embedded resources, an error result, a JSON-RPC
+ * error's message and data, progress messages — it is replaced by a placeholder that names its parameter,
+ * `[hidden: api_key]`. A hidden value is a secret when its parameter's name (or a key inside the value)
+ * says so — `api_key`, `token`, `password`, `auth`, a name ending in `key` — or when the text has a known
+ * credential's shape (`sk-…`, `ghp_…`). Other hidden values are settings (`owner: "octocat"`, a root
+ * folder): they stay as the server wrote them, since replacing them would garble ordinary answers (every
+ * link to the owner's repositories, every path under the folder). It runs before the result is shaped,
+ * so a spilled copy (what read_result gives back later) and the log's `call.finished` hold the placeholder
+ * too. The replacing is secret-values.ts's (the event log's masking by value), given other replacements.
+ */
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { hasKnownTokenShape, isSensitiveKey } from '../log/redact.js';
+import { valueReplacer, type ValueMask } from '../log/secret-values.js';
+import type { CallPolicy } from '../policy/resolve.js';
+import { rpcError } from './relay-errors.js';
+import { UpstreamFailure } from './upstream-call.js';
+
+/**
+ * Secret texts shorter than this are not replaced. A value of two or three characters (`en`, `v2`)
+ * is found inside ordinary words and numbers of nearly any answer, which would be garbled; a value that
+ * short is no secret worth hiding either (it is guessed at once). Four characters (a PIN) are replaced:
+ * the user hid them on purpose. Numbers and booleans are never replaced (a hidden `limit: 50`
+ * would blank every "50"); only texts, at any depth of a hidden value.
+ */
+export const MIN_HIDDEN_CHARS = 4;
+
+/** The replacer of each policy's hidden values (a policy object lives as long as its config); null: none to replace. */
+const masks = new WeakMap<CallPolicy, ValueMask | null>();
+
+/**
+ * What replaces this call's hidden values in what goes back; undefined when the call injects no secret (or
+ * only secrets too short to replace), so a call without hidden parameters does no work for them.
+ */
+export function hiddenValueMask(values: CallPolicy | undefined): ValueMask | undefined {
+  const hidden = values?.hiddenParams;
+  if (!hidden || !hasAny(hidden)) return undefined;
+  let mask = masks.get(values);
+  if (mask === undefined) {
+    const pairs: [string, string][] = [];
+    for (const [name, value] of Object.entries(hidden)) {
+      forEachText(value, secretName(name), (text, secret) => {
+        if (secret || hasKnownTokenShape(text)) pairs.push([text, `[hidden: ${name}]`]);
+      });
+    }
+    mask = valueReplacer(pairs, MIN_HIDDEN_CHARS) ?? null;
+    masks.set(values, mask);
+  }
+  return mask ?? undefined;
+}
+
+/** `result` with the hidden values replaced in every text it holds (binary data left as it is); the same object when none is in it. */
+export function hideInResult(mask: ValueMask, result: CallToolResult): CallToolResult {
+  return hideWithin(mask, result, 0);
+}
+
+/** A failed call's message and JSON-RPC error with the hidden values replaced. */
+export function hideInFailure(mask: ValueMask, failure: UpstreamFailure): UpstreamFailure {
+  const rpc = failure.rpc as (Error & { code?: number; data?: unknown }) | undefined;
+  const hiddenRpc = rpc && rpcError(rpc.code ?? 0, mask.mask(rpc.message), rpc.data === undefined ? undefined : hideWithin(mask, rpc.data, 0));
+  return new UpstreamFailure(mask.mask(failure.message), hiddenRpc);
+}
+
+const MAX_DEPTH = 64;
+
+/** A copy of `value` with its texts replaced, sharing what did not change (the value itself when nothing did). */
+function hideWithin<T>(mask: ValueMask, value: T, depth: number): T {
+  if (typeof value === 'string') return mask.mask(value) as T;
+  if (value === null || typeof value !== 'object' || depth > MAX_DEPTH) return value;
+  if (Array.isArray(value)) {
+    let out: unknown[] | undefined;
+    for (let i = 0; i < value.length; i++) {
+      const item: unknown = value[i];
+      const hidden = hideWithin(mask, item, depth + 1);
+      if (hidden !== item) (out ??= value.slice())[i] = hidden;
+    }
+    return (out ?? value) as T;
+  }
+  const proto = Object.getPrototypeOf(value) as unknown;
+  if (proto !== Object.prototype && proto !== null) return value;
+  const source = value as Record<string, unknown>;
+  // An image's or audio's `data` and a resource's `blob` are base64 of binary content: not text to search.
+  const binary = source.type === 'image' || source.type === 'audio';
+  let out: Record<string, unknown> | undefined;
+  for (const key of Object.keys(source)) {
+    if ((key === 'data' && binary) || key === 'blob') continue;
+    const item = source[key];
+    const hidden = hideWithin(mask, item, depth + 1);
+    if (hidden === item) continue;
+    // Defined, not assigned: a key "__proto__" (JSON.parse makes one) stays an own property.
+    out ??= { ...source };
+    Object.defineProperty(out, key, { value: hidden, enumerable: true, writable: true, configurable: true });
+  }
+  return (out ?? value) as T;
+}
+
+function hasAny(record: Record<string, unknown>): boolean {
+  for (const key in record) if (Object.hasOwn(record, key)) return true;
+  return false;
+}
+
+/** A key naming a secret: what the log masks (`token`, `password`, `auth`, ...), or a name ending in `key` (`key`, `license_key`). */
+function secretName(key: string): boolean {
+  return isSensitiveKey(key) || /key$/i.test(key);
+}
+
+/** Every text in a hidden value, at any depth (not its keys, numbers or booleans), with whether a key on its way names a secret. */
+function forEachText(value: unknown, secret: boolean, fn: (text: string, secret: boolean) => void, depth = 0): void {
+  if (typeof value === 'string') fn(value, secret);
+  else if (depth > MAX_DEPTH || value === null || typeof value !== 'object') return;
+  else if (Array.isArray(value)) for (const item of value) forEachText(item, secret, fn, depth + 1);
+  else for (const [key, item] of Object.entries(value)) forEachText(item, secret || secretName(key), fn, depth + 1);
+}
