@@ -10,6 +10,12 @@ export interface UnknownKey {
   /** From the top of the file, e.g. `['settings', 'spill', 'quota']`. */
   readonly path: readonly string[];
   readonly value: unknown;
+  /**
+   * For a key inside an entry of a list (a custom PII pattern): each list entry on its way, by the place of
+   * its index in `path`, with what the schema kept of it. The key goes back only while that entry is still
+   * the same: an entry edited, moved or removed takes its unknown keys with it.
+   */
+  readonly entries?: readonly { readonly at: number; readonly known: string }[];
 }
 
 const isPlainObject = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value);
@@ -19,35 +25,56 @@ function setOwn(target: Record<string, unknown>, key: string, value: unknown): v
   Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
 }
 
+/** JSON with the keys of each object in order: the same entry gives the same text whatever order it was written in. */
+function sortedJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(sortedJson).join(',')}]`;
+  if (isPlainObject(value)) {
+    const keys = Object.keys(value)
+      .filter((k) => value[k] !== undefined)
+      .sort();
+    return `{${keys.map((k) => `${JSON.stringify(k)}:${sortedJson(value[k])}`).join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
+}
+
+type ListEntries = NonNullable<UnknownKey['entries']>;
+
 /**
  * The keys of `raw` (the file as read) that `parsed` (what the schema made of it) does not have, at any
- * depth. Maps the schema keeps whole (servers, env, headers) give none; lists are not looked into.
+ * depth. Maps the schema keeps whole (servers, env, headers) give none; the entries of a list the schema
+ * kept entry for entry (custom PII patterns) are looked into, each key tied to its entry (UnknownKey.entries).
  */
-export function findUnknownKeys(raw: unknown, parsed: unknown, path: readonly string[] = []): UnknownKey[] {
+export function findUnknownKeys(raw: unknown, parsed: unknown, path: readonly string[] = [], entries: ListEntries = []): UnknownKey[] {
+  if (Array.isArray(raw) && Array.isArray(parsed) && raw.length === parsed.length) {
+    return raw.flatMap((item, i) =>
+      findUnknownKeys(item, parsed[i], [...path, String(i)], [...entries, { at: path.length, known: sortedJson(parsed[i]) }]),
+    );
+  }
   if (!isPlainObject(raw) || !isPlainObject(parsed)) return [];
   const found: UnknownKey[] = [];
   for (const key of Object.keys(raw)) {
     // An import leaves keys without a value (`cwd: undefined`): JSON has none, and there is nothing to keep.
     if (raw[key] === undefined) continue;
     const at = [...path, key];
-    if (Object.hasOwn(parsed, key)) found.push(...findUnknownKeys(raw[key], parsed[key], at));
-    else found.push({ path: at, value: raw[key] });
+    if (Object.hasOwn(parsed, key)) found.push(...findUnknownKeys(raw[key], parsed[key], at, entries));
+    else found.push(entries.length > 0 ? { path: at, value: raw[key], entries } : { path: at, value: raw[key] });
   }
   return found;
 }
 
 /**
- * A copy of `config` with the unknown keys put back where they were (the objects on their way are
- * copied; `config` is not changed), and the keys that were placed. A key is left out when the object that
- * held it is gone (a server removed) or now has a known value under that name.
+ * A copy of `config` with the unknown keys put back where they were (the objects and lists on their way
+ * are copied; `config` is not changed), and the keys that were placed. A key is left out when the object
+ * that held it is gone (a server removed, a list entry changed) or now has a known value under that name.
  */
 export function withUnknownKeys<T extends Record<string, unknown>>(config: T, unknown: readonly UnknownKey[]): { value: T; placed: UnknownKey[] } {
   if (unknown.length === 0) return { value: config, placed: [] };
   const root: Record<string, unknown> = { ...config };
-  const copies = new Set<object>([root]);
+  // Each copy made on the way, with what it was copied from (a list entry is checked as it was).
+  const copies = new Map<object, unknown>([[root, config]]);
   const placed: UnknownKey[] = [];
   for (const entry of unknown) {
-    const parent = copiedParent(root, entry.path, copies);
+    const parent = copiedParent(root, entry, copies);
     const key = entry.path.at(-1);
     if (parent === undefined || key === undefined || Object.hasOwn(parent, key)) continue;
     setOwn(parent, key, entry.value);
@@ -57,22 +84,34 @@ export function withUnknownKeys<T extends Record<string, unknown>>(config: T, un
   return { value: root as T, placed };
 }
 
-/** The object that holds the key at `path`, copied (once) on the way down from `root`; undefined when it is gone. */
-function copiedParent(root: Record<string, unknown>, path: readonly string[], copies: Set<object>): Record<string, unknown> | undefined {
-  let node = root;
-  for (const key of path.slice(0, -1)) {
-    const child = Object.hasOwn(node, key) ? node[key] : undefined;
-    if (!isPlainObject(child)) return undefined;
+/**
+ * The object that holds the key at `entry.path`, copied (once) on the way down from `root`; undefined when
+ * it is gone, or when a list entry on the way is no longer the one that held it.
+ */
+function copiedParent(root: Record<string, unknown>, entry: UnknownKey, copies: Map<object, unknown>): Record<string, unknown> | undefined {
+  let node: Record<string, unknown> | unknown[] = root;
+  for (const [depth, key] of entry.path.slice(0, -1).entries()) {
+    const child = childAt(node, key);
+    if (!isPlainObject(child) && !Array.isArray(child)) return undefined;
+    // Compared as it was before a key was put back into it.
+    const listed = entry.entries?.find((e) => e.at === depth);
+    if (listed && listed.known !== sortedJson(copies.has(child) ? copies.get(child) : child)) return undefined;
     if (copies.has(child)) {
       node = child;
       continue;
     }
-    const copy = { ...child };
-    copies.add(copy);
-    setOwn(node, key, copy);
+    const copy: Record<string, unknown> | unknown[] = Array.isArray(child) ? [...child] : { ...child };
+    copies.set(copy, child);
+    if (Array.isArray(node)) node[Number(key)] = copy;
+    else setOwn(node, key, copy);
     node = copy;
   }
-  return node;
+  return Array.isArray(node) ? undefined : node;
+}
+
+function childAt(node: Record<string, unknown> | unknown[], key: string): unknown {
+  if (Array.isArray(node)) return /^\d+$/.test(key) ? node[Number(key)] : undefined;
+  return Object.hasOwn(node, key) ? node[key] : undefined;
 }
 
 /** Edits (insert, delete, change, swap of neighbours) that turn `a` into `b`. */

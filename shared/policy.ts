@@ -111,11 +111,23 @@ const piiFields = <C extends z.ZodType<CustomPiiPatternPolicy>>(custom: C) => ({
   /** Also mask the result before it reaches the spill store or the compression model. */
   maskResults: z.boolean().optional(),
 });
-/** Per-tool PII masking: arguments masked before they go upstream and restored in the result. */
-export const PiiPolicySchema = z.strictObject(piiFields(CustomPiiPatternSchema));
+/** A kind named twice is refused, naming it (where it is named again): the list then says what it does. */
+function refuseRepeatedTypes(pii: { types: readonly string[] }, ctx: z.RefinementCtx): void {
+  for (const [i, type] of pii.types.entries()) {
+    if (pii.types.indexOf(type) !== i) {
+      ctx.addIssue({ code: 'custom', path: ['types', i], message: `list names "${type}" twice: keep one of them` });
+      return;
+    }
+  }
+}
 /**
- * A key of a custom pattern that Spillway does not know is dropped without a warning and not written
- * back: findUnknownKeys does not look into lists.
+ * Per-tool PII masking: arguments masked before they go upstream and restored in the result. A kind named
+ * twice is refused here; the stored form (below) takes it, as a config.json an older Spillway wrote may have it.
+ */
+export const PiiPolicySchema = z.strictObject(piiFields(CustomPiiPatternSchema)).superRefine(refuseRepeatedTypes);
+/**
+ * A key of a custom pattern that Spillway does not know is named at load and written back while that
+ * pattern stays as it was (findUnknownKeys looks into the list, entry by entry).
  */
 const StoredPiiPolicySchema = z.object(piiFields(z.object(customPiiFields)));
 export type PiiPolicy = z.infer<typeof PiiPolicySchema>;

@@ -7,15 +7,14 @@ import { randomUUID } from 'node:crypto';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Config, Settings } from '../../shared/config.js';
+import type { UnknownKey } from '../../shared/config-unknown-keys.js';
 import type { HubEvent, HubEventInput } from '../../shared/events.js';
 import { loadOrCreateToken, tokensEqual } from './files/access-token.js';
-import type { AppPaths } from './files/app-paths.js';
 import { Catalog } from './catalog/catalog.js';
 import { KeptCatalog } from './catalog/kept-catalog.js';
 import { ConfigFile } from './files/config-file.js';
 import { FastToolCalls } from './downstream/fast-tool-calls.js';
-import { HttpEndpoint, type EndpointHooks } from './downstream/http-endpoint.js';
-import type { HttpSessionLimits } from './downstream/session-reaping.js';
+import { HttpEndpoint } from './downstream/http-endpoint.js';
 import { notRunningTool } from './call/relay-errors.js';
 import { Relay } from './call/relay.js';
 import type { OwnResources, OwnTool } from './call/relay-contract.js';
@@ -34,45 +33,15 @@ import { ChildReaper } from './upstream/child-reaper.js';
 import { ServerPath } from './upstream/server-path.js';
 import { createTransportFactory } from './upstream/transport-factory.js';
 import { UsageRecords } from './ledger/usage-records.js';
-import type { UpstreamHooks, UpstreamOptions } from './upstream/upstream.js';
 import { UpstreamPool, type UpstreamStatusChange } from './upstream/upstream-pool.js';
 import { startPlan } from './upstream/start-plan.js';
 import { StartupWaits } from './hub/startup-waits.js';
 import { openHubParts, type HubParts } from './hub/hub-parts.js';
 import { HubSignIns } from './hub/hub-sign-ins.js';
+import type { HubOptions } from './hub/hub-options.js';
 import { CatalogRebuild } from './hub/catalog-rebuild.js';
 
-export interface HubOptions {
-  paths: AppPaths;
-  version: string;
-  platform: NodeJS.Platform;
-  env: Readonly<Record<string, string | undefined>>;
-  /** Overrides the configured port (the CLI's --port). */
-  port?: number;
-  /**
-   * Start stdio servers with the PATH a fresh login gets (true when launched from a GUI): the login
-   * shell's on macOS and Linux, the registry's on Windows (upstream/server-path.ts).
-   */
-  useLoginShellPath?: boolean;
-  /** Tuning for upstream reconnects (tests shorten these). */
-  upstream?: Partial<UpstreamOptions>;
-  /** Extra HTTP routes (control API, UI). */
-  handleOther?: EndpointHooks['handleOther'];
-  /** Per-client tokens (one-click client configuration): who holds this token, if anyone. */
-  authenticateClient?: (token: string) => { clientId: string } | undefined;
-  /** The call cache's clock (tests expire entries without waiting). */
-  cacheClock?: () => number;
-  /** How upstreams are reached (default: stdio, Streamable HTTP or SSE per config; tests pass in-memory pairs). */
-  createTransport?: UpstreamHooks['createTransport'];
-  /** Open the HTTP endpoint on start (default true; in-process tests connect sessions with connectSession). */
-  listen?: boolean;
-  /** How long a session's first tools/list waits for the upstreams ready last run (default FIRST_LIST_WAIT_MS). */
-  firstListWaitMs?: number;
-  /** When abandoned HTTP sessions are closed: idle timeout, cap and clock (tests shorten them). */
-  httpSessions?: HttpSessionLimits;
-  /** How long one PII masking with custom patterns may run (default PII_DEADLINE_MS; tests shorten it). */
-  piiDeadlineMs?: number;
-}
+export type { HubOptions } from './hub/hub-options.js';
 
 export { TOOL_PINS_FILE } from './hub/hub-parts.js';
 
@@ -317,9 +286,14 @@ export class Hub {
     return this.#token;
   }
 
-  /** Saves the config file, then applies the new config and announces what changed. */
-  async saveConfig(next: Config, what: string): Promise<void> {
-    await this.#configFile.save(next);
+  /** The keys of config.json this version does not know, as the next save writes them back. */
+  get unknownConfigKeys(): readonly UnknownKey[] {
+    return this.#configFile.unknown;
+  }
+
+  /** Saves the config file (with `restored` unknown keys put back: Undo's), then applies the new config and announces what changed. */
+  async saveConfig(next: Config, what: string, restored?: readonly UnknownKey[]): Promise<void> {
+    await this.#configFile.save(next, restored);
     this.emit({ type: 'config.changed', level: 'info', what });
   }
 
@@ -378,6 +352,8 @@ export class Hub {
 
   #newSession(id: string, kind: SessionTransportKind): DownstreamSession {
     const session = new DownstreamSession(id, kind, this.relay, this.options.version);
+    // What a session drops (a notification nested too deep) is said in the log, whatever its transport.
+    session.onWarning = (message) => this.emit({ type: 'log', level: 'warn', message });
     this.sessions.set(id, session);
     return session;
   }

@@ -5,7 +5,7 @@
  * (an uncaught exception in the hub) and the session read nothing more; over HTTP the call was cancelled
  * and the POST answered "Parse error: Maximum call stack size exceeded". Such a notification is now
  * dropped before anything reads it, as a request is refused: it gets no answer, the call it names goes on,
- * the drop is logged (the bridge socket's warnings), a POST carrying only it gets 400 with -32602, and the
+ * the drop is logged (over the socket and HTTP alike), a POST carrying only it gets 400 with -32602, and the
  * session goes on.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -104,11 +104,18 @@ it('over HTTP: a POST of it alone gets 400 with -32602, in a batch it is dropped
       expect(answer.error?.code).toBe(-32602);
       expect(answer.error?.message).toMatch(member);
     }
-    // In a batch with a request: the request is answered, the notification dropped.
+    // In a batch with a request: the request is answered, the notification dropped and the drop logged.
+    const logged = hub.waitFor(
+      (e) => e.type === 'log' && e.level === 'warn' && e.message.startsWith(`${client} (`) && /notifications\/cancelled/.test(e.message),
+      'the drop logged',
+    );
     const batch = await http.postText(`[${deepCancel('h2')},{"jsonrpc":"2.0","id":"list","method":"tools/list"}]`);
     expect(batch.status).toBe(200);
     expect(batch.body).toContain('fx__noop');
     expect(batch.body).not.toMatch(/Maximum call stack|Parse error/);
+    expect(((await within(logged, 20_000, 'the drop logged')) as { message: string }).message).toMatch(
+      /session\): Invalid params: a notifications\/cancelled/,
+    );
     // The session goes on, and the call the deep cancellations named still runs: a plain one ends it now.
     expect((await http.request({ id: 'after', method: 'tools/call', params: { name: 'fx__noop', arguments: {} } })).body.result).toBeDefined();
     const finished = hangFinished(client);

@@ -40,7 +40,8 @@ export function controlParts(hub: Hub): ControlParts {
   const revisions = new ServerRevisions();
   const control = new HubControl({
     config,
-    saveConfig: (next, what) => hub.saveConfig(next, what),
+    saveConfig: (next, what, restored) => hub.saveConfig(next, what, restored),
+    unknownKeys: () => hub.unknownConfigKeys,
     pool: hub.pool,
     policy: hub.policy,
     refreshCatalog: () => hub.refreshCatalog(),

@@ -6,6 +6,7 @@
 import { uniqueServerId, SERVER_ID_PATTERN, type Config, type ServerConfig, type Settings, type SettingsPatch } from '../../../shared/config.js';
 import type { HubEventInput, UpstreamStatus } from '../../../shared/events.js';
 import { ownValue } from '../../../shared/records.js';
+import type { UnknownKey } from '../../../shared/config-unknown-keys.js';
 import { policiesOf, withServerPolicies, withoutServer, type Policies, type ServerPolicies } from '../../../shared/policy.js';
 import type { HubIdentity } from '../clients/entry-owner.js';
 import type { EventLog } from '../log/event-log.js';
@@ -29,8 +30,10 @@ import { testUpstream } from './upstream-test.js';
 export interface HubControlDeps {
   /** The config as it is now (every change replaces the object). */
   config(): Config;
-  /** Saves the config file, then applies it and announces what changed. */
-  saveConfig(next: Config, what: string): Promise<void>;
+  /** Saves the config file (with `restored` unknown keys put back: Undo's), then applies it and announces what changed. */
+  saveConfig(next: Config, what: string, restored?: readonly UnknownKey[]): Promise<void>;
+  /** The keys of config.json this version does not know (a removed server's go with it, for Undo). */
+  unknownKeys?(): readonly UnknownKey[];
   pool: UpstreamPool;
   policy: Pick<PolicyRuntime, 'cache' | 'pins' | 'pendingMisfit'>;
   /** Rebuilds the catalog now (after a policy or settings change). */
@@ -120,7 +123,7 @@ export class HubControl {
   async #add(
     req: { id?: string; name?: string; config: unknown },
     changes: SecretChanges | undefined,
-    held?: Pick<RemovedServer, 'config' | 'policies'>,
+    held?: Pick<RemovedServer, 'config' | 'policies' | 'unknown'>,
   ): Promise<{ id: string }> {
     const config = this.deps.config();
     const cfg = validServer(req.config);
@@ -143,6 +146,7 @@ export class HubControl {
       await this.deps.saveConfig(
         { ...config, servers: { ...config.servers, [id]: saved }, policies: withServerPolicies(config.policies, id, policies) },
         `server ${id} added`,
+        held?.unknown,
       );
     } catch (err) {
       // Nothing half-saved: the store holds what it held before (a value under this id may be a stopping server's).
@@ -213,10 +217,12 @@ export class HubControl {
       const removed = ownValue(config.servers, id);
       if (!removed) throw new ControlError('not_found', `No server with id "${id}"`, 'id');
       const { [id]: _removed, ...rest } = config.servers;
+      // Read before the save leaves them out of the file: Undo puts them back.
+      const unknown = this.deps.unknownKeys?.() ?? [];
       // Its policies go with it: a server added later under the same id must not get its hidden values.
       await this.deps.saveConfig({ ...config, servers: rest, policies: withoutServer(config.policies, id) }, `server ${id} removed`);
       // Read before they are forgotten; a store that cannot answer only means no Undo.
-      const kept = await this.#removed.keep(id, removed, policiesOf(config.policies, id), this.deps.secretStore).then(
+      const kept = await this.#removed.keep(id, removed, policiesOf(config.policies, id), this.deps.secretStore, unknown).then(
         () => true,
         () => false,
       );

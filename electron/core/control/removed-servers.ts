@@ -1,10 +1,11 @@
 /**
  * Undo for Remove: a removed server is held for a while — its config with its secret values in place of
- * their references, its sign-in and its policies — so that Undo adds it back as it was, without typing a
- * key again or signing in again. Held in memory only (never written anywhere), and only for UNDO_MS:
+ * their references, its sign-in, its policies and the keys of config.json under them that this version
+ * does not know — so that Undo adds it back as it was, without typing a key again or signing in again. Held in memory only (never written anywhere), and only for UNDO_MS:
  * after that, or after a restart, the server has to be added again.
  */
 import type { ServerConfig } from '../../../shared/config.js';
+import type { UnknownKey } from '../../../shared/config-unknown-keys.js';
 import type { ServerPolicies } from '../../../shared/policy.js';
 import { ConfigChangedError } from '../files/config-file.js';
 import { OAUTH_SECRETS } from '../oauth/upstream-oauth-provider.js';
@@ -25,6 +26,26 @@ export interface RemovedServer {
   signIn: Record<string, string>;
   /** Its own policy and its tools' (removed from the config with it). */
   policies: ServerPolicies;
+  /**
+   * The keys of config.json under its entry and its policies that this version does not know (a newer
+   * Spillway's): the config in force leaves them out, so they go back into the file with it.
+   */
+  unknown?: readonly UnknownKey[];
+}
+
+/** Where config.json keeps what belongs to server `id`: its entry, its policy and its tools'. */
+function serverPaths(id: string): string[][] {
+  return [
+    ['servers', id],
+    ['policies', 'servers', id],
+    ['policies', 'tools', id],
+  ];
+}
+
+/** Those of `unknown` (the config file's unknown keys) that belong to server `id`. */
+export function unknownKeysOf(unknown: readonly UnknownKey[], id: string): UnknownKey[] {
+  const paths = serverPaths(id);
+  return unknown.filter((key) => paths.some((p) => p.length < key.path.length && p.every((part, i) => key.path[i] === part)));
 }
 
 export class RemovedServers {
@@ -35,8 +56,17 @@ export class RemovedServers {
     private readonly now: () => number = Date.now,
   ) {}
 
-  /** Holds a server about to be removed with its policies, its values read from `store` while they are still there. */
-  async keep(id: string, cfg: ServerConfig, policies: ServerPolicies, store: SecretStore | undefined): Promise<void> {
+  /**
+   * Holds a server about to be removed with its policies, its values read from `store` while they are still
+   * there; `unknown`: the config file's unknown keys as they were before the removal (those of `id` are kept).
+   */
+  async keep(
+    id: string,
+    cfg: ServerConfig,
+    policies: ServerPolicies,
+    store: SecretStore | undefined,
+    unknown: readonly UnknownKey[] = [],
+  ): Promise<void> {
     this.#sweep();
     const config = store ? await resolveServerSecrets(store, id, cfg) : cfg;
     const signIn: Record<string, string> = {};
@@ -45,7 +75,8 @@ export class RemovedServers {
         const value = await store.get(id, name);
         if (value !== undefined) signIn[name] = value;
       }
-    this.#byId.set(id, { config, signIn, policies, expiresAt: this.now() + this.ttlMs });
+    const own = unknownKeysOf(unknown, id);
+    this.#byId.set(id, { config, signIn, policies, ...(own.length > 0 ? { unknown: own } : {}), expiresAt: this.now() + this.ttlMs });
   }
 
   /** The server removed under `id`, still held (undefined when none is held or it expired). */
@@ -70,7 +101,9 @@ export class RemovedServers {
 
 /** What is held, without its time. */
 function removedServer(held: (RemovedServer & { expiresAt: number }) | undefined): RemovedServer | undefined {
-  return held && { config: held.config, signIn: held.signIn, policies: held.policies };
+  if (!held) return undefined;
+  const { expiresAt: _expiresAt, ...server } = held;
+  return server;
 }
 
 /**

@@ -81,8 +81,9 @@ export function restoreMaskedSecrets(next: ServerConfig, before: ServerConfig | 
   if (next.type !== 'stdio' && before.type !== 'stdio' && shown.type !== 'stdio') {
     // Credential parameters go by name too: `api_key=••••` typed by hand also keeps the stored key.
     const stored = urlSecretValues(before.url);
-    const url = swapSecretParams(restoreText(next.url, shown.url, before.url), (param, value) =>
-      MASKED.test(value) ? stored.get(param) : undefined,
+    const url = moveRenamedParam(
+      swapSecretParams(restoreText(next.url, shown.url, before.url), (param, value) => (MASKED.test(value) ? stored.get(param) : undefined)),
+      stored,
     );
     refuseUnstoredParams(url, stored);
     return { ...next, headers: restoreValues(next.headers, before.headers, 'config.headers'), url, ...(label === undefined ? {} : { label }) };
@@ -90,16 +91,34 @@ export function restoreMaskedSecrets(next: ServerConfig, before: ServerConfig | 
   return next;
 }
 
+/** Whether a credential parameter sent back shows a hidden value, or refers to a stored one (`<secret>`), that its name holds none of. */
+const unstoredParam = (param: string, value: string, stored: ReadonlyMap<string, string>) =>
+  value === SECRET_REF ? stored.get(param) !== SECRET_REF : MASKED.test(value);
+
+/**
+ * A credential parameter renamed (`token=***` made `access_token=***`) keeps its key, as an env variable or
+ * header renamed does (restoreValues): when exactly one parameter sent back stands for nothing stored under
+ * its name and exactly one stored parameter is gone, the new one gets the gone one's value (a
+ * movedSecretRef when it is in the store, which storeServerSecrets then stores under the new name).
+ */
+function moveRenamedParam(url: string, stored: ReadonlyMap<string, string>): string {
+  const sent = urlSecretValues(url);
+  const added = [...sent].filter(([param, value]) => unstoredParam(param, value, stored)).map(([param]) => param);
+  const gone = [...stored.keys()].filter((name) => stored.get(name) !== '' && !sent.has(name));
+  if (added.length !== 1 || gone.length !== 1) return url;
+  const from = gone[0]!;
+  const value = stored.get(from) === SECRET_REF ? movedSecretRef(from) : stored.get(from)!;
+  return swapSecretParams(url, (param) => (param === added[0] ? value : undefined));
+}
+
 /**
  * A credential parameter of the address sent back that still shows a hidden value, or refers to a stored
  * one (`<secret>`) its name holds none of, stands for nothing stored under that name: refused, naming the
- * address, rather than saved without its key. So is a parameter renamed (`token=***` made
- * `access_token=***`): the store keeps the key under the old name only, which the save would then forget.
+ * address, rather than saved without its key (a single one renamed was given its key: moveRenamedParam).
  */
 function refuseUnstoredParams(url: string, stored: ReadonlyMap<string, string>): void {
   swapSecretParams(url, (param, value) => {
-    const unstored = value === SECRET_REF ? stored.get(param) !== SECRET_REF : MASKED.test(value);
-    if (!unstored) return undefined;
+    if (!unstoredParam(param, value, stored)) return undefined;
     const gone = [...stored.keys()].filter((name) => stored.get(name) !== '' && !urlSecretValues(url).has(name));
     const renamed = gone.length === 1 ? ` The key is stored under ${gone[0]}: keep that name, or type the key in place of the hidden value.` : '';
     throw new ControlError(

@@ -99,6 +99,11 @@ export class ConfigFile {
     return this.#current;
   }
 
+  /** The keys of the file Spillway does not know, as the next save writes them back (a removed server's are gone). */
+  get unknown(): readonly UnknownKey[] {
+    return this.#unknown;
+  }
+
   /** One sentence for each key of the file Spillway does not know, as of the last load: to log. */
   get warnings(): readonly string[] {
     return this.#warnings;
@@ -128,14 +133,15 @@ export class ConfigFile {
   /**
    * Writes atomically (temp file + rename), one write at a time, in the order asked: the newest config
    * saved wins. Rejects with ConfigChangedError, writing nothing, when the file changed behind this object.
+   * `restored`: unknown keys to write back too, from then on (a removed server's, when Undo puts it back).
    */
-  save(config: Config): Promise<void> {
-    const write = this.#write.catch(() => undefined).then(() => this.#writeNow(config));
+  save(config: Config, restored: readonly UnknownKey[] = []): Promise<void> {
+    const write = this.#write.catch(() => undefined).then(() => this.#writeNow(config, restored));
     this.#write = write;
     return write;
   }
 
-  async #writeNow(config: Config): Promise<void> {
+  async #writeNow(config: Config, restored: readonly UnknownKey[]): Promise<void> {
     if (this.#known === undefined) throw new Error(`${this.path} has not been loaded`);
     await this.#saying(async () => {
       await mkdir(dirname(this.path), { recursive: true });
@@ -145,7 +151,7 @@ export class ConfigFile {
     if (onDisk !== null && fingerprint(onDisk) !== this.#known) this.#refuse(onDisk);
     if (onDisk !== null) await this.#saying(() => this.#backupOnce(onDisk));
     // The unknown keys of a server removed (or now known) are not kept for a later one of the same name.
-    const { value, placed } = withUnknownKeys(config, this.#unknown);
+    const { value, placed } = withUnknownKeys(config, [...this.#unknown, ...restored]);
     const text = Buffer.from(serializeConfig(value), 'utf8');
     await this.#saying(() => this.#writeFile(this.path, text, 0o600));
     this.#known = fingerprint(text);

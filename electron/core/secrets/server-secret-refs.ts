@@ -9,7 +9,7 @@ import { SECRET_REF, type Config, type ServerConfig } from '../../../shared/conf
 import { secretArgName } from '../../../shared/server-config.js';
 import { secretWordAt } from '../log/redact.js';
 import { SecretStoreError, type SecretStore } from './secret-store.js';
-import { splitUrlSecrets, swapSecretParams, urlSecretRefs } from './url-secrets.js';
+import { splitUrlSecrets, swapSecretParams, urlSecretRefs, urlSecretValues } from './url-secrets.js';
 
 type Kind = 'env' | 'header' | 'url';
 
@@ -21,9 +21,10 @@ const withValues = (cfg: ServerConfig, values: Record<string, string>): ServerCo
 export const secretName = (kind: Kind, key: string) => `${kind}:${key}`;
 
 /**
- * In a config being saved or tested, never in config.json: the value stored under another env variable or
- * header of the same server. The edit form sends it when a variable whose value it showed masked was
- * renamed (see restoreMaskedSecrets); storeServerSecrets stores that value under the new name.
+ * In a config being saved or tested, never in config.json: the value stored under another env variable,
+ * header or credential parameter of the address of the same server. The edit form sends it when a key
+ * whose value it showed masked was renamed (see restoreMaskedSecrets); storeServerSecrets stores that
+ * value under the new name.
  */
 export const movedSecretRef = (fromKey: string) => `<secret of ${fromKey}>`;
 const MOVED_REF = /^<secret of ([\s\S]+)>$/;
@@ -98,7 +99,7 @@ export async function storeServerSecrets(store: SecretStore, id: string, given: 
   let config = withValues(cfg, next);
   if (config.type !== 'stdio') {
     const { url, values: inUrl } = splitUrlSecrets(config.url);
-    for (const [param, value] of inUrl) await store.set(id, secretName('url', param), value);
+    for (const [param, value] of inUrl) await store.set(id, secretName('url', param), await movedValue(store, id, 'url', value));
     if (inUrl.size > 0) {
       config = { ...config, url };
       changed = true;
@@ -131,7 +132,8 @@ export async function forgetUnreferenced(store: SecretStore, id: string, before:
 export async function resolveServerSecrets(store: SecretStore, id: string, cfg: ServerConfig): Promise<ServerConfig> {
   const refs = referenced(cfg);
   const [kind, values] = valuesOf(cfg);
-  if (refs.length === 0 && !Object.values(values).some((value) => MOVED_REF.test(value))) return cfg;
+  const inUrl = cfg.type === 'stdio' ? new Map<string, string>() : urlSecretValues(cfg.url);
+  if (refs.length === 0 && ![...Object.values(values), ...inUrl.values()].some((value) => MOVED_REF.test(value))) return cfg;
   const stored = new Map<string, string>();
   for (const r of refs) {
     const value = await store.get(id, r.name);
@@ -144,9 +146,11 @@ export async function resolveServerSecrets(store: SecretStore, id: string, cfg: 
   }
   const config = withValues(cfg, Object.fromEntries(resolved));
   if (config.type === 'stdio') return config;
+  const moved = new Map<string, string>();
+  for (const [param, value] of inUrl) if (MOVED_REF.test(value)) moved.set(param, await movedValue(store, id, 'url', value));
   return {
     ...config,
-    url: swapSecretParams(config.url, (param, value) => (value === SECRET_REF ? stored.get(secretName('url', param)) : undefined)),
+    url: swapSecretParams(config.url, (param, value) => (value === SECRET_REF ? stored.get(secretName('url', param)) : moved.get(param))),
   };
 }
 
