@@ -23,6 +23,8 @@ export const RegistryServerSchema = z.object({
   kinds: z.array(z.string()),
   /** The registry's status: `active`, `deprecated` or `deleted`. */
   status: z.string().optional(),
+  /** Why it is deprecated or deleted, in the registry's words (its statusMessage); only with such a status. */
+  statusMessage: z.string().max(500).optional(),
 });
 export type RegistryServer = z.infer<typeof RegistryServerSchema>;
 
@@ -111,7 +113,15 @@ export const registryApi = {
   'registry.versions': {
     req: z.object({ name: entryRef.name }),
     res: z.object({
-      versions: z.array(z.object({ version: z.string(), latest: z.boolean(), status: z.string().optional(), publishedAt: z.string().optional() })),
+      versions: z.array(
+        z.object({
+          version: z.string(),
+          latest: z.boolean(),
+          status: z.string().optional(),
+          statusMessage: z.string().max(500).optional(),
+          publishedAt: z.string().optional(),
+        }),
+      ),
       cached: RegistryCachedSchema.optional(),
     }),
   },

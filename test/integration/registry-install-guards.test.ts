@@ -57,12 +57,32 @@ const bundleEntry = (name: string, file: string, version: string) =>
   entry(name, { registryType: 'mcpb', identifier: `${base}/files/${file}`, version, fileSha256: sha256(files.get(file)!) });
 const npmEntry = (name: string, identifier: string, version: string) => entry(name, { registryType: 'npm', identifier, version });
 
+/**
+ * The smallest MCP server over stdio (no dependencies): it answers initialize and an empty tools/list, so
+ * an update to it starts (an update that does not start is rolled back, registry-update-rollback.test.ts).
+ */
+const SMALLEST_SERVER = `let buf = '';
+process.stdin.on('data', (chunk) => {
+  buf += chunk;
+  for (let i = buf.indexOf('\\n'); i >= 0; i = buf.indexOf('\\n')) {
+    const line = buf.slice(0, i).trim();
+    buf = buf.slice(i + 1);
+    const m = line ? JSON.parse(line) : {};
+    if (m.id === undefined) continue;
+    const result = m.method === 'initialize'
+      ? { protocolVersion: m.params.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: 'x', version: '1' } }
+      : m.method === 'tools/list' ? { tools: [] } : {};
+    process.stdout.write(JSON.stringify({ jsonrpc: '2.0', id: m.id, result }) + '\\n');
+  }
+});
+`;
+
 /** A published npm version whose tarball's package.json says `claims` (its real version unless a lie is wanted). */
 function npmVersion(name: string, version: string, claims = version): PublishedVersion {
   const file = `${name}-${version}.tgz`;
   const tarball = npmTarball({
     'package.json': JSON.stringify({ name, version: claims, bin: { [name]: 'x.js' } }),
-    'x.js': 'process.exit(0);\n',
+    'x.js': SMALLEST_SERVER,
   });
   files.set(file, tarball);
   return { version, tarball, tarballUrl: `${base}/files/${file}`, bin: { [name]: 'x.js' } };
@@ -175,11 +195,11 @@ describe('Update of one of two servers added from the same install', () => {
     expect(existsSync(two.args[0])).toBe(true);
 
     expect(await api('registry.update', { id: 'bundle-two' })).toMatchObject({ ok: true, value: { version: '1.1.0', updated: true } });
-    expect(existsSync(old)).toBe(true); // removed at the next start, when no server runs it
+    expect(existsSync(old)).toBe(true); // kept as the previous install an update that does not start goes back to
     expect(existsSync(join(dataDir, 'bundles', `${NS}+shared-bundle@1.1.0`, 'manifest.json'))).toBe(true);
   }, 120_000);
 
-  it('an npm package: the other server keeps its folder; updating it too leaves the old one for the next start', async () => {
+  it('an npm package: the other server keeps its folder; updating it too keeps the old one as the previous install', async () => {
     const name = `${NS}/shared-npm`;
     expect(await api('registry.add', { name, package: 0, id: 'npm-one' })).toMatchObject({ ok: true });
     expect(await api('registry.add', { name, package: 0, id: 'npm-two' })).toMatchObject({ ok: true });
@@ -192,6 +212,6 @@ describe('Update of one of two servers added from the same install', () => {
     expect(existsSync(two.args[0])).toBe(true);
 
     expect(await api('registry.update', { id: 'npm-two' })).toMatchObject({ ok: true, value: { version: '1.1.0', updated: true } });
-    expect(existsSync(old)).toBe(true); // removed at the next start, when no server runs it
+    expect(existsSync(old)).toBe(true); // kept as the previous install an update that does not start goes back to
   }, 120_000);
 });

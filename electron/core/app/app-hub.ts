@@ -10,6 +10,7 @@ import type { OsFacts as ClientOsFacts } from '../clients/index.js';
 import type { BridgeLaunch, ClientsService } from '../clients/clients-service.js';
 import { clientsHandlers } from '../control/clients-handlers.js';
 import { appRegistryHandlers, registrySecretStore } from '../control/registry-handlers.js';
+import { serverStartOutcome } from '../control/registry-update.js';
 import { ControlDispatcher, hubHandlers, type HandlerMap } from '../control/control-handlers.js';
 import { controlParts } from '../control/control-parts.js';
 import type { HubControl } from '../control/hub-control.js';
@@ -174,6 +175,8 @@ async function buildAppHub(options: AppHubOptions, folder: DataFolderClaim): Pro
     secrets: registrySecretStore(hub.secretStore),
     upstreamConfigs: () => hub.config.servers,
     updateUpstream: (req) => parts.control.updateUpstream(req),
+    // An update waits for the new version to start, and goes back to the one before when it does not.
+    startOutcome: serverStartOutcome(hub),
     onInstalling: ({ name, version }) => hub.emit({ type: 'log', level: 'info', message: `Installing ${name}${version ? ` ${version}` : ''}…` }),
     onRemovedUnused: (folders) =>
       hub.emit({

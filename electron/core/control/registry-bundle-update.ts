@@ -10,7 +10,9 @@ import { BundleRefusal, publishedBundle, switchBundle } from '../registry/mcpb/b
 import { BundleError } from '../registry/mcpb/mcpb-bundle.js';
 import { RegistryError } from '../registry/registry-client.js';
 import type { RegistryCatalog } from '../registry/registry-catalog.js';
+import { isUpdate } from '../registry/version-order.js';
 import { ControlError } from './control-error.js';
+import { switchWatched, type StartWatch } from './registry-update.js';
 
 export interface BundleUpdateDeps {
   catalog(): RegistryCatalog;
@@ -19,6 +21,8 @@ export interface BundleUpdateDeps {
   /** The upstreams' configs as saved: the old folder is removed only when none of them runs it. */
   upstreamConfigs?(): Record<string, ServerConfig>;
   secrets?: { getEnv?(serverId: string, key: string): Promise<string | undefined> };
+  /** Waits until the switched server is ready or has failed (registry-update.ts). */
+  startOutcome?: StartWatch;
 }
 
 /** The upstream's bundle as `bundleOf` found it. */
@@ -63,7 +67,7 @@ export function bundleUpdateHandlers(deps: BundleUpdateDeps) {
     async installed(ref: BundleRefOf) {
       try {
         const { version } = await latest(ref.name);
-        return { name: ref.name, version: ref.version, latest: version, updateAvailable: version !== ref.version };
+        return { name: ref.name, version: ref.version, latest: version, updateAvailable: isUpdate(version, ref.version) };
       } catch (err) {
         return { name: ref.name, version: ref.version, updateAvailable: false, notice: err instanceof Error ? err.message : String(err) };
       }
@@ -74,7 +78,7 @@ export function bundleUpdateHandlers(deps: BundleUpdateDeps) {
       let next;
       try {
         const published = await latest(ref.name);
-        if (published.version === ref.version) return { id, name: ref.name, version: ref.version, previous: ref.version, updated: false };
+        if (!isUpdate(published.version, ref.version)) return { id, name: ref.name, version: ref.version, previous: ref.version, updated: false };
         const installed = await bundles.install({
           name: ref.name,
           version: published.version,
@@ -86,14 +90,29 @@ export function bundleUpdateHandlers(deps: BundleUpdateDeps) {
         if (err instanceof BundleError || err instanceof RegistryError) throw new ControlError('unavailable', err.message);
         throw err;
       }
+      const updateUpstream = deps.updateUpstream;
       try {
         const from = { ref, bundle: await bundles.installed(ref.dir) };
-        await deps.updateUpstream({
+        const to = { name: ref.name, version: next.version, dir: next.installed.dir };
+        // The old version stays as the server's previous install (the next start keeps it); one that does
+        // not start is switched back from the new.
+        await switchWatched({
           id,
-          change: async (current) => {
+          name: ref.name,
+          from: { version: ref.version, folder: ref.dir },
+          to: { version: next.version, folder: next.installed.dir },
+          installs: bundles,
+          updateUpstream,
+          forward: async (current) => {
             if (bundles.bundleOf(current)?.dir !== ref.dir) throw changedMeanwhile(id, ref);
             return switchBundle(await storedPaths(id, current, ref.dir), from, next.installed);
           },
+          back: async (current) => {
+            if (bundles.bundleOf(current)?.dir !== to.dir) throw changedMeanwhile(id, to);
+            return switchBundle(await storedPaths(id, current, to.dir), { ref: to, bundle: next.installed }, from.bundle);
+          },
+          startOutcome: deps.startOutcome,
+          upstreamConfigs: deps.upstreamConfigs,
         });
       } catch (err) {
         // Not switched over (refused, or the save was): a version installed just now goes again.
@@ -101,8 +120,6 @@ export function bundleUpdateHandlers(deps: BundleUpdateDeps) {
         if (err instanceof BundleRefusal || err instanceof BundleError) throw new ControlError('invalid', err.message, 'id');
         throw err;
       }
-      // The old version's folder stays until the next start, which removes it when no server runs it (as for
-      // npm packages, see registry-handlers.ts): the process it ran may still be stopping.
       return { id, name: ref.name, version: next.version, previous: ref.version, updated: true };
     },
   };

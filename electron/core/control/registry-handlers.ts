@@ -24,6 +24,8 @@ import { BundleInstaller } from '../registry/mcpb/bundle-installer.js';
 import { bundleForm, installPlannedBundle } from './registry-bundle-add.js';
 import { bundleUpdateHandlers, changedMeanwhile } from './registry-bundle-update.js';
 import { RegistryError } from '../registry/registry-client.js';
+import { isNewerVersion } from '../registry/version-order.js';
+import { switchWatched, type StartWatch } from './registry-update.js';
 import { RegistryCatalog, serverSummary } from '../registry/registry-catalog.js';
 import { hasSecrets, registryUpstream, withSecrets } from '../registry/registry-upstream.js';
 import { checkRuntime, type PathFacts } from '../registry/runtime-check.js';
@@ -68,6 +70,11 @@ export interface RegistryHandlerDeps {
    * when the change runs: an update downloads first, and what was changed meanwhile must be kept.
    */
   updateUpstream?(req: { id: string; change(current: ServerConfig): ServerConfig | Promise<ServerConfig> }): Promise<{ id: string }>;
+  /**
+   * Waits until a server switched over by an Update is ready or has failed (the hub's status events,
+   * serverStartOutcome): one that fails goes back to the version it ran. Without it, an Update is not checked.
+   */
+  startOutcome?: StartWatch;
 }
 
 /** A registry failure as the control API reports it (its message already says what to do next). */
@@ -176,6 +183,7 @@ export function registryHandlers(deps: RegistryHandlerDeps): HandlerMap {
     updateUpstream: deps.updateUpstream,
     upstreamConfigs: deps.upstreamConfigs,
     secrets: deps.secrets,
+    startOutcome: deps.startOutcome,
   });
   return {
     'registry.search': (req) => registryCall(() => deps.catalog().search(req.query, req.cursor)),
@@ -258,8 +266,8 @@ export function registryHandlers(deps: RegistryHandlerDeps): HandlerMap {
       const { ref, npm } = installedOf(req.id);
       try {
         const latest = await npm.latest(ref.name);
-        // The registry's `latest` tag is the version its publisher wants installed: any other is an update.
-        return { name: ref.name, version: ref.version, latest, updateAvailable: latest !== ref.version };
+        // Only a newer version is an update: a `latest` tag moved back to an older one is not.
+        return { name: ref.name, version: ref.version, latest, updateAvailable: isNewerVersion(latest, ref.version) };
       } catch (err) {
         return { name: ref.name, version: ref.version, updateAvailable: false, notice: err instanceof Error ? err.message : String(err) };
       }
@@ -268,27 +276,39 @@ export function registryHandlers(deps: RegistryHandlerDeps): HandlerMap {
       const bundle = bundleOf(req.id);
       if (bundle) return bundleHandlers.update(req.id, bundle);
       const { ref, npm } = installedOf(req.id);
-      if (!deps.updateUpstream) throw new ControlError('unavailable', 'This hub cannot update servers');
+      const updateUpstream = deps.updateUpstream;
+      if (!updateUpstream) throw new ControlError('unavailable', 'This hub cannot update servers');
       let installed;
       try {
         const latest = await npm.latest(ref.name);
-        if (latest === ref.version) return { id: req.id, name: ref.name, version: ref.version, previous: ref.version, updated: false };
+        if (!isNewerVersion(latest, ref.version)) return { id: req.id, name: ref.name, version: ref.version, previous: ref.version, updated: false };
         installed = await npm.install(ref.name, latest);
       } catch (err) {
         throw installError(err);
       }
       const script = installed.script;
+      let oldScript = '';
       // The new version's program in the config as it is by now: the rest (arguments, variables, a
-      // timeout set while this downloaded) stays as it is.
-      await deps.updateUpstream({
+      // timeout set while this downloaded) stays as it is. The old version stays as the previous install.
+      await switchWatched({
         id: req.id,
-        change: (current) => {
+        name: ref.name,
+        from: { version: ref.version, folder: ref.folder },
+        to: { version: installed.version, folder: installed.folder },
+        installs: npm,
+        updateUpstream,
+        forward: (current) => {
           if (current.type !== 'stdio' || npm.packageOf(current)?.folder !== ref.folder) throw changedMeanwhile(req.id, ref);
+          oldScript = current.args[0]!;
           return { ...current, args: [script, ...current.args.slice(1)] };
         },
+        back: (current) => {
+          if (current.type !== 'stdio' || npm.packageOf(current)?.folder !== installed.folder) throw changedMeanwhile(req.id, installed);
+          return { ...current, args: [oldScript, ...current.args.slice(1)] };
+        },
+        startOutcome: deps.startOutcome,
+        upstreamConfigs: deps.upstreamConfigs,
       });
-      // The old version's folder stays until the next start, which removes it when no server runs it
-      // (removeUnusedAtStart), as the README says: the process it ran may still be stopping.
       return { id: req.id, name: ref.name, version: installed.version, previous: ref.version, updated: true };
     },
   };
@@ -320,6 +340,8 @@ export interface AppRegistryOptions {
   secrets?: RegistrySecretStore;
   upstreamConfigs?: RegistryHandlerDeps['upstreamConfigs'];
   updateUpstream?: RegistryHandlerDeps['updateUpstream'];
+  /** Watches an updated server start (serverStartOutcome(hub)); without it an Update is not checked. */
+  startOutcome?: StartWatch;
   /** Told as an npm package starts installing (the hub logs it; the UI shows it). */
   onInstalling?(ref: { name: string; version?: string }): void;
   /** Told what was removed at start because no server uses it (the hub logs it). */
@@ -333,7 +355,7 @@ export interface AppRegistryOptions {
  */
 function removeUnusedAtStart(options: AppRegistryOptions, installers: { bundles: BundleInstaller; npm: NpmInstaller }): void {
   if (options.paths.configFile !== join(options.paths.dataDir, 'config.json') || !options.upstreamConfigs) return;
-  const configs = Object.values(options.upstreamConfigs());
+  const configs = options.upstreamConfigs();
   void Promise.all([installers.bundles.removeUnused(configs), installers.npm.removeUnused(configs)]).then(
     ([bundles, packages]) => {
       if (bundles.length + packages.length > 0) options.onRemovedUnused?.([...bundles, ...packages]);
@@ -369,5 +391,6 @@ export function appRegistryHandlers(options: AppRegistryOptions): HandlerMap {
     npm,
     upstreamConfigs: options.upstreamConfigs,
     updateUpstream: options.updateUpstream,
+    startOutcome: options.startOutcome,
   });
 }

@@ -42,7 +42,8 @@ export class EntryInputs {
     }
     const given = Object.hasOwn(this.mode.values, key) ? this.mode.values[key] : undefined;
     const raw = given ?? input.default ?? '';
-    const list = repeated ? raw.split(/\r?\n/).map((v) => v.trim()) : [raw.trim() === '' ? '' : raw];
+    // Spaces and line breaks around a pasted value are never part of it (a key copied with its newline).
+    const list = repeated ? raw.split(/\r?\n/).map((v) => v.trim()) : [raw.trim()];
     const values = list.filter((v) => v !== '');
     if (values.length === 0) {
       if (input.isRequired) this.problems.push({ key, message: `${label} is required` });

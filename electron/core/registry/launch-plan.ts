@@ -200,7 +200,11 @@ function installSummary(npm: NpmInstall, secretValues: Set<string>, secretLabels
 }
 
 function remoteLaunch(remote: RemoteTransport, inputs: EntryInputs): Launch {
-  const url = inputs.template(remote.url, remote.variables, 'address') ?? remote.url;
+  // Every variable of the address is needed: one left empty would leave the address without its part.
+  const variables = remote.variables
+    ? Object.fromEntries(Object.entries(remote.variables).map(([name, v]) => [name, { ...v, isRequired: true }]))
+    : undefined;
+  const url = inputs.template(remote.url, variables, 'address') ?? remote.url;
   const headers: Record<string, string> = {};
   for (const header of remote.headers ?? []) {
     const value = inputs.keyValue('header', header);

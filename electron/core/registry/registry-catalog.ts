@@ -44,6 +44,8 @@ export interface CatalogVersion {
   /** The registry's latest version. */
   latest: boolean;
   status?: string;
+  /** Why it is deprecated or deleted (the registry's statusMessage). */
+  statusMessage?: string;
   publishedAt?: string;
 }
 
@@ -246,6 +248,7 @@ export class RegistryCatalog {
         version: r.server.version,
         latest: meta?.isLatest === true,
         ...(meta?.status ? { status: meta.status } : {}),
+        ...(statusNote(meta?.statusMessage) ? { statusMessage: statusNote(meta?.statusMessage) } : {}),
         ...(meta?.publishedAt ? { publishedAt: meta.publishedAt } : {}),
       };
     });
@@ -298,6 +301,7 @@ export function serverSummary(response: ServerResponse): RegistryServer {
   const icon = s.icons?.find((i) => i.theme !== 'dark') ?? s.icons?.[0];
   const kinds = [...new Set([...(s.packages ?? []).map((p) => p.registryType), ...((s.remotes ?? []).length ? ['remote'] : [])])];
   const status = officialMeta(response)?.status;
+  const statusMessage = statusNote(officialMeta(response)?.statusMessage);
   return {
     name: s.name,
     version: s.version,
@@ -310,5 +314,13 @@ export function serverSummary(response: ServerResponse): RegistryServer {
     ...(s.repository ? { repository: s.repository.url } : {}),
     kinds,
     ...(status ? { status } : {}),
+    ...(status && status !== 'active' && statusMessage ? { statusMessage } : {}),
   };
+}
+
+/** The registry's statusMessage as shown: on one line, at most 500 characters; undefined when empty. */
+function statusNote(message: string | undefined): string | undefined {
+  const line = message?.replace(/\s+/g, ' ').trim();
+  if (!line) return undefined;
+  return line.length > 500 ? `${line.slice(0, 499)}…` : line;
 }

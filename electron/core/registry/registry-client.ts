@@ -36,6 +36,8 @@ export interface RegistryClientOptions {
   maxAnswerBytes?: number;
   /** Injected in tests; the global fetch otherwise. */
   fetch?: typeof fetch;
+  /** The clock a Retry-After date is read against (tests); Date.now otherwise. */
+  now?: () => number;
 }
 
 export interface ListQuery {
@@ -52,6 +54,7 @@ export class RegistryClient {
   readonly #timeoutMs: number;
   readonly #maxBytes: number;
   readonly #fetch: typeof fetch;
+  readonly #now: () => number;
 
   constructor(options: RegistryClientOptions) {
     // A base with a path (a sub-registry behind a prefix) keeps it: `new URL('v0.1/…', base/)`.
@@ -59,6 +62,7 @@ export class RegistryClient {
     this.#timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     this.#maxBytes = options.maxAnswerBytes ?? DEFAULT_MAX_ANSWER_BYTES;
     this.#fetch = options.fetch ?? fetch;
+    this.#now = options.now ?? Date.now;
   }
 
   /** The URL of one list page (also the cache key of its answer). */
@@ -108,6 +112,7 @@ export class RegistryClient {
       );
     }
     if (body === 'timed-out' || (body === 'failed' && signal.aborted)) throw timedOut();
+    if (res.status === 429 || res.status === 408) throw busyError(res.status, res.headers.get('retry-after'), origin, this.#now());
     if (!res.ok) throw answerError(res.status, body === 'failed' ? undefined : problemDetail(body.text), origin, what);
     if (body === 'failed') {
       throw new RegistryError('unreachable', `The registry at ${origin} broke off its answer. ${CHECK_SETTINGS}`, res.status);
@@ -165,6 +170,29 @@ function problemDetail(text: string): string | undefined {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * "Try again in a minute", or in the time the registry's Retry-After (seconds, or an HTTP date) asks for,
+ * rounded up to whole seconds or minutes.
+ */
+export function retryWords(retryAfter: string | null, now: number): string {
+  const value = retryAfter?.trim() ?? '';
+  const seconds = /^\d+$/.test(value) ? Number(value) : Number.isNaN(Date.parse(value)) ? undefined : (Date.parse(value) - now) / 1000;
+  if (seconds === undefined || seconds > 24 * 3600) return 'Try again in a minute.';
+  if (seconds <= 1) return 'Try again now.';
+  if (seconds < 60) return `Try again in ${Math.ceil(seconds)} seconds.`;
+  if (seconds < 90) return 'Try again in a minute.';
+  return `Try again in ${Math.ceil(seconds / 60)} minutes.`;
+}
+
+/**
+ * Too many requests (429), or a request the registry gave up waiting for (408): the registry is there
+ * but busy, so the answers kept from earlier (or the built-in list) stand in, as when it cannot be reached.
+ */
+function busyError(status: number, retryAfter: string | null, origin: string, now: number): RegistryError {
+  const what = status === 429 ? 'too many requests' : 'it gave up waiting for the request';
+  return new RegistryError('unreachable', `The registry at ${origin} is busy (${what}, HTTP ${status}). ${retryWords(retryAfter, now)}`, status);
 }
 
 function answerError(status: number, detail: string | undefined, origin: string, what: string): RegistryError {

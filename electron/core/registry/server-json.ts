@@ -105,6 +105,8 @@ export const ServerResponseSchema = z.object({
       [OFFICIAL]: z
         .object({
           status: z.string().optional(),
+          /** Why the entry is deprecated or deleted, in the publisher's or registry's words. */
+          statusMessage: z.string().optional(),
           publishedAt: z.string().optional(),
           updatedAt: z.string().optional(),
           isLatest: z.boolean().optional(),

@@ -7,11 +7,14 @@ import { join } from 'node:path';
 import type { ServerConfig } from '../../../../shared/config.js';
 import { ownRuntime, type OwnRuntime } from './own-runtime.js';
 import { cleanInterruptedInstalls, removeUnusedInstalls } from './package-folders.js';
+import { PreviousInstalls } from './previous-installs.js';
 
 export abstract class InstallsFolder {
   readonly runtime: OwnRuntime;
   /** The folders an interrupted install had left, removed when this installer was made. */
   readonly cleaned: string[];
+  /** The install each server ran before its last Update, kept so it can go back to it. */
+  readonly previous: PreviousInstalls;
 
   constructor(
     readonly dir: string,
@@ -19,6 +22,7 @@ export abstract class InstallsFolder {
   ) {
     this.runtime = runtime ?? ownRuntime();
     this.cleaned = cleanInterruptedInstalls(dir);
+    this.previous = new PreviousInstalls(dir);
   }
 
   /** The install folder a server runs from, when it runs one of these installs. */
@@ -29,10 +33,13 @@ export abstract class InstallsFolder {
 
   /**
    * Removes the installs none of `configs` runs (one downloaded for a form that was then cancelled, a
-   * server removed, an update's old version); the folders removed.
+   * server removed, an update's version older than the one before); the folders removed. The version
+   * each of these servers ran before its last Update stays (`configs`: by server id).
    */
-  removeUnused(configs: Iterable<ServerConfig>): Promise<string[]> {
-    return removeUnusedInstalls(this.dir, (name) => this.isInstall(name), this.usedFolders(configs));
+  async removeUnused(configs: Readonly<Record<string, ServerConfig>>): Promise<string[]> {
+    const kept = await this.previous.keptFor(new Set(Object.keys(configs)));
+    const used = new Set([...this.usedFolders(Object.values(configs)), ...kept]);
+    return removeUnusedInstalls(this.dir, (name) => this.isInstall(name), used);
   }
 
   /**
@@ -40,7 +47,7 @@ export abstract class InstallsFolder {
    * from the same package may still run it — decided as removeUnused decides; whether it was removed.
    */
   async removeIfUnused(folder: string, configs: Iterable<ServerConfig>): Promise<boolean> {
-    const used = this.usedFolders(configs);
+    const used = new Set([...this.usedFolders(configs), ...Object.values(await this.previous.read())]);
     const removed = await removeUnusedInstalls(this.dir, (name) => this.isInstall(name) && join(this.dir, name) === folder, used);
     return removed.length > 0;
   }

@@ -50,12 +50,35 @@ function missingDependency(e: NpmErrorFields): { spec: string; by: string } | un
 const NETWORK_CODES =
   /^(ECONNREFUSED|ENOTFOUND|ETIMEDOUT|ECONNRESET|EAI_AGAIN|EHOSTUNREACH|ENETUNREACH|E(CONNECTION|IDLE|RESPONSE|TRANSFER)TIMEOUT)$/;
 
+/**
+ * The npm registry's address as messages show it: without the user name and password, or a query or
+ * fragment (a company mirror's address may carry a token in any of them).
+ */
+export function registryOrigin(registry: string): string {
+  try {
+    const url = new URL(registry);
+    url.username = '';
+    url.password = '';
+    url.search = '';
+    url.hash = '';
+    return url.href;
+  } catch {
+    return withoutCredentials(registry);
+  }
+}
+
+/** `scheme://user:password@host…` → `scheme://host…`, wherever an address appears in a text. */
+function withoutCredentials(text: string): string {
+  return text.replace(/([a-z][a-z0-9+.-]*:\/\/)[^/\s@]*@/gi, '$1');
+}
+
 /** The plain words of an npm failure. */
-export function installFailure(err: unknown, spec: string, registry: string): InstallError {
+export function installFailure(err: unknown, spec: string, registryUrl: string): InstallError {
   if (err instanceof InstallError) return err;
   const e = fieldsOf(err);
   const code = e.code ?? '';
-  const message = err instanceof Error ? err.message : String(err);
+  const registry = registryOrigin(registryUrl);
+  const message = withoutCredentials(err instanceof Error ? err.message : String(err));
   if (code === 'ENOSPC' || code === 'EDQUOT') return new InstallError(DISK_FULL, 'disk_full');
   if (code === 'EINTEGRITY')
     return new InstallError(

@@ -14,7 +14,8 @@ import { renameOver } from '../../files/atomic-file.js';
 const libraries = async () => ({ Arborist: (await import('@npmcli/arborist')).default, pacote: (await import('pacote')).default });
 import { ensurePackagesDir, INSTALLING_PREFIX, packageFolderName, type PackageRef } from './package-folders.js';
 import { childFolder, npmRefProblem } from './install-names.js';
-import { DISK_FULL, InstallError, installFailure } from './npm-failure.js';
+import { installScriptRefusal, needsInstallScript } from './install-scripts.js';
+import { DISK_FULL, InstallError, installFailure, registryOrigin } from './npm-failure.js';
 import { incompleteFile, tarballFiles } from './unpacked-check.js';
 import type { ArboristTree } from '@npmcli/arborist';
 
@@ -130,12 +131,15 @@ export async function installNpmPackage(source: NpmSource, name: string, version
       save: false,
       preferOnline: true,
     });
-    await checkUnpacked(await arborist.reify({ save: false }), source, spec);
+    const tree = await arborist.reify({ save: false });
+    await checkUnpacked(tree, source, spec);
+    const scripted = needsInstallScript(tree);
+    if (scripted) throw new InstallError(installScriptRefusal(spec, scripted), 'refused');
     const installed = await installedIn(temp, ref);
     // The folder is named after the version asked for, never the downloaded package.json's own claim.
     if (installed.version !== resolved)
       throw new InstallError(
-        `The npm registry (${source.registry}) sent ${name} ${JSON.stringify(installed.version)} when ${resolved} was asked for, so nothing was installed. Check the npm registry in use, or tell the server's publisher.`,
+        `The npm registry (${registryOrigin(source.registry)}) sent ${name} ${JSON.stringify(installed.version)} when ${resolved} was asked for, so nothing was installed. Check the npm registry in use, or tell the server's publisher.`,
         'refused',
       );
     try {
@@ -148,8 +152,13 @@ export async function installNpmPackage(source: NpmSource, name: string, version
     }
     return installedIn(folder, ref);
   } catch (err) {
-    await rm(temp, { recursive: true, force: true });
-    throw installFailure(err, spec, source.registry);
+    const failure = installFailure(err, spec, source.registry);
+    // Tried a few times (Arborist may still be writing into it when its reify has failed); a folder left
+    // anyway goes at the next start, and must not replace what went wrong.
+    await rm(temp, { recursive: true, force: true, maxRetries: 5 }).catch(() => undefined);
+    // On a full disk the download cache (Spillway's own, in the packages folder) holds what was fetched so far.
+    if (failure.kind === 'disk_full') await rm(cacheDir(source), { recursive: true, force: true, maxRetries: 5 }).catch(() => undefined);
+    throw failure;
   }
 }
 

@@ -43,6 +43,8 @@ declare module '@npmcli/arborist' {
     isRoot: boolean;
     isLink: boolean;
     inBundle: boolean;
+    /** Its package.json as installed. */
+    package: { scripts?: Record<string, string>; gypfile?: boolean };
   }
   export interface ArboristTree {
     inventory: Map<string, ArboristNode>;

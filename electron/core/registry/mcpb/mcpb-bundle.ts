@@ -11,6 +11,8 @@ import { dirname, join, resolve, sep } from 'node:path';
 import { unzip, type Unzipped } from 'fflate';
 import type { McpbManifestAny } from '@anthropic-ai/mcpb';
 import { renameOver } from '../../files/atomic-file.js';
+import { diskProblem, errorCode } from '../../files/disk-problem.js';
+import { DISK_FULL } from '../install/npm-failure.js';
 // One prefix for npm packages and bundles: what an interrupted install of either left is cleaned alike (install/installs-folder.ts).
 import { INSTALLING_PREFIX } from '../install/package-folders.js';
 import { childFolder } from '../install/install-names.js';
@@ -72,9 +74,21 @@ export async function installBundle(
     await renameOver(building, target);
     return { dir: target, manifest };
   } catch (err) {
-    await rm(building, { recursive: true, force: true });
-    throw err instanceof BundleError ? err : new BundleError(`Could not install the bundle ${source.url}: ${(err as Error).message ?? err}`);
+    // A folder that cannot be removed now goes at the next start; it must not replace what went wrong.
+    await rm(building, { recursive: true, force: true, maxRetries: 5 }).catch(() => undefined);
+    throw bundleInstallFailure(err, source.url, dir);
   }
+}
+
+/** A failed install in plain words: the disk's own problems (full, read-only, not allowed) as the npm installs say them. */
+export function bundleInstallFailure(err: unknown, url: string, dir: string): BundleError {
+  if (err instanceof BundleError) return err;
+  const code = errorCode(err);
+  if (code === 'ENOSPC' || code === 'EDQUOT') return new BundleError(DISK_FULL);
+  const disk = diskProblem(code, dir);
+  if (disk)
+    return new BundleError(`Could not install the bundle: ${disk.problem}, so nothing was installed. ${disk.next}, then add the server again.`);
+  return new BundleError(`Could not install the bundle ${url}: ${(err as Error).message ?? err}`);
 }
 
 async function download(source: BundleSource, fetchImpl: typeof fetch, limits: DownloadLimits): Promise<Uint8Array> {
