@@ -21,7 +21,15 @@ export const SpillEntryInfoSchema = z.object({
 });
 export type SpillEntryInfo = z.infer<typeof SpillEntryInfoSchema>;
 
-export const SpillUsageSchema = z.object({ entries: z.number().int(), bytes: z.number().int(), quotaBytes: z.number().int() });
+export const SpillUsageSchema = z.object({
+  entries: z.number().int(),
+  /** Everything on disk that Clear removes: the live results and `unlistedBytes`. */
+  bytes: z.number().int(),
+  quotaBytes: z.number().int(),
+  /** Result folders a damaged index left on disk for this run (not listed, removed by Clear or at the next start). */
+  unlisted: z.number().int().optional(),
+  unlistedBytes: z.number().int().optional(),
+});
 export type SpillUsage = z.infer<typeof SpillUsageSchema>;
 
 const handleReq = z.object({ handle: z.string().min(1) });

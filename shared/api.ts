@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { ServerConfigSchema, SettingsPatchSchema, SettingsSchema } from './config.js';
 import { EventFilterSchema, HubEventSchema, UpstreamStatusSchema } from './events.js';
+import { eventsApi } from './api-events.js';
 import { spillApi } from './api-spill.js';
 import { policyApi } from './api-policy.js';
 import { clientsApi } from './api-clients.js';
@@ -40,6 +41,9 @@ export const UpstreamAuthSchema = z.object({
 });
 export type UpstreamAuth = z.infer<typeof UpstreamAuthSchema>;
 
+export const ListProblemSchema = z.object({ list: z.enum(['resources', 'prompts', 'refresh']), message: z.string() });
+export type ListProblem = z.infer<typeof ListProblemSchema>;
+
 export const UpstreamInfoSchema = z.object({
   id: z.string(),
   config: ServerConfigSchema,
@@ -55,6 +59,11 @@ export const UpstreamInfoSchema = z.object({
   auth: UpstreamAuthSchema.optional(),
   /** Names the stored config: an edit sends it back with upstreams.update, so a change made elsewhere since is not undone. */
   revision: z.string().optional(),
+  /**
+   * Lists the server declares but refused when asked (served empty to apps), or a refresh of its lists that
+   * failed (the lists from before stay), each with the server's message; absent when there is none.
+   */
+  listProblems: z.array(ListProblemSchema).optional(),
 });
 export type UpstreamInfo = z.infer<typeof UpstreamInfoSchema>;
 
@@ -138,6 +147,7 @@ export const api = {
   'settings.get': method(empty, SettingsSchema),
   'settings.set': method(SettingsPatchSchema, SettingsSchema),
   'events.query': method(EventFilterSchema, z.array(HubEventSchema)),
+  ...eventsApi,
   'sessions.list': method(empty, z.array(SessionInfoSchema)),
   ...spillApi,
   ...policyApi,

@@ -41,6 +41,7 @@ export function hubHandlers(parts: ControlParts): HandlerMap {
     'settings.get': () => maskSettingsSecrets(parts.settings()),
     'settings.set': async (req) => maskSettingsSecrets(await control.setSettings(req)),
     'events.query': (req) => parts.events.query(req),
+    'events.search': (req) => parts.events.search(req),
     'sessions.list': () => status.sessionInfos(),
     'spill.list': () => spill.list().map(spillInfo),
     'spill.preview': async (req) => {

@@ -3,7 +3,7 @@
  * status, and a server's tools with their schema cost.
  */
 import type { Config } from '../../../shared/config.js';
-import type { SessionInfo, Status, ToolSummary, UpstreamAuth, UpstreamInfo } from '../../../shared/api.js';
+import type { ListProblem, SessionInfo, Status, ToolSummary, UpstreamAuth, UpstreamInfo } from '../../../shared/api.js';
 import { ownValue } from '../../../shared/records.js';
 import type { Catalog } from '../catalog/catalog.js';
 import type { DownstreamSession } from '../downstream/session.js';
@@ -32,6 +32,17 @@ export interface HubStatusDeps {
   revisions?: Pick<ServerRevisions, 'of'>;
 }
 
+/**
+ * A server's refused lists, as the Upstream records them in `listProblems` when it loads its lists (its
+ * clients' log hears of them too), the server's messages masked as its errors are. Read as optional: an
+ * Upstream that records none has no such field.
+ */
+function listProblemsOf(up: Upstream | undefined, values: ReturnType<SecretValues['snapshot']>): { listProblems?: ListProblem[] } {
+  const problems = (up as { listProblems?: readonly ListProblem[] } | undefined)?.listProblems ?? [];
+  if (problems.length === 0) return {};
+  return { listProblems: problems.map((p) => ({ list: p.list, message: redactText(p.message, values) })) };
+}
+
 export class HubStatus {
   constructor(private readonly deps: HubStatusDeps) {}
 
@@ -56,6 +67,7 @@ export class HubStatus {
       ...(up?.serverInfo ? { serverInfo: { name: up.serverInfo.name, version: up.serverInfo.version } } : {}),
       restarts: up?.restarts ?? 0,
       ...(this.deps.auth ? { auth: this.deps.auth(id) } : {}),
+      ...listProblemsOf(up, values),
     };
   }
 

@@ -6,6 +6,8 @@
 import { EventFilterSchema, HubEventSchema, matchesFilter, type EventFilter, type HubEvent, type HubEventInput } from '../../../shared/events.js';
 import { dayOf, daysBefore, lastJsonValueSync, listSegmentsSync, readJsonLines } from './journal-files.js';
 import { JsonlJournal } from './jsonl-journal.js';
+import { searchEvents } from './event-search.js';
+import type { EventSearchRequest, EventSearchResult } from '../../../shared/api-events.js';
 import { Ring } from './event-ring.js';
 import { copyRedacted, redactSecrets } from './redact.js';
 import { SecretValues } from './secret-values.js';
@@ -189,6 +191,16 @@ export class EventLog {
       this.onError(err);
       return fromRing;
     }
+  }
+
+  /**
+   * Matching events older than the window holds (`beforeSeq`), searched backwards through the event files
+   * a bounded part per call (event-search.ts); the answer says where the next call continues.
+   */
+  async search(request: EventSearchRequest): Promise<EventSearchResult> {
+    await this.journal.flush();
+    const segments = await this.journal.segments();
+    return searchEvents(request, { segments, name: EVENT_LOG_NAME, daily: true, isEvent: isStoredEvent });
   }
 
   /** Deletes event files of days older than the retention; returns the deleted paths. */

@@ -6,7 +6,7 @@
  * ignored instead of corrupting what follows.
  */
 import { createReadStream, openSync, fstatSync, readSync, closeSync, readdirSync } from 'node:fs';
-import { readdir } from 'node:fs/promises';
+import { open, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 
@@ -178,5 +178,65 @@ export function lastJsonValueSync(path: string, accept: (value: unknown) => bool
     return undefined;
   } finally {
     closeSync(fd);
+  }
+}
+
+const BACKWARD_CHUNK = 256 * 1024;
+/** A line longer than this is skipped by readLinesBackward rather than held whole. */
+const MAX_BACKWARD_LINE = 16 * 1024 * 1024;
+
+/**
+ * Reads the lines of a file that end at or before byte `end`, newest first, in chunks (the event loop runs
+ * between them), handing each non-empty line and its start to `visit` until it returns false or about
+ * `maxBytes` were read. Returns where the unread part ends (a line boundary: the next read continues
+ * there; 0 when the file's start was reached) and the bytes read. A missing file reads as empty.
+ */
+export async function readLinesBackward(
+  path: string,
+  end: number,
+  maxBytes: number,
+  visit: (line: string, start: number) => boolean,
+): Promise<{ offset: number; bytesRead: number }> {
+  let handle;
+  try {
+    handle = await open(path, 'r');
+  } catch (err) {
+    if (isMissing(err)) return { offset: 0, bytesRead: 0 };
+    throw err;
+  }
+  try {
+    let pos = Math.min(end, (await handle.stat()).size);
+    /** Bytes from `pos` on of a line whose start has not been read yet. */
+    let carry = Buffer.alloc(0);
+    let bytesRead = 0;
+    /** Whether a line was passed (read whole) in this call: the budget never stops a call before one is, or it would not move on. */
+    let passed = false;
+    while (pos > 0 && (bytesRead < maxBytes || !passed)) {
+      const start = Math.max(0, pos - BACKWARD_CHUNK);
+      const chunk = Buffer.alloc(pos - start);
+      await handle.read(chunk, 0, chunk.length, start);
+      bytesRead += chunk.length;
+      pos = start;
+      const data = carry.length > 0 ? Buffer.concat([chunk, carry]) : chunk;
+      let stop = data.length;
+      while (stop > 0) {
+        // The newline before this line (the one at stop - 1 ends it).
+        const nl = stop >= 2 ? data.lastIndexOf(0x0a, stop - 2) : -1;
+        if (nl === -1 && start > 0) break;
+        const lineStart = nl + 1;
+        const line = data.toString('utf8', lineStart, stop).replace(/\r?\n$/, '');
+        passed = true;
+        if (line.length > 0 && !visit(line, start + lineStart)) return { offset: start + lineStart, bytesRead };
+        stop = lineStart;
+      }
+      carry = data.subarray(0, stop);
+      if (carry.length > MAX_BACKWARD_LINE) {
+        carry = Buffer.alloc(0);
+        passed = true;
+      }
+    }
+    return { offset: pos + carry.length, bytesRead };
+  } finally {
+    await handle.close();
   }
 }

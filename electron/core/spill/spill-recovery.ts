@@ -5,7 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { readdir, readFile, rm, stat } from 'node:fs/promises';
+import { lstat, readdir, readFile, rm, stat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { base32 } from './spill-handle.js';
 import { looksLikeJson } from './result-view.js';
@@ -179,6 +179,36 @@ export async function recoveredFolder(path: string, now: number, ttlMs: number):
   const writtenAt = Math.min(stored?.writtenAt ?? 0, now);
   if (!stored || writtenAt + ttlMs <= now) return undefined;
   return recoveredEntry(handle, stored, writtenAt, ttlMs, await readOrigin(path));
+}
+
+/**
+ * How many result folders `dir` holds that `known` does not claim (a damaged index's, left in place for
+ * this run) and the bytes their files take. Run at open, never on a call's path.
+ */
+export async function unlistedFolders(dir: string, known: (name: string) => boolean): Promise<{ folders: number; bytes: number }> {
+  let folders = 0;
+  let bytes = 0;
+  for (const path of await strayFolders(dir, known)) {
+    if (isValidHandle(basename(path))) folders++;
+    bytes += await folderBytes(path);
+  }
+  return { folders, bytes };
+}
+
+/** The bytes of the plain files in a folder (0 when it vanished meanwhile). */
+async function folderBytes(folder: string): Promise<number> {
+  let names: string[];
+  try {
+    names = await readdir(folder);
+  } catch {
+    return 0;
+  }
+  let bytes = 0;
+  for (const name of names) {
+    const info = await lstat(join(folder, name)).catch(() => undefined);
+    if (info?.isFile()) bytes += info.size;
+  }
+  return bytes;
 }
 
 /**

@@ -33,7 +33,7 @@ import {
   type PreparedFiles,
 } from './spill-files.js';
 import { overQuota, plannedEntry, refreshOf, retainedUntil, SpillIndexFile, type SpillEntry } from './spill-index.js';
-import { sortStrayFolders } from './spill-recovery.js';
+import { sortStrayFolders, unlistedFolders } from './spill-recovery.js';
 import { UnsyncedEntries } from './unsynced-entries.js';
 
 export type { SpillEntry, SpillBinaryFile } from './spill-index.js';
@@ -64,6 +64,8 @@ export class SpillStore {
   readonly #index: SpillIndexFile;
   /** False after an index that could not be read: for this run, result folders are not taken for leftovers (SpillIndexFile.load). */
   #indexComplete = true;
+  /** The result folders a damaged index left on disk for this run (measured at open), until Clear removes them. */
+  #unlisted = { folders: 0, bytes: 0 };
 
   private constructor(options: SpillStoreOptions) {
     this.dir = options.dir;
@@ -106,6 +108,14 @@ export class SpillStore {
       store.#log('spill cleanup failed', error);
     }
     await store.#puts.measure();
+    // The folders a damaged index left count on disk until Clear removes them (never failing the open).
+    if (!complete) {
+      try {
+        store.#unlisted = await unlistedFolders(store.dir, (name) => store.#entries.has(name) || store.#puts.has(name));
+      } catch (error) {
+        store.#log('the result folders a damaged index left could not be measured', error);
+      }
+    }
     return store;
   }
 
@@ -284,6 +294,7 @@ export class SpillStore {
     for (const handle of handles) await this.#remove(handle);
     // Listed now or being kept: a result kept while Clear was at work is not one it was asked to clear.
     const unlisted = await removeUnlisted(this.dir, (name) => this.#entries.has(name) || this.#puts.has(name));
+    this.#unlisted = { folders: 0, bytes: 0 };
     await this.#index.save();
     return handles.length + unlisted;
   }
@@ -298,10 +309,13 @@ export class SpillStore {
     return this.#ttl();
   }
 
-  /** The live entries and their bytes (an expired one is on disk until the next cleanup or put, but no longer a result). */
-  diskUsage(): { entries: number; bytes: number; quotaBytes: number } {
+  /** The live entries (not expired ones, on disk until the next cleanup) and the bytes on disk, a damaged index's folders included. */
+  diskUsage(): { entries: number; bytes: number; quotaBytes: number; unlisted?: number; unlistedBytes?: number } {
     const live = this.list();
-    return { entries: live.length, bytes: live.reduce((sum, e) => sum + e.diskBytes, 0), quotaBytes: this.quotaBytes };
+    const { folders, bytes } = this.#unlisted;
+    const liveBytes = live.reduce((sum, e) => sum + e.diskBytes, 0);
+    const left = folders > 0 || bytes > 0 ? { unlisted: folders, unlistedBytes: bytes } : {};
+    return { entries: live.length, bytes: liveBytes + bytes, quotaBytes: this.quotaBytes, ...left };
   }
 
   /**

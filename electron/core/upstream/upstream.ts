@@ -19,6 +19,7 @@ import { loadLists } from './upstream-lists.js';
 import { retryPlan } from './retry-plan.js';
 import { TryWaiters } from './try-waiters.js';
 import { downloadsOnFirstStart } from './start-plan.js';
+import type { ListProblem } from '../../../shared/api.js';
 import type { ExitStatus } from './stdio-transport.js';
 import type { UpstreamHooks, UpstreamOptions, UpstreamTransportHandle } from './upstream-hooks.js';
 
@@ -31,6 +32,8 @@ export class Upstream {
   resources: Resource[] = [];
   resourceTemplates: ResourceTemplate[] = [];
   prompts: Prompt[] = [];
+  /** Lists the server declares but refused at the last read (served empty), or a failed refresh: the window shows them. */
+  listProblems: ListProblem[] = [];
   capabilities: ServerCapabilities | undefined;
   serverInfo: Implementation | undefined;
   restarts = 0;
@@ -246,6 +249,7 @@ export class Upstream {
     this.resources = [];
     this.resourceTemplates = [];
     this.prompts = [];
+    this.listProblems = [];
     if (had) this.hooks.onListsChanged(this.id);
   }
 
@@ -366,14 +370,19 @@ export class Upstream {
       this.hooks.onListsChanged(this.id);
     } catch (err) {
       this.hooks.onLog(this.id, { level: 'warning', data: `refreshing lists failed: ${(err as Error).message}` });
+      this.listProblems = [...this.listProblems.filter((p) => p.list !== 'refresh'), { list: 'refresh', message: (err as Error).message }];
     }
   }
 
   async #loadLists(client: Client): Promise<void> {
-    // A list the server declares but refuses is served empty; its clients' log says so (as a failed refresh does).
-    const lists = await loadLists(client, this.#opts.connectTimeoutMs, (method, err) =>
-      this.hooks.onLog(this.id, { level: 'warning', data: `${method} failed, so it is served empty: ${(err as Error).message}` }),
-    );
+    // A list the server declares but refuses is served empty; its clients' log says so (as a failed refresh
+    // does), and so does the server's card in the window (listProblems).
+    const problems: ListProblem[] = [];
+    const lists = await loadLists(client, this.#opts.connectTimeoutMs, (method, err) => {
+      this.hooks.onLog(this.id, { level: 'warning', data: `${method} failed, so it is served empty: ${(err as Error).message}` });
+      problems.push({ list: method === 'resources/list' ? 'resources' : 'prompts', message: (err as Error).message });
+    });
+    this.listProblems = problems;
     this.tools = lists.tools;
     this.resources = lists.resources;
     this.resourceTemplates = lists.resourceTemplates;

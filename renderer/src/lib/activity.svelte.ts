@@ -6,6 +6,7 @@
 import type { ApiFailure, Backend } from './api.js';
 import { matchesFilter, type EventFilter, type HubEvent, type Level } from '../../../shared/events.js';
 import { summarize } from './event-summary.js';
+import { OlderEvents, type OlderQuery } from './older-events.svelte.js';
 
 export interface ActivityFilter {
   server: string;
@@ -126,6 +127,11 @@ export class ActivityLog {
   readonly #initial: number;
   readonly #schedule: (flush: () => void) => void;
 
+  /** Older events matching the filters, found in the hub's event files (`loadOlder`). */
+  readonly #older: OlderEvents;
+  #olderQuery = $derived.by((): OlderQuery => toQuery(this.filter));
+  #olderRows = $derived.by(() => oneRowPerCall(this.#older.eventsFor(this.#olderQuery)));
+
   /** Every kept event as a row: a finished call's start folded into it. */
   #rows = $derived.by(() => oneRowPerCall(this.#events));
   #arguments = $derived.by(() => argumentsByCall(this.#events));
@@ -133,7 +139,11 @@ export class ActivityLog {
     const { text, ...query } = toQuery(this.filter);
     const needle = text?.toLowerCase();
     const args = this.#arguments;
-    return this.#rows.filter((e) => matchesFilter(e, query) && (!needle || matchesText(e, needle, args)));
+    const held = this.#rows.filter((e) => matchesFilter(e, query) && (!needle || matchesText(e, needle, args)));
+    // The older ones were searched with these filters by the hub: each is shown once, before the held ones.
+    const first = held[0]?.seq ?? Number.POSITIVE_INFINITY;
+    const older = this.#olderRows.filter((e) => e.seq < first);
+    return older.length > 0 ? [...older, ...held] : held;
   });
   #servers = $derived.by(() => distinct(this.#events, (e) => e.server));
   #tools = $derived.by(() => distinct(this.#events, (e) => e.exposedName));
@@ -141,13 +151,14 @@ export class ActivityLog {
   #detail = $derived.by((): ActivityDetail | undefined => {
     const seq = this.#selectedSeq;
     if (seq === undefined) return undefined;
-    const event = this.#events.find((e) => e.seq === seq);
+    const pool = this.#events.some((e) => e.seq === seq) ? this.#events : this.#older.eventsFor(this.#olderQuery);
+    const event = pool.find((e) => e.seq === seq);
     if (!event) return undefined;
     if (event.type !== 'call.started' && event.type !== 'call.finished') return { event };
     const id = event.callId;
     let started: CallStarted | undefined;
     let finished: CallFinished | undefined;
-    for (const e of this.#events) {
+    for (const e of pool) {
       if (e.type === 'call.started' && e.callId === id) started = e;
       else if (e.type === 'call.finished' && e.callId === id) finished = e;
     }
@@ -159,6 +170,7 @@ export class ActivityLog {
     this.#capacity = options.capacity ?? 5000;
     this.#initial = Math.min(options.initial ?? 1000, this.#capacity);
     this.#schedule = options.schedule ?? nextFrame;
+    this.#older = new OlderEvents(backend);
   }
 
   /** Every kept event, oldest first. */
@@ -201,6 +213,38 @@ export class ActivityLog {
   get filtered(): boolean {
     const f = this.filter;
     return Boolean(f.server || f.tool || f.client || f.level !== EMPTY_FILTER.level || f.text.trim());
+  }
+
+  /** Whether older events than the window holds may match the filters, to be searched for on the hub's disk. */
+  get canLoadOlder(): boolean {
+    return this.#truncated && !this.#older.doneFor(this.#olderQuery);
+  }
+  /** A search of the older events for these filters is under way. */
+  get loadingOlder(): boolean {
+    return this.#older.searchingFor(this.#olderQuery);
+  }
+  /** The older events found for these filters (rows shown before the held ones). */
+  get olderFound(): number {
+    return this.#olderRows.length;
+  }
+  /** The older events were searched to the start of the hub's files for these filters. */
+  get olderDone(): boolean {
+    return this.#older.doneFor(this.#olderQuery);
+  }
+  /** The search of the older events: how far it has come, what it has read, its failure. */
+  get older(): Pick<OlderEvents, 'progress' | 'bytesSearched' | 'bytesTotal' | 'error'> {
+    return this.#older;
+  }
+
+  /** Searches the hub's event files for older events matching the filters, one page of matches per call. */
+  loadOlder(): Promise<void> {
+    const query = this.#olderQuery;
+    return this.#older.load(query, this.#events[0]?.seq, () => this.#olderQuery);
+  }
+
+  /** Stops the search of older events (what it found stays shown). */
+  stopOlder(): void {
+    this.#older.stop();
   }
 
   select(seq: number | undefined): void {
