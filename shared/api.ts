@@ -38,6 +38,8 @@ export const UpstreamAuthSchema = z.object({
   authorizationUrl: z.string().optional(),
   /** While a sign-in is needed: why the last one failed in the browser (access denied, expired…), in words for the card. */
   failure: z.string().optional(),
+  /** While signed in: a tool needs more access than the sign-in gave (a step-up); Sign in asks for it. */
+  notice: z.string().optional(),
 });
 export type UpstreamAuth = z.infer<typeof UpstreamAuthSchema>;
 

@@ -72,7 +72,9 @@ describe('revocation goes only to the server that issued the tokens', () => {
     expect(await signIns(store).signOut('remote', server.mcpUrl)).toEqual({ revoked: true });
     expect(other.seen).toEqual([]);
     expect(revokes(server).map((r) => new URLSearchParams(r.body).get('token'))).toEqual([`refresh-${server.base}`, `access-${server.base}`]);
-    expect(revokes(server).every((r) => new URLSearchParams(r.body).get('client_secret') === FAKE_CLIENT_SECRET)).toBe(true);
+    // Its metadata names no client authentication methods: RFC 8414's default, client_secret_basic, as the SDK's token requests.
+    const basic = `Basic ${Buffer.from(`fake-client:${FAKE_CLIENT_SECRET}`).toString('base64')}`;
+    expect(revokes(server).every((r) => r.authorization === basic && !new URLSearchParams(r.body).has('client_secret'))).toBe(true);
   });
 });
 

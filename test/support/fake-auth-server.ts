@@ -24,6 +24,8 @@ export interface SeenRequest {
   method: string;
   path: string;
   body: string;
+  /** Its Authorization header, if any (client_secret_basic). */
+  authorization?: string;
 }
 
 export interface FakeAuthServer {
@@ -61,7 +63,12 @@ export async function startFakeAuthServer(mode: FakeAuthServerMode = {}): Promis
     let body = '';
     for await (const chunk of req) body += String(chunk);
     const url = new URL(req.url ?? '/', base);
-    const seen = { method: req.method ?? 'GET', path: url.pathname, body };
+    const seen = {
+      method: req.method ?? 'GET',
+      path: url.pathname,
+      body,
+      ...(req.headers.authorization ? { authorization: req.headers.authorization } : {}),
+    };
     fake.seen.push(seen);
     fake.onRequest?.(seen);
     const json = (value: unknown, status = 200) => {

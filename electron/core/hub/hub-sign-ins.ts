@@ -22,6 +22,8 @@ export interface UpstreamAuthInfo {
   authorizationUrl?: string;
   /** While a sign-in is needed: why the last one failed (in the browser or at the callback), in words for the card. */
   failure?: string;
+  /** While signed in: a tool asked for more access (step-up), in words for the card (Sign in asks for it). */
+  notice?: string;
 }
 
 export interface HubSignInsDeps {
@@ -48,6 +50,7 @@ export class HubSignIns {
       store: deps.store,
       redirectUrl: () => new URL('/oauth/callback', deps.endpointUrl()).href,
       onNeedsSignIn: (id) => deps.upstreams().get(id)?.requireSignIn(),
+      onSignInRefused: (id) => deps.upstreams().get(id)?.requireSignIn(),
       // A connect fails with the error itself. A request of a connected server fails with it first, then
       // (on the next turn, so that its caller reads this error rather than "connection closed") the
       // server drops and reconnects with backoff.
@@ -55,6 +58,18 @@ export class HubSignIns {
       ...(deps.clientMetadataUrl ? { clientMetadataUrl: deps.clientMetadataUrl } : {}),
       address: (id, url) => this.#address(id, url),
     });
+    // Servers this run may never connect (turned off, started on first use) still show their sign-in.
+    for (const id of Object.keys(deps.servers())) this.#readStored(id);
+  }
+
+  /** Reads whether tokens are stored for a configured HTTP or SSE server (into its provider: see authInfo). */
+  #readStored(id: string): UpstreamOAuthProvider | undefined {
+    const cfg = ownValue(this.deps.servers(), id);
+    if (!cfg || cfg.type === 'stdio') return undefined;
+    const provider = this.providerFor(id, cfg.url);
+    // A store that cannot answer is the connection's to report.
+    if (provider && provider.hasCachedTokens === undefined) void provider.tokens().catch(() => undefined);
+    return provider;
   }
 
   /**
@@ -73,10 +88,6 @@ export class HubSignIns {
     return cfg;
   }
 
-  #url(id: string): string {
-    return this.#remote(id).url;
-  }
-
   /**
    * Where a server saved at `url` is reached: its address with the keys the secret store holds for it put
    * back (`?api_key=…`, a catalog entry's key in the path), as its transport reaches it.
@@ -88,15 +99,15 @@ export class HubSignIns {
     return resolved.type === 'stdio' ? url : expandSecretUrl(resolved.url, resolved.headers).url;
   }
 
-  /** A server asked for more scope (403 insufficient_scope): the next sign-in asks for it. */
-  stepUp(id: string, scope: string | undefined): Promise<void> {
+  /** A server asked for more scope (insufficient_scope) for one call: the next sign-in asks for it; the rest works on. */
+  async stepUp(id: string, scope: string | undefined): Promise<void> {
     this.deps.emit({
       type: 'log',
       level: 'warn',
       server: id,
       message: `${id} asks for more access${scope ? ` (${scope})` : ''}: sign in again to allow it`,
     });
-    return this.oauth.stepUp(id, scope);
+    this.oauth.stepUp(id, scope);
   }
 
   /** An authorization URL to open in a browser. */
@@ -116,7 +127,8 @@ export class HubSignIns {
 
   /** Forgets (and revokes) a server's tokens; it then needs a sign-in. */
   async signOut(id: string): Promise<{ revoked: boolean }> {
-    const result = await this.oauth.signOut(id, this.#url(id));
+    const { url, oauthClientId } = this.#remote(id);
+    const result = await this.oauth.signOut(id, url, oauthClientId);
     const up = this.deps.upstreams().get(id);
     // Stopping closes the connection the old token opened; the fresh connect meets the 401 and waits.
     if (up && up.config.enabled) await up.restart();
@@ -124,10 +136,10 @@ export class HubSignIns {
     return result;
   }
 
-  /** A server's sign-in as list reports it (from what this run has read of the store). */
+  /** A server's sign-in as list reports it (from what this run has read of the store; a server not read yet is read now). */
   authInfo(id: string): UpstreamAuthInfo {
     const up = this.deps.upstreams().get(id);
-    const provider = this.oauth.provider(id);
+    const provider = this.oauth.provider(id) ?? this.#readStored(id);
     if (up?.status === 'needs-sign-in') {
       const failure = this.oauth.lastFailure(id);
       return {
@@ -136,7 +148,11 @@ export class HubSignIns {
         ...(failure ? { failure } : {}),
       };
     }
-    if (provider?.hasCachedTokens) return { state: 'signed-in' };
+    if (provider?.hasCachedTokens) {
+      const scope = provider.requiredScope;
+      const notice = scope ? `A tool needs more access (scope ${scope}): press Sign in to allow it. The other tools work meanwhile.` : undefined;
+      return { state: 'signed-in', ...(notice ? { notice } : {}) };
+    }
     return { state: 'none' };
   }
 

@@ -18,6 +18,8 @@ export interface OAuthSignInsOptions {
   redirectUrl(): string;
   /** The SDK asked for a sign-in (a first 401, or a refresh that was refused). */
   onNeedsSignIn(serverId: string, authorizationUrl: string): void;
+  /** The server refused the token a refresh had just issued: it needs a sign-in (its card says why). */
+  onSignInRefused?(serverId: string): void;
   /** A connection's refresh failed because the sign-in server is not reachable (no sign-in is asked for): its message. */
   onAuthServerUnreachable?(serverId: string, message: string): void;
   /** Where Spillway's Client ID Metadata Document is hosted, if anywhere (a setting). */
@@ -59,6 +61,8 @@ export class OAuthSignIns {
   readonly #starting = new Map<string, Promise<unknown>>();
   /** Each server's last sign-in that failed in the browser or at the callback, in words for its card; cleared by the next. */
   readonly #failures = new Map<string, string>();
+  /** Servers whose last sign-in the user started never came back to the callback (the server may not know the client). */
+  readonly #unfinished = new Set<string>();
   readonly #fetch: FetchLike;
 
   constructor(private readonly options: OAuthSignInsOptions) {
@@ -82,6 +86,10 @@ export class OAuthSignIns {
       pending: this.pending,
       redirectUrl: () => this.options.redirectUrl(),
       onAuthorizationUrl: (id, url) => this.options.onNeedsSignIn(id, url),
+      onSignInNeeded: (id, message) => {
+        this.#failures.set(id, message);
+        this.options.onSignInRefused?.(id);
+      },
       ...(this.options.onAuthServerUnreachable ? { onAuthServerUnreachable: this.options.onAuthServerUnreachable } : {}),
       ...(this.options.timeoutMs !== undefined ? { timeoutMs: this.options.timeoutMs } : {}),
       ...(clientId ? { clientId } : {}),
@@ -97,7 +105,8 @@ export class OAuthSignIns {
   }
 
   /**
-   * A fresh authorization URL for a server (its stored tokens, refused anyway, are dropped first). Sign-ins
+   * A fresh authorization URL for a server (its stored tokens, refused anyway, are dropped first, except for
+   * a step-up: they serve the server's other tools until the new ones come). Sign-ins
    * of one server run one after the other: a server has one PKCE verifier slot, so the newer sign-in
    * replaces the older, whose redirect is then refused as replaced (see UpstreamOAuthProvider.state).
    */
@@ -123,14 +132,21 @@ export class OAuthSignIns {
     const address = await this.#address(serverId, serverUrl);
     // Read afresh: the server may name another sign-in server since it was last read.
     await provider.invalidateCredentials('discovery');
-    await provider.invalidateCredentials('tokens');
+    // The server's 401 challenge: where its resource metadata is (maybe only there), and the scopes wanted;
+    // with the scopes asked for and granted so far, read before the tokens go.
+    const scope = await provider.signInScope();
+    const { resourceMetadataUrl } = provider.challenge;
+    if (!provider.requiredScope) await provider.forgetTokens();
     // Refreshing works with any registration; a new authorization needs one for today's callback address.
-    if (await provider.registeredElsewhere()) await provider.invalidateCredentials('client');
+    // A registration whose last sign-in never came back may be one the server forgot (it restarted, or
+    // expires them): registering again costs nothing (never for a client ID entered or a metadata document).
+    const stale = this.#unfinished.has(serverId) && (await provider.registeredDynamically());
+    if (stale || (await provider.registeredElsewhere())) await provider.invalidateCredentials('client');
     let result;
     try {
-      const scope = provider.requiredScope ? { scope: provider.requiredScope } : {};
       const fetchFn = provider.noSignInRequests(this.#fetch);
-      result = await provider.signInByUser(() => auth(provider, { serverUrl: address, fetchFn, ...scope }));
+      const options = { serverUrl: address, fetchFn, ...(scope ? { scope } : {}), ...(resourceMetadataUrl ? { resourceMetadataUrl } : {}) };
+      result = await provider.signInByUser(() => auth(provider, options));
     } catch (err) {
       // The SDK's words for a server without dynamic client registration (RFC 7591), and no client ID given.
       if (err instanceof Error && /does not support dynamic client registration/.test(err.message))
@@ -138,6 +154,7 @@ export class OAuthSignIns {
       throw err;
     }
     if (result !== 'REDIRECT' || !provider.authorizationUrl) throw new Error('The server signed in without asking the user: press Restart instead.');
+    this.#unfinished.add(serverId);
     return provider.authorizationUrl;
   }
 
@@ -145,9 +162,9 @@ export class OAuthSignIns {
     return this.options.address ? this.options.address(serverId, serverUrl) : Promise.resolve(serverUrl);
   }
 
-  /** A 403 insufficient_scope from a server (step-up): its provider drops its tokens and remembers the scope. */
-  async stepUp(serverId: string, scope: string | undefined): Promise<void> {
-    await this.provider(serverId)?.requireScope(scope);
+  /** An insufficient_scope from a server (step-up): its provider remembers the scope for the next sign-in. */
+  stepUp(serverId: string, scope: string | undefined): void {
+    this.provider(serverId)?.requireScope(scope);
   }
 
   /** Handles the browser's redirect to /oauth/callback; a failure of a sign-in Spillway made is kept for the server's card. */
@@ -177,8 +194,13 @@ export class OAuthSignIns {
       return { ok: false, status: 400, title: 'Sign-in failed', message, ...(owner ? { serverId: owner } : {}) };
     }
     const { serverId } = taken;
+    // It came back: the server knew the client.
+    this.#unfinished.delete(serverId);
     const error = query.get('error');
     if (error) {
+      // A step-up refused (the account may not have that scope): the next sign-in asks for what it had.
+      const stepped = this.#providers.get(serverId)?.provider;
+      if (stepped) stepped.requiredScope = undefined;
       const described = `${error}${query.get('error_description') ? `: ${query.get('error_description')}` : ''}`;
       const denied = error === 'access_denied';
       this.#failures.set(
@@ -201,7 +223,9 @@ export class OAuthSignIns {
     try {
       // What the transport's finishAuth does: exchange the code (with the saved PKCE verifier) for tokens.
       const address = await this.#address(serverId, entry.serverUrl);
-      const result = await auth(entry.provider, { serverUrl: address, authorizationCode: code, fetchFn: this.#fetch });
+      const result = await entry.provider.exchangeCode(() =>
+        auth(entry.provider, { serverUrl: address, authorizationCode: code, fetchFn: this.#fetch }),
+      );
       if (result !== 'AUTHORIZED') throw new Error('the server did not issue tokens');
       // Signed out or removed while the code was exchanged: the tokens were dropped, not stored.
       if (entry.provider.retired) throw new Error('this server was signed out or removed meanwhile');
@@ -217,6 +241,7 @@ export class OAuthSignIns {
       };
     }
     await entry.provider.invalidateCredentials('verifier');
+    entry.provider.requiredScope = undefined;
     this.pending.finished(state);
     return { ok: true, serverId };
   }
@@ -226,17 +251,24 @@ export class OAuthSignIns {
    * 7009). Forgotten first: a revocation endpoint that never answers must not leave them stored. The
    * provider is retired first: a refresh under way must not store new tokens after they were forgotten.
    */
-  async signOut(serverId: string, serverUrl: string): Promise<{ revoked: boolean }> {
+  async signOut(serverId: string, serverUrl: string, clientId?: string): Promise<{ revoked: boolean }> {
     const known = this.#providers.get(serverId);
-    // The provider in use keeps the client ID the user entered (needed to revoke); a new one would not.
-    const provider = known?.serverUrl === serverUrl ? known.provider : this.providerFor(serverId, serverUrl);
+    // The provider in use keeps the client ID the user entered (needed to revoke); a new one is given it.
+    const provider = known?.serverUrl === serverUrl ? known.provider : this.providerFor(serverId, serverUrl, clientId);
     this.#providers.delete(serverId);
     const tokens = await provider.retire();
+    const registered = await provider.registeredDynamically();
     await this.#forgetStored(serverId, ['tokens', 'verifier']);
     this.pending.forget(serverId);
     this.#failures.delete(serverId);
-    const revoked = tokens ? await revokeTokens(provider, tokens, this.#fetch).catch(() => false) : false;
-    return { revoked };
+    this.#unfinished.delete(serverId);
+    try {
+      const revoked = tokens ? await revokeTokens(provider, tokens, this.#fetch).catch(() => false) : false;
+      return { revoked };
+    } finally {
+      // The server may forget a registration (restarted, or expiring them): the next sign-in registers anew.
+      if (registered) await this.#forgetStored(serverId, ['client']);
+    }
   }
 
   /** Gives up a server's waiting sign-in: its redirect, if it still comes, is refused; the PKCE verifier goes. */
@@ -253,6 +285,7 @@ export class OAuthSignIns {
     await known?.provider.retire();
     this.pending.forget(serverId);
     this.#failures.delete(serverId);
+    this.#unfinished.delete(serverId);
     await this.#forgetStored(serverId, ['tokens', 'client', 'verifier']);
   }
 

@@ -4,7 +4,7 @@
  * a restart, or once the server points elsewhere, that one never saw the tokens), and without following
  * redirects, so the tokens and the client secret are posted to the revocation endpoint and nowhere else.
  */
-import { discoverAuthorizationServerMetadata } from '@modelcontextprotocol/sdk/client/auth.js';
+import { discoverAuthorizationServerMetadata, selectClientAuthMethod } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { checkAuthServerEndpoints } from './auth-server-requests.js';
@@ -23,8 +23,10 @@ export function sameIssuer(a: string, b: string): boolean {
 }
 
 /**
- * Posts each token to the revocation endpoint of the server that issued them (client_secret_post, the SDK
- * server's method); true when all were accepted. False, posting nothing, when the tokens name no issuer,
+ * Posts each token to the revocation endpoint of the server that issued them, the client authenticated as
+ * the SDK does at the token endpoint (the registration's method where the server supports it, else the
+ * server's: client_secret_basic in an Authorization header, client_secret_post in the body, or the client
+ * ID alone for a public client); true when all were accepted. False, posting nothing, when the tokens name no issuer,
  * the client was registered elsewhere, or that server offers no revocation.
  */
 export async function revokeTokens(provider: UpstreamOAuthProvider, tokens: OAuthTokens, fetchFn: FetchLike): Promise<boolean> {
@@ -41,19 +43,32 @@ export async function revokeTokens(provider: UpstreamOAuthProvider, tokens: OAut
     metadata && 'revocation_endpoint' in metadata && typeof metadata.revocation_endpoint === 'string' ? metadata.revocation_endpoint : undefined;
   if (!endpoint) return false;
   checkAuthServerEndpoints(issuer, metadata);
+  const method = selectClientAuthMethod(client, supportedMethods(metadata ?? {}));
   let all = true;
   for (const token of [tokens.refresh_token, tokens.access_token]) {
     if (!token) continue;
-    const body = new URLSearchParams({ token, client_id: client.client_id });
-    if (client.client_secret) body.set('client_secret', client.client_secret);
-    const res = await fetchFn(endpoint, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body,
-      redirect: 'manual',
-    });
+    const headers: Record<string, string> = { 'content-type': 'application/x-www-form-urlencoded' };
+    const body = new URLSearchParams({ token });
+    if (method === 'client_secret_basic' && client.client_secret) {
+      // RFC 6749 §2.3.1: each part form-encoded, then joined and base64-encoded.
+      const pair = `${encodeURIComponent(client.client_id)}:${encodeURIComponent(client.client_secret)}`;
+      headers.authorization = `Basic ${Buffer.from(pair).toString('base64')}`;
+    } else {
+      body.set('client_id', client.client_id);
+      if (method === 'client_secret_post' && client.client_secret) body.set('client_secret', client.client_secret);
+    }
+    const res = await fetchFn(endpoint, { method: 'POST', headers, body, redirect: 'manual' });
     await res.body?.cancel();
     all &&= res.ok;
   }
   return all;
+}
+
+/** The client authentication methods the revocation endpoint takes (RFC 8414: its own list, else the token endpoint's). */
+function supportedMethods(metadata: object): string[] {
+  for (const field of ['revocation_endpoint_auth_methods_supported', 'token_endpoint_auth_methods_supported']) {
+    const value: unknown = Reflect.get(metadata, field);
+    if (Array.isArray(value)) return value.filter((m): m is string => typeof m === 'string');
+  }
+  return [];
 }

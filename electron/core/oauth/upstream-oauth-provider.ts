@@ -13,11 +13,13 @@ import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { SecretStore } from '../secrets/secret-store.js';
 import { AUTH_SERVER_TIMEOUT_MS, AuthServerUnreachable, checkAuthServerEndpoints } from './auth-server-requests.js';
 import { connectionAuthFetch, type RefreshFailure } from './connection-auth-fetch.js';
+import { unionScopes, type Challenge } from './scope-challenge.js';
 import { watchNoSignIn } from './no-sign-in.js';
 import type { PendingSignIns } from './pending-sign-ins.js';
+import { OAUTH_SECRETS, parseJson, type StoredTokens } from './stored-oauth-values.js';
 
-/** The secret store's names for a server's OAuth values. */
-export const OAUTH_SECRETS = { tokens: 'oauth:tokens', client: 'oauth:client', verifier: 'oauth:verifier' } as const;
+/** The stored values' names and secrets, where the rest of the app has always found them. */
+export { OAUTH_SECRETS, oauthSecretsWithin } from './stored-oauth-values.js';
 
 export interface UpstreamOAuthOptions {
   serverId: string;
@@ -37,6 +39,8 @@ export interface UpstreamOAuthOptions {
   timeoutMs?: number;
   /** The connection's refresh failed because the sign-in server is not reachable: the message it fails with. */
   onAuthServerUnreachable?(serverId: string, message: string): void;
+  /** The server refused the token a refresh had just issued: it needs a sign-in (with these words, for its card). */
+  onSignInNeeded?(serverId: string, message: string): void;
 }
 
 const SIGNED_OUT = 'This server was signed out or removed meanwhile: press Sign in to sign in again.';
@@ -46,14 +50,18 @@ const SIGNED_OUT = 'This server was signed out or removed meanwhile: press Sign 
  * connection's own auth running at the same time, which did not start inside it, is not taken for the user's.
  */
 const userSignIn = new AsyncLocalStorage<true>();
+/** Set while a sign-in's code is exchanged for tokens: they are the ones its authorization URL asked for. */
+const codeExchange = new AsyncLocalStorage<true>();
 
 type Slot = keyof typeof OAUTH_SECRETS;
 
 export class UpstreamOAuthProvider implements OAuthClientProvider {
   /** The last authorization URL handed over (cleared once signed in). */
   authorizationUrl: string | undefined;
-  /** The scope a 403 asked for (step-up): the next sign-in asks for it. */
+  /** The scope a 401 or 403 insufficient_scope asked for (step-up): the next sign-in asks for it too. */
   requiredScope: string | undefined;
+  /** The last 401 challenge the connection met: where its resource metadata is, and the scope it named. */
+  challenge: Challenge = {};
   #discovery: OAuthDiscoveryState | undefined;
   readonly #cache = new Map<Slot, string | undefined>();
   /** Aborted on retire(): signed out or removed. */
@@ -64,6 +72,10 @@ export class UpstreamOAuthProvider implements OAuthClientProvider {
   #noSignIn = false;
   /** The connection's last refresh failed for a passing reason (see connection-auth-fetch.ts). */
   #refreshFailure: RefreshFailure | undefined;
+  /** Refresh tokens the server refused outright (the last few; spent ones, in memory only): see invalidateCredentials. */
+  readonly #refused: string[] = [];
+  /** The scope the last authorization URL asked for: stored with the tokens it brings. */
+  #askedScope: string | undefined;
 
   constructor(private readonly options: UpstreamOAuthOptions) {}
 
@@ -126,6 +138,11 @@ export class UpstreamOAuthProvider implements OAuthClientProvider {
     return userSignIn.run(true, run);
   }
 
+  /** Runs the SDK's exchange of a sign-in's code: the tokens it stores keep the scope the sign-in asked for. */
+  exchangeCode<T>(run: () => Promise<T>): Promise<T> {
+    return codeExchange.run(true, run);
+  }
+
   /**
    * The fetch for the connection's transport: the SDK's sign-in requests get the time limit, stop on
    * retirement, and report how a refresh went (connection-auth-fetch.ts); MCP requests pass as they are.
@@ -137,6 +154,10 @@ export class UpstreamOAuthProvider implements OAuthClientProvider {
       registrationEndpoint: () => this.#registrationEndpoint(),
       onRefresh: (failure) => {
         this.#refreshFailure = failure;
+      },
+      onRefreshRefused: (token) => {
+        this.#refused.push(token);
+        if (this.#refused.length > 8) this.#refused.shift();
       },
     });
   }
@@ -199,37 +220,70 @@ export class UpstreamOAuthProvider implements OAuthClientProvider {
     return !!registered && !registered.includes(this.redirectUrl);
   }
 
+  /** Whether the stored client is one this server registered (RFC 7591): not an entered client ID, nor a metadata document's URL. */
+  async registeredDynamically(): Promise<boolean> {
+    if (this.options.clientId) return false;
+    const info = await this.#readJson<OAuthClientInformationMixed>('client');
+    return !!info && !/^https:\/\//i.test(info.client_id);
+  }
+
   async saveClientInformation(info: OAuthClientInformationMixed): Promise<void> {
     await this.#write('client', JSON.stringify(info));
   }
 
-  /** The tokens to send; none once retired (a connection still open after a sign-out sends none). */
+  /**
+   * The tokens to send; none once retired (a connection still open after a sign-out sends none). None for
+   * the SDK's auth of a sign-in the user started either: it must ask the user (a step-up keeps the tokens
+   * in use until the new ones come), not refresh.
+   */
   async tokens(): Promise<OAuthTokens | undefined> {
-    if (this.retired) return undefined;
+    if (this.retired || userSignIn.getStore() === true) return undefined;
     return this.#tokensFrom(await this.#read('tokens'));
   }
 
   #tokensFrom(text: string | undefined): OAuthTokens | undefined {
-    const saved = parseJson<{ serverUrl?: string; tokens?: OAuthTokens }>(text);
+    const saved = parseJson<StoredTokens>(text);
     return saved?.serverUrl === this.options.serverUrl ? saved.tokens : undefined;
   }
 
   async saveTokens(tokens: OAuthTokens): Promise<void> {
-    await this.#write('tokens', JSON.stringify({ serverUrl: this.options.serverUrl, tokens }));
+    // A refresh's tokens keep the scope the sign-in asked for.
+    const asked = codeExchange.getStore() === true ? this.#askedScope : parseJson<StoredTokens>(await this.#read('tokens'))?.scope;
+    const entry: StoredTokens = { serverUrl: this.options.serverUrl, tokens, ...(asked ? { scope: asked } : {}) };
+    await this.#write('tokens', JSON.stringify(entry));
     this.authorizationUrl = undefined;
   }
 
+  /** Forgets the stored tokens (a sign-in the user starts, a sign-out): unlike the SDK's invalidateCredentials, always. */
+  async forgetTokens(): Promise<void> {
+    await this.#write('tokens', undefined);
+  }
+
   /**
-   * The server answered 403 insufficient_scope (step-up): the tokens in hand cannot do it, so they are
-   * dropped and the next authorization asks for the scope named.
+   * The server answered insufficient_scope (step-up) to one request: that request fails, the tokens in hand
+   * stay (they serve the server's other tools), and the next sign-in asks for the scope named too.
    */
-  async requireScope(scope: string | undefined): Promise<void> {
-    if (scope) this.requiredScope = scope;
-    await this.invalidateCredentials('tokens');
+  requireScope(scope: string | undefined): void {
+    if (scope) this.requiredScope = unionScopes(this.requiredScope, scope);
+  }
+
+  /** The scope a sign-in the user starts asks for: the one asked and granted so far, the 401's, and a step-up's. */
+  async signInScope(): Promise<string | undefined> {
+    const saved = parseJson<StoredTokens>(await this.#read('tokens'));
+    const held = saved?.serverUrl === this.options.serverUrl ? saved : undefined;
+    return unionScopes(held?.scope, held?.tokens?.scope, this.challenge.scope, this.requiredScope);
+  }
+
+  /** The server refused the token a refresh had just issued: refreshing again will not mend it. */
+  refusedAfterRefresh(message: string): void {
+    if (!this.retired) this.options.onSignInNeeded?.(this.options.serverId, message);
   }
 
   redirectToAuthorization(url: URL): void {
+    this.#askedScope = url.searchParams.get('scope') ?? undefined;
     this.authorizationUrl = url.href;
+    // A step-up the user started keeps the tokens in use: the server goes on working meanwhile.
+    if (userSignIn.getStore() === true && this.hasCachedTokens) return;
     this.options.onAuthorizationUrl(this.options.serverId, url.href);
   }
 
@@ -262,8 +316,20 @@ export class UpstreamOAuthProvider implements OAuthClientProvider {
       this.#noSignIn = false;
     }
     if (scope === 'all' || scope === 'client') await this.#write('client', undefined);
+    if (scope === 'tokens' && (await this.#refreshedMeanwhile())) return;
     if (scope === 'all' || scope === 'tokens') await this.#write('tokens', undefined);
     if (scope === 'all' || scope === 'verifier') await this.#write('verifier', undefined);
+  }
+
+  /**
+   * Whether the tokens stored now came after a refresh the server refused: the SDK drops the tokens when a
+   * refresh is refused, and a refresh sent with a token another one had spent meanwhile must not drop the
+   * fresh tokens that other one stored.
+   */
+  async #refreshedMeanwhile(): Promise<boolean> {
+    if (this.#refused.length === 0) return false;
+    const stored = this.#tokensFrom(await this.#read('tokens'))?.refresh_token;
+    return stored !== undefined && !this.#refused.includes(stored);
   }
 
   /** Whether tokens for this server are stored, as far as this run has read them (undefined: not read yet). */
@@ -294,32 +360,5 @@ export class UpstreamOAuthProvider implements OAuthClientProvider {
     } finally {
       this.#writes.delete(writing);
     }
-  }
-}
-
-const SECRET_FIELDS = ['access_token', 'refresh_token', 'id_token', 'client_secret'] as const;
-
-/**
- * The secrets inside a stored OAuth value (the tokens entry, the client registration), for masking them by
- * value: a server's error text quotes the access token, not the JSON it is stored in. None for other values.
- */
-export function oauthSecretsWithin(stored: string): string[] {
-  if (!stored.startsWith('{')) return [];
-  const entry = parseJson<{ tokens?: unknown }>(stored);
-  return [...secretFields(entry), ...secretFields(entry?.tokens)];
-}
-
-function secretFields(holder: unknown): string[] {
-  if (!holder || typeof holder !== 'object') return [];
-  return SECRET_FIELDS.map((field): unknown => Reflect.get(holder, field)).filter((value) => typeof value === 'string');
-}
-
-/** A stored JSON value; a damaged entry counts as none (the SDK registers or signs in again). */
-function parseJson<T>(text: string | undefined): T | undefined {
-  if (text === undefined) return undefined;
-  try {
-    return JSON.parse(text) as T;
-  } catch {
-    return undefined;
   }
 }

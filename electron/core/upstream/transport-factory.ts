@@ -3,7 +3,9 @@
  * HTTP, or legacy SSE. Headers are the configured ones only — a downstream client's credentials are never
  * forwarded upstream. HTTP and SSE servers get an OAuth provider (issue 15) unless an Authorization header
  * is configured: the SDK then signs in, refreshes and retries on a 401 by itself, its sign-in requests
- * through the provider's fetch (time-limited, see connection-auth-fetch.ts).
+ * through the provider's fetch (time-limited, see connection-auth-fetch.ts). The answers to the MCP
+ * requests are read for the server's challenges first (step-up, the 401's resource metadata and scope:
+ * see scope-challenge.ts).
  */
 import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
@@ -11,6 +13,7 @@ import type { ServerConfig } from '../../../shared/config.js';
 import type { ChildReaper } from './child-reaper.js';
 import type { EnvLike } from './child-env.js';
 import type { SpoolTarget } from '../wire/spool-target.js';
+import { challengeFetch, challengeOf, type Challenge } from '../oauth/scope-challenge.js';
 import { expandSecretUrl } from '../secrets/url-secrets.js';
 import { runtimeLaunch } from '../registry/install/own-runtime.js';
 import { StdioUpstreamTransport } from './stdio-transport.js';
@@ -29,7 +32,7 @@ export interface TransportFactoryOptions {
   resolveSecrets?: (id: string, config: ServerConfig) => Promise<ServerConfig>;
   /** The OAuth provider of an HTTP or SSE server (the hub's sign-ins), found by its address as saved (a key in it stays a reference). */
   authProvider?: (id: string, configuredUrl: string) => UpstreamAuthProvider | undefined;
-  /** A server answered 403 insufficient_scope (step-up): its tokens go, so the SDK's retry asks the user for the scope. */
+  /** A server answered insufficient_scope (step-up): the next sign-in asks for the scope, and the server's card says so. */
   onInsufficientScope?: (id: string, scope: string | undefined) => Promise<void>;
 }
 
@@ -37,14 +40,12 @@ export interface TransportFactoryOptions {
 export interface UpstreamAuthProvider extends OAuthClientProvider {
   /** `base` for MCP requests; the sign-in requests among them limited in time (UpstreamOAuthProvider.authRequests). */
   authRequests(base: FetchLike): FetchLike;
-}
-
-/** The scope a 403 insufficient_scope names (RFC 6750 §3), or undefined when the 403 is another refusal. */
-function insufficientScope(res: Response): { scope: string | undefined } | undefined {
-  if (res.status !== 403) return undefined;
-  const header = res.headers.get('www-authenticate') ?? '';
-  if (!/error="?insufficient_scope"?/i.test(header)) return undefined;
-  return { scope: /scope="([^"]*)"/i.exec(header)?.[1] };
+  /** The last 401 challenge the connection met (a sign-in the user starts follows it). */
+  challenge: Challenge;
+  /** Forgets the stored tokens. */
+  forgetTokens(): Promise<void>;
+  /** The server refused the token a refresh had just issued: it needs a sign-in. */
+  refusedAfterRefresh(message: string): void;
 }
 
 /** The status of an SSE server that refused its sign-in twice in a row, the second time freshly renewed. */
@@ -142,6 +143,23 @@ export function createTransportFactory(options: TransportFactoryOptions) {
     // The sign-in goes by the saved address; the expanded one (with its key) is only for the requests.
     const saved = configured.type === 'stdio' ? config.url : configured.url;
     const authProvider = hasAuthorizationHeader(remote.headers) ? undefined : options.authProvider?.(id, saved);
+    // The MCP requests' answers are read for their challenges (scope-challenge.ts): the same for HTTP and SSE.
+    const authFetch = authProvider
+      ? authProvider.authRequests(
+          challengeFetch(perRequest, {
+            serverId: id,
+            onChallenge: (challenge) => {
+              authProvider.challenge = challenge;
+            },
+            onInsufficientScope: async (scope, connecting) => {
+              await options.onInsufficientScope?.(id, scope);
+              if (connecting) await authProvider.forgetTokens();
+            },
+            onRefusedAfterRefresh: (message) => authProvider.refusedAfterRefresh(message),
+            currentToken: async () => (await authProvider.tokens())?.access_token,
+          }),
+        )
+      : perRequest;
     // Loaded on first use: most setups are stdio-only, and startup time counts.
     if (config.type === 'sse') {
       const { SSEClientTransport } = await import('@modelcontextprotocol/sdk/client/sse.js');
@@ -153,7 +171,8 @@ export function createTransportFactory(options: TransportFactoryOptions) {
         transport: new SSEClientTransport(url, {
           requestInit,
           // The SDK's POSTs and sign-in requests go through `fetch` (the stream through eventSourceInit's below).
-          ...(authProvider ? { authProvider, fetch: authProvider.authRequests(perRequest) } : { fetch: perRequest }),
+          ...(authProvider ? { authProvider } : {}),
+          fetch: authFetch,
           eventSourceInit: {
             // The SDK hands the stream's headers (bearer token, Accept, protocol version) over as a Headers
             // object, which spreads to {}: copied through Headers, with the configured ones set on top.
@@ -161,6 +180,7 @@ export function createTransportFactory(options: TransportFactoryOptions) {
               const headers = new Headers(init?.headers);
               for (const [name, value] of Object.entries(remote.headers)) headers.set(name, value);
               const res = await fetch(input, { ...init, headers });
+              if (res.status === 401 && authProvider) authProvider.challenge = challengeOf(res);
               refusedInARow = res.status === 401 && authProvider ? refusedInARow + 1 : 0;
               if (refusedInARow < 2) return res;
               await res.body?.cancel();
@@ -171,23 +191,8 @@ export function createTransportFactory(options: TransportFactoryOptions) {
       };
     }
     const { StreamableHTTPClientTransport } = await import('@modelcontextprotocol/sdk/client/streamableHttp.js');
-    const onScope = options.onInsufficientScope;
-    // Step-up: the SDK retries a 403 insufficient_scope with a refresh, which keeps the old scopes; with the
-    // tokens dropped first, its retry becomes a sign-in asking for the scope the server named.
-    const stepUpFetch: FetchLike | undefined =
-      authProvider && onScope
-        ? async (input, init) => {
-            const res = await perRequest(input, init);
-            const wanted = insufficientScope(res);
-            if (wanted) await onScope(id, wanted.scope);
-            return res;
-          }
-        : undefined;
     return {
-      transport: new StreamableHTTPClientTransport(url, {
-        requestInit,
-        ...(authProvider ? { authProvider, fetch: authProvider.authRequests(stepUpFetch ?? perRequest) } : { fetch: perRequest }),
-      }),
+      transport: new StreamableHTTPClientTransport(url, { requestInit, ...(authProvider ? { authProvider } : {}), fetch: authFetch }),
     };
   };
 }
