@@ -382,6 +382,17 @@ describe('ranking the real tools', () => {
     expect(search.search(TOOLS, 'the of and', 10)).toEqual([]);
   });
 
+  it('the learned re-ranker puts the top 20 in another order, no other tools, scores still best first', () => {
+    const learned = new ToolSearch(DEFAULT_WEIGHTS, { rerank: true });
+    const query = 'raise a ticket about the crash on startup';
+    const names = (hits: { name: string }[]) => hits.map((h) => h.name);
+    const reranked = learned.search(TOOLS, query, 20);
+    const before = search.search(TOOLS, query, 20);
+    expect(names(reranked).sort()).toEqual(names(before).sort());
+    expect(names(reranked)).not.toEqual(names(before));
+    expect(reranked.map((h) => h.score)).toEqual(before.map((h) => h.score));
+  });
+
   it('ranks with the weights it is given: without the intent nudge, a reader can outrank the deleter', () => {
     const flat = { ...DEFAULT_WEIGHTS.intent, deleteOnDelete: 1, deleteOnRead: 1, deleteOnWrite: 1 };
     const plain = new ToolSearch({ ...DEFAULT_WEIGHTS, intent: flat });
