@@ -12,8 +12,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { RegistryCatalog } from '../../electron/core/registry/registry-catalog.js';
 import { retryWords } from '../../electron/core/registry/registry-client.js';
-import { ROOT } from '../support/hub-harness.js';
-import { spawnUntil, type Started } from '../support/processes.js';
+import type { Started } from '../support/processes.js';
+import { startRegistryFixture } from '../support/registry-hub.js';
 
 let registry: Started & { url: string };
 let proxy: Server;
@@ -23,12 +23,7 @@ let dir: string;
 let busy: { status: number; retryAfter?: string } | undefined;
 
 beforeAll(async () => {
-  const r = await spawnUntil(
-    process.execPath,
-    [join(ROOT, '..', 'shared', 'registry-fixture', 'server.mjs'), '--port', '0'],
-    /REGISTRY-FIXTURE (http:\/\/\S+)/,
-  );
-  registry = { ...r, url: r.match[1] };
+  registry = await startRegistryFixture();
   proxy = createServer((req, res) => {
     if (busy) {
       res.writeHead(busy.status, { 'content-type': 'application/problem+json', ...(busy.retryAfter ? { 'retry-after': busy.retryAfter } : {}) });

@@ -9,20 +9,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { RegistryServerSchema } from '../../shared/api-registry.js';
 import { RegistryCatalog, serverSummary } from '../../electron/core/registry/registry-catalog.js';
-import { ROOT } from '../support/hub-harness.js';
-import { spawnUntil, type Started } from '../support/processes.js';
+import type { Started } from '../support/processes.js';
+import { startRegistryFixture } from '../support/registry-hub.js';
 
 let registry: Started & { url: string };
 let dir: string;
 let catalog: RegistryCatalog;
 
 beforeAll(async () => {
-  const r = await spawnUntil(
-    process.execPath,
-    [join(ROOT, '..', 'shared', 'registry-fixture', 'server.mjs'), '--port', '0'],
-    /REGISTRY-FIXTURE (http:\/\/\S+)/,
-  );
-  registry = { ...r, url: r.match[1] };
+  registry = await startRegistryFixture();
   dir = await mkdtemp(join(tmpdir(), 'spillway-status-message-'));
   catalog = new RegistryCatalog({ baseUrl: () => registry.url, cacheDir: join(dir, 'cache') });
 }, 60_000);

@@ -9,9 +9,8 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AppHub } from '../../electron/core/app/app-hub.js';
-import { fixture, ROOT } from '../support/hub-harness.js';
-import { spawnUntil, type Started } from '../support/processes.js';
-import { callApi, startRegistryHub } from '../support/registry-hub.js';
+import type { Started } from '../support/processes.js';
+import { callApi, startNpmFixture, startRegistryFixture, startRegistryHub } from '../support/registry-hub.js';
 
 let registry: Started & { url: string };
 let npm: Started & { url: string };
@@ -21,18 +20,8 @@ let app: AppHub | undefined;
 const start = () => startRegistryHub({ dir, registryUrl: registry.url, env: { npm_config_registry: npm.url, NPM_CONFIG_REGISTRY: undefined } });
 
 beforeAll(async () => {
-  const r = await spawnUntil(
-    process.execPath,
-    [join(ROOT, '..', 'shared', 'registry-fixture', 'server.mjs'), '--port', '0'],
-    /REGISTRY-FIXTURE (http:\/\/\S+)/,
-  );
-  registry = { ...r, url: r.match[1] };
-  const n = await spawnUntil(
-    process.execPath,
-    [fixture('npm-registry-fixture.mjs'), '--port', '0', '--as', 'airtable-mcp-server@1.7.3'],
-    /NPM-REGISTRY-FIXTURE (http:\/\/\S+)/,
-  );
-  npm = { ...n, url: n.match[1] };
+  registry = await startRegistryFixture();
+  npm = await startNpmFixture('airtable-mcp-server@1.7.3');
   dir = await mkdtemp(join(tmpdir(), 'spillway-update-old-'));
   app = await start();
 }, 120_000);
@@ -43,7 +32,7 @@ afterAll(async () => {
   if (dir) await rm(dir, { recursive: true, force: true });
 });
 
-it('Update keeps the edits and the old version until the next start, which removes it', async () => {
+it('Update keeps the edits, and the old version as the previous install', async () => {
   const add = await callApi<{ id: string }>(app!, 'registry.add', {
     name: 'io.github.domdomegg/airtable-mcp-server',
     package: 0,

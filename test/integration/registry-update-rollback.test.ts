@@ -14,9 +14,8 @@ import type { HandlerMap } from '../../electron/core/control/control-handlers.js
 import { appRegistryHandlers, registrySecretStore } from '../../electron/core/control/registry-handlers.js';
 import { serverStartOutcome } from '../../electron/core/control/registry-update.js';
 import { NpmInstaller } from '../../electron/core/registry/install/npm-installer.js';
-import { fixture, ROOT } from '../support/hub-harness.js';
-import { spawnUntil, type Started } from '../support/processes.js';
-import { callApi, startRegistryHub, waitForStatus } from '../support/registry-hub.js';
+import type { Started } from '../support/processes.js';
+import { callApi, startNpmFixture, startRegistryFixture, startRegistryHub, waitForStatus } from '../support/registry-hub.js';
 
 let registry: Started & { url: string };
 let npm: Started & { url: string };
@@ -49,18 +48,8 @@ function handlersOf(hub: AppHub): HandlerMap {
 }
 
 beforeAll(async () => {
-  const r = await spawnUntil(
-    process.execPath,
-    [join(ROOT, '..', 'shared', 'registry-fixture', 'server.mjs'), '--port', '0'],
-    /REGISTRY-FIXTURE (http:\/\/\S+)/,
-  );
-  registry = { ...r, url: r.match[1] };
-  const n = await spawnUntil(
-    process.execPath,
-    [fixture('npm-registry-fixture.mjs'), '--port', '0', '--as', 'airtable-mcp-server@1.7.3'],
-    /NPM-REGISTRY-FIXTURE (http:\/\/\S+)/,
-  );
-  npm = { ...n, url: n.match[1] };
+  registry = await startRegistryFixture();
+  npm = await startNpmFixture('airtable-mcp-server@1.7.3');
   dir = await mkdtemp(join(tmpdir(), 'spillway-update-rollback-'));
   app = await start();
 }, 120_000);

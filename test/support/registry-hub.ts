@@ -15,7 +15,8 @@ import type { HubEvent } from '../../shared/events.js';
 import { createAppHub, type AppHub } from '../../electron/core/app/app-hub.js';
 import { resolvePaths } from '../../electron/core/files/app-paths.js';
 import { launchChromium, openPage, type OpenedPage } from './browser.js';
-import { ROOT } from './hub-harness.js';
+import { fixture, ROOT } from './hub-harness.js';
+import { spawnUntil, type Started } from './processes.js';
 
 /** Where the renderer build is served from. */
 export const UI_DIR = join(ROOT, 'dist', 'renderer');
@@ -129,4 +130,24 @@ export async function openHubUi(app: AppHub): Promise<{ browser: Browser; opened
   const opened = await openPage(browser, `${app.hub.endpoint.origin}/?token=${app.hub.token}`, { width: 800, height: 600 });
   await opened.page.getByRole('heading', { level: 1, name: 'Servers' }).waitFor();
   return { browser, opened, page: opened.page };
+}
+
+/** The MCP Registry stand-in (../shared/registry-fixture, real entries), on a free port. */
+export async function startRegistryFixture(): Promise<Started & { url: string }> {
+  const r = await spawnUntil(
+    process.execPath,
+    [join(ROOT, '..', 'shared', 'registry-fixture', 'server.mjs'), '--port', '0'],
+    /REGISTRY-FIXTURE (http:\/\/\S+)/,
+  );
+  return { ...r, url: r.match[1]! };
+}
+
+/** The npm registry fixture (test/fixtures/npm-registry-fixture.mjs) serving `as` (`name@version`), on a free port. */
+export async function startNpmFixture(as: string): Promise<Started & { url: string }> {
+  const n = await spawnUntil(
+    process.execPath,
+    [fixture('npm-registry-fixture.mjs'), '--port', '0', '--as', as],
+    /NPM-REGISTRY-FIXTURE (http:\/\/\S+)/,
+  );
+  return { ...n, url: n.match[1]! };
 }
