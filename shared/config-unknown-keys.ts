@@ -90,12 +90,16 @@ export function withUnknownKeys<T extends Record<string, unknown>>(config: T, un
  */
 function copiedParent(root: Record<string, unknown>, entry: UnknownKey, copies: Map<object, unknown>): Record<string, unknown> | undefined {
   let node: Record<string, unknown> | unknown[] = root;
-  for (const [depth, key] of entry.path.slice(0, -1).entries()) {
+  // Compared as it was before a key was put back into it.
+  const known = (value: unknown) => sortedJson(copies.has(value as object) ? copies.get(value as object) : value);
+  for (const [depth, recorded] of entry.path.slice(0, -1).entries()) {
+    const listed = entry.entries?.find((e) => e.at === depth);
+    // A list entry that moved (an earlier one removed or inserted) is found by what it holds, when only one holds it.
+    const key = listed && Array.isArray(node) ? sameEntry(node, recorded, listed.known, known) : recorded;
+    if (key === undefined) return undefined;
     const child = childAt(node, key);
     if (!isPlainObject(child) && !Array.isArray(child)) return undefined;
-    // Compared as it was before a key was put back into it.
-    const listed = entry.entries?.find((e) => e.at === depth);
-    if (listed && listed.known !== sortedJson(copies.has(child) ? copies.get(child) : child)) return undefined;
+    if (listed && listed.known !== known(child)) return undefined;
     if (copies.has(child)) {
       node = child;
       continue;
@@ -107,6 +111,13 @@ function copiedParent(root: Record<string, unknown>, entry: UnknownKey, copies: 
     node = copy;
   }
   return Array.isArray(node) ? undefined : node;
+}
+
+/** The index (as a path key) of the one entry of `list` that holds `wanted`: the recorded one first; undefined when none or several do. */
+function sameEntry(list: unknown[], recorded: string, wanted: string, known: (value: unknown) => string): string | undefined {
+  if (known(childAt(list, recorded)) === wanted) return recorded;
+  const found = list.flatMap((item, i) => (known(item) === wanted ? [String(i)] : []));
+  return found.length === 1 ? found[0] : undefined;
 }
 
 function childAt(node: Record<string, unknown> | unknown[], key: string): unknown {

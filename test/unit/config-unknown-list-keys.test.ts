@@ -46,4 +46,19 @@ describe('an unknown key of a list entry', () => {
     const edited = { ...config, policies: withToolPolicy(config.policies, 's', 't', { pii: { types: [], custom: [{ ...a, flags: 'i' }, b] } }) };
     expect(customOf(withUnknownKeys(edited, unknown).value)).toEqual([{ ...a, flags: 'i' }, b]);
   });
+
+  it('follows its entry when an earlier one is removed or one is put before it, but not to a twin', () => {
+    const later = parseConfig(
+      JSON.stringify({ version: 1, policies: { tools: { s: { t: { pii: { types: [], custom: [b, { ...a, futureA: 1 }] } } } } } }),
+    );
+    const custom = (list: unknown[]) => ({
+      ...later.config,
+      policies: withToolPolicy(later.config.policies, 's', 't', { pii: { types: [], custom: list as never } }),
+    });
+    expect(customOf(withUnknownKeys(custom([a]), later.unknown).value)).toEqual([{ ...a, futureA: 1 }]);
+    const c = { name: 'c', pattern: 'C-\\d+' };
+    expect(customOf(withUnknownKeys(custom([c, b, a]), later.unknown).value)).toEqual([c, b, { ...a, futureA: 1 }]);
+    // Moved, and two entries now hold what it held: which one had the key is not known, so neither gets it.
+    expect(customOf(withUnknownKeys(custom([a, c, a]), later.unknown).value)).toEqual([a, c, a]);
+  });
 });
