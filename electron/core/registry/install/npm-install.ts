@@ -14,7 +14,6 @@ import { renameOver } from '../../files/atomic-file.js';
 const libraries = async () => ({ Arborist: (await import('@npmcli/arborist')).default, pacote: (await import('pacote')).default });
 import { ensurePackagesDir, INSTALLING_PREFIX, packageFolderName, type PackageRef } from './package-folders.js';
 import { childFolder, npmRefProblem } from './install-names.js';
-import { installScriptRefusal, needsInstallScript } from './install-scripts.js';
 import { DISK_FULL, InstallError, installFailure, registryOrigin } from './npm-failure.js';
 import { incompleteFile, tarballFiles } from './unpacked-check.js';
 import type { ArboristTree } from '@npmcli/arborist';
@@ -131,10 +130,7 @@ export async function installNpmPackage(source: NpmSource, name: string, version
       save: false,
       preferOnline: true,
     });
-    const tree = await arborist.reify({ save: false });
-    await checkUnpacked(tree, source, spec);
-    const scripted = needsInstallScript(tree);
-    if (scripted) throw new InstallError(installScriptRefusal(spec, scripted), 'refused');
+    await checkUnpacked(await arborist.reify({ save: false }), source, spec);
     const installed = await installedIn(temp, ref);
     // The folder is named after the version asked for, never the downloaded package.json's own claim.
     if (installed.version !== resolved)
