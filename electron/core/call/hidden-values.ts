@@ -4,16 +4,18 @@
  * for that call — a result's texts, structuredContent and embedded resources, an error result, a JSON-RPC
  * error's message and data, progress messages — it is replaced by a placeholder that names its parameter,
  * `[hidden: api_key]`. A hidden value is a secret when its parameter's name (or a key inside the value)
- * says so — `api_key`, `token`, `password`, `auth`, a name ending in `key` — or when the text has a known
- * credential's shape (`sk-…`, `ghp_…`). Other hidden values are settings (`owner: "octocat"`, a root
- * folder): they stay as the server wrote them, since replacing them would garble ordinary answers (every
- * link to the owner's repositories, every path under the folder). It runs before the result is shaped,
- * so a spilled copy (what read_result gives back later) and the log's `call.finished` hold the placeholder
- * too. The replacing is secret-values.ts's (the event log's masking by value), given other replacements.
+ * says so — `api_key`, `token`, `password`, `auth`, or one of the few names that mean a credential
+ * (`key`, `license_key`; not `project_key` or `sort_key`) — or when the text has a known credential's
+ * shape (`sk-…`, `ghp_…`). Other hidden values are settings (`owner: "octocat"`, a root folder): they
+ * stay as the server wrote them, since replacing them would garble ordinary answers (every link to the
+ * owner's repositories, every path under the folder). A short secret is replaced only as a whole token
+ * (WHOLE_TOKEN_BELOW): a PIN `1234` stays inside `912345`, `PROJ` inside `PROJ-101`. The same secrets
+ * are masked by the event log (hiddenSecretTexts) and in an upstream's relayed log messages. It runs
+ * before the result is shaped, so a spilled copy (what read_result gives back later) and the log's
+ * `call.finished` hold the placeholder too. The replacing is secret-values.ts's (the event log's masking by value), given other replacements.
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { hasKnownTokenShape, isSensitiveKey } from '../log/redact.js';
-import { valueReplacer, type ValueMask } from '../log/secret-values.js';
+import { hiddenSecretTexts, valueReplacer, type ValueMask } from '../log/secret-values.js';
 import type { CallPolicy } from '../policy/resolve.js';
 import { rpcError } from './relay-errors.js';
 import { UpstreamFailure } from './upstream-call.js';
@@ -27,6 +29,36 @@ import { UpstreamFailure } from './upstream-call.js';
  */
 export const MIN_HIDDEN_CHARS = 4;
 
+/**
+ * Secret texts shorter than this are replaced only where they stand as a whole token: not preceded or
+ * followed by a letter, digit, `_` or `-` (a PIN `1234` inside the number `912345`, a key `PROJ` inside
+ * the id `PROJ-101` are other things). Longer ones are replaced wherever they appear.
+ */
+export const WHOLE_TOKEN_BELOW = 12;
+
+// Which hidden texts are secrets is decided in log/ (the event log masks the same ones; policy/ may not import call/).
+export { hiddenSecretTexts, type HiddenSecret } from '../log/secret-values.js';
+
+/**
+ * Whether a call of a tool under this policy has hidden secrets to replace in what goes back (exactly
+ * when hiddenValueMask gives a mask): its result may then differ from the upstream's, so its outputSchema
+ * is not listed (hub/catalog-rebuild.ts).
+ */
+export function hidesSecrets(values: Pick<CallPolicy, 'hiddenParams'> | undefined): boolean {
+  const hidden = values?.hiddenParams;
+  return !!hidden && hasAny(hidden) && hiddenSecretTexts(hidden).some((s) => s.text.trim().length >= MIN_HIDDEN_CHARS);
+}
+
+/**
+ * One replacer for the hidden secrets of several policies (an upstream's log message may quote a secret
+ * of any of its tools); undefined when they have none to replace.
+ */
+export function hiddenSecretsMask(policies: Iterable<Pick<CallPolicy, 'hiddenParams'>>): ValueMask | undefined {
+  const pairs: [string, string][] = [];
+  for (const p of policies) for (const { text, param } of hiddenSecretTexts(p.hiddenParams)) pairs.push([text, `[hidden: ${param}]`]);
+  return valueReplacer(pairs, MIN_HIDDEN_CHARS, WHOLE_TOKEN_BELOW);
+}
+
 /** The replacer of each policy's hidden values (a policy object lives as long as its config); null: none to replace. */
 const masks = new WeakMap<CallPolicy, ValueMask | null>();
 
@@ -39,16 +71,39 @@ export function hiddenValueMask(values: CallPolicy | undefined): ValueMask | und
   if (!hidden || !hasAny(hidden)) return undefined;
   let mask = masks.get(values);
   if (mask === undefined) {
-    const pairs: [string, string][] = [];
-    for (const [name, value] of Object.entries(hidden)) {
-      forEachText(value, secretName(name), (text, secret) => {
-        if (secret || hasKnownTokenShape(text)) pairs.push([text, `[hidden: ${name}]`]);
-      });
-    }
-    mask = valueReplacer(pairs, MIN_HIDDEN_CHARS) ?? null;
+    mask = hiddenSecretsMask([values]) ?? null;
     masks.set(values, mask);
   }
   return mask ?? undefined;
+}
+
+/**
+ * The hidden secrets of each server's tools as one replacer per server, for what a server sends outside
+ * any call (its log messages may quote a secret of any of its tools). Rebuilt only when the policies of
+ * its tools that hide secrets changed (a config change replaces them).
+ */
+export class ServerSecrets<E extends { serverId: string }> {
+  readonly #last = new Map<string, { policies: CallPolicy[]; mask: ValueMask | undefined }>();
+
+  constructor(
+    private readonly entries: () => Iterable<E>,
+    private readonly policyOf: (entry: E) => CallPolicy | undefined,
+  ) {}
+
+  /** The replacer of this server's tools' hidden secrets; undefined when they have none. */
+  mask(serverId: string): ValueMask | undefined {
+    const policies: CallPolicy[] = [];
+    for (const entry of this.entries()) {
+      if (entry.serverId !== serverId) continue;
+      const policy = this.policyOf(entry);
+      if (hiddenValueMask(policy)) policies.push(policy!);
+    }
+    const last = this.#last.get(serverId);
+    if (last && last.policies.length === policies.length && last.policies.every((p, i) => p === policies[i])) return last.mask;
+    const mask = policies.length > 0 ? hiddenSecretsMask(policies) : undefined;
+    this.#last.set(serverId, { policies, mask });
+    return mask;
+  }
 }
 
 /** `result` with the hidden values replaced in every text it holds (binary data left as it is); the same object when none is in it. */
@@ -64,6 +119,11 @@ export function hideInFailure(mask: ValueMask, failure: UpstreamFailure): Upstre
 }
 
 const MAX_DEPTH = 64;
+
+/** A copy of `value` (any JSON, e.g. a log message's data) with its texts replaced; the same value when none was. */
+export function hideInValue<T>(mask: ValueMask, value: T): T {
+  return hideWithin(mask, value, 0);
+}
 
 /** A copy of `value` with its texts replaced, sharing what did not change (the value itself when nothing did). */
 function hideWithin<T>(mask: ValueMask, value: T, depth: number): T {
@@ -99,17 +159,4 @@ function hideWithin<T>(mask: ValueMask, value: T, depth: number): T {
 function hasAny(record: Record<string, unknown>): boolean {
   for (const key in record) if (Object.hasOwn(record, key)) return true;
   return false;
-}
-
-/** A key naming a secret: what the log masks (`token`, `password`, `auth`, ...), or a name ending in `key` (`key`, `license_key`). */
-function secretName(key: string): boolean {
-  return isSensitiveKey(key) || /key$/i.test(key);
-}
-
-/** Every text in a hidden value, at any depth (not its keys, numbers or booleans), with whether a key on its way names a secret. */
-function forEachText(value: unknown, secret: boolean, fn: (text: string, secret: boolean) => void, depth = 0): void {
-  if (typeof value === 'string') fn(value, secret);
-  else if (depth > MAX_DEPTH || value === null || typeof value !== 'object') return;
-  else if (Array.isArray(value)) for (const item of value) forEachText(item, secret, fn, depth + 1);
-  else for (const [key, item] of Object.entries(value)) forEachText(item, secret || secretName(key), fn, depth + 1);
 }

@@ -21,6 +21,7 @@ import {
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import { LOG_LEVELS, type DownstreamExtra, type DownstreamSession, type SessionRouter } from '../downstream/session.js';
 import type { Upstream, UpstreamRequestKind } from '../upstream/upstream.js';
+import { hideInValue, ServerSecrets } from './hidden-values.js';
 import { UpstreamLogLevel } from './log-level.js';
 import { ProgressRoutes, waitWithProgress } from './progress-routes.js';
 import type { CallOptions, OwnTool, RelayDeps } from './relay-contract.js';
@@ -39,6 +40,10 @@ export class Relay implements SessionRouter {
   #upstreamRequests: UpstreamRequests;
   #logLevel: UpstreamLogLevel;
   #ownNames: { tools: OwnTool[]; byName: Map<string, OwnTool> } | undefined;
+  #logSecrets = new ServerSecrets(
+    () => this.deps.catalog.toolEntries(),
+    (entry) => this.deps.policy?.(entry),
+  );
 
   constructor(private readonly deps: RelayDeps) {
     this.#upstreamRequests = new UpstreamRequests({ sessions: deps.sessions, emit: deps.emit });
@@ -256,10 +261,13 @@ export class Relay implements SessionRouter {
     await this.#logLevel.update(true);
   }
 
+  /** A log message of an upstream, to every session, with the hidden secrets of its tools replaced in its data. */
   onUpstreamLog(serverId: string, params: { level: string; logger?: string; data?: unknown }): void {
     const level = (LOG_LEVELS as string[]).includes(params.level) ? (params.level as LoggingLevel) : 'info';
     const logger = params.logger ? `${serverId}/${params.logger}` : serverId;
-    for (const s of this.deps.sessions()) void s.log({ ...params, level, logger });
+    const mask = params.data === undefined ? undefined : this.#logSecrets.mask(serverId);
+    const data = mask ? hideInValue(mask, params.data) : params.data;
+    for (const s of this.deps.sessions()) void s.log({ ...params, level, logger, data });
   }
 
   // ── requests from upstreams to a client (who gets them: upstream-requests.ts) ───────────────

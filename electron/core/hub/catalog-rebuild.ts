@@ -8,6 +8,7 @@ import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { Config } from '../../../shared/config.js';
 import type { HubEventInput } from '../../../shared/events.js';
 import { ownValue } from '../../../shared/records.js';
+import { hidesSecrets } from '../call/hidden-values.js';
 import type { Catalog, CatalogSource } from '../catalog/catalog.js';
 import type { KeptCatalog } from '../catalog/kept-catalog.js';
 import type { DownstreamSession } from '../downstream/session.js';
@@ -93,9 +94,14 @@ export class CatalogRebuild {
     else this.deps.kept.settle(up.id);
   }
 
-  /** Whether results of this tool may be replaced by a preview (then its outputSchema is not exposed). */
+  /**
+   * Whether results of this tool may differ from the upstream's (then its outputSchema is not exposed, or
+   * the client's SDK would reject the structuredContent): replaced by a preview, or with hidden secrets
+   * replaced by their placeholders (which happens paused or not).
+   */
   #mayRewriteResult(serverId: string, tool: Tool): boolean {
     const v = this.deps.policy.effective(serverId, tool.name, tool).values;
+    if (hidesSecrets(v)) return true;
     return !this.deps.config().settings.paused && v.action !== 'pass' && v.thresholdTokens !== null;
   }
 

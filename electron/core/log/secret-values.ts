@@ -6,7 +6,7 @@
  * rebuilt only when a source's snapshot changed, so a config change applies to the very next event.
  */
 import type { Config, ServerConfig } from '../../../shared/config.js';
-import { REDACTED } from './redact.js';
+import { hasKnownTokenShape, isSensitiveKey, REDACTED } from './redact.js';
 
 /**
  * Values shorter than this are not masked. Env values such as `true`, `debug`, `info` or `8080` would
@@ -85,21 +85,30 @@ export function valueMask(values: Iterable<string>): ValueMask {
  * value is also matched as it appears inside JSON text (quotes and backslashes escaped, replaced by its
  * replacement escaped alike), encoded for a web address (encodeURIComponent) and in base64 (a server
  * printing its credentials encoded, as in a Basic header). The first value given wins when two are the
- * same. Text is replaced in one pass, the longest value first where several start at the same place (a
- * secret that contains another is masked whole), so a replacement is never searched again.
+ * same. A value shorter than `wholeTokenBelow` (0: none) is replaced, in each of its forms, only where
+ * it stands as a whole token: not preceded or followed by a letter, digit, `_` or `-`. Text is replaced
+ * in one pass, the longest value first where several start at the same place (a secret that contains
+ * another is masked whole), so a replacement is never searched again. The pattern is the escaped values
+ * as alternatives, each guarded at most by a one-character look on either side: no nested repetition,
+ * so no catastrophic backtracking.
  */
-export function valueReplacer(pairs: Iterable<readonly [value: string, replacement: string]>, minChars: number): ValueMask | undefined {
-  const forms = new Map<string, string>();
-  const add = (form: string, replacement: string) => {
-    if (form !== '' && !forms.has(form)) forms.set(form, replacement);
+export function valueReplacer(
+  pairs: Iterable<readonly [value: string, replacement: string]>,
+  minChars: number,
+  wholeTokenBelow = 0,
+): ValueMask | undefined {
+  const forms = new Map<string, { replacement: string; whole: boolean }>();
+  const add = (form: string, replacement: string, whole: boolean) => {
+    if (form !== '' && !forms.has(form)) forms.set(form, { replacement, whole });
   };
   for (const [value, replacement] of pairs) {
     if (value.trim().length < minChars) continue;
-    add(value, replacement);
-    add(JSON.stringify(value).slice(1, -1), JSON.stringify(replacement).slice(1, -1));
-    add(encodeURIComponent(value), replacement);
+    const whole = value.length < wholeTokenBelow;
+    add(value, replacement, whole);
+    add(JSON.stringify(value).slice(1, -1), JSON.stringify(replacement).slice(1, -1), whole);
+    add(encodeURIComponent(value), replacement, whole);
     // Without its `=` padding, so it is found whether the server printed it padded or not.
-    add(Buffer.from(value).toString('base64').replace(/=+$/, ''), replacement);
+    add(Buffer.from(value).toString('base64').replace(/=+$/, ''), replacement, whole);
   }
   if (forms.size === 0) return undefined;
   const sorted = [...forms.keys()].sort((a, b) => b.length - a.length);
@@ -110,14 +119,23 @@ export function valueReplacer(pairs: Iterable<readonly [value: string, replaceme
       if (text.length < shortest) return text;
       // Most texts hold none of the values: as cheap as before (one search per form), no regex run.
       if (!sorted.some((form) => text.includes(form))) return text;
-      pattern ??= new RegExp(sorted.map(escapeRegExp).join('|'), 'g');
-      return text.replace(pattern, (found) => forms.get(found) ?? found);
+      pattern ??= new RegExp(sorted.map((form) => alternative(form, forms.get(form)!.whole)).join('|'), 'gu');
+      return text.replace(pattern, (found) => forms.get(found)?.replacement ?? found);
     },
   };
 }
 
+/** A character that continues a token: a letter, a digit, `_` or `-`. */
+const TOKEN_CHAR = '[\\p{L}\\p{N}_-]';
+
+/** One value's alternative in the pattern: the value itself, or only where no token character touches it. */
+function alternative(form: string, whole: boolean): string {
+  const escaped = escapeRegExp(form);
+  return whole ? `(?<!${TOKEN_CHAR})${escaped}(?!${TOKEN_CHAR})` : escaped;
+}
+
 function escapeRegExp(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  return text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
 }
 
 const AUTH_SCHEME_VALUE = /^(?:Bearer|Basic|Token)[ \t]+(\S+)$/i;
@@ -143,4 +161,49 @@ export function configSecretValues(config: Config): string[] {
   const apiKey = config.settings.compression.apiKey;
   if (apiKey) out.push(apiKey);
   return out;
+}
+
+/** One secret text of a policy's hidden parameters, and the parameter it is (or is inside of). */
+export interface HiddenSecret {
+  text: string;
+  param: string;
+}
+
+/**
+ * The secret texts of a tool policy's hidden parameters, at any depth of their values (not keys, numbers
+ * or booleans): those under a secret name (secretName) and those of a known credential's shape (`sk-…`).
+ * One notion for all that hides them: a call's result stage replaces them (call/hidden-values.ts), the
+ * event log masks them (policy-runtime.ts's hiddenParamTexts), an upstream's relayed log messages are
+ * cleaned of them (call/relay.ts). Other hidden values are settings (`owner`, `project_key`).
+ */
+export function hiddenSecretTexts(hiddenParams: Record<string, unknown> | undefined): HiddenSecret[] {
+  const out: HiddenSecret[] = [];
+  for (const [name, value] of Object.entries(hiddenParams ?? {})) {
+    forEachText(value, secretName(name), (text, secret) => {
+      if (secret || hasKnownTokenShape(text)) out.push({ text, param: name });
+    });
+  }
+  return out;
+}
+
+/**
+ * Names (lower-cased, letters and digits only) that mean a credential although the log's secret names
+ * (redact.ts) do not cover them. Kept short and exact on purpose: many settings end in "key" too
+ * (`project_key`, `sort_key`, `partition_key`, `primary_key`), and they are not secrets.
+ */
+const KEY_NAMES = new Set(['key', 'accesskey', 'licensekey', 'authkey', 'clientkey']);
+
+/** A key naming a secret: what the log masks (`token`, `password`, `auth`, `api_key`, ...), or one of KEY_NAMES. */
+function secretName(key: string): boolean {
+  return isSensitiveKey(key) || KEY_NAMES.has(key.toLowerCase().replace(/[^a-z0-9]/g, ''));
+}
+
+const MAX_DEPTH = 64;
+
+/** Every text in a hidden value, at any depth, with whether a key on its way names a secret. */
+function forEachText(value: unknown, secret: boolean, fn: (text: string, secret: boolean) => void, depth = 0): void {
+  if (typeof value === 'string') fn(value, secret);
+  else if (depth > MAX_DEPTH || value === null || typeof value !== 'object') return;
+  else if (Array.isArray(value)) for (const item of value) forEachText(item, secret, fn, depth + 1);
+  else for (const [key, item] of Object.entries(value)) forEachText(item, secret || secretName(key), fn, depth + 1);
 }

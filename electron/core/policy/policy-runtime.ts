@@ -12,7 +12,7 @@ import type { Catalog, ToolEntry, ToolShape } from '../catalog/catalog.js';
 import { addCompressionFields } from '../compress/compression-fields.js';
 import { CallCache } from './call-cache.js';
 import { selectDirectTools } from './direct-tools.js';
-import { isSensitiveKey } from '../log/redact.js';
+import { hiddenSecretTexts } from '../log/secret-values.js';
 import { checkCustomPattern } from '../pii/custom-patterns.js';
 import { injectedMisfit, type InjectedMisfit } from './injected-fit.js';
 import { policyDefaults, resolvePolicy, resolveToolExtras, type CallPolicy } from './resolve.js';
@@ -62,21 +62,24 @@ export function toolEncoding(config: Config, serverId: string, toolName: string)
 }
 
 /**
- * The texts in the hidden parameters' values of the config's tool policies, at any depth, that look like
- * a credential: the parameter's (or nested field's) name looks secret, or the text looks like a token. An
- * upstream's error may quote one; the event log masks them as secrets. A plain word (`units: "metric"`) is
- * left: masking it would blank that word in every log line.
+ * The texts the event log masks as secrets among the hidden parameters of the config's tool policies:
+ * every secret a call replaces in what goes back (hiddenSecretTexts, the one notion of a hidden secret),
+ * and also any text that looks like a token (the log masks more rather than less). A plain word under a
+ * plain name (`units: "metric"`) is left: masking it would blank that word in every log line.
  */
 export function hiddenParamTexts(config: Config): string[] {
   const out: string[] = [];
-  const collect = (key: string, value: unknown): void => {
+  const collect = (value: unknown): void => {
     if (typeof value === 'string') {
-      if (isSensitiveKey(key) || looksLikeToken(value)) out.push(value);
-    } else if (Array.isArray(value)) for (const v of value) collect(key, v);
-    else if (typeof value === 'object' && value !== null) for (const [k, v] of Object.entries(value)) collect(k, v);
+      if (looksLikeToken(value)) out.push(value);
+    } else if (Array.isArray(value)) for (const v of value) collect(v);
+    else if (typeof value === 'object' && value !== null) for (const v of Object.values(value)) collect(v);
   };
   for (const tools of Object.values(config.policies.tools))
-    for (const policy of Object.values(tools)) for (const [key, value] of Object.entries(policy.hiddenParams ?? {})) collect(key, value);
+    for (const policy of Object.values(tools)) {
+      for (const { text } of hiddenSecretTexts(policy.hiddenParams)) out.push(text);
+      collect(policy.hiddenParams ?? {});
+    }
   return out;
 }
 
