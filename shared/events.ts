@@ -213,6 +213,11 @@ export function matchesFilter(event: HubEvent, filter: EventFilter): boolean {
   if (filter.server && rec.server !== filter.server) return false;
   if (filter.tool && rec.tool !== filter.tool && rec.exposedName !== filter.tool) return false;
   if (filter.client && rec.client !== filter.client) return false;
-  if (filter.text && !JSON.stringify(event).toLowerCase().includes(filter.text.toLowerCase())) return false;
+  if (filter.text) {
+    // The text as written, or as the event's JSON holds it (a backslash or quote escaped there).
+    const json = JSON.stringify(event).toLowerCase();
+    const needle = filter.text.toLowerCase();
+    if (!json.includes(needle) && !json.includes(JSON.stringify(needle).slice(1, -1))) return false;
+  }
   return true;
 }

@@ -91,3 +91,31 @@ it('skips a torn or damaged line and refuses a cursor naming a file that is not 
   const outside = await log.search({ server: 'files', cursor: { file: '../../etc/passwd', offset: 10 } });
   expect(outside).toMatchObject({ events: [], next: null });
 });
+
+it("matches text as the window does: a backslash or quote as typed, a finished call by its start's arguments", async () => {
+  const log = new EventLog({ dir, retentionDays: 30, now: () => clock, ringSize: 50, maxFileBytes: 32 * 1024, validate: true });
+  logs.push(log);
+  const call = { callId: 'c1', server: 'fx', tool: 'search', exposedName: 'fx__search' };
+  log.emit({ type: 'log', level: 'warn', server: 'files', message: 'cannot read C:\\Users\\me\\notes.txt' });
+  log.emit({ type: 'call.started', level: 'info', ...call, argumentsPreview: '{"q":"zebra"}' });
+  log.emit({ type: 'log', level: 'info', server: 'web', message: 'between' });
+  log.emit({
+    type: 'call.finished',
+    level: 'info',
+    ...call,
+    durationMs: 5,
+    isError: false,
+    action: 'pass',
+    bytesUpstream: 10,
+    bytesDelivered: 10,
+  } as never);
+  await log.flush();
+  const byPath = await log.search({ text: 'c:\\users\\ME' });
+  expect(byPath.events.map((e) => e.seq)).toEqual([1]);
+  const byQuote = await log.search({ text: '"q":"zebra"' });
+  expect(byQuote.events.map((e) => e.type)).toEqual(['call.started', 'call.finished']);
+  const byArgs = await log.search({ text: 'zebra' });
+  expect(byArgs.events.map((e) => `${e.seq}:${e.type}`)).toEqual(['2:call.started', '4:call.finished']);
+  // Not by the other filters: a finished call of another server is not returned with the start.
+  expect((await log.search({ text: 'zebra', server: 'web' })).events).toEqual([]);
+});

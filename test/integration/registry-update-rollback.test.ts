@@ -73,11 +73,21 @@ it('an update to a version that does not start goes back to the version the serv
   await writeFile(join(broken, 'dist', 'index.js'), 'console.error("boom: this release is broken"); process.exit(1);\n');
   await fetch(`${npm.url}/-/fixture`, { method: 'POST', body: JSON.stringify({ newer: true }) });
 
+  const errors: string[] = [];
+  const off = app!.hub.events.subscribe((e) => {
+    if (e.type === 'upstream.status' && e.server === id && e.status === 'error') errors.push(e.error ?? '');
+  });
   const update = handlersOf(app!)['registry.update']!({ id });
   await expect(update).rejects.toMatchObject({
     code: 'unavailable',
     message: expect.stringMatching(/^Version 1\.7\.4 of airtable-mcp-server did not start \(.*boom.*\); Spillway went back to 1\.7\.3\./s),
   });
+  off();
+  // Gone back only once the hub's own retries gave up (a crash loop stopped), not at the first exit;
+  // the message does not tell the user to press Restart on the version it went away from.
+  expect(errors.filter((e) => e.includes('boom')).length).toBeGreaterThan(1);
+  expect(errors.some((e) => e.includes('stopped after'))).toBe(true);
+  await expect(update).rejects.toMatchObject({ message: expect.not.stringMatching(/press Restart/) });
   const after = await saved(id);
   expect(after).toEqual(before);
   expect(after.args[0]).toContain('airtable-mcp-server@1.7.3');

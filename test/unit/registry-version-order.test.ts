@@ -13,6 +13,10 @@ describe('isNewerVersion', () => {
     ['1.0.0-beta', '1.0.0-alpha.5'],
     ['1.0.0-alpha.1', '1.0.0-alpha'],
     ['v1.2.4', '1.2.3'],
+    ['1.0.0-beta.11', '1.0.0-beta.9'],
+    ['1.0.0-rc.1', '1.0.0-beta.11'],
+    ['1.0.0-alpha.beta', '1.0.0-alpha.1'],
+    ['10000000000000000001.0.0', '10000000000000000000.0.0'],
   ])('%s is newer than %s', (candidate, current) => {
     expect(isNewerVersion(candidate, current)).toBe(true);
     expect(isNewerVersion(current, candidate)).toBe(false);
@@ -32,5 +36,27 @@ describe('isUpdate', () => {
     expect(isUpdate('1.7.2', '1.7.3')).toBe(false);
     expect(isUpdate('2024.10.02', '2024.10.01')).toBe(true);
     expect(isUpdate('2024.10.01', '2024.10.01')).toBe(false);
+  });
+
+  // Review of 62783d3: versions that are not semver were an update both ways (`candidate !== current`).
+  it.each([
+    ['1.10', '1.9'],
+    ['2025.1', '2024.12.31'],
+    ['2.0', '1.9.9'],
+    ['2024.10.1', '2024.9.30'],
+    ['1.0.0.1', '1.0.0'],
+    ['3', '2.99'],
+    ['2.0', '2.0-rc.1'],
+  ])('dotted numbers of any length: %s is an update from %s, not the other way', (newer, older) => {
+    expect(isUpdate(newer, older)).toBe(true);
+    expect(isUpdate(older, newer)).toBe(false);
+  });
+
+  it('a missing part is 0, leading zeros count for nothing, and only versions neither order fall back to any other', () => {
+    expect(isUpdate('2.0', '2.0.0')).toBe(false);
+    expect(isUpdate('2.0.0', '2')).toBe(false);
+    expect(isUpdate('2024.01', '2024.1')).toBe(false);
+    expect(isUpdate('nightly-3', 'nightly-2')).toBe(true);
+    expect(isUpdate('nightly-2', 'nightly-2')).toBe(false);
   });
 });

@@ -1,8 +1,9 @@
 /**
  * What an Update of an installed npm package or bundle does once the new version is in the data folder
  * (issue 16, audit s19): the version the server ran stays, recorded as its previous install (so the
- * next start keeps it); the server is switched over and watched until it is ready or fails; a version
- * that fails to start is switched back at once, and the user told so in plain words. Inputs, secrets
+ * next start keeps it); the server is switched over and watched until it is ready or fails for good (the
+ * hub's own retries gave up, or it was not ready in time); a version that does not start is switched
+ * back, and the user told so in plain words. Inputs, secrets
  * and policies are the server's own either way: only the install it runs changes.
  */
 import type { ServerConfig } from '../../../shared/config.js';
@@ -10,33 +11,43 @@ import type { HubEvent } from '../../../shared/events.js';
 import type { InstallsFolder } from '../registry/install/installs-folder.js';
 import { ControlError } from './control-error.js';
 
-/** Whether a server just switched over started: undefined when that is not known (disabled, stopped, no answer in time). */
+/** Whether a server just switched over started: undefined when that is not known (disabled, stopped, restarted). */
 export type StartOutcome = { started: true } | { started: false; reason: string } | undefined;
 
-/** Waits until a server (switched over just now) is ready or has failed to start. */
+/** Waits until a server (switched over just now) is ready, or has failed for good. */
 export type StartWatch = (id: string) => Promise<StartOutcome>;
 
 /** What serverStartOutcome reads of the hub: its servers' status, and its events. */
 export interface StartWatchHub {
-  pool: { get(id: string): { status: string; error?: string; wake?(): boolean } | undefined };
+  pool: {
+    get(id: string): { status: string; error?: string; reconnecting?: boolean; wake?(): boolean } | undefined;
+  };
   events: { subscribe(listener: (event: HubEvent) => void): () => void };
 }
 
-/** How long an Update waits for the new version to be ready before it keeps it without knowing. */
+/** How long an Update waits for the new version to be ready; one not ready by then is given up on. */
 const START_WAIT_MS = 120_000;
 
-/** A status as a start's outcome; null while it is still starting. */
-function outcomeOf(status: string, error: string | undefined): StartOutcome | null {
+/** A failure's words without the upstream's note on its retries (Spillway goes back instead). */
+const withoutRetryNote = (error: string) => error.replace(/\s*\((?:stopped after|Spillway tries again)[^()]*\)\s*$/, '');
+
+/**
+ * A status as a start's outcome; null while it may still start. An `error` is told before every retry
+ * the hub makes (a server that exits once at its first start is started again): only one after which
+ * no try is on its way (a crash loop stopped, or no retry at all) is the end.
+ */
+function outcomeOf(status: string, error: string | undefined, reconnecting: boolean): StartOutcome | null {
   if (status === 'connecting') return null;
   // Needing a sign-in is the server asking for one: it started.
   if (status === 'ready' || status === 'needs-sign-in') return { started: true };
-  if (status === 'error') return { started: false, reason: error ?? 'it stopped with an error' };
+  if (status === 'error') return reconnecting ? null : { started: false, reason: withoutRetryNote(error ?? 'it stopped with an error') };
   return undefined;
 }
 
 /**
- * The hub's StartWatch: the server's status now, else its next status event that is not `connecting`.
- * A server that starts on first use is started now: an update is checked while the user is there.
+ * The hub's StartWatch: the server's status now, else its next status that settles it. One still not
+ * ready at the deadline (failing and trying again, or connecting) has not started. A server that starts
+ * on first use is started now: an update is checked while the user is there.
  */
 export function serverStartOutcome(hub: StartWatchHub, timeoutMs = START_WAIT_MS): StartWatch {
   return (id) =>
@@ -44,20 +55,40 @@ export function serverStartOutcome(hub: StartWatchHub, timeoutMs = START_WAIT_MS
       const upstream = hub.pool.get(id);
       if (!upstream) return resolve(undefined);
       if (upstream.status === 'idle') upstream.wake?.();
-      const now = outcomeOf(upstream.status, upstream.error);
+      const now = outcomeOf(upstream.status, upstream.error, upstream.reconnecting === true);
       if (now !== null) return resolve(now);
-      const timer = setTimeout(() => {
+      let lastError = upstream.error;
+      let done = false;
+      const finish = (outcome: StartOutcome) => {
+        if (done) return;
+        done = true;
+        clearTimeout(timer);
         off();
-        resolve(undefined);
+        resolve(outcome);
+      };
+      const timer = setTimeout(() => {
+        const up = hub.pool.get(id);
+        const waiting = up?.status === 'error' || up?.status === 'connecting';
+        const seconds = Math.round(timeoutMs / 1000);
+        const reason = lastError ? withoutRetryNote(lastError) : `it was not ready after ${seconds} seconds`;
+        finish(waiting ? { started: false, reason } : (outcomeOf(up?.status ?? 'stopped', up?.error, false) ?? undefined));
       }, timeoutMs);
       timer.unref?.();
       const off = hub.events.subscribe((event) => {
         if (event.type !== 'upstream.status' || event.server !== id) return;
-        const outcome = outcomeOf(event.status, event.error);
-        if (outcome === null) return;
-        clearTimeout(timer);
-        off();
-        resolve(outcome);
+        if (event.status !== 'error') {
+          const outcome = outcomeOf(event.status, event.error, false);
+          if (outcome !== null) finish(outcome);
+          return;
+        }
+        lastError = event.error ?? lastError;
+        // Whether it tries again is settled only after its status is told (Upstream.#onDropped).
+        queueMicrotask(() => {
+          const up = hub.pool.get(id);
+          if (up?.status !== 'error') return; // trying again already, or settled by its next status
+          const outcome = outcomeOf(up.status, up.error, up.reconnecting === true);
+          if (outcome !== null) finish(outcome);
+        });
       });
     });
 }

@@ -11,6 +11,8 @@ import { compareSegments, parseSegmentFileName, readLinesBackward, type JournalS
 
 /** Bytes of event files one request reads at most (about 10,000 events). */
 export const SEARCH_BYTES_PER_REQUEST = 4 * 1024 * 1024;
+/** Finished calls one request keeps, waiting for their start to match the text. */
+export const MAX_UNMATCHED_FINISHED = 1000;
 
 export interface SearchOptions {
   /** The event files, oldest first. */
@@ -38,12 +40,23 @@ export async function searchEvents(request: EventSearchRequest, options: SearchO
   let offset = index >= 0 ? sizes[index]! : 0;
   if (req.cursor) [index, offset] = placeCursor(req.cursor, segments, sizes, options);
   const needle = req.text?.toLowerCase();
+  // The stored line is JSON: a backslash or quote in the text is escaped there.
+  const escaped = needle === undefined ? undefined : JSON.stringify(needle).slice(1, -1);
   const found: HubEvent[] = [];
+  // Finished calls passing the filters but the text, by call id: the window finds a finished call by its
+  // start's arguments too, so one whose start (read later, being older) matches is returned with it.
+  const unmatched = new Map<string, HubEvent>();
   let budget = options.maxBytes ?? SEARCH_BYTES_PER_REQUEST;
   while (index >= 0 && budget > 0 && found.length < req.limit) {
     const read = await readLinesBackward(segments[index]!.path, offset, budget, (line) => {
       // The line is the event's JSON as stored: one not holding the text cannot match, and is not parsed.
-      if (needle !== undefined && !line.toLowerCase().includes(needle)) return true;
+      let holdsText = true;
+      if (needle !== undefined && escaped !== undefined) {
+        const lower = line.toLowerCase();
+        holdsText = lower.includes(needle) || lower.includes(escaped);
+        // A finished call not holding the text may still match by its start's arguments (see below).
+        if (!holdsText && !line.includes('call.finished')) return true;
+      }
       let value: unknown;
       try {
         value = JSON.parse(line);
@@ -51,7 +64,14 @@ export async function searchEvents(request: EventSearchRequest, options: SearchO
         return true;
       }
       if (!options.isEvent(value) || (req.beforeSeq !== undefined && value.seq >= req.beforeSeq)) return true;
-      if (matchesFilter(value, req)) found.push(value);
+      if (holdsText && matchesFilter(value, req)) {
+        found.push(value);
+        const finished = value.type === 'call.started' ? unmatched.get(value.callId) : undefined;
+        if (finished) found.push(finished);
+      } else if (needle !== undefined && value.type === 'call.finished' && matchesFilter(value, { ...req, text: undefined })) {
+        unmatched.set(value.callId, value);
+        if (unmatched.size > MAX_UNMATCHED_FINISHED) unmatched.delete(unmatched.keys().next().value!);
+      }
       return found.length < req.limit;
     });
     budget -= Math.max(1, read.bytesRead);
@@ -63,7 +83,7 @@ export async function searchEvents(request: EventSearchRequest, options: SearchO
   }
   const next = index >= 0 ? { file: segments[index]!.file, offset } : null;
   const bytesLeft = index >= 0 ? offset + sizes.slice(0, index).reduce((a, b) => a + b, 0) : 0;
-  return { events: found.reverse(), next, bytesLeft, bytesTotal };
+  return { events: found.sort((a, b) => a.seq - b.seq), next, bytesLeft, bytesTotal };
 }
 
 /**

@@ -60,8 +60,8 @@ function distinct(events: readonly HubEvent[], pick: (e: Record<string, unknown>
 }
 
 /** A finished call carries everything its start did: once a call ends, its start row goes. */
-function oneRowPerCall(events: readonly HubEvent[]): HubEvent[] {
-  const finished = new Set(events.flatMap((e) => (e.type === 'call.finished' ? [e.callId] : [])));
+function oneRowPerCall(events: readonly HubEvent[], later: readonly HubEvent[] = []): HubEvent[] {
+  const finished = new Set([...events, ...later].flatMap((e) => (e.type === 'call.finished' ? [e.callId] : [])));
   return events.filter((e) => !(e.type === 'call.started' && finished.has(e.callId)));
 }
 
@@ -130,11 +130,14 @@ export class ActivityLog {
   /** Older events matching the filters, found in the hub's event files (`loadOlder`). */
   readonly #older: OlderEvents;
   #olderQuery = $derived.by((): OlderQuery => toQuery(this.filter));
-  #olderRows = $derived.by(() => oneRowPerCall(this.#older.eventsFor(this.#olderQuery)));
+  #olderFound = $derived.by(() => this.#older.eventsFor(this.#olderQuery));
+  /** A call started before the window and finished in it is one row too: the held finished one. */
+  #olderRows = $derived.by(() => oneRowPerCall(this.#olderFound, this.#events));
 
   /** Every kept event as a row: a finished call's start folded into it. */
   #rows = $derived.by(() => oneRowPerCall(this.#events));
-  #arguments = $derived.by(() => argumentsByCall(this.#events));
+  /** Arguments of the calls started, held or found older: a held finished call is searched by them too. */
+  #arguments = $derived.by(() => argumentsByCall([...this.#olderFound, ...this.#events]));
   #visible = $derived.by(() => {
     const { text, ...query } = toQuery(this.filter);
     const needle = text?.toLowerCase();
@@ -151,7 +154,8 @@ export class ActivityLog {
   #detail = $derived.by((): ActivityDetail | undefined => {
     const seq = this.#selectedSeq;
     if (seq === undefined) return undefined;
-    const pool = this.#events.some((e) => e.seq === seq) ? this.#events : this.#older.eventsFor(this.#olderQuery);
+    const older = this.#olderFound;
+    const pool = older.length > 0 ? [...older.filter((e) => e.seq < (this.#events[0]?.seq ?? Infinity)), ...this.#events] : this.#events;
     const event = pool.find((e) => e.seq === seq);
     if (!event) return undefined;
     if (event.type !== 'call.started' && event.type !== 'call.finished') return { event };
@@ -217,7 +221,7 @@ export class ActivityLog {
 
   /** Whether older events than the window holds may match the filters, to be searched for on the hub's disk. */
   get canLoadOlder(): boolean {
-    return this.#truncated && !this.#older.doneFor(this.#olderQuery);
+    return this.#truncated && !this.#older.doneFor(this.#olderQuery, this.#events[0]?.seq);
   }
   /** A search of the older events for these filters is under way. */
   get loadingOlder(): boolean {
@@ -229,7 +233,7 @@ export class ActivityLog {
   }
   /** The older events were searched to the start of the hub's files for these filters. */
   get olderDone(): boolean {
-    return this.#older.doneFor(this.#olderQuery);
+    return this.#older.doneFor(this.#olderQuery, this.#events[0]?.seq);
   }
   /** The search of the older events: how far it has come, what it has read, its failure. */
   get older(): Pick<OlderEvents, 'progress' | 'bytesSearched' | 'bytesTotal' | 'error'> {

@@ -24,8 +24,11 @@ export class OlderEvents {
   #error = $state<ApiFailure | undefined>();
   /** The filters the found events are for (JSON of the query). */
   #key = $state('');
-  /** The seq the search started below: the oldest event the window held then. */
-  #before: number | undefined;
+  /**
+   * The seq the search is below: the oldest event the window held when it started. The window moves on
+   * as events arrive; the events it dropped since, between, are searched anew (`load`).
+   */
+  #before = $state<number | undefined>();
   /** Bumped to stop a search under way (a filter changed, or Stop). */
   #run = 0;
   readonly #backend: Backend;
@@ -38,9 +41,16 @@ export class OlderEvents {
   eventsFor(query: OlderQuery): HubEvent[] {
     return this.#key === JSON.stringify(query) ? this.#events : [];
   }
-  /** Whether the files were searched to their start for `query`. */
-  doneFor(query: OlderQuery): boolean {
-    return this.#key === JSON.stringify(query) && this.#next === null;
+  /**
+   * Whether the files were searched to their start for `query`, and no events fell out of the window since
+   * (`oldestHeld`: the oldest event the window holds now).
+   */
+  doneFor(query: OlderQuery, oldestHeld?: number): boolean {
+    return this.#key === JSON.stringify(query) && this.#next === null && !this.#movedOn(oldestHeld);
+  }
+  /** The window dropped events since the search started: they are neither held nor searched. */
+  #movedOn(oldestHeld: number | undefined): boolean {
+    return oldestHeld !== undefined && this.#before !== undefined && oldestHeld > this.#before;
   }
   /** Whether a search for `query` is under way. */
   searchingFor(query: OlderQuery): boolean {
@@ -73,6 +83,10 @@ export class OlderEvents {
       this.#before = oldestHeld;
       this.#bytesLeft = 0;
       this.#bytesTotal = 0;
+    } else if (this.#movedOn(oldestHeld)) {
+      // Search again from the newest file below the window's oldest event now; what was found stays.
+      this.#before = oldestHeld;
+      this.#next = undefined;
     }
     if (this.#next === null) return;
     const run = ++this.#run;
@@ -93,7 +107,8 @@ export class OlderEvents {
         }
         const page: EventSearchResult = result.value;
         found += page.events.length;
-        if (page.events.length > 0) this.#events = [...page.events, ...this.#events];
+        const events = merged(page.events, this.#events);
+        if (events !== this.#events) this.#events = events;
         this.#next = page.next;
         this.#bytesLeft = page.bytesLeft;
         this.#bytesTotal = page.bytesTotal;
@@ -109,4 +124,12 @@ export class OlderEvents {
     this.#run++;
     this.#searching = false;
   }
+}
+
+/** The page's events and those found before, each once, oldest first (a search anew finds some again). */
+function merged(page: readonly HubEvent[], found: HubEvent[]): HubEvent[] {
+  const seen = new Set(found.map((e) => e.seq));
+  const fresh = page.filter((e) => !seen.has(e.seq));
+  if (fresh.length === 0) return found;
+  return fresh.at(-1)!.seq < (found[0]?.seq ?? Infinity) ? [...fresh, ...found] : [...fresh, ...found].sort((a, b) => a.seq - b.seq);
 }
