@@ -45,3 +45,25 @@ it('shows a step-up notice on a signed-in card, with Sign in and Sign out', asyn
   expect(plain.queryByRole('button', { name: 'Sign in' })).toBeNull();
   expect(plain.queryByText(NOTICE)).toBeNull();
 });
+
+it('shows why a server that needs more access to connect needs a sign-in', async () => {
+  const fake = new FakeBackend();
+  const notice = 'The server needs more access (scope tools) to connect: press Sign in to allow it.';
+  const remote = fake.seedServer('remote', {
+    type: 'http',
+    url: 'https://mcp.example.com/mcp',
+    headers: {},
+    enabled: true,
+    prefix: true,
+    label: 'Remote notes',
+  });
+  fake.servers.set('remote', { ...remote, status: 'needs-sign-in', tools: 0, auth: { state: 'needs-sign-in', notice } });
+  const servers = new ServersState(fake, () => undefined);
+  stop = servers.start();
+  render(ServersView, { servers });
+  await waitFor(() => expect(servers.loaded).toBe(true));
+  const card = within(screen.getByRole('article', { name: 'Remote notes' }));
+  expect(card.getByText('Remote notes needs you to sign in to mcp.example.com.')).toBeTruthy();
+  expect(card.getByText(notice)).toBeTruthy();
+  expect(card.getByRole('button', { name: 'Sign in' })).toBeTruthy();
+});

@@ -22,7 +22,7 @@ export interface UpstreamAuthInfo {
   authorizationUrl?: string;
   /** While a sign-in is needed: why the last one failed (in the browser or at the callback), in words for the card. */
   failure?: string;
-  /** While signed in: a tool asked for more access (step-up), in words for the card (Sign in asks for it). */
+  /** A tool (or, while a sign-in is needed, the connect) asked for more access (step-up), in words for the card (Sign in asks for it). */
   notice?: string;
 }
 
@@ -44,6 +44,8 @@ export class SignInRefused extends Error {
 
 export class HubSignIns {
   readonly oauth: OAuthSignIns;
+  /** The providers whose stored tokens are being read (see #readStored). */
+  readonly #reading = new Set<UpstreamOAuthProvider>();
 
   constructor(private readonly deps: HubSignInsDeps) {
     this.oauth = new OAuthSignIns({
@@ -62,13 +64,22 @@ export class HubSignIns {
     for (const id of Object.keys(deps.servers())) this.#readStored(id);
   }
 
-  /** Reads whether tokens are stored for a configured HTTP or SSE server (into its provider: see authInfo). */
+  /**
+   * Reads whether tokens are stored for a configured HTTP or SSE server, by its address as configured now
+   * (into its provider: see authInfo). A read that failed (a keychain locked) is tried again on the next
+   * call; one read at a time per server.
+   */
   #readStored(id: string): UpstreamOAuthProvider | undefined {
     const cfg = ownValue(this.deps.servers(), id);
     if (!cfg || cfg.type === 'stdio') return undefined;
     const provider = this.providerFor(id, cfg.url);
+    if (!provider || provider.hasCachedTokens !== undefined || this.#reading.has(provider)) return provider;
+    this.#reading.add(provider);
     // A store that cannot answer is the connection's to report.
-    if (provider && provider.hasCachedTokens === undefined) void provider.tokens().catch(() => undefined);
+    void provider
+      .tokens()
+      .catch(() => undefined)
+      .finally(() => this.#reading.delete(provider));
     return provider;
   }
 
@@ -108,6 +119,10 @@ export class HubSignIns {
       message: `${id} asks for more access${scope ? ` (${scope})` : ''}: sign in again to allow it`,
     });
     this.oauth.stepUp(id, scope);
+    // Met while connecting (tools/list, say): the server cannot be used without it, and trying again will
+    // not help. The connect ends in 'needs-sign-in'; the tokens stay (the step-up sign-in keeps them).
+    const up = this.deps.upstreams().get(id);
+    if (up?.status === 'connecting') up.requireSignIn();
   }
 
   /** An authorization URL to open in a browser. */
@@ -136,16 +151,20 @@ export class HubSignIns {
     return result;
   }
 
-  /** A server's sign-in as list reports it (from what this run has read of the store; a server not read yet is read now). */
+  /** A server's sign-in as list reports it (from what this run has read of the store; a server not read yet, or whose read failed, is read now). */
   authInfo(id: string): UpstreamAuthInfo {
     const up = this.deps.upstreams().get(id);
-    const provider = this.oauth.provider(id) ?? this.#readStored(id);
+    // The provider for the address configured now (an edited one has its own tokens, or none).
+    const provider = this.#readStored(id) ?? this.oauth.provider(id);
     if (up?.status === 'needs-sign-in') {
       const failure = this.oauth.lastFailure(id);
+      const scope = provider?.requiredScope;
+      const notice = scope ? `The server needs more access (scope ${scope}) to connect: press Sign in to allow it.` : undefined;
       return {
         state: 'needs-sign-in',
         ...(provider?.authorizationUrl ? { authorizationUrl: provider.authorizationUrl } : {}),
         ...(failure ? { failure } : {}),
+        ...(notice ? { notice } : {}),
       };
     }
     if (provider?.hasCachedTokens) {

@@ -61,8 +61,6 @@ export class OAuthSignIns {
   readonly #starting = new Map<string, Promise<unknown>>();
   /** Each server's last sign-in that failed in the browser or at the callback, in words for its card; cleared by the next. */
   readonly #failures = new Map<string, string>();
-  /** Servers whose last sign-in the user started never came back to the callback (the server may not know the client). */
-  readonly #unfinished = new Set<string>();
   readonly #fetch: FetchLike;
 
   constructor(private readonly options: OAuthSignInsOptions) {
@@ -136,12 +134,13 @@ export class OAuthSignIns {
     // with the scopes asked for and granted so far, read before the tokens go.
     const scope = await provider.signInScope();
     const { resourceMetadataUrl } = provider.challenge;
-    if (!provider.requiredScope) await provider.forgetTokens();
     // Refreshing works with any registration; a new authorization needs one for today's callback address.
-    // A registration whose last sign-in never came back may be one the server forgot (it restarted, or
-    // expires them): registering again costs nothing (never for a client ID entered or a metadata document).
-    const stale = this.#unfinished.has(serverId) && (await provider.registeredDynamically());
-    if (stale || (await provider.registeredElsewhere())) await provider.invalidateCredentials('client');
+    // Tokens are issued to their client: a new registration cannot refresh them, so they go with the old one
+    // (a step-up included). A registration is otherwise kept: forgotten on Sign out, or when the server
+    // answers invalid_client for it (the SDK's auth drops it then).
+    const elsewhere = await provider.registeredElsewhere();
+    if (elsewhere) await provider.invalidateCredentials('client');
+    if (elsewhere || !provider.requiredScope) await provider.forgetTokens();
     let result;
     try {
       const fetchFn = provider.noSignInRequests(this.#fetch);
@@ -154,7 +153,6 @@ export class OAuthSignIns {
       throw err;
     }
     if (result !== 'REDIRECT' || !provider.authorizationUrl) throw new Error('The server signed in without asking the user: press Restart instead.');
-    this.#unfinished.add(serverId);
     return provider.authorizationUrl;
   }
 
@@ -194,8 +192,6 @@ export class OAuthSignIns {
       return { ok: false, status: 400, title: 'Sign-in failed', message, ...(owner ? { serverId: owner } : {}) };
     }
     const { serverId } = taken;
-    // It came back: the server knew the client.
-    this.#unfinished.delete(serverId);
     const error = query.get('error');
     if (error) {
       // A step-up refused (the account may not have that scope): the next sign-in asks for what it had.
@@ -261,7 +257,6 @@ export class OAuthSignIns {
     await this.#forgetStored(serverId, ['tokens', 'verifier']);
     this.pending.forget(serverId);
     this.#failures.delete(serverId);
-    this.#unfinished.delete(serverId);
     try {
       const revoked = tokens ? await revokeTokens(provider, tokens, this.#fetch).catch(() => false) : false;
       return { revoked };
@@ -285,7 +280,6 @@ export class OAuthSignIns {
     await known?.provider.retire();
     this.pending.forget(serverId);
     this.#failures.delete(serverId);
-    this.#unfinished.delete(serverId);
     await this.#forgetStored(serverId, ['tokens', 'client', 'verifier']);
   }
 

@@ -64,9 +64,17 @@ function bearerOf(init: RequestInit | undefined): string | undefined {
   return header && /^bearer /i.test(header) ? header.slice(7) : undefined;
 }
 
-/** Whether a request's body is the JSON-RPC initialize request (a connect, not a call). */
+/** Whether a request's body is the JSON-RPC initialize request, or a batch holding one (a connect, not a call). */
 function isInitialize(init: RequestInit | undefined): boolean {
-  return typeof init?.body === 'string' && /"method"\s*:\s*"initialize"/.test(init.body);
+  if (typeof init?.body !== 'string') return false;
+  let message: unknown;
+  try {
+    message = JSON.parse(init.body);
+  } catch {
+    return false;
+  }
+  const initialize = (m: unknown) => !!m && typeof m === 'object' && Reflect.get(m, 'method') === 'initialize';
+  return Array.isArray(message) ? message.some(initialize) : initialize(message);
 }
 
 /** `base` that reads the challenges of its answers (see above). Requests and other answers pass as they are. */

@@ -50,9 +50,9 @@ export async function revokeTokens(provider: UpstreamOAuthProvider, tokens: OAut
     const headers: Record<string, string> = { 'content-type': 'application/x-www-form-urlencoded' };
     const body = new URLSearchParams({ token });
     if (method === 'client_secret_basic' && client.client_secret) {
-      // RFC 6749 §2.3.1: each part form-encoded, then joined and base64-encoded.
-      const pair = `${encodeURIComponent(client.client_id)}:${encodeURIComponent(client.client_secret)}`;
-      headers.authorization = `Basic ${Buffer.from(pair).toString('base64')}`;
+      // As the SDK's token requests send them (its applyBasicAuth: the raw `id:secret`), so that a server
+      // that accepts the refreshes accepts the revocation too.
+      headers.authorization = `Basic ${btoa(`${client.client_id}:${client.client_secret}`)}`;
     } else {
       body.set('client_id', client.client_id);
       if (method === 'client_secret_post' && client.client_secret) body.set('client_secret', client.client_secret);

@@ -44,6 +44,10 @@ export interface UpstreamAuthProvider extends OAuthClientProvider {
   challenge: Challenge;
   /** Forgets the stored tokens. */
   forgetTokens(): Promise<void>;
+  /** The scope a sign-in would ask for now (the one held among them). */
+  signInScope(): Promise<string | undefined>;
+  /** A scope the next sign-in asks for too. */
+  requireScope(scope: string | undefined): void;
   /** The server refused the token a refresh had just issued: it needs a sign-in. */
   refusedAfterRefresh(message: string): void;
 }
@@ -153,7 +157,10 @@ export function createTransportFactory(options: TransportFactoryOptions) {
             },
             onInsufficientScope: async (scope, connecting) => {
               await options.onInsufficientScope?.(id, scope);
-              if (connecting) await authProvider.forgetTokens();
+              if (!connecting) return;
+              // The tokens go (nothing works without the scope); the next sign-in still asks for what they held.
+              authProvider.requireScope(await authProvider.signInScope());
+              await authProvider.forgetTokens();
             },
             onRefusedAfterRefresh: (message) => authProvider.refusedAfterRefresh(message),
             currentToken: async () => (await authProvider.tokens())?.access_token,
