@@ -108,14 +108,9 @@ export class SpillStore {
       store.#log('spill cleanup failed', error);
     }
     await store.#puts.measure();
-    // The folders a damaged index left count on disk until Clear removes them (never failing the open).
-    if (!complete) {
-      try {
-        store.#unlisted = await unlistedFolders(store.dir, (name) => store.#entries.has(name) || store.#puts.has(name));
-      } catch (error) {
-        store.#log('the result folders a damaged index left could not be measured', error);
-      }
-    }
+    // Leftovers that cannot be measured are only not counted: the open does not fail for them.
+    const listed = (name: string) => store.#entries.has(name) || store.#puts.has(name);
+    if (!complete) store.#unlisted = await unlistedFolders(store.dir, listed).catch(() => store.#unlisted);
     return store;
   }
 
