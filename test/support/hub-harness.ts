@@ -136,7 +136,8 @@ export async function startTestHub(
     async stop() {
       await Promise.all(clients.map((c) => c.close().catch(() => undefined)));
       await hub.stop();
-      await rm(dir, { recursive: true, force: true });
+      // Retried: a file the hub's last write made may still be closing as the folder goes (ENOTEMPTY).
+      await rm(dir, { recursive: true, force: true, maxRetries: 5 });
     },
   };
 }
