@@ -4,7 +4,7 @@
  * any depth of structured data, and in what it prints to stderr (`upstream.stderr` events) the event log
  * masks it. The secret sits under the name `key` and looks like no token, so only the hidden parameter's
  * name makes it a secret: the result stage, the relayed log and the event log agree on that (one list,
- * hidden-values.ts's hiddenSecretTexts). A real hub over HTTP, the SDK Client, a stdio server
+ * policy/hidden-secrets.ts's hiddenSecretTexts). A real hub over HTTP, the SDK Client, a stdio server
  * (secret-logging-server.mjs).
  */
 import { LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js';

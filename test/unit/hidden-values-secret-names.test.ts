@@ -8,7 +8,8 @@
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it } from 'vitest';
-import { hiddenSecretTexts, hiddenValueMask, hideInResult } from '../../electron/core/call/hidden-values.js';
+import { hiddenValueMask, hideInResult } from '../../electron/core/call/hidden-values.js';
+import { hiddenSecretTexts } from '../../electron/core/policy/hidden-secrets.js';
 import type { CallPolicy } from '../../electron/core/policy/resolve.js';
 
 const policy = (hiddenParams: Record<string, unknown>) => ({ hiddenParams }) as unknown as CallPolicy;

@@ -10,12 +10,14 @@
  * stay as the server wrote them, since replacing them would garble ordinary answers (every link to the
  * owner's repositories, every path under the folder). A short secret is replaced only as a whole token
  * (WHOLE_TOKEN_BELOW): a PIN `1234` stays inside `912345`, `PROJ` inside `PROJ-101`. The same secrets
- * are masked by the event log (hiddenSecretTexts) and in an upstream's relayed log messages. It runs
- * before the result is shaped, so a spilled copy (what read_result gives back later) and the log's
- * `call.finished` hold the placeholder too. The replacing is secret-values.ts's (the event log's masking by value), given other replacements.
+ * are masked by the event log and in an upstream's relayed log messages (policy/hidden-secrets.ts decides
+ * which they are). It runs before the result is shaped, so a spilled copy (what read_result gives back
+ * later) and the log's `call.finished` hold the placeholder too. The replacing is secret-values.ts's (the
+ * event log's masking by value), given other replacements.
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { hiddenSecretTexts, valueReplacer, type ValueMask } from '../log/secret-values.js';
+import { valueReplacer, type ValueMask } from '../log/secret-values.js';
+import { hiddenSecretTexts } from '../policy/hidden-secrets.js';
 import type { CallPolicy } from '../policy/resolve.js';
 import { rpcError } from './relay-errors.js';
 import { UpstreamFailure } from './upstream-call.js';
@@ -35,9 +37,6 @@ export const MIN_HIDDEN_CHARS = 4;
  * the id `PROJ-101` are other things). Longer ones are replaced wherever they appear.
  */
 export const WHOLE_TOKEN_BELOW = 12;
-
-// Which hidden texts are secrets is decided in log/ (the event log masks the same ones; policy/ may not import call/).
-export { hiddenSecretTexts, type HiddenSecret } from '../log/secret-values.js';
 
 /**
  * Whether a call of a tool under this policy has hidden secrets to replace in what goes back (exactly

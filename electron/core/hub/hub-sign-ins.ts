@@ -61,6 +61,8 @@ export class HubSignIns {
       address: (id, url) => this.#address(id, url),
     });
     // Servers this run may never connect (turned off, started on first use) still show their sign-in.
+    // Read now, not on first ask: the list and the tray read authInfo synchronously and nothing lists again
+    // when a read ends, so a read the list started would show such a signed-in server without Sign out.
     for (const id of Object.keys(deps.servers())) this.#readStored(id);
   }
 

@@ -12,7 +12,7 @@ import type { Catalog, ToolEntry, ToolShape } from '../catalog/catalog.js';
 import { addCompressionFields } from '../compress/compression-fields.js';
 import { CallCache } from './call-cache.js';
 import { selectDirectTools } from './direct-tools.js';
-import { hiddenSecretTexts } from '../log/secret-values.js';
+import { hiddenSecretTexts } from './hidden-secrets.js';
 import { checkCustomPattern } from '../pii/custom-patterns.js';
 import { injectedMisfit, type InjectedMisfit } from './injected-fit.js';
 import { policyDefaults, resolvePolicy, resolveToolExtras, type CallPolicy } from './resolve.js';
