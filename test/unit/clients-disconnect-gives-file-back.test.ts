@@ -74,14 +74,13 @@ describe('Disconnect after Connect', () => {
     expect(await modeOf(path)).toBe(0o640);
   });
 
-  it('a file Connect created holds no servers object after Disconnect, and stays owner-only', async () => {
+  it('a file Connect created, owner-only, goes at Disconnect once it holds nothing else', async () => {
     const path = join(home, '.gemini', 'settings.json');
     await mkdir(dirname(path), { recursive: true });
     await registry.connect('gemini-cli', HTTP);
     expect(await modeOf(path)).toBe(0o600);
     await registry.disconnect('gemini-cli');
-    expect(JSON.parse(await readFile(path, 'utf8'))).toEqual({});
-    expect(await modeOf(path)).toBe(0o600);
+    await expect(stat(path)).rejects.toMatchObject({ code: 'ENOENT' });
   });
 
   it('a file the user added a secret to since Connect keeps its owner-only mode (written in place, as editors do)', async () => {

@@ -21,6 +21,8 @@ export interface TextChange {
   rewritten: boolean;
   /** Spillway's entry as the new text holds it (undefined: none). */
   entry: Record<string, unknown> | undefined;
+  /** The file is deleted instead of written: Spillway created it, and without its entry it holds nothing (connect-origin.ts). */
+  removesFile?: boolean;
 }
 
 /** The file's servers, parsed once (JSONC or TOML). Malformed → ConfigParseError; a servers key that is no table → ConfigShapeError. */

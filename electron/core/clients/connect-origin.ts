@@ -2,7 +2,8 @@
  * What an app's file was like before the Connect that put Spillway's entry in it, as that write's backup
  * keeps it: whether it had a servers object, and its mode. Disconnect gives back what Connect changed
  * besides the entry (README: Spillway "changes nothing else"): a servers object Connect created and
- * Disconnect leaves empty goes, and the mode Connect narrowed for the token comes back.
+ * Disconnect leaves empty goes, the mode Connect narrowed for the token comes back, and a file Connect
+ * created goes once it holds nothing else (Restore of that Disconnect writes it back from its backup).
  */
 import { backupBytes, listBackups, type BackupOptions } from './backup-store.js';
 import { applyDisconnect, parseServers, type TextChange } from './client-config.js';
@@ -13,6 +14,8 @@ import { canonicalJson, ownServer } from './servers-edit.js';
 import { SPILLWAY_ENTRY_NAME } from './types.js';
 
 export interface ConnectOrigin {
+  /** The file did not exist before Connect: Connect created it. */
+  created: boolean;
   /** The file had the servers object (or was TOML, whose table Spillway never takes out). */
   hadServers: boolean;
   /** The mode before Connect (null: Connect created the file; undefined: a record from before modes were kept). */
@@ -38,7 +41,7 @@ export async function connectOrigin(def: ClientDefinition, backups: BackupOption
       return undefined; // a backup that cannot be read tells nothing: the file is left as Disconnect makes it
     }
     const hadServers = !record.existed ? false : def.format !== 'json' || jsoncPropertyText(text, file, [...def.serversPath]) !== undefined;
-    return { hadServers, mode: record.modeBefore, modeLeft: record.modeAfter, ...dataOf(def, text, file) };
+    return { created: !record.existed, hadServers, mode: record.modeBefore, modeLeft: record.modeAfter, ...dataOf(def, text, file) };
   }
   return undefined;
 }
@@ -75,6 +78,8 @@ export function disconnectGivingBack(
       if (change.text === text) return change;
       const out = withoutCreatedServers(def, origin, change.text, file);
       asBefore = origin?.dataBefore !== undefined && dataOf(def, out, file).dataBefore === origin.dataBefore;
+      // A file Connect created that holds nothing now (no key, no server, no comment of the user's) goes.
+      if (origin?.created && isBare(def, out)) return { ...change, text: out, removesFile: true };
       return { ...change, text: out };
     },
     // Only a file that holds again just what it held before Connect gets its mode back: anything added since
@@ -90,6 +95,11 @@ export function disconnectGivingBack(
 export function modeToGiveBack(origin: ConnectOrigin | undefined, current: number | null): number | undefined {
   if (!origin || origin.mode === undefined || origin.mode === null || origin.modeLeft === undefined || current !== origin.modeLeft) return undefined;
   return origin.mode === current ? undefined : origin.mode;
+}
+
+/** Whether a text is nothing but the empty document of its format (`{}` for JSON, nothing for TOML), whitespace aside. */
+function isBare(def: ClientDefinition, text: string): boolean {
+  return text.replace(/\s+/g, '') === (def.format === 'json' ? '{}' : '');
 }
 
 /** The data of a JSON(C) text, comparable across formatting. */

@@ -250,7 +250,7 @@ export function createClientRegistry(options: ClientRegistryOptions): ClientRegi
       configPath,
       (text) => {
         last = edit(text, configPath);
-        return last.text;
+        return last.removesFile ? null : last.text;
       },
       {
         backups: backupsOf(id),

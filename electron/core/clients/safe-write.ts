@@ -259,7 +259,7 @@ export interface EditOutcome {
   /** False when the edit left the text as it was (nothing written, no backup). */
   changed: boolean;
   backup?: BackupRecord;
-  /** The text now in the file (without BOM). */
+  /** The text now in the file (without BOM; '' once the edit deleted it). */
   text: string;
   /** How many times the file changed under us and the edit was re-applied. */
   retries: number;
@@ -288,22 +288,23 @@ export interface EditOptions {
 /**
  * Applies `edit` to the file's text and writes the result safely (backup, atomic rename, re-read
  * and re-apply on concurrent change). `edit` throws on a file it cannot parse: nothing is written.
+ * An edit that returns null deletes the file (with a backup of it, as for any write).
  */
-export async function editConfigFile(path: string, edit: (text: string) => string, options: EditOptions): Promise<EditOutcome> {
+export async function editConfigFile(path: string, edit: (text: string) => string | null, options: EditOptions): Promise<EditOutcome> {
   const maxRetries = options.maxRetries ?? 5;
   for (let retries = 0; retries <= maxRetries; retries++) {
     const snapshot = await readSnapshot(path);
     const { text, bom } = decodeConfigText(snapshot.bytes, path);
     const nextText = edit(text);
-    // Same text: nothing to write (and a missing file is never created empty).
-    if (nextText === text) return { file: snapshot.realPath, changed: false, text, retries };
-    const mode = options.modeFor?.(snapshot.mode);
-    const result = await commitWrite(snapshot, encodeConfigText(nextText, bom), options.backups, {
+    // Same text: nothing to write (and a missing file is never created empty, nor deleted again).
+    if (nextText === text || (nextText === null && snapshot.bytes === null)) return { file: snapshot.realPath, changed: false, text, retries };
+    const mode = nextText === null ? undefined : options.modeFor?.(snapshot.mode);
+    const result = await commitWrite(snapshot, nextText === null ? null : encodeConfigText(nextText, bom), options.backups, {
       ...options,
-      entry: options.entryOf?.(nextText),
+      entry: nextText === null ? undefined : options.entryOf?.(nextText),
       ...(mode !== undefined ? { mode } : {}),
     });
-    if (result !== 'changed') return { file: snapshot.realPath, changed: true, backup: result, text: nextText, retries };
+    if (result !== 'changed') return { file: snapshot.realPath, changed: true, backup: result, text: nextText ?? '', retries };
   }
   throw new ConfigBusyError(path);
 }

@@ -128,7 +128,7 @@ export class LineFramer {
     this.#onNoise = options.onNoise;
     this.#onError = options.onError;
     this.#spoolOptions = options.spool;
-    // A callback that throws in a delivery that waited: thrown again, as it would have been from push().
+    // No transport to tell: a callback that throws is thrown again on its own (the lines after it still go).
     this.#order =
       options.order ??
       new OrderedDelivery((error) =>

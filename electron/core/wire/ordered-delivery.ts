@@ -2,13 +2,16 @@
  * A transport's deliveries in the order their messages arrived, when some of them must wait (a spooled
  * message until its files are written, a message whose long texts are read back from disk): what comes
  * after such a one queues behind it. With nothing waiting, a delivery runs at once, in the same turn.
+ * A delivery that throws or rejects is reported to `onError` and never escapes to the stream reader:
+ * thrown out of a socket's or a child's 'data' listener it was an uncaught exception, and the lines
+ * after it in the same chunk were lost.
  */
 export class OrderedDelivery {
   readonly #onError: (error: Error) => void;
   /** The last delivery still waiting, if any. */
   #tail: Promise<void> | undefined;
 
-  /** `onError` hears of a delivery that threw or rejected; the ones after it still run. */
+  /** `onError` hears of a delivery that threw or rejected (at once or after waiting); the ones after it still run. */
   constructor(onError: (error: Error) => void) {
     this.#onError = onError;
   }
@@ -16,14 +19,23 @@ export class OrderedDelivery {
   /** Runs `deliver` now when nothing waits, else after everything queued before it. */
   run(deliver: () => unknown): void {
     if (this.#tail) return this.#hold(this.#tail.then(deliver));
-    const pending = deliver();
+    let pending: unknown;
+    try {
+      pending = deliver();
+    } catch (error) {
+      return this.#report(error);
+    }
     if (pending instanceof Promise) this.#hold(pending);
+  }
+
+  #report(error: unknown): void {
+    this.#onError(error instanceof Error ? error : new Error(String(error)));
   }
 
   #hold(pending: Promise<unknown>): void {
     const turn: Promise<void> = pending.then(
       () => undefined,
-      (error: unknown) => this.#onError(error instanceof Error ? error : new Error(String(error))),
+      (error: unknown) => this.#report(error),
     );
     this.#tail = turn;
     void turn.then(() => {
