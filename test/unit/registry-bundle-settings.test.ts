@@ -72,7 +72,7 @@ describe('bundle settings', () => {
 
   it('the filled form gives typed values; empty ones are left to the manifest default; the secret is collected', () => {
     const out = bundleValues(manifest, {
-      'setting:token': ' tok-1 ',
+      'setting:token': 'tok-1\n',
       'setting:depth': '3',
       'setting:verbose': 'true',
       'setting:roots': '/x\n\n /y ',

@@ -1,6 +1,6 @@
 /**
  * The filled form as the catalog reads it (audit s19): a value pasted with spaces or a line break around
- * it is saved without them, whatever its kind; a remote's address variables are all needed, so one left
+ * it is saved without them (a secret keeps its spaces, s20); a remote's address variables are all needed, so one left
  * empty is a problem naming its field, never an address saved with `{name}` or a hole in it.
  */
 import { describe, expect, it } from 'vitest';
@@ -17,8 +17,8 @@ const first = (server: ServerDetail, kind: 'package' | 'remote'): EntryOption =>
 const fill = (o: EntryOption, values: Record<string, string>) => planOption(o, { kind: 'values', values }, 'install');
 
 describe('a pasted value', () => {
-  it('is saved without the spaces and line break around it: a secret', () => {
-    const plan = fill(first(entry('io.github.domdomegg__airtable-mcp-server@1.7.3'), 'package'), { 'env:AIRTABLE_API_KEY': ' patABC.123 \n' });
+  it('is saved without its line break: a secret, which keeps its spaces (s20, registry-secret-spaces.test.ts)', () => {
+    const plan = fill(first(entry('io.github.domdomegg__airtable-mcp-server@1.7.3'), 'package'), { 'env:AIRTABLE_API_KEY': 'patABC.123\n' });
     expect(plan.inputs.problems).toEqual([]);
     expect(plan.launch.type === 'stdio' && plan.launch.env.AIRTABLE_API_KEY).toBe('patABC.123');
     expect([...plan.inputs.secretValues]).toEqual(['patABC.123']);

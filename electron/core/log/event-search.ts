@@ -2,15 +2,25 @@
  * Searching the event files backwards for events older than the window holds (`events.search`): newest
  * first, a bounded number of bytes per request, read in chunks so the hub's thread is never held long.
  * The answer says where to continue, so a window pages through a large log one request at a time.
+ *
+ * Events are matched as the Activity window matches its rows: a finished call is one row with its start
+ * (searched by its start's arguments too), and the text matches what a row reads as well as the stored
+ * event (`rowText`). A call is returned whole, its start and its end, even when they lie in
+ * different parts of the files: a bounded look beyond the part read finds the other half.
  */
+import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
-import { matchesFilter, type HubEvent } from '../../../shared/events.js';
+import { createInterface } from 'node:readline';
+import { matchesFilter, type EventFilter, type HubEvent, type ResultAction, type UpstreamStatus } from '../../../shared/events.js';
+import { formatCount } from '../../../shared/plain-text.js';
 import type { EventSearchCursor, EventSearchRequest, EventSearchResult } from '../../../shared/api-events.js';
 import { EventSearchRequestSchema } from '../../../shared/api-events.js';
 import { compareSegments, parseSegmentFileName, readLinesBackward, type JournalSegment } from './journal-files.js';
 
 /** Bytes of event files one request reads at most (about 10,000 events). */
 export const SEARCH_BYTES_PER_REQUEST = 4 * 1024 * 1024;
+/** Bytes a request reads at most beyond its part, each way, for the other half of a call it returns. */
+export const COMPANION_BYTES = 1024 * 1024;
 /** Finished calls one request keeps, waiting for their start to match the text. */
 export const MAX_UNMATCHED_FINISHED = 1000;
 
@@ -22,7 +32,13 @@ export interface SearchOptions {
   daily: boolean;
   isEvent(value: unknown): value is HubEvent;
   maxBytes?: number;
+  companionBytes?: number;
 }
+
+type Started = Extract<HubEvent, { type: 'call.started' }>;
+type Finished = Extract<HubEvent, { type: 'call.finished' }>;
+/** A place in the event files: the file's index and the byte the unread part ends at (or starts at, forwards). */
+type Place = [index: number, offset: number];
 
 export async function searchEvents(request: EventSearchRequest, options: SearchOptions): Promise<EventSearchResult> {
   const req = EventSearchRequestSchema.parse(request);
@@ -36,43 +52,120 @@ export async function searchEvents(request: EventSearchRequest, options: SearchO
     ),
   );
   const bytesTotal = sizes.reduce((a, b) => a + b, 0);
-  let index = segments.length - 1;
-  let offset = index >= 0 ? sizes[index]! : 0;
-  if (req.cursor) [index, offset] = placeCursor(req.cursor, segments, sizes, options);
+  const last = segments.length - 1;
+  const from: Place = req.cursor ? placeCursor(req.cursor, segments, sizes, options) : [last, last >= 0 ? sizes[last]! : 0];
   const needle = req.text?.toLowerCase();
-  // The stored line is JSON: a backslash or quote in the text is escaped there.
-  const escaped = needle === undefined ? undefined : JSON.stringify(needle).slice(1, -1);
+  const filters: EventFilter = { ...req, text: undefined };
+  // A search by type (not the window's) matches events one by one, calls not folded into rows.
+  const byRow = !req.types || req.types.length === 0;
+  // The stored line is the event's JSON: the text is looked for there, as typed or escaped (a backslash or quote).
+  const escaped = needle === undefined ? '' : JSON.stringify(needle).slice(1, -1);
+  let line = '';
+  const rowMatches = (e: HubEvent, args?: string, json = JSON.stringify(e)) =>
+    needle === undefined || textMatches(e, json.toLowerCase(), needle, escaped, args);
+  const older = (value: unknown): value is HubEvent => options.isEvent(value) && (req.beforeSeq === undefined || value.seq < req.beforeSeq);
+
   const found: HubEvent[] = [];
-  // Finished calls passing the filters but the text, by call id: the window finds a finished call by its
-  // start's arguments too, so one whose start (read later, being older) matches is returned with it.
-  const unmatched = new Map<string, HubEvent>();
-  let budget = options.maxBytes ?? SEARCH_BYTES_PER_REQUEST;
-  while (index >= 0 && budget > 0 && found.length < req.limit) {
+  // Finished calls passing the filters but the text, by call id: the row is searched by its start's arguments too.
+  const unmatched = new Map<string, Finished>();
+  // Finished calls not passing the filters: their start is no row of its own.
+  const hidden = new Set<string>();
+  // Calls returned without their start (older: read later) or without their end (newer: read before this part).
+  const wantStart = new Set<string>();
+  const wantEnd = new Map<string, Started>();
+
+  const visit = (e: HubEvent): boolean => {
+    if (!byRow) {
+      if (matchesFilter(e, req)) found.push(e);
+    } else if (e.type === 'call.finished') {
+      if (!matchesFilter(e, filters)) bounded(hidden, e.callId);
+      else if (rowMatches(e, undefined, line)) {
+        found.push(e);
+        wantStart.add(e.callId);
+      } else bounded(unmatched, e.callId, e);
+    } else if (e.type === 'call.started') {
+      const end = unmatched.get(e.callId);
+      if (wantStart.delete(e.callId)) found.push(e);
+      else if (end) {
+        unmatched.delete(e.callId);
+        if (rowMatches(end, e.argumentsPreview)) found.push(end, e);
+      } else if (!hidden.has(e.callId) && matchesFilter(e, filters) && rowMatches(e, undefined, line)) {
+        found.push(e);
+        wantEnd.set(e.callId, e);
+      }
+    } else if (matchesFilter(e, filters) && rowMatches(e, undefined, line)) found.push(e);
+    return found.length < req.limit;
+  };
+  const [index, offset] = await readBackward(segments, sizes, from, options.maxBytes ?? SEARCH_BYTES_PER_REQUEST, (value, text) => {
+    line = text;
+    return older(value) ? visit(value) : true;
+  });
+
+  const companionBytes = options.companionBytes ?? COMPANION_BYTES;
+  if (wantStart.size > 0) {
+    await readBackward(segments, sizes, [index, offset], companionBytes, (e) => {
+      if (older(e) && e.type === 'call.started' && wantStart.delete(e.callId)) found.push(e);
+      return wantStart.size > 0;
+    });
+  }
+  if (wantEnd.size > 0) {
+    await readForward(segments, sizes, from, companionBytes, (e) => {
+      if (!options.isEvent(e)) return true;
+      if (!older(e)) return false; // the window holds the rest, and folds the call itself
+      const start = e.type === 'call.finished' ? wantEnd.get(e.callId) : undefined;
+      if (!start || e.type !== 'call.finished') return true;
+      wantEnd.delete(e.callId);
+      // Finished, the call is its end's row: returned when that row matches, else not at all.
+      if (matchesFilter(e, filters) && rowMatches(e, start.argumentsPreview)) found.push(e);
+      else found.splice(found.indexOf(start), 1);
+      return wantEnd.size > 0;
+    });
+  }
+  const next = index >= 0 ? { file: segments[index]!.file, offset } : null;
+  const bytesLeft = index >= 0 ? offset + sizes.slice(0, index).reduce((a, b) => a + b, 0) : 0;
+  return { events: unique(found), next, bytesLeft, bytesTotal };
+}
+
+/**
+ * The text as the window matches a row (`needle` in lower case; `escaped` as JSON writes it): the stored
+ * event (`json`, in lower case), the words its row reads, and a finished call's start's arguments.
+ */
+function textMatches(e: HubEvent, json: string, needle: string, escaped: string, args?: string): boolean {
+  if (json.includes(needle) || json.includes(escaped)) return true;
+  return rowText(e).toLowerCase().includes(needle) || (args?.toLowerCase().includes(needle) ?? false);
+}
+
+/** Adds to a bounded set or map, forgetting the oldest entry past MAX_UNMATCHED_FINISHED. */
+function bounded<V>(into: Set<string> | Map<string, V>, key: string, value?: V): void {
+  if (into instanceof Map) into.set(key, value!);
+  else into.add(key);
+  if (into.size > MAX_UNMATCHED_FINISHED) into.delete(into.keys().next().value!);
+}
+
+function unique(events: HubEvent[]): HubEvent[] {
+  const seen = new Set<number>();
+  return events.filter((e) => !seen.has(e.seq) && seen.add(e.seq)).sort((a, b) => a.seq - b.seq);
+}
+
+/**
+ * Reads the events before `from` backwards, file after file, until about `maxBytes` were read or `visit`
+ * returns false; returns where the unread part ends (index -1 once the oldest file was read to its start).
+ */
+async function readBackward(
+  segments: JournalSegment[],
+  sizes: number[],
+  from: Place,
+  maxBytes: number,
+  visit: (value: unknown, line: string) => boolean,
+): Promise<Place> {
+  let [index, offset] = from;
+  let budget = maxBytes;
+  let going = true;
+  while (index >= 0 && budget > 0 && going) {
     const read = await readLinesBackward(segments[index]!.path, offset, budget, (line) => {
-      // The line is the event's JSON as stored: one not holding the text cannot match, and is not parsed.
-      let holdsText = true;
-      if (needle !== undefined && escaped !== undefined) {
-        const lower = line.toLowerCase();
-        holdsText = lower.includes(needle) || lower.includes(escaped);
-        // A finished call not holding the text may still match by its start's arguments (see below).
-        if (!holdsText && !line.includes('call.finished')) return true;
-      }
-      let value: unknown;
-      try {
-        value = JSON.parse(line);
-      } catch {
-        return true;
-      }
-      if (!options.isEvent(value) || (req.beforeSeq !== undefined && value.seq >= req.beforeSeq)) return true;
-      if (holdsText && matchesFilter(value, req)) {
-        found.push(value);
-        const finished = value.type === 'call.started' ? unmatched.get(value.callId) : undefined;
-        if (finished) found.push(finished);
-      } else if (needle !== undefined && value.type === 'call.finished' && matchesFilter(value, { ...req, text: undefined })) {
-        unmatched.set(value.callId, value);
-        if (unmatched.size > MAX_UNMATCHED_FINISHED) unmatched.delete(unmatched.keys().next().value!);
-      }
-      return found.length < req.limit;
+      const value = parseLine(line);
+      going = value === undefined || visit(value, line);
+      return going;
     });
     budget -= Math.max(1, read.bytesRead);
     offset = read.offset;
@@ -81,16 +174,51 @@ export async function searchEvents(request: EventSearchRequest, options: SearchO
       offset = index >= 0 ? sizes[index]! : 0;
     }
   }
-  const next = index >= 0 ? { file: segments[index]!.file, offset } : null;
-  const bytesLeft = index >= 0 ? offset + sizes.slice(0, index).reduce((a, b) => a + b, 0) : 0;
-  return { events: found.sort((a, b) => a.seq - b.seq), next, bytesLeft, bytesTotal };
+  return [index, offset];
+}
+
+/** Reads the events from `from` on (a line's start) forwards, into newer files, until about `maxBytes` or `visit` says stop. */
+async function readForward(
+  segments: JournalSegment[],
+  sizes: number[],
+  from: Place,
+  maxBytes: number,
+  visit: (value: unknown) => boolean,
+): Promise<void> {
+  let budget = maxBytes;
+  for (let index = Math.max(0, from[0]), offset = from[0] >= 0 ? from[1] : 0; index < segments.length; index++, offset = 0) {
+    if (offset >= sizes[index]!) continue;
+    const stream = createReadStream(segments[index]!.path, { start: offset, end: sizes[index]! - 1, encoding: 'utf8' });
+    const lines = createInterface({ input: stream, crlfDelay: Infinity });
+    try {
+      for await (const line of lines) {
+        budget -= Buffer.byteLength(line) + 1;
+        const value = parseLine(line);
+        if ((value !== undefined && !visit(value)) || budget <= 0) return;
+      }
+    } catch {
+      // a file deleted since (retention): the newer ones are still read
+    } finally {
+      lines.close();
+      stream.destroy();
+    }
+  }
+}
+
+/** The stored line's JSON; undefined for a torn or damaged line. */
+function parseLine(line: string): unknown {
+  try {
+    return JSON.parse(line);
+  } catch {
+    return undefined;
+  }
 }
 
 /**
  * The file and offset a cursor names. A file deleted since (retention) continues with the newest file
  * older than it; an offset past a file's end (it cannot grow backwards) is taken as its end.
  */
-function placeCursor(cursor: EventSearchCursor, segments: JournalSegment[], sizes: number[], options: SearchOptions): [number, number] {
+function placeCursor(cursor: EventSearchCursor, segments: JournalSegment[], sizes: number[], options: SearchOptions): Place {
   const at = segments.findIndex((s) => s.file === cursor.file);
   if (at >= 0) return [at, Math.min(cursor.offset, sizes[at]!)];
   const parsed = parseSegmentFileName(options.name, options.daily, cursor.file);
@@ -99,4 +227,105 @@ function placeCursor(cursor: EventSearchCursor, segments: JournalSegment[], size
   let index = -1;
   for (let i = 0; i < segments.length; i++) if (compareSegments(segments[i]!, gone) < 0) index = i;
   return [index, index >= 0 ? sizes[index]! : 0];
+}
+
+const OUTCOME: Record<ResultAction, string> = {
+  pass: 'passed',
+  spill: 'spilled',
+  truncate: 'truncated',
+  cache: 'answered from cache',
+  compress: 'compressed',
+  error: 'failed',
+  cancelled: 'cancelled by the client',
+};
+const TRANSPORT: Record<string, string> = {
+  http: 'over its local web address',
+  stdio: 'by starting Spillway itself',
+  bridge: "through Spillway's connector program",
+};
+
+/**
+ * The line an event's row reads in the Activity window, as renderer/src/lib/event-summary.ts writes it
+ * (numbers as en-US writes them: the hub has no locale), so older events match the words a row shows.
+ * The two are kept the same by test/renderer/activity-older-rows.test.ts.
+ */
+export function rowText(e: HubEvent): string {
+  switch (e.type) {
+    case 'call.started':
+      return `${e.exposedName} called${e.client ? ` by ${e.client}` : ''}…`;
+    case 'call.finished': {
+      const up = e.tokensUpstream !== undefined ? tokens(e.tokensUpstream, e.tokensEstimated, true) : '';
+      const counts =
+        e.tokensUpstream !== undefined && e.tokensDelivered !== undefined
+          ? e.tokensUpstream === e.tokensDelivered
+            ? `, ${up} tokens`
+            : `, ${up} → ${tokens(e.tokensDelivered, false, true)} tokens`
+          : '';
+      const why = e.isError && e.error ? `: ${e.error}` : '';
+      return `${e.exposedName} ${e.isError ? 'failed' : OUTCOME[e.action]} in ${duration(e.durationMs)}${counts}${why}`;
+    }
+    case 'call.counted':
+      if (e.readBack) return `${e.exposedName}: read back ${tokens(e.tokensDelivered)} tokens of a kept result`;
+      if (e.dispatchAnswer) return `${e.exposedName}: answered with ${tokens(e.tokensDelivered)} tokens`;
+      if (e.listed) {
+        return `Tool list sent: ${tokens(e.tokensDelivered)} tokens of tool descriptions (your servers offer ${tokens(e.tokensUpstream)})`;
+      }
+      return `${e.exposedName} counted${e.tokensEstimated ? ' (estimated, too big to count exactly)' : ''}: ${tokens(e.tokensUpstream, e.tokensEstimated)} tokens produced, ${tokens(e.tokensDelivered)} delivered`;
+    case 'upstream.status':
+      return statusSentence(e.server, e.status, e.error);
+    case 'upstream.stderr':
+      return `${e.server}: ${e.line}`;
+    case 'session.opened':
+      return `${e.client ?? 'A client'}${e.clientVersion ? ` ${e.clientVersion}` : ''} connected ${TRANSPORT[e.transport] ?? e.transport}`;
+    case 'session.closed':
+      return `${e.client ?? 'A client'} disconnected`;
+    case 'session.reaped':
+      return `${e.client ?? 'A client'}'s session was closed: ${e.reason === 'idle' ? 'unused for a while' : 'too many sessions were open'}`;
+    case 'catalog.changed': {
+      const extra = [e.resources > 0 ? counted(e.resources, 'resource') : '', e.prompts > 0 ? counted(e.prompts, 'prompt') : ''];
+      return `Tools changed: ${[counted(e.tools, 'tool'), ...extra.filter(Boolean)].join(', ')}`;
+    }
+    case 'config.changed':
+      return `Settings changed: ${e.what}`;
+    case 'tool.withheld':
+      return `${e.server}: ${e.tool} changed and is held back until you approve it (Tools & policies)`;
+    case 'tool.approved':
+      return `${e.server}: ${e.tool} approved`;
+    case 'log':
+      return e.server ? `${e.server}: ${e.message}` : e.message;
+  }
+}
+
+function statusSentence(server: string, status: UpstreamStatus, error?: string): string {
+  const why = error ? `: ${error}` : '';
+  switch (status) {
+    case 'ready':
+      return `${server} is ready`;
+    case 'connecting':
+      return `${server} is starting${why}`;
+    case 'error':
+      return `${server} failed${why}`;
+    case 'stopped':
+      return `${server} stopped${why}`;
+    case 'disabled':
+      return `${server} is turned off`;
+    case 'idle':
+      return `${server} is idle (it starts on its next call)`;
+    case 'needs-sign-in':
+      return `${server} needs you to sign in${why}`;
+  }
+}
+
+const counted = (n: number, one: string) => `${formatCount(n)} ${n === 1 ? one : `${one}s`}`;
+const tokens = (n: number, estimated = false, short = false) => `${estimated ? '≈' : ''}${short ? compact(n) : formatCount(n)}`;
+const duration = (ms: number) => (ms < 1000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(ms < 10_000 ? 1 : 0)} s`);
+
+/** A count as en-US compact notation writes it with one decimal at most: 999, 1.2K, 12.3K, 1M. */
+function compact(n: number): string {
+  const units = ['K', 'M', 'B', 'T'];
+  if (Math.abs(Math.round(n)) < 1000) return String(Math.round(n));
+  let unit = 0;
+  let tenths = Math.round(n / 100);
+  while (Math.abs(tenths) >= 10_000 && unit < units.length - 1) tenths = Math.round(n / 10 ** (3 * ++unit + 2));
+  return `${tenths % 10 === 0 ? tenths / 10 : (tenths / 10).toFixed(1)}${units[unit]}`;
 }

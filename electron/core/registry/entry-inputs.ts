@@ -42,9 +42,8 @@ export class EntryInputs {
     }
     const given = Object.hasOwn(this.mode.values, key) ? this.mode.values[key] : undefined;
     const raw = given ?? input.default ?? '';
-    // Spaces and line breaks around a pasted value are never part of it (a key copied with its newline).
-    const list = repeated ? raw.split(/\r?\n/).map((v) => v.trim()) : [raw.trim()];
-    const values = list.filter((v) => v !== '');
+    const secret = isSecretInput(input, label);
+    const values = (repeated ? raw.split(/\r?\n/) : [raw]).map((v) => formValue(v, secret)).filter((v) => v !== '');
     if (values.length === 0) {
       if (input.isRequired) this.problems.push({ key, message: `${label} is required` });
       return [];
@@ -52,7 +51,7 @@ export class EntryInputs {
     for (const value of values) {
       const problem = checkValue(value, input);
       if (problem) this.problems.push({ key, message: `${label}: ${problem}` });
-      if (isSecretInput(input, label)) this.secretValues.add(value);
+      if (secret) this.secretValues.add(value);
     }
     return values;
   }
@@ -174,6 +173,17 @@ function formField(key: string, label: string, input: Input, group: Group, repea
     ...(input.placeholder ? { placeholder: input.placeholder } : {}),
     ...(repeated ? { repeated: true } : {}),
   };
+}
+
+/**
+ * A filled field's value as saved; '' when it holds only blanks. Spaces and line breaks around a pasted
+ * value are dropped (a key copied with its newline), but a secret keeps its spaces: a password may begin
+ * or end with one, and its masked field would not show one dropped. A secret loses only line breaks at its
+ * ends (a one-line field cannot hold them, a header cannot carry them).
+ */
+export function formValue(raw: string, secret: boolean): string {
+  if (raw.trim() === '') return '';
+  return secret ? raw.replace(/^[\r\n]+|[\r\n]+$/g, '') : raw.trim();
 }
 
 /**

@@ -6,7 +6,7 @@
  */
 import type { McpbManifestAny } from '@anthropic-ai/mcpb';
 import type { RegistryFormField } from '../../../../shared/api-registry.js';
-import type { InputProblem } from '../entry-inputs.js';
+import { formValue, type InputProblem } from '../entry-inputs.js';
 import type { BundleUserConfig } from './mcpb-launch.js';
 
 type UserConfigOption = NonNullable<McpbManifestAny['user_config']>[string];
@@ -48,7 +48,7 @@ export function bundleValues(manifest: McpbManifestAny, values: Readonly<Record<
   for (const [key, option] of Object.entries(manifest.user_config ?? {})) {
     const formKey = PREFIX + key;
     const raw = Object.hasOwn(values, formKey) ? values[formKey] : '';
-    const list = (option.multiple ? raw.split(/\r?\n/) : [raw]).map((v) => v.trim()).filter((v) => v !== '');
+    const list = (option.multiple ? raw.split(/\r?\n/) : [raw]).map((v) => formValue(v, option.sensitive === true)).filter((v) => v !== '');
     const label = option.title || key;
     if (list.length === 0) {
       if (option.required && option.default === undefined) out.problems.push({ key: formKey, message: `${label} is required` });
