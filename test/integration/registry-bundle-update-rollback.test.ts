@@ -11,24 +11,21 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
-import type { AppHub } from '../../electron/core/app/app-hub.js';
-import type { HandlerMap } from '../../electron/core/control/control-handlers.js';
-import { appRegistryHandlers, registrySecretStore } from '../../electron/core/control/registry-handlers.js';
-import { serverStartOutcome } from '../../electron/core/control/registry-update.js';
 import { fixture } from '../support/hub-harness.js';
 import { buildFixtureBundle, sha256 } from '../support/mcpb-bundle.js';
-import { callApi, startRegistryHub, waitForStatus } from '../support/registry-hub.js';
+import { callApi, nextHubEvent, waitForStatus } from '../support/registry-hub.js';
+import { startUpdateHub, type UpdateHub } from '../support/update-hub.js';
 
 const NAME = 'io.github.spillway-tests/fixture-bundle';
+/** Where the bundles are built (the hub's own temp folder is the helper's). */
 let work: string;
 let registry: Server;
 let base: string;
-let app: AppHub | undefined;
+let h: UpdateHub;
 const files = new Map<string, Buffer>();
 let entry: unknown;
 
-const dataDir = () => join(work, 'data');
-const folder = (version: string) => join(dataDir(), 'bundles', `${NAME.replace('/', '+')}@${version}`);
+const folder = (version: string) => join(h.dataDir, 'bundles', `${NAME.replace('/', '+')}@${version}`);
 
 /** The entry with one bundle of this version. */
 function entryOf(version: string, file: string) {
@@ -45,22 +42,6 @@ function entryOf(version: string, file: string) {
   };
 }
 
-/** The registry methods as the app hub makes them, with the hub's start watch (another config file: no clean at start). */
-function handlersOf(hub: AppHub): HandlerMap {
-  return appRegistryHandlers({
-    paths: { dataDir: dataDir(), configFile: join(work, 'not-the-hub-config.json') },
-    platform: process.platform,
-    env: {},
-    serverPath: () => hub.hub.serverPath.current({ reread: true }),
-    settings: () => hub.hub.settings,
-    addUpstream: (req) => hub.control.addUpstream(req),
-    secrets: registrySecretStore(hub.hub.secretStore),
-    upstreamConfigs: () => hub.hub.config.servers,
-    updateUpstream: (req) => hub.control.updateUpstream(req),
-    startOutcome: serverStartOutcome(hub.hub),
-  });
-}
-
 beforeAll(async () => {
   work = await mkdtemp(join(tmpdir(), 'spillway-bundle-rollback-'));
   // A variable holding a path into the bundle's folder, which the switch and the switch back both move.
@@ -69,6 +50,7 @@ beforeAll(async () => {
   const crash = join(work, 'crash-server.mjs');
   await writeFile(crash, 'console.error("boom: this bundle is broken"); process.exit(1);\n');
   files.set('fixture-1.1.mcpb', await buildFixtureBundle(work, { version: '1.1.0', env, entry: relative(fixture(''), crash) }));
+  files.set('fixture-1.2.mcpb', await buildFixtureBundle(work, { version: '1.2.0', env, entry: relative(fixture(''), crash) }));
   registry = createServer((req, res) => {
     const url = new URL(req.url ?? '/', base);
     const file = url.pathname.startsWith('/files/') ? files.get(url.pathname.slice('/files/'.length)) : undefined;
@@ -80,34 +62,62 @@ beforeAll(async () => {
   await new Promise<void>((ok) => registry.listen(0, '127.0.0.1', ok));
   base = `http://127.0.0.1:${(registry.address() as AddressInfo).port}`;
   entry = entryOf('1.0.0', 'fixture-1.0.mcpb');
-  app = await startRegistryHub({ dir: work, registryUrl: base });
+  h = await startUpdateHub({ prefix: 'spillway-bundle-rollback-', registryUrl: base });
 }, 120_000);
 afterAll(async () => {
-  await app?.hub.stop();
+  await h?.stop();
   registry?.closeAllConnections();
   await new Promise((ok) => registry?.close(ok));
   if (work) await rm(work, { recursive: true, force: true });
 });
 
 it('an update to a bundle that does not start goes back to the bundle the server ran, its paths moved back', async () => {
-  const add = await callApi<{ id: string }>(app!, 'registry.add', { name: NAME, package: 0 });
+  const add = await callApi<{ id: string }>(h.app, 'registry.add', { name: NAME, package: 0 });
   expect(add.ok, JSON.stringify(add)).toBe(true);
   const id = add.value!.id;
-  await waitForStatus(app!, id, 'ready');
-  const before = app!.hub.config.servers[id];
-  expect(await app!.hub.secretStore.get(id, 'env:FIXTURE_DATA')).toBe(join(folder('1.0.0'), 'data'));
+  await waitForStatus(h.app, id, 'ready');
+  const before = h.app.hub.config.servers[id];
+  expect(await h.app.hub.secretStore.get(id, 'env:FIXTURE_DATA')).toBe(join(folder('1.0.0'), 'data'));
 
   entry = entryOf('1.1.0', 'fixture-1.1.mcpb');
-  await expect(handlersOf(app!)['registry.update']!({ id })).rejects.toMatchObject({
+  await expect(h.handlers()['registry.update']!({ id })).rejects.toMatchObject({
     code: 'unavailable',
     message: expect.stringMatching(
       /^Version 1\.1\.0 of io\.github\.spillway-tests\/fixture-bundle did not start \(.*boom.*\); Spillway went back to 1\.0\.0\./s,
     ),
   });
-  expect(app!.hub.config.servers[id]).toEqual(before);
-  expect(await app!.hub.secretStore.get(id, 'env:FIXTURE_DATA')).toBe(join(folder('1.0.0'), 'data'));
-  app!.hub.pool.get(id)?.wake();
-  await waitForStatus(app!, id, 'ready');
+  expect(h.app.hub.config.servers[id]).toEqual(before);
+  expect(await h.app.hub.secretStore.get(id, 'env:FIXTURE_DATA')).toBe(join(folder('1.0.0'), 'data'));
+  h.app.hub.pool.get(id)?.wake();
+  await waitForStatus(h.app, id, 'ready');
   expect(existsSync(join(folder('1.0.0'), 'manifest.json'))).toBe(true);
   expect(existsSync(folder('1.1.0'))).toBe(false);
+  // The version that did not start is not offered to this server again (audit s20).
+  expect(await callApi(h.app, 'registry.installed', { id })).toMatchObject({
+    ok: true,
+    value: { version: '1.0.0', latest: '1.1.0', updateAvailable: false, notice: expect.stringMatching(/^Version 1\.1\.0 did not start/) },
+  });
+  expect(await callApi(h.app, 'registry.update', { id })).toMatchObject({ ok: true, value: { updated: false, version: '1.0.0' } });
+  expect(existsSync(folder('1.1.0'))).toBe(false);
+}, 120_000);
+
+it('a hub stopped while the Update waits for a bundle goes back at its next start, its paths moved back', async () => {
+  const id = Object.keys(h.app.hub.config.servers)[0]!;
+  const before = h.app.hub.config.servers[id];
+  entry = entryOf('1.2.0', 'fixture-1.2.mcpb');
+  const failed = nextHubEvent(h.app, (e) => e.type === 'upstream.status' && e.server === id && e.status === 'error', `${id} failing`);
+  const update = Promise.resolve(h.handlers()['registry.update']!({ id }));
+  update.catch(() => undefined);
+  await failed;
+  await h.app.hub.stop();
+  await expect(update).rejects.toMatchObject({ message: expect.stringMatching(/not confirmed/) });
+  expect(await h.app.hub.secretStore.get(id, 'env:FIXTURE_DATA')).toBe(join(folder('1.2.0'), 'data'));
+
+  const app = await h.restart();
+  const back = () => JSON.stringify(app.hub.config.servers[id]) === JSON.stringify(before);
+  if (!back()) await nextHubEvent(app, (e) => e.type === 'upstream.status' && e.server === id && back(), `${id} back on 1.0.0`);
+  expect(await app.hub.secretStore.get(id, 'env:FIXTURE_DATA')).toBe(join(folder('1.0.0'), 'data'));
+  expect(await callApi(app, 'registry.installed', { id })).toMatchObject({ ok: true, value: { version: '1.0.0', updateAvailable: false } });
+  app.hub.pool.get(id)?.wake();
+  await waitForStatus(app, id, 'ready');
 }, 120_000);

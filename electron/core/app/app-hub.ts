@@ -177,6 +177,7 @@ async function buildAppHub(options: AppHubOptions, folder: DataFolderClaim): Pro
     updateUpstream: (req) => parts.control.updateUpstream(req),
     // An update waits for the new version to start, and goes back to the one before when it does not.
     startOutcome: serverStartOutcome(hub),
+    onNotice: (message) => hub.emit({ type: 'log', level: 'warn', message }),
     onInstalling: ({ name, version }) => hub.emit({ type: 'log', level: 'info', message: `Installing ${name}${version ? ` ${version}` : ''}…` }),
     onRemovedUnused: (folders) =>
       hub.emit({

@@ -4,6 +4,7 @@
  * there is a newer bundle; Update installs it, switches the upstream over and removes the old folder
  * when no other server still runs it.
  */
+import { existsSync } from 'node:fs';
 import { SECRET_REF, type ServerConfig } from '../../../shared/config.js';
 import type { BundleInstaller, BundleRefOf } from '../registry/mcpb/bundle-installer.js';
 import { BundleRefusal, publishedBundle, switchBundle } from '../registry/mcpb/bundle-upstream.js';
@@ -12,7 +13,7 @@ import { RegistryError } from '../registry/registry-client.js';
 import type { RegistryCatalog } from '../registry/registry-catalog.js';
 import { isUpdate } from '../registry/version-order.js';
 import { ControlError } from './control-error.js';
-import { switchWatched, type StartWatch } from './registry-update.js';
+import { changedMeanwhile, failedBefore, failedNotice, switchWatched, type StartWatch } from './registry-update.js';
 
 export interface BundleUpdateDeps {
   catalog(): RegistryCatalog;
@@ -32,13 +33,36 @@ export interface UpstreamBundle {
   bundles: BundleInstaller;
 }
 
-/** The server no longer runs what an update downloaded a newer version of (it was edited meanwhile). */
-export const changedMeanwhile = (id: string, ref: { name: string; version: string }) =>
-  new ControlError(
-    'conflict',
-    `"${id}" was changed while the update downloaded and no longer runs ${ref.name} ${ref.version}, so the update was not applied. Press Update again if it is still offered.`,
-    'id',
-  );
+type StoredEnv = BundleUpdateDeps['secrets'];
+
+/**
+ * Every env value is kept in the secret store, config.json holding a reference: the ones that hold a
+ * path into the old folder (`${__dirname}/…`) are read back so the switch rewrites them too.
+ */
+async function storedPaths(secrets: StoredEnv, id: string, config: ServerConfig, dir: string): Promise<ServerConfig> {
+  const getEnv = secrets?.getEnv;
+  if (config.type !== 'stdio' || !getEnv) return config;
+  const env: Record<string, string> = {};
+  for (const [key, value] of Object.entries(config.env)) {
+    const stored = value === SECRET_REF ? await getEnv(id, key) : undefined;
+    env[key] = stored?.includes(dir) ? stored : value;
+  }
+  return { ...config, env };
+}
+
+/** How a bundle server goes back to its previous install `folder` at the hub's start (StartCheck.backOf). */
+export async function bundleBackOf(deps: { bundles: BundleInstaller; secrets: StoredEnv }, id: string, config: ServerConfig, folder: string) {
+  const { bundles } = deps;
+  const to = bundles.bundleOf(config);
+  const from = bundles.refOfFolder(folder);
+  if (!to || !from || from.name !== to.name || !existsSync(folder)) return undefined;
+  const [fromBundle, toBundle] = await Promise.all([bundles.installed(from.dir), bundles.installed(to.dir)]);
+  const back = async (current: ServerConfig) => {
+    if (bundles.bundleOf(current)?.dir !== to.dir) throw changedMeanwhile(id, to);
+    return switchBundle(await storedPaths(deps.secrets, id, current, to.dir), { ref: to, bundle: toBundle }, fromBundle);
+  };
+  return { id, name: to.name, from: { version: from.version, folder }, to: { version: to.version, folder: to.dir }, back };
+}
 
 export function bundleUpdateHandlers(deps: BundleUpdateDeps) {
   /** The registry's latest version of the entry and its bundle (or why there is none). */
@@ -49,25 +73,15 @@ export function bundleUpdateHandlers(deps: BundleUpdateDeps) {
       throw new BundleError(`The registry's latest version of ${name} (${response.server.version}) offers no bundle with its checksum.`);
     return published;
   };
-  /**
-   * Every env value is kept in the secret store, config.json holding a reference: the ones that hold a
-   * path into the old folder (`${__dirname}/…`) are read back so the switch rewrites them too.
-   */
-  const storedPaths = async (id: string, config: ServerConfig, dir: string): Promise<ServerConfig> => {
-    const getEnv = deps.secrets?.getEnv;
-    if (config.type !== 'stdio' || !getEnv) return config;
-    const env: Record<string, string> = {};
-    for (const [key, value] of Object.entries(config.env)) {
-      const stored = value === SECRET_REF ? await getEnv(id, key) : undefined;
-      env[key] = stored?.includes(dir) ? stored : value;
-    }
-    return { ...config, env };
-  };
   return {
-    async installed(ref: BundleRefOf) {
+    async installed(id: string, { ref, bundles }: Omit<UpstreamBundle, 'config'>) {
       try {
         const { version } = await latest(ref.name);
-        return { name: ref.name, version: ref.version, latest: version, updateAvailable: isUpdate(version, ref.version) };
+        const shown = { name: ref.name, version: ref.version, latest: version };
+        if (!isUpdate(version, ref.version)) return { ...shown, updateAvailable: false };
+        // A version that did not start for this server is not offered again (a newer one is).
+        if (await failedBefore(bundles, id, ref.name, version)) return { ...shown, updateAvailable: false, notice: failedNotice(version) };
+        return { ...shown, updateAvailable: true };
       } catch (err) {
         return { name: ref.name, version: ref.version, updateAvailable: false, notice: err instanceof Error ? err.message : String(err) };
       }
@@ -78,7 +92,8 @@ export function bundleUpdateHandlers(deps: BundleUpdateDeps) {
       let next;
       try {
         const published = await latest(ref.name);
-        if (!isUpdate(published.version, ref.version)) return { id, name: ref.name, version: ref.version, previous: ref.version, updated: false };
+        if (!isUpdate(published.version, ref.version) || (await failedBefore(bundles, id, ref.name, published.version)))
+          return { id, name: ref.name, version: ref.version, previous: ref.version, updated: false };
         const installed = await bundles.install({
           name: ref.name,
           version: published.version,
@@ -105,11 +120,11 @@ export function bundleUpdateHandlers(deps: BundleUpdateDeps) {
           updateUpstream,
           forward: async (current) => {
             if (bundles.bundleOf(current)?.dir !== ref.dir) throw changedMeanwhile(id, ref);
-            return switchBundle(await storedPaths(id, current, ref.dir), from, next.installed);
+            return switchBundle(await storedPaths(deps.secrets, id, current, ref.dir), from, next.installed);
           },
           back: async (current) => {
             if (bundles.bundleOf(current)?.dir !== to.dir) throw changedMeanwhile(id, to);
-            return switchBundle(await storedPaths(id, current, to.dir), { ref: to, bundle: next.installed }, from.bundle);
+            return switchBundle(await storedPaths(deps.secrets, id, current, to.dir), { ref: to, bundle: next.installed }, from.bundle);
           },
           startOutcome: deps.startOutcome,
           upstreamConfigs: deps.upstreamConfigs,

@@ -22,10 +22,10 @@ import {
 } from '../registry/launch-plan.js';
 import { BundleInstaller } from '../registry/mcpb/bundle-installer.js';
 import { bundleForm, installPlannedBundle } from './registry-bundle-add.js';
-import { bundleUpdateHandlers, changedMeanwhile } from './registry-bundle-update.js';
+import { bundleBackOf, bundleUpdateHandlers } from './registry-bundle-update.js';
 import { RegistryError } from '../registry/registry-client.js';
 import { isNewerVersion } from '../registry/version-order.js';
-import { switchWatched, type StartWatch } from './registry-update.js';
+import { confirmAtStart, failedBefore, failedNotice, npmBackOf, npmSwitch, switchWatched, type StartWatch } from './registry-update.js';
 import { RegistryCatalog, serverSummary } from '../registry/registry-catalog.js';
 import { hasSecrets, registryUpstream, withSecrets } from '../registry/registry-upstream.js';
 import { checkRuntime, type PathFacts } from '../registry/runtime-check.js';
@@ -262,12 +262,15 @@ export function registryHandlers(deps: RegistryHandlerDeps): HandlerMap {
     },
     'registry.installed': async (req) => {
       const bundle = bundleOf(req.id);
-      if (bundle) return bundleHandlers.installed(bundle.ref);
+      if (bundle) return bundleHandlers.installed(req.id, bundle);
       const { ref, npm } = installedOf(req.id);
       try {
         const latest = await npm.latest(ref.name);
+        const shown = { name: ref.name, version: ref.version, latest };
         // Only a newer version is an update: a `latest` tag moved back to an older one is not.
-        return { name: ref.name, version: ref.version, latest, updateAvailable: isNewerVersion(latest, ref.version) };
+        if (!isNewerVersion(latest, ref.version)) return { ...shown, updateAvailable: false };
+        if (await failedBefore(npm, req.id, ref.name, latest)) return { ...shown, updateAvailable: false, notice: failedNotice(latest) };
+        return { ...shown, updateAvailable: true };
       } catch (err) {
         return { name: ref.name, version: ref.version, updateAvailable: false, notice: err instanceof Error ? err.message : String(err) };
       }
@@ -281,15 +284,14 @@ export function registryHandlers(deps: RegistryHandlerDeps): HandlerMap {
       let installed;
       try {
         const latest = await npm.latest(ref.name);
-        if (!isNewerVersion(latest, ref.version)) return { id: req.id, name: ref.name, version: ref.version, previous: ref.version, updated: false };
+        // A version that did not start for this server is not tried again (a newer one is).
+        if (!isNewerVersion(latest, ref.version) || (await failedBefore(npm, req.id, ref.name, latest)))
+          return { id: req.id, name: ref.name, version: ref.version, previous: ref.version, updated: false };
         installed = await npm.install(ref.name, latest);
       } catch (err) {
         throw installError(err);
       }
-      const script = installed.script;
-      let oldScript = '';
-      // The new version's program in the config as it is by now: the rest (arguments, variables, a
-      // timeout set while this downloaded) stays as it is. The old version stays as the previous install.
+      // The old version stays as the previous install.
       await switchWatched({
         id: req.id,
         name: ref.name,
@@ -297,15 +299,7 @@ export function registryHandlers(deps: RegistryHandlerDeps): HandlerMap {
         to: { version: installed.version, folder: installed.folder },
         installs: npm,
         updateUpstream,
-        forward: (current) => {
-          if (current.type !== 'stdio' || npm.packageOf(current)?.folder !== ref.folder) throw changedMeanwhile(req.id, ref);
-          oldScript = current.args[0]!;
-          return { ...current, args: [script, ...current.args.slice(1)] };
-        },
-        back: (current) => {
-          if (current.type !== 'stdio' || npm.packageOf(current)?.folder !== installed.folder) throw changedMeanwhile(req.id, installed);
-          return { ...current, args: [oldScript, ...current.args.slice(1)] };
-        },
+        ...npmSwitch(npm, req.id, ref, installed),
         startOutcome: deps.startOutcome,
         upstreamConfigs: deps.upstreamConfigs,
       });
@@ -346,15 +340,16 @@ export interface AppRegistryOptions {
   onInstalling?(ref: { name: string; version?: string }): void;
   /** Told what was removed at start because no server uses it (the hub logs it). */
   onRemovedUnused?(folders: string[]): void;
+  /** Told of an update the hub stopped before it was seen starting, checked at this start, that went back (the hub logs it). */
+  onNotice?(message: string): void;
 }
 
-/**
- * Removes the installs no server uses, as the hub starts — only when the hub runs the data folder's own
- * config.json: a hub started with another config file shares the folder's installs without seeing every
- * server that uses them.
- */
+/** Whether the hub runs the data folder's own config.json: one of another file shares the installs, not seeing all their servers. */
+const ownConfig = (options: AppRegistryOptions) => options.paths.configFile === join(options.paths.dataDir, 'config.json');
+
+/** Removes the installs no server uses, as the hub starts (only a hub of the data folder's own config.json). */
 function removeUnusedAtStart(options: AppRegistryOptions, installers: { bundles: BundleInstaller; npm: NpmInstaller }): void {
-  if (options.paths.configFile !== join(options.paths.dataDir, 'config.json') || !options.upstreamConfigs) return;
+  if (!ownConfig(options) || !options.upstreamConfigs) return;
   const configs = options.upstreamConfigs();
   void Promise.all([installers.bundles.removeUnused(configs), installers.npm.removeUnused(configs)]).then(
     ([bundles, packages]) => {
@@ -376,6 +371,13 @@ export function appRegistryHandlers(options: AppRegistryOptions): HandlerMap {
     onInstalling: options.onInstalling,
   });
   removeUnusedAtStart(options, { bundles, npm });
+  // Updates the last run stopped before they were seen starting are watched now (registry-update.ts).
+  const { upstreamConfigs, updateUpstream, startOutcome, onNotice, secrets } = options;
+  if (ownConfig(options) && upstreamConfigs && updateUpstream && startOutcome) {
+    const check = { upstreamConfigs, updateUpstream, startOutcome, onNotice };
+    void confirmAtStart({ ...check, installs: npm, backOf: (...a) => npmBackOf(npm, ...a) });
+    void confirmAtStart({ ...check, installs: bundles, backOf: (...a) => bundleBackOf({ bundles, secrets }, ...a) });
+  }
   // Servers saved with a path to the runtime by an earlier version (own-runtime.ts) are saved with its name.
   if (options.upstreamConfigs && options.updateUpstream) {
     const runsInstall = (config: ServerConfig) => Boolean(npm.packageOf(config) ?? bundles.bundleOf(config));

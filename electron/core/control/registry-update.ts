@@ -3,24 +3,34 @@
  * (issue 16, audit s19): the version the server ran stays, recorded as its previous install (so the
  * next start keeps it); the server is switched over and watched until it is ready or fails for good (the
  * hub's own retries gave up, or it was not ready in time); a version that does not start is switched
- * back, and the user told so in plain words. Inputs, secrets
- * and policies are the server's own either way: only the install it runs changes.
+ * back, not offered to that server again, and the user told so in plain words. A switch not yet seen
+ * starting when the hub stops is recorded as unconfirmed, and watched at the hub's next start as the
+ * Update would have watched it (audit s20). Inputs, secrets and policies are the server's own either
+ * way: only the install it runs changes.
  */
 import type { ServerConfig } from '../../../shared/config.js';
 import type { HubEvent } from '../../../shared/events.js';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import type { InstallsFolder } from '../registry/install/installs-folder.js';
+import type { InstalledPackage } from '../registry/install/npm-install.js';
+import type { NpmInstaller } from '../registry/install/npm-installer.js';
+import { packageOfFile, type PackageRef } from '../registry/install/package-folders.js';
 import { ControlError } from './control-error.js';
 
-/** Whether a server just switched over started: undefined when that is not known (disabled, stopped, restarted). */
+/** Whether a server just switched over started: undefined when that is not known (disabled, stopped, removed). */
 export type StartOutcome = { started: true } | { started: false; reason: string } | undefined;
 
-/** Waits until a server (switched over just now) is ready, or has failed for good. */
-export type StartWatch = (id: string) => Promise<StartOutcome>;
+/**
+ * Waits until a server (switched over just now) is ready, or has failed for good. `untilAdded`: one the
+ * hub does not run yet (it is starting) is watched once it does.
+ */
+export type StartWatch = (id: string, options?: { untilAdded?: boolean }) => Promise<StartOutcome>;
 
 /** What serverStartOutcome reads of the hub: its servers' status, and its events. */
 export interface StartWatchHub {
   pool: {
-    get(id: string): { status: string; error?: string; reconnecting?: boolean; wake?(): boolean } | undefined;
+    get(id: string): { status: string; error?: string; reconnecting?: boolean; restarting?: boolean; wake?(): boolean } | undefined;
   };
   events: { subscribe(listener: (event: HubEvent) => void): () => void };
 }
@@ -50,9 +60,10 @@ function outcomeOf(status: string, error: string | undefined, reconnecting: bool
  * on first use is started now: an update is checked while the user is there.
  */
 export function serverStartOutcome(hub: StartWatchHub, timeoutMs = START_WAIT_MS): StartWatch {
-  return (id) =>
+  const watch: StartWatch = (id, options) =>
     new Promise((resolve) => {
       const upstream = hub.pool.get(id);
+      if (!upstream && options?.untilAdded) return resolve(onceAdded(hub, id, timeoutMs).then((added) => (added ? watch(id) : undefined)));
       if (!upstream) return resolve(undefined);
       if (upstream.status === 'idle') upstream.wake?.();
       const now = outcomeOf(upstream.status, upstream.error, upstream.reconnecting === true);
@@ -76,6 +87,8 @@ export function serverStartOutcome(hub: StartWatchHub, timeoutMs = START_WAIT_MS
       timer.unref?.();
       const off = hub.events.subscribe((event) => {
         if (event.type !== 'upstream.status' || event.server !== id) return;
+        // Restarted while watched: the same version starts again, and that start is the one watched.
+        if (event.status === 'stopped' && hub.pool.get(id)?.restarting) return;
         if (event.status !== 'error') {
           const outcome = outcomeOf(event.status, event.error, false);
           if (outcome !== null) finish(outcome);
@@ -91,9 +104,35 @@ export function serverStartOutcome(hub: StartWatchHub, timeoutMs = START_WAIT_MS
         });
       });
     });
+  return watch;
 }
 
-export interface WatchedSwitch {
+/** Resolves true once the hub runs server `id` (its first status), false when it does not within `timeoutMs`. */
+function onceAdded(hub: StartWatchHub, id: string, timeoutMs: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const done = (added: boolean) => {
+      clearTimeout(timer);
+      off();
+      resolve(added);
+    };
+    const timer = setTimeout(() => done(false), timeoutMs);
+    timer.unref?.();
+    const off = hub.events.subscribe((event) => {
+      if (event.type === 'upstream.status' && event.server === id && hub.pool.get(id)) done(true);
+    });
+  });
+}
+
+/** The server no longer runs what an update downloaded a newer version of (it was edited meanwhile). */
+export const changedMeanwhile = (id: string, ref: { name: string; version: string }) =>
+  new ControlError(
+    'conflict',
+    `"${id}" was changed while the update downloaded and no longer runs ${ref.name} ${ref.version}, so the update was not applied. Press Update again if it is still offered.`,
+    'id',
+  );
+
+/** A switch back from the new version to the old one. */
+export interface SwitchBack {
   id: string;
   /** The package or bundle, and the versions switched from and to. */
   name: string;
@@ -101,43 +140,160 @@ export interface WatchedSwitch {
   to: { version: string; folder: string };
   installs: InstallsFolder;
   updateUpstream(req: { id: string; change(current: ServerConfig): ServerConfig | Promise<ServerConfig> }): Promise<{ id: string }>;
-  /** The config as saved then, switched to the new version (throws when it no longer runs the old one). */
-  forward(current: ServerConfig): ServerConfig | Promise<ServerConfig>;
   /** The config as saved then, switched back to the old version (throws when it no longer runs the new one). */
   back(current: ServerConfig): ServerConfig | Promise<ServerConfig>;
-  startOutcome?: StartWatch;
   upstreamConfigs?(): Record<string, ServerConfig>;
+}
+
+export interface WatchedSwitch extends SwitchBack {
+  /** The config as saved then, switched to the new version (throws when it no longer runs the old one). */
+  forward(current: ServerConfig): ServerConfig | Promise<ServerConfig>;
+  startOutcome?: StartWatch;
 }
 
 /** A reason as the hub words it, without its closing full stop (it is quoted inside a sentence). */
 const quoted = (reason: string) => reason.trim().replace(/[.\s]+$/, '');
 
+/** The `failed` record's value: the package or bundle and the version that did not start. */
+export const failedVersion = (name: string, version: string) => `${name}@${version}`;
+
 /**
  * Records the old version as the server's previous install, switches the server over and waits for it
- * to start. A version that does not start is switched back, its folder removed when no server runs it,
- * and a ControlError says what happened; the record goes back to what it was.
+ * to start. A version that does not start is switched back (goBack). One not seen starting or failing
+ * (the hub or the server stopped first) stays recorded as unconfirmed, and a ControlError says so: the
+ * hub's next start watches it (confirmAtStart).
  */
 export async function switchWatched(s: WatchedSwitch): Promise<void> {
   const before = (await s.installs.previous.read())[s.id];
-  // Recorded first: a hub that stops during the switch still keeps the old version at its next start.
+  // Recorded first: a hub that stops during the switch still keeps the old version at its next start,
+  // and watches the new one start.
   await s.installs.previous.set(s.id, s.from.folder);
+  if (s.startOutcome) await s.installs.unconfirmed.set(s.id, s.to.folder);
   try {
     await s.updateUpstream({ id: s.id, change: s.forward });
   } catch (err) {
     await s.installs.previous.set(s.id, before).catch(() => undefined);
+    await s.installs.unconfirmed.set(s.id, undefined).catch(() => undefined);
     throw err;
   }
-  const outcome = await s.startOutcome?.(s.id);
-  if (!outcome || outcome.started) return;
-  const failed = `Version ${s.to.version} of ${s.name} did not start (${quoted(outcome.reason)})`;
+  if (!s.startOutcome) return;
+  const outcome = await s.startOutcome(s.id);
+  if (outcome?.started) return s.installs.unconfirmed.set(s.id, undefined);
+  if (!outcome)
+    throw new ControlError(
+      'unavailable',
+      `${s.name} was switched to version ${s.to.version}, but it stopped before it was seen starting, so the update is not confirmed. The next time Spillway starts, it goes back to ${s.from.version} if ${s.to.version} does not start.`,
+      'id',
+    );
+  throw await goBack(s, outcome.reason, before);
+}
+
+/**
+ * Switches a server whose new version did not start back to the old one; the records go back to what
+ * they were (`before`: the previous install recorded before the update), the version is not offered to
+ * the server again, its folder is removed when no server runs it. The ControlError that says what happened.
+ */
+export async function goBack(s: SwitchBack, reason: string, before: string | undefined): Promise<ControlError> {
+  const failed = `Version ${s.to.version} of ${s.name} did not start (${quoted(reason)})`;
+  // Recorded before the switch back, so that its status events find the records as they end.
+  const records = { previous: (await s.installs.previous.read())[s.id], unconfirmed: (await s.installs.unconfirmed.read())[s.id] };
+  await s.installs.failed.set(s.id, failedVersion(s.name, s.to.version)).catch(() => undefined);
+  await s.installs.unconfirmed.set(s.id, undefined).catch(() => undefined);
+  await s.installs.previous.set(s.id, before).catch(() => undefined);
   try {
     await s.updateUpstream({ id: s.id, change: s.back });
   } catch (err) {
+    // Still on the new version: as it was.
+    await s.installs.failed.set(s.id, undefined).catch(() => undefined);
+    await s.installs.unconfirmed.set(s.id, records.unconfirmed).catch(() => undefined);
+    await s.installs.previous.set(s.id, records.previous).catch(() => undefined);
     const why = err instanceof Error ? err.message : String(err);
-    throw new ControlError('unavailable', `${failed}, and Spillway could not go back to ${s.from.version}: ${why}`, 'id');
+    return new ControlError('unavailable', `${failed}, and Spillway could not go back to ${s.from.version}: ${why}`, 'id');
   }
-  await s.installs.previous.set(s.id, before).catch(() => undefined);
   // The new version's process has stopped by now (the switch back waits for it).
   await s.installs.removeIfUnused(s.to.folder, Object.values(s.upstreamConfigs?.() ?? {})).catch(() => false);
-  throw new ControlError('unavailable', `${failed}; Spillway went back to ${s.from.version}. Its settings are kept.`, 'id');
+  return new ControlError('unavailable', `${failed}; Spillway went back to ${s.from.version}. Its settings are kept.`, 'id');
 }
+
+/** What confirmAtStart needs: the records, the hub's configs and start watch, and how each kind switches back. */
+export interface StartCheck {
+  installs: InstallsFolder;
+  upstreamConfigs(): Record<string, ServerConfig>;
+  updateUpstream: SwitchBack['updateUpstream'];
+  startOutcome: StartWatch;
+  /** How server `id`, running `config`, goes back to its previous install `folder`; undefined when it cannot. */
+  backOf(id: string, config: ServerConfig, folder: string): Promise<Omit<SwitchBack, 'installs' | 'updateUpstream'> | undefined>;
+  /** Told what happened to an update that did not start (the hub logs it). */
+  onNotice?(message: string): void;
+}
+
+/**
+ * As the hub starts: each update it stopped before it was seen starting (the unconfirmed record) is
+ * watched now, as the Update would have watched it. One that starts is confirmed; one whose retries
+ * give up goes back to the previous install. One that cannot be checked (the server was changed or
+ * removed since, the previous install is gone) is forgotten; one not started this time (turned off) is
+ * checked at the next start. Never rejects (what it could not do is tried again at the next start).
+ */
+export async function confirmAtStart(c: StartCheck): Promise<void> {
+  await confirmEach(c).catch(() => undefined);
+}
+
+async function confirmEach(c: StartCheck): Promise<void> {
+  const [pending, previous] = await Promise.all([c.installs.unconfirmed.read(), c.installs.previous.read()]);
+  await Promise.all(
+    Object.entries(pending).map(async ([id, folder]) => {
+      const config = c.upstreamConfigs()[id];
+      const from = previous[id];
+      const plan = config && from ? await c.backOf(id, config, from).catch(() => undefined) : undefined;
+      if (!plan || plan.to.folder !== folder) return c.installs.unconfirmed.set(id, undefined);
+      const outcome = await c.startOutcome(id, { untilAdded: true });
+      if (!outcome) return;
+      if (outcome.started) return c.installs.unconfirmed.set(id, undefined);
+      const err = await goBack({ ...plan, installs: c.installs, updateUpstream: c.updateUpstream }, outcome.reason, undefined);
+      c.onNotice?.(`An update Spillway could not confirm before it stopped: ${err.message}`);
+    }),
+  );
+}
+
+/**
+ * The switch of an npm server from the package folder `from` to the installed `to`: only its program
+ * (the first argument) changes; the rest (arguments, variables, a timeout set while the update
+ * downloaded) stays as it is in the config as saved when the change runs.
+ */
+export function npmSwitch(npm: NpmInstaller, id: string, from: PackageRef & { folder: string }, to: InstalledPackage) {
+  let oldScript = '';
+  return {
+    forward: (current: ServerConfig): ServerConfig => {
+      if (current.type !== 'stdio' || npm.packageOf(current)?.folder !== from.folder) throw changedMeanwhile(id, from);
+      oldScript = current.args[0]!;
+      return { ...current, args: [to.script, ...current.args.slice(1)] };
+    },
+    back: (current: ServerConfig): ServerConfig => {
+      if (current.type !== 'stdio' || npm.packageOf(current)?.folder !== to.folder) throw changedMeanwhile(id, to);
+      return { ...current, args: [oldScript, ...current.args.slice(1)] };
+    },
+  };
+}
+
+/** How an npm server goes back to its previous install `folder` at the hub's start (StartCheck.backOf). */
+export async function npmBackOf(npm: NpmInstaller, id: string, config: ServerConfig, folder: string) {
+  const to = npm.packageOf(config);
+  const from = packageOfFile(npm.dir, join(folder, 'package.json'));
+  if (!to || !from || from.name !== to.name || from.folder !== folder || !existsSync(folder)) return undefined;
+  // Installed already: found, not downloaded.
+  const old = await npm.install(from.name, from.version);
+  const back = (current: ServerConfig): ServerConfig => {
+    if (current.type !== 'stdio' || npm.packageOf(current)?.folder !== to.folder) throw changedMeanwhile(id, to);
+    return { ...current, args: [old.script, ...current.args.slice(1)] };
+  };
+  return { id, name: to.name, from, to, back };
+}
+
+/** Whether `version` of `name` is the one an Update of server `id` went back from: it is not offered again. */
+export async function failedBefore(installs: InstallsFolder, id: string, name: string, version: string): Promise<boolean> {
+  return (await installs.failed.read().catch(() => ({}) as Record<string, string>))[id] === failedVersion(name, version);
+}
+
+/** What `registry.installed` says of a latest version that did not start for this server. */
+export const failedNotice = (version: string) =>
+  `Version ${version} did not start when this server was updated to it, so it is not offered again; a newer version will be.`;

@@ -15,6 +15,10 @@ export abstract class InstallsFolder {
   readonly cleaned: string[];
   /** The install each server ran before its last Update, kept so it can go back to it. */
   readonly previous: PreviousInstalls;
+  /** The folder an Update switched a server to that was not yet seen starting (the hub stopped first). */
+  readonly unconfirmed: PreviousInstalls;
+  /** The version (`name@version`) an Update of a server went back from: not offered to it again. */
+  readonly failed: PreviousInstalls;
 
   constructor(
     readonly dir: string,
@@ -23,6 +27,8 @@ export abstract class InstallsFolder {
     this.runtime = runtime ?? ownRuntime();
     this.cleaned = cleanInterruptedInstalls(dir);
     this.previous = new PreviousInstalls(dir);
+    this.unconfirmed = new PreviousInstalls(dir, 'unconfirmed');
+    this.failed = new PreviousInstalls(dir, 'failed');
   }
 
   /** The install folder a server runs from, when it runs one of these installs. */
@@ -37,7 +43,10 @@ export abstract class InstallsFolder {
    * each of these servers ran before its last Update stays (`configs`: by server id).
    */
   async removeUnused(configs: Readonly<Record<string, ServerConfig>>): Promise<string[]> {
-    const kept = await this.previous.keptFor(new Set(Object.keys(configs)));
+    const ids = new Set(Object.keys(configs));
+    const kept = await this.previous.keptFor(ids);
+    // The other records of servers no longer in the config go too (a server added again under its id starts afresh).
+    await Promise.all([this.unconfirmed.keptFor(ids), this.failed.keptFor(ids)]);
     const used = new Set([...this.usedFolders(Object.values(configs)), ...kept]);
     return removeUnusedInstalls(this.dir, (name) => this.isInstall(name), used);
   }

@@ -3,6 +3,7 @@
  * (a code, and for some a `type`, `pkgid` or `requiredBy`) become what happened and what to do next,
  * never the raw parser or system text.
  */
+import { hasKnownTokenShape, isSensitiveKey, REDACTED } from '../../log/redact.js';
 import { networkReason } from '../network-reason.js';
 
 /** An install that failed, with a message that says what happened and what to do next. */
@@ -51,8 +52,10 @@ const NETWORK_CODES =
   /^(ECONNREFUSED|ENOTFOUND|ETIMEDOUT|ECONNRESET|EAI_AGAIN|EHOSTUNREACH|ENETUNREACH|E(CONNECTION|IDLE|RESPONSE|TRANSFER)TIMEOUT)$/;
 
 /**
- * The npm registry's address as messages show it: without the user name and password, or a query or
- * fragment (a company mirror's address may carry a token in any of them).
+ * The npm registry's address as messages show it: without the user name and password, a query or
+ * fragment, or a token in its path (`/_auth/<token>/`, `/<long key>/`): a company mirror's address may
+ * carry a token in any of them. A path part after one named like a secret (isSensitiveKey: `_auth`,
+ * `_authToken`, `token`) or shaped like a credential becomes `***`, as the event log masks them.
  */
 export function registryOrigin(registry: string): string {
   try {
@@ -61,15 +64,47 @@ export function registryOrigin(registry: string): string {
     url.password = '';
     url.search = '';
     url.hash = '';
-    return url.href;
+    const parts = url.pathname.split('/');
+    const masked = parts.map((part, i) =>
+      part !== '' && ((i > 0 && isSensitiveKey(decoded(parts[i - 1]!))) || credentialShaped(decoded(part))) ? REDACTED : part,
+    );
+    return `${url.origin}${masked.join('/')}`;
   } catch {
     return withoutCredentials(registry);
   }
 }
 
+const decoded = (part: string) => {
+  try {
+    return decodeURIComponent(part);
+  } catch {
+    return part;
+  }
+};
+
+/** A path part that is a credential by its shape: a known token's, or long and of letters mixed with digits. */
+const credentialShaped = (part: string) => hasKnownTokenShape(part) || (part.length >= 20 && /\d/.test(part) && /[A-Za-z]/.test(part));
+
 /** `scheme://user:password@host…` → `scheme://host…`, wherever an address appears in a text. */
 function withoutCredentials(text: string): string {
   return text.replace(/([a-z][a-z0-9+.-]*:\/\/)[^/\s@]*@/gi, '$1');
+}
+
+/** A text with every mention of the npm registry's address (and of what is under it) as messages show it. */
+function withShownRegistry(text: string, registry: string): string {
+  const shown = registryOrigin(registry);
+  let plain: string | undefined;
+  try {
+    plain = new URL(registry).href;
+  } catch {
+    plain = undefined;
+  }
+  const given = [registry, plain, plain && withoutCredentials(plain)].flatMap((a) => (a ? [a, a.replace(/\/+$/, '')] : []));
+  // The longest first, so the address with its closing slash is replaced whole.
+  for (const address of [...new Set(given)].sort((a, b) => b.length - a.length)) {
+    if (address.length > 0) text = text.split(address).join(shown.replace(/\/+$/, '') + (address.endsWith('/') ? '/' : ''));
+  }
+  return withoutCredentials(text);
 }
 
 /** The plain words of an npm failure. */
@@ -78,7 +113,7 @@ export function installFailure(err: unknown, spec: string, registryUrl: string):
   const e = fieldsOf(err);
   const code = e.code ?? '';
   const registry = registryOrigin(registryUrl);
-  const message = withoutCredentials(err instanceof Error ? err.message : String(err));
+  const message = withShownRegistry(err instanceof Error ? err.message : String(err), registryUrl);
   if (code === 'ENOSPC' || code === 'EDQUOT') return new InstallError(DISK_FULL, 'disk_full');
   if (code === 'EINTEGRITY')
     return new InstallError(

@@ -3,6 +3,8 @@
  * `bundles-previous.json`: server id → folder): kept, and counted as in use when the hub starts, so an
  * update that turns out bad can go back to it. One per server; a server no longer in the config loses its
  * entry at the next start. Beside the installs folder, not in it: that folder holds installs only.
+ * The same kind of record, under another name, holds an update not yet seen starting (`-unconfirmed`)
+ * and the version that did not start, not offered again (`-failed`).
  */
 import { mkdir, readFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
@@ -13,12 +15,12 @@ export class PreviousInstalls {
 
   readonly #file: string;
 
-  /** The record of the installs folder `dir`. */
-  constructor(dir: string) {
-    this.#file = join(dirname(dir), `${basename(dir)}-previous.json`);
+  /** The record `kind` of the installs folder `dir` (`<dir>-<kind>.json`). */
+  constructor(dir: string, kind = 'previous') {
+    this.#file = join(dirname(dir), `${basename(dir)}-${kind}.json`);
   }
 
-  /** Server id → the folder it ran before its last update (an unreadable record counts as empty). */
+  /** Server id → its value, the folder it ran before its last update here (an unreadable record counts as empty). */
   async read(): Promise<Record<string, string>> {
     try {
       const parsed: unknown = JSON.parse(await readFile(this.#file, 'utf8'));
@@ -29,7 +31,7 @@ export class PreviousInstalls {
     }
   }
 
-  /** Records (or, with no folder, forgets) the install `id` ran before; one change at a time. */
+  /** Records (or, with no value, forgets) the install `id` ran before; one change at a time. */
   set(id: string, folder: string | undefined): Promise<void> {
     return this.#change((record) => {
       const { [id]: _old, ...rest } = record;

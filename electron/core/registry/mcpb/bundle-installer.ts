@@ -5,7 +5,7 @@
  */
 import { existsSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
-import { join, relative, sep } from 'node:path';
+import { basename, dirname, join, relative, sep } from 'node:path';
 import type { ServerConfig } from '../../../../shared/config.js';
 import { bundleRefProblem, isChildFolder } from '../install/install-names.js';
 import { InstallsFolder } from '../install/installs-folder.js';
@@ -85,6 +85,13 @@ export class BundleInstaller extends InstallsFolder {
       if (parsed) return { ...parsed, dir: join(this.dir, folder) };
     }
     return undefined;
+  }
+
+  /** The bundle installed in `dir`, a folder directly in this installer's (the previous install of a server). */
+  refOfFolder(dir: string): BundleRefOf | undefined {
+    if (dirname(dir) !== this.dir) return undefined;
+    const parsed = parseFolder(basename(dir));
+    return parsed ? { ...parsed, dir } : undefined;
   }
 
   /** The stdio launch of an installed bundle with its settings, and the entry's own arguments and variables added. */
