@@ -15,7 +15,6 @@ import type { Backend } from '../../renderer/src/lib/api.js';
 import { api, type MethodName } from '../../shared/api.js';
 import type { HubEventInput } from '../../shared/events.js';
 import { EventLog } from '../../electron/core/log/event-log.js';
-import { rowText } from '../../electron/core/log/event-search.js';
 import { summarize } from '../../renderer/src/lib/event-summary.js';
 import { FakeBackend } from './fake-backend.js';
 
@@ -92,14 +91,6 @@ async function windowOn(events: EventLog, size: number): Promise<ActivityLog> {
   await vi.waitFor(() => expect(log.loading).toBe(false));
   return log;
 }
-
-it('the row text the hub searches is the one the window shows', () => {
-  let seq = 0;
-  for (const input of EVENTS) {
-    const event = { ...input, seq: ++seq, time: '2026-03-10T12:00:00.000Z' } as Parameters<typeof summarize>[0];
-    expect(rowText(event)).toBe(summarize(event));
-  }
-});
 
 it('older events are found by the words their rows read, as the window finds the events it holds', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'spillway-older-rows-'));

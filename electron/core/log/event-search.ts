@@ -5,14 +5,15 @@
  *
  * Events are matched as the Activity window matches its rows: a finished call is one row with its start
  * (searched by its start's arguments too), and the text matches what a row reads as well as the stored
- * event (`rowText`). A call is returned whole, its start and its end, even when they lie in
- * different parts of the files: a bounded look beyond the part read finds the other half.
+ * event (the window's own wording, shared/event-summary.ts, with numbers as en-US writes them). A call is
+ * returned whole, its start and its end, even when they lie in different parts of the files: a bounded
+ * look beyond the part read finds the other half.
  */
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
-import { matchesFilter, type EventFilter, type HubEvent, type ResultAction, type UpstreamStatus } from '../../../shared/events.js';
-import { formatCount } from '../../../shared/plain-text.js';
+import { matchesFilter, type EventFilter, type HubEvent } from '../../../shared/events.js';
+import { plainNumbers, summarizeEvent } from '../../../shared/event-summary.js';
 import type { EventSearchCursor, EventSearchRequest, EventSearchResult } from '../../../shared/api-events.js';
 import { EventSearchRequestSchema } from '../../../shared/api-events.js';
 import { compareSegments, parseSegmentFileName, readLinesBackward, type JournalSegment } from './journal-files.js';
@@ -132,7 +133,7 @@ export async function searchEvents(request: EventSearchRequest, options: SearchO
  */
 function textMatches(e: HubEvent, json: string, needle: string, escaped: string, args?: string): boolean {
   if (json.includes(needle) || json.includes(escaped)) return true;
-  return rowText(e).toLowerCase().includes(needle) || (args?.toLowerCase().includes(needle) ?? false);
+  return summarizeEvent(e, plainNumbers).toLowerCase().includes(needle) || (args?.toLowerCase().includes(needle) ?? false);
 }
 
 /** Adds to a bounded set or map, forgetting the oldest entry past MAX_UNMATCHED_FINISHED. */
@@ -227,105 +228,4 @@ function placeCursor(cursor: EventSearchCursor, segments: JournalSegment[], size
   let index = -1;
   for (let i = 0; i < segments.length; i++) if (compareSegments(segments[i]!, gone) < 0) index = i;
   return [index, index >= 0 ? sizes[index]! : 0];
-}
-
-const OUTCOME: Record<ResultAction, string> = {
-  pass: 'passed',
-  spill: 'spilled',
-  truncate: 'truncated',
-  cache: 'answered from cache',
-  compress: 'compressed',
-  error: 'failed',
-  cancelled: 'cancelled by the client',
-};
-const TRANSPORT: Record<string, string> = {
-  http: 'over its local web address',
-  stdio: 'by starting Spillway itself',
-  bridge: "through Spillway's connector program",
-};
-
-/**
- * The line an event's row reads in the Activity window, as renderer/src/lib/event-summary.ts writes it
- * (numbers as en-US writes them: the hub has no locale), so older events match the words a row shows.
- * The two are kept the same by test/renderer/activity-older-rows.test.ts.
- */
-export function rowText(e: HubEvent): string {
-  switch (e.type) {
-    case 'call.started':
-      return `${e.exposedName} called${e.client ? ` by ${e.client}` : ''}…`;
-    case 'call.finished': {
-      const up = e.tokensUpstream !== undefined ? tokens(e.tokensUpstream, e.tokensEstimated, true) : '';
-      const counts =
-        e.tokensUpstream !== undefined && e.tokensDelivered !== undefined
-          ? e.tokensUpstream === e.tokensDelivered
-            ? `, ${up} tokens`
-            : `, ${up} → ${tokens(e.tokensDelivered, false, true)} tokens`
-          : '';
-      const why = e.isError && e.error ? `: ${e.error}` : '';
-      return `${e.exposedName} ${e.isError ? 'failed' : OUTCOME[e.action]} in ${duration(e.durationMs)}${counts}${why}`;
-    }
-    case 'call.counted':
-      if (e.readBack) return `${e.exposedName}: read back ${tokens(e.tokensDelivered)} tokens of a kept result`;
-      if (e.dispatchAnswer) return `${e.exposedName}: answered with ${tokens(e.tokensDelivered)} tokens`;
-      if (e.listed) {
-        return `Tool list sent: ${tokens(e.tokensDelivered)} tokens of tool descriptions (your servers offer ${tokens(e.tokensUpstream)})`;
-      }
-      return `${e.exposedName} counted${e.tokensEstimated ? ' (estimated, too big to count exactly)' : ''}: ${tokens(e.tokensUpstream, e.tokensEstimated)} tokens produced, ${tokens(e.tokensDelivered)} delivered`;
-    case 'upstream.status':
-      return statusSentence(e.server, e.status, e.error);
-    case 'upstream.stderr':
-      return `${e.server}: ${e.line}`;
-    case 'session.opened':
-      return `${e.client ?? 'A client'}${e.clientVersion ? ` ${e.clientVersion}` : ''} connected ${TRANSPORT[e.transport] ?? e.transport}`;
-    case 'session.closed':
-      return `${e.client ?? 'A client'} disconnected`;
-    case 'session.reaped':
-      return `${e.client ?? 'A client'}'s session was closed: ${e.reason === 'idle' ? 'unused for a while' : 'too many sessions were open'}`;
-    case 'catalog.changed': {
-      const extra = [e.resources > 0 ? counted(e.resources, 'resource') : '', e.prompts > 0 ? counted(e.prompts, 'prompt') : ''];
-      return `Tools changed: ${[counted(e.tools, 'tool'), ...extra.filter(Boolean)].join(', ')}`;
-    }
-    case 'config.changed':
-      return `Settings changed: ${e.what}`;
-    case 'tool.withheld':
-      return `${e.server}: ${e.tool} changed and is held back until you approve it (Tools & policies)`;
-    case 'tool.approved':
-      return `${e.server}: ${e.tool} approved`;
-    case 'log':
-      return e.server ? `${e.server}: ${e.message}` : e.message;
-  }
-}
-
-function statusSentence(server: string, status: UpstreamStatus, error?: string): string {
-  const why = error ? `: ${error}` : '';
-  switch (status) {
-    case 'ready':
-      return `${server} is ready`;
-    case 'connecting':
-      return `${server} is starting${why}`;
-    case 'error':
-      return `${server} failed${why}`;
-    case 'stopped':
-      return `${server} stopped${why}`;
-    case 'disabled':
-      return `${server} is turned off`;
-    case 'idle':
-      return `${server} is idle (it starts on its next call)`;
-    case 'needs-sign-in':
-      return `${server} needs you to sign in${why}`;
-  }
-}
-
-const counted = (n: number, one: string) => `${formatCount(n)} ${n === 1 ? one : `${one}s`}`;
-const tokens = (n: number, estimated = false, short = false) => `${estimated ? '≈' : ''}${short ? compact(n) : formatCount(n)}`;
-const duration = (ms: number) => (ms < 1000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(ms < 10_000 ? 1 : 0)} s`);
-
-/** A count as en-US compact notation writes it with one decimal at most: 999, 1.2K, 12.3K, 1M. */
-function compact(n: number): string {
-  const units = ['K', 'M', 'B', 'T'];
-  if (Math.abs(Math.round(n)) < 1000) return String(Math.round(n));
-  let unit = 0;
-  let tenths = Math.round(n / 100);
-  while (Math.abs(tenths) >= 10_000 && unit < units.length - 1) tenths = Math.round(n / 10 ** (3 * ++unit + 2));
-  return `${tenths % 10 === 0 ? tenths / 10 : (tenths / 10).toFixed(1)}${units[unit]}`;
 }

@@ -29,10 +29,8 @@ export function formatBytes(n: number): string {
   return `${v >= 10 ? Math.round(v) : v.toFixed(1)} ${units[i]}`;
 }
 
-export function formatDuration(ms: number): string {
-  if (ms < 1000) return `${Math.round(ms)} ms`;
-  return `${(ms / 1000).toFixed(ms < 10_000 ? 1 : 0)} s`;
-}
+/** A duration as "850 ms" or "1.2 s" (the same words in every locale, so the hub's own search of older rows finds them). */
+export { plainDuration as formatDuration } from '../../../shared/event-summary.js';
 
 /** The local wall-clock time of an ISO timestamp, with seconds. */
 export function formatClock(iso: string): string {

@@ -1,19 +1,8 @@
 /**
- * Protocol terms said in plain words (issue 14, item 7): what a user reads instead of stdio, bridge, or
- * a raw status name. One place, so every view says the same thing.
+ * Protocol terms said in plain words (issue 14, item 7). The phrases a log row reads live in
+ * shared/plain-words.ts (the hub's search of older events words rows the same way); the table labels here.
  */
-import type { UpstreamStatus } from '../../../shared/events.js';
-
-const TRANSPORT: Record<string, string> = {
-  http: 'over its local web address',
-  stdio: 'by starting Spillway itself',
-  bridge: "through Spillway's connector program",
-};
-
-/** How a client reached Spillway, as a phrase: "over its local web address". */
-export function transportWords(transport: string): string {
-  return TRANSPORT[transport] ?? transport;
-}
+export { statusSentence, transportWords } from '../../../shared/plain-words.js';
 
 /** How a client reached Spillway, as a short table cell. */
 export function transportLabel(transport: string): string {
@@ -21,25 +10,4 @@ export function transportLabel(transport: string): string {
   if (transport === 'stdio') return 'Started Spillway';
   if (transport === 'bridge') return 'Connector program';
   return transport;
-}
-
-/** One sentence about a server's new state: "weather failed: …", not "weather is error: …". */
-export function statusSentence(server: string, status: UpstreamStatus, error?: string): string {
-  const why = error ? `: ${error}` : '';
-  switch (status) {
-    case 'ready':
-      return `${server} is ready`;
-    case 'connecting':
-      return `${server} is starting${why}`;
-    case 'error':
-      return `${server} failed${why}`;
-    case 'stopped':
-      return `${server} stopped${why}`;
-    case 'disabled':
-      return `${server} is turned off`;
-    case 'idle':
-      return `${server} is idle (it starts on its next call)`;
-    case 'needs-sign-in':
-      return `${server} needs you to sign in${why}`;
-  }
 }
