@@ -94,6 +94,8 @@ export const clientsApi = {
       file: z.string(),
       /** Absent when the file has no Spillway entry: there is nothing to remove. */
       entryText: z.string().optional(),
+      /** The files Disconnect deletes: ones Spillway created at Connect that hold nothing else (absent: none). */
+      deletes: z.array(z.string()).optional(),
       /** Warnings for the user, as the connect preview gives (Codex: the whole file is written anew, losing its comments). */
       notes: z.array(z.string()).optional(),
       restartRequired: z.boolean(),

@@ -9,15 +9,14 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { ClientIdName, ClientInfo } from '../../../shared/api-clients.js';
 import type { ClientTokens } from './client-tokens.js';
 import { ClientQueue } from './client-queue.js';
-import { entryTextOf, parseServers, REWRITE_NOTE } from './client-config.js';
 import { clientOnlyReason } from './client-variables.js';
 import { ForeignEntryError } from './config-errors.js';
 import { sayingDiskRefusal, tokenNotRevoked } from './disk-refusal.js';
 import { importableServers, refuseItself, UnknownImportError } from './import-candidates.js';
 import { bearerOf, madeBySpillway, missingDataDir, UnstableEndpointError, writtenFrom, type HubEndpoint } from './entry-owner.js';
-import { maskedCandidate, maskedEntryText } from './masked-entries.js';
+import { maskedCandidate } from './masked-entries.js';
+import { previewDisconnect } from './disconnect-preview.js';
 import type { ClientRegistry } from './registry.js';
-import { decodeConfigText, readSnapshot } from './safe-write.js';
 import { candidateIdentity, configIdentity } from './same-server.js';
 import { SPILLWAY_ENTRY_NAME, type ImportCandidate, type ServerSpec, type SpillwayEntry } from './types.js';
 
@@ -186,29 +185,9 @@ export class ClientsService {
     if (spec && !madeBySpillway(spec)) throw new ForeignEntryError(this.o.registry.definition(id).displayName, spec.file, 'connect');
   }
 
-  /**
-   * What Disconnect removes: Spillway's entry as it stands in the file now, secrets masked. Not the desired
-   * entry (a stale one would show the new port, and a hub on port 0 would refuse it), and no token is made.
-   */
-  async previewDisconnect(id: ClientIdName) {
-    const def = this.o.registry.definition(id);
-    // Read errors (a malformed file) reach the caller as they do for disconnect itself.
-    const spec = (await this.o.registry.readServers(id)).find((s) => s.name === SPILLWAY_ENTRY_NAME);
-    if (!spec) return { file: (await this.o.registry.get(id)).configPath, restartRequired: def.restartRequired };
-    // A "spillway" server the user made is not Spillway's to remove: say so now, as Disconnect would.
-    if (!madeBySpillway(spec)) throw new ForeignEntryError(def.displayName, spec.file, 'disconnect');
-    const { text } = decodeConfigText((await readSnapshot(spec.file)).bytes, spec.file);
-    // In the file's own format (TOML for Codex), as the file has it; and, where removing it means writing the
-    // whole file anew (a TOML layout Spillway cannot edit in place), the same warning Connect gives.
-    const parsed = parseServers(def, text, spec.file);
-    const entryText = entryTextOf(def, parsed) ?? '';
-    const notes = parsed.apply([{ name: SPILLWAY_ENTRY_NAME, value: undefined }]).rewritten ? [REWRITE_NOTE] : [];
-    return {
-      file: spec.file,
-      entryText: maskedEntryText(entryText, spec),
-      ...(notes.length > 0 ? { notes } : {}),
-      restartRequired: def.restartRequired,
-    };
+  /** What Disconnect removes and deletes, for the user's consent (disconnect-preview.ts). Writes nothing. */
+  previewDisconnect(id: ClientIdName) {
+    return previewDisconnect(this.o.registry, id);
   }
 
   async connect(id: ClientIdName) {

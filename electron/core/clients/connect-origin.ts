@@ -5,11 +5,11 @@
  * Disconnect leaves empty goes, the mode Connect narrowed for the token comes back, and a file Connect
  * created goes once it holds nothing else (Restore of that Disconnect writes it back from its backup).
  */
-import { backupBytes, listBackups, type BackupOptions } from './backup-store.js';
-import { applyDisconnect, parseServers, type TextChange } from './client-config.js';
+import { backupBytes, listBackups, type BackupOptions, type BackupRecord } from './backup-store.js';
+import { applyDisconnect, holdsOurEntry, parseServers, type TextChange } from './client-config.js';
 import type { ClientDefinition } from './client-definition.js';
 import { jsoncPropertyText, parseJsoncObject, removeJsoncProperty } from './jsonc-edit.js';
-import { decodeConfigText } from './safe-write.js';
+import { decodeConfigText, readSnapshot } from './safe-write.js';
 import { canonicalJson, ownServer } from './servers-edit.js';
 import { SPILLWAY_ENTRY_NAME } from './types.js';
 
@@ -31,7 +31,8 @@ export interface ConnectOrigin {
  * text held no Spillway entry. Undefined when no backup tells (pruned, damaged, never written by Spillway).
  */
 export async function connectOrigin(def: ClientDefinition, backups: BackupOptions, file: string): Promise<ConnectOrigin | undefined> {
-  for (const record of await listBackups(backups.dir)) {
+  const records = await listBackups(backups.dir);
+  for (const record of records) {
     if (record.file !== file || record.undone || !['connect', 'replace', 'repair'].includes(record.reason)) continue;
     let text: string;
     try {
@@ -41,9 +42,48 @@ export async function connectOrigin(def: ClientDefinition, backups: BackupOption
       return undefined; // a backup that cannot be read tells nothing: the file is left as Disconnect makes it
     }
     const hadServers = !record.existed ? false : def.format !== 'json' || jsoncPropertyText(text, file, [...def.serversPath]) !== undefined;
-    return { created: !record.existed, hadServers, mode: record.modeBefore, modeLeft: record.modeAfter, ...dataOf(def, text, file) };
+    return {
+      created: !record.existed && !foldedInto(records, record),
+      hadServers,
+      mode: record.modeBefore,
+      modeLeft: record.modeAfter,
+      ...dataOf(def, text, file),
+    };
   }
   return undefined;
+}
+
+/**
+ * Whether pruned writes may have been folded into `record` (pruneBackups folds a dropped record into the one
+ * kept before it for its file): a number missing between it and the file's next record. Its "did not exist"
+ * may then be older than a Connect to a file that existed, pruned since: no file is deleted on its word.
+ */
+function foldedInto(records: readonly BackupRecord[], record: BackupRecord): boolean {
+  const seqs = new Set(records.map((r) => r.seq));
+  const later = records.filter((r) => r.file === record.file && r.seq > record.seq).map((r) => r.seq);
+  const end = Math.min(...later, Math.max(...seqs) + 1);
+  for (let seq = record.seq + 1; seq < end; seq++) if (!seqs.has(seq)) return true;
+  return false;
+}
+
+/** The files (of `paths`, an app's) that hold Spillway's entry now: each with its text and the Connect it came from. */
+export async function entryHolders(
+  def: ClientDefinition,
+  paths: readonly string[],
+  backups: BackupOptions,
+): Promise<{ file: string; text: string; origin: ConnectOrigin | undefined }[]> {
+  const holding: { file: string; text: string; origin: ConnectOrigin | undefined }[] = [];
+  for (const path of paths) {
+    const snapshot = await readSnapshot(path);
+    const { text } = decodeConfigText(snapshot.bytes, path);
+    if (holdsOurEntry(def, text, path)) holding.push({ file: path, text, origin: await connectOrigin(def, backups, snapshot.realPath) });
+  }
+  return holding;
+}
+
+/** The files Disconnect deletes, of `holders` (entryHolders): each one Connect created that holds nothing else. */
+export function filesDisconnectDeletes(def: ClientDefinition, holders: Awaited<ReturnType<typeof entryHolders>>): string[] {
+  return holders.filter((h) => disconnectGivingBack(def, h.origin).edit(h.text, h.file).removesFile).map((h) => h.file);
 }
 
 /**

@@ -11,7 +11,6 @@ import {
   detectClient,
   entryState,
   entryTextOf,
-  holdsOurEntry,
   parseServers,
   REWRITE_NOTE,
   readClientServers,
@@ -21,7 +20,7 @@ import {
 } from './client-config.js';
 import type { ClientDefinition } from './client-definition.js';
 import { codex } from './codex.js';
-import { connectOrigin, disconnectGivingBack, type ConnectOrigin } from './connect-origin.js';
+import { disconnectGivingBack, entryHolders, filesDisconnectDeletes } from './connect-origin.js';
 import { UnsupportedEntryError } from './config-errors.js';
 import { cursor } from './cursor.js';
 import { geminiCli } from './gemini-cli.js';
@@ -41,6 +40,7 @@ import {
   type ServerSpec,
   type SpillwayEntry,
 } from './types.js';
+import { redactEntryText } from './redact-entry.js';
 import { entryDigestOf, undoChange } from './undo-change.js';
 import { vscode } from './vscode.js';
 import { windsurf } from './windsurf.js';
@@ -121,6 +121,8 @@ export interface ChangeOutcome {
   restartHint: string;
 }
 
+export { redactEntryText };
+
 export type DesiredEntries = (id: ClientId) => SpillwayEntry | undefined;
 
 export interface ClientRegistry {
@@ -135,6 +137,8 @@ export interface ClientRegistry {
   /** Writes Spillway's entry; `reason` 'repair' when Spillway updates it by itself (Restore skips those backups). */
   connect(id: ClientId, entry: SpillwayEntry, reason?: 'connect' | 'repair'): Promise<ChangeOutcome>;
   disconnect(id: ClientId): Promise<ChangeOutcome>;
+  /** The files Disconnect would delete now (ones Connect created that hold nothing else); for its preview. */
+  disconnectDeletes(id: ClientId): Promise<string[]>;
   importCandidates(id: ClientId): Promise<ImportCandidate[]>;
   replaceWithSpillway(id: ClientId, names: readonly string[], entry: SpillwayEntry): Promise<ChangeOutcome>;
   /**
@@ -162,24 +166,6 @@ export function toImportCandidate(spec: ServerSpec): ImportCandidate | undefined
     return { name: spec.name, kind: spec.transport, url: spec.url, headers: spec.headers ?? {} };
   }
   return undefined;
-}
-
-const SECRET_NAME = /token|secret|key|password|passwd|auth|credential/i;
-
-/** Masks the entry's bearer token and secret-looking env values wherever they appear in `text`. */
-export function redactEntryText(text: string, entry: SpillwayEntry): string {
-  const secrets: string[] = [];
-  if (entry.kind === 'http') {
-    for (const v of Object.values(entry.headers)) secrets.push(v.replace(/^(Bearer|Basic|Token)\s+/i, ''));
-  } else {
-    for (const [k, v] of Object.entries(entry.env ?? {})) if (SECRET_NAME.test(k)) secrets.push(v);
-  }
-  let out = text;
-  for (const s of secrets.filter((x) => x.length >= 4).sort((a, b) => b.length - a.length)) {
-    const escaped = JSON.stringify(s).slice(1, -1);
-    out = out.split(escaped).join('<redacted>');
-  }
-  return out;
 }
 
 export function createClientRegistry(options: ClientRegistryOptions): ClientRegistry {
@@ -274,6 +260,12 @@ export function createClientRegistry(options: ClientRegistryOptions): ClientRegi
     };
   }
 
+  /** The client's files that hold Spillway's entry, with the Connect each came from. */
+  function holders(id: ClientId, detection: ClientDetection) {
+    const paths = detection.files.filter((f) => f.exists).map((f) => f.path);
+    return entryHolders(definition(id), paths, backupsOf(id));
+  }
+
   async function readServers(id: ClientId): Promise<ServerSpec[]> {
     const def = definition(id);
     return readClientServers(def, await detectClient(def, os, listDir));
@@ -331,14 +323,9 @@ export function createClientRegistry(options: ClientRegistryOptions): ClientRegi
       const remove = (text: string, file: string) => applyDisconnect(def, text, file);
       // Our entry is read from any of the client's files (Cline has two), so it goes from each one that
       // holds it, not only from the file Spillway would write now. All are checked before any is written.
+      // What Connect changed besides the entry (a servers object it created, the mode, the file), given back too.
       const detection = await detectClient(def, os, listDir);
-      const holding: { file: string; origin: ConnectOrigin | undefined }[] = [];
-      for (const f of detection.files.filter((x) => x.exists)) {
-        const snapshot = await readSnapshot(f.path);
-        const { text } = decodeConfigText(snapshot.bytes, f.path);
-        // What Connect changed besides the entry (a servers object it created, the mode), given back too.
-        if (holdsOurEntry(def, text, f.path)) holding.push({ file: f.path, origin: await connectOrigin(def, backupsOf(id), snapshot.realPath) });
-      }
+      const holding = await holders(id, detection);
       if (holding.length === 0) return write(id, remove, 'disconnect', { configPath: detection.configPath });
       // One action: Restore takes back the writes to every file together.
       const group = holding.length > 1 ? randomBytes(8).toString('hex') : undefined;
@@ -349,6 +336,9 @@ export function createClientRegistry(options: ClientRegistryOptions): ClientRegi
       }
       const first = outcomes.find((o) => o.changed) ?? outcomes[0];
       return { ...first, rewritten: outcomes.some((o) => o.rewritten), files: outcomes.flatMap((o) => o.files) };
+    },
+    async disconnectDeletes(id) {
+      return filesDisconnectDeletes(definition(id), await holders(id, await detectClient(definition(id), os, listDir)));
     },
     async importCandidates(id) {
       const seen = new Set<string>();

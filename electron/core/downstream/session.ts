@@ -34,6 +34,7 @@ import {
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
 import { DroppedNotification } from './fast-tool-calls.js';
+import { DeliveryError } from '../wire/ordered-delivery.js';
 import type { DownstreamExtra } from './request-extra.js';
 
 export type { DownstreamExtra } from './request-extra.js';
@@ -113,9 +114,11 @@ export class DownstreamSession {
     );
     this.#register();
     this.server.oninitialized = () => router.sessionReady(this);
+    // A handler that threw on a message the transport read (before, an uncaught exception) is logged too.
     // The SDK's other complaints (a notification its schema refuses) stay unlogged, as before.
     this.server.onerror = (error) => {
       if (error instanceof DroppedNotification) this.warn(error.message);
+      else if (error instanceof DeliveryError) this.warn(`Spillway failed on a message it sent: ${error.message}`);
     };
     this.server.onclose = () => {
       if (this.closed) return;

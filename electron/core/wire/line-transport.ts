@@ -7,7 +7,7 @@ import type { Readable, Writable } from 'node:stream';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { LineFramer } from './line-framer.js';
-import { OrderedDelivery } from './ordered-delivery.js';
+import { DeliveryError, OrderedDelivery } from './ordered-delivery.js';
 
 export interface LineTransportOptions {
   maxMessageBytes?: number;
@@ -36,8 +36,8 @@ export class LineTransport implements Transport {
       onMessage: (message) => this.onmessage?.(message),
       onNoise: (line) => options.onNoise?.(line),
       onError: (error) => this.onerror?.(error),
-      // A handler that throws is reported like any transport error; the lines after it are still read.
-      order: new OrderedDelivery((error) => this.onerror?.(error)),
+      // A handler that throws is reported, as a DeliveryError (the hub's session logs it); the lines after it are still read.
+      order: new OrderedDelivery((error) => this.onerror?.(new DeliveryError(error))),
     });
   }
 

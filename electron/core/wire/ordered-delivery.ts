@@ -43,3 +43,15 @@ export class OrderedDelivery {
     });
   }
 }
+
+/**
+ * A delivery that failed (its handler threw, or its message could not be read back), as a transport that
+ * catches it reports it: with the failure's message, the failure as its cause. Not the peer's fault, and
+ * never an error the SDK raises itself, so whoever hears of it says it (the hub's session logs it).
+ */
+export class DeliveryError extends Error {
+  constructor(cause: Error) {
+    super(cause.message, { cause });
+    this.name = 'DeliveryError';
+  }
+}
