@@ -133,21 +133,37 @@ export function rerankFeatures(
   });
 }
 
-/** One tree, flat in pre-order: a split is `feature, threshold, left..., right...`; a leaf is `-1, value`. */
-function tree(nodes: readonly number[], at: number, x: number[]): { value: number; end: number } {
-  if (nodes[at] < 0) return { value: nodes[at + 1], end: at + 2 };
-  const left = skip(nodes, at + 2);
-  return x[nodes[at]] <= nodes[at + 1] ? tree(nodes, at + 2, x) : tree(nodes, left, x);
+/** Per tree, where each split's right subtree starts (found once: walking past the left one costs its size). */
+const rightStarts = new WeakMap<readonly number[], Int32Array>();
+
+function rightsOf(nodes: readonly number[]): Int32Array {
+  let rights = rightStarts.get(nodes);
+  if (!rights) {
+    const found = new Int32Array(nodes.length);
+    const walk = (at: number): number => {
+      if (nodes[at] < 0) return at + 2;
+      found[at] = walk(at + 2);
+      return walk(found[at]);
+    };
+    walk(0);
+    rights = found;
+    rightStarts.set(nodes, rights);
+  }
+  return rights;
 }
 
-function skip(nodes: readonly number[], at: number): number {
-  return nodes[at] < 0 ? at + 2 : skip(nodes, skip(nodes, at + 2));
+/** One tree, flat in pre-order: a split is `feature, threshold, left..., right...`; a leaf is `-1, value`. */
+function leaf(nodes: readonly number[], x: number[]): number {
+  const rights = rightsOf(nodes);
+  let at = 0;
+  while (nodes[at] >= 0) at = x[nodes[at]] <= nodes[at + 1] ? at + 2 : rights[at];
+  return nodes[at + 1];
 }
 
 /** The model's score of one candidate's features. */
 export function rerankScore(x: number[], model: { rate: number; trees: readonly (readonly number[])[] } = RERANK_MODEL): number {
   let s = 0;
-  for (const nodes of model.trees) s += model.rate * tree(nodes, 0, x).value;
+  for (const nodes of model.trees) s += model.rate * leaf(nodes, x);
   return s;
 }
 
@@ -158,35 +174,25 @@ export function rerankOrder(features: number[][]): number[] {
 }
 
 /**
- * The top hits put in order again; the rest kept as they were. `ablated(a)` gives every matching tool's
- * score (by name) under ablation `a`; the features read each top hit's over the best, both rounded as
- * hits' scores are.
+ * Each ablation's score of the top hits (`wanted`, by name) over that ablation's best, both rounded as
+ * hits' scores are: `scores[k][j]` is the score of the matching tool `names[j]` under ablation k of `ablations`.
  */
-export function rerankHits<H extends RerankHit & { name: string; tool: RerankTool }>(
-  query: string,
-  hits: H[],
-  serverStems: Iterable<string>,
-  weights: SearchWeights,
-  ablated: (a: Ablation) => Iterable<readonly [string, number]>,
-): H[] {
-  const head = hits.slice(0, RERANK_TOP);
-  const wanted = new Set(head.map((h) => h.name));
-  const parts = ablations(weights).map((a) => {
+export function ablatedParts(wanted: ReadonlySet<string>, names: readonly string[], scores: readonly (readonly number[])[]): Map<string, number>[] {
+  return scores.map((values) => {
     let top = 0;
     const raw = new Map<string, number>();
-    for (const [name, value] of ablated(a)) {
+    values.forEach((value, j) => {
       if (value > top) top = value;
-      if (wanted.has(name)) raw.set(name, value);
-    }
+      if (wanted.has(names[j])) raw.set(names[j], value);
+    });
     const best = rounded(top) || 1;
     return new Map([...raw].map(([name, value]) => [name, rounded(value) / best]));
   });
-  const features = rerankFeatures(
-    query,
-    head.map((hit) => ({ hit, tool: hit.tool })),
-    serverStems,
-    parts,
-  );
+}
+
+/** The top hits put in order again by the model over their `features` (rerankFeatures); the rest kept as they were. */
+export function rerankHits<H extends RerankHit>(hits: H[], features: number[][]): H[] {
+  const head = hits.slice(0, RERANK_TOP);
   // Scores stay best first: the hit now k-th shows the k-th best score (the model's own are on no scale a reader knows).
   return [...rerankOrder(features).map((i, k) => ({ ...head[i], score: head[k].score })), ...hits.slice(RERANK_TOP)];
 }

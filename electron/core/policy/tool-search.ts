@@ -7,36 +7,22 @@
  * description's sentence saying when not to use the tool is not indexed. A tool's score grows
  * with the share of the request's words it answers and of its own name's words the request reached;
  * question words ("what", "which") tell the intent but match nothing. Each hit says which words matched. The index is rebuilt only when the tools it was built from change.
- * A learned re-ranker (search-rerank.ts) can put the top 20 in order again; it is off unless asked:
- * it lifts held-out MRR from 0.703 to 0.730 but takes a search over 1,000 tools from ~1 to ~4 ms (p50).
+ * A learned re-ranker (search-rerank.ts) can put the top 20 in order again; it is off unless asked: it
+ * lifts held-out MRR from 0.703 to 0.730. The ranker's scores with parts left out that it reads are scored
+ * in the ranker's own pass (search-score.ts), so it adds ~0.6 ms to a search over 1,000 tools (was ~1.5 ms).
  */
-import { intentFactor, queryIntent, toolKind, type Intent } from './search-intent.js';
+import { intentFactor, queryIntent, type Intent } from './search-intent.js';
 import { loadWordnetTable } from './search-related.js';
 import { DEFAULT_WEIGHTS, type SearchWeights } from './search-weights.js';
 import { queryWords } from './search-query.js';
-import { RERANK_TOP, rerankHits, rounded, type Ablation } from './search-rerank.js';
-import { FIELD_COUNT, fieldTexts, type SearchableTool, type ToolHit } from './search-fields.js';
-import { isQuestionWord, normalizeTerm, proseTerms, relatedStems, stems, toolTerms } from './search-terms.js';
+import { ablatedParts, ablations, RERANK_TOP, rerankFeatures, rerankHits, rounded } from './search-rerank.js';
+import type { SearchableTool, ToolHit } from './search-fields.js';
+import { isQuestionWord, normalizeTerm } from './search-terms.js';
+import { buildIndex, isPlural, score, singular, variants, type Doc, type Index, type Match, type Pass, type Reach } from './search-score.js';
 import { compareText } from '../../../shared/plain-text.js';
 
 export { toolTerms } from './search-terms.js';
 export type { SearchableTool, ToolHit } from './search-fields.js';
-
-/** Fields of prose (title, description, parameter descriptions), split without breaking `GitHub` apart. */
-const PROSE_FIELDS = new Set([1, 2, 4]);
-/** A prefix match needs stems this long, the shorter at least this share of the longer. */
-const MIN_PREFIX = 4;
-const MIN_PREFIX_SHARE = 0.6;
-
-/** A tool that calls itself deprecated ranks below its replacement, which usually matches the same words. */
-const DEPRECATED_TEXT = /\bdeprecated\b/i;
-
-/** Whether a request's word is a plural noun: `requests`, `entries`, not `status` or `class`. */
-function isPlural(word: string): boolean {
-  const lower = word.toLowerCase();
-  if (lower.length < 4 || !lower.endsWith('s') || /(ss|us|is)$/.test(lower)) return false;
-  return normalizeTerm(lower.slice(0, -1)) === normalizeTerm(lower) || lower.endsWith('ies');
-}
 
 /**
  * The factor for a `list_*` tool when a plural word of the request reached its name as itself ("show open
@@ -65,13 +51,6 @@ function pluralFactor(
  */
 const QUANTIFIER = /^(every|each|all)$/;
 
-/** A word in the singular, lower case: `entities` → `entity`, `file` → `file`. */
-function singular(word: string): string {
-  const lower = word.toLowerCase();
-  if (!isPlural(lower)) return lower;
-  return lower.endsWith('ies') ? `${lower.slice(0, -3)}y` : lower.slice(0, -1);
-}
-
 /** The factor for the words of a tool's name that the request has in the other number. */
 function numberFactor(doc: Doc, match: Match, spoken: string[], counted: boolean, both: ReadonlySet<string>, w: SearchWeights): number {
   if (counted) return 1;
@@ -95,166 +74,24 @@ function nameCoverage(doc: Doc, match: Match): number {
   return seen.length / doc.nameStems.size;
 }
 
-interface Posting {
-  doc: number;
-  tf: number[];
+/** The ranker's hits for one search, and what the re-ranker reads besides. */
+interface Ranked {
+  hits: (ToolHit & { tool: SearchableTool })[];
+  serverStems: Iterable<string>;
+  /** Every matching tool's name, and its score under each of the re-ranker's ablations (only with `rerank`). */
+  ablated?: () => { names: string[]; scores: number[][] };
 }
 
-interface Doc {
-  tool: SearchableTool;
-  lengths: number[];
-  kind: Intent;
-  serverStems: Set<string>;
-  /** The stems of the tool's own name. */
-  nameStems: Set<string>;
-  deprecated: boolean;
-  /** Whether the tool's name starts with `list`. */
-  lister: boolean;
-  /** The name's words by stem, in the singular, with whether the name has them in the plural. */
-  nameNumbers: Map<string, { singular: string; plural: boolean }>;
-}
+/** How many factors a tool's score has after its own and the intent's (`restOf`). */
+const REST = 5;
 
-interface Index {
-  docs: Doc[];
-  postings: Map<string, Posting[]>;
-  /** Stems, for prefix matches. */
-  vocabulary: string[];
-  /** The first tool word seen for each stem, to say what matched. */
-  surface: Map<string, string>;
-  averages: number[];
-  /** How many tools each server-name stem covers. */
-  serverDocs: Map<string, number>;
-  /** Name words (in the singular) that some tool names in the singular and another in the plural. */
-  bothNumbers: Set<string>;
-}
-
-function buildIndex(tools: SearchableTool[]): Index {
-  const postings = new Map<string, Posting[]>();
-  const surface = new Map<string, string>();
-  const serverDocs = new Map<string, number>();
-  const totals = new Array<number>(FIELD_COUNT).fill(0);
-  const docs = tools.map((tool, doc): Doc => {
-    const counts = new Map<string, number[]>();
-    const texts = fieldTexts(tool);
-    const lengths = texts.map((text, field) => {
-      const words = PROSE_FIELDS.has(field) ? proseTerms(text) : toolTerms(text);
-      let length = 0;
-      for (const word of words) {
-        const stem = normalizeTerm(word);
-        if (!stem) continue;
-        length++;
-        if (!surface.has(stem)) surface.set(stem, word.toLowerCase());
-        const tf = counts.get(stem) ?? new Array<number>(FIELD_COUNT).fill(0);
-        tf[field]++;
-        counts.set(stem, tf);
-      }
-      totals[field] += length;
-      return length;
-    });
-    for (const [stem, tf] of counts) {
-      const list = postings.get(stem) ?? [];
-      list.push({ doc, tf });
-      postings.set(stem, list);
-    }
-    const serverStems = new Set(stems(tool.server));
-    for (const s of serverStems) serverDocs.set(s, (serverDocs.get(s) ?? 0) + 1);
-    const nameStems = stems(texts[0]);
-    return {
-      tool,
-      lengths,
-      kind: toolKind({ name: texts[0], ...(tool.annotations ? { annotations: tool.annotations } : {}) }),
-      serverStems,
-      nameStems: new Set(nameStems),
-      lister: nameStems[0] === 'list',
-      nameNumbers: new Map(
-        toolTerms(texts[0]).flatMap((w) => {
-          const stem = normalizeTerm(w);
-          return stem ? [[stem, { singular: singular(w), plural: isPlural(w) }] as const] : [];
-        }),
-      ),
-      deprecated: DEPRECATED_TEXT.test(`${tool.title ?? ''} ${tool.annotations?.title ?? ''} ${tool.description ?? ''}`),
-    };
-  });
-  const averages = totals.map((t) => Math.max(1, t / Math.max(1, tools.length)));
-  const forms = new Map<string, Set<boolean>>();
-  for (const d of docs) for (const { singular: word, plural } of d.nameNumbers.values()) forms.set(word, (forms.get(word) ?? new Set()).add(plural));
-  const bothNumbers = new Set([...forms].flatMap(([word, seen]) => (seen.size === 2 ? [word] : [])));
-  return { docs, postings, vocabulary: [...postings.keys()], surface, averages, serverDocs, bothNumbers };
-}
-
-function idf(n: number, total: number): number {
-  return Math.log(1 + (total - n + 0.5) / (n + 0.5));
-}
-
-/** The index stems one query stem reaches, each with its weight (the stem itself 1). */
-function variants(stem: string, index: Index, w: SearchWeights): Map<string, number> {
-  const out = new Map<string, number>();
-  if (index.postings.has(stem)) out.set(stem, 1);
-  // WordNet only for a word the tools never use: for one they use, its general synonyms are mostly noise.
-  for (const [related, weight] of relatedStems(stem, !index.postings.has(stem), w.related))
-    if (index.postings.has(related) && !out.has(related)) out.set(related, weight);
-  if (stem.length >= MIN_PREFIX) {
-    for (const term of index.vocabulary) {
-      if (out.get(term) === 1 || term.length < MIN_PREFIX) continue;
-      const [short, long] = term.length < stem.length ? [term, stem] : [stem, term];
-      if (long.startsWith(short) && short.length >= MIN_PREFIX_SHARE * long.length)
-        out.set(term, Math.max(out.get(term) ?? 0, long.length - short.length === 1 ? w.nearForm : w.prefix));
-    }
-  }
-  return out;
-}
-
-interface Match {
-  score: number;
-  /** Per query word: the index stem that matched it best. */
-  words: Map<number, string>;
-}
-
-/** The index stems a query stem reaches, with their weights (`variants`, kept for one search). */
-type Reach = (stem: string) => Map<string, number>;
-
-/** Scores every tool that matches at least one query word. */
-function score(index: Index, queryStems: string[], skip: ReadonlySet<string>, w: SearchWeights, reach: Reach): Map<number, Match> {
-  const total = index.docs.length;
-  const matches = new Map<number, Match>();
-  const unique = [...new Set(queryStems)];
-  unique.forEach((stem, i) => {
-    if (skip.has(stem)) return;
-    const best = new Map<number, { value: number; term: string }>();
-    for (const [term, weight] of reach(stem)) {
-      const list = index.postings.get(term) ?? [];
-      const termIdf = idf(list.length, total);
-      for (const { doc, tf } of list) {
-        const lengths = index.docs[doc].lengths;
-        let weighted = 0;
-        for (let f = 0; f < w.fields.length; f++) {
-          if (tf[f] === 0) continue;
-          const { weight: fieldWeight, b } = w.fields[f];
-          weighted += (fieldWeight * tf[f]) / (1 - b + (b * lengths[f]) / index.averages[f]);
-        }
-        const value = (weight * termIdf * weighted) / (w.k1 + weighted);
-        const previous = best.get(doc);
-        if (!previous || value > previous.value) best.set(doc, { value, term });
-      }
-    }
-    // A server's name counts only as a whole word ("files" does not reach "filesystem").
-    const serverCount = index.serverDocs.get(stem);
-    if (serverCount) {
-      const value = w.server * idf(serverCount, total) * (1 / (w.k1 + 1));
-      index.docs.forEach((d, doc) => {
-        if (!d.serverStems.has(stem)) return;
-        const previous = best.get(doc);
-        best.set(doc, { value: (previous?.value ?? 0) + value, term: previous?.term ?? stem });
-      });
-    }
-    for (const [doc, { value, term }] of best) {
-      const match = matches.get(doc) ?? { score: 0, words: new Map<number, string>() };
-      match.score += value;
-      match.words.set(i, term);
-      matches.set(doc, match);
-    }
-  });
-  return matches;
+/**
+ * The re-ranker's ablations in order, each with its scoring pass (`part`, none for the one that leaves out
+ * intent) and whether its factors after the intent's are the ranker's (`sameRest`), and those passes.
+ */
+interface Ablations {
+  all: (Pass & { part: number | undefined; sameRest: boolean })[];
+  passes: Pass[];
 }
 
 function fingerprint(tools: SearchableTool[], ids: WeakMap<object, number>, next: () => number): string {
@@ -284,6 +121,8 @@ export class ToolSearch {
   readonly #ids = new WeakMap<object, number>();
   #nextId = 0;
   readonly #rerank: boolean;
+  /** The re-ranker's ablations and the scoring passes they need, worked out when first asked for. */
+  #ablations: Ablations | undefined;
 
   /** `weights` replace the defaults (the bench and tests measure a change); `rerank: true` adds the learned re-ranker (the bench). */
   constructor(weights: SearchWeights = DEFAULT_WEIGHTS, options: { rerank?: boolean } = {}) {
@@ -293,12 +132,43 @@ export class ToolSearch {
 
   /** The best matches first, at most `limit`, each with the words that matched. */
   search(tools: SearchableTool[], query: string, limit = 10): ToolHit[] {
+    const ranked = this.#ranked(tools, query, limit, this.#rerank);
+    if (!ranked) return [];
+    const ordered = this.#rerank && ranked.hits.length > 1 ? rerankHits(ranked.hits, this.#features(query, ranked)) : ranked.hits;
+    return ordered.slice(0, Math.max(0, limit)).map(({ tool: _tool, ...hit }) => hit);
+  }
+
+  /** The re-ranker's features of the ranker's top hits, as a search with `rerank` reads them (for tests). */
+  features(tools: SearchableTool[], query: string, limit = 10): { name: string; features: number[] }[] {
+    const ranked = this.#ranked(tools, query, limit, true);
+    if (!ranked) return [];
+    const features = this.#features(query, ranked);
+    return features.map((x, k) => ({ name: ranked.hits[k].name, features: x }));
+  }
+
+  #features(query: string, { hits, serverStems, ablated }: Ranked): number[][] {
+    const head = hits.slice(0, RERANK_TOP);
+    const { names, scores } = ablated?.() ?? { names: [], scores: [] };
+    const parts = ablatedParts(new Set(head.map((h) => h.name)), names, scores);
+    return rerankFeatures(
+      query,
+      head.map((hit) => ({ hit, tool: hit.tool })),
+      serverStems,
+      parts,
+    );
+  }
+
+  /**
+   * The ranker's hits, best first (with `rerank`, at least the re-ranker's top), and with `rerank` every
+   * matching tool's score under each of the re-ranker's ablations, scored in the same pass as the hits.
+   */
+  #ranked(tools: SearchableTool[], query: string, limit: number, rerank: boolean): Ranked | undefined {
     const index = this.#indexFor(tools);
     const words = queryWords(query.slice(0, MAX_QUERY_CHARS), (stem) => index.postings.has(stem) || index.serverDocs.has(stem)).filter(
       (w) => normalizeTerm(w) !== null,
     );
     const queryStems = words.map((w) => normalizeTerm(w) as string);
-    if (queryStems.length === 0) return [];
+    if (queryStems.length === 0) return undefined;
     const unique = [...new Set(queryStems)];
     const spoken = unique.map((stem) => words[queryStems.indexOf(stem)].toLowerCase());
     // A past form after the first word describes a thing ("the modified paths", "stored people"), not the request.
@@ -311,20 +181,30 @@ export class ToolSearch {
     const counted = spoken.some((w) => QUANTIFIER.test(w));
     const reached = new Map<string, Map<string, number>>();
     const reach: Reach = (stem) => reached.get(stem) ?? reached.set(stem, variants(stem, index, this.#weights)).get(stem)!;
-    const valueOf = (doc: number, match: Match, w: SearchWeights) =>
-      match.score *
-      intentFactor(intent, index.docs[doc].kind, w.intent) *
-      (match.words.size / Math.max(1, unique.length - asked.size)) ** w.coverage *
-      (1 + w.nameCoverage * nameCoverage(index.docs[doc], match)) *
-      (index.docs[doc].deprecated ? w.deprecated : 1) *
-      pluralFactor(index.docs[doc], match, plural, intent, exact, w) *
-      numberFactor(index.docs[doc], match, spoken, counted, index.bothNumbers, w);
-    const rank = (w: SearchWeights, by: Reach) =>
-      [...score(index, queryStems, asked, w, by)].map(([doc, match]) => ({ doc, match, raw: valueOf(doc, match, w) }));
-    const all = rank(this.#weights, reach);
+    // A tool's factors after its score and the intent's (words covered, name words reached, deprecated,
+    // plural, number), kept at `at` in `into`: one array for every match, no object each.
+    const restOf = (doc: number, match: Match, w: SearchWeights, into: Float64Array, at: number) => {
+      into[at] = (match.words.size / Math.max(1, unique.length - asked.size)) ** w.coverage;
+      into[at + 1] = 1 + w.nameCoverage * nameCoverage(index.docs[doc], match);
+      into[at + 2] = index.docs[doc].deprecated ? w.deprecated : 1;
+      into[at + 3] = pluralFactor(index.docs[doc], match, plural, intent, exact, w);
+      into[at + 4] = numberFactor(index.docs[doc], match, spoken, counted, index.bothNumbers, w);
+      return into;
+    };
+    // Always multiplied in this order: an ablation's equal factors give it the very same value.
+    const valueOf = (doc: number, score: number, w: SearchWeights, rest: Float64Array, at: number) =>
+      score * intentFactor(intent, index.docs[doc].kind, w.intent) * rest[at] * rest[at + 1] * rest[at + 2] * rest[at + 3] * rest[at + 4];
+    const ablation = rerank ? this.#ablationsOf() : undefined;
+    const matches = score(index, queryStems, asked, this.#weights, reach, ablation?.passes);
+    const rests = new Float64Array(matches.size * REST);
+    const all = [...matches].map(([doc, match], j) => ({
+      doc,
+      match,
+      raw: valueOf(doc, match.score, this.#weights, restOf(doc, match, this.#weights, rests, j * REST), j * REST),
+    }));
     const hits = [...all]
       .sort((a, b) => b.raw - a.raw || compareText(index.docs[a.doc].tool.name, index.docs[b.doc].tool.name))
-      .slice(0, Math.max(0, this.#rerank ? Math.max(limit, RERANK_TOP) : limit))
+      .slice(0, Math.max(0, rerank ? Math.max(limit, RERANK_TOP) : limit))
       .map(({ doc, match, raw }) => {
         const tool = index.docs[doc].tool;
         const matched = [...match.words].map(([i, term]) => {
@@ -341,15 +221,39 @@ export class ToolSearch {
           tool,
         };
       });
-    // Ablations the re-ranker reads: fields or exact words only score again; no intent weighs the same matches again.
-    const exactReach: Reach = (stem) => new Map([...reach(stem)].map(([term, weight]) => [term, weight === 1 ? 1 : 0]));
-    const named = ({ weights, leaves }: Ablation) =>
-      (leaves === 'intent'
-        ? all.map(({ doc, match }) => ({ doc, raw: valueOf(doc, match, weights) }))
-        : rank(weights, leaves === 'related' ? exactReach : reach)
-      ).map(({ doc, raw }) => [index.docs[doc].tool.name, raw] as const);
-    const ordered = this.#rerank && hits.length > 1 ? rerankHits(query, hits, index.serverDocs.keys(), this.#weights, named) : hits;
-    return ordered.slice(0, Math.max(0, limit)).map(({ tool: _tool, ...hit }) => hit);
+    if (!ablation) return { hits, serverStems: index.serverDocs.keys() };
+    // Ablations the re-ranker reads: fields or exact words only were scored in the same pass (each match's
+    // parts); no intent weighs the main matches again. Factors are worked out again only where they can differ.
+    const ablated = () => {
+      const own = new Float64Array(REST);
+      return {
+        names: all.map(({ doc }) => index.docs[doc].tool.name),
+        scores: ablation.all.map(({ weights, part, sameRest }) =>
+          all.map(({ doc, match }, j) => {
+            const m = part === undefined ? match : match.parts[part];
+            return sameRest && m.words === match.words
+              ? valueOf(doc, m.score, weights, rests, j * REST)
+              : valueOf(doc, m.score, weights, restOf(doc, m, weights, own, 0), 0);
+          }),
+        ),
+      };
+    };
+    return { hits, serverStems: index.serverDocs.keys(), ablated };
+  }
+
+  #ablationsOf(): Ablations {
+    if (!this.#ablations) {
+      const w = this.#weights;
+      let passes = 0;
+      const all = ablations(w).map(({ weights, leaves }) => ({
+        weights,
+        exact: leaves === 'related',
+        part: leaves === 'intent' ? undefined : passes++,
+        sameRest: (['coverage', 'nameCoverage', 'deprecated', 'pluralList', 'numberMismatch'] as const).every((k) => weights[k] === w[k]),
+      }));
+      this.#ablations = { all, passes: all.filter((a) => a.part !== undefined) };
+    }
+    return this.#ablations;
   }
 
   #indexFor(tools: SearchableTool[]): Index {
