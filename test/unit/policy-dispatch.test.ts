@@ -8,6 +8,8 @@ import {
   type DispatchEntry,
 } from '../../electron/core/policy/dispatch-tool.js';
 import { ToolSearch, toolTerms } from '../../electron/core/policy/tool-search.js';
+import { DEFAULT_WEIGHTS } from '../../electron/core/policy/search-weights.js';
+import { loadQueries, loadTools } from '../bench/search-eval.js';
 
 const obj = (properties: Record<string, object>, required: string[] = []) => ({ type: 'object' as const, properties, required });
 
@@ -129,6 +131,23 @@ describe('dispatch search', () => {
     expect(lines[0]).toBe('2 matches for "search files", best first:');
     expect(lines[1]).toMatch(/^1\. fs__search_files \(fs, score \d+\.\d\d; matched search, files\): Recursively search/);
     expect(lines).toHaveLength(3);
+  });
+
+  it("orders with the learned re-ranker, not the ranker's order alone", async () => {
+    const tools = loadTools().map((t) => ({ ...t, inputSchema: { type: 'object' as const, ...t.inputSchema } }));
+    const { dispatch, setTools } = setup();
+    setTools(tools);
+    const alone = new ToolSearch();
+    const learned = new ToolSearch(DEFAULT_WEIGHTS, { rerank: true });
+    const top = (s: ToolSearch, query: string) => s.search(tools, query, 5).map((h) => h.name);
+    // A tuning query whose first five the re-ranker puts in another order.
+    const query = loadQueries().find((q) => q.split === 'tune' && top(alone, q.query).join() !== top(learned, q.query).join())?.query;
+    expect(query).toBeDefined();
+    const listed = textOf(await dispatch.handle({ action: 'search', query: query!, limit: 5 }))
+      .split('\n')
+      .slice(1)
+      .map((line) => /^\d+\. (\S+)/.exec(line)?.[1]);
+    expect(listed).toEqual(top(learned, query!));
   });
 
   it('rebuilds the index when the tool list changes', async () => {

@@ -7,7 +7,7 @@
  * description's sentence saying when not to use the tool is not indexed. A tool's score grows
  * with the share of the request's words it answers and of its own name's words the request reached;
  * question words ("what", "which") tell the intent but match nothing. Each hit says which words matched. The index is rebuilt only when the tools it was built from change.
- * A learned re-ranker (search-rerank.ts) can put the top 20 in order again; it is off unless asked: it
+ * A learned re-ranker (search-rerank.ts) can put the top 20 in order again (dispatch asks for it): it
  * lifts held-out MRR from 0.703 to 0.730. The ranker's scores with parts left out that it reads are scored
  * in the ranker's own pass (search-score.ts), so it adds ~0.6 ms to a search over 1,000 tools (was ~1.5 ms).
  */
@@ -124,7 +124,7 @@ export class ToolSearch {
   /** The re-ranker's ablations and the scoring passes they need, worked out when first asked for. */
   #ablations: Ablations | undefined;
 
-  /** `weights` replace the defaults (the bench and tests measure a change); `rerank: true` adds the learned re-ranker (the bench). */
+  /** `weights` replace the defaults (the bench and tests measure a change); `rerank: true` adds the learned re-ranker (dispatch's search). */
   constructor(weights: SearchWeights = DEFAULT_WEIGHTS, options: { rerank?: boolean } = {}) {
     this.#weights = weights;
     this.#rerank = options.rerank ?? false;
