@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { bundleRefProblem } from '../registry/install/install-names.js';
 import { DEFAULT_NPM_REGISTRY, InstallError } from '../registry/install/npm-install.js';
 import { NpmInstaller } from '../registry/install/npm-installer.js';
+import { removeUnusedAtStart } from '../registry/install/installs-folder.js';
 import { repairRuntimeCommands } from '../registry/install/own-runtime.js';
 import {
   entryOptions,
@@ -252,6 +253,8 @@ export function registryHandlers(deps: RegistryHandlerDeps): HandlerMap {
       const store = secret ? deps.secrets : undefined;
       // With the values, so that the server starts with them; upstreams.add moves them into the store.
       const { id } = await deps.addUpstream({ id: req.id, name: idName(server), config: withSecrets(upstream) });
+      // A server added under the id of one removed starts afresh (its Update offers what that one's went back from).
+      await Promise.all([deps.npm?.forgetUpdates(id), deps.bundles?.forgetUpdates(id)]);
       if (store) await store.put(id, upstream.secrets);
       return {
         id,
@@ -347,18 +350,6 @@ export interface AppRegistryOptions {
 /** Whether the hub runs the data folder's own config.json: one of another file shares the installs, not seeing all their servers. */
 const ownConfig = (options: AppRegistryOptions) => options.paths.configFile === join(options.paths.dataDir, 'config.json');
 
-/** Removes the installs no server uses, as the hub starts (only a hub of the data folder's own config.json). */
-function removeUnusedAtStart(options: AppRegistryOptions, installers: { bundles: BundleInstaller; npm: NpmInstaller }): void {
-  if (!ownConfig(options) || !options.upstreamConfigs) return;
-  const configs = options.upstreamConfigs();
-  void Promise.all([installers.bundles.removeUnused(configs), installers.npm.removeUnused(configs)]).then(
-    ([bundles, packages]) => {
-      if (bundles.length + packages.length > 0) options.onRemovedUnused?.([...bundles, ...packages]);
-    },
-    () => undefined, // tried again at the next start
-  );
-}
-
 /** The registry methods of an app hub: the registry URL from the settings, the cache in the data folder. */
 export function appRegistryHandlers(options: AppRegistryOptions): HandlerMap {
   let catalog: RegistryCatalog | undefined;
@@ -370,7 +361,8 @@ export function appRegistryHandlers(options: AppRegistryOptions): HandlerMap {
     registry: () => options.env.npm_config_registry || options.env.NPM_CONFIG_REGISTRY || DEFAULT_NPM_REGISTRY,
     onInstalling: options.onInstalling,
   });
-  removeUnusedAtStart(options, { bundles, npm });
+  // Only a hub of the data folder's own config.json sees every server that uses the installs.
+  if (ownConfig(options) && options.upstreamConfigs) removeUnusedAtStart([bundles, npm], options.upstreamConfigs(), options.onRemovedUnused);
   // Updates the last run stopped before they were seen starting are watched now (registry-update.ts).
   const { upstreamConfigs, updateUpstream, startOutcome, onNotice, secrets } = options;
   if (ownConfig(options) && upstreamConfigs && updateUpstream && startOutcome) {

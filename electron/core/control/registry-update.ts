@@ -23,9 +23,10 @@ export type StartOutcome = { started: true } | { started: false; reason: string 
 
 /**
  * Waits until a server (switched over just now) is ready, or has failed for good. `untilAdded`: one the
- * hub does not run yet (it is starting) is watched once it does.
+ * hub does not run yet (it is starting) is watched once it does. `untilStarts`: one the hub runs but that
+ * is not running (turned off, stopped) is watched at its next start while this hub runs.
  */
-export type StartWatch = (id: string, options?: { untilAdded?: boolean }) => Promise<StartOutcome>;
+export type StartWatch = (id: string, options?: { untilAdded?: boolean; untilStarts?: boolean }) => Promise<StartOutcome>;
 
 /** What serverStartOutcome reads of the hub: its servers' status, and its events. */
 export interface StartWatchHub {
@@ -60,10 +61,16 @@ function outcomeOf(status: string, error: string | undefined, reconnecting: bool
  * on first use is started now: an update is checked while the user is there.
  */
 export function serverStartOutcome(hub: StartWatchHub, timeoutMs = START_WAIT_MS): StartWatch {
-  const watch: StartWatch = (id, options) =>
+  const watch: StartWatch = async (id, options) => {
+    const outcome = await watchOnce(id, options);
+    // Not running (turned off, stopped): with untilStarts, its next start is the one watched.
+    if (outcome === undefined && options?.untilStarts && hub.pool.get(id)) return nextStart(hub, id).then(() => watch(id, options));
+    return outcome;
+  };
+  const watchOnce: StartWatch = (id, options) =>
     new Promise((resolve) => {
       const upstream = hub.pool.get(id);
-      if (!upstream && options?.untilAdded) return resolve(onceAdded(hub, id, timeoutMs).then((added) => (added ? watch(id) : undefined)));
+      if (!upstream && options?.untilAdded) return resolve(onceAdded(hub, id, timeoutMs).then((added) => (added ? watchOnce(id) : undefined)));
       if (!upstream) return resolve(undefined);
       if (upstream.status === 'idle') upstream.wake?.();
       const now = outcomeOf(upstream.status, upstream.error, upstream.reconnecting === true);
@@ -105,6 +112,17 @@ export function serverStartOutcome(hub: StartWatchHub, timeoutMs = START_WAIT_MS
       });
     });
   return watch;
+}
+
+/** Resolves at the next status of server `id` that is not its being off (turned on, woken, started again). */
+function nextStart(hub: StartWatchHub, id: string): Promise<void> {
+  return new Promise((resolve) => {
+    const off = hub.events.subscribe((event) => {
+      if (event.type !== 'upstream.status' || event.server !== id || event.status === 'disabled' || event.status === 'stopped') return;
+      off();
+      resolve();
+    });
+  });
 }
 
 /** Resolves true once the hub runs server `id` (its first status), false when it does not within `timeoutMs`. */
@@ -164,6 +182,17 @@ export const failedVersion = (name: string, version: string) => `${name}@${versi
  * hub's next start watches it (confirmAtStart).
  */
 export async function switchWatched(s: WatchedSwitch): Promise<void> {
+  // One at a time: a second would find the server switched and set the records back under the first.
+  if (s.installs.updating.has(s.id)) throw new ControlError('conflict', `"${s.id}" is being updated already: wait for that update to finish.`, 'id');
+  s.installs.updating.add(s.id);
+  try {
+    await switchAndWatch(s);
+  } finally {
+    s.installs.updating.delete(s.id);
+  }
+}
+
+async function switchAndWatch(s: WatchedSwitch): Promise<void> {
   const before = (await s.installs.previous.read())[s.id];
   // Recorded first: a hub that stops during the switch still keeps the old version at its next start,
   // and watches the new one start.
@@ -232,7 +261,8 @@ export interface StartCheck {
  * watched now, as the Update would have watched it. One that starts is confirmed; one whose retries
  * give up goes back to the previous install. One that cannot be checked (the server was changed or
  * removed since, the previous install is gone) is forgotten; one not started this time (turned off) is
- * checked at the next start. Never rejects (what it could not do is tried again at the next start).
+ * watched when it starts in this run, else at the next start. Never rejects (what it could not do is
+ * tried again at the next start).
  */
 export async function confirmAtStart(c: StartCheck): Promise<void> {
   await confirmEach(c).catch(() => undefined);
@@ -246,8 +276,11 @@ async function confirmEach(c: StartCheck): Promise<void> {
       const from = previous[id];
       const plan = config && from ? await c.backOf(id, config, from).catch(() => undefined) : undefined;
       if (!plan || plan.to.folder !== folder) return c.installs.unconfirmed.set(id, undefined);
-      const outcome = await c.startOutcome(id, { untilAdded: true });
-      if (!outcome) return;
+      // A server turned off now is watched when it is turned on: one seen starting then is confirmed, so
+      // a start that fails long after (offline at login) does not send it back.
+      const outcome = await c.startOutcome(id, { untilAdded: true, untilStarts: true });
+      // Settled only while the record is still this one (not ended meanwhile by another Update of it).
+      if (!outcome || (await c.installs.unconfirmed.read())[id] !== folder) return;
       if (outcome.started) return c.installs.unconfirmed.set(id, undefined);
       const err = await goBack({ ...plan, installs: c.installs, updateUpstream: c.updateUpstream }, outcome.reason, undefined);
       c.onNotice?.(`An update Spillway could not confirm before it stopped: ${err.message}`);
@@ -294,6 +327,6 @@ export async function failedBefore(installs: InstallsFolder, id: string, name: s
   return (await installs.failed.read().catch(() => ({}) as Record<string, string>))[id] === failedVersion(name, version);
 }
 
-/** What `registry.installed` says of a latest version that did not start for this server. */
+/** What `registry.installed` says of a latest version that did not start for this server (and how to try it anyway: InstallsFolder.forgetUpdates). */
 export const failedNotice = (version: string) =>
-  `Version ${version} did not start when this server was updated to it, so it is not offered again; a newer version will be.`;
+  `Version ${version} did not start when this server was updated to it, so it is not offered again; a newer version will be. To try ${version} anyway, remove the server and add it again.`;

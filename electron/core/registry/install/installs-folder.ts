@@ -19,6 +19,8 @@ export abstract class InstallsFolder {
   readonly unconfirmed: PreviousInstalls;
   /** The version (`name@version`) an Update of a server went back from: not offered to it again. */
   readonly failed: PreviousInstalls;
+  /** The servers an Update is switching and watching now (registry-update.ts): one Update of each at a time. */
+  readonly updating = new Set<string>();
 
   constructor(
     readonly dir: string,
@@ -52,6 +54,14 @@ export abstract class InstallsFolder {
   }
 
   /**
+   * Forgets the records of the updates of server `id` (a server added under the id of one removed starts
+   * afresh: the version that one's Update went back from is offered to it). One that cannot be written stays.
+   */
+  async forgetUpdates(id: string): Promise<void> {
+    await Promise.all([this.previous, this.unconfirmed, this.failed].map((record) => record.set(id, undefined).catch(() => undefined)));
+  }
+
+  /**
    * Removes one install (an update's old version) when none of `configs` runs it — another server added
    * from the same package may still run it — decided as removeUnused decides; whether it was removed.
    */
@@ -65,4 +75,18 @@ export abstract class InstallsFolder {
   private usedFolders(configs: Iterable<ServerConfig>): Set<string> {
     return new Set([...configs].flatMap((config) => this.folderOf(config) ?? []));
   }
+}
+
+/** Removes the installs no server of `configs` uses, as the hub starts, telling `onRemoved` what went. */
+export function removeUnusedAtStart(
+  installs: InstallsFolder[],
+  configs: Readonly<Record<string, ServerConfig>>,
+  onRemoved?: (folders: string[]) => void,
+): void {
+  void Promise.all(installs.map((folder) => folder.removeUnused(configs))).then(
+    (removed) => {
+      if (removed.flat().length > 0) onRemoved?.(removed.flat());
+    },
+    () => undefined, // tried again at the next start
+  );
 }

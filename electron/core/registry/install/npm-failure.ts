@@ -53,25 +53,42 @@ const NETWORK_CODES =
 
 /**
  * The npm registry's address as messages show it: without the user name and password, a query or
- * fragment, or a token in its path (`/_auth/<token>/`, `/<long key>/`): a company mirror's address may
- * carry a token in any of them. A path part after one named like a secret (isSensitiveKey: `_auth`,
- * `_authToken`, `token`) or shaped like a credential becomes `***`, as the event log masks them.
+ * fragment, or a token in its path (`/_auth/<token>/`, `/:_authToken=<token>/`, `/<long key>/`): a
+ * company mirror's address may carry a token in any of them. A path part after one named like a secret
+ * (isSensitiveKey: `_auth`, `_authToken`, `token`), the value of a part `key=value` whose key is named
+ * so, or a part shaped like a credential becomes `***`, as the event log masks them.
  */
 export function registryOrigin(registry: string): string {
+  return addressParts(registry)?.shown ?? withoutCredentials(registry);
+}
+
+/** The address as shown, and the secrets it holds (its password, query values, masked path parts) as given and decoded. */
+function addressParts(registry: string): { shown: string; secrets: string[] } | undefined {
+  let url: URL;
   try {
-    const url = new URL(registry);
-    url.username = '';
-    url.password = '';
-    url.search = '';
-    url.hash = '';
-    const parts = url.pathname.split('/');
-    const masked = parts.map((part, i) =>
-      part !== '' && ((i > 0 && isSensitiveKey(decoded(parts[i - 1]!))) || credentialShaped(decoded(part))) ? REDACTED : part,
-    );
-    return `${url.origin}${masked.join('/')}`;
+    url = new URL(registry);
   } catch {
-    return withoutCredentials(registry);
+    return undefined;
   }
+  const secrets = [url.password, ...[...url.searchParams.values()].map(encodeURIComponent)];
+  const parts = url.pathname.split('/');
+  // A part `key=value` holds its own value; one named like a secret without `=` names the next part.
+  const keyOf = (part: string) => (part.includes('=') ? undefined : part);
+  const masked = parts.map((part, i) => {
+    if (part === '') return part;
+    const eq = part.indexOf('=');
+    if (eq > 0 && isSensitiveKey(decoded(part.slice(0, eq)))) {
+      secrets.push(part.slice(eq + 1));
+      return `${part.slice(0, eq + 1)}${REDACTED}`;
+    }
+    const key = i > 0 ? keyOf(parts[i - 1]!) : undefined;
+    if (!(key && isSensitiveKey(decoded(key))) && !credentialShaped(decoded(part))) return part;
+    secrets.push(part);
+    return REDACTED;
+  });
+  // Short values (a one-letter query value) would mask ordinary words too.
+  const held = secrets.flatMap((secret) => [secret, decoded(secret)]).filter((secret) => secret.length >= 6);
+  return { shown: `${url.origin}${masked.join('/')}`, secrets: [...new Set(held)] };
 }
 
 const decoded = (part: string) => {
@@ -82,28 +99,35 @@ const decoded = (part: string) => {
   }
 };
 
-/** A path part that is a credential by its shape: a known token's, or long and of letters mixed with digits. */
-const credentialShaped = (part: string) => hasKnownTokenShape(part) || (part.length >= 20 && /\d/.test(part) && /[A-Za-z]/.test(part));
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * A path part that is a credential by its shape: a known token's, a UUID, or one long run of letters
+ * mixed with digits. Words joined by `-` or `.` are a repository's name (`npm-virtual-repository-2024`).
+ */
+const credentialShaped = (part: string) =>
+  hasKnownTokenShape(part) || UUID.test(part) || part.split(/[-.]/).some((run) => run.length >= 16 && /\d/.test(run) && /[A-Za-z]/.test(run));
 
 /** `scheme://user:password@host…` → `scheme://host…`, wherever an address appears in a text. */
 function withoutCredentials(text: string): string {
   return text.replace(/([a-z][a-z0-9+.-]*:\/\/)[^/\s@]*@/gi, '$1');
 }
 
-/** A text with every mention of the npm registry's address (and of what is under it) as messages show it. */
+/**
+ * A text with every mention of the npm registry's address (and of what is under it) as messages show
+ * it, and a secret the address holds masked wherever else the text repeats it (a tarball's address on
+ * another host, a package's address without the query).
+ */
 function withShownRegistry(text: string, registry: string): string {
-  const shown = registryOrigin(registry);
-  let plain: string | undefined;
-  try {
-    plain = new URL(registry).href;
-  } catch {
-    plain = undefined;
-  }
+  const parts = addressParts(registry);
+  const shown = parts?.shown ?? withoutCredentials(registry);
+  const plain = parts ? new URL(registry).href : undefined;
   const given = [registry, plain, plain && withoutCredentials(plain)].flatMap((a) => (a ? [a, a.replace(/\/+$/, '')] : []));
   // The longest first, so the address with its closing slash is replaced whole.
   for (const address of [...new Set(given)].sort((a, b) => b.length - a.length)) {
     if (address.length > 0) text = text.split(address).join(shown.replace(/\/+$/, '') + (address.endsWith('/') ? '/' : ''));
   }
+  for (const secret of (parts?.secrets ?? []).sort((a, b) => b.length - a.length)) text = text.split(secret).join(REDACTED);
   return withoutCredentials(text);
 }
 
