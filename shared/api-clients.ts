@@ -49,9 +49,35 @@ export const ChangeResultSchema = z.object({
   /** Every file changed, when the change wrote several (Cline keeps its servers in two); `file` is the first. */
   files: z.array(z.string()).optional(),
   backup: z.string().optional(),
+  /**
+   * The files Disconnect deleted instead of writing them: Spillway had created them at Connect and nothing
+   * else was in them (Restore brings them back). Absent: none.
+   */
+  deleted: z.array(z.string()).optional(),
   restartRequired: z.boolean(),
   restartHint: z.string().optional(),
 });
+
+/** Names in a sentence: "a", "a and b", "a, b and c". */
+function listed(names: readonly string[]): string {
+  return names.length === 1 ? names[0] : `${names.slice(0, -1).join(', ')} and ${names[names.length - 1]}`;
+}
+
+/**
+ * What a Disconnect that deleted files says, in the window and `spillway clients disconnect` alike: "Disconnected
+ * Cursor: deleted <file> (Spillway had created it; Restore brings it back)." and the files it updated besides
+ * (Cline keeps its servers in two). Undefined when it deleted none.
+ */
+export function deletedNote(app: string, change: { file: string; files?: string[]; deleted?: string[] }): string | undefined {
+  const deleted = change.deleted ?? [];
+  if (deleted.length === 0) return undefined;
+  const updated = (change.files && change.files.length > 1 ? change.files : [change.file]).filter((f) => !deleted.includes(f));
+  const them = deleted.length > 1 ? 'them' : 'it';
+  return (
+    `Disconnected ${app}: deleted ${listed(deleted)} (Spillway had created ${them}; Restore brings ${them} back)` +
+    `${updated.length > 0 ? `; updated ${listed(updated)}` : ''}.`
+  );
+}
 
 export const ImportCandidateSchema = z.object({
   name: z.string(),

@@ -8,7 +8,7 @@ import { readFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { createInterface } from 'node:readline/promises';
 import { parseArgs } from 'node:util';
-import { CLIENT_IDS, type ClientIdName } from '../../shared/api-clients.js';
+import { CLIENT_IDS, deletedNote, type ClientIdName } from '../../shared/api-clients.js';
 import { ConfigError, uniqueServerId, type Config, type ServerConfig } from '../../shared/config.js';
 import type { ApiResult } from '../../shared/api.js';
 import { bridgeWithConfig, defaultBridgeLaunch } from '../core/app/app-hub.js';
@@ -110,6 +110,12 @@ async function serversMovedIn(paths: AppPaths, id: ClientIdName): Promise<boolea
   return (await registry.backups(id)).some((b) => b.reason === 'replace' && !b.undone);
 }
 
+/** The app's name as the window shows it ("Cursor" for `cursor`). */
+function appName(paths: AppPaths, id: ClientIdName): string {
+  const platform = process.platform === 'darwin' || process.platform === 'win32' ? process.platform : 'linux';
+  return createClientRegistry({ os: { home: homedir(), platform, env: { ...process.env } }, backupDir: paths.backupDir }).definition(id).displayName;
+}
+
 async function confirm(question: string, yes: boolean): Promise<boolean> {
   if (yes) return true;
   if (!process.stdin.isTTY) {
@@ -207,13 +213,17 @@ export async function clientsCommand(args: string[]): Promise<number> {
           for (const n of p.notes ?? []) console.log(`- ${n}`);
           if (!(await confirm(`Remove Spillway's entry from ${id}'s config?`, yes))) return 1;
         }
-        const r = unwrap<{ file: string; files?: string[]; changed: boolean; backup?: string; restartHint?: string }>(
+        const r = unwrap<{ file: string; files?: string[]; changed: boolean; backup?: string; deleted?: string[]; restartHint?: string }>(
           await call(`clients.${verb}`, { id }),
         );
+        // A file Disconnect deleted (Spillway had created it) is said so, not as "Disconnected: <file>".
+        const deleted = r.changed ? deletedNote(appName(paths, id as ClientIdName), r) : undefined;
         console.log(
-          r.changed
-            ? `${verb === 'connect' ? 'Connected' : 'Disconnected'}: ${everyFile(r)}${r.backup ? ` (backup ${r.backup})` : ''}`
-            : `Nothing to change in ${r.file}.`,
+          deleted
+            ? `${deleted}${r.backup ? ` Backup: ${r.backup}.` : ''}`
+            : r.changed
+              ? `${verb === 'connect' ? 'Connected' : 'Disconnected'}: ${everyFile(r)}${r.backup ? ` (backup ${r.backup})` : ''}`
+              : `Nothing to change in ${r.file}.`,
         );
         if (r.restartHint) console.log(r.restartHint);
         return 0;

@@ -2,8 +2,9 @@
  * Disconnect of a file Spillway created (clients-disconnect-created-file.test.ts): the preview says the file
  * will be deleted (the window and `spillway clients disconnect` both show it before anything is written),
  * and the decision never flips to deleting a file that existed before the latest Connect once older backup
- * records are pruned (pruning folds a dropped write into the record kept before it, which then says the
- * file did not exist). Real files in a temp HOME, through the ClientsService the hub runs.
+ * records are pruned (pruning folded a dropped write into the record kept before it, which then said the
+ * file did not exist; now it folds the Connect into a later record, which the search passes over).
+ * Real files in a temp HOME, through the ClientsService the hub runs.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -70,7 +71,7 @@ describe('Disconnect of a file Spillway created', () => {
     await clients.disconnect('cursor'); // the setting keeps the file
     await writeFile(file, '{}\n'); // the user (or the app) leaves it as an empty document
     await clients.connect('cursor'); // this Connect found the file there
-    // Disconnect and Restore, a few times: the records in between are pruned (folded into the first one).
+    // Disconnect and Restore, a few times: the records in between are pruned (folded into the ones kept before them).
     for (let i = 0; i < 4; i++) {
       await clients.disconnect('cursor');
       expect(await readFile(file, 'utf8')).toBe('{}\n');

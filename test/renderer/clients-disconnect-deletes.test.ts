@@ -17,6 +17,11 @@ const NOTE = `Spillway created ${FILE} when it connected Cursor and nothing else
 async function disconnectDialog(deletes: boolean) {
   const fake = new FakeBackend();
   fake.clients.add('cursor', 'Cursor', { state: 'current' });
+  const disconnect = fake.clients.handlers['clients.disconnect']!;
+  fake.clients.handlers['clients.disconnect'] = (req, raw) => {
+    const r = disconnect(req, raw);
+    return r.ok && deletes ? { ok: true, value: { ...r.value, file: FILE, deleted: [FILE] } } : r;
+  };
   const preview = fake.clients.handlers['clients.previewDisconnect']!;
   fake.clients.handlers['clients.previewDisconnect'] = (req, raw) => {
     const r = preview(req, raw);
@@ -43,5 +48,15 @@ describe('Clients: Disconnect of a file Spillway created', () => {
     const dialog = await disconnectDialog(false);
     expect(dialog.textContent).toContain('everything else in the file stays');
     expect(dialog.textContent).not.toContain('delete the file');
+  });
+
+  it('after Disconnect, says the file was deleted and that Restore brings it back', async () => {
+    const dialog = await disconnectDialog(true);
+    await fireEvent.click(within(dialog).getByRole('button', { name: 'Disconnect' }));
+    const card = within(screen.getByRole('listitem', { name: 'Cursor' }));
+    await waitFor(() => expect(card.getByTestId('client-state').textContent).toBe('Not connected'));
+    const note = card.getByRole('status').textContent ?? '';
+    expect(note).toContain(`Disconnected Cursor: deleted ${FILE} (Spillway had created it; Restore brings it back).`);
+    expect(note).not.toContain('was updated');
   });
 });

@@ -186,7 +186,10 @@ export async function deleteBackup(dir: string, record: BackupRecord): Promise<v
  * Restore still gives back every file of an action it shows; a group that would take the count below `keep`
  * is kept until the next prune. A dropped record's write is folded into the record kept before it for that
  * file (its bytes after, its entry), so Restore still sees an unbroken chain of Spillway's writes and gives
- * back the exact bytes.
+ * back the exact bytes. A record saying the file did not exist never takes in a write that found it there
+ * (that write is kept instead): it stands only for writes that created the file, as Disconnect reads it
+ * (connect-origin.ts). The other way is kept folding, or a file Connect creates and Disconnect deletes over
+ * and over would keep every record.
  */
 export async function pruneBackups(options: BackupOptions): Promise<void> {
   const keep = options.keep ?? 50;
@@ -206,9 +209,22 @@ export async function pruneBackups(options: BackupOptions): Promise<void> {
     .filter((action) => !action.some((r) => firsts.has(r)))
     .sort((a, b) => Number(repair(b)) - Number(repair(a)) || oldest(a) - oldest(b));
   const drop = new Set<BackupRecord>();
-  for (const action of order) {
-    if (records.length - drop.size - action.length < keep) break;
-    for (const r of action) drop.add(r);
+  // Whether `r`'s write may fold into the record kept before it for its file (none of `action`, being dropped with it).
+  const foldsTruly = (r: BackupRecord, action: BackupRecord[]) => {
+    const list = byFile.get(r.file)!;
+    const kept = list.slice(0, list.indexOf(r)).findLast((k) => !drop.has(k) && !action.includes(k));
+    return !kept || kept.existed || !r.existed;
+  };
+  // Again while it drops more: a write kept for the record before it (the file did not exist) may fold once that record goes.
+  for (let more = true; more;) {
+    more = false;
+    for (const action of order) {
+      if (drop.has(action[0])) continue;
+      if (records.length - drop.size - action.length < keep) break;
+      if (!action.every((r) => foldsTruly(r, action))) continue;
+      for (const r of action) drop.add(r);
+      more = true;
+    }
   }
   if (drop.size === 0) return;
   for (const list of byFile.values()) {

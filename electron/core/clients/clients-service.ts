@@ -7,6 +7,7 @@
 import type { ServerConfig, ServerConfigInput } from '../../../shared/config.js';
 import { createHash, randomBytes } from 'node:crypto';
 import type { ClientIdName, ClientInfo } from '../../../shared/api-clients.js';
+import type { BackupRecord } from './backup-store.js';
 import type { ClientTokens } from './client-tokens.js';
 import { ClientQueue } from './client-queue.js';
 import { clientOnlyReason } from './client-variables.js';
@@ -202,20 +203,38 @@ export class ClientsService {
       const app = this.o.registry.definition(id).displayName;
       if (outcome.changed)
         await this.o.tokens.revoke(id).catch((err: unknown) => Promise.reject(tokenNotRevoked(err, this.o.tokens.file, outcome.file, app) ?? err));
-      return this.#change(outcome);
+      return this.#change(outcome, await this.#deleted(id, outcome.backup));
     });
   }
 
   /**
-   * A change's answer; its hint whenever the file changed, also for an app that needs no restart (Windsurf:
-   * press Refresh). `files`: every file changed, when there were several (Cline).
+   * The files a Disconnect deleted (Spillway had created them, connect-origin.ts): its writes whose backup
+   * says no file is left after them. `backup`: its first write's; the others share its group (Cline's two).
    */
-  #change(o: { file: string; changed: boolean; backup?: { name: string }; files?: string[]; restartRequired: boolean; restartHint: string }) {
+  async #deleted(id: ClientIdName, backup: BackupRecord | undefined): Promise<string[]> {
+    if (!backup) return [];
+    const group = backup.group;
+    const writes = group ? (await this.o.registry.backups(id)).filter((r) => r.group === group && r.name !== backup.name) : [];
+    return [backup, ...writes]
+      .sort((a, b) => a.seq - b.seq)
+      .filter((r) => r.sha256After === null)
+      .map((r) => r.file);
+  }
+
+  /**
+   * A change's answer; its hint whenever the file changed, also for an app that needs no restart (Windsurf:
+   * press Refresh). `files`: every file changed, when there were several (Cline); `deleted`: those Disconnect deleted.
+   */
+  #change(
+    o: { file: string; changed: boolean; backup?: { name: string }; files?: string[]; restartRequired: boolean; restartHint: string },
+    deleted: string[] = [],
+  ) {
     return {
       file: o.file,
       changed: o.changed,
       ...(o.files && o.files.length > 1 ? { files: [...o.files] } : {}),
       ...(o.backup ? { backup: o.backup.name } : {}),
+      ...(deleted.length > 0 ? { deleted } : {}),
       restartRequired: o.restartRequired,
       ...(o.changed ? { restartHint: o.restartHint } : {}),
     };

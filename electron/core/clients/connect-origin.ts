@@ -43,7 +43,7 @@ export async function connectOrigin(def: ClientDefinition, backups: BackupOption
     }
     const hadServers = !record.existed ? false : def.format !== 'json' || jsoncPropertyText(text, file, [...def.serversPath]) !== undefined;
     return {
-      created: !record.existed && !foldedInto(records, record),
+      created: !record.existed && !prunedSince(records, record),
       hadServers,
       mode: record.modeBefore,
       modeLeft: record.modeAfter,
@@ -54,15 +54,14 @@ export async function connectOrigin(def: ClientDefinition, backups: BackupOption
 }
 
 /**
- * Whether pruned writes may have been folded into `record` (pruneBackups folds a dropped record into the one
- * kept before it for its file): a number missing between it and the file's next record. Its "did not exist"
- * may then be older than a Connect to a file that existed, pruned since: no file is deleted on its word.
+ * Whether a write after `record` was pruned (a number missing after it). Pruning never folds a write that found
+ * the file there into a record saying it did not exist (backup-store.ts), but it may fold a Connect to a file
+ * that existed into a later record the search passes over (a Disconnect's, a repair's): no file is deleted then.
  */
-function foldedInto(records: readonly BackupRecord[], record: BackupRecord): boolean {
+function prunedSince(records: readonly BackupRecord[], record: BackupRecord): boolean {
   const seqs = new Set(records.map((r) => r.seq));
-  const later = records.filter((r) => r.file === record.file && r.seq > record.seq).map((r) => r.seq);
-  const end = Math.min(...later, Math.max(...seqs) + 1);
-  for (let seq = record.seq + 1; seq < end; seq++) if (!seqs.has(seq)) return true;
+  const newest = Math.max(...seqs);
+  for (let seq = record.seq + 1; seq < newest; seq++) if (!seqs.has(seq)) return true;
   return false;
 }
 

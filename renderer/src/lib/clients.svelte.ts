@@ -4,7 +4,7 @@
  */
 import type { ApiFailure, ApiResult, Backend, Res } from './api.js';
 import type { SessionInfo } from '../../../shared/api.js';
-import type { ClientIdName, ClientInfo } from '../../../shared/api-clients.js';
+import { deletedNote, type ClientIdName, type ClientInfo } from '../../../shared/api-clients.js';
 import { RemoteValue } from './remote-value.svelte.js';
 import { coalesced } from './refresh-loop.js';
 
@@ -194,9 +194,15 @@ export class ClientsState {
     const hint = change.restartHint ?? (change.restartRequired ? 'Restart the client to use it.' : undefined);
     const restart = hint ? ` ${hint}` : '';
     const files = changedFiles(change);
+    // A file Disconnect deleted (Spillway had created it) is said so, not as "updated".
+    const deleted = change.changed ? deletedNote(this.clients.find((c) => c.id === id)?.displayName ?? id, change) : undefined;
     this.#notes = {
       ...this.#notes,
-      [id]: change.changed ? `${verb}: ${listed(files)} ${files.length > 1 ? 'were' : 'was'} updated.${restart}` : `${change.file} already had it.`,
+      [id]: deleted
+        ? `${deleted}${restart}`
+        : change.changed
+          ? `${verb}: ${listed(files)} ${files.length > 1 ? 'were' : 'was'} updated.${restart}`
+          : `${change.file} already had it.`,
     };
     await this.loadClients();
     return true;
