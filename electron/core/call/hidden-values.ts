@@ -16,7 +16,7 @@
  * event log's masking by value), given other replacements.
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { valueReplacer, type ValueMask } from '../log/secret-values.js';
+import { MIN_WORD_SECRET_CHARS, valueReplacer, type ValueMask, type ValueOccurrence } from '../log/secret-values.js';
 import { hiddenSecretTexts } from '../policy/hidden-secrets.js';
 import type { CallPolicy } from '../policy/resolve.js';
 import { rpcError } from './relay-errors.js';
@@ -29,7 +29,7 @@ import { UpstreamFailure } from './upstream-call.js';
  * the user hid them on purpose. Numbers and booleans are never replaced (a hidden `limit: 50`
  * would blank every "50"); only texts, at any depth of a hidden value.
  */
-export const MIN_HIDDEN_CHARS = 4;
+export const MIN_HIDDEN_CHARS = MIN_WORD_SECRET_CHARS;
 
 /**
  * Secret texts shorter than this are replaced only where they stand as a whole token: not preceded or
@@ -105,9 +105,109 @@ export class ServerSecrets<E extends { serverId: string }> {
   }
 }
 
-/** `result` with the hidden values replaced in every text it holds (binary data left as it is); the same object when none is in it. */
+/**
+ * `result` with the hidden values replaced in every text it holds (binary data left as it is); the same
+ * object when none is in it. A value split across adjacent text blocks (one ends with its first part, the
+ * next begins with the rest) is replaced too: a model reads the blocks in sequence, so it would see it
+ * whole. See hideAcrossBlocks.
+ */
 export function hideInResult(mask: ValueMask, result: CallToolResult): CallToolResult {
-  return hideWithin(mask, result, 0);
+  const content = hideAcrossBlocks(mask, result.content);
+  return hideWithin(mask, content === result.content ? result : { ...result, content }, 0);
+}
+
+type Content = CallToolResult['content'];
+
+/**
+ * `content` with each hidden value that crosses from one text block into the next replaced: the block it
+ * starts in holds the placeholder in place of its first part, the blocks after lose the rest (so the
+ * texts read in sequence hold the placeholder once, as a value inside one block would). A value within
+ * one block is left for hideWithin. Only the text around each boundary between adjacent text blocks is
+ * searched (as far as the longest value reaches, and one character more for the whole-token check), so
+ * the cost grows with the number of blocks, not their size; the same array when no value crosses.
+ */
+function hideAcrossBlocks(mask: ValueMask, content: Content): Content {
+  if (!mask.find || !mask.longest || !Array.isArray(content) || content.length < 2) return content;
+  let out: Content | undefined;
+  for (let start = 0; start < content.length;) {
+    let end = start;
+    while (end < content.length && isText(content[end])) end++;
+    if (end - start >= 2) {
+      const texts = (content.slice(start, end) as { text: string }[]).map((b) => b.text);
+      for (const [i, text] of hideInRun(mask, texts)) (out ??= content.slice())[start + i] = { ...content[start + i], text } as Content[number];
+    }
+    start = end === start ? start + 1 : end;
+  }
+  return out ?? content;
+}
+
+function isText(block: unknown): block is { type: 'text'; text: string } {
+  const b = block as { type?: unknown; text?: unknown } | null;
+  return typeof b === 'object' && b !== null && b.type === 'text' && typeof b.text === 'string';
+}
+
+/** The new texts (by index in `texts`) of the blocks that a value crossing a boundary between them touches. */
+function hideInRun(mask: ValueMask, texts: string[]): Map<number, string> {
+  const offsets: number[] = [];
+  let total = 0;
+  for (const text of texts) offsets.push((total += text.length) - text.length);
+  // The last block starting at or before `pos` (the one holding it, for pos < total).
+  const blockAt = (pos: number) => {
+    let lo = 0;
+    let hi = texts.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (offsets[mid] <= pos) lo = mid;
+      else hi = mid - 1;
+    }
+    return lo;
+  };
+  const slice = (from: number, to: number) => {
+    let text = '';
+    for (let b = blockAt(from); b < texts.length && offsets[b] < to; b++) text += texts[b].slice(Math.max(0, from - offsets[b]), to - offsets[b]);
+    return text;
+  };
+  // Occurrences crossing a boundary, by where they start in the joined texts.
+  const crossing = new Map<number, ValueOccurrence>();
+  const reach = mask.longest!;
+  for (let b = 1; b < texts.length; b++) {
+    const at = offsets[b];
+    if (at === 0 || at === total || at === offsets[b - 1]) continue;
+    const from = Math.max(0, at - reach);
+    for (const found of mask.find!(slice(from, Math.min(total, at + reach)))) {
+      const index = from + found.index;
+      if (index < at && index + found.length > at) crossing.set(index, { ...found, index });
+    }
+  }
+  const out = new Map<number, string>();
+  if (crossing.size === 0) return out;
+  // Edits per block, as [from, to, replacement] in the block's own text, in order.
+  const edits = new Map<number, [number, number, string][]>();
+  const edit = (block: number, from: number, to: number, replacement: string) => {
+    const list = edits.get(block) ?? [];
+    list.push([from, to, replacement]);
+    edits.set(block, list);
+  };
+  let done = 0;
+  for (const found of [...crossing.values()].sort((x, y) => x.index - y.index)) {
+    if (found.index < done) continue; // overlaps one already replaced
+    done = found.index + found.length;
+    const first = blockAt(found.index);
+    const last = blockAt(done - 1);
+    edit(first, found.index - offsets[first], texts[first].length, found.replacement);
+    for (let b = first + 1; b < last; b++) edit(b, 0, texts[b].length, '');
+    edit(last, 0, done - offsets[last], '');
+  }
+  for (const [block, list] of edits) {
+    let text = '';
+    let from = 0;
+    for (const [a, b, replacement] of list) {
+      text += texts[block].slice(from, a) + replacement;
+      from = b;
+    }
+    out.set(block, text + texts[block].slice(from));
+  }
+  return out;
 }
 
 /** A failed call's message and JSON-RPC error with the hidden values replaced. */

@@ -15,17 +15,45 @@ import { REDACTED } from './redact.js';
  */
 export const MIN_SECRET_CHARS = 6;
 
+/**
+ * A secret known to be one (a tool policy's hidden secret: a PIN, a short key), masked from this length
+ * when it stands as a whole word (see WordSecret); a plain value of that length is not masked at all.
+ */
+export const MIN_WORD_SECRET_CHARS = 4;
+
+/**
+ * A known secret, masked down to MIN_WORD_SECRET_CHARS; shorter than MIN_SECRET_CHARS only where it
+ * stands as a whole word (no letter, digit, `_` or `-` touches it): `4711` is not masked in `947112`.
+ */
+export interface WordSecret {
+  word: string;
+}
+
+/** A value to mask: a text (masked wherever it appears, from MIN_SECRET_CHARS) or a WordSecret. */
+export type SecretText = string | WordSecret;
+
+/** One place a value occurs in a text, and what replaces it there. */
+export interface ValueOccurrence {
+  index: number;
+  length: number;
+  replacement: string;
+}
+
 /** Masks the known secret values in one text; taken once per event or answer (see SecretValues.snapshot). */
 export interface ValueMask {
   mask(text: string): string;
+  /** Where the values occur in `text` (what `mask` replaces), in order; valueReplacer's masks have it. */
+  find?(text: string): ValueOccurrence[];
+  /** The length of the longest form `find` looks for (how far an occurrence reaches). */
+  readonly longest?: number;
 }
 
 interface Source<T> {
   read: () => T;
-  values: (snapshot: T) => Iterable<string>;
+  values: (snapshot: T) => Iterable<SecretText>;
   /** The snapshot `list` was built from (compared with `===`: config objects are replaced, never mutated). */
   last: T | typeof UNREAD;
-  list: readonly string[];
+  list: readonly SecretText[];
 }
 
 const UNREAD = Symbol('unread');
@@ -41,7 +69,7 @@ export class SecretValues {
    * first). `read` must return a new snapshot (a new object, or a different string) whenever the values
    * change.
    */
-  track<T>(name: string, read: () => T, values: (snapshot: T) => Iterable<string>): void {
+  track<T>(name: string, read: () => T, values: (snapshot: T) => Iterable<SecretText>): void {
     const source: Source<T> = { read, values, last: UNREAD, list: [] };
     this.#sources.set(name, source as Source<unknown>);
     this.#stale = true;
@@ -71,12 +99,16 @@ export class SecretValues {
 
 /**
  * A masker for a fixed list of values (e.g. a config being tested, not saved): each becomes `***`
- * wherever it appears (see valueReplacer for the forms it is found in).
+ * wherever it appears (see valueReplacer for the forms it is found in); a WordSecret only as a whole word.
  */
-export function valueMask(values: Iterable<string>): ValueMask {
-  const pairs: [string, string][] = [];
-  for (const value of values) pairs.push([value, REDACTED]);
-  return valueReplacer(pairs, MIN_SECRET_CHARS) ?? NO_VALUES;
+export function valueMask(values: Iterable<SecretText>): ValueMask {
+  const pairs: [string, string, boolean][] = [];
+  for (const value of values) {
+    if (typeof value === 'string') {
+      if (value.trim().length >= MIN_SECRET_CHARS) pairs.push([value, REDACTED, false]);
+    } else if (value.word.trim().length >= MIN_WORD_SECRET_CHARS) pairs.push([value.word, REDACTED, value.word.length < MIN_SECRET_CHARS]);
+  }
+  return valueReplacer(pairs, MIN_WORD_SECRET_CHARS) ?? NO_VALUES;
 }
 
 /**
@@ -85,7 +117,7 @@ export function valueMask(values: Iterable<string>): ValueMask {
  * value is also matched as it appears inside JSON text (quotes and backslashes escaped, replaced by its
  * replacement escaped alike), encoded for a web address (encodeURIComponent) and in base64 (a server
  * printing its credentials encoded, as in a Basic header). The first value given wins when two are the
- * same. A value shorter than `wholeTokenBelow` (0: none) is replaced, in each of its forms, only where
+ * same. A value shorter than `wholeTokenBelow` (0: none), or whose pair says so, is replaced, in each of its forms, only where
  * it stands as a whole token: not preceded or followed by a letter, digit, `_` or `-`. Text is replaced
  * in one pass, the longest value first where several start at the same place (a secret that contains
  * another is masked whole), so a replacement is never searched again. The pattern is the escaped values
@@ -93,7 +125,7 @@ export function valueMask(values: Iterable<string>): ValueMask {
  * so no catastrophic backtracking.
  */
 export function valueReplacer(
-  pairs: Iterable<readonly [value: string, replacement: string]>,
+  pairs: Iterable<readonly [value: string, replacement: string, wholeToken?: boolean]>,
   minChars: number,
   wholeTokenBelow = 0,
 ): ValueMask | undefined {
@@ -101,9 +133,9 @@ export function valueReplacer(
   const add = (form: string, replacement: string, whole: boolean) => {
     if (form !== '' && !forms.has(form)) forms.set(form, { replacement, whole });
   };
-  for (const [value, replacement] of pairs) {
+  for (const [value, replacement, wholeToken] of pairs) {
     if (value.trim().length < minChars) continue;
-    const whole = value.length < wholeTokenBelow;
+    const whole = wholeToken === true || value.length < wholeTokenBelow;
     add(value, replacement, whole);
     add(JSON.stringify(value).slice(1, -1), JSON.stringify(replacement).slice(1, -1), whole);
     add(encodeURIComponent(value), replacement, whole);
@@ -113,14 +145,21 @@ export function valueReplacer(
   if (forms.size === 0) return undefined;
   const sorted = [...forms.keys()].sort((a, b) => b.length - a.length);
   const shortest = sorted[sorted.length - 1].length;
-  let pattern: RegExp | undefined;
+  let built: RegExp | undefined;
+  const pattern = () => (built ??= new RegExp(sorted.map((form) => alternative(form, forms.get(form)!.whole)).join('|'), 'gu'));
+  // Most texts hold none of the values: as cheap as before (one search per form), no regex run.
+  const holdsAny = (text: string) => text.length >= shortest && sorted.some((form) => text.includes(form));
   return {
+    longest: sorted[0].length,
     mask(text: string): string {
-      if (text.length < shortest) return text;
-      // Most texts hold none of the values: as cheap as before (one search per form), no regex run.
-      if (!sorted.some((form) => text.includes(form))) return text;
-      pattern ??= new RegExp(sorted.map((form) => alternative(form, forms.get(form)!.whole)).join('|'), 'gu');
-      return text.replace(pattern, (found) => forms.get(found)?.replacement ?? found);
+      if (!holdsAny(text)) return text;
+      return text.replace(pattern(), (found) => forms.get(found)?.replacement ?? found);
+    },
+    find(text: string): ValueOccurrence[] {
+      if (!holdsAny(text)) return [];
+      const out: ValueOccurrence[] = [];
+      for (const m of text.matchAll(pattern())) out.push({ index: m.index, length: m[0].length, replacement: forms.get(m[0])?.replacement ?? m[0] });
+      return out;
     },
   };
 }

@@ -12,6 +12,7 @@ import type { Catalog, ToolEntry, ToolShape } from '../catalog/catalog.js';
 import { addCompressionFields } from '../compress/compression-fields.js';
 import { CallCache } from './call-cache.js';
 import { selectDirectTools } from './direct-tools.js';
+import { MIN_SECRET_CHARS, type SecretText } from '../log/secret-values.js';
 import { hiddenSecretTexts } from './hidden-secrets.js';
 import { checkCustomPattern } from '../pii/custom-patterns.js';
 import { injectedMisfit, type InjectedMisfit } from './injected-fit.js';
@@ -67,8 +68,8 @@ export function toolEncoding(config: Config, serverId: string, toolName: string)
  * and also any text that looks like a token (the log masks more rather than less). A plain word under a
  * plain name (`units: "metric"`) is left: masking it would blank that word in every log line.
  */
-export function hiddenParamTexts(config: Config): string[] {
-  const out: string[] = [];
+export function hiddenParamTexts(config: Config): SecretText[] {
+  const out: SecretText[] = [];
   const collect = (value: unknown): void => {
     if (typeof value === 'string') {
       if (looksLikeToken(value)) out.push(value);
@@ -77,7 +78,8 @@ export function hiddenParamTexts(config: Config): string[] {
   };
   for (const tools of Object.values(config.policies.tools))
     for (const policy of Object.values(tools)) {
-      for (const { text } of hiddenSecretTexts(policy.hiddenParams)) out.push(text);
+      // A secret too short to mask anywhere (a 4-character PIN) is masked as a whole word, as a result replaces it.
+      for (const { text } of hiddenSecretTexts(policy.hiddenParams)) out.push(text.trim().length < MIN_SECRET_CHARS ? { word: text } : text);
       collect(policy.hiddenParams ?? {});
     }
   return out;
