@@ -135,3 +135,33 @@ it('matches the words a row reads that the stored event does not hold', async ()
   // The other filters still apply to a row matched by its words.
   expect(tagged((await pages({ text: 'spilled', server: 'web' })).flatMap((p) => p.events))).toEqual([]);
 });
+
+it('a failed call found by its arguments under the Warning level comes whole when its start lies in a later part', async () => {
+  log.emit(started('w1', '{"q":"zebra"}'));
+  log.emit(started('w2', '{"q":"zebra"}'));
+  log.emit(started('w3', '{"q":"horse"}'));
+  filler();
+  log.emit(finished('w1', 'error', 'boom'));
+  log.emit(finished('w2', 'pass'));
+  log.emit(finished('w3', 'error', 'boom'));
+  filler();
+  // The start is an Info event, below the level: the row is the failed end's (a warning), found by the start's arguments.
+  const withCall = (await pages({ text: 'zebra', level: 'warn' })).filter((p) => p.events.length > 0);
+  // w2 passed (its row is Info), w3's arguments do not hold the text.
+  expect(withCall.map((p) => tagged(p.events))).toEqual([['call.started:w1', 'call.finished:w1']]);
+});
+
+it('a start below the level comes for a failed call the window holds, when its arguments make that row match', async () => {
+  log.emit(started('h1', '{"q":"zebra"}'));
+  filler();
+  log.emit(started('h2', '{"q":"zebra"}'));
+  log.emit(started('h3', '{"q":"zebra"}'));
+  // The window holds these and what follows: its oldest event is h1's end.
+  const oldestHeld = log.emit(finished('h1', 'error', 'boom'));
+  log.emit(finished('h2', 'error', 'boom'));
+  log.emit(finished('h3', 'pass'));
+  filler();
+  // The window finds its failed rows by the arguments of their starts only once these come.
+  const found = (await pages({ text: 'zebra', level: 'warn', beforeSeq: oldestHeld.seq })).flatMap((p) => p.events);
+  expect(tagged(found.sort((a, b) => a.seq - b.seq))).toEqual(['call.started:h1', 'call.started:h2']);
+});

@@ -74,6 +74,26 @@ export async function searchEvents(request: EventSearchRequest, options: SearchO
   // Calls returned without their start (older: read later) or without their end (newer: read before this part).
   const wantStart = new Set<string>();
   const wantEnd = new Map<string, Started>();
+  // Starts holding the text but below the level, whose end is not read yet: a failed call's row (a warning)
+  // is found by its start's arguments too, which the part that read its end, or the window, did not have.
+  const mayEnd = new Map<string, Started>();
+  // Finished calls the window holds (seq from beforeSeq on), read in this part: they settle starts read later.
+  const heldEnds = new Map<string, Finished>();
+  const sameCall: EventFilter = { ...filters, level: undefined };
+
+  /** A call's end read after its start: the call is the end's row, searched by the start's arguments too. */
+  const settle = (end: Finished, start: Started) => {
+    const returned = wantEnd.delete(end.callId);
+    mayEnd.delete(end.callId);
+    const row = matchesFilter(end, filters) && rowMatches(end, start.argumentsPreview);
+    if (!returned) {
+      // Matched by the arguments alone (else the end was returned when read, or the window shows it).
+      if (row && !rowMatches(end)) found.push(start, ...(older(end) ? [end] : []));
+    } else if (!older(end)) {
+      // The window holds the end and folds the returned start into its row.
+    } else if (row) found.push(end);
+    else found.splice(found.indexOf(start), 1);
+  };
 
   const visit = (e: HubEvent): boolean => {
     if (!byRow) {
@@ -90,16 +110,24 @@ export async function searchEvents(request: EventSearchRequest, options: SearchO
       else if (end) {
         unmatched.delete(e.callId);
         if (rowMatches(end, e.argumentsPreview)) found.push(end, e);
-      } else if (!hidden.has(e.callId) && matchesFilter(e, filters) && rowMatches(e, undefined, line)) {
+      } else if (hidden.has(e.callId)) {
+        // its end does not pass the filters: the call is no row
+      } else if (matchesFilter(e, filters) && rowMatches(e, undefined, line)) {
         found.push(e);
         wantEnd.set(e.callId, e);
+      } else if (needle !== undefined && matchesFilter(e, sameCall) && rowMatches(e, undefined, line)) {
+        const held = heldEnds.get(e.callId);
+        if (held) settle(held, e);
+        else bounded(mayEnd, e.callId, e);
       }
     } else if (matchesFilter(e, filters) && rowMatches(e, undefined, line)) found.push(e);
     return found.length < req.limit;
   };
   const [index, offset] = await readBackward(segments, sizes, from, options.maxBytes ?? SEARCH_BYTES_PER_REQUEST, (value, text) => {
     line = text;
-    return older(value) ? visit(value) : true;
+    if (older(value)) return visit(value);
+    if (byRow && options.isEvent(value) && value.type === 'call.finished') bounded(heldEnds, value.callId, value);
+    return true;
   });
 
   const companionBytes = options.companionBytes ?? COMPANION_BYTES;
@@ -109,17 +137,14 @@ export async function searchEvents(request: EventSearchRequest, options: SearchO
       return wantStart.size > 0;
     });
   }
-  if (wantEnd.size > 0) {
+  if (wantEnd.size + mayEnd.size > 0) {
     await readForward(segments, sizes, from, companionBytes, (e) => {
       if (!options.isEvent(e)) return true;
-      if (!older(e)) return false; // the window holds the rest, and folds the call itself
-      const start = e.type === 'call.finished' ? wantEnd.get(e.callId) : undefined;
-      if (!start || e.type !== 'call.finished') return true;
-      wantEnd.delete(e.callId);
-      // Finished, the call is its end's row: returned when that row matches, else not at all.
-      if (matchesFilter(e, filters) && rowMatches(e, start.argumentsPreview)) found.push(e);
-      else found.splice(found.indexOf(start), 1);
-      return wantEnd.size > 0;
+      // The window holds the rest and folds a returned start itself; a start not returned needs its end's verdict.
+      if (!older(e) && mayEnd.size === 0) return false;
+      const start = e.type === 'call.finished' ? (wantEnd.get(e.callId) ?? mayEnd.get(e.callId)) : undefined;
+      if (start && e.type === 'call.finished') settle(e, start);
+      return wantEnd.size + mayEnd.size > 0;
     });
   }
   const next = index >= 0 ? { file: segments[index]!.file, offset } : null;
