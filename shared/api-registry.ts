@@ -160,11 +160,22 @@ export const registryApi = {
       latest: z.string().optional(),
       updateAvailable: z.boolean(),
       notice: z.string().optional(),
+      /** The version kept from before its last Update, which `registry.goBack` switches it back to; absent when it cannot go back. */
+      previous: z.string().optional(),
     }),
   },
   /** Installs the latest version of the upstream's npm package or bundle, switches the upstream to it, removes the old one. */
   'registry.update': {
     req: z.object({ id: z.string().min(1) }),
     res: z.object({ id: z.string(), name: z.string(), version: z.string(), previous: z.string(), updated: z.boolean() }),
+  },
+  /**
+   * Switches the upstream back to the version it ran before its last Update (kept in the data folder), its
+   * settings, secrets and policies kept; the newer version is offered as an Update again. `version`: the
+   * one it runs now; `previous`: the one it went back from.
+   */
+  'registry.goBack': {
+    req: z.object({ id: z.string().min(1) }),
+    res: z.object({ id: z.string(), name: z.string(), version: z.string(), previous: z.string() }),
   },
 } as const;

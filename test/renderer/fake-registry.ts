@@ -3,6 +3,7 @@
  * registry fixture's entries (captured from registry-handlers.ts; a page size of 3). Add checks values
  * as the hub does (entry-inputs.ts: "<label> is required", "<label>: must be true or false").
  */
+import type { Res } from '../../shared/api.js';
 import type { RegistryFormField, RegistryOption, RegistryServer } from '../../shared/api-registry.js';
 import { ServerConfigSchema } from '../../shared/config.js';
 import type { FakeBackend, Handlers } from './fake-backend.js';
@@ -129,6 +130,28 @@ export const REGISTRY_FIELDS: Record<string, RegistryFormField[]> = {
   ],
 };
 
+/** An entry with an npm package, opened directly (not in the search pages above): its added servers' Update and Go back. */
+export const AIRTABLE: RegistryServer = {
+  name: 'io.github.domdomegg/airtable-mcp-server',
+  version: '1.7.4',
+  description: 'Read and write access to Airtable databases.',
+  repository: 'https://github.com/domdomegg/airtable-mcp-server',
+  kinds: ['npm'],
+  ...active,
+};
+
+const AIRTABLE_OPTION: RegistryOption = {
+  kind: 'package',
+  index: 0,
+  label: 'npm package airtable-mcp-server 1.7.4',
+  summary: "Installs airtable-mcp-server 1.7.4 into Spillway's data folder and runs it with Spillway's own runtime.",
+  supported: true,
+  installs: { name: 'airtable-mcp-server', version: '1.7.4' },
+};
+
+/** What the hub answers `registry.installed` with, for an added server. */
+type Installed = Res<'registry.installed'>;
+
 const PAGE = 3;
 
 export class FakeRegistry {
@@ -136,6 +159,8 @@ export class FakeRegistry {
   cachedNotice: string | undefined;
   /** With cachedNotice: nothing was kept either, so only the servers that come with Spillway (none here) were searched. */
   builtIn = false;
+  /** Added servers running AIRTABLE's npm package (seeded by a test), by id: what `registry.installed` answers. */
+  readonly installed = new Map<string, Installed>();
 
   constructor(private readonly backend: FakeBackend) {}
 
@@ -162,9 +187,27 @@ export class FakeRegistry {
       return { ok: true, value: { servers, skipped: 0, ...(full ? { nextCursor: `${last.name}:${last.version}` } : {}), ...this.#cached() } };
     },
     'registry.get': (req) => {
+      if (req.name === AIRTABLE.name) {
+        const installed = [...this.installed].map(([id, pkg]) => ({ id, version: pkg.version }));
+        return { ok: true, value: { server: AIRTABLE, options: [{ ...AIRTABLE_OPTION, ...(installed.length ? { installed } : {}) }] } };
+      }
       const server = REGISTRY_SERVERS.find((s) => s.name === req.name);
       if (!server) return { ok: false, code: 'not_found', message: `The registry has no server "${req.name}".` };
       return { ok: true, value: { server, options: REGISTRY_OPTIONS[req.name] ?? [], ...this.#cached() } };
+    },
+    'registry.installed': (req) => {
+      const pkg = this.installed.get(req.id);
+      if (!pkg)
+        return { ok: false, code: 'invalid', field: 'id', message: `"${req.id}" does not run an npm package or bundle that Spillway installed.` };
+      return { ok: true, value: pkg };
+    },
+    // As registry-go-back.ts: back to the kept version, nothing further back, the newer one offered again.
+    'registry.goBack': (req) => {
+      const pkg = this.installed.get(req.id);
+      if (!pkg?.previous) return { ok: false, code: 'invalid', field: 'id', message: `"${req.id}" has no earlier version kept to go back to.` };
+      const { previous: _kept, ...rest } = pkg;
+      this.installed.set(req.id, { ...rest, version: pkg.previous, updateAvailable: pkg.latest !== undefined && pkg.latest !== pkg.previous });
+      return { ok: true, value: { id: req.id, name: pkg.name, version: pkg.previous, previous: pkg.version } };
     },
     'registry.form': (req) => {
       const option = this.#option(req.name, req);

@@ -24,6 +24,7 @@ import {
 import { BundleInstaller } from '../registry/mcpb/bundle-installer.js';
 import { bundleForm, installPlannedBundle } from './registry-bundle-add.js';
 import { bundleBackOf, bundleUpdateHandlers } from './registry-bundle-update.js';
+import { withGoBack } from './registry-go-back.js';
 import { RegistryError } from '../registry/registry-client.js';
 import { isNewerVersion } from '../registry/version-order.js';
 import { confirmAtStart, failedBefore, failedNotice, npmBackOf, npmSwitch, switchWatched, type StartWatch } from './registry-update.js';
@@ -186,7 +187,7 @@ export function registryHandlers(deps: RegistryHandlerDeps): HandlerMap {
     secrets: deps.secrets,
     startOutcome: deps.startOutcome,
   });
-  return {
+  return withGoBack(deps, {
     'registry.search': (req) => registryCall(() => deps.catalog().search(req.query, req.cursor)),
     'registry.get': async (req) => {
       const { response, cached } = await load(req.name, req.version);
@@ -308,7 +309,7 @@ export function registryHandlers(deps: RegistryHandlerDeps): HandlerMap {
       });
       return { id: req.id, name: ref.name, version: installed.version, previous: ref.version, updated: true };
     },
-  };
+  });
 }
 
 /** The registry's view of a hub's secret store: each value under the name upstreams.add gives it. */

@@ -71,6 +71,10 @@ export class BrowseState {
   #installed = $state<Record<string, InstalledPackage>>({});
   #updating = $state<string | undefined>();
   #updateError = $state<ApiFailure | undefined>();
+  /** The id of the server going back to its previous version, while it is. */
+  #goingBack = $state<string | undefined>();
+  /** What the last Go back did, in plain words (shown in the page's status place). */
+  #wentBack = $state<string | undefined>();
   /** Bumped on every new search so a slow answer to an older one is dropped. */
   #searchSeq = 0;
   readonly #backend: Backend;
@@ -142,6 +146,13 @@ export class BrowseState {
   }
   get updateError(): ApiFailure | undefined {
     return this.#updateError;
+  }
+  /** The id of the server going back to its previous version, while it is. */
+  get goingBack(): string | undefined {
+    return this.#goingBack;
+  }
+  get wentBack(): string | undefined {
+    return this.#wentBack;
   }
 
   /** The first page of servers with every word of `query` in their name, title or description (all servers when empty). */
@@ -225,9 +236,10 @@ export class BrowseState {
 
   /** Installs the registry's newer version for the added server `id` and switches it over. */
   async update(id: string): Promise<boolean> {
-    if (this.#updating) return false;
+    if (this.#updating || this.#goingBack) return false;
     this.#updating = id;
     this.#updateError = undefined;
+    this.#wentBack = undefined;
     const result = await this.#backend.call('registry.update', { id });
     this.#updating = undefined;
     if (!result.ok) {
@@ -241,8 +253,30 @@ export class BrowseState {
     return true;
   }
 
+  /** Switches the added server `id` back to the version it ran before its last Update. */
+  async goBack(id: string): Promise<boolean> {
+    if (this.#updating || this.#goingBack) return false;
+    this.#goingBack = id;
+    this.#updateError = undefined;
+    this.#wentBack = undefined;
+    const result = await this.#backend.call('registry.goBack', { id });
+    this.#goingBack = undefined;
+    if (!result.ok) {
+      this.#updateError = result;
+      return false;
+    }
+    const { version, previous, name } = result.value;
+    this.#wentBack = `${id} went back to ${name} ${version} from ${previous}. Its settings are kept.`;
+    const { [id]: _old, ...rest } = this.#installed;
+    this.#installed = rest;
+    const detail = this.#detail;
+    if (detail) await this.open(detail.server.name, detail.server.version);
+    return true;
+  }
+
   /** Back to the list. */
   close(): void {
+    this.#wentBack = undefined;
     this.#detail = undefined;
     this.#detailError = undefined;
     this.#form = undefined;
