@@ -56,8 +56,10 @@ export interface Doc {
 export interface Index {
   docs: Doc[];
   postings: Map<string, Posting[]>;
-  /** Stems, for prefix matches. */
+  /** Stems, in the order first seen. */
   vocabulary: string[];
+  /** The stems long enough for a prefix match, sorted, each with its place in `vocabulary` (`at`). */
+  prefixes: { terms: string[]; at: number[] };
   /** The first tool word seen for each stem, to say what matched. */
   surface: Map<string, string>;
   averages: number[];
@@ -118,7 +120,42 @@ export function buildIndex(tools: SearchableTool[]): Index {
   const forms = new Map<string, Set<boolean>>();
   for (const d of docs) for (const { singular: word, plural } of d.nameNumbers.values()) forms.set(word, (forms.get(word) ?? new Set()).add(plural));
   const bothNumbers = new Set([...forms].flatMap(([word, seen]) => (seen.size === 2 ? [word] : [])));
-  return { docs, postings, vocabulary: [...postings.keys()], surface, averages, serverDocs, bothNumbers };
+  const vocabulary = [...postings.keys()];
+  return { docs, postings, vocabulary, prefixes: sortedPrefixes(vocabulary), surface, averages, serverDocs, bothNumbers };
+}
+
+function sortedPrefixes(vocabulary: string[]): Index['prefixes'] {
+  const at = vocabulary.flatMap((term, k) => (term.length >= MIN_PREFIX ? [k] : []));
+  // By UTF-16 code units, as `<` compares: the terms that start with a stem are one run.
+  at.sort((a, b) => (vocabulary[a] < vocabulary[b] ? -1 : vocabulary[a] > vocabulary[b] ? 1 : 0));
+  return { terms: at.map((k) => vocabulary[k]), at };
+}
+
+/** Where `key` is, or would go, in sorted `terms`. */
+function lowerBound(terms: string[], key: string): number {
+  let lo = 0;
+  let hi = terms.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (terms[mid] < key) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/**
+ * The places in the vocabulary of the stems a prefix match of `stem` can reach, in vocabulary order: those
+ * that start with it (one run of the sorted stems) and the shorter ones it starts with (looked up each).
+ */
+function prefixCandidates(stem: string, { terms, at }: Index['prefixes']): number[] {
+  const found: number[] = [];
+  for (let k = lowerBound(terms, stem); k < terms.length && terms[k].startsWith(stem); k++) found.push(at[k]);
+  for (let n = MIN_PREFIX; n < stem.length; n++) {
+    const head = stem.slice(0, n);
+    const k = lowerBound(terms, head);
+    if (terms[k] === head) found.push(at[k]);
+  }
+  return found.sort((a, b) => a - b);
 }
 
 function idf(n: number, total: number): number {
@@ -133,7 +170,9 @@ export function variants(stem: string, index: Index, w: SearchWeights): Map<stri
   for (const [related, weight] of relatedStems(stem, !index.postings.has(stem), w.related))
     if (index.postings.has(related) && !out.has(related)) out.set(related, weight);
   if (stem.length >= MIN_PREFIX) {
-    for (const term of index.vocabulary) {
+    // Only the stems that share a start with this one, in the order a scan of the whole vocabulary meets them.
+    for (const k of prefixCandidates(stem, index.prefixes)) {
+      const term = index.vocabulary[k];
       if (out.get(term) === 1 || term.length < MIN_PREFIX) continue;
       const [short, long] = term.length < stem.length ? [term, stem] : [stem, term];
       if (long.startsWith(short) && short.length >= MIN_PREFIX_SHARE * long.length)

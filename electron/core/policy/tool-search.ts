@@ -6,7 +6,7 @@
  * in the plural favours the `list_*` tool of that name, and a name word in the other number than the request's counts against a tool; a tool that calls itself deprecated ranks lower, and a
  * description's sentence saying when not to use the tool is not indexed. A tool's score grows
  * with the share of the request's words it answers and of its own name's words the request reached;
- * question words ("what", "which") tell the intent but match nothing. Each hit says which words matched. The index is rebuilt only when the tools it was built from change.
+ * question words ("what", "which") tell the intent but match nothing. Each hit says which words matched. The index is rebuilt only when what it reads of the tools changes (checked value by value, no string built).
  * A learned re-ranker (search-rerank.ts) can put the top 20 in order again (dispatch asks for it): it
  * lifts held-out MRR from 0.703 to 0.730. The ranker's scores with parts left out that it reads are scored
  * in the ranker's own pass (search-score.ts), so it adds ~0.6 ms to a search over 1,000 tools (was ~1.5 ms).
@@ -63,7 +63,7 @@ function numberFactor(doc: Doc, match: Match, spoken: string[], counted: boolean
   return factor;
 }
 
-/** A request is read up to this length: a long one costs a vocabulary scan per word, on the main thread. */
+/** A request is read up to this length: a long one costs vocabulary look-ups per word, on the main thread. */
 const MAX_QUERY_CHARS = 1000;
 
 /** The share of a tool's own name words the request reached. */
@@ -94,19 +94,38 @@ interface Ablations {
   passes: Pass[];
 }
 
-function fingerprint(tools: SearchableTool[], ids: WeakMap<object, number>, next: () => number): string {
-  const idOf = (o: object | undefined) => {
-    if (!o) return 0;
-    let id = ids.get(o);
-    if (id === undefined) ids.set(o, (id = next()));
-    return id;
-  };
-  return tools
-    .map(
-      (t) =>
-        `${t.name}\u0000${t.server}\u0000${t.original ?? ''}\u0000${t.title ?? ''}\u0000${t.description ?? ''}\u0000${idOf(t.inputSchema)}\u0000${idOf(t.annotations)}`,
+/** How many of a tool's values `readValues` keeps. */
+const READ = 7;
+
+/**
+ * What the index reads of each tool, `READ` values a tool: its strings, and its schema and annotations as
+ * the objects they are (a catalog change replaces them, it never edits them in place).
+ */
+function readValues(tools: SearchableTool[]): unknown[] {
+  return tools.flatMap((t) => [t.name, t.server, t.original, t.title, t.description, t.inputSchema, t.annotations]);
+}
+
+/**
+ * Whether the tools read now what `read` kept: value by value, no string built. Dispatch hands over a new
+ * array of new objects each search, so the objects' identity says nothing; their values do. `undefined` and
+ * `''` differ (a title of `''` hides the annotations' title; an `original` of `''` empties the name field).
+ */
+function sameValues(tools: SearchableTool[], read: unknown[]): boolean {
+  if (read.length !== tools.length * READ) return false;
+  for (let i = 0, at = 0; i < tools.length; i++, at += READ) {
+    const t = tools[i];
+    if (
+      t.name !== read[at] ||
+      t.server !== read[at + 1] ||
+      t.original !== read[at + 2] ||
+      t.title !== read[at + 3] ||
+      t.description !== read[at + 4] ||
+      t.inputSchema !== read[at + 5] ||
+      t.annotations !== read[at + 6]
     )
-    .join('\u0001');
+      return false;
+  }
+  return true;
 }
 
 export class ToolSearch {
@@ -117,9 +136,8 @@ export class ToolSearch {
 
   readonly #weights: SearchWeights;
   #index: Index | undefined;
-  #built = '';
-  readonly #ids = new WeakMap<object, number>();
-  #nextId = 0;
+  /** What the index was built from (`readValues`). */
+  #built: unknown[] = [];
   readonly #rerank: boolean;
   /** The re-ranker's ablations and the scoring passes they need, worked out when first asked for. */
   #ablations: Ablations | undefined;
@@ -257,10 +275,9 @@ export class ToolSearch {
   }
 
   #indexFor(tools: SearchableTool[]): Index {
-    const print = fingerprint(tools, this.#ids, () => ++this.#nextId);
-    if (this.#index && print === this.#built) return this.#index;
+    if (this.#index && sameValues(tools, this.#built)) return this.#index;
     this.#index = buildIndex(tools.slice());
-    this.#built = print;
+    this.#built = readValues(tools);
     return this.#index;
   }
 }
