@@ -122,9 +122,8 @@ type Content = CallToolResult['content'];
  * `content` with each hidden value that crosses from one text block into the next replaced: the block it
  * starts in holds the placeholder in place of its first part, the blocks after lose the rest (so the
  * texts read in sequence hold the placeholder once, as a value inside one block would). A value within
- * one block is left for hideWithin. Only the text around each boundary between adjacent text blocks is
- * searched (as far as the longest value reaches, and one character more for the whole-token check), so
- * the cost grows with the number of blocks, not their size; the same array when no value crosses.
+ * one block is left for hideWithin. The joined texts of adjacent text blocks are searched once (a cost
+ * linear in their length, as masking each block is); the same array when no value crosses.
  */
 function hideAcrossBlocks(mask: ValueMask, content: Content): Content {
   if (!mask.find || !mask.longest || !Array.isArray(content) || content.length < 2) return content;
@@ -162,22 +161,12 @@ function hideInRun(mask: ValueMask, texts: string[]): Map<number, string> {
     }
     return lo;
   };
-  const slice = (from: number, to: number) => {
-    let text = '';
-    for (let b = blockAt(from); b < texts.length && offsets[b] < to; b++) text += texts[b].slice(Math.max(0, from - offsets[b]), to - offsets[b]);
-    return text;
-  };
-  // Occurrences crossing a boundary, by where they start in the joined texts.
+  // Occurrences crossing a boundary, by where they start in the joined texts: one search of the joined
+  // texts (as the model reads them, and as one block holding them all would be masked), so the cost is
+  // that of masking them, whatever the number of blocks or the length of the values.
   const crossing = new Map<number, ValueOccurrence>();
-  const reach = mask.longest!;
-  for (let b = 1; b < texts.length; b++) {
-    const at = offsets[b];
-    if (at === 0 || at === total || at === offsets[b - 1]) continue;
-    const from = Math.max(0, at - reach);
-    for (const found of mask.find!(slice(from, Math.min(total, at + reach)))) {
-      const index = from + found.index;
-      if (index < at && index + found.length > at) crossing.set(index, { ...found, index });
-    }
+  for (const found of mask.find!(texts.join(''))) {
+    if (found.length > 0 && blockAt(found.index) !== blockAt(found.index + found.length - 1)) crossing.set(found.index, found);
   }
   const out = new Map<number, string>();
   if (crossing.size === 0) return out;

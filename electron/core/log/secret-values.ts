@@ -167,10 +167,19 @@ export function valueReplacer(
 /** A character that continues a token: a letter, a digit, `_` or `-`. */
 const TOKEN_CHAR = '[\\p{L}\\p{N}_-]';
 
-/** One value's alternative in the pattern: the value itself, or only where no token character touches it. */
+/**
+ * An escape that stands for a separator where a value is written inside JSON text (`\n`, `\t`, `\u00a0`)
+ * or a web address (`%20`, `%3A`): its last character is a letter or digit, but the word starts after it.
+ */
+const ESCAPE_BEFORE = '\\\\[bfnrt]|\\\\u[0-9A-Fa-f]{4}|%[0-9A-Fa-f]{2}';
+
+/**
+ * One value's alternative in the pattern: the value itself, or only where no token character touches it
+ * (an escaped separator just before it counts as none: `PIN:\n4711` in a JSON log line is masked).
+ */
 function alternative(form: string, whole: boolean): string {
   const escaped = escapeRegExp(form);
-  return whole ? `(?<!${TOKEN_CHAR})${escaped}(?!${TOKEN_CHAR})` : escaped;
+  return whole ? `(?:(?<!${TOKEN_CHAR})|(?<=${ESCAPE_BEFORE}))${escaped}(?!${TOKEN_CHAR})` : escaped;
 }
 
 function escapeRegExp(text: string): string {
