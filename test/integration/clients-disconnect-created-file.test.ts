@@ -10,9 +10,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { access, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { ClientTokens } from '../../electron/core/clients/client-tokens.js';
-import { ClientsService } from '../../electron/core/clients/clients-service.js';
-import { createClientRegistry } from '../../electron/core/clients/index.js';
+import type { ClientsService } from '../../electron/core/clients/clients-service.js';
+import { clientsServiceOn } from '../support/clients-service.js';
 import type { ClientIdName } from '../../shared/api-clients.js';
 
 let root: string;
@@ -22,19 +21,11 @@ let clients: ClientsService;
 beforeEach(async () => {
   root = await mkdtemp(join(tmpdir(), 'spillway-created-file-'));
   home = join(root, 'home');
-  const registry = createClientRegistry({ os: { home, platform: 'linux', env: { HOME: home } }, backupDir: join(root, 'backups') });
-  clients = new ClientsService({
-    registry,
-    tokens: await ClientTokens.open(join(root, 'client-tokens.json')),
-    host: {
-      endpoint: () => ({ url: 'http://127.0.0.1:47821/mcp' }),
-      upstreamConfigs: () => ({}),
-      addUpstream: async () => ({ id: 'x' }),
-      lastSeen: () => undefined,
-    },
-    bridge: { command: '/opt/Spillway/spillway', args: ['/opt/Spillway/spillway.js', 'bridge'] },
+  clients = await clientsServiceOn({
+    home,
     dataDir: join(root, 'data'),
-    platform: 'linux',
+    backupDir: join(root, 'backups'),
+    tokensFile: join(root, 'client-tokens.json'),
   });
 });
 afterEach(() => rm(root, { recursive: true, force: true }));

@@ -10,9 +10,8 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { deletedNote } from '../../shared/api-clients.js';
 import { clientsCommand } from '../../electron/cli/clients-command.js';
-import { ClientTokens } from '../../electron/core/clients/client-tokens.js';
-import { ClientsService } from '../../electron/core/clients/clients-service.js';
-import { createClientRegistry } from '../../electron/core/clients/index.js';
+import type { ClientsService } from '../../electron/core/clients/clients-service.js';
+import { clientsServiceOn } from '../support/clients-service.js';
 
 let root: string;
 let home: string;
@@ -20,20 +19,8 @@ let dataDir: string;
 let file: string;
 const savedHome = process.env.HOME;
 
-async function service(): Promise<ClientsService> {
-  return new ClientsService({
-    registry: createClientRegistry({ os: { home, platform: 'linux', env: { HOME: home } }, backupDir: join(dataDir, 'backups') }),
-    tokens: await ClientTokens.open(join(dataDir, 'client-tokens.json')),
-    host: {
-      endpoint: () => ({ url: 'http://127.0.0.1:47821/mcp' }),
-      upstreamConfigs: () => ({}),
-      addUpstream: async () => ({ id: 'x' }),
-      lastSeen: () => undefined,
-    },
-    bridge: { command: '/opt/Spillway/spillway', args: ['/opt/Spillway/spillway.js', 'bridge'] },
-    dataDir,
-    platform: 'linux',
-  });
+function service(): Promise<ClientsService> {
+  return clientsServiceOn({ home, dataDir, backupDir: join(dataDir, 'backups'), tokensFile: join(dataDir, 'client-tokens.json') });
 }
 
 beforeEach(async () => {

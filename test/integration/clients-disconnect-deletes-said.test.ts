@@ -10,32 +10,20 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { ClientTokens } from '../../electron/core/clients/client-tokens.js';
-import { ClientsService } from '../../electron/core/clients/clients-service.js';
-import { createClientRegistry } from '../../electron/core/clients/index.js';
+import type { ClientsService } from '../../electron/core/clients/clients-service.js';
+import { clientsServiceOn } from '../support/clients-service.js';
 
 let root: string;
 let home: string;
 let file: string;
 
-async function service(keepBackups?: number): Promise<ClientsService> {
-  const registry = createClientRegistry({
-    os: { home, platform: 'linux', env: { HOME: home } },
-    backupDir: join(root, 'backups'),
-    ...(keepBackups !== undefined ? { keepBackups } : {}),
-  });
-  return new ClientsService({
-    registry,
-    tokens: await ClientTokens.open(join(root, 'client-tokens.json')),
-    host: {
-      endpoint: () => ({ url: 'http://127.0.0.1:47821/mcp' }),
-      upstreamConfigs: () => ({}),
-      addUpstream: async () => ({ id: 'x' }),
-      lastSeen: () => undefined,
-    },
-    bridge: { command: '/opt/Spillway/spillway', args: ['/opt/Spillway/spillway.js', 'bridge'] },
+function service(keepBackups?: number): Promise<ClientsService> {
+  return clientsServiceOn({
+    home,
     dataDir: join(root, 'data'),
-    platform: 'linux',
+    backupDir: join(root, 'backups'),
+    tokensFile: join(root, 'client-tokens.json'),
+    ...(keepBackups !== undefined ? { keepBackups } : {}),
   });
 }
 
