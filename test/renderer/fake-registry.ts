@@ -201,6 +201,13 @@ export class FakeRegistry {
         return { ok: false, code: 'invalid', field: 'id', message: `"${req.id}" does not run an npm package or bundle that Spillway installed.` };
       return { ok: true, value: pkg };
     },
+    // As the hub's Update: the latest version runs, the one before is kept to go back to.
+    'registry.update': (req) => {
+      const pkg = this.installed.get(req.id);
+      if (!pkg?.latest) return { ok: false, code: 'invalid', field: 'id', message: `"${req.id}" has no newer version to update to.` };
+      this.installed.set(req.id, { ...pkg, version: pkg.latest, previous: pkg.version, updateAvailable: false });
+      return { ok: true, value: { id: req.id, name: pkg.name, version: pkg.latest, previous: pkg.version, updated: pkg.latest !== pkg.version } };
+    },
     // As registry-go-back.ts: back to the kept version, nothing further back, the newer one offered again.
     'registry.goBack': (req) => {
       const pkg = this.installed.get(req.id);

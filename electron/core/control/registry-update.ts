@@ -261,8 +261,9 @@ export interface StartCheck {
  * watched now, as the Update would have watched it. One that starts is confirmed; one whose retries
  * give up goes back to the previous install. One that cannot be checked (the server was changed or
  * removed since, the previous install is gone) is forgotten; one not started this time (turned off) is
- * watched when it starts in this run, else at the next start. Never rejects (what it could not do is
- * tried again at the next start).
+ * watched when it starts in this run, else at the next start. Its switch back takes the server's turn
+ * (installs.updating) as an Update and a Go back do: one the user is switching then is left to the next
+ * start. Never rejects (what it could not do is tried again at the next start).
  */
 export async function confirmAtStart(c: StartCheck): Promise<void> {
   await confirmEach(c).catch(() => undefined);
@@ -279,11 +280,20 @@ async function confirmEach(c: StartCheck): Promise<void> {
       // A server turned off now is watched when it is turned on: one seen starting then is confirmed, so
       // a start that fails long after (offline at login) does not send it back.
       const outcome = await c.startOutcome(id, { untilAdded: true, untilStarts: true });
-      // Settled only while the record is still this one (not ended meanwhile by another Update of it).
-      if (!outcome || (await c.installs.unconfirmed.read())[id] !== folder) return;
-      if (outcome.started) return c.installs.unconfirmed.set(id, undefined);
-      const err = await goBack({ ...plan, installs: c.installs, updateUpstream: c.updateUpstream }, outcome.reason, undefined);
-      c.onNotice?.(`An update Spillway could not confirm before it stopped: ${err.message}`);
+      if (!outcome) return;
+      // One switch of a server at a time (switchWatched, Go back): one the user is switching now is left,
+      // its record for the next start; taken before the record is read again, so that no switch ends it meanwhile.
+      if (c.installs.updating.has(id)) return;
+      c.installs.updating.add(id);
+      try {
+        // Settled only while the record is still this one (not ended meanwhile by another Update of it).
+        if ((await c.installs.unconfirmed.read())[id] !== folder) return;
+        if (outcome.started) return await c.installs.unconfirmed.set(id, undefined);
+        const err = await goBack({ ...plan, installs: c.installs, updateUpstream: c.updateUpstream }, outcome.reason, undefined);
+        c.onNotice?.(`An update Spillway could not confirm before it stopped: ${err.message}`);
+      } finally {
+        c.installs.updating.delete(id);
+      }
     }),
   );
 }

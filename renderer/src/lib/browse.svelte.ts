@@ -73,8 +73,8 @@ export class BrowseState {
   #updateError = $state<ApiFailure | undefined>();
   /** The id of the server going back to its previous version, while it is. */
   #goingBack = $state<string | undefined>();
-  /** What the last Go back did, in plain words (shown in the page's status place). */
-  #wentBack = $state<string | undefined>();
+  /** What the last Update or Go back did, in plain words (shown in the page's status place). */
+  #outcome = $state<string | undefined>();
   /** Bumped on every new search so a slow answer to an older one is dropped. */
   #searchSeq = 0;
   readonly #backend: Backend;
@@ -151,8 +151,8 @@ export class BrowseState {
   get goingBack(): string | undefined {
     return this.#goingBack;
   }
-  get wentBack(): string | undefined {
-    return this.#wentBack;
+  get outcome(): string | undefined {
+    return this.#outcome;
   }
 
   /** The first page of servers with every word of `query` in their name, title or description (all servers when empty). */
@@ -239,13 +239,15 @@ export class BrowseState {
     if (this.#updating || this.#goingBack) return false;
     this.#updating = id;
     this.#updateError = undefined;
-    this.#wentBack = undefined;
+    this.#outcome = undefined;
     const result = await this.#backend.call('registry.update', { id });
     this.#updating = undefined;
     if (!result.ok) {
       this.#updateError = result;
       return false;
     }
+    const { name, version, previous, updated } = result.value;
+    this.#outcome = updated ? `${id} was updated to ${name} ${version} from ${previous}.` : `${id} already runs ${name} ${version}.`;
     const { [id]: _old, ...rest } = this.#installed;
     this.#installed = rest;
     const detail = this.#detail;
@@ -258,15 +260,18 @@ export class BrowseState {
     if (this.#updating || this.#goingBack) return false;
     this.#goingBack = id;
     this.#updateError = undefined;
-    this.#wentBack = undefined;
+    this.#outcome = undefined;
     const result = await this.#backend.call('registry.goBack', { id });
     this.#goingBack = undefined;
     if (!result.ok) {
       this.#updateError = result;
+      // Whether it can still go back (another window may have gone back meanwhile): show what is true.
+      const now = await this.#backend.call('registry.installed', { id });
+      if (now.ok) this.#installed = { ...this.#installed, [id]: now.value };
       return false;
     }
     const { version, previous, name } = result.value;
-    this.#wentBack = `${id} went back to ${name} ${version} from ${previous}. Its settings are kept.`;
+    this.#outcome = `${id} went back to ${name} ${version} from ${previous}. Its settings are kept.`;
     const { [id]: _old, ...rest } = this.#installed;
     this.#installed = rest;
     const detail = this.#detail;
@@ -276,7 +281,7 @@ export class BrowseState {
 
   /** Back to the list. */
   close(): void {
-    this.#wentBack = undefined;
+    this.#outcome = undefined;
     this.#detail = undefined;
     this.#detailError = undefined;
     this.#form = undefined;

@@ -106,8 +106,9 @@ export class OlderEvents {
           return;
         }
         const page: EventSearchResult = result.value;
-        found += page.events.length;
         const events = merged(page.events, this.#events);
+        // Only events not found before count: the hub can answer some again (a call's half in two parts).
+        found += events.length - this.#events.length;
         if (events !== this.#events) this.#events = events;
         this.#next = page.next;
         this.#bytesLeft = page.bytesLeft;
