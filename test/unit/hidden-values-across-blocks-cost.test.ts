@@ -17,7 +17,7 @@ const texts = (r: CallToolResult) => r.content.map((c) => (c.type === 'text' ? c
 /** The real mask, counting the characters its `find` is given. */
 function counting(mask: ValueMask) {
   const seen = { chars: 0 };
-  const counted: ValueMask = { mask: (t) => mask.mask(t), longest: mask.longest, find: (t) => ((seen.chars += t.length), mask.find!(t)) };
+  const counted: ValueMask = { mask: (t) => mask.mask(t), find: (t) => ((seen.chars += t.length), mask.find!(t)) };
   return { counted, seen };
 }
 

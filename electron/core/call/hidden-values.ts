@@ -126,7 +126,7 @@ type Content = CallToolResult['content'];
  * linear in their length, as masking each block is); the same array when no value crosses.
  */
 function hideAcrossBlocks(mask: ValueMask, content: Content): Content {
-  if (!mask.find || !mask.longest || !Array.isArray(content) || content.length < 2) return content;
+  if (!mask.find || !Array.isArray(content) || content.length < 2) return content;
   let out: Content | undefined;
   for (let start = 0; start < content.length;) {
     let end = start;

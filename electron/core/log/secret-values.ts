@@ -44,8 +44,6 @@ export interface ValueMask {
   mask(text: string): string;
   /** Where the values occur in `text` (what `mask` replaces), in order; valueReplacer's masks have it. */
   find?(text: string): ValueOccurrence[];
-  /** The length of the longest form `find` looks for (how far an occurrence reaches). */
-  readonly longest?: number;
 }
 
 interface Source<T> {
@@ -150,7 +148,6 @@ export function valueReplacer(
   // Most texts hold none of the values: as cheap as before (one search per form), no regex run.
   const holdsAny = (text: string) => text.length >= shortest && sorted.some((form) => text.includes(form));
   return {
-    longest: sorted[0].length,
     mask(text: string): string {
       if (!holdsAny(text)) return text;
       return text.replace(pattern(), (found) => forms.get(found)?.replacement ?? found);
