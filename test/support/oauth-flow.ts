@@ -70,7 +70,9 @@ export async function signIn(hub: TestHub): Promise<URL> {
   expect(answer.ok).toBe(true);
   const ready = hub.waitForStatus('remote', 'ready');
   const url = new URL(answer.value!.authorizationUrl);
-  expect((await browse(url.href)).status).toBe(200);
+  const page = await browse(url.href);
+  // The callback page's text says why a sign-in failed (the CI log shows it, not only the status).
+  expect(page.status, page.text).toBe(200);
   await ready;
   return url;
 }

@@ -44,6 +44,7 @@ export interface UpstreamOAuthOptions {
 }
 
 const SIGNED_OUT = 'This server was signed out or removed meanwhile: press Sign in to sign in again.';
+const USER_SIGN_IN_WAITS = 'A sign-in to this server waits in the browser: finish it there, or press Sign in again.';
 
 /**
  * Set while the SDK's auth runs for a sign-in the user started (signInByUser): read per call, so a
@@ -76,6 +77,8 @@ export class UpstreamOAuthProvider implements OAuthClientProvider {
   readonly #refused: string[] = [];
   /** The scope the last authorization URL asked for: stored with the tokens it brings. */
   #askedScope: string | undefined;
+  /** Sign-ins the user started whose SDK auth runs now (signInByUser). */
+  #userSignIns = 0;
 
   constructor(private readonly options: UpstreamOAuthOptions) {}
 
@@ -126,8 +129,9 @@ export class UpstreamOAuthProvider implements OAuthClientProvider {
       }
       if (pending.waitingForUser(serverId)) {
         if (this.authorizationUrl) this.options.onAuthorizationUrl(serverId, this.authorizationUrl);
-        throw new UnauthorizedError('A sign-in to this server waits in the browser: finish it there, or press Sign in again.');
+        throw new UnauthorizedError(USER_SIGN_IN_WAITS);
       }
+      if (this.#userSignIns > 0) throw new UnauthorizedError(USER_SIGN_IN_WAITS);
     }
     pending.replace(serverId);
     return pending.create(serverId, byUser);
@@ -135,7 +139,20 @@ export class UpstreamOAuthProvider implements OAuthClientProvider {
 
   /** Runs the SDK's auth for a sign-in the user started: the state it makes is the user's (see state()). */
   signInByUser<T>(run: () => Promise<T>): Promise<T> {
-    return userSignIn.run(true, run);
+    this.#userSignIns++;
+    return userSignIn.run(true, run).finally(() => {
+      this.#userSignIns--;
+    });
+  }
+
+  /**
+   * Whether this is a connection's own auth while the user's sign-in runs or waits in the browser. The
+   * connection then registers no client and stores no verifier: its registration, landing after the user's,
+   * would replace the client the user's authorization URL names, and the code would be refused at the exchange.
+   */
+  #besideUserSignIn(): boolean {
+    if (userSignIn.getStore() === true || codeExchange.getStore() === true) return false;
+    return this.#userSignIns > 0 || this.options.pending.waitingForUser(this.options.serverId);
   }
 
   /** Runs the SDK's exchange of a sign-in's code: the tokens it stores keep the scope the sign-in asked for. */
@@ -207,15 +224,22 @@ export class UpstreamOAuthProvider implements OAuthClientProvider {
     return this.#tokensFrom(await this.#read('tokens'));
   }
 
+  /** The client the SDK signs in with; none beside the user's sign-in makes a connection's auth stop instead of registering one. */
   async clientInformation(): Promise<OAuthClientInformationMixed | undefined> {
+    const info = await this.#client();
+    if (!info && this.#besideUserSignIn()) throw new UnauthorizedError(USER_SIGN_IN_WAITS);
+    return info;
+  }
+
+  #client(): Promise<OAuthClientInformationMixed | undefined> {
     // A public client (PKCE, no secret) the user made in the service's developer settings.
-    if (this.options.clientId) return { client_id: this.options.clientId, token_endpoint_auth_method: 'none' };
+    if (this.options.clientId) return Promise.resolve({ client_id: this.options.clientId, token_endpoint_auth_method: 'none' });
     return this.#readJson<OAuthClientInformationMixed>('client');
   }
 
   /** Whether the stored registration names another callback address (the hub's port changed since). */
   async registeredElsewhere(): Promise<boolean> {
-    const info = await this.clientInformation();
+    const info = await this.#client();
     const registered = info && 'redirect_uris' in info ? info.redirect_uris : undefined;
     return !!registered && !registered.includes(this.redirectUrl);
   }
@@ -228,6 +252,7 @@ export class UpstreamOAuthProvider implements OAuthClientProvider {
   }
 
   async saveClientInformation(info: OAuthClientInformationMixed): Promise<void> {
+    if (this.#besideUserSignIn()) throw new UnauthorizedError(USER_SIGN_IN_WAITS);
     await this.#write('client', JSON.stringify(info));
   }
 
@@ -288,6 +313,7 @@ export class UpstreamOAuthProvider implements OAuthClientProvider {
   }
 
   async saveCodeVerifier(verifier: string): Promise<void> {
+    if (this.#besideUserSignIn()) throw new UnauthorizedError(USER_SIGN_IN_WAITS);
     await this.#write('verifier', verifier);
   }
 
