@@ -26,9 +26,8 @@ export interface BundleUpdateDeps {
   startOutcome?: StartWatch;
 }
 
-/** The upstream's bundle as `bundleOf` found it. */
+/** The upstream's bundle as installedKind found it, and its installer. */
 export interface UpstreamBundle {
-  config: ServerConfig;
   ref: BundleRefOf;
   bundles: BundleInstaller;
 }
@@ -74,7 +73,7 @@ export function bundleUpdateHandlers(deps: BundleUpdateDeps) {
     return published;
   };
   return {
-    async installed(id: string, { ref, bundles }: Omit<UpstreamBundle, 'config'>) {
+    async installed(id: string, { ref, bundles }: UpstreamBundle) {
       try {
         const { version } = await latest(ref.name);
         const shown = { name: ref.name, version: ref.version, latest: version };

@@ -1,27 +1,26 @@
 /**
  * `registry.goBack`: the user's own way back from an Update that started but behaves worse. The server is
- * switched to the install it ran before its last Update (kept in the data folder, previous-installs.ts),
- * as the automatic switch back does (registry-update.ts goBack): only the install it runs changes; its
- * settings, secrets and policies are kept. Nothing is further back, so the record of the previous install
- * goes; the version gone back from is not barred (the user chose), and is offered as an Update again.
+ * switched to the install it ran before its last Update (kept in the data folder, the installs folder's
+ * `previous` record), as the automatic switch back does (registry-update.ts goBack): only the install it
+ * runs changes; its settings, secrets and policies are kept. Nothing is further back, so the record of the
+ * previous install goes; the version gone back from is not barred (the user chose), and is offered as an
+ * Update again.
  * `registry.installed` says which version going back leads to (`previous`).
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ServerConfig } from '../../../shared/config.js';
 import type { InstallsFolder } from '../registry/install/installs-folder.js';
-import type { NpmInstaller } from '../registry/install/npm-installer.js';
 import { packageOfFile } from '../registry/install/package-folders.js';
-import type { BundleInstaller } from '../registry/mcpb/bundle-installer.js';
+import type { BundleRefOf } from '../registry/mcpb/bundle-installer.js';
 import { ControlError } from './control-error.js';
 import type { HandlerMap } from './control-handlers.js';
+import { installedKind, savedConfig, type InstalledKind, type Installers } from './installed-kind.js';
 import { bundleBackOf } from './registry-bundle-update.js';
 import { npmBackOf, type SwitchBack } from './registry-update.js';
 
 /** What going back needs of the registry methods' deps (RegistryHandlerDeps). */
-export interface GoBackDeps {
-  npm?: NpmInstaller;
-  bundles?: BundleInstaller;
+export interface GoBackDeps extends Installers {
   secrets?: { getEnv?(serverId: string, key: string): Promise<string | undefined> };
   upstreamConfigs?(): Record<string, ServerConfig>;
   updateUpstream?: SwitchBack['updateUpstream'];
@@ -34,7 +33,7 @@ interface Install {
   folder: string;
 }
 
-/** The kind of install a server runs (npm package or bundle), and how to read and switch it. */
+/** How to read and switch the kind of install a server runs (installedKind: npm package or bundle). */
 interface Kind {
   installs: InstallsFolder;
   /** The install a config runs, when it runs one of this kind. */
@@ -44,54 +43,44 @@ interface Kind {
   backOf(id: string, config: ServerConfig, folder: string): Promise<Omit<SwitchBack, 'installs' | 'updateUpstream'> | undefined>;
 }
 
-function kindsOf(deps: GoBackDeps): Kind[] {
-  const { npm, bundles, secrets } = deps;
-  const kinds: Kind[] = [];
-  // A bundle first, as registry.update decides.
-  if (bundles)
-    kinds.push({
+/** How the install a server runs (installedKind) is read and switched. */
+function kindOf(deps: GoBackDeps, installed: InstalledKind): Kind {
+  if (installed.kind === 'bundle') {
+    const { bundles } = installed;
+    const install = (ref: BundleRefOf | undefined) => ref && { name: ref.name, version: ref.version, folder: ref.dir };
+    return {
       installs: bundles,
-      runs: (config) => {
-        const ref = bundles.bundleOf(config);
-        return ref && { name: ref.name, version: ref.version, folder: ref.dir };
-      },
-      at: (folder) => {
-        const ref = bundles.refOfFolder(folder);
-        return ref && { name: ref.name, version: ref.version, folder: ref.dir };
-      },
-      backOf: (id, config, folder) => bundleBackOf({ bundles, secrets }, id, config, folder),
-    });
-  if (npm)
-    kinds.push({
-      installs: npm,
-      runs: (config) => npm.packageOf(config),
-      at: (folder) => {
-        const ref = packageOfFile(npm.dir, join(folder, 'package.json'));
-        return ref?.folder === folder ? ref : undefined;
-      },
-      backOf: (id, config, folder) => npmBackOf(npm, id, config, folder),
-    });
-  return kinds;
+      runs: (config) => install(bundles.bundleOf(config)),
+      at: (folder) => install(bundles.refOfFolder(folder)),
+      backOf: (id, config, folder) => bundleBackOf({ bundles, secrets: deps.secrets }, id, config, folder),
+    };
+  }
+  const { npm } = installed;
+  return {
+    installs: npm,
+    runs: (config) => npm.packageOf(config),
+    at: (folder) => {
+      const ref = packageOfFile(npm.dir, join(folder, 'package.json'));
+      return ref?.folder === folder ? ref : undefined;
+    },
+    backOf: (id, config, folder) => npmBackOf(npm, id, config, folder),
+  };
 }
 
 /** What server `id` runs, and the install kept from before its last Update (or why it cannot go back). */
 type Found = { kind: Kind; config: ServerConfig; current: Install; previous: Install } | { kind: Kind; current: Install; refusal: ControlError };
 
 async function find(deps: GoBackDeps, id: string): Promise<Found> {
-  const configs = deps.upstreamConfigs?.() ?? {};
-  const config = Object.hasOwn(configs, id) ? configs[id] : undefined;
-  if (!config) throw new ControlError('not_found', `No server with id "${id}"`, 'id');
-  const match = kindsOf(deps).flatMap((kind) => {
-    const current = kind.runs(config);
-    return current ? [{ kind, current }] : [];
-  })[0];
-  if (!match)
+  const config = savedConfig(deps, id);
+  const installed = installedKind(deps, config);
+  const kind = installed && kindOf(deps, installed);
+  const current = kind?.runs(config);
+  if (!kind || !current)
     throw new ControlError(
       'invalid',
       `"${id}" does not run an npm package or bundle that Spillway installed, so there is no earlier version to go back to.`,
       'id',
     );
-  const { kind, current } = match;
   const folder = (await kind.installs.previous.read())[id];
   const previous = folder && existsSync(folder) ? kind.at(folder) : undefined;
   if (!previous || previous.folder === current.folder) return { kind, current, refusal: nothingKept(id, current) };

@@ -25,6 +25,7 @@ import { BundleInstaller } from '../registry/mcpb/bundle-installer.js';
 import { bundleForm, installPlannedBundle } from './registry-bundle-add.js';
 import { bundleBackOf, bundleUpdateHandlers } from './registry-bundle-update.js';
 import { withGoBack } from './registry-go-back.js';
+import { installedKind, savedConfig } from './installed-kind.js';
 import { RegistryError } from '../registry/registry-client.js';
 import { isNewerVersion } from '../registry/version-order.js';
 import { confirmAtStart, failedBefore, failedNotice, npmBackOf, npmSwitch, switchWatched, type StartWatch } from './registry-update.js';
@@ -155,30 +156,16 @@ export function registryHandlers(deps: RegistryHandlerDeps): HandlerMap {
     });
     return installed.length ? { ...described, installed } : described;
   };
-  /** The saved config of an upstream, or not_found. */
-  const configOf = (id: string) => {
-    const configs = deps.upstreamConfigs?.() ?? {};
-    const config = Object.hasOwn(configs, id) ? configs[id] : undefined;
-    if (!config) throw new ControlError('not_found', `No server with id "${id}"`, 'id');
-    return config;
-  };
-  /** The npm package an upstream runs from the data folder, or a plain refusal. */
+  /** The bundle or npm package an upstream runs from the data folder, or a plain refusal. */
   const installedOf = (id: string) => {
-    const config = configOf(id);
-    const ref = deps.npm?.packageOf(config);
-    if (!deps.npm || !ref || config.type !== 'stdio')
+    const installed = installedKind(deps, savedConfig(deps, id));
+    if (!installed)
       throw new ControlError(
         'invalid',
         `"${id}" does not run an npm package or bundle that Spillway installed, so there is nothing to update here.`,
         'id',
       );
-    return { config, ref, npm: deps.npm };
-  };
-  /** The bundle an upstream runs from the data folder, if it runs one. */
-  const bundleOf = (id: string) => {
-    const config = configOf(id);
-    const ref = deps.bundles?.bundleOf(config);
-    return ref && deps.bundles ? { config, ref, bundles: deps.bundles } : undefined;
+    return installed;
   };
   const bundleHandlers = bundleUpdateHandlers({
     catalog: deps.catalog,
@@ -265,9 +252,9 @@ export function registryHandlers(deps: RegistryHandlerDeps): HandlerMap {
       };
     },
     'registry.installed': async (req) => {
-      const bundle = bundleOf(req.id);
-      if (bundle) return bundleHandlers.installed(req.id, bundle);
-      const { ref, npm } = installedOf(req.id);
+      const installed = installedOf(req.id);
+      if (installed.kind === 'bundle') return bundleHandlers.installed(req.id, installed);
+      const { ref, npm } = installed;
       try {
         const latest = await npm.latest(ref.name);
         const shown = { name: ref.name, version: ref.version, latest };
@@ -280,9 +267,9 @@ export function registryHandlers(deps: RegistryHandlerDeps): HandlerMap {
       }
     },
     'registry.update': async (req) => {
-      const bundle = bundleOf(req.id);
-      if (bundle) return bundleHandlers.update(req.id, bundle);
-      const { ref, npm } = installedOf(req.id);
+      const current = installedOf(req.id);
+      if (current.kind === 'bundle') return bundleHandlers.update(req.id, current);
+      const { ref, npm } = current;
       const updateUpstream = deps.updateUpstream;
       if (!updateUpstream) throw new ControlError('unavailable', 'This hub cannot update servers');
       let installed;

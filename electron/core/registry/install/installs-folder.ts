@@ -7,18 +7,21 @@ import { join } from 'node:path';
 import type { ServerConfig } from '../../../../shared/config.js';
 import { ownRuntime, type OwnRuntime } from './own-runtime.js';
 import { cleanInterruptedInstalls, removeUnusedInstalls } from './package-folders.js';
-import { PreviousInstalls } from './previous-installs.js';
+import { ServerRecord } from './server-records.js';
 
 export abstract class InstallsFolder {
   readonly runtime: OwnRuntime;
   /** The folders an interrupted install had left, removed when this installer was made. */
   readonly cleaned: string[];
-  /** The install each server ran before its last Update, kept so it can go back to it. */
-  readonly previous: PreviousInstalls;
-  /** The folder an Update switched a server to that was not yet seen starting (the hub stopped first). */
-  readonly unconfirmed: PreviousInstalls;
-  /** The version (`name@version`) an Update of a server went back from: not offered to it again. */
-  readonly failed: PreviousInstalls;
+  /**
+   * The install (folder) each server ran before its last Update (`<dir>-previous.json`), kept so it can
+   * go back to it: counted as in use when the hub starts, one per server.
+   */
+  readonly previous: ServerRecord;
+  /** The folder an Update switched a server to that was not yet seen starting (the hub stopped first; `-unconfirmed.json`). */
+  readonly unconfirmed: ServerRecord;
+  /** The version (`name@version`) an Update of a server went back from: not offered to it again (`-failed.json`). */
+  readonly failed: ServerRecord;
   /** The servers an Update is switching and watching now (registry-update.ts): one Update of each at a time. */
   readonly updating = new Set<string>();
 
@@ -28,9 +31,9 @@ export abstract class InstallsFolder {
   ) {
     this.runtime = runtime ?? ownRuntime();
     this.cleaned = cleanInterruptedInstalls(dir);
-    this.previous = new PreviousInstalls(dir);
-    this.unconfirmed = new PreviousInstalls(dir, 'unconfirmed');
-    this.failed = new PreviousInstalls(dir, 'failed');
+    this.previous = new ServerRecord(dir, 'previous');
+    this.unconfirmed = new ServerRecord(dir, 'unconfirmed');
+    this.failed = new ServerRecord(dir, 'failed');
   }
 
   /** The install folder a server runs from, when it runs one of these installs. */

@@ -1,26 +1,25 @@
 /**
- * The install each server ran before its last Update (`<data>/packages-previous.json`, and
- * `bundles-previous.json`: server id → folder): kept, and counted as in use when the hub starts, so an
- * update that turns out bad can go back to it. One per server; a server no longer in the config loses its
- * entry at the next start. Beside the installs folder, not in it: that folder holds installs only.
- * The same kind of record, under another name, holds an update not yet seen starting (`-unconfirmed`)
- * and the version that did not start, not offered again (`-failed`).
+ * A small JSON record beside an installs folder: server id → one string (`<dir>-<kind>.json`, e.g.
+ * `packages-previous.json` beside `packages/`). Beside the folder, not in it: that folder holds installs
+ * only. The installs folder keeps three (installs-folder.ts): the install each server ran before its
+ * last Update, an Update not yet seen starting, and the version an Update went back from. Changes are
+ * made one at a time and written atomically; a server no longer in the config loses its entry (keptFor).
  */
 import { mkdir, readFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { writeAtomically } from '../../files/atomic-file.js';
 
-export class PreviousInstalls {
+export class ServerRecord {
   #queue: Promise<unknown> = Promise.resolve();
 
   readonly #file: string;
 
   /** The record `kind` of the installs folder `dir` (`<dir>-<kind>.json`). */
-  constructor(dir: string, kind = 'previous') {
+  constructor(dir: string, kind: string) {
     this.#file = join(dirname(dir), `${basename(dir)}-${kind}.json`);
   }
 
-  /** Server id → its value, the folder it ran before its last update here (an unreadable record counts as empty). */
+  /** Server id → its value (an unreadable record counts as empty). */
   async read(): Promise<Record<string, string>> {
     try {
       const parsed: unknown = JSON.parse(await readFile(this.#file, 'utf8'));
@@ -31,20 +30,20 @@ export class PreviousInstalls {
     }
   }
 
-  /** Records (or, with no value, forgets) the install `id` ran before; one change at a time. */
-  set(id: string, folder: string | undefined): Promise<void> {
+  /** Records (or, with no value, forgets) the value of server `id`; one change at a time. */
+  set(id: string, value: string | undefined): Promise<void> {
     return this.#change((record) => {
       const { [id]: _old, ...rest } = record;
-      return folder === undefined ? rest : { ...rest, [id]: folder };
+      return value === undefined ? rest : { ...rest, [id]: value };
     });
   }
 
-  /** The folders kept for the servers in `ids`; the entries of any other server are forgotten. */
+  /** The values kept for the servers in `ids`; the entries of any other server are forgotten. */
   async keptFor(ids: ReadonlySet<string>): Promise<string[]> {
     let kept: string[] = [];
     await this.#change((record) => {
       const still = Object.entries(record).filter(([id]) => ids.has(id));
-      kept = still.map(([, folder]) => folder);
+      kept = still.map(([, value]) => value);
       return Object.fromEntries(still);
     });
     return kept;
