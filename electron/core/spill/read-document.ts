@@ -121,10 +121,10 @@ export async function answerRead(doc: SpillDocument, read: DocumentRead, viewOf:
       const v = await view();
       // On the JSON lines (no TOON view, or one too large to make) grep needs no header: they are numbered as always.
       if (!v || v.doc === doc) return { op: 'text', text: grepLines(doc, { ...op, deadlineMs: read.deadlineMs }) };
-      const onView = grepMatches(v.doc, { ...op, deadlineMs: read.deadlineMs });
+      const onView = grepMatches(v.doc, { ...op, deadlineMs: read.deadlineMs }, { view: true });
       if (onView.total > 0) return { op: 'text', text: `${v.header}\n${onView.text}` };
       // A pattern written for the JSON (`"name": "x"`) finds nothing in the view: its JSON text is searched too.
-      const onJson = grepMatches(doc, { ...op, deadlineMs: read.deadlineMs });
+      const onJson = grepMatches(doc, { ...op, deadlineMs: read.deadlineMs }, {});
       if (onJson.total === 0) return { op: 'text', text: `${v.header}\n${onView.text}` };
       return { op: 'text', text: `${jsonGrepNote(Number(/\n(\d+):/.exec(onJson.text)?.[1] ?? 1))}\n${onJson.text}` };
     }

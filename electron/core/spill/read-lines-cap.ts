@@ -14,6 +14,11 @@ export interface LinesAnswer {
   range: LineRange;
   /** tail: keep the last lines. */
   fromEnd: boolean;
+  /**
+   * The view the lines were read in when it is not the default ("view":"json": a table's JSON lines, not
+   * its TOON view's): the call that reads on names it, or it would read the other view's lines (audit s21).
+   */
+  view?: 'json';
 }
 
 /** The answer whole when it is within `cap` tokens, else the most whole lines within it and a note saying what was left out. */
@@ -45,7 +50,9 @@ function partText(answer: LinesAnswer, count: number, cap: number): string {
   const end = start + count - 1;
   const rest = fromEnd ? { start: asked.from, end: start - 1 } : { start: end + 1, end: asked.to };
   const shown = `${fromEnd ? 'the last ' : ''}${formatCount(count)} of the ${formatCount(asked.to - asked.from + 1)} asked for are shown (whole lines)`;
-  const note = `[output capped at ${formatCount(cap)} tokens; ask for fewer lines: ${shown}; ${fromEnd ? 'the lines before them' : 'the rest'}: {"op":"slice","start":${rest.start},"end":${rest.end}}]`;
+  const view = answer.view === undefined ? '' : `,"view":${JSON.stringify(answer.view)}`;
+  const next = `{"op":"slice","start":${rest.start},"end":${rest.end}${view}}`;
+  const note = `[output capped at ${formatCount(cap)} tokens; ask for fewer lines: ${shown}; ${fromEnd ? 'the lines before them' : 'the rest'}: ${next}]`;
   return `${withNote(answer.note, linesText({ start, total: range.total, lines }))}\n${note}`;
 }
 

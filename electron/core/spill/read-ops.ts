@@ -6,6 +6,18 @@ import { compileRegex, parseFlags, RegexSyntaxError } from '../text/linear-regex
 import type { LinearRegex } from '../text/linear-regex.js';
 import { EXACT_NUMBER_FUNCTIONS, exactNumberLiterals } from './exact-json.js';
 import { formatCount } from './json-summary.js';
+import {
+  clipAround,
+  clipLine,
+  GREP_LINE_CHARS,
+  lineOffset,
+  lineOffsets,
+  longLineMatches,
+  longLineText,
+  MAX_LINE_CHARS,
+  nextLineOffset,
+} from './read-long-lines.js';
+import type { LongLineMatches } from './read-long-lines.js';
 import { prettyJsonWithin, type PrettyJson } from './read-pretty-json.js';
 import type { SpillDocument } from './spill-document.js';
 
@@ -13,9 +25,6 @@ import type { SpillDocument } from './spill-document.js';
 export class ReadOpError extends Error {
   override readonly name = 'ReadOpError';
 }
-
-const MAX_LINE_CHARS = 2_000;
-const GREP_LINE_CHARS = 500;
 
 /**
  * How much of the model's own pattern or query an answer repeats: enough to recognise it. All of it made a
@@ -57,8 +66,11 @@ export interface LineRange {
   lines: string[];
 }
 
-/** Lines `start`..`end` (1-based, inclusive), each longer than MAX_LINE_CHARS cut (saying how to read all of it). */
-export function lineRange(doc: SpillDocument, start: number, end: number, source: LineSource = {}): LineRange {
+/**
+ * Lines `start`..`end` (1-based, inclusive), each longer than MAX_LINE_CHARS cut (saying how to read all of
+ * it): to its end for tail (`fromEnd`), where the text ends, else to its start.
+ */
+export function lineRange(doc: SpillDocument, start: number, end: number, source: LineSource = {}, fromEnd = false): LineRange {
   const total = doc.lines.length;
   if (total === 0) return { start: 1, total, lines: [] };
   if (start > total) throw new ReadOpError(`Line ${formatCount(start)} is past the end: the result has ${formatCount(total)} lines.`);
@@ -69,7 +81,7 @@ export function lineRange(doc: SpillDocument, start: number, end: number, source
     let offset = source.view ? -1 : lineOffset(doc, start - 1);
     for (let i = 0; i < body.length; i++) {
       const line = body[i]!;
-      if (line.length > MAX_LINE_CHARS) body[i] = clipLine(line, offset);
+      if (line.length > MAX_LINE_CHARS) body[i] = clipLine(line, offset, fromEnd);
       if (offset >= 0) offset = nextLineOffset(doc.text, offset, line.length);
     }
   }
@@ -82,7 +94,7 @@ export function headRange(doc: SpillDocument, count: number, source: LineSource 
 
 export function tailRange(doc: SpillDocument, count: number, source: LineSource = {}): LineRange {
   const total = doc.lines.length;
-  return lineRange(doc, Math.max(1, total - count + 1), Math.max(1, total), source);
+  return lineRange(doc, Math.max(1, total - count + 1), Math.max(1, total), source, true);
 }
 
 /** The lines with a header saying where they sit: "Lines a-b of n:". */
@@ -114,17 +126,24 @@ export interface GrepOptions {
   deadlineMs?: number;
 }
 
-/** Matching lines with their numbers (`12:` a match, `11-` context, `--` between groups), grep style. */
+/**
+ * Matching lines of the text with their numbers (`12:` a match, `11-` context, `--` between groups), grep
+ * style; a long one by each of its matches, with the offset a read starts there from (read-long-lines.ts).
+ */
 export function grepLines(doc: SpillDocument, options: GrepOptions): string {
-  return grepMatches(doc, options).text;
+  return grepMatches(doc, options, {}).text;
 }
 
-/** grepLines' answer and how many lines matched. */
-export function grepMatches(doc: SpillDocument, options: GrepOptions): { text: string; total: number } {
+/**
+ * grepLines' answer and how many lines matched. `source`: whether the lines are a text's, whose offsets
+ * `read` reads from, or a TOON view's rows; not given, a long line's matches are placed in the line alone.
+ */
+export function grepMatches(doc: SpillDocument, options: GrepOptions, source?: LineSource): { text: string; total: number } {
   const lines = doc.lines; // split before the clock starts: that costs the same for every pattern
   const deadline = options.deadlineMs ?? READ_DEADLINE_MS;
+  const offsetOf = source === undefined || source.view ? undefined : lineOffsets(doc);
   try {
-    return runWithin(deadline, () => grepScan(lines, compileRegex(options.pattern, { ignoreCase: !options.caseSensitive }), options));
+    return runWithin(deadline, () => grepScan(lines, compileRegex(options.pattern, { ignoreCase: !options.caseSensitive }), options, offsetOf));
   } catch (error) {
     if (error instanceof RegexSyntaxError) throw new ReadOpError(`Bad regular expression ${echo(options.pattern)}: ${reason(error)}.`);
     if (!(error instanceof DeadlineExceeded)) throw error;
@@ -135,15 +154,35 @@ export function grepMatches(doc: SpillDocument, options: GrepOptions): { text: s
   }
 }
 
-function grepScan(lines: readonly string[], regex: LinearRegex, options: GrepOptions): { text: string; total: number } {
+/** `offsetOf`: where a line starts in the text (undefined: the lines are in no text `read` reads). */
+function grepScan(
+  lines: readonly string[],
+  regex: LinearRegex,
+  options: GrepOptions,
+  offsetOf: ((index: number) => number) | undefined,
+): { text: string; total: number } {
   const context = options.context ?? 0;
   const maxMatches = options.maxMatches ?? 50;
   const matches: number[] = [];
+  // A long line shows each of its matches, which count against maxMatches as a short matching line does.
+  const long = new Map<number, LongLineMatches>();
+  let budget = maxMatches;
   let total = 0;
   for (let i = 0; i < lines.length; i++) {
-    if (regex.test(lines[i]!)) {
+    const line = lines[i]!;
+    if (budget > 0 && line.length > GREP_LINE_CHARS) {
+      // Its matches are found here (no test() first: on a 10 MB line, that scan costs ~0.4 s more).
+      const found = longLineMatches(line, regex, budget);
+      if (found.count === 0) continue;
       total++;
-      if (matches.length < maxMatches) matches.push(i);
+      matches.push(i);
+      long.set(i, found);
+      budget -= found.shown.length;
+    } else if (regex.test(line)) {
+      total++;
+      if (budget === 0) continue;
+      matches.push(i);
+      budget--;
     }
   }
   const flags = options.caseSensitive ? '' : 'i';
@@ -161,8 +200,10 @@ function grepScan(lines: readonly string[], regex: LinearRegex, options: GrepOpt
     const to = Math.min(lines.length - 1, index + context);
     if (printedUpTo >= 0 && from > printedUpTo + 1 && context > 0) out.push('--');
     for (let i = from; i <= to; i++) {
+      const found = long.get(i);
+      if (found !== undefined && found.shown.length > 0) out.push(...longLineText(lines[i]!, i + 1, found, offsetOf?.(i)));
       // A match past maxMatches shows as context: the header said only the first ones are shown.
-      out.push(`${i + 1}${matched.has(i) ? ':' : '-'}${clipAround(lines[i]!, regex)}`);
+      else out.push(`${i + 1}${matched.has(i) ? ':' : '-'}${clipAround(lines[i]!, regex)}`);
     }
     printedUpTo = Math.max(printedUpTo, to);
   }
@@ -337,37 +378,4 @@ export function readFrom(doc: SpillDocument, offset: number): { offset: number; 
   }
   const start = charBoundary(doc.text, offset);
   return { offset: start, text: doc.text.slice(start) };
-}
-
-/**
- * A line longer than MAX_LINE_CHARS, cut, with the read that gives all of it: `offset` is where it starts
- * in the text (-1: a TOON view's row, which is in no text read reads).
- */
-function clipLine(line: string, offset: number): string {
-  const cut = `${line.slice(0, charBoundary(line, MAX_LINE_CHARS))}… [line clipped: ${formatCount(line.length)} characters; `;
-  return offset < 0 ? `${cut}query its row for all of it]` : `${cut}read all of it from its start with {"op":"read","offset":${offset}}]`;
-}
-
-/** Where line `index` (0-based) starts in the text: the lengths of the lines before it and their line breaks. */
-function lineOffset(doc: SpillDocument, index: number): number {
-  const lines = doc.lines;
-  let offset = 0;
-  for (let i = 0; i < index; i++) offset = nextLineOffset(doc.text, offset, lines[i]!.length);
-  return offset;
-}
-
-/** Where the line after the one at `offset` (of `length` characters) starts: past its `\n` or `\r\n`. */
-function nextLineOffset(text: string, offset: number, length: number): number {
-  const end = offset + length;
-  return end + (text.charCodeAt(end) === 13 ? 2 : 1);
-}
-
-/** A long matching line shown around its first match. */
-function clipAround(line: string, regex: LinearRegex): string {
-  if (line.length <= GREP_LINE_CHARS) return line;
-  const at = Math.max(0, regex.search(line));
-  // Both ends on character boundaries: half an emoji is not text (and breaks a client's UTF-8).
-  const from = charBoundary(line, Math.max(0, at - GREP_LINE_CHARS / 2));
-  const to = charBoundary(line, Math.min(line.length, from + GREP_LINE_CHARS));
-  return `${from > 0 ? '…' : ''}${line.slice(from, to)}${to < line.length ? '…' : ''}`;
 }

@@ -96,7 +96,10 @@ export async function readResult(store: SpillStore, counter: TokenCounter, args:
           'query',
         );
       case 'lines':
-        return ok(await cappedLines(counter, a.view === 'json' && entry.contentType === 'json' ? { ...got, note: JSON_LINES_NOTE } : got, cap));
+        // Lines read in the JSON view say so, and so does the slice that reads on from them.
+        return ok(
+          await cappedLines(counter, a.view === 'json' && entry.contentType === 'json' ? { ...got, note: JSON_LINES_NOTE, view: 'json' } : got, cap),
+        );
       case 'text':
         return await capped(counter, got.text, cap, op.op === 'grep' || op.op === 'query' ? op.op : 'lines');
       case 'read':
