@@ -24,6 +24,11 @@ export const ClientInfoSchema = z.object({
   configPresent: z.boolean(),
   configPath: z.string(),
   /**
+   * Spillway has a change of its own to this client's files that Restore can undo (a backup not undone yet):
+   * Restore backup is offered only then, also when the file is gone (Disconnect deleted a file Spillway created).
+   */
+  restorable: z.boolean(),
+  /**
    * Spillway's entry: absent, current, stale (wrong port/token/path), taken (a server named "spillway" that
    * Spillway did not add: it is left alone), or the file could not be read.
    */

@@ -127,9 +127,12 @@ describe('Clients', () => {
   });
 
   it('lists a server that uses the app’s own variables without offering it, and says why; Restore says what it undoes', async () => {
-    const { fake } = await setup((f) =>
-      f.clients.add('vscode', 'VS Code', { servers: { files: 'npx -y server-filesystem ${workspaceFolder}', fetch: 'uvx mcp-server-fetch' } }),
-    );
+    const { fake } = await setup((f) => {
+      f.clients.add('vscode', 'VS Code', { servers: { files: 'npx -y server-filesystem ${workspaceFolder}', fetch: 'uvx mcp-server-fetch' } });
+      // Spillway changed its file before (the hub has a backup to undo): Restore backup is offered.
+      const c = f.clients.byId.get('vscode')!;
+      c.info = { ...c.info, restorable: true };
+    });
     await fireEvent.click(card('VS Code').getByRole('button', { name: 'Import servers' }));
     const dialog = await screen.findByRole('dialog', { name: 'Import servers from VS Code' });
     const files = within(dialog).getByRole('checkbox', { name: /^files/ }) as HTMLInputElement;
@@ -175,7 +178,13 @@ describe('Clients', () => {
   });
 
   it('shows a failed change on the client it was about', async () => {
-    await setup((f) => f.clients.add('vscode', 'VS Code', { state: 'error' }));
+    await setup((f) => {
+      f.clients.add('vscode', 'VS Code', { state: 'error' });
+      // The hub offers Restore for Cursor, but the fake has no backup: the restore fails.
+      const c = f.clients.byId.get('cursor')!;
+      c.info = { ...c.info, restorable: true };
+    });
+    expect(card('Claude Desktop').queryByRole('button', { name: 'Restore backup' })).toBeNull();
     await fireEvent.click(card('Cursor').getByRole('button', { name: 'Restore backup' }));
     await fireEvent.click(within(await screen.findByRole('dialog')).getByRole('button', { name: 'Restore backup' }));
     const alert = await card('Cursor').findByRole('alert');
@@ -191,7 +200,7 @@ describe('Clients', () => {
     await setup((f) => {
       f.clients.add('vscode', 'VS Code', { state: 'error' });
       const c = f.clients.byId.get('vscode')!;
-      c.info = { ...c.info, configPath: file, error };
+      c.info = { ...c.info, configPath: file, error, restorable: true };
     });
     const note = card('VS Code').getByText(/There is a mistake in/);
     expect(note.textContent).toBe(error);

@@ -46,6 +46,7 @@ export class FakeClients {
         installed: options.installed ?? true,
         configPresent: options.installed ?? true,
         configPath: `/home/me/.config/${id}/mcp.json`,
+        restorable: false,
         state: options.state ?? 'absent',
         restartRequired: id === 'claude-desktop',
         kind,
@@ -78,7 +79,7 @@ export class FakeClients {
     c.backup = { servers: { ...c.servers }, state: c.info.state, written: c.written };
     c.written = state === 'current' ? this.entryText(c) : undefined;
     const changed = c.info.state !== state;
-    c.info = { ...c.info, state, configPresent: true, servers: Object.keys(c.servers).length };
+    c.info = { ...c.info, state, configPresent: true, restorable: true, servers: Object.keys(c.servers).length };
     return {
       ok: true as const,
       value: {
@@ -183,7 +184,7 @@ export class FakeClients {
         return { ok: false, code: 'not_found', message: `Spillway has not changed ${c?.info.displayName ?? req.id}'s file, so there is no backup` };
       c.servers = c.backup.servers;
       c.written = c.backup.written;
-      c.info = { ...c.info, state: c.backup.state, servers: Object.keys(c.servers).length };
+      c.info = { ...c.info, state: c.backup.state, restorable: false, servers: Object.keys(c.servers).length };
       c.backup = undefined;
       const restartHint = c.info.restartRequired ? `Quit and reopen ${c.info.displayName}.` : `${c.info.displayName} picks up the change by itself.`;
       return {

@@ -155,6 +155,7 @@ function info(id: ClientIdName, state: ClientInfo['state']): ClientInfo {
     installed: true,
     configPresent: true,
     configPath: `/c/${id}.json`,
+    restorable: false,
     state,
     restartRequired: false,
     kind: 'http',

@@ -17,6 +17,7 @@ import { importableServers, refuseItself, UnknownImportError } from './import-ca
 import { bearerOf, madeBySpillway, missingDataDir, UnstableEndpointError, writtenFrom, type HubEndpoint } from './entry-owner.js';
 import { maskedCandidate } from './masked-entries.js';
 import { previewDisconnect } from './disconnect-preview.js';
+import { undoable } from './restore-backup.js';
 import type { ClientRegistry } from './registry.js';
 import { candidateIdentity, configIdentity } from './same-server.js';
 import { SPILLWAY_ENTRY_NAME, type ImportCandidate, type ServerSpec, type SpillwayEntry } from './types.js';
@@ -154,12 +155,15 @@ export class ClientsService {
       const taken = s.entry !== null && !madeBySpillway(s.entry);
       const state = s.error ? 'error' : taken ? 'taken' : (s.state?.state ?? 'absent');
       const seen = this.o.host.lastSeen(s.id);
+      // Restore undoes the latest change made through Spillway: offered only when there is one.
+      const restorable = (await this.o.registry.backups(s.id)).some(undoable);
       infos.push({
         id: s.id,
         displayName: s.displayName,
         installed: s.installed,
         configPresent: s.configPresent,
         configPath: s.configPath,
+        restorable,
         state,
         ...(state === 'stale' && s.state?.state === 'stale' ? { differs: [...s.state.differs] } : {}),
         ...(s.error ? { error: s.error } : {}),

@@ -36,7 +36,7 @@ export type UndoChange = (
 ) => { text: string; holdsSecret: boolean };
 
 /** A change the user made through Spillway, not undone yet: Spillway's own repairs and restores are not. */
-const undoable = (r: BackupRecord) => !r.undone && r.reason !== 'restore' && r.reason !== 'repair';
+export const undoable = (r: BackupRecord) => !r.undone && r.reason !== 'restore' && r.reason !== 'repair';
 
 /**
  * Whether the file is as Spillway's own writes left it since `target`: each of its later writes started
