@@ -123,7 +123,9 @@ export function plainIssue(issue: z.core.$ZodIssue): string {
       }
       return ZOD_WORDING.test(issue.message) ? `${The} is too long (at most ${amount(issue.maximum, undefined)}).` : `${The} ${issue.message}.`;
     case 'invalid_type':
-      if (issue.expected === 'int' || issue.expected === 'number') return `${The} must be a number${unit ? ` of ${unit[1]}` : ''}.`;
+      // 1.5 where a count belongs is a number, just not a whole one: say so, or the sentence refuses what it asks for.
+      if (issue.expected === 'int') return `${The} must be a whole number${unit ? ` of ${unit[1]}` : ''}.`;
+      if (issue.expected === 'number') return `${The} must be a number${unit ? ` of ${unit[1]}` : ''}.`;
       if (issue.expected === 'string') return `${The} must be text.`;
       if (issue.expected === 'boolean') return `${The} must be on or off (true or false).`;
       if (issue.expected === 'object') return `${The} must be a set of names and values.`;

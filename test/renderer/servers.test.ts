@@ -209,13 +209,14 @@ describe('Servers: add form', () => {
       f.seedServer('files', { type: 'stdio', command: 'node', args: [], env: {}, enabled: true, prefix: true, label: 'My files' });
       f.seedServer('notes', { type: 'stdio', command: 'node', args: [], env: {}, enabled: true, prefix: true });
     });
-    const removeOne = async (name: string, id: string) => {
+    // The confirm button names the server as its card does: by its label when it has one (audit s21).
+    const removeOne = async (name: string) => {
       const card = within(screen.getByRole('article', { name }));
       await fireEvent.click(card.getByRole('button', { name: 'Remove…' }));
-      await fireEvent.click(card.getByRole('button', { name: `Remove ${id}` }));
+      await fireEvent.click(card.getByRole('button', { name: `Remove ${name}` }));
       await waitFor(() => expect(screen.queryByRole('article', { name })).toBeNull());
     };
-    await removeOne('My files', 'files');
+    await removeOne('My files');
     const notice = () => screen.getByText(/^Removed/).closest('[role="status"]') as HTMLElement;
     expect(notice().textContent).toMatch(/Removed My files\./);
     await fireEvent.click(within(notice()).getByRole('button', { name: 'Undo' }));
@@ -223,7 +224,7 @@ describe('Servers: add form', () => {
     expect(fake.callsOf('upstreams.undoRemove')).toEqual([{ id: 'files' }]);
     expect(screen.queryByText(/^Removed/)).toBeNull();
 
-    await removeOne('notes', 'notes');
+    await removeOne('notes');
     await fireEvent.click(within(notice()).getByRole('button', { name: 'Dismiss' }));
     expect(screen.queryByText(/^Removed/)).toBeNull();
     expect(fake.servers.has('notes')).toBe(false);

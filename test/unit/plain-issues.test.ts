@@ -9,7 +9,7 @@ import { previewWarning } from '../../shared/spill-advice.js';
 describe('describeZodError: settings', () => {
   const cases: Array<[string, unknown, string, string]> = [
     ['threshold below 1', { spill: { thresholdTokens: 0 } }, 'spill.thresholdTokens', 'The spill threshold must be at least 1 token.'],
-    ['threshold not whole', { spill: { thresholdTokens: 1.5 } }, 'spill.thresholdTokens', 'The spill threshold must be a number of tokens.'],
+    ['threshold not whole', { spill: { thresholdTokens: 1.5 } }, 'spill.thresholdTokens', 'The spill threshold must be a whole number of tokens.'],
     ['threshold as text', { spill: { thresholdTokens: 'lots' } }, 'spill.thresholdTokens', 'The spill threshold must be a number of tokens.'],
     ['preview too small', { spill: { previewTokens: 10 } }, 'spill.previewTokens', 'The preview must be at least 50 tokens.'],
     ['preview too big', { spill: { previewTokens: 200_000 } }, 'spill.previewTokens', 'The preview must be at most 100,000 tokens.'],

@@ -38,10 +38,17 @@ export function formatClock(iso: string): string {
   return Number.isNaN(d.getTime()) ? iso : d.toLocaleTimeString(undefined, { hour12: false });
 }
 
-/** Share of produced tokens kept out of the context, as a whole percent; negative when more was delivered (shown as it is). */
+/**
+ * Share of produced tokens kept out of the context, as a whole percent; negative when more was delivered (shown as
+ * it is). Never 100 while anything was delivered, and never 0 while anything was kept out: 220 tokens delivered of
+ * 157,893 is 99%, not "100% kept out".
+ */
 export function savedPercent(produced: number, delivered: number): number {
   if (produced <= 0) return 0;
-  return Math.round(((produced - delivered) / produced) * 100);
+  const percent = Math.round(((produced - delivered) / produced) * 100);
+  if (percent >= 100 && delivered > 0) return 99;
+  if (percent <= 0 && delivered < produced && delivered >= 0) return 1;
+  return percent;
 }
 
 /** "1 tool", "2 tools", "1,204 lines": a count with its noun in the right number. */
