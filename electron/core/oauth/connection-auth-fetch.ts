@@ -28,6 +28,8 @@ export interface ConnectionAuthFetchOptions {
   onRefresh(failure: RefreshFailure | undefined): void;
   /** The server refused a refresh outright (HTTP 400/401): the refresh token it was sent. */
   onRefreshRefused?(refreshToken: string): void;
+  /** A refresh is sent now: what this gives is told the access token the server grants it, if it does. */
+  onRefreshSent?(): (accessToken: string) => void;
 }
 
 /** A token endpoint's answer, kept to hand to each refresh that waited for it. */
@@ -50,6 +52,17 @@ export function isSignInRequest(url: URL, init: RequestInit | undefined, registr
   return registrationEndpoint !== undefined && url.href === registrationEndpoint;
 }
 
+/** The access token a granted refresh's answer carries, if it is the JSON a token endpoint answers. */
+function grantedAccessToken(body: ArrayBuffer): string | undefined {
+  try {
+    const parsed: unknown = JSON.parse(new TextDecoder().decode(body));
+    const token = parsed && typeof parsed === 'object' ? (parsed as { access_token?: unknown }).access_token : undefined;
+    return typeof token === 'string' ? token : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** Statuses that say "not now" rather than "no": the server is down, overloaded or slow. */
 const passing = (status: number) => status >= 500 || status === 408 || status === 429;
 
@@ -60,11 +73,15 @@ export function connectionAuthFetch(base: FetchLike, options: ConnectionAuthFetc
   let current: { token: string; answer: Promise<Answer> } | undefined;
 
   const refresh = async (url: URL, input: string | URL, init: RequestInit, token: string): Promise<Answer> => {
+    const granted = options.onRefreshSent?.();
     try {
       const res = await limited(input, init);
       options.onRefresh(passing(res.status) ? { host: url.host, reason: `it answered HTTP ${res.status}` } : undefined);
       if (res.status === 400 || res.status === 401) options.onRefreshRefused?.(token);
-      return { status: res.status, statusText: res.statusText, headers: res.headers, body: await res.arrayBuffer() };
+      const answer = { status: res.status, statusText: res.statusText, headers: res.headers, body: await res.arrayBuffer() };
+      const accessToken = res.ok ? grantedAccessToken(answer.body) : undefined;
+      if (accessToken) granted?.(accessToken);
+      return answer;
     } catch (err) {
       if (!options.stop.aborted) {
         const timedOut = err instanceof AuthServerTimeout;

@@ -61,6 +61,13 @@ export class OAuthSignIns {
   readonly #starting = new Map<string, Promise<unknown>>();
   /** Each server's last sign-in that failed in the browser or at the callback, in words for its card; cleared by the next. */
   readonly #failures = new Map<string, string>();
+  /** The redirects being handled (their code exchanged), by state: the same one again waits for it (see finish). */
+  readonly #handling = new Map<string, Promise<CallbackOutcome>>();
+  /**
+   * Each server's last sign-in the user started, while its redirect has not come back: its state and the
+   * client its authorization URL named. Pressing Sign in again meanwhile registers anew (see #signIn).
+   */
+  readonly #unanswered = new Map<string, { state: string | null; clientId: string | null }>();
   readonly #fetch: FetchLike;
 
   constructor(private readonly options: OAuthSignInsOptions) {
@@ -137,9 +144,14 @@ export class OAuthSignIns {
     // Refreshing works with any registration; a new authorization needs one for today's callback address.
     // Tokens are issued to their client: a new registration cannot refresh them, so they go with the old one
     // (a step-up included). A registration is otherwise kept: forgotten on Sign out, or when the server
-    // answers invalid_client for it (the SDK's auth drops it then).
+    // answers invalid_client for it (the SDK's auth drops it then), or when the user's last sign-in with it
+    // never came back (the server may have forgotten the client: its /authorize then refuses it in the
+    // browser, and never redirects back to say so). Not for a step-up: the tokens it keeps in use can be
+    // refreshed only with their client (a closed step-up tab is far more common than a forgotten client; a
+    // refresh refused with invalid_client then drops the client, and the next sign-in registers anew).
     const elsewhere = await provider.registeredElsewhere();
-    if (elsewhere) await provider.invalidateCredentials('client');
+    const unanswered = !provider.requiredScope && (await this.#unansweredClient(serverId, provider));
+    if (elsewhere || unanswered) await provider.invalidateCredentials('client');
     if (elsewhere || !provider.requiredScope) await provider.forgetTokens();
     let result;
     try {
@@ -153,7 +165,16 @@ export class OAuthSignIns {
       throw err;
     }
     if (result !== 'REDIRECT' || !provider.authorizationUrl) throw new Error('The server signed in without asking the user: press Restart instead.');
+    const asked = new URL(provider.authorizationUrl).searchParams;
+    this.#unanswered.set(serverId, { state: asked.get('state'), clientId: asked.get('client_id') });
     return provider.authorizationUrl;
+  }
+
+  /** Whether the stored registration is the one the user's last sign-in named, whose redirect never came back. */
+  async #unansweredClient(serverId: string, provider: UpstreamOAuthProvider): Promise<boolean> {
+    const last = this.#unanswered.get(serverId);
+    if (!last || !(await provider.registeredDynamically())) return false;
+    return (await provider.clientInformation())?.client_id === last.clientId;
   }
 
   #address(serverId: string, serverUrl: string): Promise<string> {
@@ -165,26 +186,49 @@ export class OAuthSignIns {
     this.provider(serverId)?.requireScope(scope);
   }
 
-  /** Handles the browser's redirect to /oauth/callback; a failure of a sign-in Spillway made is kept for the server's card. */
+  /**
+   * Handles the browser's redirect to /oauth/callback; a failure of a sign-in Spillway made is kept for the
+   * server's card. The same redirect again while its code is exchanged (the tab reloaded) waits for that
+   * exchange and shows its outcome.
+   */
   async finish(query: URLSearchParams): Promise<CallbackOutcome> {
-    const outcome = await this.#finish(query);
-    if (outcome.ok) this.#failures.delete(outcome.serverId);
-    return outcome;
+    const state = query.get('state');
+    const running = state ? this.#handling.get(state) : undefined;
+    if (running) {
+      const outcome = await running;
+      if (outcome.ok) return { ...outcome, already: true };
+      // Its failure was told to the server's card and log by the first; the page says it again.
+      const { serverId: _told, ...page } = outcome;
+      return page;
+    }
+    const handling = this.#finish(query);
+    if (state) this.#handling.set(state, handling);
+    try {
+      const outcome = await handling;
+      if (outcome.ok) this.#failures.delete(outcome.serverId);
+      return outcome;
+    } finally {
+      if (state && this.#handling.get(state) === handling) this.#handling.delete(state);
+    }
   }
 
   async #finish(query: URLSearchParams): Promise<CallbackOutcome> {
     const state = query.get('state');
     if (!state) return { ok: false, status: 400, title: 'Sign-in failed', message: `This address is missing its state. ${NEXT_STEP}` };
     const known = this.pending.serverOf(state);
+    // A redirect came back: the server knew the client that sign-in named.
+    if (known && this.#unanswered.get(known)?.state === state) this.#unanswered.delete(known);
     const taken = this.pending.take(state);
     // A link already used is not told to its server's card or log (a second redirect of one that failed already was).
-    const owner = 'refused' in taken && taken.refused === 'unknown' ? undefined : known;
+    // Nor is one given up by Sign out or Remove: that server's card has moved on (it may be a new one of that id).
+    const owner = 'refused' in taken && (taken.refused === 'unknown' || taken.refused === 'forgotten') ? undefined : known;
     if ('finished' in taken) return { ok: true, serverId: taken.finished, already: true };
     if ('refused' in taken) {
       const message = {
         expired: `This sign-in took too long and expired. ${NEXT_STEP}`,
         cancelled: `This sign-in was cancelled in Spillway. ${NEXT_STEP}`,
         replaced: `A newer sign-in to this server was started after this one and replaced it. Use the newer browser tab to finish, or go back to Spillway's Servers view and press Sign in again.`,
+        forgotten: `This sign-in was given up when its server was signed out or removed in Spillway. To use the server, go back to Spillway's Servers view and press Sign in.`,
         unknown: `This sign-in link was already used, or was not made by this Spillway. ${NEXT_STEP}`,
       }[taken.refused];
       // Cancelled and replaced ones were given up in Spillway: its card knows (or waits for the newer one).
@@ -216,36 +260,47 @@ export class OAuthSignIns {
       this.#failures.set(serverId, 'The server sent no authorization code. Press Sign in to try again.');
       return { ok: false, status: 400, title: 'Sign-in failed', message: `The server sent no authorization code. ${NEXT_STEP}`, serverId };
     }
+    // The verifier this exchange uses: a sign-in started meanwhile replaces it with its own, which stays.
+    let verifier: string | undefined;
     try {
-      // What the transport's finishAuth does: exchange the code (with the saved PKCE verifier) for tokens.
-      const address = await this.#address(serverId, entry.serverUrl);
-      const result = await entry.provider.exchangeCode(() =>
-        auth(entry.provider, { serverUrl: address, authorizationCode: code, fetchFn: this.#fetch }),
-      );
+      // What the transport's finishAuth does: exchange the code (with the saved PKCE verifier) for tokens. The
+      // exchange counts as under way from here, before anything is awaited: the state is taken, so a
+      // connection's auth meanwhile is kept from storing its own verifier only by that (upstream-oauth-provider.ts).
+      const result = await entry.provider.exchangeCode(async () => {
+        verifier = await entry.provider.codeVerifier().catch(() => undefined);
+        const address = await this.#address(serverId, entry.serverUrl);
+        return auth(entry.provider, { serverUrl: address, authorizationCode: code, fetchFn: this.#fetch });
+      });
       if (result !== 'AUTHORIZED') throw new Error('the server did not issue tokens');
       // Signed out or removed while the code was exchanged: the tokens were dropped, not stored.
       if (entry.provider.retired) throw new Error('this server was signed out or removed meanwhile');
     } catch (err) {
       const reason = err instanceof Error ? err.message : String(err);
-      this.#failures.set(serverId, `Spillway could not finish signing in (${reason}). Press Sign in to try again.`);
+      // Only for the server's card and log while it is still this one's: one removed (and maybe added again) meanwhile is not.
+      const current = this.#providers.get(serverId)?.provider === entry.provider;
+      if (current) this.#failures.set(serverId, `Spillway could not finish signing in (${reason}). Press Sign in to try again.`);
       return {
         ok: false,
         status: 502,
         title: 'Sign-in failed',
         message: `Spillway could not finish signing in to "${serverId}" (${reason}). ${NEXT_STEP}`,
-        serverId,
+        ...(current ? { serverId } : {}),
       };
     }
-    await entry.provider.invalidateCredentials('verifier');
-    entry.provider.requiredScope = undefined;
+    // Unless a newer sign-in waits (its verifier stored meanwhile): its verifier and step-up scope stay.
+    if ((await entry.provider.codeVerifier().catch(() => undefined)) === verifier) {
+      await entry.provider.invalidateCredentials('verifier');
+      entry.provider.requiredScope = undefined;
+    }
     this.pending.finished(state);
     return { ok: true, serverId };
   }
 
   /**
    * Forgets a server's tokens, then revokes them where their authorization server offers revocation (RFC
-   * 7009). Forgotten first: a revocation endpoint that never answers must not leave them stored. The
-   * provider is retired first: a refresh under way must not store new tokens after they were forgotten.
+   * 7009). Everything is forgotten before any request: a revocation endpoint that never answers must not
+   * leave them stored, and a sign-in started meanwhile stores its own values, which must stay. The provider
+   * is retired first: a refresh under way must not store new tokens after they were forgotten.
    */
   async signOut(serverId: string, serverUrl: string, clientId?: string): Promise<{ revoked: boolean }> {
     const known = this.#providers.get(serverId);
@@ -254,16 +309,15 @@ export class OAuthSignIns {
     this.#providers.delete(serverId);
     const tokens = await provider.retire();
     const registered = await provider.registeredDynamically();
-    await this.#forgetStored(serverId, ['tokens', 'verifier']);
-    this.pending.forget(serverId);
+    // Read before it goes: the revocation authenticates as the client the tokens were issued to.
+    const client = tokens ? await provider.clientInformation().catch(() => undefined) : undefined;
+    // The server may forget a registration (restarted, or expiring them): the next sign-in registers anew.
+    await this.#forgetStored(serverId, registered ? ['tokens', 'verifier', 'client'] : ['tokens', 'verifier']);
+    this.pending.signedOut(serverId);
     this.#failures.delete(serverId);
-    try {
-      const revoked = tokens ? await revokeTokens(provider, tokens, this.#fetch).catch(() => false) : false;
-      return { revoked };
-    } finally {
-      // The server may forget a registration (restarted, or expiring them): the next sign-in registers anew.
-      if (registered) await this.#forgetStored(serverId, ['client']);
-    }
+    this.#unanswered.delete(serverId);
+    const revoked = tokens && client ? await revokeTokens(provider, tokens, this.#fetch, client).catch(() => false) : false;
+    return { revoked };
   }
 
   /** Gives up a server's waiting sign-in: its redirect, if it still comes, is refused; the PKCE verifier goes. */
@@ -278,8 +332,9 @@ export class OAuthSignIns {
     const known = this.#providers.get(serverId);
     this.#providers.delete(serverId);
     await known?.provider.retire();
-    this.pending.forget(serverId);
+    this.pending.signedOut(serverId);
     this.#failures.delete(serverId);
+    this.#unanswered.delete(serverId);
     await this.#forgetStored(serverId, ['tokens', 'client', 'verifier']);
   }
 

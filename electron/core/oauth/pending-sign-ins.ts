@@ -1,9 +1,10 @@
 /**
  * Sign-ins waiting for their browser redirect, keyed by the OAuth `state` sent with each authorization
  * URL: random, single use, and valid for a limited time. The callback finds the server by it; a state
- * that is unknown, used, expired or cancelled is refused (a forged or replayed redirect, or one the user
- * gave up on in Spillway). A used state is kept until it expires: the redirect of a sign-in that finished,
- * sent again (the tab reloaded), is told so rather than asked to sign in again.
+ * that is unknown, used, expired, cancelled or forgotten is refused (a forged or replayed redirect, or one
+ * the user gave up on in Spillway: cancelled, or its server signed out or removed). A used state is kept
+ * until it expires: the redirect of a sign-in that finished, sent again (the tab reloaded), is told so
+ * rather than asked to sign in again.
  */
 import { randomBytes } from 'node:crypto';
 
@@ -14,14 +15,17 @@ export type TakenSignIn =
   | { serverId: string }
   /** Its redirect came before and signed the server in. */
   | { finished: string }
-  | { refused: 'unknown' | 'expired' | 'cancelled' | 'replaced' };
+  | { refused: 'unknown' | 'expired' | Refusal };
+
+/** Why Spillway gave up a waiting sign-in: cancelled, replaced by a newer one, or its server signed out or removed (forgotten). */
+type Refusal = 'cancelled' | 'replaced' | 'forgotten';
 
 interface Pending {
   serverId: string;
   expiresAt: number;
   /** Made for a sign-in the user started (Sign in pressed), not by a connection's own 401. */
   byUser: boolean;
-  refused?: 'cancelled' | 'replaced';
+  refused?: Refusal;
   /** Its redirect came (take); 'finished' once that signed the server in. */
   used?: 'taken' | 'finished';
 }
@@ -62,6 +66,11 @@ export class PendingSignIns {
     if (entry.used === 'finished') return { finished: entry.serverId };
     // Taken, and not (or not yet) signed in: told as a used link.
     if (entry.used) return { refused: 'unknown' };
+    // Given up by Sign out or Remove: said so even once expired (its server's card has moved on, and may be a new one of that id).
+    if (entry.refused === 'forgotten') {
+      this.#byState.delete(state);
+      return { refused: 'forgotten' };
+    }
     if (entry.expiresAt < this.now()) {
       this.#byState.delete(state);
       return { refused: 'expired' };
@@ -96,12 +105,21 @@ export class PendingSignIns {
     return this.#refuseWaiting(serverId, 'replaced');
   }
 
-  /** Forgets a server's waiting sign-ins (signed out, removed). */
+  /** Forgets a server's sign-ins: their redirects are then refused as unknown. */
   forget(serverId: string): void {
     for (const [state, entry] of this.#byState) if (entry.serverId === serverId) this.#byState.delete(state);
   }
 
-  #refuseWaiting(serverId: string, why: 'cancelled' | 'replaced'): boolean {
+  /**
+   * A server signed out or removed: its used sign-ins go; its waiting ones are kept, refused as forgotten,
+   * until they expire, so that a redirect that still comes back is told why.
+   */
+  signedOut(serverId: string): void {
+    for (const [state, entry] of this.#byState) if (entry.serverId === serverId && entry.used) this.#byState.delete(state);
+    this.#refuseWaiting(serverId, 'forgotten');
+  }
+
+  #refuseWaiting(serverId: string, why: Refusal): boolean {
     this.#sweep();
     let any = false;
     for (const entry of this.#byState.values())

@@ -5,7 +5,7 @@
  * redirects, so the tokens and the client secret are posted to the revocation endpoint and nowhere else.
  */
 import { discoverAuthorizationServerMetadata, selectClientAuthMethod } from '@modelcontextprotocol/sdk/client/auth.js';
-import type { OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
+import type { OAuthClientInformationMixed, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { checkAuthServerEndpoints } from './auth-server-requests.js';
 import type { UpstreamOAuthProvider } from './upstream-oauth-provider.js';
@@ -23,16 +23,23 @@ export function sameIssuer(a: string, b: string): boolean {
 }
 
 /**
- * Posts each token to the revocation endpoint of the server that issued them, the client authenticated as
- * the SDK does at the token endpoint (the registration's method where the server supports it, else the
- * server's: client_secret_basic in an Authorization header, client_secret_post in the body, or the client
- * ID alone for a public client); true when all were accepted. False, posting nothing, when the tokens name no issuer,
- * the client was registered elsewhere, or that server offers no revocation.
+ * Posts each token to the revocation endpoint of the server that issued them, authenticated as the client
+ * they were issued to (`given`, read before a sign-out forgot it; else the provider's), as the SDK does
+ * at the token endpoint (the registration's method where the server supports it, else the server's:
+ * client_secret_basic in an Authorization header, client_secret_post in the body, or the client ID alone
+ * for a public client); true when all were accepted. False, posting nothing, when the tokens name no
+ * issuer, the client was registered elsewhere, or that server offers no revocation. `provider` only lends
+ * its discovery (the authorization server's metadata, if read this run).
  */
-export async function revokeTokens(provider: UpstreamOAuthProvider, tokens: OAuthTokens, fetchFn: FetchLike): Promise<boolean> {
+export async function revokeTokens(
+  provider: UpstreamOAuthProvider,
+  tokens: OAuthTokens,
+  fetchFn: FetchLike,
+  given?: OAuthClientInformationMixed,
+): Promise<boolean> {
   const issuer = tokens.issuer;
   if (!issuer) return false;
-  const client = await provider.clientInformation();
+  const client = given ?? (await provider.clientInformation());
   if (!client || (client.issuer && !sameIssuer(client.issuer, issuer))) return false;
   const known = provider.discoveryState();
   const metadata =

@@ -6,13 +6,14 @@
  * is kept in memory because tokens() runs for every request. Signed out or removed, a provider is retired:
  * nothing it is handed afterwards is stored.
  */
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { UnauthorizedError, type OAuthClientProvider, type OAuthDiscoveryState } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { SecretStore } from '../secrets/secret-store.js';
+import { AuthRuns } from './auth-runs.js';
 import { AUTH_SERVER_TIMEOUT_MS, AuthServerUnreachable, checkAuthServerEndpoints } from './auth-server-requests.js';
 import { connectionAuthFetch, type RefreshFailure } from './connection-auth-fetch.js';
+import { RefreshLedger } from './refresh-ledger.js';
 import { unionScopes, type Challenge } from './scope-challenge.js';
 import { watchNoSignIn } from './no-sign-in.js';
 import type { PendingSignIns } from './pending-sign-ins.js';
@@ -46,14 +47,6 @@ export interface UpstreamOAuthOptions {
 const SIGNED_OUT = 'This server was signed out or removed meanwhile: press Sign in to sign in again.';
 const USER_SIGN_IN_WAITS = 'A sign-in to this server waits in the browser: finish it there, or press Sign in again.';
 
-/**
- * Set while the SDK's auth runs for a sign-in the user started (signInByUser): read per call, so a
- * connection's own auth running at the same time, which did not start inside it, is not taken for the user's.
- */
-const userSignIn = new AsyncLocalStorage<true>();
-/** Set while a sign-in's code is exchanged for tokens: they are the ones its authorization URL asked for. */
-const codeExchange = new AsyncLocalStorage<true>();
-
 type Slot = keyof typeof OAUTH_SECRETS;
 
 export class UpstreamOAuthProvider implements OAuthClientProvider {
@@ -73,12 +66,12 @@ export class UpstreamOAuthProvider implements OAuthClientProvider {
   #noSignIn = false;
   /** The connection's last refresh failed for a passing reason (see connection-auth-fetch.ts). */
   #refreshFailure: RefreshFailure | undefined;
-  /** Refresh tokens the server refused outright (the last few; spent ones, in memory only): see invalidateCredentials. */
-  readonly #refused: string[] = [];
+  /** The connection's refreshes: the tokens refused, and the exchanges stored since each was sent (refresh-ledger.ts). */
+  readonly #refreshes = new RefreshLedger();
   /** The scope the last authorization URL asked for: stored with the tokens it brings. */
   #askedScope: string | undefined;
-  /** Sign-ins the user started whose SDK auth runs now (signInByUser). */
-  #userSignIns = 0;
+  /** Which of the SDK's auth runs calls (the user's sign-in, a code exchange, the connection's own): auth-runs.ts. */
+  readonly #runs = new AuthRuns();
 
   constructor(private readonly options: UpstreamOAuthOptions) {}
 
@@ -116,7 +109,7 @@ export class UpstreamOAuthProvider implements OAuthClientProvider {
   async state(): Promise<string> {
     const { serverId, pending } = this.options;
     if (this.retired) throw new UnauthorizedError(SIGNED_OUT);
-    const byUser = userSignIn.getStore() === true;
+    const byUser = this.#runs.inUserSignIn;
     if (!byUser) {
       const failure = this.#refreshFailure;
       this.#refreshFailure = undefined;
@@ -131,7 +124,7 @@ export class UpstreamOAuthProvider implements OAuthClientProvider {
         if (this.authorizationUrl) this.options.onAuthorizationUrl(serverId, this.authorizationUrl);
         throw new UnauthorizedError(USER_SIGN_IN_WAITS);
       }
-      if (this.#userSignIns > 0) throw new UnauthorizedError(USER_SIGN_IN_WAITS);
+      if (this.#runs.userSignInUnderWay) throw new UnauthorizedError(USER_SIGN_IN_WAITS);
     }
     pending.replace(serverId);
     return pending.create(serverId, byUser);
@@ -139,25 +132,26 @@ export class UpstreamOAuthProvider implements OAuthClientProvider {
 
   /** Runs the SDK's auth for a sign-in the user started: the state it makes is the user's (see state()). */
   signInByUser<T>(run: () => Promise<T>): Promise<T> {
-    this.#userSignIns++;
-    return userSignIn.run(true, run).finally(() => {
-      this.#userSignIns--;
-    });
+    return this.#runs.byUser(run);
   }
 
   /**
-   * Whether this is a connection's own auth while the user's sign-in runs or waits in the browser. The
-   * connection then registers no client and stores no verifier: its registration, landing after the user's,
-   * would replace the client the user's authorization URL names, and the code would be refused at the exchange.
+   * Whether this is a connection's own auth while the user's sign-in runs, waits in the browser, or has its
+   * code exchanged. The connection then registers no client and stores no verifier: its registration, landing
+   * after the user's, would replace the client the user's authorization URL names, and the code would be
+   * refused at the exchange.
    */
   #besideUserSignIn(): boolean {
-    if (userSignIn.getStore() === true || codeExchange.getStore() === true) return false;
-    return this.#userSignIns > 0 || this.options.pending.waitingForUser(this.options.serverId);
+    if (this.#runs.inUserSignIn || this.#runs.inExchange) return false;
+    return this.#runs.userSignInUnderWay || this.options.pending.waitingForUser(this.options.serverId);
   }
 
-  /** Runs the SDK's exchange of a sign-in's code: the tokens it stores keep the scope the sign-in asked for. */
+  /**
+   * Runs the SDK's exchange of a sign-in's code: the tokens it stores keep the scope the sign-in asked for,
+   * and a refusal drops only the sign-in's verifier, never the tokens in use (see invalidateCredentials).
+   */
   exchangeCode<T>(run: () => Promise<T>): Promise<T> {
-    return codeExchange.run(true, run);
+    return this.#runs.exchange(() => this.#read('verifier'), run);
   }
 
   /**
@@ -172,10 +166,8 @@ export class UpstreamOAuthProvider implements OAuthClientProvider {
       onRefresh: (failure) => {
         this.#refreshFailure = failure;
       },
-      onRefreshRefused: (token) => {
-        this.#refused.push(token);
-        if (this.#refused.length > 8) this.#refused.shift();
-      },
+      onRefreshRefused: (token) => this.#refreshes.refused(token),
+      onRefreshSent: () => this.#refreshes.sent(),
     });
   }
 
@@ -226,8 +218,10 @@ export class UpstreamOAuthProvider implements OAuthClientProvider {
 
   /** The client the SDK signs in with; none beside the user's sign-in makes a connection's auth stop instead of registering one. */
   async clientInformation(): Promise<OAuthClientInformationMixed | undefined> {
+    this.#runs.stopIfExchangeRefused();
     const info = await this.#client();
     if (!info && this.#besideUserSignIn()) throw new UnauthorizedError(USER_SIGN_IN_WAITS);
+    this.#runs.exchangeReadClient(info?.client_id);
     return info;
   }
 
@@ -262,7 +256,7 @@ export class UpstreamOAuthProvider implements OAuthClientProvider {
    * in use until the new ones come), not refresh.
    */
   async tokens(): Promise<OAuthTokens | undefined> {
-    if (this.retired || userSignIn.getStore() === true) return undefined;
+    if (this.retired || this.#runs.inUserSignIn) return undefined;
     return this.#tokensFrom(await this.#read('tokens'));
   }
 
@@ -272,8 +266,12 @@ export class UpstreamOAuthProvider implements OAuthClientProvider {
   }
 
   async saveTokens(tokens: OAuthTokens): Promise<void> {
+    const exchange = this.#runs.inExchange;
+    if (exchange) this.#refreshes.exchangeStored();
+    // A refresh sent before a sign-in's code exchange stored its tokens, answered after: the exchange's are newer.
+    else if (this.#refreshes.olderThanExchange(tokens.access_token)) return;
     // A refresh's tokens keep the scope the sign-in asked for.
-    const asked = codeExchange.getStore() === true ? this.#askedScope : parseJson<StoredTokens>(await this.#read('tokens'))?.scope;
+    const asked = exchange ? this.#askedScope : parseJson<StoredTokens>(await this.#read('tokens'))?.scope;
     const entry: StoredTokens = { serverUrl: this.options.serverUrl, tokens, ...(asked ? { scope: asked } : {}) };
     await this.#write('tokens', JSON.stringify(entry));
     this.authorizationUrl = undefined;
@@ -308,7 +306,7 @@ export class UpstreamOAuthProvider implements OAuthClientProvider {
     this.#askedScope = url.searchParams.get('scope') ?? undefined;
     this.authorizationUrl = url.href;
     // A step-up the user started keeps the tokens in use: the server goes on working meanwhile.
-    if (userSignIn.getStore() === true && this.hasCachedTokens) return;
+    if (this.#runs.inUserSignIn && this.hasCachedTokens) return;
     this.options.onAuthorizationUrl(this.options.serverId, url.href);
   }
 
@@ -318,7 +316,10 @@ export class UpstreamOAuthProvider implements OAuthClientProvider {
   }
 
   async codeVerifier(): Promise<string> {
-    const verifier = await this.#read('verifier');
+    // The server refused this exchange's code or client: the SDK's retry with the same code stops here.
+    this.#runs.stopIfExchangeRefused();
+    // An exchange sends its own sign-in's verifier: a newer sign-in's, stored meanwhile, is not the code's.
+    const verifier = this.#runs.exchangeVerifier ?? (await this.#read('verifier'));
     if (!verifier) throw new Error('No sign-in is waiting for this server (its code verifier is missing): start the sign-in again.');
     return verifier;
   }
@@ -336,7 +337,20 @@ export class UpstreamOAuthProvider implements OAuthClientProvider {
     return this.#discovery;
   }
 
+  /**
+   * The SDK drops what a server refused: the tokens on invalid_grant, everything on invalid_client. During a
+   * sign-in's code exchange it is the code or the client of that sign-in that was refused: only its verifier
+   * goes (not a newer sign-in's stored meanwhile), the SDK's retry stops, and the tokens in use stay (a
+   * step-up keeps them; the server works on). A client refused at a sign-in's (not a step-up's) exchange
+   * goes too, if still the one that exchange used: the server forgot it, and the next Sign in registers anew.
+   */
   async invalidateCredentials(scope: 'all' | 'client' | 'tokens' | 'verifier' | 'discovery'): Promise<void> {
+    if (this.#runs.inExchange) {
+      const { verifier, client } = this.#runs.exchangeRefused(scope, !!this.requiredScope);
+      if ((await this.#read('verifier')) === verifier) await this.#write('verifier', undefined);
+      if (client && (await this.#readJson<OAuthClientInformationMixed>('client'))?.client_id === client) await this.#write('client', undefined);
+      return;
+    }
     if (scope === 'all' || scope === 'discovery') {
       this.#discovery = undefined;
       this.#noSignIn = false;
@@ -353,9 +367,7 @@ export class UpstreamOAuthProvider implements OAuthClientProvider {
    * fresh tokens that other one stored.
    */
   async #refreshedMeanwhile(): Promise<boolean> {
-    if (this.#refused.length === 0) return false;
-    const stored = this.#tokensFrom(await this.#read('tokens'))?.refresh_token;
-    return stored !== undefined && !this.#refused.includes(stored);
+    return this.#refreshes.storedAfterRefusal(this.#tokensFrom(await this.#read('tokens'))?.refresh_token);
   }
 
   /** Whether tokens for this server are stored, as far as this run has read them (undefined: not read yet). */
