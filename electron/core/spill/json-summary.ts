@@ -13,11 +13,43 @@ export interface ShownTable {
 /** Items of an array the summary shows at most. */
 export const SUMMARY_ITEMS = 20;
 
-/** The arrays whose first items the summary shows, by path (`$` for the value itself, `.key` for a top-level key). */
+/** Keys down to the arrays looked for under an object with none of its own (`.data.repository.issues.nodes`). */
+const NESTED_DEPTH = 5;
+/** Objects looked into for them at most. */
+const NESTED_OBJECTS = 1_000;
+
+/**
+ * The arrays whose first items the summary shows, by path (`$` for the value itself, `.key` for a top-level
+ * key): an object's largest arrays, or where it has none, the largest found down its objects (not through
+ * arrays, at most NESTED_DEPTH keys down), as a GraphQL answer has them (`.data.repository.issues.nodes`).
+ */
 export function summaryArrays(value: unknown): { path: string; items: unknown[] }[] {
   if (Array.isArray(value)) return value.length > 0 ? [{ path: '$', items: value }] : [];
   if (!isObject(value)) return [];
-  return largestArrays(value).map((key) => ({ path: `.${jsonKey(key)}`, items: value[key] as unknown[] }));
+  const top = largestArrays(value).map((key) => ({ path: `.${jsonKey(key)}`, items: value[key] as unknown[] }));
+  return top.length > 0 ? top : nestedArrays(value);
+}
+
+/** The largest non-empty arrays under an object's objects, breadth first (the shallower first among equals). */
+function nestedArrays(value: Record<string, unknown>): { path: string; items: unknown[] }[] {
+  const found: { path: string; items: unknown[] }[] = [];
+  let level: { path: string; value: Record<string, unknown> }[] = [{ path: '', value }];
+  let visited = 0;
+  for (let depth = 1; depth <= NESTED_DEPTH && level.length > 0; depth++) {
+    const next: typeof level = [];
+    for (const object of level) {
+      if (++visited > NESTED_OBJECTS) break;
+      for (const key of Object.keys(object.value)) {
+        const child = object.value[key];
+        const path = `${object.path}.${jsonKey(key)}`;
+        if (Array.isArray(child)) {
+          if (child.length > 0) found.push({ path, items: child });
+        } else if (isObject(child)) next.push({ path, value: child });
+      }
+    }
+    level = next;
+  }
+  return found.sort((a, b) => b.items.length - a.items.length).slice(0, 3);
 }
 
 /**
@@ -55,10 +87,7 @@ export function summarizeJson(value: unknown, maxChars: number, tables?: Readonl
     push(`JSON object with ${formatCount(keys.length)} top-level ${keys.length === 1 ? 'key' : 'keys'}:`);
     for (const key of keys.slice(0, 100)) if (!push(`  ${JSON.stringify(key)}: ${shape(value[key])}`)) break;
     if (keys.length > 100) push(`  … ${formatCount(keys.length - 100)} more keys`);
-    for (const key of largestArrays(value)) {
-      const path = `.${jsonKey(key)}`;
-      firstItems(value[key] as unknown[], path, push, tables?.get(path));
-    }
+    for (const { path, items } of summaryArrays(value)) firstItems(items, path, push, tables?.get(path));
   } else {
     push(`JSON ${shape(value)}`);
   }

@@ -43,8 +43,12 @@ export async function deliverOver(
   deps: ShapeDeps,
 ): Promise<ShapedResult> {
   const { counter, store } = deps;
-  const { view, bytesUpstream, tokensUpstream, preview } = over;
-  const sizes = { tokens: tokensUpstream, bytes: bytesUpstream, preview };
+  const { bytesUpstream, tokensUpstream, preview } = over;
+  // A text that only looked like JSON is kept as text: stat then names what query can read (audit s21 D4).
+  const view = preview.notJson ? { ...over.view, contentType: 'text' as const } : over.view;
+  // The header names the size of what the model reads (its text, and its media), as the link and the kept
+  // text have it: not the result's JSON, which may hold the same data twice (text and structuredContent).
+  const sizes = { tokens: tokensUpstream, bytes: over.resultBytes, preview };
   const base = {
     bytesUpstream,
     resultBytes: over.resultBytes,

@@ -19,11 +19,12 @@ export const GREP_LINE_CHARS = 500;
  */
 const MATCH_CHARS = 300;
 /**
- * Lines up to this long have all their matches counted. Finding where matches are takes the linear engine
- * ~0.12 s a million characters (case-insensitive): counting those of a longer line would take much of the
- * grep's deadline, so once the matches shown are found, it says "at least".
+ * How far past its first match grep looks for a long line's other matches, across all the long lines
+ * of one grep. Finding where matches are takes the linear engine ~0.12 s a million characters
+ * (case-insensitive): scanning a 50 MB line to the end to count matches near its start took the whole
+ * deadline (review s21). Past this, the matches found are shown and the count says "at least".
  */
-const COUNTED_LINE_CHARS = 2_000_000;
+export const COUNTED_SCAN_CHARS = 1_000_000;
 /** The most matches counted in one line: `x*` matches at every character (~2 µs each). */
 const MAX_COUNTED_MATCHES = 10_000;
 
@@ -84,29 +85,50 @@ function around(line: string, at: number, size: number): string {
 export interface LongLineMatches {
   /** The matches counted. */
   count: number;
-  /** Whether the count stopped before the line's end (more may follow): see COUNTED_LINE_CHARS. */
+  /** Whether the count stopped before the line's end (more may follow): see COUNTED_SCAN_CHARS. */
   atLeast: boolean;
   /** Where the matches shown start in the line. */
   shown: number[];
+  /** Where in the line looking for matches stopped, when before its end (COUNTED_SCAN_CHARS). */
+  lookedTo?: number;
+}
+
+/** What is left of a grep's COUNTED_SCAN_CHARS, shared by its long lines. */
+export interface ScanAllowance {
+  chars: number;
+}
+
+export function scanAllowance(): ScanAllowance {
+  return { chars: COUNTED_SCAN_CHARS };
 }
 
 /**
- * The matches of a line longer than GREP_LINE_CHARS (none: count 0), the first `budget` kept to show. All
- * are counted in a line up to COUNTED_LINE_CHARS long, up to MAX_COUNTED_MATCHES; in a longer one, those
- * up to the last shown.
+ * The matches of a line longer than GREP_LINE_CHARS (none: count 0), the first `budget` kept to show.
+ * A line with no match costs one test(), as any line does. In a matching one, matches are looked for from
+ * the first on, no further than what is left of `allowance` (which this uses up); matches past it are not
+ * counted (the count says "at least"), nor past MAX_COUNTED_MATCHES.
  */
-export function longLineMatches(line: string, regex: LinearRegex, budget: number): LongLineMatches {
-  const shown: number[] = [];
-  let count = 0;
-  const countAll = line.length <= COUNTED_LINE_CHARS;
-  // No match in a line past it takes a third of the time to say so without finding where matches are.
-  if (!countAll && !regex.test(line)) return { count: 0, atLeast: false, shown };
-  for (const m of regex.matchAll(line)) {
-    if (shown.length < budget) shown.push(m.index ?? 0);
+export function longLineMatches(line: string, regex: LinearRegex, budget: number, allowance: ScanAllowance): LongLineMatches {
+  // test() says "no match" in a third of the time it takes to find where matches are.
+  if (budget <= 0 || !regex.test(line)) return { count: 0, atLeast: false, shown: [] };
+  const first = Math.max(0, regex.search(line));
+  const shown = [first];
+  let count = 1;
+  // The window starts at the first match, so that the prefix is not scanned a third time; it always holds
+  // a match's worth of text past it (even with no allowance left), so the first match is found there too.
+  const end = Math.min(line.length, first + Math.max(allowance.chars, GREP_LINE_CHARS));
+  const cut = end < line.length;
+  allowance.chars = Math.max(0, allowance.chars - (end - first));
+  for (const m of regex.matchAll(line.slice(first, end))) {
+    const at = m.index ?? 0;
+    if (at === 0) continue; // the first match, found above
+    // A match reaching a cut end may be the cut's doing (`$`, `\b`, a longer match cut short): not counted.
+    if (cut && at + m[0].length >= end - first) return { count, atLeast: true, shown, lookedTo: first + at };
+    if (shown.length < budget) shown.push(first + at);
     count++;
-    if (count >= MAX_COUNTED_MATCHES || (!countAll && shown.length >= budget)) return { count, atLeast: true, shown };
+    if (count >= MAX_COUNTED_MATCHES) return { count, atLeast: true, shown };
   }
-  return { count, atLeast: false, shown };
+  return cut ? { count, atLeast: true, shown, lookedTo: end } : { count, atLeast: false, shown };
 }
 
 /**
@@ -116,12 +138,15 @@ export function longLineMatches(line: string, regex: LinearRegex, budget: number
  * each match says where it is in the line.
  */
 export function longLineText(line: string, lineNumber: number, matches: LongLineMatches, offset: number | undefined): string[] {
-  const { count, atLeast, shown } = matches;
-  const held = `${atLeast ? 'at least ' : ''}${formatCount(count)} ${count === 1 && !atLeast ? 'match' : 'matches'}`;
+  const { count, atLeast, shown, lookedTo } = matches;
+  const held = `${atLeast ? 'at least ' : ''}${formatCount(count)} ${count === 1 ? 'match' : 'matches'}`;
+  const each = `${count === 1 ? '' : 'each '}shown below`;
+  // Matches past where looking stopped are found by a grep of the rest (a read from there gives its text).
+  const rest = lookedTo === undefined ? '' : ` (grep looked no further than character ${formatCount(lookedTo)} of the line)`;
   const some =
-    shown.length < count || atLeast
-      ? `, the first ${formatCount(shown.length)} shown below (raise maxMatches for more), each`
-      : `, ${count === 1 ? '' : 'each '}shown below`;
+    shown.length < count || (atLeast && lookedTo === undefined)
+      ? `, the first ${formatCount(shown.length)} shown below (raise maxMatches for more)${rest}, each`
+      : `, ${each}${rest}`;
   const how =
     offset === undefined
       ? 'with the character it starts at in the line'

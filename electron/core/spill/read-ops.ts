@@ -13,6 +13,7 @@ import {
   lineOffset,
   lineOffsets,
   longLineMatches,
+  scanAllowance,
   longLineText,
   MAX_LINE_CHARS,
   nextLineOffset,
@@ -168,11 +169,12 @@ function grepScan(
   const long = new Map<number, LongLineMatches>();
   let budget = maxMatches;
   let total = 0;
+  const allowance = scanAllowance();
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i]!;
     if (budget > 0 && line.length > GREP_LINE_CHARS) {
-      // Its matches are found here (no test() first: on a 10 MB line, that scan costs ~0.4 s more).
-      const found = longLineMatches(line, regex, budget);
+      // Its matches are found here, from its first on, no further than the grep's allowance for counting.
+      const found = longLineMatches(line, regex, budget, allowance);
       if (found.count === 0) continue;
       total++;
       matches.push(i);

@@ -1,4 +1,6 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { stat as fsStat } from 'node:fs/promises';
+import { join } from 'node:path';
 import { LRUCache } from 'lru-cache';
 import type { ResultEncoding } from '../../../shared/policy.js';
 import { charBoundary } from '../tokens/text-cuts.js';
@@ -87,7 +89,7 @@ export async function readResult(store: SpillStore, counter: TokenCounter, args:
     const got = await answer(op);
     switch (got.op) {
       case 'stat':
-        return await capped(counter, stat(entry, got), cap, 'stat');
+        return await capped(counter, stat(entry, got, await blockBytes(store, entry)), cap, 'stat');
       case 'answer':
         return await capped(
           counter,
@@ -207,13 +209,33 @@ function chosenViewsOf(store: SpillStore): LRUCache<string, ChosenView> {
   return views;
 }
 
-function stat(entry: SpillEntry, doc: { chars: number; lines: number; json: string[] }): string {
+/** The bytes of a spilled result's binary blocks, decoded (their files' sizes); a file gone counts 0. */
+async function blockBytes(store: SpillStore, entry: SpillEntry): Promise<number> {
+  const sizes = await Promise.all(
+    entry.binary.map((b) =>
+      fsStat(join(store.dir, entry.handle, b.file)).then(
+        (s) => s.size,
+        () => 0,
+      ),
+    ),
+  );
+  return sizes.reduce((sum, size) => sum + size, 0);
+}
+
+/**
+ * stat's answer. It leads with the result's size as the spilled header gives it (its text and decoded
+ * binary blocks: viewBytes), then what the store holds for it (its JSON, binary data as base64).
+ */
+function stat(entry: SpillEntry, doc: { chars: number; lines: number; json: string[] }, binaryBytes: number): string {
   const tokens = entry.tokens === null ? 'not counted' : `${entry.tokensEstimated ? '~' : ''}${formatCount(entry.tokens)}`;
+  const size = entry.textBytes + binaryBytes;
+  const blocks = entry.binary.length > 0 ? `; binary blocks ${formatCount(binaryBytes)} bytes` : '';
   const lines = [
     `Handle: ${entry.handle}`,
     `From: ${entry.server} / ${entry.tool}${entry.client ? ` (client ${entry.client})` : ''}`,
     `Content type: ${entry.contentType}${entry.textFromStructured ? ' (from structuredContent)' : ''}`,
-    `Bytes: ${formatCount(entry.bytes)} (${formatBytes(entry.bytes)}); text ${formatCount(entry.textBytes)} bytes, ${formatCount(doc.chars)} characters`,
+    `Size: ${formatCount(size)} bytes (${formatBytes(size)}): text ${formatCount(entry.textBytes)} bytes, ` +
+      `${formatCount(doc.chars)} characters${blocks}; stored as ${formatCount(entry.bytes)} bytes`,
     `Lines: ${formatCount(doc.lines)}`,
     `Tokens: ${tokens}`,
     `Created: ${new Date(entry.createdAt).toISOString()}; expires: ${new Date(entry.expiresAt).toISOString()}`,

@@ -8,7 +8,7 @@ import { encodeValue, isUniformObjectArray, numbersParseExactly, tokensSaved } f
 import type { TokenBudgetCut, TokenCount, TokenCounter } from '../tokens/token-counter.js';
 import { exampleQuery, formatCount, SUMMARY_ITEMS, summarizeJson, summaryArrays, type ShownTable } from './json-summary.js';
 import { READ_RESULT_TOOL_REFERENCE } from './read-result-tool.js';
-import { parseJson, type ResultView } from './result-view.js';
+import { parseJson, sequenceStart, type ResultView } from './result-view.js';
 import { formatBytes, formatDuration } from './size-labels.js';
 import { spillUri } from './spill-handle.js';
 import type { SpillEntry } from './spill-store.js';
@@ -28,10 +28,13 @@ export interface Preview {
   query?: string;
   /** Set when items are shown as TOON: the line saying so, and the tokens that saved against JSON. */
   encoding?: { note: string; tokensSaved: number };
+  /** Set when a text that starts and ends as JSON does was found not to be (nor a run of JSON values): it is kept as text. */
+  notJson?: true;
 }
 
 export interface Sizes {
   tokens: TokenCount;
+  /** The size of the result as the model reads it (OverThreshold.resultBytes), not its JSON's. */
   bytes: number;
   preview: Preview;
 }
@@ -39,7 +42,9 @@ export interface Sizes {
 /**
  * The preview of a result over its threshold: a structural summary for JSON, else the text's start
  * (`start`, when the spill decision's survey has cut it already). JSON with a number its parsed value
- * would not hold exactly (a 64-bit id) is previewed by its text's start: a summary would show it rounded.
+ * would not hold exactly (a 64-bit id) is previewed by its text's start: a summary would show it rounded,
+ * as are JSON Lines and joined JSON texts (query reads them as an array: spill-document.ts), told from
+ * the text's start (sequenceStart). A text that only starts and ends as JSON does is `notJson`.
  */
 export async function buildPreview(
   result: CallToolResult,
@@ -52,11 +57,12 @@ export async function buildPreview(
   if (view.contentType === 'json') {
     const json = view.textFromStructured ? { value: result.structuredContent } : parseJson(view.text);
     if (json && (view.textFromStructured || numbersParseExactly(view.text))) return summaryPreview(json.value, previewTokens, counter, encoding);
-    if (json) {
-      const query = exampleQuery(json.value);
-      const preview = start ? startPreview(start, view.text) : await textPreview(view.text, previewTokens, counter);
-      return query ? { ...preview, query } : preview;
-    }
+    // Several values one after another are told from the text's start: parsing all of it held the main thread.
+    const values = json ?? sequenceStart(view.text);
+    const preview = start ? startPreview(start, view.text) : await textPreview(view.text, previewTokens, counter);
+    if (values === false) return { ...preview, notJson: true };
+    const query = values && exampleQuery(values.value);
+    return query ? { ...preview, query } : preview;
   }
   return start ? startPreview(start, view.text) : textPreview(view.text, previewTokens, counter);
 }
@@ -162,6 +168,7 @@ function showing(preview: Preview): string {
 export function spilledHeader(sizes: Sizes, entry: SpillEntry, now: number, previewLines: number, asked = false): string {
   const h = entry.handle;
   const preview = sizes.preview;
+  if (entry.textBytes === 0 && preview.text.length === 0) return noTextHeader(sizes, entry, now, asked);
   const examples = [`{"handle":"${h}","op":"grep","pattern":"<regex>"}`];
   if (!preview.summary) {
     examples.push(
@@ -179,6 +186,27 @@ export function spilledHeader(sizes: Sizes, entry: SpillEntry, now: number, prev
     `Handle "${h}", kept until ${new Date(entry.expiresAt).toISOString()} (${formatDuration(entry.expiresAt - now)}). ` +
     `Read more with ${READ_RESULT_TOOL_REFERENCE}, e.g.\n  ${examples.join('\n  ')}\n` +
     `Ops: stat, head, tail, slice (lines), grep (regex), query (JSON), read (from an offset).${binary}`
+  );
+}
+
+/**
+ * The header of a spilled result with no text (only images, audio or blobs): no text op would find
+ * anything, so it says how its blocks are read (resources/read of its link, spill-resource.ts) and stat.
+ */
+function noTextHeader(sizes: Sizes, entry: SpillEntry, now: number, asked: boolean): string {
+  const h = entry.handle;
+  const blocks = entry.binary.length;
+  const mimeTypes = [...new Set(entry.binary.map((b) => b.mimeType))].join(', ');
+  const what =
+    blocks === 0 ? 'it is empty' : `it has no text, only ${formatCount(blocks)} binary ${blocks === 1 ? 'block' : 'blocks'} (${mimeTypes})`;
+  const read =
+    blocks === 0
+      ? `Its details: ${READ_RESULT_TOOL_REFERENCE}, {"handle":"${h}","op":"stat"}`
+      : `Read the blocks with resources/read ${spillUri(h)} (each as a blob, at ${spillUri(h)}#block-<index>); ` +
+        `${READ_RESULT_TOOL_REFERENCE} lists them with\n  {"handle":"${h}","op":"stat"}`;
+  return (
+    `[Spillway] ${asked ? 'Kept aside as asked' : 'Result too large for the context, kept in full'}: ${sizeLabel(sizes)} — ${what}.\n` +
+    `Handle "${h}", kept until ${new Date(entry.expiresAt).toISOString()} (${formatDuration(entry.expiresAt - now)}). ${read}`
   );
 }
 

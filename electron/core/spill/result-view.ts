@@ -1,6 +1,6 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { SpooledString } from '../wire/raw-spool.js';
-import { looksLikeJson } from '../../../shared/plain-text.js';
+import { looksLikeJson, parseJson } from '../../../shared/plain-text.js';
 import { visitStrings } from '../wire/spooled-strings.js';
 
 export { looksLikeJson, parseJson } from '../../../shared/plain-text.js';
@@ -202,6 +202,95 @@ export async function restoreBinaryFiles(
     else block.data = data;
   }
   return result;
+}
+
+/**
+ * The values of a text holding several JSON objects or arrays one after another (JSON Lines, or JSON texts
+ * joined by line breaks), as one array: undefined when it does not hold two or more of them. `parse` reads
+ * JSON text (parseJson, or parseJsonExactly for numbers a double cannot hold); it is given the values as one
+ * array's text, so that they are parsed at once.
+ */
+export function parseJsonSequence(
+  text: string,
+  parse: (text: string) => { value: unknown } | undefined = parseJson,
+): { value: unknown[] } | undefined {
+  const values: string[] = [];
+  for (let at = 0; ;) {
+    while (at < text.length && isSpace(text.charCodeAt(at))) at++;
+    if (at === text.length) break;
+    const first = text.charCodeAt(at);
+    if (first !== 0x7b && first !== 0x5b) return undefined; // `{`, `[`
+    const end = valueEnd(text, at);
+    if (end === -1) return undefined;
+    values.push(text.slice(at, end));
+    at = end;
+  }
+  if (values.length < 2) return undefined;
+  // Each value was cut at its own closing bracket, so none can run into the next: the array is JSON when each is.
+  const array = parse(`[${values.join(',')}]`);
+  return array && Array.isArray(array.value) ? { value: array.value as unknown[] } : undefined;
+}
+
+/** How far into a text sequenceStart looks: walking and parsing 1 MB takes a few ms. */
+export const SEQUENCE_START_CHARS = 1_000_000;
+
+/**
+ * Whether a text that is not one JSON value holds several one after another (as parseJsonSequence reads
+ * it), judged from its start so as not to hold the main thread with all of it (review s21: 0.36 s for
+ * 41.7 M characters): the values ending in its first `maxChars`, parsed, when they are two or more, or one
+ * with another starting after it; false when its start shows it does not; undefined when its first value
+ * runs on past `maxChars`, which says nothing. A text whose start is a run of values may still break later.
+ */
+export function sequenceStart(text: string, maxChars = SEQUENCE_START_CHARS): { value: unknown[] } | false | undefined {
+  const limit = Math.min(text.length, maxChars);
+  const values: string[] = [];
+  let more = false; // a value starts, but does not end, before the limit
+  for (let at = 0; ;) {
+    while (at < limit && isSpace(text.charCodeAt(at))) at++;
+    if (at === text.length) break;
+    if (at >= limit) {
+      more = true; // whether a value follows is past the limit: one may
+      break;
+    }
+    const first = text.charCodeAt(at);
+    if (first !== 0x7b && first !== 0x5b) return false; // `{`, `[`
+    const end = valueEnd(text, at, limit);
+    if (end === -1) {
+      if (limit === text.length) return false; // it never closes
+      more = true;
+      break;
+    }
+    values.push(text.slice(at, end));
+    at = end;
+  }
+  if (values.length === 0) return undefined;
+  if (values.length + (more ? 1 : 0) < 2) return false;
+  const array = parseJson(`[${values.join(',')}]`);
+  return array && Array.isArray(array.value) ? { value: array.value as unknown[] } : false;
+}
+
+/**
+ * Just past the bracket closing the object or array that starts at `start` (by brackets outside strings);
+ * -1 when none does before `limit`.
+ */
+function valueEnd(text: string, start: number, limit = text.length): number {
+  let depth = 0;
+  let inString = false;
+  for (let i = start; i < limit; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c)
+        i++; // `\`: the next character is escaped
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x7b || c === 0x5b) depth++;
+    else if ((c === 0x7d || c === 0x5d) && --depth === 0) return i + 1;
+  }
+  return -1;
+}
+
+function isSpace(code: number): boolean {
+  return code === 32 || code === 9 || code === 10 || code === 13;
 }
 
 /** Lines in a text; a trailing newline does not start another line. */

@@ -1,7 +1,7 @@
 import { LRUCache } from 'lru-cache';
 import { numbersParseExactly } from '../encoding/toon-encoding.js';
 import { parseJsonExactly } from './exact-json.js';
-import { looksLikeJson, parseJson } from './result-view.js';
+import { looksLikeJson, parseJson, parseJsonSequence } from './result-view.js';
 
 /** A line's cost beyond its characters: a sliced string's header (32 bytes) and its slot in the array (8). */
 const LINE_BYTES = 40;
@@ -45,14 +45,20 @@ export class SpillDocument {
   }
 
   /**
-   * The parsed JSON value, or undefined when the text is not JSON. A number a double cannot hold (a 64-bit
+   * The parsed JSON value (for several JSON values one after another, an array of them: parseJsonSequence),
+   * or undefined when the text is not JSON. A number a double cannot hold (a 64-bit
    * id, 1e400) is a LosslessNumber holding its text (exact-json.ts): such a text takes ~5x as long to parse,
    * so the read thread parses it (read-result.ts).
    */
   get json(): { value: unknown } | undefined {
     if (this.#json === null) {
       // The numbers are looked at only in a text that may be JSON (a log's are never parsed).
-      this.#json = !looksLikeJson(this.text) ? undefined : this.numbersExact ? parseJson(this.text) : parseJsonExactly(this.text);
+      if (!looksLikeJson(this.text)) this.#json = undefined;
+      else {
+        const parse = this.numbersExact ? parseJson : parseJsonExactly;
+        // JSON Lines, or JSON texts joined (a result of several JSON text blocks), are queried as an array of their values.
+        this.#json = parse(this.text) ?? parseJsonSequence(this.text, parse);
+      }
     }
     return this.#json;
   }
