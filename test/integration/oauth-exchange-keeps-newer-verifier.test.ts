@@ -3,17 +3,14 @@
  * thinks nothing happened). The first exchange, ending, must not delete the newer sign-in's PKCE verifier:
  * the newer tab can still finish.
  */
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { browse } from '../support/oauth-browser.js';
-import { startHoldsHub, type HoldsHub } from '../support/oauth-holds.js';
+import { useHoldsHub } from '../support/oauth-holds.js';
 
-let h: HoldsHub;
-beforeAll(async () => {
-  h = await startHoldsHub(['--token-lifetime', '600']);
-});
-afterAll(() => h?.stop());
+const holds = useHoldsHub(['--token-lifetime', '600']);
 
 it("the newer sign-in started during the older one's code exchange can still finish", async () => {
+  const h = holds();
   const { hub, server } = h;
   await hub.waitForStatus('remote', 'needs-sign-in');
   const redirect = (await fetch(await h.signInUrl(), { redirect: 'manual' })).headers.get('location')!;

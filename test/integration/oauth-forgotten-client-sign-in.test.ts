@@ -3,17 +3,14 @@
  * while the server needs a sign-in: its /authorize refuses the client in the browser and never redirects
  * back. Pressing Sign in again, the previous user sign-in never having come back, registers anew.
  */
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { browse } from '../support/oauth-browser.js';
-import { startHoldsHub, type HoldsHub } from '../support/oauth-holds.js';
+import { useHoldsHub } from '../support/oauth-holds.js';
 
-let h: HoldsHub;
-beforeAll(async () => {
-  h = await startHoldsHub(['--token-lifetime', '600']);
-});
-afterAll(() => h?.stop());
+const holds = useHoldsHub(['--token-lifetime', '600']);
 
 it('Sign in works again after the server forgot the client it registered', async () => {
+  const h = holds();
   const { hub, server } = h;
   await hub.waitForStatus('remote', 'needs-sign-in'); // the connection registered a client
   await h.post('/forget-clients');

@@ -4,21 +4,18 @@
  * dropped, and the connection goes on with the exchange's.
  */
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { OAUTH_SECRETS } from '../../electron/core/oauth/upstream-oauth-provider.js';
 import { browse } from '../support/oauth-browser.js';
 import { signIn } from '../support/oauth-flow.js';
-import { startHoldsHub, type HoldsHub } from '../support/oauth-holds.js';
+import { useHoldsHub } from '../support/oauth-holds.js';
 
-let h: HoldsHub;
-beforeAll(async () => {
-  h = await startHoldsHub(['--token-lifetime', '600']);
-});
-afterAll(() => h?.stop());
+const holds = useHoldsHub(['--token-lifetime', '600']);
 
 const text = (r: Awaited<ReturnType<Client['callTool']>>) => (r.content as Array<{ text: string }>).map((c) => c.text).join('\n');
 
 it('the step-up sign-in finished while a refresh was under way keeps its tokens (and their scope)', async () => {
+  const h = holds();
   const { hub, server } = h;
   await hub.waitForStatus('remote', 'needs-sign-in');
   await signIn(hub);

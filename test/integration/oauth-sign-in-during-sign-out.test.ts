@@ -4,20 +4,17 @@
  * tokens stay stored without the client they were issued to, and the next run cannot refresh them.
  */
 import { auth } from '@modelcontextprotocol/sdk/client/auth.js';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { OAuthSignIns } from '../../electron/core/oauth/oauth-sign-ins.js';
 import { OAUTH_SECRETS } from '../../electron/core/oauth/upstream-oauth-provider.js';
 import { browse } from '../support/oauth-browser.js';
 import { signIn } from '../support/oauth-flow.js';
-import { startHoldsHub, type HoldsHub } from '../support/oauth-holds.js';
+import { useHoldsHub } from '../support/oauth-holds.js';
 
-let h: HoldsHub;
-beforeAll(async () => {
-  h = await startHoldsHub(['--token-lifetime', '600']);
-});
-afterAll(() => h?.stop());
+const holds = useHoldsHub(['--token-lifetime', '600']);
 
 it('a sign-in made while the sign-out revokes keeps its registration stored', async () => {
+  const h = holds();
   const { hub, server } = h;
   const store = hub.hub.secretStore;
   await hub.waitForStatus('remote', 'needs-sign-in');

@@ -4,20 +4,17 @@
  * drop the stored tokens; during an exchange only the sign-in's verifier goes, so the server stays ready.
  */
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { OAUTH_SECRETS } from '../../electron/core/oauth/upstream-oauth-provider.js';
 import { signIn } from '../support/oauth-flow.js';
-import { startHoldsHub, type HoldsHub } from '../support/oauth-holds.js';
+import { useHoldsHub } from '../support/oauth-holds.js';
 
-let h: HoldsHub;
-beforeAll(async () => {
-  h = await startHoldsHub(['--token-lifetime', '600']);
-});
-afterAll(() => h?.stop());
+const holds = useHoldsHub(['--token-lifetime', '600']);
 
 const text = (r: Awaited<ReturnType<Client['callTool']>>) => (r.content as Array<{ text: string }>).map((c) => c.text).join('\n');
 
 it('a refused step-up code exchange leaves the tokens in use', async () => {
+  const h = holds();
   const { hub } = h;
   await hub.waitForStatus('remote', 'needs-sign-in');
   await signIn(hub);

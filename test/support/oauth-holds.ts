@@ -3,6 +3,7 @@
  * test-only controls for races: token requests held by grant type, revocations held, codes forgotten, and
  * long-polls that answer once a request is held or a count reached (no sleeps in the tests).
  */
+import { afterEach, beforeEach } from 'vitest';
 import { startOAuthHub, type OAuthHub } from './oauth-flow.js';
 
 export interface HoldsHub extends OAuthHub {
@@ -34,5 +35,24 @@ export async function startHoldsHub(flags: string[]): Promise<HoldsHub> {
       if (!answer.ok || !answer.value) throw new Error(`Sign in failed: ${answer.message}`);
       return answer.value.authorizationUrl;
     },
+  };
+}
+
+/**
+ * A fresh HoldsHub for each test of the file, stopped after it: call at the top level of a test file, and
+ * the returned getter gives the current test's hub.
+ */
+export function useHoldsHub(flags: string[]): () => HoldsHub {
+  let h: HoldsHub | undefined;
+  beforeEach(async () => {
+    h = await startHoldsHub(flags);
+  });
+  afterEach(async () => {
+    await h?.stop();
+    h = undefined;
+  });
+  return () => {
+    if (!h) throw new Error('useHoldsHub: no hub outside a test');
+    return h;
   };
 }

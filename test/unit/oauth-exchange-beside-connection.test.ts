@@ -5,24 +5,11 @@
  * then, so the code is exchanged with the user's. The calls come in the order the SDK's auth makes them.
  */
 import { describe, expect, it } from 'vitest';
-import { PendingSignIns } from '../../electron/core/oauth/pending-sign-ins.js';
-import { UpstreamOAuthProvider } from '../../electron/core/oauth/upstream-oauth-provider.js';
-import { memorySecretStore } from '../support/memory-secret-store.js';
+import type { PendingSignIns } from '../../electron/core/oauth/pending-sign-ins.js';
+import type { UpstreamOAuthProvider } from '../../electron/core/oauth/upstream-oauth-provider.js';
+import { makeOAuthProvider } from '../support/oauth-provider-setup.js';
 
 const WAITS = /waits in the browser/;
-
-function make() {
-  const pending = new PendingSignIns();
-  const provider = new UpstreamOAuthProvider({
-    serverId: 'remote',
-    serverUrl: 'https://remote.example/mcp',
-    store: memorySecretStore(),
-    pending,
-    redirectUrl: () => 'http://127.0.0.1:4242/oauth/callback',
-    onAuthorizationUrl: () => undefined,
-  });
-  return { provider, pending };
-}
 
 /** The user's sign-in up to its redirect: client, state and verifier stored, then the callback takes the state. */
 async function redirectedUserSignIn(provider: UpstreamOAuthProvider, pending: PendingSignIns): Promise<string> {
@@ -53,7 +40,7 @@ function heldExchange(provider: UpstreamOAuthProvider) {
 
 describe("a connection's auth beside a sign-in's code exchange", () => {
   it("registers no client, makes no state and stores no verifier until the exchange read the user's", async () => {
-    const { provider, pending } = make();
+    const { provider, pending } = makeOAuthProvider();
     const state = await redirectedUserSignIn(provider, pending);
     const exchange = heldExchange(provider);
     await exchange.running;
@@ -73,7 +60,7 @@ describe("a connection's auth beside a sign-in's code exchange", () => {
   });
 
   it("stops a connection's auth without a client while the exchange runs, instead of registering one", async () => {
-    const { provider, pending } = make();
+    const { provider, pending } = makeOAuthProvider();
     await redirectedUserSignIn(provider, pending);
     const exchange = heldExchange(provider);
     await exchange.running;
@@ -96,7 +83,7 @@ describe("a connection's auth beside a sign-in's code exchange", () => {
   }
 
   it('a refused exchange drops its verifier and the client it used, not the tokens in use', async () => {
-    const { provider, pending } = make();
+    const { provider, pending } = makeOAuthProvider();
     await provider.saveTokens({ access_token: 'in-use', token_type: 'Bearer', refresh_token: 'r1' });
     await redirectedUserSignIn(provider, pending);
     await expect(refusedExchange(provider)).rejects.toThrow(/refused the/);
@@ -107,7 +94,7 @@ describe("a connection's auth beside a sign-in's code exchange", () => {
   });
 
   it("a step-up's refused exchange drops only its verifier: the tokens in use and the client stay", async () => {
-    const { provider, pending } = make();
+    const { provider, pending } = makeOAuthProvider();
     await provider.saveTokens({ access_token: 'in-use', token_type: 'Bearer', refresh_token: 'r1' });
     provider.requireScope('write');
     await redirectedUserSignIn(provider, pending);
@@ -118,7 +105,7 @@ describe("a connection's auth beside a sign-in's code exchange", () => {
   });
 
   it('a refused exchange leaves the verifier of a newer sign-in stored meanwhile', async () => {
-    const { provider, pending } = make();
+    const { provider, pending } = makeOAuthProvider();
     await redirectedUserSignIn(provider, pending);
     let release!: () => void;
     const held = new Promise<void>((resolve) => (release = resolve));

@@ -4,20 +4,10 @@
  * sends the newer sign-in's verifier: PKCE fails at the server, and the page blames an expired code.
  */
 import { expect, it } from 'vitest';
-import { PendingSignIns } from '../../electron/core/oauth/pending-sign-ins.js';
-import { UpstreamOAuthProvider } from '../../electron/core/oauth/upstream-oauth-provider.js';
-import { memorySecretStore } from '../support/memory-secret-store.js';
+import { makeOAuthProvider } from '../support/oauth-provider-setup.js';
 
 it("the code exchange sends the verifier of its own sign-in, not a newer one's", async () => {
-  const pending = new PendingSignIns();
-  const provider = new UpstreamOAuthProvider({
-    serverId: 'remote',
-    serverUrl: 'https://remote.example/mcp',
-    store: memorySecretStore(),
-    pending,
-    redirectUrl: () => 'http://127.0.0.1:4242/oauth/callback',
-    onAuthorizationUrl: () => undefined,
-  });
+  const { provider, pending } = makeOAuthProvider();
   const userSignIn = (verifier: string) =>
     provider.signInByUser(async () => {
       await provider.saveClientInformation({ client_id: 'c', redirect_uris: [provider.redirectUrl] });

@@ -5,24 +5,10 @@
  * makes them (clientInformation, saveClientInformation, state, saveCodeVerifier).
  */
 import { describe, expect, it } from 'vitest';
-import { PendingSignIns } from '../../electron/core/oauth/pending-sign-ins.js';
-import { UpstreamOAuthProvider } from '../../electron/core/oauth/upstream-oauth-provider.js';
-import { memorySecretStore } from '../support/memory-secret-store.js';
+import type { UpstreamOAuthProvider } from '../../electron/core/oauth/upstream-oauth-provider.js';
+import { makeOAuthProvider } from '../support/oauth-provider-setup.js';
 
 const WAITS = /waits in the browser/;
-
-function make() {
-  const pending = new PendingSignIns();
-  const provider = new UpstreamOAuthProvider({
-    serverId: 'remote',
-    serverUrl: 'https://remote.example/mcp',
-    store: memorySecretStore(),
-    pending,
-    redirectUrl: () => 'http://127.0.0.1:4242/oauth/callback',
-    onAuthorizationUrl: () => undefined,
-  });
-  return { provider, pending };
-}
 
 /** The user's sign-in, held after it stored its client, state and verifier until `release` is called. */
 function heldUserSignIn(provider: UpstreamOAuthProvider) {
@@ -44,7 +30,7 @@ function heldUserSignIn(provider: UpstreamOAuthProvider) {
 
 describe("a connection's auth beside the user's sign-in", () => {
   it("does not replace the user's client or verifier while the sign-in runs", async () => {
-    const { provider } = make();
+    const { provider } = makeOAuthProvider();
     // The connection read no client before the user pressed Sign in, so it registered one meanwhile.
     expect(await provider.clientInformation()).toBeUndefined();
     const user = heldUserSignIn(provider);
@@ -59,7 +45,7 @@ describe("a connection's auth beside the user's sign-in", () => {
   });
 
   it('registers nothing while the sign-in waits in the browser, and works as before once it is over', async () => {
-    const { provider, pending } = make();
+    const { provider, pending } = makeOAuthProvider();
     const user = heldUserSignIn(provider);
     user.release();
     const state = await user.done;
@@ -76,7 +62,7 @@ describe("a connection's auth beside the user's sign-in", () => {
   });
 
   it("lets the user's own sign-in read and store as before while a connection waits", async () => {
-    const { provider } = make();
+    const { provider } = makeOAuthProvider();
     const user = heldUserSignIn(provider);
     user.release();
     await user.done;
