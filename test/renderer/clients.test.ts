@@ -204,7 +204,9 @@ describe('Clients', () => {
     });
     const note = card('VS Code').getByText(/There is a mistake in/);
     expect(note.textContent).toBe(error);
-    expect(error).toMatch(/at line 1, column 19: .*Spillway left the file untouched\. Fix it in a text editor, or use Restore backup/);
+    expect(error).toMatch(
+      /at line 1, column 19: .*Spillway left the file untouched\. Fix it in a text editor, then try again\. If Spillway changed this file before, Restore backup/,
+    );
     expect(card('VS Code').getByRole('button', { name: 'Restore backup' })).toBeTruthy();
   });
 

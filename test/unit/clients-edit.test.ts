@@ -102,7 +102,7 @@ describe('JSONC edits keep every byte outside our entry', () => {
       // Plain words, not the parser's code ("CommaExpected"), and what to do next.
       expect(err.message).toBe(
         'There is a mistake in /home/u/.cursor/mcp.json at line 4, column 5: a comma was expected, so it is not valid JSON. ' +
-          "Spillway left the file untouched. Fix it in a text editor, or use Restore backup to go back to the copy from before Spillway's last change; then try again.",
+          "Spillway left the file untouched. Fix it in a text editor, then try again. If Spillway changed this file before, Restore backup on its card goes back to the copy from before Spillway's last change.",
       );
     }
     expect(() => applyConnect(D.cursor, '{"mcpServers": {}}}', 'f', HTTP)).toThrow(
@@ -211,7 +211,7 @@ describe('TOML edits (Codex)', () => {
       expect((e as ConfigParseError).line).toBe(2);
       expect((e as ConfigParseError).message).toContain('/h/.codex/config.toml at line 2');
       expect((e as ConfigParseError).message).toMatch(
-        /^There is a mistake in \/h\/\.codex\/config\.toml at line 2, column \d+: [a-z][^.]*, so it is not valid TOML\. Spillway left the file untouched\. Fix it in a text editor, or use Restore backup .*; then try again\.$/,
+        /^There is a mistake in \/h\/\.codex\/config\.toml at line 2, column \d+: [a-z][^.]*, so it is not valid TOML\. Spillway left the file untouched\. Fix it in a text editor, then try again\. If Spillway changed this file before, Restore backup .*\.$/,
       );
       expect((e as ConfigParseError).message).not.toMatch(/Invalid TOML document/);
     }

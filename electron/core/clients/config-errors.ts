@@ -1,7 +1,7 @@
 /**
  * A client's config file that cannot be parsed: it is never written. Names the file, the position and what
- * is wrong there in words, says nothing was changed, and what to do (the window's Restore backup, or the
- * CLI's `clients restore`, goes back to the copy from before Spillway's last change).
+ * is wrong there in words, says nothing was changed, and what to do (fix it; where Spillway changed the file
+ * before, the window's Restore backup, or the CLI's `clients restore`, goes back to the copy from before that).
  */
 export class ConfigParseError extends Error {
   override readonly name = 'ConfigParseError';
@@ -15,7 +15,7 @@ export class ConfigParseError extends Error {
       (line === undefined
         ? `There is a mistake in ${file}: ${reason}.`
         : `There is a mistake in ${file} at line ${line}, column ${column}: ${reason}.`) +
-        " Spillway left the file untouched. Fix it in a text editor, or use Restore backup to go back to the copy from before Spillway's last change; then try again.",
+        " Spillway left the file untouched. Fix it in a text editor, then try again. If Spillway changed this file before, Restore backup on its card goes back to the copy from before Spillway's last change.",
     );
   }
 }
