@@ -5,6 +5,7 @@
  * not asked again on every retry: once refused, its sign-in requests are not sent until discovery is read
  * again (the user presses Sign in).
  */
+import type { OAuthDiscoveryState } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { isSignInRequest } from './connection-auth-fetch.js';
 
@@ -26,6 +27,20 @@ export interface NoSignInWatch {
   /** Whether the server already refused the fallback registration (since discovery was last read). */
   refused(): boolean;
   onRefused(): void;
+}
+
+/** Where the SDK registers: the endpoint the metadata names, or `/register` when discovery found no metadata. */
+export function registrationEndpoint(discovery: OAuthDiscoveryState | undefined): string | undefined {
+  if (!discovery) return undefined;
+  const metadata = discovery.authorizationServerMetadata;
+  if (metadata) return metadata.registration_endpoint;
+  return new URL('/register', discovery.authorizationServerUrl).href;
+}
+
+/** The fallback registration address (`/register`), when discovery found no metadata at all; else undefined. */
+export function fallbackRegistration(discovery: OAuthDiscoveryState | undefined): string | undefined {
+  const fallback = discovery && !discovery.resourceMetadata && !discovery.authorizationServerMetadata;
+  return fallback ? registrationEndpoint(discovery) : undefined;
 }
 
 /** Statuses that say "not now" rather than "no": those stay the SDK's to report. */

@@ -15,7 +15,7 @@ import { AUTH_SERVER_TIMEOUT_MS, AuthServerUnreachable, checkAuthServerEndpoints
 import { connectionAuthFetch, type RefreshFailure } from './connection-auth-fetch.js';
 import { RefreshLedger } from './refresh-ledger.js';
 import { unionScopes, type Challenge } from './scope-challenge.js';
-import { watchNoSignIn } from './no-sign-in.js';
+import { fallbackRegistration, registrationEndpoint, watchNoSignIn } from './no-sign-in.js';
 import type { PendingSignIns } from './pending-sign-ins.js';
 import { OAUTH_SECRETS, parseJson, type StoredTokens } from './stored-oauth-values.js';
 
@@ -162,7 +162,7 @@ export class UpstreamOAuthProvider implements OAuthClientProvider {
     return connectionAuthFetch(this.noSignInRequests(base), {
       timeoutMs: this.options.timeoutMs ?? AUTH_SERVER_TIMEOUT_MS,
       stop: this.#stop.signal,
-      registrationEndpoint: () => this.#registrationEndpoint(),
+      registrationEndpoint: () => registrationEndpoint(this.#discovery),
       onRefresh: (failure) => {
         this.#refreshFailure = failure;
       },
@@ -177,26 +177,13 @@ export class UpstreamOAuthProvider implements OAuthClientProvider {
    */
   noSignInRequests(base: FetchLike): FetchLike {
     return watchNoSignIn(base, {
-      fallbackRegistration: () => {
-        const discovery = this.#discovery;
-        const fallback = discovery && !discovery.resourceMetadata && !discovery.authorizationServerMetadata;
-        return fallback ? this.#registrationEndpoint() : undefined;
-      },
-      registrationEndpoint: () => this.#registrationEndpoint(),
+      fallbackRegistration: () => fallbackRegistration(this.#discovery),
+      registrationEndpoint: () => registrationEndpoint(this.#discovery),
       refused: () => this.#noSignIn,
       onRefused: () => {
         this.#noSignIn = true;
       },
     });
-  }
-
-  /** Where the SDK registers: the endpoint the metadata names, or `/register` when discovery found no metadata. */
-  #registrationEndpoint(): string | undefined {
-    const discovery = this.#discovery;
-    if (!discovery) return undefined;
-    const metadata = discovery.authorizationServerMetadata;
-    if (metadata) return metadata.registration_endpoint;
-    return new URL('/register', discovery.authorizationServerUrl).href;
   }
 
   /** Whether this provider was retired (signed out, removed, or replaced after the server's address changed). */
